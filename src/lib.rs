@@ -1,0 +1,1 @@
+//! dianran facade
