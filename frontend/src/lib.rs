@@ -2,11 +2,55 @@
 //!
 //! The entry point is [`compile`]: parse and validate with naga, resolve `override`s, run the
 //! checks naga misses, lower to SSA, and run the standard passes with the verifier after each
-//! one in debug builds.
+//! one in debug builds. See `docs/architecture.md` for the contract between the pieces.
 
+pub mod checks;
 pub mod diag;
 pub mod ir;
+pub mod lower;
+pub mod parse;
+pub mod passes;
+pub mod source;
 pub mod text;
+pub mod verifier;
 
 pub use diag::{DiagKind, Diagnostic, Diagnostics};
 pub use ir::Module;
+
+/// Options that change what a source means.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// `--override NAME=VALUE` pairs, applied with naga's `process_overrides`.
+    pub overrides: Vec<(String, f64)>,
+}
+
+/// A parsed and validated module with overrides resolved.
+#[derive(Debug)]
+pub struct Parsed {
+    /// naga's module, overrides already substituted.
+    pub module: naga::Module,
+    /// naga's validation info for `module`.
+    pub info: naga::valid::ModuleInfo,
+    /// Enable-extensions seen in the source (`enable subgroups;` included).
+    pub enables: ir::Enables,
+    /// File name as given.
+    pub file_name: String,
+    /// The user's original text (spans index into it).
+    pub source: String,
+}
+
+pub use parse::parse;
+
+/// Lowers a parsed module to SSA in memory form (no passes run).
+pub fn lower(parsed: &Parsed) -> Result<ir::Module, Diagnostics> {
+    lower::lower_module(parsed)
+        .map_err(|list| Diagnostics::new(&parsed.file_name, &parsed.source, list))
+}
+
+/// Parses, validates, lowers and optimizes `source`.
+pub fn compile(file_name: &str, source: &str, opts: &Options) -> Result<ir::Module, Diagnostics> {
+    let parsed = parse(file_name, source, opts)?;
+    let mut module = lower(&parsed)?;
+    passes::optimize(&mut module).map_err(|d| Diagnostics::new(file_name, source, vec![d]))?;
+    Ok(module)
+}

@@ -1,0 +1,1 @@
+//! Checks naga's validator misses (cooperative matrices; see dependencies.md).

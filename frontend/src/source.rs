@@ -1,0 +1,1 @@
+//! Source preprocessing before naga sees the text (`enable subgroups;`).

@@ -1,0 +1,1 @@
+//! Locating external tools (ptxas, clang++, lavapipe) and the strict-mode rule under CI.
