@@ -1,1 +1,26 @@
-//! dianran facade
+//! dianran: one WGSL kernel source, three targets (PTX first, MSL and WGSL).
+//!
+//! This crate is the facade over the pipeline's crates and the home of the `dianran`
+//! command-line tool ([`cli`]):
+//!
+//! * [`frontend`]: WGSL (through naga) to the structured SSA form, with diagnostics;
+//! * [`ptx`], [`msl`], [`wgsl`]: the three printers;
+//! * [`verify`]: the reference interpreter, the PTX emulator and the external runners.
+//!
+//! ```no_run
+//! let src = std::fs::read_to_string("kernel.wgsl").unwrap();
+//! match dianran::frontend::compile("kernel.wgsl", &src, &Default::default()) {
+//!     Ok(module) => print!("{}", dianran::frontend::text::module_text(&module)),
+//!     Err(diagnostics) => eprint!("{}", diagnostics.render()),
+//! }
+//! ```
+
+pub use dianran_frontend as frontend;
+pub use dianran_msl as msl;
+pub use dianran_ptx as ptx;
+pub use dianran_verify as verify;
+pub use dianran_wgsl as wgsl;
+
+pub use dianran_frontend::{compile, DiagKind, Diagnostic, Diagnostics, Options};
+
+pub mod cli;

@@ -8,6 +8,7 @@ pub mod checks;
 pub mod diag;
 pub mod ir;
 pub mod lower;
+pub mod names;
 pub mod parse;
 pub mod passes;
 pub mod source;

@@ -1,13 +1,642 @@
-//! naga parsing, validation and override processing, with errors as [`Diagnostics`].
+//! naga parsing, validation and override processing, with every error as a [`Diagnostic`].
+//!
+//! The pipeline: [`crate::source::preprocess`] (strip `enable subgroups;`), naga's WGSL
+//! parser, naga's validator with the capabilities dianran supports, [`crate::checks`] (what
+//! the validator misses), then `process_overrides` with the `--override` values and a second
+//! validation of the result.
 
-use crate::{Diagnostic, Diagnostics, Options, Parsed};
+use crate::ir::Span;
+use crate::{checks, source, DiagKind, Diagnostic, Diagnostics, Options, Parsed};
+use naga::valid::{Capabilities, ModuleInfo, ValidationError, ValidationFlags, Validator};
+use std::error::Error as _;
 
-/// Parses and validates `source`, resolving overrides.
+/// The validator capabilities dianran accepts: f16, subgroups and cooperative matrices.
+fn validator() -> Validator {
+    Validator::new(
+        ValidationFlags::all(),
+        Capabilities::SHADER_FLOAT16
+            | Capabilities::SUBGROUP
+            | Capabilities::SUBGROUP_BARRIER
+            | Capabilities::COOPERATIVE_MATRIX,
+    )
+}
+
+/// Parses and validates `source`, runs the extra checks and resolves overrides.
 pub fn parse(file_name: &str, source: &str, opts: &Options) -> Result<Parsed, Diagnostics> {
-    let _ = opts;
-    Err(Diagnostics::new(
-        file_name,
-        source,
-        vec![Diagnostic::error(crate::DiagKind::Internal, "parser not built yet")],
-    ))
+    let fail = |list: Vec<Diagnostic>| Diagnostics::new(file_name, source, list);
+    let (text, enables) = source::preprocess(source);
+    let module = naga::front::wgsl::parse_str(&text).map_err(|e| fail(vec![parse_error(&e)]))?;
+    let info = validator()
+        .validate(&module)
+        .map_err(|e| fail(vec![validation_error(&e, &module, &text)]))?;
+    let found = checks::check_module(&module, &info, &text);
+    if !found.is_empty() {
+        return Err(fail(found));
+    }
+    let (module, info) = resolve_overrides(module, info, opts, &text).map_err(fail)?;
+    Ok(Parsed {
+        module,
+        info,
+        enables,
+        file_name: file_name.to_string(),
+        source: source.to_string(),
+    })
+}
+
+/// Converts a naga span (undefined spans become unknown ones).
+pub(crate) fn span_of(span: naga::Span) -> Span {
+    match span.to_range() {
+        Some(r) => Span { start: r.start as u32, end: r.end as u32 },
+        None => Span { start: 0, end: 0 },
+    }
+}
+
+/// A naga parse error as a diagnostic: the first label is the location, the others are
+/// secondary labels.
+fn parse_error(e: &naga::front::wgsl::ParseError) -> Diagnostic {
+    let message = clean_message(e.message());
+    let help = parse_help(&message);
+    let mut d = Diagnostic::error(DiagKind::Parse, message).help(help);
+    for (i, (span, text)) in e.labels().enumerate() {
+        if i == 0 {
+            d = d.at(span_of(span));
+            if !text.is_empty() {
+                d = d.note(text.to_string());
+            }
+        } else {
+            d = d.label(span_of(span), text.to_string());
+        }
+    }
+    for n in e.notes() {
+        d = d.note(n.to_string());
+    }
+    d
+}
+
+/// A naga validation error as a diagnostic, with the error chain, the function or entry
+/// point naga names, and naga's spans (the most specific first).
+pub(crate) fn validation_error(
+    e: &naga::WithSpan<ValidationError>,
+    module: &naga::Module,
+    text: &str,
+) -> Diagnostic {
+    let inner = e.as_inner();
+    let context = match inner {
+        ValidationError::Function { name, .. } | ValidationError::EntryPoint { name, .. } => {
+            Some(name.clone())
+        }
+        _ => None,
+    };
+    // The chain from the outermost error to the most specific one. The outermost only says
+    // "function 'f' is invalid" when the context names the function, so it is left out then.
+    let mut chain: Vec<String> = Vec::new();
+    if context.is_none() {
+        chain.push(clean_message(&inner.to_string()));
+    }
+    let mut cur: Option<&dyn std::error::Error> = e.source();
+    while let Some(err) = cur {
+        chain.push(clean_message(&err.to_string()));
+        cur = err.source();
+    }
+    if chain.is_empty() {
+        chain.push(clean_message(&inner.to_string()));
+    }
+    chain.dedup();
+    for link in &mut chain {
+        *link = friendly(link);
+    }
+    // The most specific reason is the message; the outer steps become a note.
+    let mut message = chain.last().cloned().unwrap_or_default();
+    if let Some(better) = specific_message(inner, module) {
+        message = better;
+    }
+    let help = validation_help(&format!("{message}: {}", chain.join(": ")));
+    let mut d = Diagnostic::error(DiagKind::Validation, message).help(help);
+    if chain.len() > 1 {
+        d = d.note(format!("naga: {}", chain.join(": ")));
+    }
+    if let Some(name) = context {
+        d = d.in_fn(name);
+    }
+    // naga's spans, known ones only; the smallest is the most specific and becomes the
+    // location. A span naga labels as the whole function adds nothing next to the context.
+    let mut spans: Vec<(Span, String)> =
+        e.spans().map(|(s, t)| (span_of(*s), t.clone())).filter(|(s, _)| !s.is_unknown()).collect();
+    if spans.is_empty() {
+        if let ValidationError::Type { handle, .. } = inner {
+            // naga keeps no span for some types (f64): point at the first place the type is
+            // written instead.
+            use naga::common::wgsl::TypeContext;
+            let mut s = span_of(module.types.get_span(*handle));
+            if s.is_unknown() {
+                let whole = Span { start: 0, end: text.len() as u32 };
+                let found = name_span(text, whole, &module.types.type_to_string(*handle));
+                if found != whole {
+                    s = found;
+                }
+            }
+            spans.push((s, String::new()));
+        }
+    }
+    let mut primary = spans.iter().map(|(s, _)| *s).min_by_key(|s| s.end - s.start);
+    match better_span(inner, module, text) {
+        Some((s, true)) => primary = Some(s),
+        Some((s, false)) if primary.is_none() => primary = Some(s),
+        _ => {}
+    }
+    if let Some(p) = primary {
+        d = d.at(p);
+    }
+    for (s, t) in spans {
+        if Some(s) == primary || t.contains("ir::Function") {
+            continue;
+        }
+        let text = if t.starts_with("naga::") { String::new() } else { clean_message(&t) };
+        d = d.label(s, text);
+    }
+    d
+}
+
+/// A more precise location than naga's for some errors: the `return` statement of a wrong
+/// return value, the end of a function missing its `return`, the `@workgroup_size` of an
+/// entry point; the flag says whether the span is precise (better than naga's) or only a
+/// fallback (the entry point's name) for when naga gives none.
+fn better_span(inner: &ValidationError, module: &naga::Module, text: &str) -> Option<(Span, bool)> {
+    use naga::valid::{EntryPointError, FunctionError};
+    match inner {
+        ValidationError::Function {
+            handle,
+            source: FunctionError::InvalidReturnType { expression, .. },
+            ..
+        } => {
+            let f = module.functions.try_get(*handle).ok()?;
+            let s = match expression {
+                Some(e) => find_return(&f.body, *e),
+                None => {
+                    // The function can end without a `return`: point at its closing brace.
+                    let whole = span_of(module.functions.get_span(*handle));
+                    (!whole.is_unknown() && whole.end > whole.start)
+                        .then(|| Span { start: whole.end - 1, end: whole.end })
+                }
+            };
+            s.map(|s| (s, true))
+        }
+        ValidationError::EntryPoint { name, source, .. } => {
+            let ep = module.entry_points.iter().find(|ep| ep.name == *name)?;
+            if let EntryPointError::Function(FunctionError::InvalidReturnType {
+                expression: Some(e),
+                ..
+            }) = source
+            {
+                return find_return(&ep.function.body, *e).map(|s| (s, true));
+            }
+            let whole = Span { start: 0, end: text.len() as u32 };
+            let fn_name = name_span(text, whole, name);
+            if fn_name == whole {
+                return None;
+            }
+            if matches!(source, EntryPointError::OutOfRangeWorkgroupSize) {
+                // The attribute written before the function's name.
+                let before = text.get(..fn_name.start as usize)?;
+                let at = before.rfind("workgroup_size")?;
+                return Some((
+                    Span { start: at as u32, end: (at + "workgroup_size".len()) as u32 },
+                    true,
+                ));
+            }
+            Some((fn_name, false))
+        }
+        _ => None,
+    }
+}
+
+/// The span of the `return` statement returning `value`, searched through nested blocks.
+fn find_return(block: &naga::Block, value: naga::Handle<naga::Expression>) -> Option<Span> {
+    use naga::Statement as S;
+    for (stmt, span) in block.span_iter() {
+        let found = match stmt {
+            S::Return { value: Some(v) } if *v == value => Some(span_of(*span)),
+            S::Block(b) => find_return(b, value),
+            S::If { accept, reject, .. } => {
+                find_return(accept, value).or_else(|| find_return(reject, value))
+            }
+            S::Switch { cases, .. } => cases.iter().find_map(|c| find_return(&c.body, value)),
+            S::Loop { body, continuing, .. } => {
+                find_return(body, value).or_else(|| find_return(continuing, value))
+            }
+            _ => None,
+        };
+        if let Some(s) = found.filter(|s| !s.is_unknown()) {
+            return Some(s);
+        }
+    }
+    None
+}
+
+/// Rewrites naga's capability wording ("requires the `naga::valid::Capabilities::FLOAT64`
+/// flag") into what it means for a dianran user.
+fn friendly(message: &str) -> String {
+    if message.starts_with("the pointer doesn't relate to a valid destination for a store") {
+        return "cannot store through this pointer: the memory is read-only".to_string();
+    }
+    match message.find(" requires the `naga::valid::Capabilities::") {
+        Some(i) => format!("{} is not supported by dianran", &message[..i]),
+        None => message.to_string(),
+    }
+}
+
+/// A clearer message than naga's for errors whose text is mostly handles.
+fn specific_message(inner: &ValidationError, module: &naga::Module) -> Option<String> {
+    use naga::common::wgsl::TypeContext;
+    use naga::valid::{EntryPointError, FunctionError};
+    if let ValidationError::EntryPoint { source: EntryPointError::BindingCollision(g), .. } = inner
+    {
+        let var = module.global_variables.try_get(*g).ok()?;
+        let name = var.name.clone().unwrap_or_default();
+        return Some(match var.binding {
+            Some(b) => format!(
+                "`{name}` uses @group({}) @binding({}), which another resource of this entry point uses too",
+                b.group, b.binding
+            ),
+            None => format!("the binding of `{name}` conflicts with another resource"),
+        });
+    }
+    let source = match inner {
+        ValidationError::Function { source, .. } => source,
+        ValidationError::EntryPoint {
+            source: naga::valid::EntryPointError::Function(source),
+            ..
+        } => source,
+        _ => return None,
+    };
+    match source {
+        FunctionError::InvalidReturnType { expected_ty: Some(ty), expression: Some(_) } => {
+            Some(format!(
+                "the returned value does not have the declared return type `{}`",
+                module.types.type_to_string(*ty)
+            ))
+        }
+        FunctionError::InvalidReturnType { expected_ty: Some(ty), expression: None } => {
+            Some(format!(
+                "missing return value: the function returns `{}`",
+                module.types.type_to_string(*ty)
+            ))
+        }
+        FunctionError::InvalidReturnType { expected_ty: None, expression: Some(_) } => {
+            Some("the function returns a value but declares no return type".to_string())
+        }
+        _ => None,
+    }
+}
+
+/// Lower-cases the first letter, drops naga's arena handles (`[3]`) and trailing periods, so
+/// messages read like the rest of dianran's.
+pub(crate) fn clean_message(m: &str) -> String {
+    let mut out = String::with_capacity(m.len());
+    let mut rest = m;
+    while let Some(i) = rest.find('[') {
+        out.push_str(&rest[..i]);
+        let tail = &rest[i + 1..];
+        let digits = tail.find(|c: char| !c.is_ascii_digit()).unwrap_or(tail.len());
+        if digits > 0 && tail[digits..].starts_with(']') {
+            // `Expression [12] is invalid` -> `Expression is invalid`
+            rest = &tail[digits + 1..];
+            if out.ends_with(' ') && rest.starts_with(' ') {
+                rest = &rest[1..];
+            }
+        } else {
+            out.push('[');
+            rest = tail;
+        }
+    }
+    out.push_str(rest);
+    let out = out.replace("Handle(", "(").replace(" '' ", " ");
+    let out = out.trim().trim_end_matches('.').to_string();
+    let mut chars = out.chars();
+    match chars.next() {
+        // Keep acronyms (`SPIR-V`) and type names (`Add`) that start with two capitals.
+        Some(c) if c.is_uppercase() && !chars.next().is_some_and(char::is_uppercase) => {
+            c.to_lowercase().chain(chars_after_first(&out)).collect()
+        }
+        _ => out,
+    }
+}
+
+fn chars_after_first(s: &str) -> std::str::Chars<'_> {
+    let mut c = s.chars();
+    c.next();
+    c
+}
+
+/// What to do about a parse error, by its message.
+fn parse_help(message: &str) -> String {
+    let m = message.to_ascii_lowercase();
+    let h = if m.contains("no definition in scope for identifier") {
+        "declare the name before using it (a `let`, `var`, `const`, function or global), or check its spelling; WGSL names are case-sensitive"
+    } else if m.contains("the `f16` enable extension is not enabled") || m.contains("`f16` enable")
+    {
+        "add `enable f16;` at the top of the file, before any declaration"
+    } else if m.contains("wgpu_cooperative_matrix") || m.contains("cooperative_matrix") {
+        "add `enable wgpu_cooperative_matrix;` at the top of the file"
+    } else if m.contains("enable extension is not enabled") {
+        "add the named `enable` directive at the top of the file, before any declaration"
+    } else if m.contains("wrong number of arguments") || m.contains("too many arguments") {
+        "pass exactly the parameters the function declares, in order"
+    } else if m.contains("unknown attribute") {
+        "use a WGSL attribute such as @compute, @workgroup_size(x, y, z), @group(n), @binding(n), @builtin(name) or @location(n)"
+    } else if m.contains("unknown builtin") {
+        "use a WGSL builtin such as global_invocation_id, local_invocation_id, local_invocation_index, workgroup_id, num_workgroups, subgroup_invocation_id or subgroup_size"
+    } else if m.contains("unknown scalar type") || m.contains("unknown type") {
+        "use a WGSL type: bool, i32, u32, f32, f16 (with `enable f16;`), vecN<T>, matCxR<T>, array<T, N> or a struct"
+    } else if m.contains("unknown enable-extension") {
+        "dianran accepts `enable f16;`, `enable subgroups;` and `enable wgpu_cooperative_matrix;`"
+    } else if m.contains("invalid field accessor") || m.contains("swizzle") {
+        "vector components are x, y, z, w (or r, g, b, a), at most four, not mixing the two sets, and only up to the vector's size"
+    } else if m.contains("is not constructible") {
+        "only constructible types (scalars, vectors, matrices, fixed-size arrays and structs of them) can be built with T(...); atomics and runtime-sized arrays cannot"
+    } else if m.contains("is recursive") || m.contains("is cyclic") {
+        "WGSL forbids recursion: rewrite the recursive function or declaration as a loop"
+    } else if m.contains("redefinition of") {
+        "give each declaration in a scope its own name"
+    } else if m.contains("reserved keyword") {
+        "choose another name; this word is reserved in WGSL"
+    } else if m.contains("invalid left-hand side of assignment")
+        || m.contains("must be a reference")
+    {
+        "only a `var` (or a memory location reached through one) can be assigned; a `let` is immutable: declare it with `var` instead"
+    } else if m.contains("workgroup size is missing") {
+        "add `@workgroup_size(x, y, z)` to the compute entry point"
+    } else if m.contains("does not return any value") {
+        "return a value of the declared type, or drop the return type"
+    } else if m.contains("automatic conversion")
+        || m.contains("type mismatch")
+        || m.contains("type of")
+    {
+        "convert explicitly, e.g. f32(x), u32(x) or i32(x); WGSL never converts between concrete types implicitly"
+    } else if m.contains("unterminated block comment") || m.contains("found \"/*") {
+        "close the comment with `*/`"
+    } else if m.contains("must be non-negative") || m.contains("must be positive") {
+        "use a positive constant here"
+    } else if m.contains("brace nesting limit") {
+        "reduce the nesting depth: move inner blocks into functions"
+    } else if m.contains("expected") {
+        "fix the syntax at the marked spot: a token is missing or misplaced (check for a missing `;`, `)` or `}` just before it)"
+    } else {
+        "fix the WGSL at the marked spot; see the WGSL specification for the construct"
+    };
+    h.to_string()
+}
+
+/// What to do about a validation error, by its message chain.
+fn validation_help(chain: &str) -> String {
+    let m = chain.to_ascii_lowercase();
+    let h = if m.contains("float64") || m.contains("f64") {
+        "dianran targets do not support f64: use f32"
+    } else if m.contains("recursi")
+        || m.contains("call to") && m.contains("is invalid") && m.contains("before")
+    {
+        "WGSL forbids recursion: rewrite it as a loop"
+    } else if m.contains("index") && (m.contains("out of bounds") || m.contains("bound")) {
+        "use an index inside the array, vector or matrix bounds (the first element is 0)"
+    } else if m.contains("return") && (m.contains("missing") || m.contains("must return")) {
+        "make every path through the function end in `return` with a value of the declared type"
+    } else if m.contains("the value") && m.contains("return") || m.contains("returned") {
+        "return a value of the function's declared return type"
+    } else if m.contains("invalid operand for cooperative op") {
+        "coopMultiplyAdd(a, b, c) takes matrices of roles A, B and C in that order (e.g. coop_mat16x16<f16, A>, coop_mat16x16<f16, B>, coop_mat16x16<f32, C>)"
+    } else if m.contains("condition") && m.contains("boolean") {
+        "use a `bool` condition, e.g. `x != 0u`; WGSL does not treat numbers as booleans"
+    } else if m.contains("missing return value") {
+        "end every path through the function with `return` and a value of the declared type"
+    } else if m.contains("arguments, but")
+        || m.contains("argument") && (m.contains("count") || m.contains("number"))
+    {
+        "pass exactly the parameters the function declares, in order"
+    } else if m.contains("argument") && m.contains("type") {
+        "pass a value of the parameter's declared type; convert explicitly, e.g. f32(x)"
+    } else if m.contains("destination for a store")
+        || m.contains("store") && (m.contains("not permitted") || m.contains("access"))
+        || m.contains("writing to this location")
+    {
+        "this memory is read-only: declare the buffer `var<storage, read_write>` or write to a `var`"
+    } else if m.contains("another resource")
+        || m.contains("binding")
+            && (m.contains("collision") || m.contains("already") || m.contains("conflict"))
+    {
+        "give each resource of an entry point its own @group/@binding pair"
+    } else if m.contains("workgroup size") || m.contains("workgroup_size") {
+        "use positive sizes whose product is at most the device limit (1024 on CUDA)"
+    } else if m.contains("uniform") && m.contains("control flow") {
+        "call barriers and derivatives only from control flow that is the same for the whole workgroup"
+    } else if m.contains("operation") && m.contains("can't work with")
+        || m.contains("mismatch")
+        || m.contains("type")
+    {
+        "make the operand types agree; WGSL never converts between concrete types implicitly, so convert explicitly (f32(x), u32(x), i32(x))"
+    } else if m.contains("capability") || m.contains("capabilities") {
+        "this feature is outside what dianran supports (f16, subgroups and cooperative matrices are); rewrite without it"
+    } else {
+        "fix the marked code so naga's validator accepts it; the note shows naga's full reason"
+    };
+    h.to_string()
+}
+
+/// Checks the override values and applies them with naga's `process_overrides`.
+fn resolve_overrides(
+    module: naga::Module,
+    info: ModuleInfo,
+    opts: &Options,
+    text: &str,
+) -> Result<(naga::Module, ModuleInfo), Vec<Diagnostic>> {
+    let mut errors = Vec::new();
+    let mut constants = naga::back::PipelineConstants::default();
+    for (name, value) in &opts.overrides {
+        let known = module.overrides.iter().any(|(_, o)| {
+            o.name.as_deref() == Some(name.as_str())
+                || o.id.is_some_and(|id| id.to_string() == *name)
+        });
+        if !known {
+            let declared: Vec<String> =
+                module.overrides.iter().filter_map(|(_, o)| o.name.clone()).collect();
+            let help = if declared.is_empty() {
+                "this file declares no `override`; remove the --override option".to_string()
+            } else {
+                format!("the overrides this file declares are: {}", declared.join(", "))
+            };
+            errors.push(
+                Diagnostic::error(
+                    DiagKind::Override,
+                    format!("--override names unknown override `{name}`"),
+                )
+                .help(help),
+            );
+            continue;
+        }
+        if !value.is_finite() {
+            errors.push(
+                Diagnostic::error(
+                    DiagKind::Override,
+                    format!("--override {name}: value {value} is not finite"),
+                )
+                .help("give a finite number"),
+            );
+            continue;
+        }
+        constants.insert(name.clone(), *value);
+    }
+    for (h, o) in module.overrides.iter() {
+        let given = o.name.as_ref().is_some_and(|n| constants.contains_key(n))
+            || o.id.is_some_and(|id| constants.contains_key(&id.to_string()));
+        if o.init.is_none() && !given {
+            let name = o.name.clone().unwrap_or_else(|| "?".to_string());
+            errors.push(
+                Diagnostic::error(DiagKind::Override, format!("override `{name}` has no value"))
+                    .at(name_span(text, span_of(module.overrides.get_span(h)), &name))
+                    .help(format!(
+                        "pass --override {name}=VALUE, or give it a default: `override {name}: T = VALUE;`"
+                    )),
+            );
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    if module.overrides.is_empty() {
+        return Ok((module, info));
+    }
+    let (new_module, _) =
+        naga::back::pipeline_constants::process_overrides(&module, &info, None, &constants)
+            .map_err(|e| vec![override_error(&e, &module, text)])?;
+    let new_module = new_module.into_owned();
+    // Validate again: values can make a module invalid (a zero workgroup size, an index out
+    // of range); the info must describe the new module anyway.
+    let new_info = validator()
+        .validate_resolved_overrides(&new_module)
+        .map_err(|e| vec![validation_error(&e, &new_module, text)])?;
+    Ok((new_module, new_info))
+}
+
+/// The span of the first whole-word `name` inside `within`, or `within` itself.
+pub(crate) fn name_span(text: &str, within: Span, name: &str) -> Span {
+    let (a, b) = (within.start as usize, within.end as usize);
+    let Some(region) = text.get(a..b) else { return within };
+    let ident = |c: char| c == '_' || c.is_alphanumeric();
+    let mut from = 0;
+    while let Some(i) = region.get(from..).and_then(|r| r.find(name)).map(|i| i + from) {
+        let end = i + name.len();
+        let before_ok = !region[..i].chars().next_back().is_some_and(ident);
+        let after_ok = !region[end..].chars().next().is_some_and(ident);
+        if before_ok && after_ok && !name.is_empty() {
+            return Span { start: (a + i) as u32, end: (a + end) as u32 };
+        }
+        from = end.max(i + 1);
+        while from < region.len() && !region.is_char_boundary(from) {
+            from += 1;
+        }
+    }
+    within
+}
+
+/// A `process_overrides` failure as a diagnostic.
+fn override_error(
+    e: &naga::back::pipeline_constants::PipelineConstantError,
+    module: &naga::Module,
+    text: &str,
+) -> Diagnostic {
+    use naga::back::pipeline_constants::PipelineConstantError as E;
+    match e {
+        E::ValidationError(v) => {
+            let mut d = validation_error(v, module, text);
+            d.kind = DiagKind::Override;
+            d
+        }
+        other => {
+            let message = clean_message(&other.to_string());
+            let mut d = Diagnostic::error(DiagKind::Override, message.clone()).help(
+                "check the --override values: integers must fit the override's type and workgroup sizes must be positive",
+            );
+            let mut cur = other.source();
+            while let Some(s) = cur {
+                d = d.note(clean_message(&s.to_string()));
+                cur = s.source();
+            }
+            d
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(src: &str) -> Diagnostics {
+        match parse("t.wgsl", src, &Options::default()) {
+            Ok(_) => panic!("accepted: {src}"),
+            Err(e) => e,
+        }
+    }
+
+    #[test]
+    fn clean_message_drops_handles_and_capital() {
+        assert_eq!(clean_message("Expression [12] is invalid."), "expression is invalid");
+        assert_eq!(clean_message("SPIR-V thing"), "SPIR-V thing");
+        assert_eq!(clean_message("a[b]"), "a[b]");
+    }
+
+    #[test]
+    fn probe() {
+        for src in [
+            "fn f() -> i32 { return x; }",
+            "fn f() { let a: i32 = 1u; }",
+            "@compute @workgroup_size(1) fn main() { var a: f64 = 1.0; }",
+            "fn f() -> f32 { return 1i; }",
+            "override n: u32;\n@compute @workgroup_size(n) fn main() {}",
+        ] {
+            if let Err(e) = parse("t.wgsl", src, &Options::default()) {
+                eprintln!("{}\n{:?}", e.render(), e.list);
+            } else {
+                eprintln!("OK: {src}");
+            }
+        }
+    }
+
+    #[test]
+    fn unknown_identifier_has_location_and_help() {
+        let e = err("fn f() -> i32 {\n  return xyz;\n}");
+        let d = &e.list[0];
+        assert_eq!(d.kind, DiagKind::Parse);
+        assert_eq!(e.location(d), "t.wgsl:2:10");
+        assert!(d.message.contains("xyz"), "{}", d.message);
+        assert!(d.help.as_deref().unwrap_or("").contains("declare"));
+    }
+
+    #[test]
+    fn override_without_value() {
+        let src = "override block: u32;\n@compute @workgroup_size(block) fn main() {}";
+        let e = err(src);
+        let d = &e.list[0];
+        assert_eq!(d.kind, DiagKind::Override);
+        assert_eq!(e.location(d), "t.wgsl:1:10");
+        assert!(d.help.as_deref().unwrap_or("").contains("--override block=VALUE"));
+        let opts = Options { overrides: vec![("block".into(), 64.0)] };
+        let p = parse("t.wgsl", src, &opts).map_err(|e| e.render()).unwrap();
+        assert_eq!(p.module.entry_points[0].workgroup_size, [64, 1, 1]);
+    }
+
+    #[test]
+    fn unknown_override_name() {
+        let opts = Options { overrides: vec![("nope".into(), 1.0)] };
+        let e = parse("t.wgsl", "override a: u32 = 1;", &opts).err().unwrap();
+        assert_eq!(e.list[0].kind, DiagKind::Override);
+        assert!(e.list[0].message.contains("nope"));
+        assert!(e.list[0].help.as_deref().unwrap_or("").contains("a"));
+    }
+
+    #[test]
+    fn subgroups_enable_is_accepted() {
+        let src = "enable f16, subgroups;\n@compute @workgroup_size(32) fn main(@builtin(subgroup_invocation_id) l: u32) { let h: f16 = 1.0h; }";
+        let p = parse("t.wgsl", src, &Options::default()).map_err(|e| e.render()).unwrap();
+        assert!(p.enables.f16 && p.enables.subgroups);
+        assert_eq!(p.source, src);
+    }
 }

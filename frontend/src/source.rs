@@ -1,1 +1,275 @@
-//! Source preprocessing before naga sees the text (`enable subgroups;`).
+//! Source preprocessing before naga sees the text.
+//!
+//! naga 30 rejects `enable subgroups;` although it accepts the subgroup builtins, so the
+//! directive (or just the `subgroups` item of a list such as `enable f16, subgroups;`) is
+//! replaced by spaces of the same byte length. Every byte offset, and therefore every span
+//! naga reports, stays valid for the user's original text.
+
+use crate::ir::Enables;
+
+/// A token of the directive prologue: its byte range and what it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Token {
+    start: usize,
+    end: usize,
+    kind: TokenKind,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TokenKind {
+    Ident,
+    Comma,
+    Semicolon,
+    /// Anything else (a declaration starts, or junk naga will report).
+    Other,
+}
+
+/// Whether `c` can continue an identifier. Non-ASCII characters count so that a Unicode
+/// identifier is one token, whatever naga later decides about it.
+fn is_ident_char(c: char) -> bool {
+    c == '_' || c.is_alphanumeric() || !c.is_ascii()
+}
+
+/// A lexer over the directive prologue that skips whitespace and WGSL comments (`//` to the
+/// end of the line, nested `/* */`).
+struct Lexer<'a> {
+    text: &'a str,
+    pos: usize,
+}
+
+impl<'a> Lexer<'a> {
+    fn skip_trivia(&mut self) {
+        loop {
+            let rest = self.text.get(self.pos..).unwrap_or("");
+            if let Some(c) = rest.chars().next().filter(|c| c.is_whitespace()) {
+                self.pos += c.len_utf8();
+            } else if rest.starts_with("//") {
+                self.pos += rest.find('\n').unwrap_or(rest.len());
+            } else if rest.starts_with("/*") {
+                self.pos += block_comment_len(rest);
+            } else {
+                return;
+            }
+        }
+    }
+
+    fn next_token(&mut self) -> Option<Token> {
+        self.skip_trivia();
+        let rest = self.text.get(self.pos..).unwrap_or("");
+        let c = rest.chars().next()?;
+        let start = self.pos;
+        let (len, kind) = match c {
+            ',' => (1, TokenKind::Comma),
+            ';' => (1, TokenKind::Semicolon),
+            c if is_ident_char(c) => {
+                let len = rest.find(|c: char| !is_ident_char(c)).unwrap_or(rest.len());
+                (len, TokenKind::Ident)
+            }
+            c => (c.len_utf8(), TokenKind::Other),
+        };
+        self.pos += len;
+        Some(Token { start, end: start + len, kind })
+    }
+}
+
+/// Byte length of the (possibly nested, possibly unterminated) block comment `text` starts
+/// with.
+fn block_comment_len(text: &str) -> usize {
+    let bytes = text.as_bytes();
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i..].starts_with(b"/*") {
+            depth += 1;
+            i += 2;
+        } else if bytes[i..].starts_with(b"*/") {
+            depth = depth.saturating_sub(1);
+            i += 2;
+            if depth == 0 {
+                return i;
+            }
+        } else {
+            i += 1;
+        }
+    }
+    bytes.len()
+}
+
+/// Returns the text naga should parse (with `subgroups` removed from `enable` directives) and
+/// the enable-extensions the source names.
+///
+/// Only the directive prologue (the `enable`, `requires` and `diagnostic` directives before
+/// the first declaration) is looked at; text in comments and other identifiers is never
+/// touched. A malformed directive is left as written for naga to report.
+pub fn preprocess(source: &str) -> (String, Enables) {
+    let mut enables = Enables::default();
+    let mut blank: Vec<(usize, usize)> = Vec::new();
+    let mut lexer = Lexer { text: source, pos: 0 };
+    while let Some(first) = lexer.next_token() {
+        let word = &source[first.start..first.end];
+        if first.kind != TokenKind::Ident || !matches!(word, "enable" | "requires" | "diagnostic") {
+            break;
+        }
+        // Collect the directive's tokens up to its semicolon.
+        let mut body = Vec::new();
+        let mut terminated = None;
+        while let Some(t) = lexer.next_token() {
+            if t.kind == TokenKind::Semicolon {
+                terminated = Some(t);
+                break;
+            }
+            body.push(t);
+        }
+        let Some(semicolon) = terminated else { break };
+        if word != "enable" || !is_name_list(&body) {
+            continue;
+        }
+        let names: Vec<Token> =
+            body.iter().copied().filter(|t| t.kind == TokenKind::Ident).collect();
+        for t in &names {
+            match &source[t.start..t.end] {
+                "f16" => enables.f16 = true,
+                "subgroups" => enables.subgroups = true,
+                "wgpu_cooperative_matrix" => enables.cooperative_matrix = true,
+                _ => {}
+            }
+        }
+        let is_subgroups = |t: &Token| &source[t.start..t.end] == "subgroups";
+        if names.iter().all(is_subgroups) {
+            // Nothing else is enabled: the whole directive goes, token by token, so comments
+            // between the tokens survive.
+            blank.push((first.start, first.end));
+            blank.extend(body.iter().map(|t| (t.start, t.end)));
+            blank.push((semicolon.start, semicolon.end));
+            continue;
+        }
+        // Remove each `subgroups` item with one adjacent comma, keeping a valid list.
+        let mut removed = vec![false; body.len()];
+        for i in 0..body.len() {
+            if body[i].kind != TokenKind::Ident || !is_subgroups(&body[i]) {
+                continue;
+            }
+            removed[i] = true;
+            // Prefer the comma after the item; the last item takes the one before it.
+            if i + 1 < body.len() && body[i + 1].kind == TokenKind::Comma && !removed[i + 1] {
+                removed[i + 1] = true;
+            } else if i > 0 && body[i - 1].kind == TokenKind::Comma && !removed[i - 1] {
+                removed[i - 1] = true;
+            }
+        }
+        blank.extend(body.iter().zip(&removed).filter(|(_, r)| **r).map(|(t, _)| (t.start, t.end)));
+    }
+    let mut bytes = source.as_bytes().to_vec();
+    for (start, end) in blank {
+        // Only ASCII tokens (identifiers we matched, commas, semicolons) are blanked, so the
+        // result stays valid UTF-8 with the same byte length.
+        for b in bytes.iter_mut().take(end).skip(start) {
+            *b = b' ';
+        }
+    }
+    let text = String::from_utf8(bytes).unwrap_or_else(|_| source.to_string());
+    (text, enables)
+}
+
+/// Whether `body` is `name (, name)* ,?`: the only shape in which items are removed.
+fn is_name_list(body: &[Token]) -> bool {
+    if body.is_empty() {
+        return false;
+    }
+    body.iter().enumerate().all(|(i, t)| {
+        let want = if i % 2 == 0 { TokenKind::Ident } else { TokenKind::Comma };
+        t.kind == want
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pre(s: &str) -> (String, Enables) {
+        let (out, e) = preprocess(s);
+        assert_eq!(out.len(), s.len(), "byte length must not change");
+        (out, e)
+    }
+
+    #[test]
+    fn removes_lone_directive() {
+        let (out, e) = pre("enable subgroups;\nfn f() {}\n");
+        assert_eq!(out, "                 \nfn f() {}\n");
+        assert!(e.subgroups && !e.f16 && !e.cooperative_matrix);
+    }
+
+    #[test]
+    fn removes_item_from_list_first_middle_last() {
+        assert_eq!(pre("enable subgroups, f16;").0, "enable            f16;");
+        assert_eq!(pre("enable f16, subgroups;").0, "enable f16           ;");
+        assert_eq!(
+            pre("enable f16,subgroups,wgpu_cooperative_matrix;").0,
+            "enable f16,          wgpu_cooperative_matrix;"
+        );
+        let (_, e) = pre("enable f16, subgroups, wgpu_cooperative_matrix;");
+        assert_eq!(e, Enables { f16: true, subgroups: true, cooperative_matrix: true });
+    }
+
+    #[test]
+    fn trailing_comma_and_repeats() {
+        assert_eq!(pre("enable f16, subgroups,;").0, "enable f16,           ;");
+        assert_eq!(pre("enable subgroups, subgroups;").0, "                            ");
+    }
+
+    #[test]
+    fn comments_are_kept_and_never_edited() {
+        let src =
+            "// enable subgroups;\n/* enable subgroups; /* nested */ */enable /*x*/ subgroups;";
+        let (out, e) = pre(src);
+        let want = format!(
+            "// enable subgroups;\n/* enable subgroups; /* nested */ */{} /*x*/ {}{}",
+            " ".repeat(6),
+            " ".repeat(9),
+            " "
+        );
+        assert_eq!(out, want);
+        assert!(e.subgroups);
+        // A comment mentioning the directive alone enables nothing.
+        let (out, e) = pre("// enable subgroups;\nfn f() {}");
+        assert_eq!(out, "// enable subgroups;\nfn f() {}");
+        assert!(!e.subgroups);
+    }
+
+    #[test]
+    fn other_identifiers_untouched() {
+        let src = "enable f16;\nfn subgroups_x() { let subgroups = 1; }";
+        let (out, e) = pre(src);
+        assert_eq!(out, src);
+        assert!(e.f16 && !e.subgroups);
+        // A directive after a declaration is not in the prologue: left for naga to report.
+        let src = "fn f() {}\nenable subgroups;";
+        assert_eq!(pre(src).0, src);
+    }
+
+    #[test]
+    fn columns_after_multibyte_text_stay() {
+        let src = "enable subgroups; // 加倍\nfn 加倍() {}";
+        let (out, _) = pre(src);
+        assert_eq!(out, "                  // 加倍\nfn 加倍() {}");
+    }
+
+    #[test]
+    fn malformed_directives_left_alone() {
+        for src in
+            ["enable subgroups", "enable ;", "enable subgroups subgroups;", "enable (subgroups);"]
+        {
+            assert_eq!(pre(src).0, src);
+        }
+        assert_eq!(pre("").0, "");
+        assert_eq!(pre("/* unterminated enable subgroups;").0, "/* unterminated enable subgroups;");
+    }
+
+    #[test]
+    fn other_directives_are_skipped() {
+        let src = "diagnostic(off, derivative_uniformity);\nrequires readonly_and_readwrite_storage_textures;\nenable subgroups;";
+        let (out, e) = pre(src);
+        assert!(out.ends_with("\n                 "), "{out:?}");
+        assert!(e.subgroups);
+    }
+}

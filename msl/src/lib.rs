@@ -1,1 +1,63 @@
-//! placeholder
+//! Prints Metal Shading Language from dianran's SSA form (SPEC §4).
+//!
+//! * The output starts with `#include <metal_stdlib>` and `using namespace metal;`, then
+//!   helper templates (only those used), structs, constants and functions in source order.
+//! * Resources are function parameters with index `group * 16 + binding`: buffers
+//!   `[[buffer(n)]]`, textures `[[texture(n)]]`, samplers `[[sampler(n)]]`. A storage buffer
+//!   whose type is a runtime-sized array is `device T*` (`const device T*` when read-only),
+//!   other storage buffers are `device T&`, uniform buffers `constant T&`.
+//! * Helper functions take the resources, workgroup variables and private variables they use
+//!   (directly or through calls) as extra trailing parameters, in module order.
+//! * `arrayLength` reads a `constant uint* _buffer_sizes [[buffer(30)]]` parameter holding the
+//!   byte size of every bound buffer, indexed by the buffer's Metal index (`group * 16 +
+//!   binding`); the host fills it (see [`EntryInfo::uses_sizes`]).
+//! * Layout parity: see [`layout`].
+//! * Names are kept (Unicode included) and escaped through the shared namer, so WGSL and MSL
+//!   use the same identifiers.
+//!
+//! Cooperative matrices map to `simdgroup_matrix` 8×8 tiles; a 16×16 matrix is four tiles.
+
+mod body;
+pub mod layout;
+mod module;
+mod types;
+
+use dianran_frontend::{ir, DiagKind, Diagnostic};
+
+/// What the host must know about one entry point's MSL function.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EntryInfo {
+    /// The WGSL entry name.
+    pub name: String,
+    /// The MSL function name.
+    pub msl_name: String,
+    /// Whether the function takes the `_buffer_sizes` buffer at index 30.
+    pub uses_sizes: bool,
+}
+
+/// The printed module.
+#[derive(Clone, Debug)]
+pub struct MslOutput {
+    /// MSL source text.
+    pub text: String,
+    /// One line per entry point that printed.
+    pub entries: Vec<EntryInfo>,
+    /// Entry points that could not be expressed in MSL (the rest still printed).
+    pub errors: Vec<Diagnostic>,
+}
+
+/// The Metal buffer index (`[[buffer(n)]]`) of the sizes buffer used by `arrayLength`.
+pub const SIZES_BUFFER_INDEX: u32 = 30;
+
+/// Prints `m` as MSL. An entry point (or function) that uses something MSL cannot express is
+/// left out with a diagnostic; the others still print.
+pub fn write_module(m: &ir::Module) -> MslOutput {
+    module::Writer::new(m).write()
+}
+
+fn unsupported(what: impl Into<String>, span: ir::Span, func: &str) -> Diagnostic {
+    Diagnostic::error(DiagKind::Unsupported, format!("MSL does not support {}", what.into()))
+        .at(span)
+        .in_fn(func)
+        .help("remove the construct from this entry point, or compile for another target")
+}

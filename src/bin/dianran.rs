@@ -1,1 +1,5 @@
-fn main() {}
+//! The `dianran` command-line tool; the commands live in `dianran::cli`.
+
+fn main() -> std::process::ExitCode {
+    dianran::cli::main()
+}

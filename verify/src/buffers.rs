@@ -1,4 +1,140 @@
-//! Host buffers by (group, binding), laid out by WGSL's host-shareable rules.
+//! Host buffers by (group, binding), laid out by WGSL's host-shareable rules, and the list of
+//! buffers an entry point uses.
+
+use dianran_frontend::ir::{self, AddressSpace, Block, FuncId, GlobalId, Op, Type, TypeId};
+use dianran_frontend::{DiagKind, Diagnostic};
+use std::collections::BTreeSet;
 
 /// Buffer contents by (group, binding).
 pub type Buffers = std::collections::BTreeMap<(u32, u32), Vec<u8>>;
+
+/// A storage or uniform buffer an entry point uses.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BindingInfo {
+    /// `@group`.
+    pub group: u32,
+    /// `@binding`.
+    pub binding: u32,
+    /// The module-scope variable.
+    pub global: GlobalId,
+    /// Its source name.
+    pub name: String,
+    /// Storage (read or read-write) or uniform.
+    pub space: AddressSpace,
+    /// The variable's type.
+    pub ty: TypeId,
+    /// Size in bytes of the fixed part (everything before a runtime-sized array).
+    pub size: u32,
+    /// Element stride of the trailing runtime-sized array, if there is one.
+    pub runtime_stride: Option<u32>,
+}
+
+fn walk(m: &ir::Module, b: &Block, globals: &mut BTreeSet<GlobalId>, funcs: &mut Vec<FuncId>) {
+    for inst in &b.insts {
+        match &inst.op {
+            Op::GlobalAddr(g) => {
+                globals.insert(*g);
+            }
+            Op::Call(f, _) => funcs.push(*f),
+            Op::Inline { callee, .. } => funcs.push(*callee),
+            _ => {}
+        }
+        for blk in inst.op.blocks() {
+            walk(m, blk, globals, funcs);
+        }
+    }
+}
+
+/// The globals an entry point's code reaches, directly or through calls.
+pub(crate) fn used_globals(m: &ir::Module, entry: FuncId) -> BTreeSet<GlobalId> {
+    let mut globals = BTreeSet::new();
+    let mut seen = BTreeSet::new();
+    let mut todo = vec![entry];
+    while let Some(f) = todo.pop() {
+        if !seen.insert(f) {
+            continue;
+        }
+        let Some(func) = m.functions.get(f.index()) else { continue };
+        let mut calls = Vec::new();
+        walk(m, &func.body, &mut globals, &mut calls);
+        // Inline regions already carry their callee's body; following `callee` as well only
+        // adds globals that the inlined copy uses too, or that the callee's other copies use.
+        todo.extend(calls.into_iter().filter(|c| !seen.contains(c)));
+    }
+    globals
+}
+
+fn entry_func(m: &ir::Module, entry: &str) -> Result<FuncId, Diagnostic> {
+    m.entry_point(entry).map(|e| e.function).ok_or_else(|| {
+        let names: Vec<&str> = m.entry_points.iter().map(|e| e.name.as_str()).collect();
+        Diagnostic::error(DiagKind::Runtime, format!("no entry point named '{entry}'"))
+            .help(format!("the module's entry points are: {}", names.join(", ")))
+    })
+}
+
+/// Fixed size and runtime-array stride of a buffer type.
+fn buffer_shape(m: &ir::Module, ty: TypeId) -> (u32, Option<u32>) {
+    match m.types.get(ty) {
+        Type::Array { len: None, stride, .. } => (0, Some(*stride)),
+        Type::Struct { members, size, .. } => match members.last() {
+            Some(last) => match m.types.get(last.ty) {
+                Type::Array { len: None, stride, .. } => (last.offset, Some(*stride)),
+                _ => (*size, None),
+            },
+            None => (*size, None),
+        },
+        _ => (m.types.size_align(ty).0, None),
+    }
+}
+
+/// The storage and uniform buffers `entry` uses (directly or through calls), sorted by
+/// (group, binding).
+pub fn entry_bindings(m: &ir::Module, entry: &str) -> Result<Vec<BindingInfo>, Diagnostic> {
+    let f = entry_func(m, entry)?;
+    let mut out = Vec::new();
+    for g in used_globals(m, f) {
+        let Some(global) = m.globals.get(g.index()) else { continue };
+        if !matches!(global.space, AddressSpace::Storage { .. } | AddressSpace::Uniform) {
+            continue;
+        }
+        let Some(rb) = global.binding else {
+            return Err(Diagnostic::error(
+                DiagKind::Internal,
+                format!("buffer '{}' has no @group/@binding", global.name),
+            )
+            .at(global.span));
+        };
+        let (size, runtime_stride) = buffer_shape(m, global.ty);
+        out.push(BindingInfo {
+            group: rb.group,
+            binding: rb.binding,
+            global: g,
+            name: global.name.clone(),
+            space: global.space,
+            ty: global.ty,
+            size,
+            runtime_stride,
+        });
+    }
+    out.sort_by_key(|b| (b.group, b.binding));
+    Ok(out)
+}
+
+/// Zero-filled buffers for every binding `entry` uses; a runtime-sized array gets
+/// `runtime_len` elements.
+pub fn default_buffers(m: &ir::Module, entry: &str, runtime_len: u32) -> Result<Buffers, Diagnostic> {
+    let mut out = Buffers::new();
+    for b in entry_bindings(m, entry)? {
+        let extra = b.runtime_stride.map_or(0u64, |s| u64::from(s) * u64::from(runtime_len));
+        let total = u64::from(b.size) + extra;
+        if total > (1u64 << 31) {
+            return Err(Diagnostic::error(
+                DiagKind::Limit,
+                format!("buffer '{}' would need {total} bytes", b.name),
+            )
+            .help("use a smaller runtime array length"));
+        }
+        out.insert((b.group, b.binding), vec![0u8; total as usize]);
+    }
+    Ok(out)
+}

@@ -2,5 +2,10 @@
 //! ptxas, the CUDA driver runner and the lavapipe runner (SPEC §6).
 
 pub mod buffers;
+#[cfg(feature = "cuda")]
+pub mod cuda;
 pub mod interp;
+#[cfg(feature = "lavapipe")]
+pub mod lavapipe;
+pub mod ptxas;
 pub mod tools;

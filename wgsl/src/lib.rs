@@ -1,1 +1,42 @@
-//! placeholder
+//! Prints WGSL from dianran's SSA form (SPEC §1: "normalized WGSL printed back from the SSA").
+//!
+//! The printer is structured: regions become `if` / `switch` / `loop` with `continuing` and
+//! `break if`. SSA values become `let`s; the results of a region become `var`s declared before
+//! it and assigned where the region's arms yield. Loop-carried state is one `var` per carried
+//! value: `Yield`, `Continue` and `Break` assign it (through temporaries when the assignment is
+//! a parallel move that would otherwise clobber its own inputs), the loop body reads it into
+//! `let`s at the top of every iteration, and after the loop it holds the loop's results.
+//! Pointers are never bound to names: a pointer value is printed at each use as the place it
+//! denotes (`buf.data[i]`), which WGSL evaluates to the same reference.
+//!
+//! Declared names are kept (Unicode included) and escaped through the shared namer
+//! ([`dianran_frontend::names`]), so WGSL and MSL agree on every identifier.
+
+mod expr;
+mod module;
+mod types;
+
+use dianran_frontend::{ir, DiagKind, Diagnostic};
+
+pub use types::type_name;
+
+/// Printer options.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Options {
+    /// Leave out `enable subgroups;` (naga 30 and wgpu reject the directive; Tint and Chrome
+    /// want it). Subgroup builtins are printed either way.
+    pub omit_subgroups_enable: bool,
+}
+
+/// Prints `m` as WGSL. Constructs WGSL cannot express (for example inlined regions, which only
+/// the PTX path creates) are diagnostics naming the function.
+pub fn write_module(m: &ir::Module, opts: &Options) -> Result<String, Vec<Diagnostic>> {
+    module::Writer::new(m, *opts).write()
+}
+
+fn unsupported(what: impl Into<String>, span: ir::Span, func: &str) -> Diagnostic {
+    Diagnostic::error(DiagKind::Unsupported, format!("WGSL output cannot express {}", what.into()))
+        .at(span)
+        .in_fn(func)
+        .help("this construct only arises from other input languages; please report the input")
+}

@@ -1,1 +1,205 @@
 //! The reference interpreter: runs a compute entry point of the SSA form with WGSL semantics.
+//!
+//! Every workgroup of the dispatch runs in turn (x fastest). Within a workgroup all
+//! invocations run in lockstep over the structured IR with active masks ([`exec`]), so a
+//! barrier is a synchronization point by construction; one reached while some live
+//! invocation of the workgroup is elsewhere is reported as a runtime error. Memory accesses
+//! are bounds-checked and reported, never clamped. See the submodules for values
+//! ([`value`]), memory ([`memory`]), arithmetic ([`math`]), subgroups ([`subgroup`]) and
+//! cooperative matrices ([`coop`]).
+
+mod coop;
+mod exec;
+mod math;
+mod memory;
+mod subgroup;
+mod value;
+
+#[cfg(test)]
+mod tests;
+
+pub use crate::buffers::Buffers;
+use crate::buffers::entry_bindings;
+use dianran_frontend::ir::{self, AddressSpace, Stage};
+use dianran_frontend::{DiagKind, Diagnostic};
+use memory::{Memory, REGION_BUFFER0, REGION_PRIVATE, REGION_WORKGROUP};
+
+/// Interpreter settings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InterpOptions {
+    /// Invocations per subgroup (32 like NVIDIA warps; lavapipe uses 8).
+    pub subgroup_size: u32,
+    /// Instructions executed (over the whole dispatch) before the run is stopped as a
+    /// probable infinite loop.
+    pub max_steps: u64,
+}
+
+impl Default for InterpOptions {
+    fn default() -> Self {
+        InterpOptions { subgroup_size: 32, max_steps: 1 << 32 }
+    }
+}
+
+/// Largest workgroup the interpreter runs (invocations).
+const MAX_WORKGROUP: u64 = 1 << 16;
+
+/// Runs `entry` over a `dispatch` of workgroups with `buffers` bound by (group, binding).
+/// Buffers are updated in place (also when the run stops with an error).
+pub fn run(
+    m: &ir::Module,
+    entry: &str,
+    dispatch: [u32; 3],
+    buffers: &mut Buffers,
+    opts: &InterpOptions,
+) -> Result<(), Diagnostic> {
+    let ep = m.entry_point(entry).ok_or_else(|| {
+        let names: Vec<&str> = m.entry_points.iter().map(|e| e.name.as_str()).collect();
+        Diagnostic::error(DiagKind::Runtime, format!("no entry point named '{entry}'"))
+            .help(format!("the module's entry points are: {}", names.join(", ")))
+    })?;
+    if ep.stage != Stage::Compute {
+        return Err(Diagnostic::error(
+            DiagKind::Unsupported,
+            format!("entry point '{entry}' is a {} shader; the interpreter runs compute entry points", ep.stage.name()),
+        )
+        .in_fn(entry));
+    }
+    if opts.subgroup_size == 0 || opts.subgroup_size > 128 {
+        return Err(Diagnostic::error(
+            DiagKind::Runtime,
+            format!("subgroup size {} is outside 1..=128", opts.subgroup_size),
+        ));
+    }
+    let lanes: u64 = ep.workgroup_size.iter().map(|&x| u64::from(x)).product();
+    if lanes == 0 || lanes > MAX_WORKGROUP {
+        return Err(Diagnostic::error(
+            DiagKind::Limit,
+            format!("workgroup size {:?} is outside what the interpreter runs (1..={MAX_WORKGROUP} invocations)", ep.workgroup_size),
+        )
+        .in_fn(entry));
+    }
+    let bindings = entry_bindings(m, entry)?;
+
+    // Take the buffers out of the map for the run; they go back whatever happens.
+    let mut mem = Memory {
+        stacks: Vec::new(),
+        privates: Vec::new(),
+        workgroup: Vec::new(),
+        buffers: Vec::new(),
+        buffer_names: Vec::new(),
+        buffer_writable: Vec::new(),
+    };
+    let mut keys = Vec::new();
+    let mut missing = None;
+    for b in &bindings {
+        match buffers.remove(&(b.group, b.binding)) {
+            Some(v) => {
+                keys.push((b.group, b.binding));
+                mem.buffers.push(v);
+                mem.buffer_names
+                    .push(format!("'{}' (@group({}) @binding({}))", b.name, b.group, b.binding));
+                mem.buffer_writable.push(matches!(b.space, AddressSpace::Storage { writable: true }));
+            }
+            None => {
+                missing = Some(b.clone());
+                break;
+            }
+        }
+    }
+    if let Some(b) = missing {
+        for (k, v) in keys.into_iter().zip(mem.buffers) {
+            buffers.insert(k, v);
+        }
+        return Err(Diagnostic::error(
+            DiagKind::Runtime,
+            format!(
+                "missing buffer '{}' (@group({}) @binding({})) used by entry point '{entry}'",
+                b.name, b.group, b.binding
+            ),
+        )
+        .help("pass a buffer for every binding the entry uses; verify::buffers::default_buffers builds zero-filled ones"));
+    }
+    let mut mach = exec::Machine::new(m, *opts, mem);
+    let result = dispatch_inner(&mut mach, m, ep, &bindings, dispatch);
+    for (k, v) in keys.into_iter().zip(std::mem::take(&mut mach.mem.buffers)) {
+        buffers.insert(k, v);
+    }
+    result
+}
+
+fn dispatch_inner<'m>(
+    mach: &mut exec::Machine<'m>,
+    m: &'m ir::Module,
+    ep: &ir::EntryPoint,
+    bindings: &[crate::buffers::BindingInfo],
+    dispatch: [u32; 3],
+) -> Result<(), Diagnostic> {
+    // Place globals: buffers by binding, workgroup and private variables packed by alignment.
+    let mut wg_bytes = 0u32;
+    let mut priv_bytes = 0u32;
+    let mut inits = Vec::new();
+    for (i, g) in m.globals.iter().enumerate() {
+        let (size, align) = m.types.size_align(g.ty);
+        let ptr = match g.space {
+            AddressSpace::Storage { .. } | AddressSpace::Uniform => bindings
+                .iter()
+                .position(|b| b.global.index() == i)
+                .map(|k| [REGION_BUFFER0 + k as u32, 0]),
+            AddressSpace::Workgroup => {
+                wg_bytes = wg_bytes.next_multiple_of(align.max(1));
+                let p = [REGION_WORKGROUP, wg_bytes];
+                wg_bytes = wg_bytes.saturating_add(size);
+                Some(p)
+            }
+            AddressSpace::Private | AddressSpace::Function => {
+                priv_bytes = priv_bytes.next_multiple_of(align.max(1));
+                let p = [REGION_PRIVATE, priv_bytes];
+                priv_bytes = priv_bytes.saturating_add(size);
+                if let Some(init) = &g.init {
+                    inits.push((p, g.ty, init));
+                }
+                Some(p)
+            }
+            AddressSpace::Handle => None,
+        };
+        if let Some(slot) = mach.global_ptr.get_mut(i) {
+            *slot = ptr;
+        }
+    }
+    // Private initial values, written once into a template copied per invocation.
+    mach.mem.privates = vec![vec![0u8; priv_bytes as usize]];
+    let mut words = Vec::new();
+    for (p, ty, init) in inits {
+        words.clear();
+        value::const_words(&mach.lay, init, &mut words)?;
+        mach.mem.store(&m.types, 0, p, ty, &words).map_err(|d| d.in_fn(&ep.name))?;
+    }
+    let template = mach.mem.privates.pop().unwrap_or_default();
+
+    let f = m.functions.get(ep.function.index()).ok_or_else(|| {
+        Diagnostic::error(DiagKind::Internal, format!("entry '{}' has no function", ep.name))
+    })?;
+    let local_bytes = mach.info(ep.function.index())?.local_bytes as usize;
+    let nlanes = ep.workgroup_size.iter().product::<u32>() as usize;
+    mach.nlanes = nlanes;
+    mach.wg_size = ep.workgroup_size;
+    mach.num_wg = dispatch;
+    for z in 0..dispatch[2] {
+        for y in 0..dispatch[1] {
+            for x in 0..dispatch[0] {
+                mach.wg_id = [x, y, z];
+                mach.mem.workgroup = vec![0u8; wg_bytes as usize];
+                mach.mem.privates = vec![template.clone(); nlanes];
+                mach.mem.stacks = vec![vec![0u8; local_bytes]; nlanes];
+                mach.run_workgroup(f, ep.function.index()).map_err(|d| {
+                    if d.context.is_none() {
+                        d.in_fn(&ep.name)
+                    } else {
+                        d
+                    }
+                })?;
+            }
+        }
+    }
+    Ok(())
+}

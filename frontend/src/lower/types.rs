@@ -1,0 +1,259 @@
+//! naga types, scalars, address spaces and bindings to their IR counterparts.
+
+use crate::ir::{self, TypeId};
+use crate::{DiagKind, Diagnostic};
+use naga::proc::{Layouter, TypeResolution};
+use naga::{Handle, TypeInner};
+
+/// Converts naga types to interned IR types, caching by naga handle.
+pub(super) struct TypeLowerer<'m> {
+    module: &'m naga::Module,
+    layouter: Layouter,
+    cache: Vec<Option<TypeId>>,
+    /// The IR type table being built.
+    pub types: ir::Types,
+}
+
+impl<'m> TypeLowerer<'m> {
+    /// Lays out every type of `module` (naga's WGSL host-shareable rules).
+    pub fn new(module: &'m naga::Module) -> Result<Self, Diagnostic> {
+        let mut layouter = Layouter::default();
+        layouter.update(module.to_ctx()).map_err(|e| {
+            Diagnostic::error(DiagKind::Internal, format!("type layout failed: {e}"))
+                .help("report this as a dianran bug together with the shader")
+        })?;
+        Ok(TypeLowerer {
+            module,
+            layouter,
+            cache: vec![None; module.types.len()],
+            types: ir::Types::default(),
+        })
+    }
+
+    /// The IR type of a naga type handle.
+    pub fn handle(&mut self, h: Handle<naga::Type>) -> Result<TypeId, Diagnostic> {
+        if let Some(Some(id)) = self.cache.get(h.index()) {
+            return Ok(*id);
+        }
+        let module = self.module;
+        let span = ir::Span::from(module.types.get_span(h));
+        let ty = &module.types[h];
+        let id = self.inner(&ty.inner, Some(h)).map_err(|d| {
+            if d.span.is_none() {
+                d.at(span)
+            } else {
+                d
+            }
+        })?;
+        if let Some(slot) = self.cache.get_mut(h.index()) {
+            *slot = Some(id);
+        }
+        Ok(id)
+    }
+
+    /// The IR type of a type resolution from naga's validator.
+    pub fn resolution(&mut self, r: &TypeResolution) -> Result<TypeId, Diagnostic> {
+        match r {
+            TypeResolution::Handle(h) => self.handle(*h),
+            TypeResolution::Value(inner) => self.inner(inner, None),
+        }
+    }
+
+    /// The IR type of a `TypeInner`; `h` is its arena handle when it has one (structs need it
+    /// for their name and alignment).
+    fn inner(
+        &mut self,
+        inner: &TypeInner,
+        h: Option<Handle<naga::Type>>,
+    ) -> Result<TypeId, Diagnostic> {
+        let ty = match *inner {
+            TypeInner::Scalar(s) => ir::Type::Scalar(scalar(s)?),
+            TypeInner::Vector { size, scalar: s } => {
+                ir::Type::Vector { size: size as u8, scalar: scalar(s)? }
+            }
+            TypeInner::Matrix { columns, rows, scalar: s } => {
+                ir::Type::Matrix { columns: columns as u8, rows: rows as u8, scalar: scalar(s)? }
+            }
+            TypeInner::CooperativeMatrix { columns, rows, scalar: s, role } => {
+                ir::Type::CoopMatrix {
+                    columns: columns as u8,
+                    rows: rows as u8,
+                    scalar: scalar(s)?,
+                    role: match role {
+                        naga::CooperativeRole::A => ir::CoopRole::A,
+                        naga::CooperativeRole::B => ir::CoopRole::B,
+                        naga::CooperativeRole::C => ir::CoopRole::C,
+                    },
+                }
+            }
+            TypeInner::Atomic(s) => ir::Type::Atomic(scalar(s)?),
+            TypeInner::Pointer { base, space: sp } => {
+                ir::Type::Pointer { base: self.handle(base)?, space: space(sp)? }
+            }
+            TypeInner::ValuePointer { size, scalar: s, space: sp } => {
+                let s = scalar(s)?;
+                let base = match size {
+                    Some(n) => self.types.intern(ir::Type::Vector { size: n as u8, scalar: s }),
+                    None => self.types.scalar(s),
+                };
+                ir::Type::Pointer { base, space: space(sp)? }
+            }
+            TypeInner::Array { base, size, stride } => {
+                let len = match size {
+                    naga::ArraySize::Constant(n) => Some(n.get()),
+                    naga::ArraySize::Dynamic => None,
+                    naga::ArraySize::Pending(_) => {
+                        return Err(Diagnostic::error(
+                            DiagKind::Override,
+                            "array size depends on an override without a value",
+                        )
+                        .help("give the override a value with `--override NAME=VALUE`"))
+                    }
+                };
+                ir::Type::Array { base: self.handle(base)?, len, stride }
+            }
+            TypeInner::Struct { ref members, span } => {
+                let Some(h) = h else {
+                    return Err(Diagnostic::error(
+                        DiagKind::Internal,
+                        "struct type without a handle",
+                    )
+                    .help("report this as a dianran bug together with the shader"));
+                };
+                let mut out = Vec::with_capacity(members.len());
+                for (i, m) in members.iter().enumerate() {
+                    out.push(ir::Member {
+                        name: m.name.clone().unwrap_or_else(|| format!("member{i}")),
+                        ty: self.handle(m.ty)?,
+                        offset: m.offset,
+                        binding: m.binding.as_ref().map(io_binding),
+                    });
+                }
+                let name = self.module.types[h]
+                    .name
+                    .clone()
+                    .unwrap_or_else(|| format!("struct{}", h.index()));
+                // `round_up(1)` of an alignment is the alignment itself.
+                let align = self.layouter[h].alignment.round_up(1);
+                ir::Type::Struct { name, members: out, size: span, align }
+            }
+            TypeInner::Image { dim, arrayed, class } => {
+                if let naga::ImageClass::External = class {
+                    return Err(unsupported_type(
+                        "external textures are not supported",
+                        "use a `texture_2d<f32>` and convert the video frame on the host",
+                    ));
+                }
+                ir::Type::Image { dim, arrayed, class }
+            }
+            TypeInner::Sampler { comparison } => ir::Type::Sampler { comparison },
+            TypeInner::AccelerationStructure { .. } | TypeInner::RayQuery { .. } => {
+                return Err(unsupported_type(
+                    "ray tracing types are not supported",
+                    "dianran targets compute, vertex and fragment shaders without ray queries",
+                ))
+            }
+            TypeInner::BindingArray { .. } => {
+                return Err(unsupported_type(
+                    "binding arrays are not supported",
+                    "declare one binding per resource instead of a `binding_array`",
+                ))
+            }
+        };
+        Ok(self.types.intern(ty))
+    }
+
+    /// Interns an IR type directly.
+    pub fn intern(&mut self, ty: ir::Type) -> TypeId {
+        self.types.intern(ty)
+    }
+}
+
+fn unsupported_type(msg: &str, help: &str) -> Diagnostic {
+    Diagnostic::error(DiagKind::Unsupported, msg).help(help)
+}
+
+/// The IR scalar of a naga scalar; 64-bit, 16-bit integer and abstract types are errors.
+pub(super) fn scalar(s: naga::Scalar) -> Result<ir::Scalar, Diagnostic> {
+    use naga::ScalarKind as K;
+    match (s.kind, s.width) {
+        (K::Bool, _) => Ok(ir::Scalar::Bool),
+        (K::Sint, 4) => Ok(ir::Scalar::I32),
+        (K::Uint, 4) => Ok(ir::Scalar::U32),
+        (K::Float, 4) => Ok(ir::Scalar::F32),
+        (K::Float, 2) => Ok(ir::Scalar::F16),
+        (K::Float, 8) => Err(unsupported_type(
+            "64-bit floats (f64) are not supported",
+            "use f32 (or f16 with `enable f16;`)",
+        )),
+        (K::Sint | K::Uint, 8) => Err(unsupported_type(
+            "64-bit integers (i64/u64) are not supported",
+            "use i32/u32, or a vec2<u32> pair for wider values",
+        )),
+        (K::Sint | K::Uint, _) => Err(unsupported_type(
+            "integers narrower than 32 bits are not supported",
+            "use i32 or u32 and mask the value",
+        )),
+        (K::Float, _) => Err(unsupported_type("this float width is not supported", "use f32")),
+        (K::AbstractInt | K::AbstractFloat, _) => Err(Diagnostic::error(
+            DiagKind::Internal,
+            "an abstract numeric type survived validation",
+        )
+        .help("give the value a concrete type (`i32`, `u32`, `f32`) as a workaround")),
+    }
+}
+
+/// The IR scalar for `As { kind, convert: Some(width) }`.
+pub(super) fn scalar_of_kind(kind: naga::ScalarKind, width: u8) -> Result<ir::Scalar, Diagnostic> {
+    scalar(naga::Scalar { kind, width })
+}
+
+/// The IR address space of a naga address space.
+pub(super) fn space(s: naga::AddressSpace) -> Result<ir::AddressSpace, Diagnostic> {
+    use naga::AddressSpace as A;
+    match s {
+        A::Function => Ok(ir::AddressSpace::Function),
+        A::Private => Ok(ir::AddressSpace::Private),
+        A::WorkGroup => Ok(ir::AddressSpace::Workgroup),
+        A::Uniform => Ok(ir::AddressSpace::Uniform),
+        A::Storage { access } => {
+            Ok(ir::AddressSpace::Storage { writable: access.contains(naga::StorageAccess::STORE) })
+        }
+        A::Handle => Ok(ir::AddressSpace::Handle),
+        A::Immediate => Err(unsupported_type(
+            "immediate data (push constants) is not supported",
+            "pass the values in a uniform buffer",
+        )),
+        A::TaskPayload => Err(unsupported_type(
+            "task payloads (mesh shading) are not supported",
+            "dianran supports compute, vertex and fragment shaders",
+        )),
+        A::RayPayload | A::IncomingRayPayload => Err(unsupported_type(
+            "ray payloads are not supported",
+            "dianran supports compute, vertex and fragment shaders",
+        )),
+    }
+}
+
+/// The IR form of an entry-point I/O binding.
+pub(super) fn io_binding(b: &naga::Binding) -> ir::IoBinding {
+    match *b {
+        naga::Binding::BuiltIn(bi) => ir::IoBinding::BuiltIn(bi),
+        naga::Binding::Location { location, interpolation, sampling, blend_src, .. } => {
+            ir::IoBinding::Location { location, interpolation, sampling, blend_src }
+        }
+    }
+}
+
+/// Whether a naga type (or anything it contains) is abstract; such constants are inlined by
+/// naga at every use and have no IR type.
+pub(super) fn is_abstract(module: &naga::Module, h: Handle<naga::Type>) -> bool {
+    use naga::ScalarKind as K;
+    let abs = |s: naga::Scalar| matches!(s.kind, K::AbstractInt | K::AbstractFloat);
+    match module.types[h].inner {
+        TypeInner::Scalar(s) | TypeInner::Vector { scalar: s, .. } => abs(s),
+        TypeInner::Matrix { scalar: s, .. } => abs(s),
+        TypeInner::Array { base, .. } => is_abstract(module, base),
+        _ => false,
+    }
+}

@@ -1,0 +1,89 @@
+//! Common-subexpression elimination over the region tree.
+//!
+//! A scoped hash table follows dominance: an instruction is available in the rest of its
+//! block and in every region nested there (a loop's continuing block also sees the body's
+//! top-level instructions). A pure instruction (no side effects, no memory read) identical to
+//! an available one, with the same result type, is dropped and its uses read the first one.
+
+use super::util::Subst;
+use crate::ir::*;
+use std::collections::HashMap;
+
+/// Merges identical pure instructions in every function.
+pub fn cse(m: &mut Module) {
+    for f in &mut m.functions {
+        let mut body = std::mem::take(&mut f.body);
+        let mut c = Cse { values: &f.values, scopes: Vec::new(), subst: Subst::default() };
+        c.scopes.push(HashMap::new());
+        c.block(&mut body);
+        f.body = body;
+    }
+}
+
+/// Identity of a pure instruction: its operation (operands already substituted) and type.
+type Key = (String, TypeId);
+
+struct Cse<'a> {
+    values: &'a [ValueData],
+    scopes: Vec<HashMap<Key, ValueId>>,
+    subst: Subst,
+}
+
+impl Cse<'_> {
+    fn lookup(&self, k: &Key) -> Option<ValueId> {
+        self.scopes.iter().rev().find_map(|s| s.get(k).copied())
+    }
+
+    fn nested(&mut self, b: &mut Block) {
+        self.scopes.push(HashMap::new());
+        self.block(b);
+        self.scopes.pop();
+    }
+
+    fn block(&mut self, b: &mut Block) {
+        let old = std::mem::take(&mut b.insts);
+        let mut out = Vec::with_capacity(old.len());
+        for mut inst in old {
+            self.subst.apply_op(&mut inst.op);
+            match &mut inst.op {
+                Op::If { then_, else_, .. } => {
+                    self.nested(then_);
+                    self.nested(else_);
+                }
+                Op::Switch { cases, .. } => {
+                    for c in cases {
+                        self.nested(&mut c.body);
+                    }
+                }
+                Op::Loop { body, continuing, break_if, .. } => {
+                    self.scopes.push(HashMap::new());
+                    self.block(body);
+                    self.nested(continuing);
+                    self.scopes.pop();
+                    if let Some(b) = break_if {
+                        *b = self.subst.get(*b);
+                    }
+                }
+                Op::Inline { body, .. } => self.nested(body),
+                op if !op.has_side_effects() && !op.reads_memory() => {
+                    if let Some(r) = inst.result {
+                        if let Some(d) = self.values.get(r.index()) {
+                            let key = (format!("{op:?}"), d.ty);
+                            if let Some(prev) = self.lookup(&key) {
+                                self.subst.set(r, prev);
+                                continue;
+                            }
+                            if let Some(s) = self.scopes.last_mut() {
+                                s.insert(key, r);
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+            out.push(inst);
+        }
+        b.insts = out;
+        self.subst.apply_term(&mut b.term);
+    }
+}

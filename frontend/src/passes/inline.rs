@@ -1,0 +1,163 @@
+//! Inlining: replaces every call by an `Inline` region holding a renumbered copy of the callee.
+//!
+//! Backends without functions (PTX here) call [`inline_calls`] per entry point. The callee's
+//! values get fresh ids in the caller, its locals are appended to the caller's locals, and
+//! `Return` inside the copy leaves the `Inline` region (see [`crate::ir`]). Value parameters
+//! become the region body's params bound to the call's arguments; pointer parameters are
+//! replaced by the argument itself (it dominates the region), so a caller's local passed by
+//! pointer is accessed directly and mem2reg can promote it after inlining.
+
+use crate::ir::*;
+use crate::{DiagKind, Diagnostic};
+
+/// Calls nested deeper than this are rejected (WGSL forbids recursion; this guards bad IR).
+const MAX_DEPTH: u32 = 64;
+/// Total instructions copied for one function before inlining gives up.
+const MAX_INSTS: usize = 2_000_000;
+
+/// Returns a copy of function `f` with every call, transitively, replaced by an `Inline`
+/// region. Errors: `Limit` when calls nest deeper than 64 or the result grows past two million
+/// instructions; `Internal` for a call of a missing function or with the wrong argument count.
+pub fn inline_calls(m: &Module, f: FuncId) -> Result<Function, Diagnostic> {
+    let Some(src) = m.functions.get(f.index()) else {
+        return Err(Diagnostic::error(
+            DiagKind::Internal,
+            format!("inline_calls: no function {f} in the module"),
+        ));
+    };
+    let mut out = src.clone();
+    let mut body = std::mem::take(&mut out.body);
+    let mut inl = Inliner { m, caller: &mut out, copied: 0, root: src.name.clone() };
+    inl.block(&mut body, 0)?;
+    out.body = body;
+    Ok(out)
+}
+
+struct Inliner<'a> {
+    m: &'a Module,
+    caller: &'a mut Function,
+    copied: usize,
+    root: String,
+}
+
+impl Inliner<'_> {
+    fn block(&mut self, b: &mut Block, depth: u32) -> Result<(), Diagnostic> {
+        for inst in &mut b.insts {
+            for nb in inst.op.blocks_mut() {
+                self.block(nb, depth)?;
+            }
+            let Op::Call(g, args) = &inst.op else { continue };
+            let (g, args) = (*g, args.clone());
+            if depth >= MAX_DEPTH {
+                return Err(Diagnostic::error(
+                    DiagKind::Limit,
+                    format!("calls nest deeper than {MAX_DEPTH} levels (recursion?)"),
+                )
+                .at(inst.span)
+                .in_fn(self.root.clone())
+                .help("WGSL does not allow recursion; reduce the call depth"));
+            }
+            let m = self.m;
+            let Some(callee) = m.functions.get(g.index()) else {
+                return Err(Diagnostic::error(DiagKind::Internal, format!("call of missing function {g}"))
+                    .at(inst.span)
+                    .in_fn(self.root.clone()));
+            };
+            if callee.params.len() != args.len() {
+                return Err(Diagnostic::error(
+                    DiagKind::Internal,
+                    format!("call of '{}' with {} arguments, it takes {}", callee.name, args.len(), callee.params.len()),
+                )
+                .at(inst.span)
+                .in_fn(self.root.clone()));
+            }
+            self.copied += count(&callee.body);
+            if self.copied > MAX_INSTS {
+                return Err(Diagnostic::error(
+                    DiagKind::Limit,
+                    format!("inlining grows the function past {MAX_INSTS} instructions"),
+                )
+                .at(inst.span)
+                .in_fn(self.root.clone())
+                .help("call large functions from fewer places"));
+            }
+            let mut map: Vec<Option<ValueId>> = vec![None; callee.values.len()];
+            let mut params = Vec::new();
+            let mut inline_args = Vec::new();
+            for (p, &a) in callee.params.iter().zip(&args) {
+                let Some(d) = callee.values.get(p.value.index()) else { continue };
+                if matches!(m.types.get(d.ty), Type::Pointer { .. }) {
+                    map[p.value.index()] = Some(a);
+                } else {
+                    let nv = self.caller.new_value(d.ty, d.name.clone());
+                    map[p.value.index()] = Some(nv);
+                    params.push(nv);
+                    inline_args.push(a);
+                }
+            }
+            let base = self.caller.locals.len() as u32;
+            self.caller.locals.extend(callee.locals.iter().cloned());
+            let mut body = callee.body.clone();
+            {
+                let caller = &mut *self.caller;
+                let mut rn = |v: ValueId| -> ValueId {
+                    match map.get(v.index()) {
+                        Some(Some(n)) => *n,
+                        Some(None) => {
+                            let d = &callee.values[v.index()];
+                            let n = caller.new_value(d.ty, d.name.clone());
+                            map[v.index()] = Some(n);
+                            n
+                        }
+                        // Out of range in the callee: keep an id that the verifier reports.
+                        None => ValueId(u32::MAX),
+                    }
+                };
+                renumber(&mut body, &mut rn, base);
+            }
+            body.params = params;
+            self.block(&mut body, depth + 1)?;
+            let results: Vec<ValueId> = inst.result.into_iter().collect();
+            inst.op = Op::Inline { callee: g, body, args: inline_args, results };
+            inst.result = None;
+        }
+        Ok(())
+    }
+}
+
+fn count(b: &Block) -> usize {
+    b.insts.iter().map(|i| 1 + i.op.blocks().iter().map(|nb| count(nb)).sum::<usize>()).sum()
+}
+
+/// Renames every value in `b` (definitions and uses) and shifts local ids by `base`.
+fn renumber(b: &mut Block, rn: &mut impl FnMut(ValueId) -> ValueId, base: u32) {
+    for p in &mut b.params {
+        *p = rn(*p);
+    }
+    for inst in &mut b.insts {
+        inst.op.map_operands(&mut *rn);
+        if let Op::LocalAddr(l) = &mut inst.op {
+            l.0 += base;
+        }
+        if let Some(r) = &mut inst.result {
+            *r = rn(*r);
+        }
+        match &mut inst.op {
+            Op::If { results, .. }
+            | Op::Switch { results, .. }
+            | Op::Loop { results, .. }
+            | Op::Inline { results, .. } => {
+                for r in results.iter_mut() {
+                    *r = rn(*r);
+                }
+            }
+            _ => {}
+        }
+        for nb in inst.op.blocks_mut() {
+            renumber(nb, rn, base);
+        }
+    }
+    for a in b.term.args_mut() {
+        *a = rn(*a);
+    }
+}

@@ -1,0 +1,311 @@
+//! Module-level MSL output: header, helpers, structs, constants, resource plumbing, entry
+//! point signatures.
+
+use crate::layout::{plan_struct, MslMember};
+use crate::types::{const_text, scalar_name, type_name};
+use crate::{EntryInfo, MslOutput};
+use dianran_frontend::ir::{
+    self, AddressSpace, FuncId, GlobalId, IoBinding, Op, Stage, Type, TypeId,
+};
+use dianran_frontend::names::{escape, ModuleNames};
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::fmt::Write;
+
+pub(crate) struct Writer<'a> {
+    pub m: &'a ir::Module,
+    pub names: ModuleNames,
+    /// Globals each function uses, directly or through calls.
+    pub uses: Vec<BTreeSet<GlobalId>>,
+    /// Functions that call `arrayLength` (directly or through calls).
+    pub uses_sizes: Vec<bool>,
+    /// (struct, member) pairs printed as packed vectors.
+    pub packed: HashSet<(TypeId, u32)>,
+    /// Helper templates the bodies asked for.
+    pub helpers: std::cell::RefCell<BTreeSet<&'static str>>,
+}
+
+impl<'a> Writer<'a> {
+    pub fn new(m: &'a ir::Module) -> Self {
+        let names = ModuleNames::new(m);
+        let n = m.functions.len();
+        let mut uses = vec![BTreeSet::new(); n];
+        let mut uses_sizes = vec![false; n];
+        let mut calls: Vec<BTreeSet<FuncId>> = vec![BTreeSet::new(); n];
+        for (i, f) in m.functions.iter().enumerate() {
+            scan(&f.body, &mut uses[i], &mut calls[i], &mut uses_sizes[i]);
+        }
+        // Propagate through calls to a fixed point (WGSL has no recursion; bound anyway).
+        for _ in 0..=n {
+            let mut changed = false;
+            for i in 0..n {
+                for c in calls[i].clone() {
+                    let (cu, cs) = match (uses.get(c.index()), uses_sizes.get(c.index())) {
+                        (Some(u), Some(s)) => (u.clone(), *s),
+                        _ => continue,
+                    };
+                    let before = uses[i].len();
+                    uses[i].extend(cu);
+                    changed |= uses[i].len() != before;
+                    if cs && !uses_sizes[i] {
+                        uses_sizes[i] = true;
+                        changed = true;
+                    }
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        let mut packed = HashSet::new();
+        for (id, ty) in m.types.iter() {
+            if let Type::Struct { members, size, .. } = ty {
+                for item in plan_struct(&m.types, members, *size) {
+                    if let MslMember::Field { index, packed: true } = item {
+                        packed.insert((id, index as u32));
+                    }
+                }
+            }
+        }
+        Writer {
+            m,
+            names,
+            uses,
+            uses_sizes,
+            packed,
+            helpers: Default::default(),
+        }
+    }
+
+    pub fn struct_name(&self, t: TypeId) -> String {
+        let n = self.names.struct_name(t);
+        // `__` names are reserved in C++; predeclared result structs get a `dr` prefix.
+        if n.starts_with("__") {
+            format!("dr{n}")
+        } else {
+            n
+        }
+    }
+
+    pub fn ty(&self, t: TypeId) -> String {
+        type_name(&self.m.types, t, &|id| self.struct_name(id))
+    }
+
+    pub fn constant(&self, c: &ir::ConstValue) -> String {
+        const_text(&self.m.types, c, &|id| self.struct_name(id))
+    }
+
+    pub fn write(self) -> MslOutput {
+        let mut body = String::new();
+        self.structs(&mut body);
+        for (i, c) in self.m.constants.iter().enumerate() {
+            let name = self.names.constants.get(i).cloned().unwrap_or_default();
+            let _ = writeln!(body, "constant {} {name} = {};", self.ty(c.ty), self.constant(&c.value));
+        }
+        if !self.m.constants.is_empty() {
+            body.push('\n');
+        }
+        let entries: HashMap<FuncId, &ir::EntryPoint> =
+            self.m.entry_points.iter().map(|e| (e.function, e)).collect();
+        let mut errors = Vec::new();
+        let mut infos = Vec::new();
+        let mut failed_helpers = BTreeSet::new();
+        let mut protos = String::new();
+        let mut defs = String::new();
+        for (i, f) in self.m.functions.iter().enumerate() {
+            let id = FuncId(i as u32);
+            let entry = entries.get(&id).copied();
+            match crate::body::write_function(&self, id, f, entry) {
+                Ok((proto, text)) => {
+                    if let Some(p) = proto {
+                        protos.push_str(&p);
+                        protos.push_str(";\n");
+                    }
+                    defs.push('\n');
+                    defs.push_str(&text);
+                    if let Some(e) = entry {
+                        infos.push(EntryInfo {
+                            name: e.name.clone(),
+                            msl_name: self.fn_name(id),
+                            uses_sizes: self.uses_sizes.get(i).copied().unwrap_or(false),
+                        });
+                    }
+                }
+                Err(d) => {
+                    if entry.is_none() {
+                        failed_helpers.insert(id);
+                    }
+                    errors.push(*d);
+                }
+            }
+        }
+        let mut out = String::from("#include <metal_stdlib>\n");
+        if self.m.types.iter().any(|(_, t)| matches!(t, Type::CoopMatrix { .. })) {
+            out.push_str("#include <metal_simdgroup_matrix>\n");
+        }
+        out.push_str("using namespace metal;\n\n");
+        for h in self.helpers.borrow().iter() {
+            out.push_str(crate::body::helper_text(h));
+            out.push('\n');
+        }
+        out.push_str(&body);
+        if !protos.is_empty() {
+            out.push_str(&protos);
+        }
+        out.push_str(&defs);
+        let _ = failed_helpers;
+        MslOutput { text: out, entries: infos, errors }
+    }
+
+    pub fn fn_name(&self, id: FuncId) -> String {
+        self.names.functions.get(id.index()).cloned().unwrap_or_else(|| format!("f{}", id.0))
+    }
+
+    fn structs(&self, out: &mut String) {
+        for (id, ty) in self.m.types.iter() {
+            let Type::Struct { members, size, align, .. } = ty else { continue };
+            // Structs that hold shader-stage I/O get their own in/out structs at the entry.
+            let name = self.struct_name(id);
+            let _ = writeln!(out, "struct alignas({align}) {name} {{");
+            let mut pad = 0;
+            for item in plan_struct(&self.m.types, members, *size) {
+                match item {
+                    MslMember::Pad(n) => {
+                        let _ = writeln!(out, "    char _pad{pad}[{n}];");
+                        pad += 1;
+                    }
+                    MslMember::Field { index, packed } => {
+                        let Some(mem) = members.get(index) else { continue };
+                        let mname = escape(&mem.name);
+                        let decl = match self.m.types.get(mem.ty) {
+                            Type::Vector { size: 3, scalar } if packed => {
+                                format!("packed_{}3 {mname}", scalar_name(*scalar))
+                            }
+                            Type::Array { base, len: None, .. } => {
+                                format!("{} {mname}[1]", self.ty(*base))
+                            }
+                            Type::Scalar(ir::Scalar::Bool) => format!("bool {mname}"),
+                            _ => format!("{} {mname}", self.ty(mem.ty)),
+                        };
+                        let _ = writeln!(out, "    {decl};");
+                    }
+                }
+            }
+            out.push_str("};\n\n");
+        }
+    }
+
+    /// The parameter declaration of global `g` in a helper function (without attribute).
+    pub fn global_param(&self, g: GlobalId) -> Option<String> {
+        let glob = self.m.globals.get(g.index())?;
+        let name = self.names.globals.get(g.index())?;
+        let ty = self.ty(glob.ty);
+        let runtime = matches!(self.m.types.get(glob.ty), Type::Array { len: None, .. });
+        Some(match glob.space {
+            AddressSpace::Storage { writable } => {
+                let c = if writable { "" } else { "const " };
+                if runtime {
+                    format!("{c}device {ty}* {name}")
+                } else {
+                    format!("{c}device {ty}& {name}")
+                }
+            }
+            AddressSpace::Uniform => format!("constant {ty}& {name}"),
+            AddressSpace::Workgroup => format!("threadgroup {ty}& {name}"),
+            AddressSpace::Private | AddressSpace::Function => format!("thread {ty}& {name}"),
+            AddressSpace::Handle => format!("{ty} {name}"),
+        })
+    }
+
+    /// The `[[buffer(n)]]`-style attribute of a resource global in a kernel signature.
+    pub fn resource_attr(&self, g: GlobalId) -> Option<String> {
+        let glob = self.m.globals.get(g.index())?;
+        let b = glob.binding?;
+        let n = b.group * 16 + b.binding;
+        Some(match (glob.space, self.m.types.get(glob.ty)) {
+            (AddressSpace::Handle, Type::Sampler { .. }) => format!("[[sampler({n})]]"),
+            (AddressSpace::Handle, _) => format!("[[texture({n})]]"),
+            _ => format!("[[buffer({n})]]"),
+        })
+    }
+
+    pub fn entry_attr(&self, e: &ir::EntryPoint) -> String {
+        match e.stage {
+            Stage::Compute => {
+                let [x, y, z] = e.workgroup_size;
+                format!("[[max_total_threads_per_threadgroup({})]] kernel", x * y * z)
+            }
+            Stage::Vertex => "vertex".into(),
+            Stage::Fragment => {
+                if e.early_depth_test {
+                    "[[early_fragment_tests]] fragment".into()
+                } else {
+                    "fragment".into()
+                }
+            }
+        }
+    }
+}
+
+fn scan(b: &ir::Block, uses: &mut BTreeSet<GlobalId>, calls: &mut BTreeSet<FuncId>, sizes: &mut bool) {
+    for inst in &b.insts {
+        match &inst.op {
+            Op::GlobalAddr(g) => {
+                uses.insert(*g);
+            }
+            Op::Call(f, _) => {
+                calls.insert(*f);
+            }
+            Op::ArrayLength(_) => *sizes = true,
+            _ => {}
+        }
+        for nested in inst.op.blocks() {
+            scan(nested, uses, calls, sizes);
+        }
+    }
+}
+
+/// The MSL attribute of a shader-stage builtin, or `None` when Metal has no such input.
+pub(crate) fn builtin_attr(b: naga::BuiltIn, stage: Stage, output: bool) -> Option<&'static str> {
+    use naga::BuiltIn as B;
+    Some(match b {
+        B::GlobalInvocationId => "thread_position_in_grid",
+        B::LocalInvocationId => "thread_position_in_threadgroup",
+        B::LocalInvocationIndex => "thread_index_in_threadgroup",
+        B::WorkGroupId => "threadgroup_position_in_grid",
+        B::NumWorkGroups => "threadgroups_per_grid",
+        B::SubgroupInvocationId => "thread_index_in_simdgroup",
+        B::SubgroupSize => "threads_per_simdgroup",
+        B::SubgroupId => "simdgroup_index_in_threadgroup",
+        B::NumSubgroups => "simdgroups_per_threadgroup",
+        B::VertexIndex => "vertex_id",
+        B::InstanceIndex => "instance_id",
+        B::Position { .. } => "position",
+        B::FrontFacing => "front_facing",
+        B::SampleIndex => "sample_id",
+        B::SampleMask if output || stage == Stage::Fragment => "sample_mask",
+        B::FragDepth => "depth(any)",
+        _ => return None,
+    })
+}
+
+/// The MSL attribute of a `@location` I/O value.
+pub(crate) fn location_attr(b: &IoBinding, stage: Stage, output: bool) -> String {
+    let IoBinding::Location { location, interpolation, blend_src, .. } = b else {
+        return String::new();
+    };
+    match (stage, output) {
+        (Stage::Vertex, false) => format!("[[attribute({location})]]"),
+        (Stage::Fragment, true) => match blend_src {
+            Some(i) => format!("[[color({location}), index({i})]]"),
+            None => format!("[[color({location})]]"),
+        },
+        _ => {
+            let interp = match interpolation {
+                Some(naga::Interpolation::Flat) => " [[flat]]",
+                Some(naga::Interpolation::Linear) => " [[center_no_perspective]]",
+                _ => "",
+            };
+            format!("[[user(loc{location})]]{interp}")
+        }
+    }
+}

@@ -1,0 +1,1022 @@
+//! Instruction selection: one compute entry's SSA function to an [`MFunction`] on virtual
+//! registers. Values are held per scalar component (SPEC §3); structured regions become
+//! labelled blocks with block arguments.
+
+use super::layout::{self, kind_of, leaves, Leaf};
+use super::regalloc::{BlockId, MFunction, MInst, RegKind, Target, Term, VRegId};
+use dianran_frontend::ir::{
+    self, AddressSpace, Block, ConstValue, GlobalId, Inst, IoBinding, Op, Scalar, Terminator, Type,
+    TypeId, Types, ValueId,
+};
+use dianran_frontend::{DiagKind, Diagnostic};
+use std::collections::HashMap;
+
+/// A PTX state space a pointer points into.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Space {
+    /// `.global` (storage and uniform buffers).
+    Global,
+    /// `.shared` (workgroup variables).
+    Shared,
+    /// `.local` (unpromoted function variables, private variables).
+    Local,
+}
+
+impl Space {
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Space::Global => "global",
+            Space::Shared => "shared",
+            Space::Local => "local",
+        }
+    }
+}
+
+/// A pointer value: a 64-bit address in a state space, the pointee type and where it came from.
+#[derive(Clone, Debug)]
+pub(crate) struct Ptr {
+    pub addr: VRegId,
+    pub space: Space,
+    pub pointee: TypeId,
+    /// The buffer the pointer points into (for `arrayLength`).
+    pub root: Option<GlobalId>,
+    /// Byte offset from the root when it is static.
+    pub static_off: Option<u32>,
+}
+
+/// The machine form of an SSA value.
+#[derive(Clone, Debug)]
+pub(crate) enum Val {
+    /// Scalar components in [`layout::leaves`] order.
+    Comps(Vec<VRegId>),
+    /// A pointer.
+    Ptr(Ptr),
+}
+
+/// What the entry knows about resources: parameter slots, shared symbol names, local depot.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct EntryLayout {
+    /// Parameter `i` is buffer `buffers[i]` (`None`: placeholder).
+    pub buffers: Vec<Option<GlobalId>>,
+    /// PTX parameter names, same order as `buffers`.
+    pub param_names: Vec<String>,
+    /// Shared-memory symbol of each workgroup variable.
+    pub shared: HashMap<GlobalId, String>,
+    /// Offsets of private variables in the local depot.
+    pub private: HashMap<GlobalId, u32>,
+    /// Whether the `p_sizes` parameter exists.
+    pub uses_sizes: bool,
+}
+
+/// Where `Yield` goes in the block being lowered.
+#[derive(Clone, Copy, Debug)]
+enum YieldTo {
+    Jump(BlockId),
+    LoopEnd { break_if: Option<ValueId>, body: BlockId, exit: BlockId },
+}
+
+/// An enclosing region `Break`/`Continue`/`Return` can target.
+#[derive(Clone, Copy, Debug)]
+enum Frame {
+    Loop { cont: BlockId, exit: BlockId },
+    Switch { exit: BlockId },
+    Inline { exit: BlockId },
+}
+
+/// The instruction selector for one entry point.
+pub(crate) struct Lower<'a> {
+    pub m: &'a ir::Module,
+    pub f: &'a ir::Function,
+    pub types: Types,
+    pub mf: MFunction,
+    pub cur: BlockId,
+    pub vals: HashMap<ValueId, Val>,
+    frames: Vec<Frame>,
+    pub layout: &'a EntryLayout,
+    /// Entry name for diagnostics.
+    pub entry: String,
+    /// Base address register of each parameter (placeholders: `None`).
+    params: Vec<Option<VRegId>>,
+    sizes: Option<VRegId>,
+    /// Byte offsets of unpromoted locals in the local depot, and the depot size.
+    local_offsets: Vec<u32>,
+    pub depot_size: u32,
+    /// Span of the instruction being lowered.
+    pub span: ir::Span,
+    pub sm: u32,
+}
+
+/// Diagnostic for something PTX code generation does not support.
+pub(crate) fn unsupported(what: &str, entry: &str, span: ir::Span) -> Diagnostic {
+    Diagnostic::error(
+        DiagKind::Unsupported,
+        format!("PTX does not support {what} (entry '{entry}')"),
+    )
+    .at(span)
+    .in_fn(entry)
+    .help("remove it from this entry point, or compile this entry for another target")
+}
+
+/// Diagnostic for IR this selector cannot make sense of (a bug upstream).
+pub(crate) fn internal(what: &str, entry: &str, span: ir::Span) -> Diagnostic {
+    Diagnostic::error(DiagKind::Internal, format!("PTX code generation: {what}"))
+        .at(span)
+        .in_fn(entry)
+        .help("this is a bug in dianran; please report it with the input file")
+}
+
+/// IEEE binary16 bits of an f32, rounded to nearest even (overflow to infinity).
+pub(crate) fn f32_to_f16_bits(x: f32) -> u16 {
+    let b = x.to_bits();
+    let sign = ((b >> 16) & 0x8000) as u16;
+    let exp = ((b >> 23) & 0xff) as i32;
+    let man = b & 0x7f_ffff;
+    if exp == 0xff {
+        return sign | 0x7c00 | if man != 0 { 0x200 } else { 0 };
+    }
+    let e = exp - 127 + 15;
+    if e >= 0x1f {
+        return sign | 0x7c00;
+    }
+    if e <= 0 {
+        if e < -10 {
+            return sign;
+        }
+        let m = man | 0x80_0000;
+        let shift = (14 - e) as u32;
+        let half = 1u32 << (shift - 1);
+        let mut r = m >> shift;
+        let rest = m & ((1 << shift) - 1);
+        if rest > half || (rest == half && r & 1 == 1) {
+            r += 1;
+        }
+        return sign | r as u16;
+    }
+    let mut r = ((e as u32) << 10) | (man >> 13);
+    let rest = man & 0x1fff;
+    if rest > 0x1000 || (rest == 0x1000 && r & 1 == 1) {
+        r += 1;
+    }
+    sign | r as u16
+}
+
+/// f32 immediate, bit-exact.
+pub(crate) fn f32_imm(bits: u32) -> String {
+    format!("0f{bits:08X}")
+}
+
+impl<'a> Lower<'a> {
+    pub(crate) fn new(
+        m: &'a ir::Module,
+        f: &'a ir::Function,
+        layout: &'a EntryLayout,
+        entry: &str,
+        sm: u32,
+    ) -> Self {
+        let mut mf = MFunction::default();
+        let cur = mf.new_block();
+        Lower {
+            m,
+            f,
+            types: m.types.clone(),
+            mf,
+            cur,
+            vals: HashMap::new(),
+            frames: Vec::new(),
+            layout,
+            entry: entry.to_string(),
+            params: Vec::new(),
+            sizes: None,
+            local_offsets: Vec::new(),
+            depot_size: 0,
+            span: f.span,
+            sm,
+        }
+    }
+
+    // ---- emission helpers ----
+
+    /// Appends an instruction to the current block.
+    pub(crate) fn emit(&mut self, text: impl Into<String>, defs: Vec<VRegId>, uses: Vec<VRegId>) {
+        let b = self.cur.0 as usize;
+        if let Some(block) = self.mf.blocks.get_mut(b) {
+            block.insts.push(MInst::new(text, defs, uses));
+        }
+    }
+
+    /// Emits an instruction with one new def of `kind`.
+    pub(crate) fn op1(
+        &mut self,
+        kind: RegKind,
+        text: impl Into<String>,
+        uses: Vec<VRegId>,
+    ) -> VRegId {
+        let d = self.mf.new_vreg(kind);
+        self.emit(text, vec![d], uses);
+        d
+    }
+
+    /// A register holding a 32-bit constant.
+    pub(crate) fn imm_u32(&mut self, v: u32) -> VRegId {
+        self.op1(RegKind::B32, format!("mov.u32 {{d0}}, {v}"), vec![])
+    }
+
+    /// A register holding an f32 constant.
+    pub(crate) fn imm_f32(&mut self, v: f32) -> VRegId {
+        self.op1(RegKind::B32, format!("mov.f32 {{d0}}, {}", f32_imm(v.to_bits())), vec![])
+    }
+
+    /// A register holding an f16 constant (by bit pattern).
+    pub(crate) fn imm_f16(&mut self, bits: u16) -> VRegId {
+        self.op1(RegKind::B16, format!("mov.b16 {{d0}}, 0x{bits:04X}"), vec![])
+    }
+
+    /// A predicate holding a constant.
+    pub(crate) fn imm_pred(&mut self, v: bool) -> VRegId {
+        let r = self.imm_u32(v as u32);
+        self.op1(RegKind::Pred, "setp.ne.u32 {d0}, {u0}, 0", vec![r])
+    }
+
+    /// A constant of scalar type `s` from an f64 value (used by the math library).
+    pub(crate) fn imm_of(&mut self, s: Scalar, v: f64) -> VRegId {
+        match s {
+            Scalar::F32 => self.imm_f32(v as f32),
+            Scalar::F16 => self.imm_f16(f32_to_f16_bits(v as f32)),
+            Scalar::I32 => self.imm_u32(v as i32 as u32),
+            Scalar::U32 => self.imm_u32(v as u32),
+            Scalar::Bool => self.imm_pred(v != 0.0),
+        }
+    }
+
+    pub(crate) fn err_unsupported(&self, what: &str) -> Diagnostic {
+        unsupported(what, &self.entry, self.span)
+    }
+
+    pub(crate) fn err_internal(&self, what: &str) -> Diagnostic {
+        internal(what, &self.entry, self.span)
+    }
+
+    // ---- value access ----
+
+    pub(crate) fn val(&self, v: ValueId) -> Result<&Val, Diagnostic> {
+        self.vals
+            .get(&v)
+            .ok_or_else(|| self.err_internal(&format!("value {v} used before its definition")))
+    }
+
+    /// The components of a register value.
+    pub(crate) fn comps(&self, v: ValueId) -> Result<Vec<VRegId>, Diagnostic> {
+        match self.val(v)? {
+            Val::Comps(c) => Ok(c.clone()),
+            Val::Ptr(_) => Err(self.err_unsupported("pointer values in this position")),
+        }
+    }
+
+    /// The single component of a scalar value.
+    pub(crate) fn scalar(&self, v: ValueId) -> Result<VRegId, Diagnostic> {
+        self.comps(v)?.first().copied().ok_or_else(|| self.err_internal("empty scalar value"))
+    }
+
+    pub(crate) fn ptr(&self, v: ValueId) -> Result<Ptr, Diagnostic> {
+        match self.val(v)? {
+            Val::Ptr(p) => Ok(p.clone()),
+            Val::Comps(_) => Err(self.err_internal("pointer operand is not a pointer")),
+        }
+    }
+
+    pub(crate) fn ty(&self, v: ValueId) -> TypeId {
+        self.f.values.get(v.index()).map_or(TypeId(0), |d| d.ty)
+    }
+
+    /// Component scalar type of a value's type.
+    pub(crate) fn scalar_ty(&self, v: ValueId) -> Result<Scalar, Diagnostic> {
+        self.types
+            .scalar_of(self.ty(v))
+            .ok_or_else(|| self.err_internal("operand has no scalar type"))
+    }
+
+    pub(crate) fn leaves_of(&self, ty: TypeId) -> Result<Vec<Leaf>, Diagnostic> {
+        leaves(&self.types, ty)
+            .ok_or_else(|| self.err_unsupported("values of this type in registers"))
+    }
+
+    /// Fresh registers for a value of type `ty` (block parameters, region results).
+    fn fresh(&mut self, ty: TypeId) -> Result<Vec<VRegId>, Diagnostic> {
+        let l = self.leaves_of(ty)?;
+        Ok(l.iter().map(|l| self.mf.new_vreg(kind_of(l.scalar))).collect())
+    }
+
+    fn flatten(&self, args: &[ValueId]) -> Result<Vec<VRegId>, Diagnostic> {
+        let mut out = Vec::new();
+        for &a in args {
+            out.extend(self.comps(a)?);
+        }
+        Ok(out)
+    }
+
+    fn bind_params(&mut self, params: &[ValueId]) -> Result<Vec<VRegId>, Diagnostic> {
+        let mut all = Vec::new();
+        for &p in params {
+            let r = self.fresh(self.ty(p))?;
+            all.extend(r.iter().copied());
+            self.vals.insert(p, Val::Comps(r));
+        }
+        Ok(all)
+    }
+
+    fn set_term(&mut self, t: Term) {
+        if let Some(b) = self.mf.blocks.get_mut(self.cur.0 as usize) {
+            b.term = t;
+        }
+    }
+
+    fn jump(&mut self, block: BlockId, args: Vec<VRegId>) {
+        self.set_term(Term::Jump(Target { block, args }));
+    }
+
+    // ---- entry prologue ----
+
+    /// Emits the prologue: parameter loads, builtins, local depot, private initializers.
+    pub(crate) fn prologue(&mut self) -> Result<(), Diagnostic> {
+        let names = self.layout.param_names.clone();
+        for (i, g) in self.layout.buffers.clone().iter().enumerate() {
+            if g.is_none() {
+                self.params.push(None);
+                continue;
+            }
+            let name = names.get(i).cloned().unwrap_or_default();
+            let a = self.op1(RegKind::B64, format!("ld.param.u64 {{d0}}, [{name}]"), vec![]);
+            let g = self.op1(RegKind::B64, "cvta.to.global.u64 {d0}, {u0}", vec![a]);
+            self.params.push(Some(g));
+        }
+        if self.layout.uses_sizes {
+            let a = self.op1(RegKind::B64, "ld.param.u64 {d0}, [p_sizes]", vec![]);
+            let g = self.op1(RegKind::B64, "cvta.to.global.u64 {d0}, {u0}", vec![a]);
+            self.sizes = Some(g);
+        }
+        // Local depot: private globals first (offsets given), then unpromoted locals.
+        let mut size = self.layout.private.iter().map(|(g, o)| {
+            let ty = self.m.globals.get(g.index()).map_or(TypeId(0), |g| g.ty);
+            o + self.types.size_align(ty).0
+        });
+        let mut end = size.by_ref().max().unwrap_or(0);
+        for l in &self.f.locals {
+            let (s, a) = self.types.size_align(l.ty);
+            let a = a.max(4);
+            end = end.div_ceil(a) * a;
+            self.local_offsets.push(end);
+            end += s.max(4);
+        }
+        self.depot_size = end;
+        // Private initializers.
+        let mut privs: Vec<(GlobalId, u32)> =
+            self.layout.private.iter().map(|(g, o)| (*g, *o)).collect();
+        privs.sort();
+        for (g, off) in privs {
+            let Some(global) = self.m.globals.get(g.index()) else { continue };
+            let ty = global.ty;
+            let init = global.init.clone().unwrap_or(ConstValue::Zero(ty));
+            let comps = self.const_comps(&init, ty)?;
+            let base = self.op1(RegKind::B64, "mov.u64 {d0}, __local_depot", vec![]);
+            let p = Ptr {
+                addr: base,
+                space: Space::Local,
+                pointee: ty,
+                root: None,
+                static_off: Some(off),
+            };
+            let p = self.offset_ptr(p, off, ty);
+            self.store_comps(&p, &comps)?;
+        }
+        // Entry parameters: builtins.
+        for p in &self.f.params {
+            let ty = self.ty(p.value);
+            let comps = match &p.binding {
+                Some(IoBinding::BuiltIn(b)) => self.builtin(*b, ty)?,
+                Some(IoBinding::Location { .. }) => {
+                    return Err(self.err_unsupported("location inputs in compute entries"))
+                }
+                None => {
+                    let Type::Struct { members, .. } = self.types.get(ty).clone() else {
+                        return Err(self.err_internal("entry parameter without binding"));
+                    };
+                    let mut all = Vec::new();
+                    for m in members {
+                        match m.binding {
+                            Some(IoBinding::BuiltIn(b)) => all.extend(self.builtin(b, m.ty)?),
+                            _ => return Err(self.err_unsupported("non-builtin compute inputs")),
+                        }
+                    }
+                    all
+                }
+            };
+            self.vals.insert(p.value, Val::Comps(comps));
+        }
+        Ok(())
+    }
+
+    fn sreg(&mut self, name: &str) -> VRegId {
+        self.op1(RegKind::B32, format!("mov.u32 {{d0}}, %{name}"), vec![])
+    }
+
+    fn builtin(&mut self, b: ir::BuiltIn, ty: TypeId) -> Result<Vec<VRegId>, Diagnostic> {
+        use ir::BuiltIn as B;
+        let dims = ["x", "y", "z"];
+        let out = match b {
+            B::GlobalInvocationId => {
+                let mut v = Vec::new();
+                for d in dims {
+                    let c = self.sreg(&format!("ctaid.{d}"));
+                    let n = self.sreg(&format!("ntid.{d}"));
+                    let t = self.sreg(&format!("tid.{d}"));
+                    v.push(self.op1(
+                        RegKind::B32,
+                        "mad.lo.s32 {d0}, {u0}, {u1}, {u2}",
+                        vec![c, n, t],
+                    ));
+                }
+                v
+            }
+            B::LocalInvocationId => dims.iter().map(|d| self.sreg(&format!("tid.{d}"))).collect(),
+            B::WorkGroupId => dims.iter().map(|d| self.sreg(&format!("ctaid.{d}"))).collect(),
+            B::NumWorkGroups => dims.iter().map(|d| self.sreg(&format!("nctaid.{d}"))).collect(),
+            B::LocalInvocationIndex => {
+                let tx = self.sreg("tid.x");
+                let ty_ = self.sreg("tid.y");
+                let tz = self.sreg("tid.z");
+                let nx = self.sreg("ntid.x");
+                let ny = self.sreg("ntid.y");
+                let a =
+                    self.op1(RegKind::B32, "mad.lo.s32 {d0}, {u0}, {u1}, {u2}", vec![ny, tz, ty_]);
+                vec![self.op1(RegKind::B32, "mad.lo.s32 {d0}, {u0}, {u1}, {u2}", vec![nx, a, tx])]
+            }
+            B::SubgroupInvocationId => vec![self.sreg("laneid")],
+            B::SubgroupSize => vec![self.imm_u32(32)],
+            B::NumSubgroups => {
+                // ceil(threads per block / 32)
+                let nx = self.sreg("ntid.x");
+                let ny = self.sreg("ntid.y");
+                let nz = self.sreg("ntid.z");
+                let a = self.op1(RegKind::B32, "mul.lo.s32 {d0}, {u0}, {u1}", vec![nx, ny]);
+                let t = self.op1(RegKind::B32, "mul.lo.s32 {d0}, {u0}, {u1}", vec![a, nz]);
+                let t = self.op1(RegKind::B32, "add.s32 {d0}, {u0}, 31", vec![t]);
+                vec![self.op1(RegKind::B32, "shr.u32 {d0}, {u0}, 5", vec![t])]
+            }
+            B::SubgroupId => {
+                let idx = self.builtin(B::LocalInvocationIndex, ty)?;
+                vec![self.op1(RegKind::B32, "shr.u32 {d0}, {u0}, 5", idx)]
+            }
+            _ => return Err(self.err_unsupported(&format!("the builtin {b:?} in compute entries"))),
+        };
+        let n = layout::leaf_count(&self.types, ty);
+        if n != out.len() {
+            return Err(self.err_internal("builtin type does not match"));
+        }
+        Ok(out)
+    }
+
+    // ---- blocks and control flow ----
+
+    /// Lowers a whole function body (the entry's top level).
+    pub(crate) fn body(&mut self) -> Result<(), Diagnostic> {
+        let f = self.f;
+        self.block(&f.body, None)
+    }
+
+    fn block(&mut self, b: &Block, on_yield: Option<YieldTo>) -> Result<(), Diagnostic> {
+        for inst in &b.insts {
+            self.span = inst.span;
+            self.inst(inst)?;
+        }
+        self.term(&b.term, on_yield)
+    }
+
+    fn term(&mut self, t: &Terminator, on_yield: Option<YieldTo>) -> Result<(), Diagnostic> {
+        match t {
+            Terminator::Yield(args) => {
+                let a = self.flatten(args)?;
+                match on_yield {
+                    Some(YieldTo::Jump(b)) => self.jump(b, a),
+                    Some(YieldTo::LoopEnd { break_if, body, exit }) => match break_if {
+                        Some(c) => {
+                            let cond = self.scalar(c)?;
+                            self.set_term(Term::Branch {
+                                cond,
+                                then_: Target { block: exit, args: a.clone() },
+                                else_: Target { block: body, args: a },
+                            });
+                        }
+                        None => self.jump(body, a),
+                    },
+                    None => self.set_term(Term::Ret),
+                }
+            }
+            Terminator::Break(args) => {
+                let a = self.flatten(args)?;
+                let exit = self.frames.iter().rev().find_map(|f| match f {
+                    Frame::Loop { exit, .. } | Frame::Switch { exit } => Some(*exit),
+                    Frame::Inline { .. } => None,
+                });
+                let exit =
+                    exit.ok_or_else(|| self.err_internal("break outside a loop or switch"))?;
+                self.jump(exit, a);
+            }
+            Terminator::Continue(args) => {
+                let a = self.flatten(args)?;
+                let cont = self.frames.iter().rev().find_map(|f| match f {
+                    Frame::Loop { cont, .. } => Some(*cont),
+                    _ => None,
+                });
+                let cont = cont.ok_or_else(|| self.err_internal("continue outside a loop"))?;
+                self.jump(cont, a);
+            }
+            Terminator::Return(v) => {
+                let inline = self.frames.iter().rev().find_map(|f| match f {
+                    Frame::Inline { exit } => Some(*exit),
+                    _ => None,
+                });
+                match inline {
+                    Some(exit) => {
+                        let a = match v {
+                            Some(v) => self.comps(*v)?,
+                            None => Vec::new(),
+                        };
+                        self.jump(exit, a);
+                    }
+                    None => self.set_term(Term::Ret),
+                }
+            }
+            Terminator::Unreachable => self.set_term(Term::Ret),
+            Terminator::Discard => return Err(self.err_unsupported("discard")),
+        }
+        Ok(())
+    }
+
+    fn merge_block(&mut self, results: &[ValueId]) -> Result<BlockId, Diagnostic> {
+        let b = self.mf.new_block();
+        let params = self.bind_params(results)?;
+        if let Some(bb) = self.mf.blocks.get_mut(b.0 as usize) {
+            bb.params = params;
+        }
+        Ok(b)
+    }
+
+    fn region(&mut self, op: &Op) -> Result<(), Diagnostic> {
+        match op {
+            Op::If { cond, then_, else_, results } => {
+                let c = self.scalar(*cond)?;
+                let tb = self.mf.new_block();
+                let eb = self.mf.new_block();
+                let merge = self.merge_block(results)?;
+                self.set_term(Term::Branch {
+                    cond: c,
+                    then_: Target { block: tb, args: vec![] },
+                    else_: Target { block: eb, args: vec![] },
+                });
+                self.cur = tb;
+                self.block(then_, Some(YieldTo::Jump(merge)))?;
+                self.cur = eb;
+                self.block(else_, Some(YieldTo::Jump(merge)))?;
+                self.cur = merge;
+            }
+            Op::Loop { init, body, continuing, break_if, results } => {
+                let init = self.flatten(init)?;
+                let bb = self.mf.new_block();
+                let bp = self.bind_params(&body.params)?;
+                let cb = self.mf.new_block();
+                let cp = self.bind_params(&continuing.params)?;
+                if let Some(b) = self.mf.blocks.get_mut(bb.0 as usize) {
+                    b.params = bp;
+                }
+                if let Some(b) = self.mf.blocks.get_mut(cb.0 as usize) {
+                    b.params = cp;
+                }
+                let exit = self.merge_block(results)?;
+                self.jump(bb, init);
+                self.frames.push(Frame::Loop { cont: cb, exit });
+                self.cur = bb;
+                self.block(body, Some(YieldTo::Jump(cb)))?;
+                self.cur = cb;
+                self.block(
+                    continuing,
+                    Some(YieldTo::LoopEnd { break_if: *break_if, body: bb, exit }),
+                )?;
+                self.frames.pop();
+                self.cur = exit;
+            }
+            Op::Switch { selector, cases, results } => {
+                let sel = self.scalar(*selector)?;
+                let signed = self.scalar_ty(*selector)? == Scalar::I32;
+                let merge = self.merge_block(results)?;
+                let blocks: Vec<BlockId> = cases.iter().map(|_| self.mf.new_block()).collect();
+                let mut default = None;
+                for (case, &b) in cases.iter().zip(&blocks) {
+                    if case.default {
+                        default = Some(b);
+                    }
+                    for &v in &case.values {
+                        let imm =
+                            if signed { (v as i32).to_string() } else { (v as u32).to_string() };
+                        let ty = if signed { "s32" } else { "u32" };
+                        let p = self.op1(
+                            RegKind::Pred,
+                            format!("setp.eq.{ty} {{d0}}, {{u0}}, {imm}"),
+                            vec![sel],
+                        );
+                        let next = self.mf.new_block();
+                        self.set_term(Term::Branch {
+                            cond: p,
+                            then_: Target { block: b, args: vec![] },
+                            else_: Target { block: next, args: vec![] },
+                        });
+                        self.cur = next;
+                    }
+                }
+                let default = default.unwrap_or(merge);
+                if default == merge && !results.is_empty() {
+                    return Err(self.err_internal("switch without default yields values"));
+                }
+                self.jump(default, vec![]);
+                self.frames.push(Frame::Switch { exit: merge });
+                for (case, &b) in cases.iter().zip(&blocks) {
+                    self.cur = b;
+                    self.block(&case.body, Some(YieldTo::Jump(merge)))?;
+                }
+                self.frames.pop();
+                self.cur = merge;
+            }
+            Op::Inline { body, args, results, .. } => {
+                for (p, a) in body.params.iter().zip(args) {
+                    let v = self.val(*a)?.clone();
+                    self.vals.insert(*p, v);
+                }
+                let merge = self.merge_block(results)?;
+                self.frames.push(Frame::Inline { exit: merge });
+                self.block(body, Some(YieldTo::Jump(merge)))?;
+                self.frames.pop();
+                self.cur = merge;
+            }
+            _ => return Err(self.err_internal("not a region")),
+        }
+        Ok(())
+    }
+
+    // ---- instructions ----
+
+    fn inst(&mut self, inst: &Inst) -> Result<(), Diagnostic> {
+        let op = &inst.op;
+        if matches!(op, Op::If { .. } | Op::Loop { .. } | Op::Switch { .. } | Op::Inline { .. }) {
+            return self.region(op);
+        }
+        let ty = inst.result.map(|r| self.ty(r));
+        let val = match op {
+            Op::GlobalAddr(g) => Some(Val::Ptr(self.global_addr(*g)?)),
+            Op::LocalAddr(l) => {
+                let off = *self
+                    .local_offsets
+                    .get(l.index())
+                    .ok_or_else(|| self.err_internal("unknown local"))?;
+                let pointee = self.f.locals.get(l.index()).map_or(TypeId(0), |l| l.ty);
+                let base = self.op1(RegKind::B64, "mov.u64 {d0}, __local_depot", vec![]);
+                let p = Ptr {
+                    addr: base,
+                    space: Space::Local,
+                    pointee,
+                    root: None,
+                    static_off: Some(0),
+                };
+                Some(Val::Ptr(self.offset_ptr(p, off, pointee)))
+            }
+            Op::AccessIndex(base, i) => match self.val(*base)?.clone() {
+                Val::Ptr(p) => {
+                    let (off, mty) = layout::member_offset(&mut self.types, p.pointee, *i)
+                        .ok_or_else(|| self.err_internal("bad member index"))?;
+                    Some(Val::Ptr(self.offset_ptr(p, off, mty)))
+                }
+                Val::Comps(_) => return Err(self.err_internal("AccessIndex on a value")),
+            },
+            Op::Access(base, idx) => {
+                let p = self.ptr(*base)?;
+                let (stride, ety, _) = layout::element_stride(&mut self.types, p.pointee)
+                    .ok_or_else(|| self.err_internal("Access on a non-indexable pointee"))?;
+                let i = self.scalar(*idx)?;
+                let off = self.op1(
+                    RegKind::B64,
+                    format!("mul.wide.u32 {{d0}}, {{u0}}, {stride}"),
+                    vec![i],
+                );
+                let addr = self.op1(RegKind::B64, "add.s64 {d0}, {u0}, {u1}", vec![p.addr, off]);
+                Some(Val::Ptr(Ptr {
+                    addr,
+                    space: p.space,
+                    pointee: ety,
+                    root: p.root,
+                    static_off: None,
+                }))
+            }
+            Op::Load(p) => {
+                let p = self.ptr(*p)?;
+                Some(Val::Comps(self.load(&p)?))
+            }
+            Op::Store { ptr, value } => {
+                let p = self.ptr(*ptr)?;
+                let c = self.comps(*value)?;
+                self.store_comps(&p, &c)?;
+                None
+            }
+            Op::WorkgroupUniformLoad(p) => {
+                let p = self.ptr(*p)?;
+                self.emit("bar.sync 0", vec![], vec![]);
+                let c = self.load(&p)?;
+                self.emit("bar.sync 0", vec![], vec![]);
+                Some(Val::Comps(c))
+            }
+            Op::Barrier(b) => {
+                if *b == ir::Barrier::SUB_GROUP {
+                    self.emit("bar.warp.sync 0xffffffff", vec![], vec![]);
+                } else {
+                    self.emit("bar.sync 0", vec![], vec![]);
+                }
+                None
+            }
+            Op::Atomic { ptr, op, value } => {
+                let p = self.ptr(*ptr)?;
+                let v = self.scalar(*value)?;
+                Some(Val::Comps(vec![self.atomic(&p, *op, v)?]))
+            }
+            Op::AtomicCompareExchange { ptr, compare, value } => {
+                let p = self.ptr(*ptr)?;
+                let c = self.scalar(*compare)?;
+                let v = self.scalar(*value)?;
+                let sp = p.space.name();
+                let old = self.op1(
+                    RegKind::B32,
+                    format!("atom.{sp}.cas.b32 {{d0}}, [{{u0}}], {{u1}}, {{u2}}"),
+                    vec![p.addr, c, v],
+                );
+                let eq = self.op1(RegKind::Pred, "setp.eq.u32 {d0}, {u0}, {u1}", vec![old, c]);
+                Some(Val::Comps(vec![old, eq]))
+            }
+            Op::ArrayLength(p) => Some(Val::Comps(vec![self.array_length(*p)?])),
+            Op::Call(..) => {
+                return Err(self.err_unsupported("calls to user functions that were not inlined"));
+            }
+            Op::ImageSample { .. }
+            | Op::ImageLoad { .. }
+            | Op::ImageStore { .. }
+            | Op::ImageQuery(..) => {
+                return Err(self.err_unsupported("textures"));
+            }
+            Op::Derivative(..) => return Err(self.err_unsupported("derivatives")),
+            Op::CoopLoad { .. } | Op::CoopStore { .. } | Op::CoopMultiplyAdd(..) => {
+                return Err(self.err_unsupported("cooperative matrices yet"));
+            }
+            _ => {
+                let ty = ty.ok_or_else(|| self.err_internal("value operation without result"))?;
+                Some(Val::Comps(self.value_op(op, ty)?))
+            }
+        };
+        if let (Some(r), Some(v)) = (inst.result, val) {
+            self.vals.insert(r, v);
+        }
+        Ok(())
+    }
+
+    // ---- memory ----
+
+    fn global_addr(&mut self, g: GlobalId) -> Result<Ptr, Diagnostic> {
+        let global =
+            self.m.globals.get(g.index()).ok_or_else(|| self.err_internal("unknown global"))?;
+        let ty = global.ty;
+        match global.space {
+            AddressSpace::Storage { .. } | AddressSpace::Uniform => {
+                let idx = self.layout.buffers.iter().position(|b| *b == Some(g));
+                let addr = idx.and_then(|i| self.params.get(i).copied().flatten());
+                let addr = addr.ok_or_else(|| self.err_internal("buffer without parameter"))?;
+                Ok(Ptr {
+                    addr,
+                    space: Space::Global,
+                    pointee: ty,
+                    root: Some(g),
+                    static_off: Some(0),
+                })
+            }
+            AddressSpace::Workgroup => {
+                let name = self
+                    .layout
+                    .shared
+                    .get(&g)
+                    .cloned()
+                    .ok_or_else(|| self.err_internal("unknown shared variable"))?;
+                let addr = self.op1(RegKind::B64, format!("mov.u64 {{d0}}, {name}"), vec![]);
+                Ok(Ptr {
+                    addr,
+                    space: Space::Shared,
+                    pointee: ty,
+                    root: Some(g),
+                    static_off: Some(0),
+                })
+            }
+            AddressSpace::Private | AddressSpace::Function => {
+                let off = *self
+                    .layout
+                    .private
+                    .get(&g)
+                    .ok_or_else(|| self.err_internal("unknown private variable"))?;
+                let base = self.op1(RegKind::B64, "mov.u64 {d0}, __local_depot", vec![]);
+                let p = Ptr {
+                    addr: base,
+                    space: Space::Local,
+                    pointee: ty,
+                    root: None,
+                    static_off: Some(0),
+                };
+                Ok(self.offset_ptr(p, off, ty))
+            }
+            AddressSpace::Handle => Err(self.err_unsupported("textures and samplers")),
+        }
+    }
+
+    /// `p + off` pointing at a value of type `ty`.
+    pub(crate) fn offset_ptr(&mut self, p: Ptr, off: u32, ty: TypeId) -> Ptr {
+        let addr = if off == 0 {
+            p.addr
+        } else {
+            self.op1(RegKind::B64, format!("add.s64 {{d0}}, {{u0}}, {off}"), vec![p.addr])
+        };
+        Ptr {
+            addr,
+            space: p.space,
+            pointee: ty,
+            root: p.root,
+            static_off: p.static_off.map(|s| s + off),
+        }
+    }
+
+    fn is_atomic(&self, ty: TypeId) -> bool {
+        matches!(self.types.get(ty), Type::Atomic(_))
+    }
+
+    fn load(&mut self, p: &Ptr) -> Result<Vec<VRegId>, Diagnostic> {
+        let leaves = self.leaves_of(p.pointee)?;
+        let atomic = self.is_atomic(p.pointee);
+        let sp = p.space.name();
+        let mut out = Vec::new();
+        for l in leaves {
+            let o = l.offset;
+            let r = match l.scalar {
+                Scalar::F16 => self.op1(
+                    RegKind::B16,
+                    format!("ld.{sp}.b16 {{d0}}, [{{u0}}+{o}]"),
+                    vec![p.addr],
+                ),
+                Scalar::Bool => {
+                    let w = self.op1(
+                        RegKind::B32,
+                        format!("ld.{sp}.u32 {{d0}}, [{{u0}}+{o}]"),
+                        vec![p.addr],
+                    );
+                    self.op1(RegKind::Pred, "setp.ne.u32 {d0}, {u0}, 0", vec![w])
+                }
+                _ if atomic => {
+                    let scope = if p.space == Space::Global { "gpu" } else { "cta" };
+                    self.op1(
+                        RegKind::B32,
+                        format!("ld.relaxed.{scope}.{sp}.u32 {{d0}}, [{{u0}}+{o}]"),
+                        vec![p.addr],
+                    )
+                }
+                _ => self.op1(
+                    RegKind::B32,
+                    format!("ld.{sp}.u32 {{d0}}, [{{u0}}+{o}]"),
+                    vec![p.addr],
+                ),
+            };
+            out.push(r);
+        }
+        Ok(out)
+    }
+
+    pub(crate) fn store_comps(&mut self, p: &Ptr, comps: &[VRegId]) -> Result<(), Diagnostic> {
+        let leaves = self.leaves_of(p.pointee)?;
+        if leaves.len() != comps.len() {
+            return Err(self.err_internal("stored value does not match the pointee"));
+        }
+        let atomic = self.is_atomic(p.pointee);
+        let sp = p.space.name();
+        for (l, &c) in leaves.iter().zip(comps) {
+            let o = l.offset;
+            match l.scalar {
+                Scalar::F16 => {
+                    self.emit(format!("st.{sp}.b16 [{{u0}}+{o}], {{u1}}"), vec![], vec![p.addr, c])
+                }
+                Scalar::Bool => {
+                    let w = self.op1(RegKind::B32, "selp.u32 {d0}, 1, 0, {u0}", vec![c]);
+                    self.emit(format!("st.{sp}.u32 [{{u0}}+{o}], {{u1}}"), vec![], vec![p.addr, w]);
+                }
+                _ if atomic => {
+                    let scope = if p.space == Space::Global { "gpu" } else { "cta" };
+                    self.emit(
+                        format!("st.relaxed.{scope}.{sp}.u32 [{{u0}}+{o}], {{u1}}"),
+                        vec![],
+                        vec![p.addr, c],
+                    )
+                }
+                _ => {
+                    self.emit(format!("st.{sp}.u32 [{{u0}}+{o}], {{u1}}"), vec![], vec![p.addr, c])
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn atomic(&mut self, p: &Ptr, op: ir::AtomicOp, v: VRegId) -> Result<VRegId, Diagnostic> {
+        use ir::AtomicOp as A;
+        let s = match self.types.get(p.pointee) {
+            Type::Atomic(s) => *s,
+            _ => return Err(self.err_internal("atomic on a non-atomic pointer")),
+        };
+        let t = if s == Scalar::I32 { "s32" } else { "u32" };
+        let (name, v) = match op {
+            A::Add => (format!("add.{t}"), v),
+            A::Sub => (format!("add.{t}"), self.op1(RegKind::B32, "neg.s32 {d0}, {u0}", vec![v])),
+            A::And => ("and.b32".into(), v),
+            A::Or => ("or.b32".into(), v),
+            A::Xor => ("xor.b32".into(), v),
+            A::Min => (format!("min.{t}"), v),
+            A::Max => (format!("max.{t}"), v),
+            A::Exchange => ("exch.b32".into(), v),
+        };
+        let sp = p.space.name();
+        Ok(self.op1(
+            RegKind::B32,
+            format!("atom.{sp}.{name} {{d0}}, [{{u0}}], {{u1}}"),
+            vec![p.addr, v],
+        ))
+    }
+
+    fn array_length(&mut self, pv: ValueId) -> Result<VRegId, Diagnostic> {
+        let p = self.ptr(pv)?;
+        let (Some(root), Some(off)) = (p.root, p.static_off) else {
+            return Err(self.err_internal("arrayLength of a pointer with unknown origin"));
+        };
+        let idx = self.layout.buffers.iter().position(|b| *b == Some(root));
+        let (Some(idx), Some(sizes)) = (idx, self.sizes) else {
+            return Err(self.err_internal("arrayLength without the sizes parameter"));
+        };
+        let stride = match self.types.get(p.pointee) {
+            Type::Array { stride, .. } => (*stride).max(1),
+            _ => return Err(self.err_internal("arrayLength of a non-array")),
+        };
+        let bytes = self.op1(
+            RegKind::B32,
+            format!("ld.global.u32 {{d0}}, [{{u0}}+{}]", idx * 4),
+            vec![sizes],
+        );
+        let off_r = self.imm_u32(off);
+        let rest = self.op1(RegKind::B32, "max.u32 {d0}, {u0}, {u1}", vec![bytes, off_r]);
+        let rest = self.op1(RegKind::B32, "sub.s32 {d0}, {u0}, {u1}", vec![rest, off_r]);
+        Ok(self.op1(RegKind::B32, format!("div.u32 {{d0}}, {{u0}}, {stride}"), vec![rest]))
+    }
+
+    // ---- constants ----
+
+    pub(crate) fn const_comps(
+        &mut self,
+        c: &ConstValue,
+        ty: TypeId,
+    ) -> Result<Vec<VRegId>, Diagnostic> {
+        Ok(match c {
+            ConstValue::Bool(b) => vec![self.imm_pred(*b)],
+            ConstValue::I32(v) => {
+                vec![self.op1(RegKind::B32, format!("mov.u32 {{d0}}, {}", *v as u32), vec![])]
+            }
+            ConstValue::U32(v) => vec![self.imm_u32(*v)],
+            ConstValue::F32(bits) => {
+                vec![self.op1(RegKind::B32, format!("mov.f32 {{d0}}, {}", f32_imm(*bits)), vec![])]
+            }
+            ConstValue::F16(bits) => vec![self.imm_f16(*bits)],
+            ConstValue::Composite(cty, parts) => {
+                let mut out = Vec::new();
+                let n = parts.len() as u32;
+                for (i, p) in parts.iter().enumerate() {
+                    let pty = match layout::member_range(&mut self.types, *cty, i as u32) {
+                        Some((_, t)) => t,
+                        None if n > 0 => match self.types.get(*cty).clone() {
+                            Type::Vector { scalar, .. } => self.types.scalar(scalar),
+                            _ => return Err(self.err_internal("bad composite constant")),
+                        },
+                        None => return Err(self.err_internal("bad composite constant")),
+                    };
+                    out.extend(self.const_comps(p, pty)?);
+                }
+                let _ = ty;
+                out
+            }
+            ConstValue::Zero(zty) => {
+                let l = self.leaves_of(*zty)?;
+                l.iter().map(|l| self.imm_of(l.scalar, 0.0)).collect()
+            }
+        })
+    }
+}

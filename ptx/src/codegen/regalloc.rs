@@ -1,0 +1,722 @@
+//! Machine-level control-flow graph and register assignment with regalloc2 (SPEC §2, §3).
+//!
+//! Instruction selection produces an [`MFunction`]: basic blocks with block parameters,
+//! straight-line [`MInst`]s on typed virtual registers and one [`Term`] per block. [`allocate`]
+//! splits critical edges, drops unreachable blocks and runs regalloc2 twice over the same CFG:
+//! run A allocates `%r` (class Int), `%rd` (Float) and `%h` (Vector); run B allocates `%p`
+//! (Int). PTX registers are virtual, so a regalloc2 spill slot is only another register name of
+//! the same kind: slot `k` becomes register number `63 + k` (`PReg` numbers 0..=62 are the
+//! allocatable ones; 63 in class Int is regalloc2's invalid marker). Nothing goes to `.local`.
+//!
+//! The result, [`Allocated`], holds the same blocks with physical register numbers and the
+//! moves regalloc2 inserted (block-argument copies, cycle breaking, live-range splits).
+
+use regalloc2 as ra;
+use std::collections::BTreeMap;
+
+/// The four PTX register kinds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RegKind {
+    /// `.pred`, printed `%p`.
+    Pred,
+    /// `.b16`, printed `%h`.
+    B16,
+    /// `.b32`, printed `%r`.
+    B32,
+    /// `.b64`, printed `%rd`.
+    B64,
+}
+
+impl RegKind {
+    /// All kinds in declaration order.
+    pub const ALL: [RegKind; 4] = [RegKind::Pred, RegKind::B16, RegKind::B32, RegKind::B64];
+
+    /// Register name prefix (`%p`, `%h`, `%r`, `%rd`).
+    pub fn prefix(self) -> &'static str {
+        match self {
+            RegKind::Pred => "%p",
+            RegKind::B16 => "%h",
+            RegKind::B32 => "%r",
+            RegKind::B64 => "%rd",
+        }
+    }
+
+    /// PTX declaration type (`.pred`, `.b16`, `.b32`, `.b64`).
+    pub fn decl_type(self) -> &'static str {
+        match self {
+            RegKind::Pred => ".pred",
+            RegKind::B16 => ".b16",
+            RegKind::B32 => ".b32",
+            RegKind::B64 => ".b64",
+        }
+    }
+
+    /// The `mov` type suffix for a plain copy.
+    pub fn mov_type(self) -> &'static str {
+        match self {
+            RegKind::Pred => ".pred",
+            RegKind::B16 => ".b16",
+            RegKind::B32 => ".b32",
+            RegKind::B64 => ".b64",
+        }
+    }
+
+    /// The regalloc2 class in the run this kind is allocated in (A for all but `Pred`).
+    fn class(self) -> ra::RegClass {
+        match self {
+            RegKind::Pred | RegKind::B32 => ra::RegClass::Int,
+            RegKind::B64 => ra::RegClass::Float,
+            RegKind::B16 => ra::RegClass::Vector,
+        }
+    }
+
+    /// The kind a register of `class` has in the run that allocates predicates or not.
+    fn from_class(class: ra::RegClass, pred_run: bool) -> RegKind {
+        match (class, pred_run) {
+            (_, true) => RegKind::Pred,
+            (ra::RegClass::Int, false) => RegKind::B32,
+            (ra::RegClass::Float, false) => RegKind::B64,
+            (ra::RegClass::Vector, false) => RegKind::B16,
+        }
+    }
+}
+
+/// A virtual register of an [`MFunction`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct VRegId(pub u32);
+
+/// A basic block of an [`MFunction`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct BlockId(pub u32);
+
+/// One machine instruction (one or more lines of PTX that read all `uses` before writing any
+/// `defs`). `text` is a template: `{d0}`, `{d1}`, ... name the defs and `{u0}`, ... the uses;
+/// every other character, braces included, is printed as is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MInst {
+    /// PTX template without the trailing `;`, e.g. `add.s32 {d0}, {u0}, {u1}`.
+    pub text: String,
+    /// Registers written.
+    pub defs: Vec<VRegId>,
+    /// Registers read.
+    pub uses: Vec<VRegId>,
+}
+
+impl MInst {
+    /// Builds an instruction from a template and its registers.
+    pub fn new(text: impl Into<String>, defs: Vec<VRegId>, uses: Vec<VRegId>) -> Self {
+        MInst { text: text.into(), defs, uses }
+    }
+}
+
+/// A branch target with the arguments bound to the target's block parameters.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Target {
+    /// Destination block.
+    pub block: BlockId,
+    /// One argument per parameter of `block`.
+    pub args: Vec<VRegId>,
+}
+
+/// How a block ends.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Term {
+    /// `ret;`
+    Ret,
+    /// `bra target;`
+    Jump(Target),
+    /// `@cond bra then_; bra else_;` (`@!cond` when `negate`).
+    Branch {
+        /// A predicate register.
+        cond: VRegId,
+        /// Taken when `cond` is true.
+        then_: Target,
+        /// Taken otherwise.
+        else_: Target,
+    },
+}
+
+impl Term {
+    fn targets(&self) -> Vec<&Target> {
+        match self {
+            Term::Ret => Vec::new(),
+            Term::Jump(t) => vec![t],
+            Term::Branch { then_, else_, .. } => vec![then_, else_],
+        }
+    }
+    fn targets_mut(&mut self) -> Vec<&mut Target> {
+        match self {
+            Term::Ret => Vec::new(),
+            Term::Jump(t) => vec![t],
+            Term::Branch { then_, else_, .. } => vec![then_, else_],
+        }
+    }
+}
+
+/// A basic block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MBlock {
+    /// Block parameters (SSA phis); the entry block has none.
+    pub params: Vec<VRegId>,
+    /// Straight-line instructions.
+    pub insts: Vec<MInst>,
+    /// The terminator.
+    pub term: Term,
+}
+
+/// A function on virtual registers in SSA form; block 0 is the entry.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MFunction {
+    /// Blocks; `BlockId(i)` is `blocks[i]`.
+    pub blocks: Vec<MBlock>,
+    /// Kind of every virtual register, indexed by [`VRegId`].
+    pub kinds: Vec<RegKind>,
+}
+
+impl MFunction {
+    /// A new virtual register of `kind`.
+    pub fn new_vreg(&mut self, kind: RegKind) -> VRegId {
+        self.kinds.push(kind);
+        VRegId(self.kinds.len() as u32 - 1)
+    }
+    /// A new empty block ending in `ret` (the caller sets the real terminator).
+    pub fn new_block(&mut self) -> BlockId {
+        self.blocks.push(MBlock { params: Vec::new(), insts: Vec::new(), term: Term::Ret });
+        BlockId(self.blocks.len() as u32 - 1)
+    }
+    /// Kind of a register (B32 for an unknown id, which the checks reject earlier).
+    pub fn kind(&self, v: VRegId) -> RegKind {
+        self.kinds.get(v.0 as usize).copied().unwrap_or(RegKind::B32)
+    }
+}
+
+/// A physical register: kind and number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PhysReg {
+    /// Register kind.
+    pub kind: RegKind,
+    /// Number after the prefix.
+    pub num: u32,
+}
+
+impl std::fmt::Display for PhysReg {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}{}", self.kind.prefix(), self.num)
+    }
+}
+
+/// An instruction after allocation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AInst {
+    /// A selected instruction with physical registers.
+    Inst {
+        /// The template of the [`MInst`].
+        text: String,
+        /// Physical defs.
+        defs: Vec<PhysReg>,
+        /// Physical uses.
+        uses: Vec<PhysReg>,
+    },
+    /// A register copy inserted by the allocator (`mov` of the kind).
+    Move {
+        /// Destination.
+        to: PhysReg,
+        /// Source.
+        from: PhysReg,
+    },
+}
+
+/// A terminator after allocation (arguments became moves).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ATerm {
+    /// `ret;`
+    Ret,
+    /// `bra`.
+    Jump(usize),
+    /// Conditional branch.
+    Branch {
+        /// Predicate register.
+        cond: PhysReg,
+        /// Block index when true.
+        then_: usize,
+        /// Block index when false.
+        else_: usize,
+    },
+}
+
+/// A block after allocation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ABlock {
+    /// Instructions and moves in order.
+    pub insts: Vec<AInst>,
+    /// Moves placed after the instructions, before the branch.
+    pub term: ATerm,
+}
+
+/// An allocated function: blocks (index = label number) and register counts per kind.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Allocated {
+    /// Blocks in layout order; block 0 is the entry.
+    pub blocks: Vec<ABlock>,
+    /// Per kind (in [`RegKind::ALL`] order): one more than the highest register number used,
+    /// 0 when the kind is unused.
+    pub counts: [u32; 4],
+}
+
+/// Why allocation failed (a bug in instruction selection, never a user error).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AllocError(pub String);
+
+impl std::fmt::Display for AllocError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Number of allocatable registers per class (hw_enc 0..=62).
+const NUM_PREGS: usize = 63;
+
+/// The machine environment both runs use: 63 registers per class, no scratch register
+/// (regalloc2 then picks a free register, or a spill slot, i.e. another name, for cycles).
+pub fn machine_env() -> ra::MachineEnv {
+    let mut sets = [ra::PRegSet::empty(); 3];
+    for (c, class) in
+        [ra::RegClass::Int, ra::RegClass::Float, ra::RegClass::Vector].into_iter().enumerate()
+    {
+        for i in 0..NUM_PREGS {
+            sets[c].add(ra::PReg::new(i, class));
+        }
+    }
+    ra::MachineEnv {
+        preferred_regs_by_class: sets,
+        non_preferred_regs_by_class: [ra::PRegSet::empty(); 3],
+        scratch_by_class: [None; 3],
+        fixed_stack_slots: Vec::new(),
+    }
+}
+
+/// Splits critical edges, removes unreachable blocks and checks the basic shape (entry
+/// without parameters, argument counts and kinds matching the targets' parameters).
+pub fn prepare(f: &MFunction) -> Result<MFunction, AllocError> {
+    let mut f = f.clone();
+    if f.blocks.is_empty() {
+        return Err(AllocError("function has no blocks".into()));
+    }
+    // Reachability from the entry.
+    let n = f.blocks.len();
+    let mut reach = vec![false; n];
+    let mut stack = vec![0usize];
+    while let Some(b) = stack.pop() {
+        if reach[b] {
+            continue;
+        }
+        reach[b] = true;
+        for t in f.blocks[b].term.targets() {
+            let i = t.block.0 as usize;
+            if i >= n {
+                return Err(AllocError(format!("branch to missing block {i}")));
+            }
+            stack.push(i);
+        }
+    }
+    let mut remap = vec![u32::MAX; n];
+    let mut kept = Vec::new();
+    for (i, b) in std::mem::take(&mut f.blocks).into_iter().enumerate() {
+        if reach[i] {
+            remap[i] = kept.len() as u32;
+            kept.push(b);
+        }
+    }
+    for b in &mut kept {
+        for t in b.term.targets_mut() {
+            t.block = BlockId(remap[t.block.0 as usize]);
+        }
+    }
+    f.blocks = kept;
+    if !f.blocks[0].params.is_empty() {
+        return Err(AllocError("entry block has parameters".into()));
+    }
+    // Shape checks.
+    for (i, b) in f.blocks.iter().enumerate() {
+        for t in b.term.targets() {
+            let params = &f.blocks[t.block.0 as usize].params;
+            if params.len() != t.args.len() {
+                return Err(AllocError(format!("block {i}: argument count mismatch")));
+            }
+            for (a, p) in t.args.iter().zip(params) {
+                if f.kind(*a) != f.kind(*p) {
+                    return Err(AllocError(format!("block {i}: argument kind mismatch")));
+                }
+            }
+        }
+        if let Term::Branch { cond, .. } = &b.term {
+            if f.kind(*cond) != RegKind::Pred {
+                return Err(AllocError(format!("block {i}: branch condition is not a predicate")));
+            }
+        }
+        let all = b.params.iter().chain(b.insts.iter().flat_map(|m| m.defs.iter().chain(&m.uses)));
+        for v in all {
+            if v.0 as usize >= f.kinds.len() {
+                return Err(AllocError(format!("block {i}: unknown register {}", v.0)));
+            }
+        }
+    }
+    // Critical edges: from a block with several successors to one with several predecessors.
+    let mut npreds = vec![0usize; f.blocks.len()];
+    for b in &f.blocks {
+        for t in b.term.targets() {
+            npreds[t.block.0 as usize] += 1;
+        }
+    }
+    let nb = f.blocks.len();
+    for i in 0..nb {
+        if f.blocks[i].term.targets().len() < 2 {
+            continue;
+        }
+        let mut new_blocks = Vec::new();
+        let base = f.blocks.len();
+        for t in f.blocks[i].term.targets_mut() {
+            if npreds[t.block.0 as usize] > 1 {
+                let edge = BlockId((base + new_blocks.len()) as u32);
+                let jump = Target { block: t.block, args: std::mem::take(&mut t.args) };
+                t.block = edge;
+                new_blocks.push(MBlock {
+                    params: Vec::new(),
+                    insts: Vec::new(),
+                    term: Term::Jump(jump),
+                });
+            }
+        }
+        f.blocks.extend(new_blocks);
+    }
+    Ok(f)
+}
+
+/// The regalloc2 view of an [`MFunction`] for one run (predicates or the rest).
+struct View<'a> {
+    f: &'a MFunction,
+    pred_run: bool,
+    /// Per block: first and one-past-last instruction index (terminator included).
+    ranges: Vec<(usize, usize)>,
+    succs: Vec<Vec<ra::Block>>,
+    preds: Vec<Vec<ra::Block>>,
+    params: Vec<Vec<ra::VReg>>,
+    /// Per block, per successor: the arguments of this run's kinds.
+    branch_args: Vec<Vec<Vec<ra::VReg>>>,
+    /// Per instruction: regalloc2 operands, and for each the (is_def, index) it stands for.
+    operands: Vec<Vec<ra::Operand>>,
+    slots: Vec<Vec<(bool, usize)>>,
+    /// Instruction index -> (block, position in block; `insts.len()` = terminator).
+    locs: Vec<(usize, usize)>,
+}
+
+impl<'a> View<'a> {
+    fn new(f: &'a MFunction, pred_run: bool) -> Self {
+        let ours = |v: VRegId| (f.kind(v) == RegKind::Pred) == pred_run;
+        let vr = |v: VRegId| ra::VReg::new(v.0 as usize, f.kind(v).class());
+        let mut view = View {
+            f,
+            pred_run,
+            ranges: Vec::new(),
+            succs: vec![Vec::new(); f.blocks.len()],
+            preds: vec![Vec::new(); f.blocks.len()],
+            params: Vec::new(),
+            branch_args: Vec::new(),
+            operands: Vec::new(),
+            slots: Vec::new(),
+            locs: Vec::new(),
+        };
+        for (bi, b) in f.blocks.iter().enumerate() {
+            let start = view.operands.len();
+            for (ii, m) in b.insts.iter().enumerate() {
+                let mut ops = Vec::new();
+                let mut slots = Vec::new();
+                for (k, &u) in m.uses.iter().enumerate() {
+                    if ours(u) {
+                        ops.push(ra::Operand::any_use(vr(u)));
+                        slots.push((false, k));
+                    }
+                }
+                for (k, &d) in m.defs.iter().enumerate() {
+                    if ours(d) {
+                        ops.push(ra::Operand::any_def(vr(d)));
+                        slots.push((true, k));
+                    }
+                }
+                view.operands.push(ops);
+                view.slots.push(slots);
+                view.locs.push((bi, ii));
+            }
+            let mut ops = Vec::new();
+            let mut slots = Vec::new();
+            if let Term::Branch { cond, .. } = &b.term {
+                if ours(*cond) {
+                    ops.push(ra::Operand::any_use(vr(*cond)));
+                    slots.push((false, 0));
+                }
+            }
+            view.operands.push(ops);
+            view.slots.push(slots);
+            view.locs.push((bi, b.insts.len()));
+            view.ranges.push((start, view.operands.len()));
+            view.params.push(b.params.iter().copied().filter(|&v| ours(v)).map(vr).collect());
+            let mut per_succ = Vec::new();
+            for t in b.term.targets() {
+                view.succs[bi].push(ra::Block::new(t.block.0 as usize));
+                view.preds[t.block.0 as usize].push(ra::Block::new(bi));
+                per_succ.push(t.args.iter().copied().filter(|&v| ours(v)).map(vr).collect());
+            }
+            view.branch_args.push(per_succ);
+        }
+        view
+    }
+}
+
+impl ra::Function for View<'_> {
+    fn num_insts(&self) -> usize {
+        self.operands.len()
+    }
+    fn num_blocks(&self) -> usize {
+        self.f.blocks.len()
+    }
+    fn entry_block(&self) -> ra::Block {
+        ra::Block::new(0)
+    }
+    fn block_insns(&self, block: ra::Block) -> ra::InstRange {
+        let (s, e) = self.ranges[block.index()];
+        ra::InstRange::new(ra::Inst::new(s), ra::Inst::new(e))
+    }
+    fn block_succs(&self, block: ra::Block) -> &[ra::Block] {
+        &self.succs[block.index()]
+    }
+    fn block_preds(&self, block: ra::Block) -> &[ra::Block] {
+        &self.preds[block.index()]
+    }
+    fn block_params(&self, block: ra::Block) -> &[ra::VReg] {
+        &self.params[block.index()]
+    }
+    fn is_ret(&self, insn: ra::Inst) -> bool {
+        let (b, i) = self.locs[insn.index()];
+        i == self.f.blocks[b].insts.len() && matches!(self.f.blocks[b].term, Term::Ret)
+    }
+    fn is_branch(&self, insn: ra::Inst) -> bool {
+        let (b, i) = self.locs[insn.index()];
+        i == self.f.blocks[b].insts.len() && !matches!(self.f.blocks[b].term, Term::Ret)
+    }
+    fn branch_blockparams(
+        &self,
+        block: ra::Block,
+        _insn: ra::Inst,
+        succ_idx: usize,
+    ) -> &[ra::VReg] {
+        &self.branch_args[block.index()][succ_idx]
+    }
+    fn inst_operands(&self, insn: ra::Inst) -> &[ra::Operand] {
+        &self.operands[insn.index()]
+    }
+    fn inst_clobbers(&self, _insn: ra::Inst) -> ra::PRegSet {
+        ra::PRegSet::empty()
+    }
+    fn num_vregs(&self) -> usize {
+        self.f.kinds.len()
+    }
+    fn spillslot_size(&self, _regclass: ra::RegClass) -> usize {
+        1
+    }
+}
+
+/// Maps an allocation of a vreg/preg of `kind` to its register number.
+fn phys(alloc: ra::Allocation, kind: RegKind) -> Result<PhysReg, AllocError> {
+    if let Some(r) = alloc.as_reg() {
+        Ok(PhysReg { kind, num: r.hw_enc() as u32 })
+    } else if let Some(s) = alloc.as_stack() {
+        Ok(PhysReg { kind, num: NUM_PREGS as u32 + s.index() as u32 })
+    } else {
+        Err(AllocError("operand without allocation".into()))
+    }
+}
+
+fn run_view(
+    view: &View<'_>,
+    env: &ra::MachineEnv,
+    validate: bool,
+) -> Result<ra::Output, AllocError> {
+    let opts = ra::RegallocOptions { validate_ssa: validate, ..Default::default() };
+    ra::run(view, env, &opts).map_err(|e| AllocError(format!("register allocation failed: {e}")))
+}
+
+/// Allocates registers for `f` (after [`prepare`]) and returns the function on physical
+/// registers. `validate` turns on regalloc2's SSA validation (tests).
+pub fn allocate(f: &MFunction, validate: bool) -> Result<Allocated, AllocError> {
+    let f = prepare(f)?;
+    let env = machine_env();
+    let views = [View::new(&f, false), View::new(&f, true)];
+    let outs = [run_view(&views[0], &env, validate)?, run_view(&views[1], &env, validate)?];
+    assemble(&f, &views, &outs)
+}
+
+/// Builds the allocated blocks from both runs' outputs.
+fn assemble(
+    f: &MFunction,
+    views: &[View<'_>; 2],
+    outs: &[ra::Output; 2],
+) -> Result<Allocated, AllocError> {
+    // Edits by program point: run A's first, then run B's (different kinds never interact).
+    let mut edits: BTreeMap<u32, Vec<AInst>> = BTreeMap::new();
+    for (run, out) in outs.iter().enumerate() {
+        for (point, ra::Edit::Move { from, to }) in &out.edits {
+            let class = to.as_reg().or(from.as_reg()).map(|r| r.class());
+            let Some(class) = class else {
+                return Err(AllocError("memory-to-memory move".into()));
+            };
+            let kind = RegKind::from_class(class, run == 1);
+            let (from, to) = (phys(*from, kind)?, phys(*to, kind)?);
+            if from != to {
+                edits.entry(point.to_index()).or_default().push(AInst::Move { to, from });
+            }
+        }
+    }
+    let mut counts = [0u32; 4];
+    let mut note = |r: PhysReg| {
+        let k = RegKind::ALL.iter().position(|&k| k == r.kind).unwrap_or(0);
+        counts[k] = counts[k].max(r.num + 1);
+    };
+    let mut blocks = Vec::new();
+    for (bi, b) in f.blocks.iter().enumerate() {
+        let mut insts = Vec::new();
+        let (start, end) = views[0].ranges[bi];
+        let mut cond = None;
+        for idx in start..end {
+            let inst = ra::Inst::new(idx);
+            if let Some(e) = edits.get(&ra::ProgPoint::before(inst).to_index()) {
+                insts.extend(e.iter().cloned());
+            }
+            let pos = idx - start;
+            let mut defs = vec![None; b.insts.get(pos).map_or(0, |m| m.defs.len())];
+            let mut uses = vec![None; b.insts.get(pos).map_or(0, |m| m.uses.len())];
+            for (run, out) in outs.iter().enumerate() {
+                let allocs = out.inst_allocs(inst);
+                for (slot, alloc) in views[run].slots[idx].iter().zip(allocs) {
+                    if pos == b.insts.len() {
+                        cond = Some(phys(*alloc, RegKind::Pred)?);
+                        continue;
+                    }
+                    let m = &b.insts[pos];
+                    let (list, regs) =
+                        if slot.0 { (&mut defs, &m.defs) } else { (&mut uses, &m.uses) };
+                    let kind = f.kind(regs[slot.1]);
+                    list[slot.1] = Some(phys(*alloc, kind)?);
+                }
+            }
+            if let Some(m) = b.insts.get(pos) {
+                let defs: Option<Vec<PhysReg>> = defs.into_iter().collect();
+                let uses: Option<Vec<PhysReg>> = uses.into_iter().collect();
+                let (Some(defs), Some(uses)) = (defs, uses) else {
+                    return Err(AllocError("operand without allocation".into()));
+                };
+                insts.push(AInst::Inst { text: m.text.clone(), defs, uses });
+            }
+            if let Some(e) = edits.get(&ra::ProgPoint::after(inst).to_index()) {
+                insts.extend(e.iter().cloned());
+            }
+        }
+        let term = match &b.term {
+            Term::Ret => ATerm::Ret,
+            Term::Jump(t) => ATerm::Jump(t.block.0 as usize),
+            Term::Branch { then_, else_, .. } => {
+                let Some(cond) = cond else {
+                    return Err(AllocError("branch without condition".into()));
+                };
+                note(cond);
+                ATerm::Branch { cond, then_: then_.block.0 as usize, else_: else_.block.0 as usize }
+            }
+        };
+        for i in &insts {
+            match i {
+                AInst::Inst { defs, uses, .. } => defs.iter().chain(uses).for_each(|&r| note(r)),
+                AInst::Move { to, from } => {
+                    note(*to);
+                    note(*from)
+                }
+            }
+        }
+        blocks.push(ABlock { insts, term });
+    }
+    Ok(Allocated { blocks, counts })
+}
+
+/// Substitutes `{dN}` / `{uN}` placeholders of a template with register names.
+pub fn render(text: &str, defs: &[PhysReg], uses: &[PhysReg]) -> String {
+    let mut out = String::with_capacity(text.len() + 16);
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'{' && i + 2 < bytes.len() && (bytes[i + 1] == b'd' || bytes[i + 1] == b'u')
+        {
+            let mut j = i + 2;
+            while j < bytes.len() && bytes[j].is_ascii_digit() {
+                j += 1;
+            }
+            if j > i + 2 && j < bytes.len() && bytes[j] == b'}' {
+                let n: usize = text[i + 2..j].parse().unwrap_or(usize::MAX);
+                let list = if bytes[i + 1] == b'd' { defs } else { uses };
+                if let Some(r) = list.get(n) {
+                    out.push_str(&r.to_string());
+                    i = j + 1;
+                    continue;
+                }
+            }
+        }
+        let c = text[i..].chars().next().unwrap_or('?');
+        out.push(c);
+        i += c.len_utf8();
+    }
+    out
+}
+
+/// Prints the body of an allocated function: register declarations, then labelled blocks.
+/// `label` names block `i` (`$L__BB<i>` style). Branches to the next block are omitted.
+pub fn print_body(a: &Allocated, label: &dyn Fn(usize) -> String, out: &mut String) {
+    for (k, &n) in RegKind::ALL.iter().zip(&a.counts) {
+        if n > 0 {
+            out.push_str(&format!("\t.reg {} {}<{}>;\n", k.decl_type(), k.prefix(), n));
+        }
+    }
+    for (bi, b) in a.blocks.iter().enumerate() {
+        if bi > 0 {
+            out.push_str(&format!("{}:\n", label(bi)));
+        }
+        for i in &b.insts {
+            match i {
+                AInst::Inst { text, defs, uses } => {
+                    for line in render(text, defs, uses).split('\n') {
+                        out.push('\t');
+                        out.push_str(line);
+                        out.push_str(";\n");
+                    }
+                }
+                AInst::Move { to, from } => {
+                    out.push_str(&format!("\tmov{} {}, {};\n", to.kind.mov_type(), to, from));
+                }
+            }
+        }
+        match &b.term {
+            ATerm::Ret => out.push_str("\tret;\n"),
+            ATerm::Jump(t) => {
+                if *t != bi + 1 {
+                    out.push_str(&format!("\tbra {};\n", label(*t)));
+                }
+            }
+            ATerm::Branch { cond, then_, else_ } => {
+                out.push_str(&format!("\t@{} bra {};\n", cond, label(*then_)));
+                if *else_ != bi + 1 {
+                    out.push_str(&format!("\tbra {};\n", label(*else_)));
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "regalloc_tests.rs"]
+mod tests;

@@ -1,0 +1,348 @@
+//! Tests of the regalloc2 integration: hand-built CFGs, checked with regalloc2's checker and by
+//! running both the virtual-register program and the allocated program in a tiny evaluator.
+
+use super::*;
+use std::collections::HashMap;
+
+/// Test instruction set: `mov.u32 d, IMM`, `mov.u32 d, u`, `add.u32 d, a, b`,
+/// `setp.lt.u32 p, a, b`, `and.pred p, a, b`, `out u` (records a value).
+fn eval_op(text: &str, uses: &[u64]) -> Option<u64> {
+    let op = text.split_whitespace().next().unwrap_or("");
+    let imm = text.rsplit(", ").next().and_then(|s| s.trim().parse::<u64>().ok());
+    match op {
+        "mov.u32" | "mov.pred" => Some(imm.unwrap_or_else(|| uses[0])),
+        "add.u32" => Some(uses[0].wrapping_add(uses[1]) & 0xffff_ffff),
+        "setp.lt.u32" => Some((uses[0] < uses[1]) as u64),
+        "and.pred" => Some(uses[0] & uses[1]),
+        "out" => None,
+        other => panic!("unknown test op {other}"),
+    }
+}
+
+/// Runs the virtual-register program; returns the `out` log.
+fn run_virtual(f: &MFunction) -> Vec<u64> {
+    let mut regs: HashMap<VRegId, u64> = HashMap::new();
+    let mut log = Vec::new();
+    let mut b = 0usize;
+    for _ in 0..10_000 {
+        let block = &f.blocks[b];
+        for m in &block.insts {
+            let uses: Vec<u64> = m.uses.iter().map(|u| regs[u]).collect();
+            if m.text.starts_with("out") {
+                log.push(uses[0]);
+            } else if let Some(v) = eval_op(&m.text, &uses) {
+                regs.insert(m.defs[0], v);
+            }
+        }
+        let target = match &block.term {
+            Term::Ret => return log,
+            Term::Jump(t) => t,
+            Term::Branch { cond, then_, else_ } => {
+                if regs[cond] != 0 {
+                    then_
+                } else {
+                    else_
+                }
+            }
+        };
+        // Block arguments are bound simultaneously.
+        let vals: Vec<u64> = target.args.iter().map(|a| regs[a]).collect();
+        for (p, v) in f.blocks[target.block.0 as usize].params.iter().zip(vals) {
+            regs.insert(*p, v);
+        }
+        b = target.block.0 as usize;
+    }
+    panic!("virtual program did not terminate");
+}
+
+/// Runs the allocated program; returns the `out` log.
+fn run_allocated(a: &Allocated) -> Vec<u64> {
+    let mut regs: HashMap<PhysReg, u64> = HashMap::new();
+    let mut log = Vec::new();
+    let mut b = 0usize;
+    for _ in 0..10_000 {
+        let block = &a.blocks[b];
+        for i in &block.insts {
+            match i {
+                AInst::Inst { text, defs, uses } => {
+                    let uses: Vec<u64> = uses.iter().map(|u| regs[u]).collect();
+                    if text.starts_with("out") {
+                        log.push(uses[0]);
+                    } else if let Some(v) = eval_op(text, &uses) {
+                        regs.insert(defs[0], v);
+                    }
+                }
+                AInst::Move { to, from } => {
+                    let v = regs[from];
+                    regs.insert(*to, v);
+                }
+            }
+        }
+        b = match &block.term {
+            ATerm::Ret => return log,
+            ATerm::Jump(t) => *t,
+            ATerm::Branch { cond, then_, else_ } => {
+                if regs[cond] != 0 {
+                    *then_
+                } else {
+                    *else_
+                }
+            }
+        };
+    }
+    panic!("allocated program did not terminate");
+}
+
+/// Allocates with SSA validation, runs regalloc2's checker on both runs and compares the
+/// evaluator results with `expected`.
+fn check(f: &MFunction, expected: &[u64]) -> Allocated {
+    assert_eq!(run_virtual(f), expected, "virtual program");
+    let prepared = prepare(f).expect("prepare");
+    let env = machine_env();
+    for pred_run in [false, true] {
+        let view = View::new(&prepared, pred_run);
+        let out = run_view(&view, &env, true).expect("allocation");
+        let mut checker = ra::checker::Checker::new(&view, &env);
+        checker.prepare(&out);
+        checker.run().expect("regalloc2 checker");
+    }
+    let a = allocate(f, true).expect("allocate");
+    assert_eq!(run_allocated(&a), expected, "allocated program");
+    a
+}
+
+fn mov_imm(f: &mut MFunction, b: BlockId, v: u32) -> VRegId {
+    let d = f.new_vreg(RegKind::B32);
+    f.blocks[b.0 as usize].insts.push(MInst::new(format!("mov.u32 {{d0}}, {v}"), vec![d], vec![]));
+    d
+}
+
+fn add(f: &mut MFunction, b: BlockId, x: VRegId, y: VRegId) -> VRegId {
+    let d = f.new_vreg(RegKind::B32);
+    f.blocks[b.0 as usize].insts.push(MInst::new("add.u32 {d0}, {u0}, {u1}", vec![d], vec![x, y]));
+    d
+}
+
+fn lt(f: &mut MFunction, b: BlockId, x: VRegId, y: VRegId) -> VRegId {
+    let d = f.new_vreg(RegKind::Pred);
+    f.blocks[b.0 as usize].insts.push(MInst::new(
+        "setp.lt.u32 {d0}, {u0}, {u1}",
+        vec![d],
+        vec![x, y],
+    ));
+    d
+}
+
+fn out(f: &mut MFunction, b: BlockId, x: VRegId) {
+    f.blocks[b.0 as usize].insts.push(MInst::new("out {u0}", vec![], vec![x]));
+}
+
+fn jump(block: BlockId, args: Vec<VRegId>) -> Term {
+    Term::Jump(Target { block, args })
+}
+
+#[test]
+fn straight_line() {
+    let mut f = MFunction::default();
+    let e = f.new_block();
+    let a = mov_imm(&mut f, e, 1);
+    let b = mov_imm(&mut f, e, 2);
+    let c = add(&mut f, e, a, b);
+    let d = add(&mut f, e, c, c);
+    out(&mut f, e, d);
+    out(&mut f, e, a);
+    let a = check(&f, &[6, 1]);
+    assert_eq!(a.blocks.len(), 1);
+    // Three values are live at most at once, so few registers are needed.
+    assert!(a.counts[2] <= 4, "counts {:?}", a.counts);
+}
+
+#[test]
+fn diamond_with_block_args() {
+    let mut f = MFunction::default();
+    let e = f.new_block();
+    let t = f.new_block();
+    let el = f.new_block();
+    let j = f.new_block();
+    let x = mov_imm(&mut f, e, 5);
+    let ten = mov_imm(&mut f, e, 10);
+    let p = lt(&mut f, e, x, ten);
+    let one = mov_imm(&mut f, t, 1);
+    let y1 = add(&mut f, t, x, one);
+    let two = mov_imm(&mut f, el, 2);
+    let y2 = add(&mut f, el, x, two);
+    let z = f.new_vreg(RegKind::B32);
+    f.blocks[j.0 as usize].params.push(z);
+    out(&mut f, j, z);
+    f.blocks[0].term = Term::Branch {
+        cond: p,
+        then_: Target { block: t, args: vec![] },
+        else_: Target { block: el, args: vec![] },
+    };
+    f.blocks[t.0 as usize].term = jump(j, vec![y1]);
+    f.blocks[el.0 as usize].term = jump(j, vec![y2]);
+    check(&f, &[6]);
+    // Flip the condition's inputs: the else arm runs.
+    let mut g = f.clone();
+    g.blocks[0].insts[2].uses = vec![ten, x];
+    check(&g, &[7]);
+}
+
+#[test]
+fn critical_edge_with_args_is_split() {
+    // entry: branch straight to the join (critical edge carrying an argument) or to a side
+    // block that also jumps to the join.
+    let mut f = MFunction::default();
+    let e = f.new_block();
+    let side = f.new_block();
+    let j = f.new_block();
+    let x = mov_imm(&mut f, e, 3);
+    let y = mov_imm(&mut f, e, 4);
+    let p = lt(&mut f, e, x, y);
+    let z = f.new_vreg(RegKind::B32);
+    f.blocks[j.0 as usize].params.push(z);
+    out(&mut f, j, z);
+    let w = add(&mut f, side, x, y);
+    f.blocks[side.0 as usize].term = jump(j, vec![w]);
+    f.blocks[0].term = Term::Branch {
+        cond: p,
+        then_: Target { block: j, args: vec![x] },
+        else_: Target { block: side, args: vec![] },
+    };
+    let prepared = prepare(&f).expect("prepare");
+    assert_eq!(prepared.blocks.len(), 4, "one edge block added");
+    check(&f, &[3]);
+}
+
+/// `i = 0; s = 0; while i < 10 { s += i; i += 1 }; out s` -> 45.
+#[test]
+fn loop_with_counter() {
+    let mut f = MFunction::default();
+    let e = f.new_block();
+    let h = f.new_block();
+    let body = f.new_block();
+    let exit = f.new_block();
+    let i0 = mov_imm(&mut f, e, 0);
+    let s0 = mov_imm(&mut f, e, 0);
+    f.blocks[0].term = jump(h, vec![i0, s0]);
+    let i = f.new_vreg(RegKind::B32);
+    let s = f.new_vreg(RegKind::B32);
+    f.blocks[h.0 as usize].params = vec![i, s];
+    let ten = mov_imm(&mut f, h, 10);
+    let p = lt(&mut f, h, i, ten);
+    f.blocks[h.0 as usize].term = Term::Branch {
+        cond: p,
+        then_: Target { block: body, args: vec![] },
+        else_: Target { block: exit, args: vec![] },
+    };
+    let s2 = add(&mut f, body, s, i);
+    let one = mov_imm(&mut f, body, 1);
+    let i2 = add(&mut f, body, i, one);
+    f.blocks[body.0 as usize].term = jump(h, vec![i2, s2]);
+    out(&mut f, exit, s);
+    check(&f, &[45]);
+}
+
+/// `(a, b) = (1, 2)`, three iterations of `(a, b) = (b, a)`: the back edge is a parallel
+/// swap, which needs a cycle-breaking move.
+#[test]
+fn swap_across_back_edge() {
+    let mut f = MFunction::default();
+    let e = f.new_block();
+    let h = f.new_block();
+    let body = f.new_block();
+    let exit = f.new_block();
+    let a = mov_imm(&mut f, e, 1);
+    let b = mov_imm(&mut f, e, 2);
+    let k0 = mov_imm(&mut f, e, 0);
+    f.blocks[0].term = jump(h, vec![a, b, k0]);
+    let x = f.new_vreg(RegKind::B32);
+    let y = f.new_vreg(RegKind::B32);
+    let k = f.new_vreg(RegKind::B32);
+    f.blocks[h.0 as usize].params = vec![x, y, k];
+    out(&mut f, h, x);
+    out(&mut f, h, y);
+    let three = mov_imm(&mut f, h, 3);
+    let p = lt(&mut f, h, k, three);
+    f.blocks[h.0 as usize].term = Term::Branch {
+        cond: p,
+        then_: Target { block: body, args: vec![] },
+        else_: Target { block: exit, args: vec![] },
+    };
+    let one = mov_imm(&mut f, body, 1);
+    let k2 = add(&mut f, body, k, one);
+    f.blocks[body.0 as usize].term = jump(h, vec![y, x, k2]);
+    out(&mut f, exit, x);
+    let alloc = check(&f, &[1, 2, 2, 1, 1, 2, 2, 1, 2]);
+    let moves: usize = alloc
+        .blocks
+        .iter()
+        .flat_map(|b| &b.insts)
+        .filter(|i| matches!(i, AInst::Move { .. }))
+        .count();
+    assert!(moves >= 2, "a swap needs moves");
+}
+
+/// 100 values live at once: more than the 63 registers per class, so regalloc2 uses spill
+/// slots, which become further register numbers (63 + slot).
+#[test]
+fn pressure_spills_become_registers() {
+    let mut f = MFunction::default();
+    let e = f.new_block();
+    let vals: Vec<VRegId> = (0..100).map(|i| mov_imm(&mut f, e, i)).collect();
+    let mut acc = mov_imm(&mut f, e, 0);
+    for &v in &vals {
+        acc = add(&mut f, e, acc, v);
+    }
+    out(&mut f, e, acc);
+    // Many predicates live at once too.
+    let preds: Vec<VRegId> = (0..70).map(|i| lt(&mut f, e, vals[i], vals[i + 1])).collect();
+    let mut pacc = preds[0];
+    for &p in &preds[1..] {
+        let d = f.new_vreg(RegKind::Pred);
+        f.blocks[0].insts.push(MInst::new("and.pred {d0}, {u0}, {u1}", vec![d], vec![pacc, p]));
+        pacc = d;
+    }
+    let o = f.new_vreg(RegKind::B32);
+    f.blocks[0].insts.push(MInst::new("mov.pred {d0}, {u0}", vec![o], vec![pacc]));
+    out(&mut f, e, o);
+    let a = check(&f, &[4950, 1]);
+    assert!(a.counts[2] > 63, "spilled values get numbers >= 63: {:?}", a.counts);
+    assert!(a.counts[0] > 63, "predicates too: {:?}", a.counts);
+}
+
+#[test]
+fn entry_with_params_is_rejected() {
+    let mut f = MFunction::default();
+    f.new_block();
+    let p = f.new_vreg(RegKind::B32);
+    f.blocks[0].params.push(p);
+    assert!(allocate(&f, true).is_err());
+}
+
+#[test]
+fn render_placeholders() {
+    let r = |n| PhysReg { kind: RegKind::B16, num: n };
+    let s = render(
+        "mov.b32 {{d0}, {d1}}, {u0}",
+        &[r(1), r(2)],
+        &[PhysReg { kind: RegKind::B32, num: 7 }],
+    );
+    assert_eq!(s, "mov.b32 {%h1, %h2}, %r7");
+}
+
+#[test]
+fn deterministic() {
+    let build = || {
+        let mut f = MFunction::default();
+        let e = f.new_block();
+        let xs: Vec<VRegId> = (0..20).map(|i| mov_imm(&mut f, e, i)).collect();
+        let mut acc = xs[0];
+        for &x in &xs[1..] {
+            acc = add(&mut f, e, acc, x);
+        }
+        out(&mut f, e, acc);
+        f
+    };
+    assert_eq!(allocate(&build(), true).ok(), allocate(&build(), true).ok());
+}

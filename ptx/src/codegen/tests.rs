@@ -1,0 +1,238 @@
+//! Code generation tests: hand-built IR kernels (golden-ish assertions), ASCII and determinism,
+//! and ptxas acceptance of every compute sample in `tests/samples/` when ptxas is installed.
+
+use super::*;
+use dianran_frontend::ir::{
+    BinaryOperator, Block, BuiltIn, ConstValue, EntryPoint, Function, Global, Inst, IoBinding,
+    Module, Param, ResourceBinding, Scalar, Span, Terminator, Type, ValueData, ValueId,
+};
+use std::path::{Path, PathBuf};
+
+/// Builder for small hand-written IR functions.
+struct Fb {
+    f: Function,
+    insts: Vec<Inst>,
+}
+
+impl Fb {
+    fn new(name: &str) -> Self {
+        let f = Function {
+            name: name.into(),
+            params: Vec::new(),
+            result: None,
+            values: Vec::new(),
+            locals: Vec::new(),
+            body: Block::default(),
+            span: Span::default(),
+        };
+        Fb { f, insts: Vec::new() }
+    }
+    fn value(&mut self, ty: ir::TypeId) -> ValueId {
+        self.f.values.push(ValueData { ty, name: None });
+        ValueId(self.f.values.len() as u32 - 1)
+    }
+    fn op(&mut self, ty: ir::TypeId, op: Op) -> ValueId {
+        let v = self.value(ty);
+        self.insts.push(Inst { result: Some(v), op, span: Span::default() });
+        v
+    }
+    fn eff(&mut self, op: Op) {
+        self.insts.push(Inst { result: None, op, span: Span::default() });
+    }
+    fn finish(mut self) -> Function {
+        self.f.body = Block { params: vec![], insts: self.insts, term: Terminator::Return(None) };
+        self.f
+    }
+}
+
+/// `@group(0) @binding(0) var<storage, read_write> 数据: array<u32>;`
+/// `@compute @workgroup_size(4) fn 加倍(@builtin(global_invocation_id) 序: vec3<u32>)
+///  { 数据[序.x] = 数据[序.x] * 2u; }`
+fn doubling_module() -> Module {
+    let mut m = Module::default();
+    let u32_ = m.types.scalar(Scalar::U32);
+    let v3 = m.types.intern(Type::Vector { size: 3, scalar: Scalar::U32 });
+    let arr = m.types.intern(Type::Array { base: u32_, len: None, stride: 4 });
+    let space = ir::AddressSpace::Storage { writable: true };
+    let parr = m.types.intern(Type::Pointer { base: arr, space });
+    let pu = m.types.intern(Type::Pointer { base: u32_, space });
+    m.globals.push(Global {
+        name: "数据".into(),
+        space,
+        ty: arr,
+        binding: Some(ResourceBinding { group: 0, binding: 0 }),
+        init: None,
+        span: Span::default(),
+    });
+    let mut b = Fb::new("加倍");
+    let gid = b.value(v3);
+    b.f.params.push(Param { name: "序".into(), value: gid, binding: Some(IoBinding::BuiltIn(BuiltIn::GlobalInvocationId)) });
+    let base = b.op(parr, Op::GlobalAddr(GlobalId(0)));
+    let x = b.op(u32_, Op::Extract(gid, 0));
+    let p = b.op(pu, Op::Access(base, x));
+    let v = b.op(u32_, Op::Load(p));
+    let two = b.op(u32_, Op::Const(ConstValue::U32(2)));
+    let d = b.op(u32_, Op::Binary(BinaryOperator::Multiply, v, two));
+    b.eff(Op::Store { ptr: p, value: d });
+    m.functions.push(b.finish());
+    m.entry_points.push(EntryPoint {
+        name: "加倍".into(),
+        stage: Stage::Compute,
+        workgroup_size: [4, 1, 1],
+        early_depth_test: false,
+        function: ir::FuncId(0),
+    });
+    m
+}
+
+fn ptxas_path() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../.tools/venv/lib/python3.11/site-packages/nvidia/cuda_nvcc/bin/ptxas")
+}
+
+/// Runs ptxas on `text` for `sm`; `None` when ptxas is missing.
+fn ptxas(text: &str, sm: u32, tag: &str) -> Option<Result<(), String>> {
+    let exe = ptxas_path();
+    if !exe.exists() {
+        return None;
+    }
+    let dir = std::env::temp_dir().join(format!("dianran-codegen-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let src = dir.join(format!("{tag}_sm{sm}.ptx"));
+    let out = dir.join(format!("{tag}_sm{sm}.cubin"));
+    std::fs::write(&src, text).ok()?;
+    let r = std::process::Command::new(exe).arg(format!("-arch=sm_{sm}")).arg(&src).arg("-o").arg(&out).output().ok()?;
+    if r.status.success() {
+        Some(Ok(()))
+    } else {
+        Some(Err(String::from_utf8_lossy(&r.stderr).into_owned()))
+    }
+}
+
+fn skip_or_fail(what: &str) {
+    if std::env::var("CI").as_deref() == Ok("true") {
+        panic!("{what} not found (required under CI=true)");
+    }
+    println!("skipped: {what} not found");
+}
+
+#[test]
+fn doubling_kernel_unicode_names() {
+    let m = doubling_module();
+    let out = compile_module(&m, &Options::default());
+    assert!(out.diagnostics.is_empty(), "{:?}", out.diagnostics);
+    assert_eq!(out.entries.len(), 1);
+    let e = &out.entries[0];
+    assert_eq!(e.ptx_name, "yy_e5_8a_a0_e5_80_8d");
+    assert_eq!(e.params, vec!["p_g0_b0".to_string()]);
+    assert!(!e.uses_sizes);
+    let t = &out.text;
+    assert!(t.contains(".version 8.0\n.target sm_80\n.address_size 64\n"), "{t}");
+    assert!(t.contains(".visible .entry yy_e5_8a_a0_e5_80_8d(\n\t.param .u64 p_g0_b0\n)\n.reqntid 4, 1, 1\n"), "{t}");
+    assert!(t.contains("ld.param.u64"), "{t}");
+    assert!(t.contains("cvta.to.global.u64"), "{t}");
+    assert!(t.contains("mul.lo.u32"), "{t}");
+    assert!(t.contains("st.global.u32"), "{t}");
+    assert!(t.is_ascii());
+    // Deterministic.
+    assert_eq!(compile_module(&m, &Options::default()).text, out.text);
+    let t90 = compile_module(&m, &Options { sm: 90 }).text;
+    assert!(t90.contains(".target sm_90\n"));
+    for (sm, text) in [(80, t.clone()), (90, t90)] {
+        match ptxas(&text, sm, "doubling") {
+            None => skip_or_fail("ptxas"),
+            Some(r) => r.unwrap_or_else(|e| panic!("ptxas sm_{sm}: {e}\n{text}")),
+        }
+    }
+}
+
+#[test]
+fn vertex_entries_become_comments() {
+    let mut m = doubling_module();
+    m.entry_points[0].stage = Stage::Vertex;
+    let out = compile_module(&m, &Options::default());
+    assert!(out.entries.is_empty());
+    assert!(out.diagnostics.is_empty());
+    assert!(out.text.contains("// vertex entry point 'yy_e5_8a_a0_e5_80_8d' is not a PTX entry point"));
+}
+
+#[test]
+fn textures_are_unsupported_per_entry() {
+    let mut m = doubling_module();
+    // A second entry that samples a texture: an error for it only.
+    let img = m.types.intern(Type::Image {
+        dim: ir::ImageDimension::D2,
+        arrayed: false,
+        class: ir::ImageClass::Depth { multi: false },
+    });
+    m.globals.push(Global {
+        name: "tex".into(),
+        space: ir::AddressSpace::Handle,
+        ty: img,
+        binding: Some(ResourceBinding { group: 0, binding: 1 }),
+        init: None,
+        span: Span { start: 3, end: 6 },
+    });
+    let mut b = Fb::new("blur");
+    b.op(img, Op::GlobalAddr(GlobalId(1)));
+    m.functions.push(b.finish());
+    m.entry_points.push(EntryPoint {
+        name: "blur".into(),
+        stage: Stage::Compute,
+        workgroup_size: [1, 1, 1],
+        early_depth_test: false,
+        function: ir::FuncId(1),
+    });
+    let out = compile_module(&m, &Options::default());
+    assert_eq!(out.entries.len(), 1);
+    assert_eq!(out.diagnostics.len(), 1);
+    let d = &out.diagnostics[0];
+    assert_eq!(d.kind, DiagKind::Unsupported);
+    assert!(d.message.contains("textures") && d.message.contains("blur"), "{}", d.message);
+    assert_eq!(d.span, Some(Span { start: 3, end: 6 }));
+}
+
+/// Every compute sample through the frontend, codegen and (when installed) ptxas.
+#[test]
+fn samples_compile_and_pass_ptxas() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/samples");
+    let Ok(rd) = std::fs::read_dir(&dir) else {
+        println!("skipped: no samples directory");
+        return;
+    };
+    let mut files: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|e| e == "wgsl")).collect();
+    files.sort();
+    let have_ptxas = ptxas_path().exists();
+    if !have_ptxas {
+        skip_or_fail("ptxas");
+    }
+    let mut failures = Vec::new();
+    let mut frontend_failures = 0;
+    for file in files {
+        let name = file.file_name().and_then(|n| n.to_str()).unwrap_or("?").to_string();
+        let Ok(src) = std::fs::read_to_string(&file) else { continue };
+        let m = match dianran_frontend::compile(&name, &src, &Default::default()) {
+            Ok(m) => m,
+            Err(_) => {
+                // The frontend reports its own errors in its own tests.
+                frontend_failures += 1;
+                continue;
+            }
+        };
+        for sm in [80, 90] {
+            let out = compile_module(&m, &Options { sm });
+            assert!(out.text.is_ascii(), "{name}: non-ASCII output");
+            assert_eq!(compile_module(&m, &Options { sm }).text, out.text, "{name}: not deterministic");
+            for d in &out.diagnostics {
+                failures.push(format!("{name}: {}", d.message));
+            }
+            if have_ptxas && !out.entries.is_empty() {
+                if let Some(Err(e)) = ptxas(&out.text, sm, name.trim_end_matches(".wgsl")) {
+                    failures.push(format!("{name} sm_{sm}: ptxas: {e}"));
+                }
+            }
+        }
+    }
+    println!("frontend could not compile {frontend_failures} samples");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

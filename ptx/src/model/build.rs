@@ -1,0 +1,549 @@
+//! Constructors that put modifiers in the order PTX requires, one per instruction form a
+//! WGSL compiler emits. Anything else can be built with [`Instruction::new`].
+//!
+//! Operands take `impl Into<Operand>`, so a [`Reg`] or [`SpecialReg`](super::types::SpecialReg) can be passed directly;
+//! immediates are built with [`Operand::imm`], [`Operand::f32`] and friends.
+
+use super::inst::{
+    AtomOp, BoolOp, CmpOp, Flag, Instruction, Layout, MemSem, Modifier, Opcode, Operand, Rounding,
+    Scope, ShflMode, TestpOp, VoteMode,
+};
+use super::types::{Reg, StateSpace, Type};
+
+fn ty(t: Type) -> Modifier {
+    Modifier::Type(t)
+}
+
+fn flag(f: Flag) -> Modifier {
+    Modifier::Flag(f)
+}
+
+/// `mov.T d, a`.
+pub fn mov(t: Type, d: impl Into<Operand>, a: impl Into<Operand>) -> Instruction {
+    Instruction::new(Opcode::Mov, vec![ty(t)], vec![d.into(), a.into()])
+}
+
+/// `mov.b32 d, {lo, hi}`: packs two 16-bit registers (low half first).
+pub fn pack(t: Type, d: Reg, parts: &[Reg]) -> Instruction {
+    Instruction::new(Opcode::Mov, vec![ty(t)], vec![d.into(), Operand::vector(parts)])
+}
+
+/// `mov.b32 {lo, hi}, a`: unpacks into two 16-bit registers.
+pub fn unpack(t: Type, parts: &[Reg], a: Reg) -> Instruction {
+    Instruction::new(Opcode::Mov, vec![ty(t)], vec![Operand::vector(parts), a.into()])
+}
+
+/// A two-operand instruction with modifiers then the type: `op{.mods}.T d, a, b`
+/// (`add.s32`, `div.rn.f32`, `shr.u32`, `and.pred`, `min.f32`, ...).
+pub fn binary(
+    op: Opcode,
+    mods: &[Modifier],
+    t: Type,
+    d: impl Into<Operand>,
+    a: impl Into<Operand>,
+    b: impl Into<Operand>,
+) -> Instruction {
+    let mut m = mods.to_vec();
+    m.push(ty(t));
+    Instruction::new(op, m, vec![d.into(), a.into(), b.into()])
+}
+
+/// A one-operand instruction: `op{.mods}.T d, a` (`neg`, `abs`, `not`, `sqrt.rn`,
+/// `ex2.approx`, `popc`, ...).
+pub fn unary(
+    op: Opcode,
+    mods: &[Modifier],
+    t: Type,
+    d: impl Into<Operand>,
+    a: impl Into<Operand>,
+) -> Instruction {
+    let mut m = mods.to_vec();
+    m.push(ty(t));
+    Instruction::new(op, m, vec![d.into(), a.into()])
+}
+
+/// A three-operand instruction: `op{.mods}.T d, a, b, c` (`mad.lo`, `fma.rn`, `bfe`, `prmt`).
+pub fn ternary(
+    op: Opcode,
+    mods: &[Modifier],
+    t: Type,
+    d: impl Into<Operand>,
+    a: impl Into<Operand>,
+    b: impl Into<Operand>,
+    c: impl Into<Operand>,
+) -> Instruction {
+    let mut m = mods.to_vec();
+    m.push(ty(t));
+    Instruction::new(op, m, vec![d.into(), a.into(), b.into(), c.into()])
+}
+
+/// `add.T d, a, b`.
+pub fn add(
+    t: Type,
+    d: impl Into<Operand>,
+    a: impl Into<Operand>,
+    b: impl Into<Operand>,
+) -> Instruction {
+    binary(Opcode::Add, &[], t, d, a, b)
+}
+
+/// `sub.T d, a, b`.
+pub fn sub(
+    t: Type,
+    d: impl Into<Operand>,
+    a: impl Into<Operand>,
+    b: impl Into<Operand>,
+) -> Instruction {
+    binary(Opcode::Sub, &[], t, d, a, b)
+}
+
+/// `mul.lo.T d, a, b` (integers).
+pub fn mul_lo(
+    t: Type,
+    d: impl Into<Operand>,
+    a: impl Into<Operand>,
+    b: impl Into<Operand>,
+) -> Instruction {
+    binary(Opcode::Mul, &[flag(Flag::Lo)], t, d, a, b)
+}
+
+/// `mul.wide.T d, a, b`: `d` is twice as wide as `T`.
+pub fn mul_wide(
+    t: Type,
+    d: impl Into<Operand>,
+    a: impl Into<Operand>,
+    b: impl Into<Operand>,
+) -> Instruction {
+    binary(Opcode::Mul, &[flag(Flag::Wide)], t, d, a, b)
+}
+
+/// `mad.lo.T d, a, b, c` (integers).
+pub fn mad_lo(
+    t: Type,
+    d: impl Into<Operand>,
+    a: impl Into<Operand>,
+    b: impl Into<Operand>,
+    c: impl Into<Operand>,
+) -> Instruction {
+    ternary(Opcode::Mad, &[flag(Flag::Lo)], t, d, a, b, c)
+}
+
+/// `fma.rn.T d, a, b, c` (floats).
+pub fn fma_rn(
+    t: Type,
+    d: impl Into<Operand>,
+    a: impl Into<Operand>,
+    b: impl Into<Operand>,
+    c: impl Into<Operand>,
+) -> Instruction {
+    ternary(Opcode::Fma, &[Modifier::Round(Rounding::Rn)], t, d, a, b, c)
+}
+
+/// `setp.CMP.T p, a, b`.
+pub fn setp(
+    cmp: CmpOp,
+    t: Type,
+    p: Reg,
+    a: impl Into<Operand>,
+    b: impl Into<Operand>,
+) -> Instruction {
+    Instruction::new(
+        Opcode::Setp,
+        vec![Modifier::Cmp(cmp), ty(t)],
+        vec![p.into(), a.into(), b.into()],
+    )
+}
+
+/// `setp.CMP.BOOL.T p, a, b, c` (`c` may be [`Operand::Not`]).
+pub fn setp_combine(
+    cmp: CmpOp,
+    op: BoolOp,
+    t: Type,
+    p: Reg,
+    a: impl Into<Operand>,
+    b: impl Into<Operand>,
+    c: impl Into<Operand>,
+) -> Instruction {
+    Instruction::new(
+        Opcode::Setp,
+        vec![Modifier::Cmp(cmp), Modifier::Bool(op), ty(t)],
+        vec![p.into(), a.into(), b.into(), c.into()],
+    )
+}
+
+/// `selp.T d, a, b, p`: `d = p ? a : b`.
+pub fn selp(t: Type, d: Reg, a: impl Into<Operand>, b: impl Into<Operand>, p: Reg) -> Instruction {
+    Instruction::new(Opcode::Selp, vec![ty(t)], vec![d.into(), a.into(), b.into(), p.into()])
+}
+
+/// `cvt{.round}{.sat}.D.S d, a`.
+pub fn cvt(
+    round: Option<Rounding>,
+    sat: bool,
+    dst: Type,
+    src: Type,
+    d: impl Into<Operand>,
+    a: impl Into<Operand>,
+) -> Instruction {
+    let mut m = Vec::new();
+    if let Some(r) = round {
+        m.push(Modifier::Round(r));
+    }
+    if sat {
+        m.push(flag(Flag::Sat));
+    }
+    m.push(ty(dst));
+    m.push(ty(src));
+    Instruction::new(Opcode::Cvt, m, vec![d.into(), a.into()])
+}
+
+/// `cvta.to.SPACE.u64 d, a`: generic address to `space` address.
+pub fn cvta_to(space: StateSpace, d: Reg, a: Reg) -> Instruction {
+    Instruction::new(
+        Opcode::Cvta,
+        vec![flag(Flag::To), Modifier::Space(space), ty(Type::U64)],
+        vec![d.into(), a.into()],
+    )
+}
+
+/// `cvta.SPACE.u64 d, a`: `space` address (or symbol) to generic address.
+pub fn cvta(space: StateSpace, d: Reg, a: impl Into<Operand>) -> Instruction {
+    Instruction::new(
+        Opcode::Cvta,
+        vec![Modifier::Space(space), ty(Type::U64)],
+        vec![d.into(), a.into()],
+    )
+}
+
+fn space_mods(space: StateSpace) -> Vec<Modifier> {
+    match space {
+        StateSpace::Generic | StateSpace::Reg => Vec::new(),
+        s => vec![Modifier::Space(s)],
+    }
+}
+
+/// `ld{.space}.T d, [addr]`.
+pub fn ld(space: StateSpace, t: Type, d: impl Into<Operand>, addr: Operand) -> Instruction {
+    let mut m = space_mods(space);
+    m.push(ty(t));
+    Instruction::new(Opcode::Ld, m, vec![d.into(), addr])
+}
+
+/// `ld.param.T d, [name]`.
+pub fn ld_param(t: Type, d: Reg, name: &str) -> Instruction {
+    ld(StateSpace::Param, t, d, Operand::sym_addr(name, 0))
+}
+
+/// `ld{.space}.vN.T {d..}, [addr]`.
+pub fn ld_vec(space: StateSpace, t: Type, d: &[Reg], addr: Operand) -> Instruction {
+    let mut m = space_mods(space);
+    m.push(Modifier::Vec(d.len() as u8));
+    m.push(ty(t));
+    Instruction::new(Opcode::Ld, m, vec![Operand::vector(d), addr])
+}
+
+/// `st{.space}.T [addr], v`.
+pub fn st(space: StateSpace, t: Type, addr: Operand, v: impl Into<Operand>) -> Instruction {
+    let mut m = space_mods(space);
+    m.push(ty(t));
+    Instruction::new(Opcode::St, m, vec![addr, v.into()])
+}
+
+/// `st{.space}.vN.T [addr], {v..}`.
+pub fn st_vec(space: StateSpace, t: Type, addr: Operand, v: &[Reg]) -> Instruction {
+    let mut m = space_mods(space);
+    m.push(Modifier::Vec(v.len() as u8));
+    m.push(ty(t));
+    Instruction::new(Opcode::St, m, vec![addr, Operand::vector(v)])
+}
+
+/// `ld.relaxed.gpu{.space}.T d, [addr]` (WGSL `atomicLoad`).
+pub fn ld_relaxed(space: StateSpace, t: Type, d: Reg, addr: Operand) -> Instruction {
+    let mut m = vec![Modifier::Sem(MemSem::Relaxed), Modifier::Scope(Scope::Gpu)];
+    m.extend(space_mods(space));
+    m.push(ty(t));
+    Instruction::new(Opcode::Ld, m, vec![d.into(), addr])
+}
+
+/// `st.relaxed.gpu{.space}.T [addr], v` (WGSL `atomicStore`).
+pub fn st_relaxed(space: StateSpace, t: Type, addr: Operand, v: impl Into<Operand>) -> Instruction {
+    let mut m = vec![Modifier::Sem(MemSem::Relaxed), Modifier::Scope(Scope::Gpu)];
+    m.extend(space_mods(space));
+    m.push(ty(t));
+    Instruction::new(Opcode::St, m, vec![addr, v.into()])
+}
+
+/// `atom{.space}.OP.T d, [addr], b` (not `cas`; see [`atom_cas`]).
+pub fn atom(
+    space: StateSpace,
+    op: AtomOp,
+    t: Type,
+    d: Reg,
+    addr: Operand,
+    b: impl Into<Operand>,
+) -> Instruction {
+    let mut m = space_mods(space);
+    m.push(Modifier::Atom(op));
+    m.push(ty(t));
+    Instruction::new(Opcode::Atom, m, vec![d.into(), addr, b.into()])
+}
+
+/// `atom{.space}.cas.T d, [addr], cmp, new`.
+pub fn atom_cas(
+    space: StateSpace,
+    t: Type,
+    d: Reg,
+    addr: Operand,
+    cmp: impl Into<Operand>,
+    new: impl Into<Operand>,
+) -> Instruction {
+    let mut m = space_mods(space);
+    m.push(Modifier::Atom(AtomOp::Cas));
+    m.push(ty(t));
+    Instruction::new(Opcode::Atom, m, vec![d.into(), addr, cmp.into(), new.into()])
+}
+
+/// `red{.space}.OP.T [addr], b`.
+pub fn red(
+    space: StateSpace,
+    op: AtomOp,
+    t: Type,
+    addr: Operand,
+    b: impl Into<Operand>,
+) -> Instruction {
+    let mut m = space_mods(space);
+    m.push(Modifier::Atom(op));
+    m.push(ty(t));
+    Instruction::new(Opcode::Red, m, vec![addr, b.into()])
+}
+
+/// `bar.sync id`.
+pub fn bar_sync(id: u32) -> Instruction {
+    Instruction::new(Opcode::Bar, vec![flag(Flag::Sync)], vec![Operand::Imm(i64::from(id))])
+}
+
+/// `membar.SCOPE` (`Cta`, `Gl` or `Sys`).
+pub fn membar(scope: Scope) -> Instruction {
+    Instruction::new(Opcode::Membar, vec![Modifier::Scope(scope)], vec![])
+}
+
+/// `fence.SEM.SCOPE` (`fence.acq_rel.gpu`, `fence.sc.cta`).
+pub fn fence(sem: MemSem, scope: Scope) -> Instruction {
+    Instruction::new(Opcode::Fence, vec![Modifier::Sem(sem), Modifier::Scope(scope)], vec![])
+}
+
+/// `bra label`.
+pub fn bra(label: &str) -> Instruction {
+    Instruction::new(Opcode::Bra, vec![], vec![Operand::sym(label)])
+}
+
+/// `bra.uni label` (every thread takes the same way).
+pub fn bra_uni(label: &str) -> Instruction {
+    Instruction::new(Opcode::Bra, vec![flag(Flag::Uni)], vec![Operand::sym(label)])
+}
+
+/// `ret`.
+pub fn ret() -> Instruction {
+    Instruction::new(Opcode::Ret, vec![], vec![])
+}
+
+/// `exit`.
+pub fn exit() -> Instruction {
+    Instruction::new(Opcode::Exit, vec![], vec![])
+}
+
+/// `trap`.
+pub fn trap() -> Instruction {
+    Instruction::new(Opcode::Trap, vec![], vec![])
+}
+
+/// `activemask.b32 d`.
+pub fn activemask(d: Reg) -> Instruction {
+    Instruction::new(Opcode::Activemask, vec![ty(Type::B32)], vec![d.into()])
+}
+
+/// `shfl.sync.MODE.b32 d, a, b, c, mask` (`d` may be [`Operand::Pair`] with a predicate).
+pub fn shfl_sync(
+    mode: ShflMode,
+    d: impl Into<Operand>,
+    a: impl Into<Operand>,
+    b: impl Into<Operand>,
+    c: impl Into<Operand>,
+    mask: impl Into<Operand>,
+) -> Instruction {
+    Instruction::new(
+        Opcode::Shfl,
+        vec![flag(Flag::Sync), Modifier::Shfl(mode), ty(Type::B32)],
+        vec![d.into(), a.into(), b.into(), c.into(), mask.into()],
+    )
+}
+
+/// `vote.sync.MODE.{pred|b32} d, p, mask` (`.b32` for ballot).
+pub fn vote_sync(
+    mode: VoteMode,
+    d: Reg,
+    p: impl Into<Operand>,
+    mask: impl Into<Operand>,
+) -> Instruction {
+    let t = if mode == VoteMode::Ballot { Type::B32 } else { Type::Pred };
+    Instruction::new(
+        Opcode::Vote,
+        vec![flag(Flag::Sync), Modifier::Vote(mode), ty(t)],
+        vec![d.into(), p.into(), mask.into()],
+    )
+}
+
+/// `redux.sync.OP.T d, a, mask` (`.u32`/`.s32` for add/min/max, `.b32` for and/or/xor).
+pub fn redux_sync(
+    op: AtomOp,
+    t: Type,
+    d: Reg,
+    a: impl Into<Operand>,
+    mask: impl Into<Operand>,
+) -> Instruction {
+    Instruction::new(
+        Opcode::Redux,
+        vec![flag(Flag::Sync), Modifier::Atom(op), ty(t)],
+        vec![d.into(), a.into(), mask.into()],
+    )
+}
+
+/// `testp.OP.T p, a`.
+pub fn testp(op: TestpOp, t: Type, p: Reg, a: impl Into<Operand>) -> Instruction {
+    Instruction::new(Opcode::Testp, vec![Modifier::Testp(op), ty(t)], vec![p.into(), a.into()])
+}
+
+/// `mma.sync.aligned.mMnNkK.row.col.D.A.B.C {d..}, {a..}, {b..}, {c..}`.
+#[allow(clippy::too_many_arguments)]
+pub fn mma_sync(
+    shape: (u8, u8, u8),
+    types: [Type; 4],
+    d: &[Reg],
+    a: &[Reg],
+    b: &[Reg],
+    c: &[Reg],
+) -> Instruction {
+    let mut m = vec![
+        flag(Flag::Sync),
+        flag(Flag::Aligned),
+        Modifier::Shape { m: shape.0, n: shape.1, k: shape.2 },
+        Modifier::Layout(Layout::Row),
+        Modifier::Layout(Layout::Col),
+    ];
+    m.extend(types.iter().map(|t| ty(*t)));
+    Instruction::new(
+        Opcode::Mma,
+        m,
+        vec![Operand::vector(d), Operand::vector(a), Operand::vector(b), Operand::vector(c)],
+    )
+}
+
+/// `ldmatrix.sync.aligned.m8n8.xN{.trans}.shared.b16 {d..}, [addr]` (N = `d.len()`).
+pub fn ldmatrix(trans: bool, d: &[Reg], addr: Operand) -> Instruction {
+    let mut m = vec![
+        flag(Flag::Sync),
+        flag(Flag::Aligned),
+        Modifier::Shape { m: 8, n: 8, k: 0 },
+        Modifier::Num(d.len() as u8),
+    ];
+    if trans {
+        m.push(flag(Flag::Trans));
+    }
+    m.push(Modifier::Space(StateSpace::Shared));
+    m.push(ty(Type::B16));
+    Instruction::new(Opcode::Ldmatrix, m, vec![Operand::vector(d), addr])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::types::{Dim, SpecialReg};
+
+    /// Expected strings are written from the PTX ISA's syntax sections.
+    #[test]
+    fn forms_print_as_the_isa_writes_them() {
+        let r = Reg::b32;
+        let cases: Vec<(Instruction, &str)> = vec![
+            (mov(Type::U32, r(1), SpecialReg::Tid(Dim::X)), "mov.u32 \t%r1, %tid.x;"),
+            (pack(Type::B32, r(1), &[Reg::b16(1), Reg::b16(2)]), "mov.b32 \t%r1, {%h1, %h2};"),
+            (
+                mul_wide(Type::S32, Reg::b64(1), r(1), Operand::imm(4)),
+                "mul.wide.s32 \t%rd1, %r1, 4;",
+            ),
+            (
+                cvt(Some(Rounding::Rzi), false, Type::S32, Type::F32, r(1), r(2)),
+                "cvt.rzi.s32.f32 \t%r1, %r2;",
+            ),
+            (cvt(None, true, Type::F32, Type::F32, r(1), r(2)), "cvt.sat.f32.f32 \t%r1, %r2;"),
+            (
+                cvta_to(StateSpace::Global, Reg::b64(2), Reg::b64(1)),
+                "cvta.to.global.u64 \t%rd2, %rd1;",
+            ),
+            (ld_param(Type::U64, Reg::b64(1), "p_g0_b0"), "ld.param.u64 \t%rd1, [p_g0_b0];"),
+            (
+                ld_vec(StateSpace::Global, Type::F32, &[r(1), r(2)], Operand::addr(Reg::b64(1), 8)),
+                "ld.global.v2.f32 \t{%r1, %r2}, [%rd1+8];",
+            ),
+            (
+                ld_relaxed(StateSpace::Global, Type::U32, r(1), Operand::addr(Reg::b64(1), 0)),
+                "ld.relaxed.gpu.global.u32 \t%r1, [%rd1];",
+            ),
+            (
+                atom_cas(
+                    StateSpace::Shared,
+                    Type::B32,
+                    r(1),
+                    Operand::addr(Reg::b64(1), 0),
+                    r(2),
+                    r(3),
+                ),
+                "atom.shared.cas.b32 \t%r1, [%rd1], %r2, %r3;",
+            ),
+            (
+                setp_combine(
+                    CmpOp::Neu,
+                    BoolOp::And,
+                    Type::F32,
+                    Reg::pred(1),
+                    r(1),
+                    r(2),
+                    Operand::Not(Reg::pred(2)),
+                ),
+                "setp.neu.and.f32 \t%p1, %r1, %r2, !%p2;",
+            ),
+            (bar_sync(0), "bar.sync \t0;"),
+            (fence(MemSem::AcqRel, Scope::Gpu), "fence.acq_rel.gpu;"),
+            (
+                shfl_sync(ShflMode::Bfly, r(1), r(2), Operand::imm(1), Operand::imm(31), r(3)),
+                "shfl.sync.bfly.b32 \t%r1, %r2, 1, 31, %r3;",
+            ),
+            (
+                vote_sync(VoteMode::Ballot, r(1), Reg::pred(1), r(2)),
+                "vote.sync.ballot.b32 \t%r1, %p1, %r2;",
+            ),
+            (
+                redux_sync(AtomOp::Add, Type::U32, r(1), r(2), r(3)),
+                "redux.sync.add.u32 \t%r1, %r2, %r3;",
+            ),
+            (
+                ldmatrix(true, &[r(1), r(2)], Operand::addr(Reg::b64(1), 0)),
+                "ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 \t{%r1, %r2}, [%rd1];",
+            ),
+            (
+                mma_sync(
+                    (16, 8, 16),
+                    [Type::F32, Type::F16, Type::F16, Type::F32],
+                    &[r(1), r(2), r(3), r(4)],
+                    &[r(5), r(6), r(7), r(8)],
+                    &[r(9), r(10)],
+                    &[r(1), r(2), r(3), r(4)],
+                ),
+                "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 \t{%r1, %r2, %r3, %r4}, \
+                 {%r5, %r6, %r7, %r8}, {%r9, %r10}, {%r1, %r2, %r3, %r4};",
+            ),
+        ];
+        for (inst, text) in cases {
+            assert_eq!(inst.to_string(), text);
+        }
+    }
+}

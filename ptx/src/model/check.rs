@@ -1,0 +1,475 @@
+//! Structural checks: operand counts, operand forms and register widths per opcode, guards,
+//! and branch targets. The printer does not run them (it prints whatever the model holds, so
+//! foreign PTX read by the parser still round-trips); code generators call
+//! [`Module::validate`] in their tests and debug builds.
+
+use super::inst::{Flag, Instruction, Modifier, Opcode, Operand};
+use super::types::{RegKind, Type};
+use super::{Entry, Module, Statement};
+use crate::error::{PtxError, PtxErrorKind};
+use std::collections::HashSet;
+
+fn invalid(i: &Instruction, msg: impl Into<String>) -> PtxError {
+    PtxError::new(
+        PtxErrorKind::InvalidInstruction,
+        format!("'{}': {}", i.opcode_text(), msg.into()),
+    )
+}
+
+/// The register file an operand of type `t` lives in (`None`: any 16/32-bit file, for 8-bit).
+fn file_of(t: Type) -> Option<RegKind> {
+    match t.bits() {
+        8 => None,
+        _ => RegKind::for_type(t),
+    }
+}
+
+/// The file twice as wide (`.wide` products).
+fn wider(k: Option<RegKind>) -> Option<RegKind> {
+    match k {
+        Some(RegKind::B16) => Some(RegKind::B32),
+        Some(RegKind::B32) => Some(RegKind::B64),
+        other => other,
+    }
+}
+
+/// Checks that a value operand fits register file `want` (immediates and symbols fit any).
+fn fits(i: &Instruction, o: &Operand, want: Option<RegKind>, what: &str) -> Result<(), PtxError> {
+    let got = match o {
+        Operand::Reg(r) | Operand::Not(r) => r.kind,
+        Operand::Special(s) => match s.ty() {
+            Type::U64 => RegKind::B64,
+            _ => RegKind::B32,
+        },
+        Operand::Address(_) => {
+            return Err(invalid(i, format!("{what} cannot be a memory operand")))
+        }
+        Operand::Vector(_) | Operand::Pair(..) => {
+            return Err(invalid(i, format!("{what} cannot be a brace list or pair")))
+        }
+        _ => return Ok(()),
+    };
+    match want {
+        Some(k) if k != got => {
+            Err(invalid(i, format!("{what} {o} is in the {:?} file, expected {:?}", got, k)))
+        }
+        None if matches!(got, RegKind::Pred | RegKind::B64) => {
+            Err(invalid(i, format!("{what} {o} cannot hold an 8-bit value")))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Checks a destination: a register of `want`, or the sink.
+fn dest(i: &Instruction, o: &Operand, want: Option<RegKind>) -> Result<(), PtxError> {
+    match o {
+        Operand::Reg(_) => fits(i, o, want, "destination"),
+        Operand::Sink => Ok(()),
+        _ => Err(invalid(i, format!("destination {o} must be a register"))),
+    }
+}
+
+fn is_addr(o: &Operand) -> bool {
+    matches!(o, Operand::Address(_))
+}
+
+/// Checks one instruction against the rules of its opcode.
+pub fn check_instruction(i: &Instruction) -> Result<(), PtxError> {
+    use Opcode as O;
+    if let Some(g) = i.guard {
+        if g.reg.kind != RegKind::Pred {
+            return Err(invalid(i, format!("guard {} is not a predicate", g.reg)));
+        }
+    }
+    let types: Vec<Type> = i.types().collect();
+    let want_types = match i.op {
+        O::Mma => 4,
+        O::Cvt | O::Set => 2,
+        O::Bar | O::Barrier | O::Membar | O::Fence | O::Bra | O::Ret | O::Exit | O::Trap => 0,
+        _ => 1,
+    };
+    if types.len() != want_types {
+        return Err(invalid(
+            i,
+            format!("expected {want_types} type modifier(s), found {}", types.len()),
+        ));
+    }
+    let n = i.operands.len();
+    let (lo, hi) = match i.op {
+        O::Ret | O::Exit | O::Trap | O::Membar | O::Fence => (0, 0),
+        O::Bra | O::Activemask => (1, 1),
+        O::Bar | O::Barrier => (1, 2),
+        O::Mov
+        | O::Neg
+        | O::Abs
+        | O::Not
+        | O::Cnot
+        | O::Popc
+        | O::Clz
+        | O::Brev
+        | O::Sqrt
+        | O::Rsqrt
+        | O::Ex2
+        | O::Lg2
+        | O::Sin
+        | O::Cos
+        | O::Tanh
+        | O::Rcp
+        | O::Testp
+        | O::Cvt
+        | O::Cvta
+        | O::Ld
+        | O::St
+        | O::Red
+        | O::Ldmatrix => (2, 2),
+        O::Add
+        | O::Sub
+        | O::Mul
+        | O::Div
+        | O::Rem
+        | O::Min
+        | O::Max
+        | O::And
+        | O::Or
+        | O::Xor
+        | O::Shl
+        | O::Shr
+        | O::Copysign
+        | O::Vote
+        | O::Redux => (3, 3),
+        O::Setp | O::Set | O::Atom => (3, 4),
+        O::Mad | O::Fma | O::Bfe | O::Prmt | O::Selp | O::Mma => (4, 4),
+        O::Bfi | O::Lop3 | O::Shfl => (5, 5),
+    };
+    if n < lo || n > hi {
+        let want = if lo == hi { format!("{lo}") } else { format!("{lo} or {hi}") };
+        return Err(invalid(i, format!("expected {want} operand(s), found {n}")));
+    }
+    let Some(&t) = types.first() else {
+        return match i.op {
+            O::Bra if !matches!(i.operands.first(), Some(Operand::Symbol(_))) => {
+                Err(invalid(i, "the target must be a label"))
+            }
+            _ => Ok(()),
+        };
+    };
+    let k = file_of(t);
+    let ops = &i.operands;
+    let op = |n: usize| ops.get(n).unwrap_or(&Operand::Sink);
+    let wide = i.has(Modifier::Flag(Flag::Wide));
+    let b32 = Some(RegKind::B32);
+    let pred = Some(RegKind::Pred);
+    match i.op {
+        O::Mov => match (op(0), op(1)) {
+            (Operand::Vector(parts), src) => {
+                parts.iter().try_for_each(|p| dest(i, p, None))?;
+                fits(i, src, k, "source")
+            }
+            (d, Operand::Vector(parts)) => {
+                dest(i, d, k)?;
+                parts.iter().try_for_each(|p| fits(i, p, None, "element"))
+            }
+            (d, s) => {
+                dest(i, d, k)?;
+                fits(i, s, k, "source")
+            }
+        },
+        O::Add
+        | O::Sub
+        | O::Mul
+        | O::Div
+        | O::Rem
+        | O::Min
+        | O::Max
+        | O::And
+        | O::Or
+        | O::Xor
+        | O::Copysign => {
+            dest(i, op(0), if wide { wider(k) } else { k })?;
+            fits(i, op(1), k, "operand a")?;
+            fits(i, op(2), k, "operand b")
+        }
+        O::Shl | O::Shr => {
+            dest(i, op(0), k)?;
+            fits(i, op(1), k, "operand a")?;
+            fits(i, op(2), b32, "shift amount")
+        }
+        O::Mad | O::Fma => {
+            let dk = if wide { wider(k) } else { k };
+            dest(i, op(0), dk)?;
+            fits(i, op(1), k, "operand a")?;
+            fits(i, op(2), k, "operand b")?;
+            fits(i, op(3), dk, "operand c")
+        }
+        O::Neg
+        | O::Abs
+        | O::Not
+        | O::Cnot
+        | O::Brev
+        | O::Sqrt
+        | O::Rsqrt
+        | O::Ex2
+        | O::Lg2
+        | O::Sin
+        | O::Cos
+        | O::Tanh
+        | O::Rcp => {
+            dest(i, op(0), k)?;
+            fits(i, op(1), k, "source")
+        }
+        O::Popc | O::Clz => {
+            dest(i, op(0), b32)?;
+            fits(i, op(1), k, "source")
+        }
+        O::Bfe => {
+            dest(i, op(0), k)?;
+            fits(i, op(1), k, "source")?;
+            fits(i, op(2), b32, "position")?;
+            fits(i, op(3), b32, "length")
+        }
+        O::Bfi => {
+            dest(i, op(0), k)?;
+            fits(i, op(1), k, "inserted value")?;
+            fits(i, op(2), k, "base")?;
+            fits(i, op(3), b32, "position")?;
+            fits(i, op(4), b32, "length")
+        }
+        O::Prmt | O::Lop3 => {
+            dest(i, op(0), k)?;
+            ops[1..].iter().try_for_each(|o| fits(i, o, k, "operand"))
+        }
+        O::Selp => {
+            dest(i, op(0), k)?;
+            fits(i, op(1), k, "operand a")?;
+            fits(i, op(2), k, "operand b")?;
+            fits(i, op(3), pred, "selector")
+        }
+        O::Setp | O::Set => {
+            let combine = i.mods.iter().any(|m| matches!(m, Modifier::Bool(_)));
+            if combine != (n == 4) {
+                return Err(invalid(
+                    i,
+                    "a boolean combine (.and/.or/.xor) takes a fourth operand, and only then",
+                ));
+            }
+            let src = if i.op == O::Set { types.get(1).copied().and_then(file_of) } else { k };
+            match (i.op, op(0)) {
+                (O::Setp, Operand::Pair(a, b))
+                    if a.kind == RegKind::Pred && b.kind == RegKind::Pred => {}
+                (O::Setp, d) => dest(i, d, pred)?,
+                (_, d) => dest(i, d, k)?,
+            }
+            fits(i, op(1), src, "operand a")?;
+            fits(i, op(2), src, "operand b")?;
+            if n == 4 {
+                fits(i, op(3), pred, "predicate c")?;
+            }
+            Ok(())
+        }
+        O::Testp => {
+            dest(i, op(0), pred)?;
+            fits(i, op(1), k, "source")
+        }
+        O::Cvt => {
+            dest(i, op(0), k)?;
+            fits(i, op(1), types.get(1).copied().and_then(file_of), "source")
+        }
+        O::Cvta => {
+            dest(i, op(0), Some(RegKind::B64))?;
+            fits(i, op(1), Some(RegKind::B64), "source")
+        }
+        O::Ld | O::St => {
+            let (addr, val) = if i.op == O::Ld { (op(1), op(0)) } else { (op(0), op(1)) };
+            if !is_addr(addr) {
+                return Err(invalid(i, "needs a memory operand [..]"));
+            }
+            let lanes = i.mods.iter().find_map(|m| match m {
+                Modifier::Vec(n) => Some(usize::from(*n)),
+                _ => None,
+            });
+            match (lanes, val) {
+                (Some(n), _) if n != 2 && n != 4 => {
+                    Err(invalid(i, format!(".v{n}: use .v2 or .v4")))
+                }
+                (Some(n), Operand::Vector(v)) if v.len() == n => {
+                    v.iter().try_for_each(|o| fits(i, o, k, "element"))
+                }
+                (Some(n), _) => Err(invalid(i, format!(".v{n} needs a brace list of {n} values"))),
+                (None, Operand::Vector(_)) => Err(invalid(i, "a brace list needs .v2 or .v4")),
+                (None, v) if i.op == O::Ld => dest(i, v, k),
+                (None, v) => fits(i, v, k, "stored value"),
+            }
+        }
+        O::Atom => {
+            let cas = i.has(Modifier::Atom(super::inst::AtomOp::Cas));
+            if cas != (n == 4) {
+                return Err(invalid(i, "cas takes four operands, other operations three"));
+            }
+            dest(i, op(0), k)?;
+            if !is_addr(op(1)) {
+                return Err(invalid(i, "needs a memory operand [..]"));
+            }
+            ops[2..].iter().try_for_each(|o| fits(i, o, k, "operand"))
+        }
+        O::Red => {
+            if !is_addr(op(0)) {
+                return Err(invalid(i, "needs a memory operand [..]"));
+            }
+            fits(i, op(1), k, "operand")
+        }
+        O::Activemask => dest(i, op(0), b32),
+        O::Shfl => {
+            match op(0) {
+                Operand::Pair(a, b) if a.kind == RegKind::B32 && b.kind == RegKind::Pred => {}
+                d => dest(i, d, b32)?,
+            }
+            ops[1..].iter().try_for_each(|o| fits(i, o, b32, "operand"))
+        }
+        O::Vote => {
+            dest(i, op(0), k)?;
+            fits(i, op(1), pred, "predicate")?;
+            fits(i, op(2), b32, "member mask")
+        }
+        O::Redux => {
+            dest(i, op(0), k)?;
+            fits(i, op(1), k, "source")?;
+            fits(i, op(2), b32, "member mask")
+        }
+        O::Mma => {
+            if ops.iter().all(|o| matches!(o, Operand::Vector(_))) {
+                Ok(())
+            } else {
+                Err(invalid(i, "every operand must be a brace list of registers"))
+            }
+        }
+        O::Ldmatrix => {
+            let count = i.mods.iter().find_map(|m| match m {
+                Modifier::Num(n) => Some(usize::from(*n)),
+                _ => None,
+            });
+            match (count, op(0)) {
+                (Some(c @ (1 | 2 | 4)), Operand::Vector(v)) if v.len() == c && is_addr(op(1)) => {
+                    v.iter().try_for_each(|o| dest(i, o, b32))
+                }
+                _ => Err(invalid(i, "needs .xN, a brace list of N registers and a memory operand")),
+            }
+        }
+        O::Bar | O::Barrier | O::Membar | O::Fence | O::Bra | O::Ret | O::Exit | O::Trap => Ok(()),
+    }
+}
+
+/// Checks every instruction of `e`, and that labels are unique and every branch target exists.
+pub fn check_entry(e: &Entry) -> Result<(), PtxError> {
+    let ctx = |err: PtxError| PtxError {
+        message: format!("{} (entry '{}')", err.message, e.name),
+        ..err
+    };
+    let mut labels = HashSet::new();
+    for s in &e.body {
+        if let Statement::Label(l) = s {
+            if !labels.insert(l.as_str()) {
+                return Err(ctx(PtxError::new(
+                    PtxErrorKind::InvalidInstruction,
+                    format!("label '{l}' is defined twice"),
+                )));
+            }
+        }
+    }
+    for i in e.instructions() {
+        check_instruction(i).map_err(ctx)?;
+        if let (Opcode::Bra, Some(Operand::Symbol(target))) = (i.op, i.operands.first()) {
+            if !labels.contains(target.as_str()) {
+                return Err(ctx(PtxError::new(
+                    PtxErrorKind::InvalidInstruction,
+                    format!("branch to undefined label '{target}'"),
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+impl Module {
+    /// Checks names and comments (as the printer does) and every entry with [`check_entry`].
+    pub fn validate(&self) -> Result<(), PtxError> {
+        crate::print::check_module(self)?;
+        self.entries.iter().try_for_each(check_entry)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::build;
+    use crate::model::{CmpOp, Operand, Reg, StateSpace};
+
+    fn kind(i: Instruction) -> Result<(), PtxErrorKind> {
+        check_instruction(&i).map_err(|e| e.kind)
+    }
+
+    #[test]
+    fn accepts_well_formed() {
+        assert_eq!(kind(build::add(Type::S32, Reg::b32(1), Reg::b32(2), Operand::imm(1))), Ok(()));
+        assert_eq!(
+            kind(build::mul_wide(Type::S32, Reg::b64(1), Reg::b32(2), Operand::imm(4))),
+            Ok(())
+        );
+        assert_eq!(
+            kind(build::setp(CmpOp::Lt, Type::F32, Reg::pred(1), Reg::b32(1), Operand::f32(0.0))),
+            Ok(())
+        );
+        assert_eq!(
+            kind(build::ld(
+                StateSpace::Global,
+                Type::U8,
+                Reg::b16(1),
+                Operand::addr(Reg::b64(1), 0)
+            )),
+            Ok(())
+        );
+    }
+
+    #[test]
+    fn rejects_malformed() {
+        let bad = Err(PtxErrorKind::InvalidInstruction);
+        // Wrong register width.
+        assert_eq!(kind(build::add(Type::S32, Reg::b64(1), Reg::b32(2), Reg::b32(3))), bad);
+        // Missing type.
+        assert_eq!(kind(Instruction::new(Opcode::Add, vec![], vec![])), bad);
+        // Wrong operand count.
+        assert_eq!(kind(Instruction::new(Opcode::Ret, vec![], vec![Operand::imm(1)])), bad);
+        // Guard that is not a predicate.
+        assert_eq!(kind(build::ret().guarded(Reg::b32(1), false)), bad);
+        // Load without an address.
+        assert_eq!(
+            kind(build::ld(StateSpace::Global, Type::F32, Reg::b32(1), Reg::b64(1).into())),
+            bad
+        );
+        // .v2 with one value.
+        assert_eq!(
+            kind(build::ld_vec(
+                StateSpace::Global,
+                Type::F32,
+                &[Reg::b32(1)],
+                Operand::addr(Reg::b64(1), 0)
+            )),
+            bad
+        );
+        // setp destination not a predicate.
+        assert_eq!(
+            kind(build::setp(CmpOp::Lt, Type::S32, Reg::b32(1), Reg::b32(1), Reg::b32(2))),
+            bad
+        );
+    }
+
+    #[test]
+    fn branch_targets() {
+        let mut e = Entry::new("k");
+        e.push(build::bra("L"));
+        assert!(check_entry(&e).is_err());
+        e.label("L");
+        assert!(check_entry(&e).is_ok());
+        e.label("L");
+        assert!(check_entry(&e).is_err());
+    }
+}

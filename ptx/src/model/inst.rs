@@ -1,0 +1,715 @@
+//! Instructions: an opcode, a list of typed modifiers (printed in order, each after a dot),
+//! an optional guard predicate and operands.
+
+use super::types::{Reg, SpecialReg, StateSpace, Type};
+use std::fmt;
+
+/// Declares a plain enum whose variants print as fixed strings, with a name table.
+macro_rules! named_enum {
+    ($(#[$m:meta])* $name:ident { $($(#[$vm:meta])* $var:ident => $s:literal),* $(,)? }) => {
+        $(#[$m])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum $name { $($(#[$vm])* $var),* }
+        impl $name {
+            /// Every variant.
+            pub const ALL: &'static [$name] = &[$($name::$var),*];
+            /// The PTX spelling (without a dot).
+            pub fn name(self) -> &'static str {
+                match self { $($name::$var => $s),* }
+            }
+            /// Parses the PTX spelling.
+            pub fn from_name(s: &str) -> Option<$name> {
+                match s { $($s => Some($name::$var),)* _ => None }
+            }
+        }
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.name())
+            }
+        }
+    };
+}
+
+named_enum! {
+    /// The instruction opcodes the model covers.
+    #[allow(missing_docs)]
+    Opcode {
+        Mov => "mov", Add => "add", Sub => "sub", Mul => "mul", Mad => "mad", Fma => "fma",
+        Div => "div", Rem => "rem", Neg => "neg", Abs => "abs", Min => "min", Max => "max",
+        Not => "not", Cnot => "cnot", And => "and", Or => "or", Xor => "xor", Shl => "shl",
+        Shr => "shr", Selp => "selp", Setp => "setp", Set => "set", Cvt => "cvt", Cvta => "cvta",
+        Ld => "ld", St => "st", Atom => "atom", Red => "red", Bar => "bar", Barrier => "barrier",
+        Membar => "membar", Fence => "fence", Bra => "bra", Ret => "ret", Exit => "exit",
+        Trap => "trap", Shfl => "shfl", Vote => "vote", Redux => "redux",
+        Activemask => "activemask", Popc => "popc", Clz => "clz", Brev => "brev", Bfe => "bfe",
+        Bfi => "bfi", Prmt => "prmt", Lop3 => "lop3", Sqrt => "sqrt", Rsqrt => "rsqrt",
+        Ex2 => "ex2", Lg2 => "lg2", Sin => "sin", Cos => "cos", Tanh => "tanh", Rcp => "rcp",
+        Copysign => "copysign", Testp => "testp", Mma => "mma", Ldmatrix => "ldmatrix",
+    }
+}
+
+named_enum! {
+    /// Rounding modifiers (float rounding and round-to-integer forms).
+    #[allow(missing_docs)]
+    Rounding { Rn => "rn", Rz => "rz", Rm => "rm", Rp => "rp", Rna => "rna",
+               Rni => "rni", Rzi => "rzi", Rmi => "rmi", Rpi => "rpi" }
+}
+
+named_enum! {
+    /// `setp`/`set` comparisons; the `u` forms are unordered (true when either is NaN).
+    #[allow(missing_docs)]
+    CmpOp { Eq => "eq", Ne => "ne", Lt => "lt", Le => "le", Gt => "gt", Ge => "ge",
+            Lo => "lo", Ls => "ls", Hi => "hi", Hs => "hs",
+            Equ => "equ", Neu => "neu", Ltu => "ltu", Leu => "leu", Gtu => "gtu", Geu => "geu",
+            Num => "num", Nan => "nan" }
+}
+
+named_enum! {
+    /// How `setp`/`set` combine the comparison with a third predicate operand.
+    #[allow(missing_docs)]
+    BoolOp { And => "and", Or => "or", Xor => "xor" }
+}
+
+named_enum! {
+    /// `atom` / `red` / `redux.sync` operations.
+    #[allow(missing_docs)]
+    AtomOp { Add => "add", Min => "min", Max => "max", And => "and", Or => "or", Xor => "xor",
+             Exch => "exch", Cas => "cas", Inc => "inc", Dec => "dec" }
+}
+
+named_enum! {
+    /// Memory scopes (`membar.gl` spells the GPU scope `gl`).
+    #[allow(missing_docs)]
+    Scope { Cta => "cta", Cluster => "cluster", Gpu => "gpu", Sys => "sys", Gl => "gl" }
+}
+
+named_enum! {
+    /// Memory-ordering semantics of `ld`/`st`/`atom`/`fence`.
+    #[allow(missing_docs)]
+    MemSem { Relaxed => "relaxed", Acquire => "acquire", Release => "release",
+             AcqRel => "acq_rel", Sc => "sc", Weak => "weak" }
+}
+
+named_enum! {
+    /// Cache operators of `ld`/`st`.
+    #[allow(missing_docs)]
+    CacheOp { Ca => "ca", Cg => "cg", Cs => "cs", Lu => "lu", Cv => "cv", Wb => "wb", Wt => "wt" }
+}
+
+named_enum! {
+    /// `shfl.sync` modes.
+    #[allow(missing_docs)]
+    ShflMode { Up => "up", Down => "down", Bfly => "bfly", Idx => "idx" }
+}
+
+named_enum! {
+    /// `vote.sync` modes.
+    #[allow(missing_docs)]
+    VoteMode { All => "all", Any => "any", Uni => "uni", Ballot => "ballot" }
+}
+
+named_enum! {
+    /// `testp` properties.
+    #[allow(missing_docs)]
+    TestpOp { Finite => "finite", Infinite => "infinite", Number => "number",
+              NotANumber => "notanumber", Normal => "normal", Subnormal => "subnormal" }
+}
+
+named_enum! {
+    /// `prmt` modes other than the default.
+    #[allow(missing_docs)]
+    PrmtMode { F4e => "f4e", B4e => "b4e", Rc8 => "rc8", Ecl => "ecl", Ecr => "ecr", Rc16 => "rc16" }
+}
+
+named_enum! {
+    /// Matrix layouts of `mma`.
+    #[allow(missing_docs)]
+    Layout { Row => "row", Col => "col" }
+}
+
+named_enum! {
+    /// Modifiers without a payload.
+    Flag {
+        /// `.ftz`: flush subnormals to zero.
+        Ftz => "ftz",
+        /// `.noftz` (`atom.add.noftz.f16`).
+        NoFtz => "noftz",
+        /// `.sat`: clamp (floats to [0, 1], integers to the type's range).
+        Sat => "sat",
+        /// `.satfinite` (mma).
+        SatFinite => "satfinite",
+        /// `.approx`.
+        Approx => "approx",
+        /// `.full` (`div.full.f32`).
+        Full => "full",
+        /// `.lo`: low half of the product.
+        Lo => "lo",
+        /// `.hi`: high half of the product.
+        Hi => "hi",
+        /// `.wide`: double-width product.
+        Wide => "wide",
+        /// `.uni`: non-divergent branch.
+        Uni => "uni",
+        /// `.sync`.
+        Sync => "sync",
+        /// `.aligned`.
+        Aligned => "aligned",
+        /// `.trans` (ldmatrix).
+        Trans => "trans",
+        /// `.to` (`cvta.to.global`).
+        To => "to",
+        /// `.nc`: non-coherent (read-only) global load.
+        Nc => "nc",
+        /// `.volatile`.
+        Volatile => "volatile",
+        /// `.NaN` (min/max propagate NaN).
+        NaN => "NaN",
+        /// `.xorsign` (min/max).
+        XorSign => "xorsign",
+        /// `.abs` (min/max with absolute value).
+        Abs => "abs",
+    }
+}
+
+/// A typed modifier; printed as `.` followed by its spelling, in the order stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Modifier {
+    /// A type (`.u32`); `cvt` and `set` carry two (destination first).
+    Type(Type),
+    /// A state space (`.global`); never `Reg` or `Generic`.
+    Space(StateSpace),
+    /// A rounding mode.
+    Round(Rounding),
+    /// A comparison (`setp`, `set`).
+    Cmp(CmpOp),
+    /// A boolean combine (`setp.lt.and`).
+    Bool(BoolOp),
+    /// An atomic / reduction operation.
+    Atom(AtomOp),
+    /// A memory scope.
+    Scope(Scope),
+    /// Memory-ordering semantics.
+    Sem(MemSem),
+    /// A cache operator.
+    Cache(CacheOp),
+    /// A shuffle mode.
+    Shfl(ShflMode),
+    /// A vote mode.
+    Vote(VoteMode),
+    /// A `testp` property.
+    Testp(TestpOp),
+    /// A `prmt` mode.
+    Prmt(PrmtMode),
+    /// A matrix layout.
+    Layout(Layout),
+    /// `.v2`, `.v4` (vector width of `ld`/`st`).
+    Vec(u8),
+    /// `.x1`, `.x2`, `.x4` (ldmatrix count).
+    Num(u8),
+    /// A matrix shape: `.m16n8k16`; `k == 0` prints `.m8n8`.
+    Shape {
+        /// Rows.
+        m: u8,
+        /// Columns.
+        n: u8,
+        /// Depth (0: none).
+        k: u8,
+    },
+    /// A payload-free modifier.
+    Flag(Flag),
+}
+
+impl fmt::Display for Modifier {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Modifier::Type(t) => write!(f, "{t}"),
+            Modifier::Space(s) => f.write_str(s.name()),
+            Modifier::Round(r) => write!(f, "{r}"),
+            Modifier::Cmp(c) => write!(f, "{c}"),
+            Modifier::Bool(b) => write!(f, "{b}"),
+            Modifier::Atom(a) => write!(f, "{a}"),
+            Modifier::Scope(s) => write!(f, "{s}"),
+            Modifier::Sem(s) => write!(f, "{s}"),
+            Modifier::Cache(c) => write!(f, "{c}"),
+            Modifier::Shfl(s) => write!(f, "{s}"),
+            Modifier::Vote(v) => write!(f, "{v}"),
+            Modifier::Testp(t) => write!(f, "{t}"),
+            Modifier::Prmt(p) => write!(f, "{p}"),
+            Modifier::Layout(l) => write!(f, "{l}"),
+            Modifier::Vec(n) => write!(f, "v{n}"),
+            Modifier::Num(n) => write!(f, "x{n}"),
+            Modifier::Shape { m, n, k: 0 } => write!(f, "m{m}n{n}"),
+            Modifier::Shape { m, n, k } => write!(f, "m{m}n{n}k{k}"),
+            Modifier::Flag(fl) => write!(f, "{fl}"),
+        }
+    }
+}
+
+impl Modifier {
+    /// Parses one modifier spelling (without the dot) for `op`. The opcode decides the
+    /// spellings that mean different things in different instructions: `.and` is a boolean
+    /// combine in `setp` and an operation in `atom`; `.lo` a comparison in `setp` and the low
+    /// half in `mul`; `.uni` a vote mode in `vote` and a branch hint in `bra`.
+    pub fn parse(op: Opcode, s: &str) -> Option<Modifier> {
+        let compare = matches!(op, Opcode::Setp | Opcode::Set);
+        let reduce = matches!(op, Opcode::Atom | Opcode::Red | Opcode::Redux);
+        if compare {
+            if let Some(c) = CmpOp::from_name(s) {
+                return Some(Modifier::Cmp(c));
+            }
+            if let Some(b) = BoolOp::from_name(s) {
+                return Some(Modifier::Bool(b));
+            }
+        }
+        if reduce {
+            if let Some(a) = AtomOp::from_name(s) {
+                return Some(Modifier::Atom(a));
+            }
+        }
+        if op == Opcode::Vote {
+            if let Some(v) = VoteMode::from_name(s) {
+                return Some(Modifier::Vote(v));
+            }
+        }
+        if op == Opcode::Shfl {
+            if let Some(m) = ShflMode::from_name(s) {
+                return Some(Modifier::Shfl(m));
+            }
+        }
+        if op == Opcode::Testp {
+            if let Some(t) = TestpOp::from_name(s) {
+                return Some(Modifier::Testp(t));
+            }
+        }
+        if op == Opcode::Prmt {
+            if let Some(p) = PrmtMode::from_name(s) {
+                return Some(Modifier::Prmt(p));
+            }
+        }
+        if let Some(t) = Type::from_name(s) {
+            return Some(Modifier::Type(t));
+        }
+        if let Some(sp) = StateSpace::from_name(s) {
+            if !matches!(sp, StateSpace::Reg | StateSpace::Generic) {
+                return Some(Modifier::Space(sp));
+            }
+        }
+        if let Some(r) = Rounding::from_name(s) {
+            return Some(Modifier::Round(r));
+        }
+        if let Some(fl) = Flag::from_name(s) {
+            return Some(Modifier::Flag(fl));
+        }
+        if let Some(sc) = Scope::from_name(s) {
+            return Some(Modifier::Scope(sc));
+        }
+        if let Some(m) = MemSem::from_name(s) {
+            return Some(Modifier::Sem(m));
+        }
+        if matches!(op, Opcode::Ld | Opcode::St) {
+            if let Some(c) = CacheOp::from_name(s) {
+                return Some(Modifier::Cache(c));
+            }
+        }
+        if let Some(l) = Layout::from_name(s) {
+            return Some(Modifier::Layout(l));
+        }
+        if let Some(n) = s.strip_prefix('v').and_then(|n| n.parse::<u8>().ok()) {
+            if matches!(n, 2 | 4 | 8) {
+                return Some(Modifier::Vec(n));
+            }
+        }
+        if let Some(n) = s.strip_prefix('x').and_then(|n| n.parse::<u8>().ok()) {
+            if matches!(n, 1 | 2 | 4) {
+                return Some(Modifier::Num(n));
+            }
+        }
+        parse_shape(s)
+    }
+}
+
+/// Parses `m16n8k16` / `m8n8`.
+fn parse_shape(s: &str) -> Option<Modifier> {
+    let rest = s.strip_prefix('m')?;
+    let (m, rest) = rest.split_once('n')?;
+    let (n, k) = match rest.split_once('k') {
+        Some((n, k)) => (n, k.parse::<u8>().ok()?),
+        None => (rest, 0),
+    };
+    let m = m.parse::<u8>().ok()?;
+    let n = n.parse::<u8>().ok()?;
+    if m == 0 || n == 0 {
+        return None;
+    }
+    // Reject a leading `+` or zero padding so the spelling round-trips.
+    let canon = Modifier::Shape { m, n, k };
+    (canon.to_string() == s).then_some(canon)
+}
+
+/// The base of a memory operand: a register or a symbol (parameter, variable).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum AddrBase {
+    /// `[%rd1]`.
+    Reg(Reg),
+    /// `[p_g0_b0]`, `[ys_tile+16]`.
+    Symbol(String),
+}
+
+/// A memory operand `[base+offset]`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Address {
+    /// Register or symbol.
+    pub base: AddrBase,
+    /// Byte offset (printed `+N`, or `+-N` when negative, as LLVM writes it).
+    pub offset: i64,
+}
+
+/// An instruction operand.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Operand {
+    /// A register.
+    Reg(Reg),
+    /// A decimal integer immediate.
+    Imm(i64),
+    /// A hexadecimal integer immediate, `0x3C00` (f16 bit patterns, masks).
+    ImmHex(u64),
+    /// An f32 immediate by its bits, printed `0fXXXXXXXX`.
+    ImmF32(u32),
+    /// An f64 immediate by its bits, printed `0dXXXXXXXXXXXXXXXX`.
+    ImmF64(u64),
+    /// A symbol: a label (branch target), a variable or parameter name.
+    Symbol(String),
+    /// A memory operand.
+    Address(Address),
+    /// A brace list `{%h1, %h2}` (vector loads/stores, packing moves, mma fragments).
+    Vector(Vec<Operand>),
+    /// A special register.
+    Special(SpecialReg),
+    /// The sink `_` (result discarded).
+    Sink,
+    /// A negated predicate `!%p1` (setp combine operand).
+    Not(Reg),
+    /// Two destinations `%r1|%p1` (`shfl.sync` value and validity, `setp` p and !p).
+    Pair(Reg, Reg),
+}
+
+impl Operand {
+    /// An f32 immediate, bit-exact (`0f3F800000` for 1.0).
+    pub fn f32(v: f32) -> Operand {
+        Operand::ImmF32(v.to_bits())
+    }
+    /// An f64 immediate, bit-exact.
+    pub fn f64(v: f64) -> Operand {
+        Operand::ImmF64(v.to_bits())
+    }
+    /// An f16 immediate by its bit pattern (`0x3C00` for 1.0); PTX has no f16 literals.
+    pub fn f16_bits(bits: u16) -> Operand {
+        Operand::ImmHex(u64::from(bits))
+    }
+    /// A decimal integer immediate.
+    pub fn imm(v: i64) -> Operand {
+        Operand::Imm(v)
+    }
+    /// `[reg+offset]`.
+    pub fn addr(base: Reg, offset: i64) -> Operand {
+        Operand::Address(Address { base: AddrBase::Reg(base), offset })
+    }
+    /// `[symbol+offset]`.
+    pub fn sym_addr(name: impl Into<String>, offset: i64) -> Operand {
+        Operand::Address(Address { base: AddrBase::Symbol(name.into()), offset })
+    }
+    /// A symbol or label.
+    pub fn sym(name: impl Into<String>) -> Operand {
+        Operand::Symbol(name.into())
+    }
+    /// A brace list of registers.
+    pub fn vector(regs: &[Reg]) -> Operand {
+        Operand::Vector(regs.iter().map(|r| Operand::Reg(*r)).collect())
+    }
+
+    /// Calls `f` on every register named by this operand.
+    pub fn for_each_reg(&self, f: &mut impl FnMut(Reg)) {
+        match self {
+            Operand::Reg(r) | Operand::Not(r) => f(*r),
+            Operand::Pair(a, b) => {
+                f(*a);
+                f(*b);
+            }
+            Operand::Address(Address { base: AddrBase::Reg(r), .. }) => f(*r),
+            Operand::Vector(v) => v.iter().for_each(|o| o.for_each_reg(f)),
+            _ => {}
+        }
+    }
+
+    /// Calls `f` on every symbol named by this operand (for name checks).
+    pub fn for_each_symbol(&self, f: &mut impl FnMut(&str)) {
+        match self {
+            Operand::Symbol(s) => f(s),
+            Operand::Address(Address { base: AddrBase::Symbol(s), .. }) => f(s),
+            Operand::Vector(v) => v.iter().for_each(|o| o.for_each_symbol(f)),
+            _ => {}
+        }
+    }
+}
+
+impl From<Reg> for Operand {
+    fn from(r: Reg) -> Operand {
+        Operand::Reg(r)
+    }
+}
+
+impl From<SpecialReg> for Operand {
+    fn from(s: SpecialReg) -> Operand {
+        Operand::Special(s)
+    }
+}
+
+impl fmt::Display for Operand {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Operand::Reg(r) => write!(f, "{r}"),
+            Operand::Imm(v) => write!(f, "{v}"),
+            Operand::ImmHex(v) => write!(f, "0x{v:X}"),
+            Operand::ImmF32(b) => write!(f, "0f{b:08X}"),
+            Operand::ImmF64(b) => write!(f, "0d{b:016X}"),
+            Operand::Symbol(s) => f.write_str(s),
+            Operand::Address(a) => {
+                match &a.base {
+                    AddrBase::Reg(r) => write!(f, "[{r}")?,
+                    AddrBase::Symbol(s) => write!(f, "[{s}")?,
+                }
+                if a.offset != 0 {
+                    write!(f, "+{}", a.offset)?;
+                }
+                f.write_str("]")
+            }
+            Operand::Vector(v) => {
+                f.write_str("{")?;
+                for (i, o) in v.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{o}")?;
+                }
+                f.write_str("}")
+            }
+            Operand::Special(s) => write!(f, "{s}"),
+            Operand::Sink => f.write_str("_"),
+            Operand::Not(r) => write!(f, "!{r}"),
+            Operand::Pair(a, b) => write!(f, "{a}|{b}"),
+        }
+    }
+}
+
+/// A guard predicate: `@%p1` or `@!%p1`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Guard {
+    /// The predicate register.
+    pub reg: Reg,
+    /// `@!%p`: execute when the predicate is false.
+    pub negated: bool,
+}
+
+/// One PTX instruction.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Instruction {
+    /// Optional guard predicate.
+    pub guard: Option<Guard>,
+    /// The opcode.
+    pub op: Opcode,
+    /// Modifiers in PTX order (`cvt.rn.f32.s32`: `Round(Rn)`, `Type(F32)`, `Type(S32)`).
+    pub mods: Vec<Modifier>,
+    /// Operands, destination(s) first, as PTX writes them.
+    pub operands: Vec<Operand>,
+}
+
+impl Instruction {
+    /// An unguarded instruction.
+    pub fn new(op: Opcode, mods: Vec<Modifier>, operands: Vec<Operand>) -> Instruction {
+        Instruction { guard: None, op, mods, operands }
+    }
+
+    /// The same instruction executed only when `reg` is true (`negated`: when false).
+    pub fn guarded(mut self, reg: Reg, negated: bool) -> Instruction {
+        self.guard = Some(Guard { reg, negated });
+        self
+    }
+
+    /// The opcode with its modifiers: `ld.global.v4.f32`.
+    pub fn opcode_text(&self) -> String {
+        let mut s = self.op.name().to_string();
+        for m in &self.mods {
+            s.push('.');
+            s.push_str(&m.to_string());
+        }
+        s
+    }
+
+    /// Calls `f` on every register the instruction names (guard included).
+    pub fn for_each_reg(&self, mut f: impl FnMut(Reg)) {
+        if let Some(g) = self.guard {
+            f(g.reg);
+        }
+        for o in &self.operands {
+            o.for_each_reg(&mut f);
+        }
+    }
+
+    /// The types among the modifiers, in order (`cvt` has two, `mma` four).
+    pub fn types(&self) -> impl Iterator<Item = Type> + '_ {
+        self.mods.iter().filter_map(|m| match m {
+            Modifier::Type(t) => Some(*t),
+            _ => None,
+        })
+    }
+
+    /// Whether `m` is among the modifiers.
+    pub fn has(&self, m: Modifier) -> bool {
+        self.mods.contains(&m)
+    }
+
+    /// Whether flag `fl` is among the modifiers.
+    pub fn has_flag(&self, fl: Flag) -> bool {
+        self.has(Modifier::Flag(fl))
+    }
+
+    /// The first modifier `f` maps to a value (a generic accessor for emulators).
+    pub fn find_mod<T>(&self, f: impl Fn(&Modifier) -> Option<T>) -> Option<T> {
+        self.mods.iter().find_map(f)
+    }
+
+    /// The rounding modifier, if any.
+    pub fn rounding(&self) -> Option<Rounding> {
+        self.find_mod(|m| if let Modifier::Round(r) = m { Some(*r) } else { None })
+    }
+
+    /// The comparison of `setp`/`set`.
+    pub fn cmp_op(&self) -> Option<CmpOp> {
+        self.find_mod(|m| if let Modifier::Cmp(c) = m { Some(*c) } else { None })
+    }
+
+    /// The boolean combine of `setp`/`set`.
+    pub fn bool_op(&self) -> Option<BoolOp> {
+        self.find_mod(|m| if let Modifier::Bool(b) = m { Some(*b) } else { None })
+    }
+
+    /// The operation of `atom`/`red`/`redux`.
+    pub fn atom_op(&self) -> Option<AtomOp> {
+        self.find_mod(|m| if let Modifier::Atom(a) = m { Some(*a) } else { None })
+    }
+
+    /// The mode of `shfl`.
+    pub fn shfl_mode(&self) -> Option<ShflMode> {
+        self.find_mod(|m| if let Modifier::Shfl(x) = m { Some(*x) } else { None })
+    }
+
+    /// The mode of `vote`.
+    pub fn vote_mode(&self) -> Option<VoteMode> {
+        self.find_mod(|m| if let Modifier::Vote(x) = m { Some(*x) } else { None })
+    }
+
+    /// The property of `testp`.
+    pub fn testp_op(&self) -> Option<TestpOp> {
+        self.find_mod(|m| if let Modifier::Testp(x) = m { Some(*x) } else { None })
+    }
+
+    /// The memory-ordering semantics (`.relaxed`, `.acq_rel`, ...).
+    pub fn sem(&self) -> Option<MemSem> {
+        self.find_mod(|m| if let Modifier::Sem(x) = m { Some(*x) } else { None })
+    }
+
+    /// The memory scope (`.gpu`, `.cta`, ...).
+    pub fn scope(&self) -> Option<Scope> {
+        self.find_mod(|m| if let Modifier::Scope(x) = m { Some(*x) } else { None })
+    }
+
+    /// The vector width of `ld`/`st` (`.v2` -> 2), 1 when scalar.
+    pub fn vec_width(&self) -> u8 {
+        self.find_mod(|m| if let Modifier::Vec(n) = m { Some(*n) } else { None }).unwrap_or(1)
+    }
+
+    /// The state space among the modifiers (`Generic` when none).
+    pub fn space(&self) -> StateSpace {
+        self.mods
+            .iter()
+            .find_map(|m| match m {
+                Modifier::Space(s) => Some(*s),
+                _ => None,
+            })
+            .unwrap_or(StateSpace::Generic)
+    }
+}
+
+impl fmt::Display for Instruction {
+    /// One line without indentation or `;`-less forms: `@%p1 bra $L1;`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(g) = self.guard {
+            write!(f, "@{}{} ", if g.negated { "!" } else { "" }, g.reg)?;
+        }
+        f.write_str(&self.opcode_text())?;
+        for (i, o) in self.operands.iter().enumerate() {
+            f.write_str(if i == 0 { " \t" } else { ", " })?;
+            write!(f, "{o}")?;
+        }
+        f.write_str(";")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modifier_context() {
+        assert_eq!(Modifier::parse(Opcode::Setp, "and"), Some(Modifier::Bool(BoolOp::And)));
+        assert_eq!(Modifier::parse(Opcode::Atom, "and"), Some(Modifier::Atom(AtomOp::And)));
+        assert_eq!(Modifier::parse(Opcode::Setp, "lo"), Some(Modifier::Cmp(CmpOp::Lo)));
+        assert_eq!(Modifier::parse(Opcode::Mul, "lo"), Some(Modifier::Flag(Flag::Lo)));
+        assert_eq!(Modifier::parse(Opcode::Vote, "uni"), Some(Modifier::Vote(VoteMode::Uni)));
+        assert_eq!(Modifier::parse(Opcode::Bra, "uni"), Some(Modifier::Flag(Flag::Uni)));
+        assert_eq!(
+            Modifier::parse(Opcode::Mma, "m16n8k16"),
+            Some(Modifier::Shape { m: 16, n: 8, k: 16 })
+        );
+        assert_eq!(
+            Modifier::parse(Opcode::Ldmatrix, "m8n8"),
+            Some(Modifier::Shape { m: 8, n: 8, k: 0 })
+        );
+        assert_eq!(Modifier::parse(Opcode::Ldmatrix, "m08n8"), None);
+        assert_eq!(Modifier::parse(Opcode::Ld, "v4"), Some(Modifier::Vec(4)));
+        assert_eq!(Modifier::parse(Opcode::Ld, "v3"), None);
+        assert_eq!(Modifier::parse(Opcode::Add, "bogus"), None);
+    }
+
+    #[test]
+    fn operand_text() {
+        assert_eq!(Operand::f32(1.0).to_string(), "0f3F800000");
+        assert_eq!(Operand::f64(1.0).to_string(), "0d3FF0000000000000");
+        assert_eq!(Operand::f16_bits(0x3C00).to_string(), "0x3C00");
+        assert_eq!(Operand::addr(Reg::b64(2), 0).to_string(), "[%rd2]");
+        assert_eq!(Operand::addr(Reg::b64(2), -4).to_string(), "[%rd2+-4]");
+        assert_eq!(Operand::sym_addr("p", 8).to_string(), "[p+8]");
+        assert_eq!(Operand::vector(&[Reg::b16(1), Reg::b16(2)]).to_string(), "{%h1, %h2}");
+        assert_eq!(Operand::Pair(Reg::b32(1), Reg::pred(2)).to_string(), "%r1|%p2");
+    }
+
+    #[test]
+    fn instruction_text() {
+        let i = Instruction::new(
+            Opcode::Cvt,
+            vec![
+                Modifier::Round(Rounding::Rn),
+                Modifier::Type(Type::F32),
+                Modifier::Type(Type::S32),
+            ],
+            vec![Reg::b32(1).into(), Reg::b32(2).into()],
+        )
+        .guarded(Reg::pred(1), true);
+        assert_eq!(i.to_string(), "@!%p1 cvt.rn.f32.s32 \t%r1, %r2;");
+        assert_eq!(Instruction::new(Opcode::Ret, vec![], vec![]).to_string(), "ret;");
+        assert_eq!(i.rounding(), Some(Rounding::Rn));
+        assert_eq!(i.types().collect::<Vec<_>>(), vec![Type::F32, Type::S32]);
+        assert_eq!(i.vec_width(), 1);
+        assert_eq!(i.cmp_op(), None);
+    }
+}

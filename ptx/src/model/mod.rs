@@ -1,0 +1,264 @@
+//! The PTX model: modules, entries, declarations, statements and instructions.
+
+pub mod build;
+pub mod check;
+pub mod inst;
+pub mod types;
+
+pub use inst::{
+    AddrBase, Address, AtomOp, BoolOp, CacheOp, CmpOp, Flag, Guard, Instruction, Layout, MemSem,
+    Modifier, Opcode, Operand, PrmtMode, Rounding, Scope, ShflMode, TestpOp, VoteMode,
+};
+pub use types::{Dim, Reg, RegKind, RegPool, SpecialReg, StateSpace, Type};
+
+/// `.version major.minor`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Version {
+    /// Major version.
+    pub major: u32,
+    /// Minor version.
+    pub minor: u32,
+}
+
+/// `.target sm_NN` (`sm_90a` when `arch_specific`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Target {
+    /// The SM number: 80 for `sm_80`.
+    pub sm: u32,
+    /// The `a` suffix (architecture-specific features).
+    pub arch_specific: bool,
+}
+
+/// A memory variable: `.shared .align 16 .b8 ys_tile[1024];`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct VarDecl {
+    /// `Shared`, `Global`, `Local` or `Const`.
+    pub space: StateSpace,
+    /// `.align A`, when given.
+    pub align: Option<u32>,
+    /// Element type.
+    pub ty: Type,
+    /// The PTX name (a valid identifier).
+    pub name: String,
+    /// `Some(n)`: an array `[n]`; `None`: a scalar.
+    pub len: Option<u64>,
+}
+
+impl VarDecl {
+    /// `.shared .align A .b8 NAME[bytes]` (SPEC §3 workgroup variables).
+    pub fn shared_bytes(name: impl Into<String>, align: u32, bytes: u64) -> VarDecl {
+        VarDecl {
+            space: StateSpace::Shared,
+            align: Some(align),
+            ty: Type::B8,
+            name: name.into(),
+            len: Some(bytes),
+        }
+    }
+
+    /// `.local .align A .b8 NAME[bytes]` (arrays indexed at run time).
+    pub fn local_bytes(name: impl Into<String>, align: u32, bytes: u64) -> VarDecl {
+        VarDecl { space: StateSpace::Local, ..VarDecl::shared_bytes(name, align, bytes) }
+    }
+
+    /// Size in bytes.
+    pub fn size_bytes(&self) -> u64 {
+        u64::from(self.ty.bytes()).saturating_mul(self.len.unwrap_or(1))
+    }
+}
+
+/// An entry parameter: `.param .u64 p_g0_b0`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Param {
+    /// Parameter type (`.u64` for device pointers).
+    pub ty: Type,
+    /// The PTX name.
+    pub name: String,
+}
+
+impl Param {
+    /// `.param .u64 NAME`: a device pointer.
+    pub fn pointer(name: impl Into<String>) -> Param {
+        Param { ty: Type::U64, name: name.into() }
+    }
+}
+
+/// One line of an entry body.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Statement {
+    /// `NAME:` (a branch target).
+    Label(String),
+    /// An instruction.
+    Inst(Instruction),
+    /// `// text` on its own line (ASCII, no line breaks).
+    Comment(String),
+}
+
+impl From<Instruction> for Statement {
+    fn from(i: Instruction) -> Statement {
+        Statement::Inst(i)
+    }
+}
+
+/// A `.visible .entry` kernel.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Entry {
+    /// The PTX name (see [`crate::names::entry_name`]).
+    pub name: String,
+    /// Parameters in order.
+    pub params: Vec<Param>,
+    /// `.reqntid X, Y, Z`: the exact CTA size.
+    pub reqntid: Option<[u32; 3]>,
+    /// `.maxntid X, Y, Z` (read from NVRTC output; the project writes `reqntid`).
+    pub maxntid: Option<[u32; 3]>,
+    /// Variables declared inside the body (`.shared`, `.local`).
+    pub vars: Vec<VarDecl>,
+    /// Labels, instructions and comments in order. Registers are declared by the printer.
+    pub body: Vec<Statement>,
+}
+
+impl Entry {
+    /// An empty entry with no parameters and no launch bounds.
+    pub fn new(name: impl Into<String>) -> Entry {
+        Entry {
+            name: name.into(),
+            params: Vec::new(),
+            reqntid: None,
+            maxntid: None,
+            vars: Vec::new(),
+            body: Vec::new(),
+        }
+    }
+
+    /// Appends an instruction.
+    pub fn push(&mut self, inst: Instruction) {
+        self.body.push(Statement::Inst(inst));
+    }
+
+    /// Appends a label.
+    pub fn label(&mut self, name: impl Into<String>) {
+        self.body.push(Statement::Label(name.into()));
+    }
+
+    /// Appends a comment line.
+    pub fn comment(&mut self, text: impl Into<String>) {
+        self.body.push(Statement::Comment(text.into()));
+    }
+
+    /// How many registers of each kind the printer declares (`.reg .b32 %r<N>`):
+    /// N = highest number used + 1, 0 when the kind is unused. Indexed by [`RegKind::index`].
+    pub fn reg_counts(&self) -> [u32; 4] {
+        let mut n = [0u32; 4];
+        for s in &self.body {
+            if let Statement::Inst(i) = s {
+                i.for_each_reg(|r| {
+                    let slot = &mut n[r.kind.index()];
+                    *slot = (*slot).max(r.num.saturating_add(1));
+                });
+            }
+        }
+        n
+    }
+
+    /// Each label and the index in [`Entry::body`] of the statement it names (the first
+    /// definition wins; [`check::check_entry`] rejects duplicates).
+    pub fn labels(&self) -> std::collections::HashMap<&str, usize> {
+        let mut map = std::collections::HashMap::new();
+        for (i, s) in self.body.iter().enumerate() {
+            if let Statement::Label(l) = s {
+                map.entry(l.as_str()).or_insert(i);
+            }
+        }
+        map
+    }
+
+    /// The instructions of the body, in order.
+    pub fn instructions(&self) -> impl Iterator<Item = &Instruction> {
+        self.body.iter().filter_map(|s| match s {
+            Statement::Inst(i) => Some(i),
+            _ => None,
+        })
+    }
+}
+
+/// A PTX module (one `.ptx` file).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Module {
+    /// Comment lines printed before `.version`.
+    pub comments: Vec<String>,
+    /// `.version` (8.0 by default).
+    pub version: Version,
+    /// `.target` (sm_80 by default).
+    pub target: Target,
+    /// `.address_size` (64).
+    pub address_size: u32,
+    /// Module-scope variables (`.shared`, `.global`, `.const`).
+    pub globals: Vec<VarDecl>,
+    /// Kernels in order.
+    pub entries: Vec<Entry>,
+}
+
+impl Default for Module {
+    fn default() -> Self {
+        Module::new(80)
+    }
+}
+
+impl Module {
+    /// An empty module with SPEC §3's header: `.version 8.0`, `.target sm_<sm>`,
+    /// `.address_size 64`.
+    pub fn new(sm: u32) -> Module {
+        Module {
+            comments: Vec::new(),
+            version: Version { major: 8, minor: 0 },
+            target: Target { sm, arch_specific: false },
+            address_size: 64,
+            globals: Vec::new(),
+            entries: Vec::new(),
+        }
+    }
+
+    /// The entry named `name`.
+    pub fn entry(&self, name: &str) -> Option<&Entry> {
+        self.entries.iter().find(|e| e.name == name)
+    }
+
+    /// Prints the module (see [`crate::print::print_module`]).
+    pub fn to_ptx(&self) -> Result<String, crate::PtxError> {
+        crate::print::print_module(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reg_counts_take_the_highest_number() {
+        let mut e = Entry::new("k");
+        e.push(build::mov(Type::U32, Reg::b32(4), Reg::b32(1)));
+        e.push(build::bra(".x").guarded(Reg::pred(0), false));
+        e.push(build::ld(
+            StateSpace::Global,
+            Type::F32,
+            Reg::b32(2),
+            Operand::addr(Reg::b64(9), 4),
+        ));
+        assert_eq!(e.reg_counts(), [1, 0, 5, 10]);
+        e.label("L");
+        assert_eq!(e.labels().get("L"), Some(&3));
+    }
+
+    #[test]
+    fn var_sizes() {
+        assert_eq!(VarDecl::shared_bytes("ys_a", 16, 64).size_bytes(), 64);
+        let v = VarDecl {
+            space: StateSpace::Global,
+            align: None,
+            ty: Type::F32,
+            name: "g".into(),
+            len: None,
+        };
+        assert_eq!(v.size_bytes(), 4);
+    }
+}

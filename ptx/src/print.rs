@@ -1,0 +1,232 @@
+//! The printer: deterministic PTX text in NVRTC's layout (tabs), ASCII only.
+//!
+//! Registers are declared from the body (`.reg .b32 %r<N>;`, N = highest number + 1), so a
+//! module built through the model never lacks a declaration. Every name is checked to be a
+//! PTX identifier and every comment to be one line of ASCII; anything else is a typed error
+//! and nothing is printed.
+
+use crate::error::{PtxError, PtxErrorKind};
+use crate::model::{Entry, Module, RegKind, StateSpace, Statement, VarDecl};
+use crate::names::is_identifier;
+use std::fmt::Write;
+
+/// Prints `m` as PTX text.
+pub fn print_module(m: &Module) -> Result<String, PtxError> {
+    check_module(m)?;
+    let mut out = String::new();
+    for c in &m.comments {
+        push_comment(&mut out, "", c);
+    }
+    if !m.comments.is_empty() {
+        out.push('\n');
+    }
+    let _ = writeln!(out, ".version {}.{}", m.version.major, m.version.minor);
+    let _ = writeln!(
+        out,
+        ".target sm_{}{}",
+        m.target.sm,
+        if m.target.arch_specific { "a" } else { "" }
+    );
+    let _ = writeln!(out, ".address_size {}", m.address_size);
+    out.push('\n');
+    for g in &m.globals {
+        push_var(&mut out, "", g);
+    }
+    if !m.globals.is_empty() {
+        out.push('\n');
+    }
+    for e in &m.entries {
+        push_entry(&mut out, e);
+    }
+    debug_assert!(out.is_ascii());
+    Ok(out)
+}
+
+fn push_comment(out: &mut String, indent: &str, text: &str) {
+    if text.is_empty() {
+        let _ = writeln!(out, "{indent}//");
+    } else {
+        let _ = writeln!(out, "{indent}// {text}");
+    }
+}
+
+fn push_var(out: &mut String, indent: &str, v: &VarDecl) {
+    out.push_str(indent);
+    let _ = write!(out, ".{} ", v.space.name());
+    if let Some(a) = v.align {
+        let _ = write!(out, ".align {a} ");
+    }
+    let _ = write!(out, ".{} {}", v.ty, v.name);
+    if let Some(n) = v.len {
+        let _ = write!(out, "[{n}]");
+    }
+    out.push_str(";\n");
+}
+
+fn push_entry(out: &mut String, e: &Entry) {
+    let _ = write!(out, ".visible .entry {}(", e.name);
+    for (i, p) in e.params.iter().enumerate() {
+        let _ = write!(out, "{}\n\t.param .{} {}", if i == 0 { "" } else { "," }, p.ty, p.name);
+    }
+    out.push_str(if e.params.is_empty() { ")\n" } else { "\n)\n" });
+    if let Some([x, y, z]) = e.reqntid {
+        let _ = writeln!(out, ".reqntid {x}, {y}, {z}");
+    }
+    if let Some([x, y, z]) = e.maxntid {
+        let _ = writeln!(out, ".maxntid {x}, {y}, {z}");
+    }
+    out.push_str("{\n");
+    let counts = e.reg_counts();
+    for kind in RegKind::ALL {
+        let n = counts[kind.index()];
+        if n > 0 {
+            let _ = writeln!(out, "\t.reg .{} \t%{}<{n}>;", kind.decl_type(), kind.prefix());
+        }
+    }
+    for v in &e.vars {
+        push_var(out, "\t", v);
+    }
+    out.push('\n');
+    for s in &e.body {
+        match s {
+            Statement::Label(l) => {
+                let _ = writeln!(out, "{l}:");
+            }
+            Statement::Inst(i) => {
+                let _ = writeln!(out, "\t{i}");
+            }
+            Statement::Comment(c) => push_comment(out, "\t", c),
+        }
+    }
+    out.push_str("\n}\n\n");
+}
+
+fn check_comment(text: &str, context: &str) -> Result<(), PtxError> {
+    if !text.is_ascii() {
+        return Err(PtxError::new(
+            PtxErrorKind::NonAscii,
+            format!("comment {context} holds a non-ASCII character: {text:?}"),
+        ));
+    }
+    if text.contains(['\n', '\r']) {
+        return Err(PtxError::new(
+            PtxErrorKind::InvalidName,
+            format!("comment {context} holds a line break: {text:?}"),
+        ));
+    }
+    Ok(())
+}
+
+fn check_name(name: &str, what: &str) -> Result<(), PtxError> {
+    if !name.is_ascii() {
+        return Err(PtxError::new(
+            PtxErrorKind::NonAscii,
+            format!("{what} name {name:?} is not ASCII"),
+        ));
+    }
+    if !is_identifier(name) || name.starts_with('%') {
+        return Err(PtxError::new(
+            PtxErrorKind::InvalidName,
+            format!("{what} name {name:?} is not a PTX identifier"),
+        ));
+    }
+    Ok(())
+}
+
+fn check_var(v: &VarDecl) -> Result<(), PtxError> {
+    check_name(&v.name, "variable")?;
+    if matches!(v.space, StateSpace::Reg | StateSpace::Generic | StateSpace::Param) {
+        return Err(PtxError::new(
+            PtxErrorKind::InvalidName,
+            format!("variable '{}' must be in .shared, .global, .local or .const", v.name),
+        ));
+    }
+    Ok(())
+}
+
+/// Checks every name and comment of `m` before anything is printed.
+pub fn check_module(m: &Module) -> Result<(), PtxError> {
+    for c in &m.comments {
+        check_comment(c, "before .version")?;
+    }
+    for g in &m.globals {
+        check_var(g)?;
+    }
+    for e in &m.entries {
+        check_name(&e.name, "entry")?;
+        let ctx = format!("in entry '{}'", e.name);
+        for p in &e.params {
+            check_name(&p.name, "parameter")?;
+        }
+        for v in &e.vars {
+            check_var(v)?;
+        }
+        for s in &e.body {
+            match s {
+                Statement::Label(l) => check_name(l, "label")?,
+                Statement::Comment(c) => check_comment(c, &ctx)?,
+                Statement::Inst(i) => {
+                    let mut bad = None;
+                    for o in &i.operands {
+                        o.for_each_symbol(&mut |s| {
+                            if bad.is_none() {
+                                bad = check_name(s, "symbol").err();
+                            }
+                        });
+                    }
+                    if let Some(err) = bad {
+                        return Err(err);
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::build;
+    use crate::model::{Param, Reg, Type};
+
+    #[test]
+    fn prints_nvrtc_layout() {
+        let mut m = Module::new(80);
+        m.comments.push("generated".into());
+        let mut e = Entry::new("k");
+        e.params.push(Param::pointer("p_g0_b0"));
+        e.reqntid = Some([64, 1, 1]);
+        e.vars.push(VarDecl::shared_bytes("ys_t", 16, 256));
+        e.push(build::ld_param(Type::U64, Reg::b64(1), "p_g0_b0"));
+        e.label("$L1");
+        e.comment("done");
+        e.push(build::ret().guarded(Reg::pred(1), true));
+        m.entries.push(e);
+        let text = print_module(&m).map_err(|e| e.to_string());
+        let want = "// generated\n\n.version 8.0\n.target sm_80\n.address_size 64\n\n\
+                    .visible .entry k(\n\t.param .u64 p_g0_b0\n)\n.reqntid 64, 1, 1\n{\n\
+                    \t.reg .pred \t%p<2>;\n\t.reg .b64 \t%rd<2>;\n\
+                    \t.shared .align 16 .b8 ys_t[256];\n\n\
+                    \tld.param.u64 \t%rd1, [p_g0_b0];\n$L1:\n\t// done\n\t@!%p1 ret;\n\n}\n\n";
+        assert_eq!(text, Ok(want.to_string()));
+    }
+
+    #[test]
+    fn rejects_non_ascii_and_bad_names() {
+        let mut m = Module::new(80);
+        m.entries.push(Entry::new("加倍"));
+        assert_eq!(print_module(&m).map_err(|e| e.kind), Err(PtxErrorKind::NonAscii));
+        m.entries[0].name = "a-b".into();
+        assert_eq!(print_module(&m).map_err(|e| e.kind), Err(PtxErrorKind::InvalidName));
+        m.entries[0].name = "k".into();
+        m.entries[0].comment("ü");
+        assert_eq!(print_module(&m).map_err(|e| e.kind), Err(PtxErrorKind::NonAscii));
+        m.entries[0].body.clear();
+        m.entries[0].comment("a\nb");
+        assert_eq!(print_module(&m).map_err(|e| e.kind), Err(PtxErrorKind::InvalidName));
+        m.entries[0].body.clear();
+        m.entries[0].push(build::bra("é"));
+        assert_eq!(print_module(&m).map_err(|e| e.kind), Err(PtxErrorKind::NonAscii));
+    }
+}

@@ -1,0 +1,91 @@
+//! What every command that reads a WGSL file shares: the FILE argument, `--override`, and
+//! reading and compiling the file.
+
+use super::Failure;
+use dianran_frontend::{ir, Options};
+use std::path::PathBuf;
+
+/// FILE and `--override NAME=VALUE` options.
+#[derive(Clone, Debug, clap::Args)]
+pub struct SourceArgs {
+    /// The WGSL source file.
+    pub file: PathBuf,
+    /// Value for an `override` declaration (repeatable); `true`/`false` for bool overrides.
+    #[arg(long = "override", value_name = "NAME=VALUE", value_parser = parse_override)]
+    pub overrides: Vec<(String, f64)>,
+}
+
+/// A loaded source file.
+#[derive(Clone, Debug)]
+pub struct Source {
+    /// The name diagnostics show (the path as given).
+    pub name: String,
+    /// The text.
+    pub text: String,
+}
+
+impl SourceArgs {
+    /// Reads FILE as UTF-8 text.
+    pub fn read(&self) -> Result<Source, Failure> {
+        let name = self.file.display().to_string();
+        let bytes = std::fs::read(&self.file)
+            .map_err(|e| Failure::Message(format!("cannot read '{name}': {e}")))?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            Failure::Message(format!(
+                "'{name}' is not UTF-8 text (invalid byte at offset {}); WGSL sources must be UTF-8",
+                e.utf8_error().valid_up_to()
+            ))
+        })?;
+        Ok(Source { name, text })
+    }
+
+    /// The frontend options these arguments give.
+    pub fn options(&self) -> Options {
+        Options { overrides: self.overrides.clone() }
+    }
+
+    /// Reads and compiles FILE (parse, validate, lower, standard passes).
+    pub fn compile(&self) -> Result<(Source, ir::Module), Failure> {
+        let src = self.read()?;
+        let module = dianran_frontend::compile(&src.name, &src.text, &self.options())?;
+        Ok((src, module))
+    }
+}
+
+/// Parses `NAME=VALUE` (VALUE a number, `true` or `false`).
+pub fn parse_override(s: &str) -> Result<(String, f64), String> {
+    let (name, value) =
+        s.split_once('=').ok_or_else(|| format!("expected NAME=VALUE, got '{s}'"))?;
+    let name = name.trim();
+    if name.is_empty() {
+        return Err(format!("missing override name in '{s}'"));
+    }
+    let value = value.trim();
+    let v = match value {
+        "true" => 1.0,
+        "false" => 0.0,
+        _ => value
+            .parse::<f64>()
+            .map_err(|_| format!("'{value}' is not a number (nor true/false)"))?,
+    };
+    if !v.is_finite() {
+        return Err(format!("override value '{value}' is not finite"));
+    }
+    Ok((name.to_string(), v))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn override_values() {
+        assert_eq!(parse_override("n=64"), Ok(("n".to_string(), 64.0)));
+        assert_eq!(parse_override("scale = -0.5"), Ok(("scale".to_string(), -0.5)));
+        assert_eq!(parse_override("flag=true"), Ok(("flag".to_string(), 1.0)));
+        assert!(parse_override("n").is_err());
+        assert!(parse_override("=3").is_err());
+        assert!(parse_override("n=abc").is_err());
+        assert!(parse_override("n=inf").is_err());
+    }
+}

@@ -1,0 +1,92 @@
+//! The `dianran` command-line interface.
+//!
+//! One module per command (`check`, `ssa`, `run`); each has an `Args` struct (clap derive)
+//! and an `execute` function returning the text for stdout or a [`Failure`]. [`main`] maps
+//! the result to the exit status: 0 on success, 1 on an error in the input or at run time
+//! (the diagnostic goes to stderr), 2 on a usage error (clap's own). A new command is a new
+//! module plus one variant of [`Command`].
+
+pub mod check;
+pub mod input;
+pub mod run;
+pub mod ssa;
+
+use clap::{Parser, Subcommand};
+use dianran_frontend::Diagnostics;
+use std::io::Write;
+use std::process::ExitCode;
+
+/// Command-line arguments.
+#[derive(Debug, Parser)]
+#[command(
+    name = "dianran",
+    version,
+    about = "WGSL to PTX, MSL and WGSL: one GPU kernel source, three targets"
+)]
+pub struct Cli {
+    /// The command to run.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Parse, validate and lower FILE; print its entry points (name, stage, workgroup size).
+    Check(check::Args),
+    /// Print the SSA form of FILE after the standard passes.
+    Ssa(ssa::Args),
+    /// Run a compute entry point of FILE on the reference interpreter.
+    Run(run::Args),
+}
+
+/// Why a command failed.
+#[derive(Debug)]
+pub enum Failure {
+    /// Problems in the input (or found while running it), with source locations.
+    Diagnostics(Diagnostics),
+    /// A problem with no source location (a file that cannot be read, a bad option value).
+    Message(String),
+}
+
+impl Failure {
+    /// The text for stderr.
+    pub fn render(&self) -> String {
+        match self {
+            Failure::Diagnostics(d) => d.render(),
+            Failure::Message(m) => format!("error: {m}\n"),
+        }
+    }
+}
+
+impl From<Diagnostics> for Failure {
+    fn from(d: Diagnostics) -> Self {
+        Failure::Diagnostics(d)
+    }
+}
+
+/// Runs one parsed command; `Ok` holds what goes to stdout.
+pub fn execute(command: &Command) -> Result<String, Failure> {
+    match command {
+        Command::Check(a) => check::execute(a),
+        Command::Ssa(a) => ssa::execute(a),
+        Command::Run(a) => run::execute(a),
+    }
+}
+
+/// The tool's entry point: parses the arguments, runs the command, prints, and returns the
+/// exit status.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match execute(&cli.command) {
+        Ok(out) => {
+            // A closed stdout (`dianran ssa f | head`) is not an error worth a panic.
+            let _ = std::io::stdout().lock().write_all(out.as_bytes());
+            ExitCode::SUCCESS
+        }
+        Err(f) => {
+            let _ = std::io::stderr().lock().write_all(f.render().as_bytes());
+            ExitCode::from(1)
+        }
+    }
+}

@@ -1,0 +1,178 @@
+//! `dianran run FILE --entry NAME --dispatch X[,Y[,Z]]`: run a compute entry point on the
+//! reference interpreter.
+//!
+//! Buffers named with `--buffer G:B=PATH` are filled from the file's raw little-endian bytes
+//! (the file's size is the buffer's size); every other buffer the entry uses is zero-filled,
+//! with `--len` elements in a runtime-sized array. `--dump DIR` writes every buffer after a
+//! successful run to `DIR/g<G>_b<B>.bin`.
+
+use super::input::{Source, SourceArgs};
+use super::Failure;
+use dianran_frontend::ir::{Module, Stage};
+use dianran_frontend::{Diagnostic, Diagnostics};
+use dianran_verify::buffers::{default_buffers, entry_bindings, Buffers};
+use dianran_verify::interp::{self, InterpOptions};
+use std::path::PathBuf;
+
+/// Arguments of `run`.
+#[derive(Clone, Debug, clap::Args)]
+pub struct Args {
+    /// FILE and overrides.
+    #[command(flatten)]
+    pub source: SourceArgs,
+    /// The compute entry point to run.
+    #[arg(long)]
+    pub entry: String,
+    /// Number of workgroups: X, X,Y or X,Y,Z (missing ones are 1).
+    #[arg(long, value_name = "X[,Y[,Z]]", value_parser = parse_dispatch)]
+    pub dispatch: [u32; 3],
+    /// Fill the buffer at @group(G) @binding(B) from a file of raw little-endian bytes
+    /// (repeatable).
+    #[arg(long = "buffer", value_name = "G:B=PATH", value_parser = parse_buffer)]
+    pub buffers: Vec<BufferArg>,
+    /// Elements of a runtime-sized array in buffers not given with --buffer.
+    #[arg(long, value_name = "N", default_value_t = 1024)]
+    pub len: u32,
+    /// Write every buffer after the run to DIR/g<G>_b<B>.bin.
+    #[arg(long, value_name = "DIR")]
+    pub dump: Option<PathBuf>,
+    /// Invocations per subgroup.
+    #[arg(long, value_name = "N", default_value_t = 32)]
+    pub subgroup_size: u32,
+}
+
+/// One `--buffer G:B=PATH`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BufferArg {
+    /// `@group`.
+    pub group: u32,
+    /// `@binding`.
+    pub binding: u32,
+    /// File with the bytes.
+    pub path: PathBuf,
+}
+
+/// Parses `X`, `X,Y` or `X,Y,Z`.
+pub fn parse_dispatch(s: &str) -> Result<[u32; 3], String> {
+    let parts: Vec<&str> = s.split(',').map(str::trim).collect();
+    if parts.is_empty() || parts.len() > 3 {
+        return Err(format!("expected X[,Y[,Z]], got '{s}'"));
+    }
+    let mut out = [1u32; 3];
+    for (slot, p) in out.iter_mut().zip(&parts) {
+        *slot = p
+            .parse()
+            .map_err(|_| format!("'{p}' is not a workgroup count (a non-negative integer)"))?;
+    }
+    Ok(out)
+}
+
+/// Parses `G:B=PATH`.
+pub fn parse_buffer(s: &str) -> Result<BufferArg, String> {
+    let (key, path) = s.split_once('=').ok_or_else(|| format!("expected G:B=PATH, got '{s}'"))?;
+    let (g, b) = key.split_once(':').ok_or_else(|| format!("expected G:B=PATH, got '{s}'"))?;
+    let group = g.trim().parse().map_err(|_| format!("'{g}' is not a group number"))?;
+    let binding = b.trim().parse().map_err(|_| format!("'{b}' is not a binding number"))?;
+    if path.is_empty() {
+        return Err(format!("missing PATH in '{s}'"));
+    }
+    Ok(BufferArg { group, binding, path: PathBuf::from(path) })
+}
+
+/// Runs the entry and returns a one-line summary (buffers go to `--dump`).
+pub fn execute(args: &Args) -> Result<String, Failure> {
+    let (src, module) = args.source.compile()?;
+    let fail =
+        |d: Diagnostic| Failure::Diagnostics(Diagnostics::new(&src.name, &src.text, vec![d]));
+    check_entry(&module, &args.entry, &src)?;
+    let mut buffers = default_buffers(&module, &args.entry, args.len).map_err(fail)?;
+    let bindings = entry_bindings(&module, &args.entry).map_err(fail)?;
+    for b in &args.buffers {
+        if !bindings.iter().any(|i| i.group == b.group && i.binding == b.binding) {
+            let used: Vec<String> = bindings
+                .iter()
+                .map(|i| format!("{}:{} ({})", i.group, i.binding, i.name))
+                .collect();
+            return Err(Failure::Message(format!(
+                "--buffer {}:{}: entry point '{}' uses no buffer at @group({}) @binding({}); it uses: {}",
+                b.group,
+                b.binding,
+                args.entry,
+                b.group,
+                b.binding,
+                if used.is_empty() { "none".to_string() } else { used.join(", ") }
+            )));
+        }
+        let bytes = std::fs::read(&b.path)
+            .map_err(|e| Failure::Message(format!("cannot read '{}': {e}", b.path.display())))?;
+        buffers.insert((b.group, b.binding), bytes);
+    }
+    let opts = InterpOptions { subgroup_size: args.subgroup_size, ..Default::default() };
+    interp::run(&module, &args.entry, args.dispatch, &mut buffers, &opts).map_err(fail)?;
+    if let Some(dir) = &args.dump {
+        dump(dir, &buffers)?;
+    }
+    let [x, y, z] = args.dispatch;
+    Ok(format!("ran '{}' over {x}x{y}x{z} workgroups\n", args.entry))
+}
+
+/// The entry must exist and be a compute entry point.
+fn check_entry(m: &Module, entry: &str, src: &Source) -> Result<(), Failure> {
+    let compute: Vec<&str> = m
+        .entry_points
+        .iter()
+        .filter(|e| e.stage == Stage::Compute)
+        .map(|e| e.name.as_str())
+        .collect();
+    let list = if compute.is_empty() { "none".to_string() } else { compute.join(", ") };
+    match m.entry_point(entry) {
+        Some(ep) if ep.stage == Stage::Compute => Ok(()),
+        Some(ep) => Err(Failure::Message(format!(
+            "entry point '{entry}' of '{}' is a {} shader; `run` runs compute entry points ({list})",
+            src.name,
+            ep.stage.name()
+        ))),
+        None => Err(Failure::Message(format!(
+            "'{}' has no entry point named '{entry}'; its compute entry points: {list}",
+            src.name
+        ))),
+    }
+}
+
+/// Writes each buffer to `dir/g<G>_b<B>.bin`.
+fn dump(dir: &std::path::Path, buffers: &Buffers) -> Result<(), Failure> {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| Failure::Message(format!("cannot create '{}': {e}", dir.display())))?;
+    for ((g, b), bytes) in buffers {
+        let path = dir.join(format!("g{g}_b{b}.bin"));
+        std::fs::write(&path, bytes)
+            .map_err(|e| Failure::Message(format!("cannot write '{}': {e}", path.display())))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dispatch_forms() {
+        assert_eq!(parse_dispatch("4"), Ok([4, 1, 1]));
+        assert_eq!(parse_dispatch("4,2"), Ok([4, 2, 1]));
+        assert_eq!(parse_dispatch("4, 2, 3"), Ok([4, 2, 3]));
+        assert!(parse_dispatch("1,2,3,4").is_err());
+        assert!(parse_dispatch("-1").is_err());
+        assert!(parse_dispatch("").is_err());
+    }
+
+    #[test]
+    fn buffer_forms() {
+        assert_eq!(
+            parse_buffer("0:1=in.bin"),
+            Ok(BufferArg { group: 0, binding: 1, path: PathBuf::from("in.bin") })
+        );
+        assert!(parse_buffer("0=in.bin").is_err());
+        assert!(parse_buffer("0:x=in.bin").is_err());
+        assert!(parse_buffer("0:1=").is_err());
+    }
+}

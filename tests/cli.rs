@@ -1,0 +1,188 @@
+//! The `dianran` binary: output formats and exit codes of `check`, `ssa` and `run`.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn dianran(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_dianran")).args(args).output().expect("the binary starts")
+}
+
+/// A fresh directory for one test's files.
+fn scratch(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("dianran-cli-{}-{test}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+fn write(dir: &std::path::Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).expect("write");
+    p.to_string_lossy().into_owned()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+const DOUBLE: &str = "@group(0) @binding(0) var<storage, read_write> data: array<u32>;\n\
+@compute @workgroup_size(4, 2)\n\
+fn double(@builtin(global_invocation_id) id: vec3<u32>) {\n\
+    let i = id.x + id.y * 4u;\n\
+    data[i] = data[i] * 2u + 1u;\n\
+}\n\
+@vertex fn vs() -> @builtin(position) vec4<f32> { return vec4<f32>(0.0); }\n";
+
+#[test]
+fn check_prints_the_entry_table() {
+    let dir = scratch("check");
+    let f = write(&dir, "k.wgsl", DOUBLE);
+    let out = dianran(&["check", &f]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "double\tcompute\t4,2,1\nvs\tvertex\t-\n");
+}
+
+#[test]
+fn check_reports_errors_with_location_and_exit_1() {
+    let dir = scratch("check-err");
+    let f =
+        write(&dir, "bad.wgsl", "@compute @workgroup_size(1)\nfn main() {\n    let x = y;\n}\n");
+    let out = dianran(&["check", &f]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(err.contains("bad.wgsl:3:13"), "{err}");
+    assert!(err.contains("help:"), "{err}");
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn overrides_from_the_command_line() {
+    let dir = scratch("override");
+    let f = write(
+        &dir,
+        "o.wgsl",
+        "override block: u32;\n@compute @workgroup_size(block) fn main() {}\n",
+    );
+    let out = dianran(&["check", &f]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("--override block=VALUE"), "{}", text(&out.stderr));
+    let out = dianran(&["check", &f, "--override", "block=128"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "main\tcompute\t128,1,1\n");
+    let out = dianran(&["check", &f, "--override", "block=1", "--override", "other=2"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("other"), "{}", text(&out.stderr));
+    // A malformed value is a usage error.
+    assert_eq!(dianran(&["check", &f, "--override", "block"]).status.code(), Some(2));
+}
+
+#[test]
+fn bad_paths_and_bytes_are_errors_not_panics() {
+    let dir = scratch("paths");
+    let out = dianran(&["check", &dir.join("missing.wgsl").to_string_lossy()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("cannot read"), "{}", text(&out.stderr));
+    let p = dir.join("latin1.wgsl");
+    std::fs::write(&p, b"// caf\xe9\nfn f() {}\n").expect("write");
+    let out = dianran(&["ssa", &p.to_string_lossy()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("not UTF-8"), "{}", text(&out.stderr));
+    let out = dianran(&["check", &dir.to_string_lossy()]);
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    assert_eq!(dianran(&[]).status.code(), Some(2));
+    assert_eq!(dianran(&["frobnicate"]).status.code(), Some(2));
+    assert_eq!(dianran(&["run", "x.wgsl", "--entry", "main"]).status.code(), Some(2));
+    assert_eq!(
+        dianran(&["run", "x.wgsl", "--entry", "main", "--dispatch", "1,2,3,4"]).status.code(),
+        Some(2)
+    );
+    assert_eq!(
+        dianran(&["run", "x.wgsl", "--entry", "m", "--dispatch", "1", "--buffer", "0=a"])
+            .status
+            .code(),
+        Some(2)
+    );
+}
+
+#[test]
+fn ssa_prints_the_module() {
+    let dir = scratch("ssa");
+    let f = write(&dir, "k.wgsl", DOUBLE);
+    let out = dianran(&["ssa", &f]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let s = text(&out.stdout);
+    assert!(s.contains("double"), "{s}");
+}
+
+#[test]
+fn run_fills_buffers_and_dumps_them() {
+    let dir = scratch("run");
+    let f = write(&dir, "k.wgsl", DOUBLE);
+    // One workgroup of 4x2 invocations: invocation (x, y) updates data[x + 4y], i.e.
+    // elements 0..8 of a 16-element buffer.
+    let input: Vec<u32> = (0..16).map(|i| i * 10).collect();
+    let bytes: Vec<u8> = input.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let inp = dir.join("in.bin");
+    std::fs::write(&inp, &bytes).expect("write");
+    let dump = dir.join("out");
+    let out = dianran(&[
+        "run",
+        &f,
+        "--entry",
+        "double",
+        "--dispatch",
+        "1",
+        "--buffer",
+        &format!("0:0={}", inp.display()),
+        "--dump",
+        &dump.to_string_lossy(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let got = std::fs::read(dump.join("g0_b0.bin")).expect("dumped buffer");
+    let got: Vec<u32> =
+        got.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+    // Workgroup 4x2 covers indices 0..8; the rest stays.
+    let want: Vec<u32> =
+        input.iter().enumerate().map(|(i, &v)| if i < 8 { v * 2 + 1 } else { v }).collect();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn run_rejects_bad_entries_and_bindings() {
+    let dir = scratch("run-bad");
+    let f = write(&dir, "k.wgsl", DOUBLE);
+    let out = dianran(&["run", &f, "--entry", "nope", "--dispatch", "1"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("double"), "{}", text(&out.stderr));
+    let out = dianran(&["run", &f, "--entry", "vs", "--dispatch", "1"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("vertex"), "{}", text(&out.stderr));
+    let out =
+        dianran(&["run", &f, "--entry", "double", "--dispatch", "1", "--buffer", "3:3=x.bin"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("0:0 (data)"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn run_reports_out_of_bounds_as_exit_1() {
+    let dir = scratch("run-oob");
+    let f = write(&dir, "k.wgsl", DOUBLE);
+    // Four bytes hold one element; invocation 1 writes past the end.
+    let inp = write(&dir, "small.bin", "abcd");
+    let out = dianran(&[
+        "run",
+        &f,
+        "--entry",
+        "double",
+        "--dispatch",
+        "1",
+        "--buffer",
+        &format!("0:0={inp}"),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
+    assert!(!text(&out.stderr).is_empty());
+}

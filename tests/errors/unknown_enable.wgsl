@@ -1,0 +1,5 @@
+enable f16, shader_int64;
+
+@compute @workgroup_size(1)
+fn main() {
+}

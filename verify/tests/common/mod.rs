@@ -1,0 +1,220 @@
+//! Shared helpers for the sample reference tests: a deterministic PRNG, byte packing in
+//! WGSL's host-shareable layout (little-endian), running a sample through the frontend and
+//! the reference interpreter, and comparisons that report the first mismatching indices.
+
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+use dianran_verify::interp::{self, Buffers, InterpOptions};
+
+/// xorshift32: small, deterministic, no external crates.
+pub struct Rng(u32);
+
+impl Rng {
+    /// A generator; `seed` 0 is replaced because xorshift would stay at 0.
+    pub fn new(seed: u32) -> Rng {
+        Rng(if seed == 0 { 0x9e37_79b9 } else { seed })
+    }
+
+    /// Next raw 32-bit value.
+    pub fn next_u32(&mut self) -> u32 {
+        let mut x = self.0;
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        self.0 = x;
+        x
+    }
+
+    /// Uniform in `0..n` (n > 0); the modulo bias is irrelevant for test data.
+    pub fn below(&mut self, n: u32) -> u32 {
+        self.next_u32() % n
+    }
+
+    /// Uniform in `lo..=hi`.
+    pub fn i32_in(&mut self, lo: i32, hi: i32) -> i32 {
+        let span = (hi as i64 - lo as i64 + 1) as u64;
+        (lo as i64 + (self.next_u32() as u64 % span) as i64) as i32
+    }
+
+    /// Uniform in `[lo, hi)`.
+    pub fn f32_in(&mut self, lo: f32, hi: f32) -> f32 {
+        let unit = (self.next_u32() >> 8) as f32 / (1u32 << 24) as f32;
+        lo + (hi - lo) * unit
+    }
+
+    /// `n` values from `f`.
+    pub fn vec<T>(&mut self, n: usize, mut f: impl FnMut(&mut Rng) -> T) -> Vec<T> {
+        (0..n).map(|_| f(self)).collect()
+    }
+}
+
+/// Path of a sample file.
+pub fn sample_path(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/samples").join(name)
+}
+
+/// The `// dispatch: X,Y,Z` and optional `// entry: NAME` header lines of a compute
+/// sample, and the entry name (the only `@compute` function when no `// entry:` line).
+pub fn sample_header(src: &str) -> ([u32; 3], String) {
+    let mut dispatch = None;
+    let mut entry = None;
+    for line in src.lines() {
+        if let Some(rest) = line.strip_prefix("// dispatch:") {
+            let v: Vec<u32> =
+                rest.split(',').map(|s| s.trim().parse().expect("bad dispatch header")).collect();
+            assert_eq!(v.len(), 3, "dispatch header needs three numbers");
+            dispatch = Some([v[0], v[1], v[2]]);
+        } else if let Some(rest) = line.strip_prefix("// entry:") {
+            entry = Some(rest.trim().to_string());
+        }
+    }
+    let dispatch = dispatch.expect("compute sample without a `// dispatch:` header");
+    let entry = entry.unwrap_or_else(|| {
+        let names = compute_entries(src);
+        assert_eq!(names.len(), 1, "several @compute entries and no `// entry:` header");
+        names[0].clone()
+    });
+    (dispatch, entry)
+}
+
+/// Names of the `@compute` functions of a source (text scan; samples keep attributes and
+/// `fn` on one line or the attribute directly on the line before).
+pub fn compute_entries(src: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut pending = false;
+    for line in src.lines() {
+        let t = line.trim_start();
+        if t.starts_with("//") {
+            continue;
+        }
+        if t.contains("@compute") {
+            pending = true;
+        }
+        if pending {
+            if let Some(pos) = t.find("fn ") {
+                let rest = &t[pos + 3..];
+                let end = rest.find('(').unwrap_or(rest.len());
+                names.push(rest[..end].trim().to_string());
+                pending = false;
+            }
+        }
+    }
+    names
+}
+
+/// Compiles sample `name` and runs its entry on `buffers` with the given subgroup size.
+pub fn run_sample(name: &str, mut buffers: Buffers, subgroup_size: u32) -> Buffers {
+    let path = sample_path(name);
+    let src = std::fs::read_to_string(&path).expect("cannot read sample");
+    let (dispatch, entry) = sample_header(&src);
+    let module = match dianran_frontend::compile(name, &src, &Default::default()) {
+        Ok(m) => m,
+        Err(d) => panic!("{name}: frontend failed:\n{d}"),
+    };
+    let opts = InterpOptions { subgroup_size, ..InterpOptions::default() };
+    if let Err(d) = interp::run(&module, &entry, dispatch, &mut buffers, &opts) {
+        panic!("{name}: interpreter failed: {d:?}");
+    }
+    buffers
+}
+
+/// Runs with the default subgroup size of 32.
+pub fn run(name: &str, buffers: Buffers) -> Buffers {
+    run_sample(name, buffers, 32)
+}
+
+/// Builds a `Buffers` map from `(binding, bytes)` pairs in group 0.
+pub fn group0(list: Vec<(u32, Vec<u8>)>) -> Buffers {
+    list.into_iter().map(|(b, bytes)| ((0, b), bytes)).collect()
+}
+
+/// The bytes of buffer (0, binding) after a run.
+pub fn out(bufs: &Buffers, binding: u32) -> &[u8] {
+    bufs.get(&(0, binding)).map(|v| v.as_slice()).expect("buffer missing after run")
+}
+
+pub fn u32_bytes(v: &[u32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+pub fn i32_bytes(v: &[i32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+pub fn f32_bytes(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+pub fn f16_bytes(v: &[half::f16]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+pub fn zeros(n: usize) -> Vec<u8> {
+    vec![0; n]
+}
+
+pub fn get_u32(b: &[u8], off: usize) -> u32 {
+    u32::from_le_bytes(b[off..off + 4].try_into().unwrap())
+}
+pub fn get_i32(b: &[u8], off: usize) -> i32 {
+    get_u32(b, off) as i32
+}
+pub fn get_f32(b: &[u8], off: usize) -> f32 {
+    f32::from_bits(get_u32(b, off))
+}
+pub fn get_f16(b: &[u8], off: usize) -> half::f16 {
+    half::f16::from_le_bytes([b[off], b[off + 1]])
+}
+pub fn set_u32(b: &mut [u8], off: usize, v: u32) {
+    b[off..off + 4].copy_from_slice(&v.to_le_bytes());
+}
+pub fn set_f32(b: &mut [u8], off: usize, v: f32) {
+    set_u32(b, off, v.to_bits());
+}
+
+pub fn u32s(b: &[u8]) -> Vec<u32> {
+    (0..b.len() / 4).map(|i| get_u32(b, 4 * i)).collect()
+}
+pub fn i32s(b: &[u8]) -> Vec<i32> {
+    (0..b.len() / 4).map(|i| get_i32(b, 4 * i)).collect()
+}
+pub fn f32s(b: &[u8]) -> Vec<f32> {
+    (0..b.len() / 4).map(|i| get_f32(b, 4 * i)).collect()
+}
+pub fn f16s(b: &[u8]) -> Vec<half::f16> {
+    (0..b.len() / 2).map(|i| get_f16(b, 2 * i)).collect()
+}
+
+/// Exact comparison of integer-like values; reports up to 8 mismatches.
+pub fn check_eq<T: PartialEq + std::fmt::Debug>(what: &str, got: &[T], want: &[T]) {
+    assert_eq!(got.len(), want.len(), "{what}: length differs");
+    let bad: Vec<String> = got
+        .iter()
+        .zip(want)
+        .enumerate()
+        .filter(|(_, (g, w))| g != w)
+        .take(8)
+        .map(|(i, (g, w))| format!("  [{i}] expected {w:?}, got {g:?}"))
+        .collect();
+    assert!(bad.is_empty(), "{what}: mismatches\n{}", bad.join("\n"));
+}
+
+/// Float comparison: |got - want| <= abs + rel * |want| (NaN never matches).
+pub fn check_f32(what: &str, got: &[f32], want: &[f32], abs: f32, rel: f32) {
+    assert_eq!(got.len(), want.len(), "{what}: length differs");
+    let bad: Vec<String> = got
+        .iter()
+        .zip(want)
+        .enumerate()
+        .filter(|(_, (g, w))| !close(**g, **w, abs, rel))
+        .take(8)
+        .map(|(i, (g, w))| format!("  [{i}] expected {w:e}, got {g:e}"))
+        .collect();
+    assert!(bad.is_empty(), "{what}: mismatches (abs {abs:e}, rel {rel:e})\n{}", bad.join("\n"));
+}
+
+/// Whether `got` is within `abs + rel * |want|` of `want`; equal infinities match.
+pub fn close(got: f32, want: f32, abs: f32, rel: f32) -> bool {
+    if got == want {
+        return true;
+    }
+    (got - want).abs() <= abs + rel * want.abs()
+}

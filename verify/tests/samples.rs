@@ -1,0 +1,1772 @@
+//! Reference tests for the compute samples in `tests/samples/`.
+//!
+//! Each test builds deterministic pseudo-random inputs, computes the expected outputs with
+//! plain Rust written from WGSL's semantics (never from the interpreter), runs the sample
+//! through `dianran_frontend::compile` and `dianran_verify::interp::run`, and compares:
+//! integers exactly, floats within the tolerance stated at each test.
+
+mod common;
+
+use common::*;
+use half::f16;
+
+/// Samples without a compute entry point (no reference test).
+const NON_COMPUTE: &[&str] =
+    &["render_textured.wgsl", "fragment_discard.wgsl", "depth_compare.wgsl"];
+
+#[test]
+fn every_sample_is_covered() {
+    let dir = sample_path("");
+    let this_file = include_str!("samples.rs");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .expect("tests/samples missing")
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".wgsl"))
+        .collect();
+    names.sort();
+    assert!(names.len() >= 45, "expected at least 45 samples, found {}", names.len());
+    let mut missing = Vec::new();
+    for name in &names {
+        let src = std::fs::read_to_string(dir.join(name)).expect("read sample");
+        let is_compute = !compute_entries(&src).is_empty();
+        if NON_COMPUTE.contains(&name.as_str()) {
+            assert!(!is_compute, "{name} is listed as non-compute but has a @compute entry");
+            continue;
+        }
+        assert!(is_compute, "{name} has no @compute entry; list it in NON_COMPUTE");
+        // Header must parse.
+        let _ = sample_header(&src);
+        let uses = this_file.matches(&format!("\"{name}\"")).count();
+        if uses == 0 {
+            missing.push(name.clone());
+        }
+    }
+    assert!(missing.is_empty(), "compute samples without a reference test: {missing:?}");
+    for name in NON_COMPUTE {
+        assert!(names.iter().any(|n| n == name), "NON_COMPUTE lists missing file {name}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Integer arithmetic
+
+#[test]
+fn double_unicode() {
+    let mut rng = Rng::new(1);
+    let data = rng.vec(16, |r| r.next_u32());
+    let bufs = run("double_unicode.wgsl", group0(vec![(0, u32_bytes(&data))]));
+    let want: Vec<u32> = data.iter().map(|x| x.wrapping_mul(2)).collect();
+    check_eq("数据", &u32s(out(&bufs, 0)), &want);
+}
+
+#[test]
+fn int_division() {
+    let mut rng = Rng::new(2);
+    let n = 256;
+    let mut a: Vec<i32> = rng.vec(n, |r| r.next_u32() as i32);
+    let mut b: Vec<i32> = rng.vec(n, |r| r.i32_in(-8, 8));
+    let special = [
+        (i32::MIN, -1),
+        (i32::MIN, 0),
+        (5, 0),
+        (-7, 2),
+        (7, -2),
+        (i32::MIN, 1),
+        (i32::MAX, -1),
+        (-1, -1),
+        (0, 0),
+        (-9, 4),
+    ];
+    for (k, (x, y)) in special.iter().enumerate() {
+        a[k] = *x;
+        b[k] = *y;
+    }
+    // Some large divisors too.
+    for k in (100..n).step_by(7) {
+        b[k] = rng.next_u32() as i32;
+    }
+    let bufs = run(
+        "int_division.wgsl",
+        group0(vec![(0, i32_bytes(&a)), (1, i32_bytes(&b)), (2, zeros(16 * n))]),
+    );
+    let mut want = Vec::new();
+    for (&x, &y) in a.iter().zip(&b) {
+        let (ux, uy) = (x as u32, y as u32);
+        // WGSL: x / 0 == x, x % 0 == 0; MIN / -1 == MIN, MIN % -1 == 0 (wrapping_* does that).
+        want.push(if y == 0 { x } else { x.wrapping_div(y) } as u32);
+        want.push(if y == 0 { 0 } else { x.wrapping_rem(y) } as u32);
+        want.push(if uy == 0 { ux } else { ux / uy });
+        want.push(if uy == 0 { 0 } else { ux % uy });
+    }
+    check_eq("QuotRem", &u32s(out(&bufs, 2)), &want);
+}
+
+#[test]
+fn int_shifts() {
+    let mut rng = Rng::new(3);
+    let n = 256;
+    let mut values = rng.vec(n, |r| r.next_u32());
+    let mut amounts = rng.vec(n, |r| r.below(100));
+    values[0] = 0x8000_0001;
+    amounts[0] = 32;
+    values[1] = 0xffff_fff0;
+    amounts[1] = 33;
+    values[2] = 0x8000_0000;
+    amounts[2] = 31;
+    amounts[3] = 0;
+    amounts[4] = 64;
+    let bufs = run(
+        "int_shifts.wgsl",
+        group0(vec![(0, u32_bytes(&values)), (1, u32_bytes(&amounts)), (2, zeros(20 * n))]),
+    );
+    let mut want = Vec::new();
+    for (&x, &k) in values.iter().zip(&amounts) {
+        // Runtime shift amounts are taken modulo 32 (wrapping_shl/shr mask the same way).
+        want.push(x.wrapping_shl(k));
+        want.push(x.wrapping_shr(k));
+        want.push((x as i32).wrapping_shl(k) as u32);
+        want.push((x as i32).wrapping_shr(k) as u32);
+        want.push(x.rotate_left(k & 31));
+    }
+    check_eq("Shifted", &u32s(out(&bufs, 2)), &want);
+}
+
+#[test]
+fn int_arith() {
+    let mut rng = Rng::new(4);
+    let n = 256;
+    let mut a: Vec<i32> = rng.vec(n, |r| r.next_u32() as i32);
+    let mut b: Vec<i32> = rng.vec(n, |r| r.next_u32() as i32);
+    for k in 0..n {
+        if k % 4 == 1 {
+            a[k] = rng.i32_in(-3000, 3000);
+            b[k] = rng.i32_in(-3000, 3000);
+        }
+        if k % 16 == 2 {
+            b[k] = a[k];
+        }
+    }
+    a[0] = i32::MIN;
+    b[0] = -1;
+    a[3] = i32::MAX;
+    b[3] = 1;
+    let bufs = run(
+        "int_arith.wgsl",
+        group0(vec![(0, i32_bytes(&a)), (1, i32_bytes(&b)), (2, zeros(40 * n))]),
+    );
+    let mut want = Vec::new();
+    for (&x, &y) in a.iter().zip(&b) {
+        let (ux, uy) = (x as u32, y as u32);
+        want.push(x.wrapping_add(y));
+        want.push(x.wrapping_sub(y));
+        want.push(x.wrapping_mul(y));
+        want.push(x.wrapping_neg());
+        want.push(x.wrapping_abs()); // abs(i32::MIN) == i32::MIN
+        want.push(x.min(y));
+        want.push(x.max(y));
+        want.push(x.clamp(-1000, 1000));
+        want.push(ux.wrapping_mul(uy).wrapping_sub(ux.min(uy)).wrapping_add(ux.max(uy)) as i32);
+        let mut f = 0u32;
+        f |= (x < y) as u32;
+        f |= ((x <= y) as u32) << 1;
+        f |= ((x == y) as u32) << 2;
+        f |= ((x != y) as u32) << 3;
+        f |= ((ux > uy) as u32) << 4;
+        f |= ((ux >= uy) as u32) << 5;
+        f |= (((x & y) != 0) as u32) << 6;
+        f |= (((x | y) < 0) as u32) << 7;
+        f |= 1 << 8;
+        want.push(f as i32);
+    }
+    check_eq("int_arith out", &i32s(out(&bufs, 2)), &want);
+}
+
+#[test]
+fn hash_pcg() {
+    let mut rng = Rng::new(5);
+    let n = 256;
+    let keys = rng.vec(n, |r| r.next_u32());
+    let bufs = run("hash_pcg.wgsl", group0(vec![(0, u32_bytes(&keys)), (1, zeros(12 * n))]));
+    fn pcg(v: u32) -> u32 {
+        let state = v.wrapping_mul(747796405).wrapping_add(2891336453);
+        let word = ((state >> ((state >> 28) + 4)) ^ state).wrapping_mul(277803737);
+        (word >> 22) ^ word
+    }
+    fn avalanche(mut h: u32) -> u32 {
+        h ^= h >> 15;
+        h = h.wrapping_mul(0x85eb_ca77);
+        h ^= h >> 13;
+        h = h.wrapping_mul(0xc2b2_ae3d);
+        h ^= h >> 16;
+        h
+    }
+    let mut want = Vec::new();
+    for (i, &k) in keys.iter().enumerate() {
+        want.push(pcg(k));
+        want.push(avalanche(k));
+        want.push(pcg(avalanche(k) ^ i as u32));
+    }
+    check_eq("hashes", &u32s(out(&bufs, 1)), &want);
+}
+
+#[test]
+fn conversions() {
+    let mut rng = Rng::new(6);
+    let n = 128;
+    let mut floats = rng.vec(n, |r| r.f32_in(-5000.0, 5000.0));
+    let mut ints: Vec<i32> = rng.vec(n, |r| r.next_u32() as i32);
+    let special_f = [3.0e9, -3.0e9, 5.0e9, -1.5, 2.9e9, -0.7, 16777217.0, 0.0, 0.999, 2147483520.0];
+    for (k, v) in special_f.iter().enumerate() {
+        floats[k] = *v;
+    }
+    ints[0] = i32::MIN;
+    ints[1] = i32::MAX;
+    ints[2] = -1;
+    ints[3] = 16777217;
+    ints[4] = 0;
+    let bufs = run(
+        "conversions.wgsl",
+        group0(vec![(0, f32_bytes(&floats)), (1, i32_bytes(&ints)), (2, zeros(40 * n))]),
+    );
+    let mut want = Vec::new();
+    for (&f, &v) in floats.iter().zip(&ints) {
+        // f32 -> integer truncates toward zero and saturates (Rust `as` does the same).
+        want.push(f as i32 as u32);
+        want.push(f as u32);
+        want.push((v as f32).to_bits());
+        want.push((v as u32 as f32).to_bits());
+        want.push(f.to_bits());
+        want.push(f32::from_bits((v as u32 & 0x807f_ffff) | 0x3f80_0000).to_bits());
+        want.push((f > 0.0) as u32 + 2 * (v < 0) as u32 + (((f < 1.0) as u32 as f32) * 4.0) as u32);
+        want.push(0); // padding: not compared
+        want.push((f * 0.5) as i32 as u32);
+        want.push((-f * 0.5) as i32 as u32);
+    }
+    let mut got = u32s(out(&bufs, 2));
+    for k in 0..n {
+        got[10 * k + 7] = 0;
+    }
+    check_eq("Converted", &got, &want);
+}
+
+// ---------------------------------------------------------------------------------------
+// Bit manipulation and packing
+
+#[test]
+fn bits_count() {
+    let mut rng = Rng::new(7);
+    let n = 256;
+    let mut input = rng.vec(n, |r| r.next_u32());
+    for (k, v) in [0, u32::MAX, 1, 0x8000_0000, 0x7fff_ffff, 0x0001_0000].iter().enumerate() {
+        input[k] = *v;
+    }
+    for k in (10..n).step_by(5) {
+        input[k] >>= rng.below(32);
+    }
+    let bufs = run("bits_count.wgsl", group0(vec![(0, u32_bytes(&input)), (1, zeros(36 * n))]));
+    let mut want = Vec::new();
+    for &x in &input {
+        let xi = x as i32;
+        want.push(x.count_ones());
+        want.push(x.leading_zeros());
+        want.push(x.trailing_zeros());
+        want.push(x.reverse_bits());
+        want.push(if x == 0 { u32::MAX } else { 31 - x.leading_zeros() });
+        // Signed: position of the most significant bit that differs from the sign bit.
+        let fl = if xi == 0 || xi == -1 {
+            -1
+        } else if xi < 0 {
+            31 - (!x).leading_zeros() as i32
+        } else {
+            31 - x.leading_zeros() as i32
+        };
+        want.push(fl as u32);
+        want.push(if x == 0 { u32::MAX } else { x.trailing_zeros() });
+        let vy = (xi >> 7).count_ones() as i32;
+        want.push((xi.count_ones() as i32 * 100 + vy) as u32);
+        want.push(x.reverse_bits() ^ !x);
+    }
+    check_eq("bits_count out", &u32s(out(&bufs, 1)), &want);
+}
+
+fn extract_u(e: u32, offset: u32, count: u32) -> u32 {
+    let o = offset.min(32);
+    let c = count.min(32 - o);
+    match c {
+        0 => 0,
+        32 => e,
+        _ => (e >> o) & ((1u32 << c) - 1),
+    }
+}
+
+fn extract_i(e: u32, offset: u32, count: u32) -> u32 {
+    let o = offset.min(32);
+    let c = count.min(32 - o);
+    match c {
+        0 => 0,
+        32 => e,
+        _ => (((e << (32 - o - c)) as i32) >> (32 - c)) as u32,
+    }
+}
+
+fn insert(e: u32, newbits: u32, offset: u32, count: u32) -> u32 {
+    let o = offset.min(32);
+    let c = count.min(32 - o);
+    if c == 0 {
+        return e;
+    }
+    let mask = if c == 32 { u32::MAX } else { ((1u32 << c) - 1) << o };
+    (e & !mask) | ((newbits << (o & 31)) & mask)
+}
+
+#[test]
+fn bits_extract_insert() {
+    let mut rng = Rng::new(8);
+    let n = 256;
+    let mut fields: Vec<[u32; 4]> =
+        rng.vec(n, |r| [r.next_u32(), r.next_u32(), r.below(40), r.below(40)]);
+    fields[0][2..].copy_from_slice(&[0, 32]);
+    fields[1][2..].copy_from_slice(&[32, 5]);
+    fields[2][2..].copy_from_slice(&[31, 1]);
+    fields[3][2..].copy_from_slice(&[4, 0]);
+    fields[4][2..].copy_from_slice(&[0, 1]);
+    fields[5][2..].copy_from_slice(&[28, 8]);
+    let flat: Vec<u32> = fields.iter().flatten().copied().collect();
+    let bufs =
+        run("bits_extract_insert.wgsl", group0(vec![(0, u32_bytes(&flat)), (1, zeros(16 * n))]));
+    let mut want = Vec::new();
+    for f in &fields {
+        want.push(extract_u(f[0], f[2], f[3]));
+        want.push(extract_i(f[0], f[2], f[3]));
+        want.push(insert(f[0], f[1], f[2], f[3]));
+        let vx = insert(f[0], f[1], 4, 8);
+        let vy = insert(f[1], u32::MAX, 4, 8);
+        want.push(vx ^ (vy << 1));
+    }
+    check_eq("bits_extract_insert out", &u32s(out(&bufs, 1)), &want);
+}
+
+#[test]
+fn pack_unpack() {
+    let mut rng = Rng::new(9);
+    let n = 128;
+    let mut input = zeros(32 * n);
+    let mut v4s = Vec::new();
+    let mut v2s = Vec::new();
+    let mut words = Vec::new();
+    for i in 0..n {
+        let v4: [f32; 4] = [0; 4].map(|_| rng.f32_in(-1.3, 1.3));
+        let v2: [f32; 2] = [0; 2].map(|_| rng.f32_in(-1.3, 1.3));
+        let w = rng.next_u32();
+        for (k, c) in v4.iter().enumerate() {
+            set_f32(&mut input, 32 * i + 4 * k, *c);
+        }
+        set_f32(&mut input, 32 * i + 16, v2[0]);
+        set_f32(&mut input, 32 * i + 20, v2[1]);
+        set_u32(&mut input, 32 * i + 24, w);
+        v4s.push(v4);
+        v2s.push(v2);
+        words.push(w);
+    }
+    let bufs = run("pack_unpack.wgsl", group0(vec![(0, input), (1, zeros(64 * n))]));
+    let got = out(&bufs, 1);
+    // The packs are exact: floor(0.5 + scale * clamp(e)) as the WGSL spec writes them.
+    let mut packs_got = Vec::new();
+    let mut packs_want = Vec::new();
+    // Unpacks: a division by 255 / 127 / 65535 / 32767; allow 1e-6 relative.
+    let mut unp_got = Vec::new();
+    let mut unp_want = Vec::new();
+    for i in 0..n {
+        let base = 64 * i;
+        for k in 0..4 {
+            packs_got.push(get_u32(got, base + 4 * k));
+        }
+        let mut p4u = 0u32;
+        let mut p4s = 0u32;
+        for (k, &e) in v4s[i].iter().enumerate() {
+            p4u |= ((0.5 + 255.0 * e.clamp(0.0, 1.0)).floor() as u32) << (8 * k);
+            p4s |= (((0.5 + 127.0 * e.clamp(-1.0, 1.0)).floor() as i32 as u32) & 0xff) << (8 * k);
+        }
+        let mut p2u = 0u32;
+        let mut p2s = 0u32;
+        for (k, &e) in v2s[i].iter().enumerate() {
+            p2u |= ((0.5 + 65535.0 * e.clamp(0.0, 1.0)).floor() as u32) << (16 * k);
+            p2s |=
+                (((0.5 + 32767.0 * e.clamp(-1.0, 1.0)).floor() as i32 as u32) & 0xffff) << (16 * k);
+        }
+        packs_want.extend([p4u, p4s, p2u, p2s]);
+        for k in 0..12 {
+            unp_got.push(get_f32(got, base + 16 + 4 * k));
+        }
+        let w = words[i];
+        for k in 0..4 {
+            unp_want.push(((w >> (8 * k)) & 0xff) as f32 / 255.0);
+        }
+        for k in 0..4 {
+            unp_want.push((((w >> (8 * k)) & 0xff) as u8 as i8 as f32 / 127.0).max(-1.0));
+        }
+        for k in 0..2 {
+            unp_want.push(((w >> (16 * k)) & 0xffff) as f32 / 65535.0);
+        }
+        for k in 0..2 {
+            unp_want.push((((w >> (16 * k)) & 0xffff) as u16 as i16 as f32 / 32767.0).max(-1.0));
+        }
+    }
+    check_eq("packs", &packs_got, &packs_want);
+    check_f32("unpacks", &unp_got, &unp_want, 0.0, 1e-6);
+}
+
+// ---------------------------------------------------------------------------------------
+// Floating point
+
+#[test]
+fn float_arith() {
+    let mut rng = Rng::new(10);
+    let n = 256;
+    let mut a = rng.vec(n, |r| r.f32_in(-10.0, 10.0));
+    let b = rng.vec(n, |r| {
+        let m = r.f32_in(0.5, 10.0);
+        if r.below(2) == 0 {
+            m
+        } else {
+            -m
+        }
+    });
+    let c = rng.vec(n, |r| r.f32_in(0.0, 1.0));
+    for (k, v) in [2.5f32, -2.5, 0.5, 1.5, -0.5, 0.0, -3.0, 7.0].iter().enumerate() {
+        a[k] = *v;
+    }
+    let bufs = run(
+        "float_arith.wgsl",
+        group0(vec![
+            (0, f32_bytes(&a)),
+            (1, f32_bytes(&b)),
+            (2, f32_bytes(&c)),
+            (3, zeros(80 * n)),
+        ]),
+    );
+    let mut want = Vec::new();
+    for i in 0..n {
+        let (x, y, t) = (a[i], b[i], c[i]);
+        want.push(x + y);
+        want.push(x - y);
+        want.push(x * y);
+        want.push(x / y);
+        want.push(x - y * (x / y).trunc()); // WGSL's float %
+        want.push(x.mul_add(y, t));
+        want.push(x.min(y));
+        want.push(x.max(y));
+        want.push(x.clamp(-2.5, 2.5));
+        want.push(x.abs());
+        want.push(x.floor());
+        want.push(x.ceil());
+        want.push(x.round_ties_even()); // WGSL round: ties to even
+        want.push(x.trunc());
+        want.push(x - x.floor());
+        want.push(if x > 0.0 {
+            1.0
+        } else if x < 0.0 {
+            -1.0
+        } else {
+            0.0
+        });
+        want.push(if y <= x { 1.0 } else { 0.0 });
+        want.push(x * (1.0 - t) + y * t);
+        let s = ((x + 1.0) / 4.0).clamp(0.0, 1.0);
+        want.push(s * s * (3.0 - 2.0 * s));
+        want.push((t * 2.0 - 0.5).clamp(0.0, 1.0) + x);
+    }
+    // Single correctly rounded operations agree to a few ulp whatever the evaluation order
+    // (fma may be fused or not, % may be fmod-exact or the trunc formula): 2e-6 absolute
+    // plus 2e-6 relative for values of magnitude <= 100.
+    check_f32("float_arith out", &f32s(out(&bufs, 3)), &want, 2e-6, 2e-6);
+}
+
+#[test]
+fn float_math() {
+    let mut rng = Rng::new(11);
+    let n = 256;
+    let mut xs = rng.vec(n, |r| r.f32_in(-1.0, 1.0));
+    let ps = rng.vec(n, |r| r.f32_in(0.1, 10.0));
+    xs[0] = 0.0;
+    xs[1] = -1.0;
+    let bufs = run(
+        "float_math.wgsl",
+        group0(vec![(0, f32_bytes(&xs)), (1, f32_bytes(&ps)), (2, zeros(72 * n))]),
+    );
+    let mut want = Vec::new();
+    for i in 0..n {
+        // Reference in f64, rounded once.
+        let (x, p) = (xs[i] as f64, ps[i] as f64);
+        let v = [
+            x.exp(),
+            ((xs[i] * 4.0) as f64).exp2(),
+            p.ln(),
+            p.log2(),
+            p.sqrt(),
+            1.0 / p.sqrt(),
+            p.powf(x),
+            ((xs[i] * 3.0) as f64).sin(),
+            ((xs[i] * 3.0) as f64).cos(),
+            x.tan(),
+            ((xs[i] * 5.0) as f64).atan(),
+            x.atan2((ps[i] - 5.0) as f64),
+            ((xs[i] * 2.0) as f64).tanh(),
+            x.asin(),
+            x.acos(),
+            x.sinh() + x.cosh(),
+            x.to_degrees() + p.to_radians(),
+            (x * x + p * p).sqrt() + (x - p).abs(),
+        ];
+        want.extend(v.map(|e| e as f32));
+    }
+    // Transcendentals: the interpreter uses host libm-quality functions; 1e-5 relative plus
+    // 1e-6 absolute (near zeros of sin/cos/atan2) covers a few ulp of f32.
+    check_f32("float_math out", &f32s(out(&bufs, 2)), &want, 1e-6, 1e-5);
+}
+
+#[test]
+fn activations() {
+    let mut rng = Rng::new(12);
+    let n = 256;
+    let mut x = rng.vec(n, |r| r.f32_in(-6.0, 6.0));
+    x[0] = 0.0;
+    x[1] = -0.0;
+    x[2] = 6.0;
+    let bufs = run("activations.wgsl", group0(vec![(0, f32_bytes(&x)), (1, zeros(40 * n))]));
+    let mut want = Vec::new();
+    for &vf in &x {
+        let v = vf as f64;
+        let sigmoid = 1.0 / (1.0 + (-v).exp());
+        let softplus = (1.0 + v.exp()).ln();
+        let gelu = 0.5 * v * (1.0 + (0.7978845608028654 * (v + 0.044715 * v * v * v)).tanh());
+        let o = [
+            v.max(0.0),
+            if v > 0.0 { v } else { 0.01 * v },
+            sigmoid,
+            v.tanh(),
+            gelu,
+            v * sigmoid,
+            if v > 0.0 { v } else { v.exp() - 1.0 },
+            softplus,
+            v * softplus.tanh(),
+            (v / 6.0 + 0.5).clamp(0.0, 1.0) / (1.0 + v * v).sqrt() + (v.abs() + 1.0).powf(0.75),
+        ];
+        want.extend(o.map(|e| e as f32));
+    }
+    // Chains of a few f32 transcendentals: 1e-5 relative plus 1e-6 absolute.
+    check_f32("activations out", &f32s(out(&bufs, 1)), &want, 1e-6, 1e-5);
+}
+
+#[test]
+fn vector_swizzle() {
+    let mut rng = Rng::new(13);
+    let n = 128;
+    let a: Vec<[f32; 4]> = rng.vec(n, |r| [0; 4].map(|_| r.f32_in(-1.0, 1.0)));
+    let b: Vec<[f32; 4]> = rng.vec(n, |r| [0; 4].map(|_| r.f32_in(-1.0, 1.0)));
+    let flat = |v: &Vec<[f32; 4]>| f32_bytes(&v.iter().flatten().copied().collect::<Vec<_>>());
+    let bufs =
+        run("vector_swizzle.wgsl", group0(vec![(0, flat(&a)), (1, flat(&b)), (2, zeros(64 * n))]));
+    let mut want = Vec::new();
+    for i in 0..n {
+        let (u, v) = (a[i], b[i]);
+        want.extend([u[3] + v[0] * 2.0, u[2] + v[0] * 2.0, u[1] + v[1] * 2.0, u[0] + v[1] * 2.0]);
+        let dot = |p: &[f32], q: &[f32]| p.iter().zip(q).map(|(x, y)| x * y).sum::<f32>();
+        let len = dot(&u, &u).sqrt();
+        let d: Vec<f32> = u.iter().zip(&v).map(|(x, y)| x - y).collect();
+        want.extend([
+            dot(&u, &v),
+            len,
+            dot(&d, &d).sqrt(),
+            u[0] * v[2] + u[1] * v[1] + u[2] * v[0],
+        ]);
+        let mut w = u;
+        w[1] = v[3];
+        w[2] += 1.0;
+        let w = [w[2] * 1.0, w[0] * 2.0, w[1] * 3.0, w[3] * 4.0];
+        want.extend([
+            u[1] * v[2] - u[2] * v[1],
+            u[2] * v[0] - u[0] * v[2],
+            u[0] * v[1] - u[1] * v[0],
+            w[0] + w[1] - w[2] * w[3],
+        ]);
+        want.extend([u[0] / len + v[1], u[1] / len + v[0], u[2] / len + 1.5, u[3] / len + 0.5]);
+    }
+    // Dot products and square roots of values in [-1, 1]: 1e-5 absolute, 1e-5 relative.
+    check_f32("vector_swizzle out", &f32s(out(&bufs, 2)), &want, 1e-5, 1e-5);
+}
+
+type Mat4 = [[f32; 4]; 4]; // [column][row]
+
+fn det(m: &[Vec<f64>]) -> f64 {
+    // Laplace expansion along the first column; m[col][row].
+    let n = m.len();
+    if n == 1 {
+        return m[0][0];
+    }
+    let mut total = 0.0;
+    for r in 0..n {
+        let minor: Vec<Vec<f64>> = m[1..]
+            .iter()
+            .map(|col| col.iter().enumerate().filter(|(k, _)| *k != r).map(|(_, v)| *v).collect())
+            .collect();
+        let sign = if r % 2 == 0 { 1.0 } else { -1.0 };
+        total += sign * m[0][r] * det(&minor);
+    }
+    total
+}
+
+#[test]
+fn matrix_ops() {
+    let mut rng = Rng::new(14);
+    let n = 32;
+    let mats: Vec<Mat4> = rng.vec(n, |r| [0; 4].map(|_| [0; 4].map(|_| r.f32_in(-1.0, 1.0))));
+    let vecs: Vec<[f32; 4]> = rng.vec(n, |r| [0; 4].map(|_| r.f32_in(-1.0, 1.0)));
+    let mflat: Vec<f32> = mats.iter().flatten().flatten().copied().collect();
+    let vflat: Vec<f32> = vecs.iter().flatten().copied().collect();
+    let bufs = run(
+        "matrix_ops.wgsl",
+        group0(vec![(0, f32_bytes(&mflat)), (1, f32_bytes(&vflat)), (2, zeros(176 * n))]),
+    );
+    let got = out(&bufs, 2);
+    let mut g = Vec::new();
+    let mut want = Vec::new();
+    for i in 0..n {
+        let m = mats[i];
+        let o = mats[(i + 1) % n];
+        let v = vecs[i];
+        let mv = |m: &Mat4, v: &[f32; 4]| -> [f32; 4] {
+            [0, 1, 2, 3].map(|r| (0..4).map(|c| m[c][r] * v[c]).sum())
+        };
+        want.extend(mv(&m, &v));
+        want.extend([0, 1, 2, 3].map(|c| (0..4).map(|r| v[r] * m[c][r]).sum::<f32>()));
+        for col in &o {
+            want.extend(mv(&m, col));
+        }
+        for c in 0..4 {
+            for r in 0..4 {
+                want.push(m[r][c]);
+            }
+        }
+        let to64 = |k: usize| -> Vec<Vec<f64>> {
+            (0..k).map(|c| (0..k).map(|r| m[c][r] as f64).collect()).collect()
+        };
+        want.push(det(&to64(4)) as f32);
+        want.push(det(&to64(3)) as f32);
+        want.push(det(&to64(2)) as f32);
+        for k in 0..43 {
+            g.push(get_f32(got, 176 * i + 4 * k));
+        }
+    }
+    // Sums of up to 24 products of values in [-1, 1]: 1e-4 absolute.
+    check_f32("MatResult", &g, &want, 1e-4, 0.0);
+}
+
+#[test]
+fn matrix_nonsquare() {
+    let mut rng = Rng::new(15);
+    let n = 16;
+    let mut input = zeros(80 * n);
+    let mut ts = Vec::new();
+    for i in 0..n {
+        let m23: [[f32; 3]; 2] = [0; 2].map(|_| [0; 3].map(|_| rng.f32_in(-2.0, 2.0)));
+        let m32: [[f32; 2]; 3] = [0; 3].map(|_| [0; 2].map(|_| rng.f32_in(-2.0, 2.0)));
+        let v2: [f32; 2] = [0; 2].map(|_| rng.f32_in(-2.0, 2.0));
+        let v3: [f32; 3] = [0; 3].map(|_| rng.f32_in(-2.0, 2.0));
+        let b = 80 * i;
+        for c in 0..2 {
+            for r in 0..3 {
+                set_f32(&mut input, b + 16 * c + 4 * r, m23[c][r]);
+            }
+        }
+        for c in 0..3 {
+            for r in 0..2 {
+                set_f32(&mut input, b + 32 + 8 * c + 4 * r, m32[c][r]);
+            }
+        }
+        set_f32(&mut input, b + 56, v2[0]);
+        set_f32(&mut input, b + 60, v2[1]);
+        for r in 0..3 {
+            set_f32(&mut input, b + 64 + 4 * r, v3[r]);
+        }
+        ts.push((m23, m32, v2, v3));
+    }
+    let bufs = run("matrix_nonsquare.wgsl", group0(vec![(0, input), (1, zeros(112 * n))]));
+    let got = out(&bufs, 1);
+    let mut g = Vec::new();
+    let mut want = Vec::new();
+    for (i, (m23, m32, v2, v3)) in ts.iter().enumerate() {
+        let b = 112 * i;
+        let mut offs = vec![0, 4, 8, 16, 20];
+        // a = m23 * v2
+        for r in 0..3 {
+            want.push(m23[0][r] * v2[0] + m23[1][r] * v2[1]);
+        }
+        // b = m32 * v3 + v3 * m23
+        for r in 0..2 {
+            let x: f32 = (0..3).map(|c| m32[c][r] * v3[c]).sum();
+            let y: f32 = (0..3).map(|k| v3[k] * m23[r][k]).sum();
+            want.push(x + y);
+        }
+        // sq = m23 * m32 (mat3x3): column j = m23 * m32[j]
+        for j in 0..3 {
+            for r in 0..3 {
+                want.push(m23[0][r] * m32[j][0] + m23[1][r] * m32[j][1]);
+                offs.push(32 + 16 * j + 4 * r);
+            }
+        }
+        // sum = m23 * 0.5 + transpose(m32)
+        for c in 0..2 {
+            for r in 0..3 {
+                want.push(m23[c][r] * 0.5 + m32[r][c]);
+                offs.push(80 + 16 * c + 4 * r);
+            }
+        }
+        for o in offs {
+            g.push(get_f32(got, b + o));
+        }
+    }
+    // A few products of values in [-2, 2]: 1e-5 absolute.
+    check_f32("nonsquare Result", &g, &want, 1e-5, 1e-6);
+}
+
+// ---------------------------------------------------------------------------------------
+// Structs, uniforms, layout
+
+#[test]
+fn struct_layout() {
+    let mut rng = Rng::new(16);
+    let n = 32;
+    let mut particles = zeros(128 * n);
+    for i in 0..n {
+        for k in 0..32 {
+            set_f32(&mut particles, 128 * i + 4 * k, rng.f32_in(-2.0, 2.0));
+        }
+        set_f32(&mut particles, 128 * i + 12, rng.f32_in(0.0, 8.0)); // mass
+        set_u32(&mut particles, 128 * i + 28, rng.below(5000)); // id
+        set_u32(&mut particles, 128 * i + 112, 0xdead); // flag
+    }
+    let points: Vec<f32> = rng.vec(4 * n, |r| r.f32_in(-5.0, 5.0));
+    let input = particles.clone();
+    let bufs = run("struct_layout.wgsl", group0(vec![(0, particles), (1, f32_bytes(&points))]));
+    let got = out(&bufs, 0);
+    let (mut gf, mut wf, mut gu, mut wu) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for i in 0..n {
+        let b = 128 * i;
+        let f = |o: usize| get_f32(&input, b + o);
+        let pos = [0, 1, 2].map(|k| f(4 * k));
+        let vel = [0, 1, 2].map(|k| f(16 + 4 * k));
+        let rot = [0, 1, 2].map(|c| [0, 1, 2].map(|r| f(32 + 16 * c + 4 * r)));
+        let tag0 = [0, 1, 2].map(|k| f(80 + 4 * k));
+        let new_pos = [0, 1, 2].map(|k| pos[k] + vel[k] * 0.5);
+        let new_vel =
+            [0, 1, 2].map(|r| rot[0][r] * vel[0] + rot[1][r] * vel[1] + rot[2][r] * vel[2]);
+        let mass = f(12) * 0.25;
+        let mut push = |o: usize, v: f32| {
+            gf.push(get_f32(got, b + o));
+            wf.push(v);
+        };
+        for k in 0..3 {
+            push(4 * k, new_pos[k]);
+            push(16 + 4 * k, new_vel[k]);
+            push(80 + 4 * k, tag0[k]);
+            push(96 + 4 * k, tag0[k] + new_pos[k]);
+        }
+        push(12, mass);
+        for c in 0..3 {
+            for r in 0..3 {
+                let v = if c == 2 && r == 1 { i as f32 } else { rot[c][r] };
+                push(32 + 16 * c + 4 * r, v);
+            }
+        }
+        gu.push(get_u32(got, b + 28));
+        wu.push(get_u32(&input, b + 28) + 1000);
+        gu.push(get_u32(got, b + 112));
+        wu.push((mass > 1.0) as u32 | ((i as u32) << 8));
+    }
+    // Elementwise products/sums of values in [-8, 8]: 1e-5 absolute.
+    check_f32("Particle floats", &gf, &wf, 1e-5, 1e-6);
+    check_eq("Particle ints", &gu, &wu);
+    let pts = out(&bufs, 1);
+    let (mut gp, mut wp) = (Vec::new(), Vec::new());
+    for i in 0..n {
+        for k in 0..3 {
+            gp.push(get_f32(pts, 16 * i + 4 * k));
+            wp.push(points[4 * i + k] * 2.0 + [1.0, 2.0, 3.0][k]);
+        }
+    }
+    check_f32("points (array<vec3>, stride 16)", &gp, &wp, 1e-6, 1e-6);
+}
+
+#[test]
+fn uniform_params() {
+    let mut rng = Rng::new(17);
+    let n = 256;
+    let limit = 200u32;
+    let mut params = zeros(32);
+    set_u32(&mut params, 0, limit);
+    let alpha = 1.75f32;
+    let bias = [0.25f32, -0.5];
+    let weights = [1.0f32, 0.5, -2.0, 3.0];
+    set_f32(&mut params, 4, alpha);
+    set_f32(&mut params, 8, bias[0]);
+    set_f32(&mut params, 12, bias[1]);
+    for k in 0..4 {
+        set_f32(&mut params, 16 + 4 * k, weights[k]);
+    }
+    let x = rng.vec(n, |r| r.f32_in(-10.0, 10.0));
+    let y = rng.vec(n, |r| r.f32_in(-10.0, 10.0));
+    let bufs = run(
+        "uniform_params.wgsl",
+        group0(vec![(0, params), (1, f32_bytes(&x)), (2, f32_bytes(&y))]),
+    );
+    let want: Vec<f32> = (0..n)
+        .map(|i| {
+            if i as u32 >= limit {
+                y[i]
+            } else {
+                alpha * x[i] + y[i] * weights[i % 4] + bias[0] - bias[1]
+            }
+        })
+        .collect();
+    // A handful of f32 operations on values <= 60: 1e-5 absolute; the tail is untouched.
+    check_f32("y", &f32s(out(&bufs, 2)), &want, 1e-5, 1e-6);
+}
+
+#[test]
+fn runtime_array_length() {
+    let mut rng = Rng::new(18);
+    let values = rng.vec(37, |r| r.below(1_000_000));
+    let m = 13;
+    let mut items = zeros(8 + 8 * m);
+    let scale = 1.5f32;
+    set_f32(&mut items, 0, scale);
+    set_u32(&mut items, 4, 999);
+    let xy: Vec<f32> = rng.vec(2 * m, |r| r.f32_in(-4.0, 4.0));
+    for (k, v) in xy.iter().enumerate() {
+        set_f32(&mut items, 8 + 4 * k, *v);
+    }
+    let bufs = run(
+        "runtime_array_length.wgsl",
+        group0(vec![(0, u32_bytes(&values)), (1, items), (2, zeros(16))]),
+    );
+    let total: u32 = values.iter().fold(0u32, |a, v| a.wrapping_add(*v));
+    check_eq("summary", &u32s(out(&bufs, 2)), &[37, total, m as u32, 3700 + m as u32]);
+    let got = out(&bufs, 1);
+    check_eq("items.count", &[get_u32(got, 4)], &[m as u32]);
+    let g: Vec<f32> = (0..2 * m).map(|k| get_f32(got, 8 + 4 * k)).collect();
+    let w: Vec<f32> =
+        (0..2 * m).map(|k| xy[k] * scale + if k % 2 == 0 { (k / 2) as f32 } else { 0.0 }).collect();
+    check_f32("items", &g, &w, 1e-6, 1e-6);
+}
+
+#[test]
+fn workgroup_ids() {
+    let bufs = run("workgroup_ids.wgsl", group0(vec![(0, zeros(192 * 64))]));
+    let mut want = vec![0u32; 192 * 16];
+    for wz in 0..2u32 {
+        for wy in 0..3u32 {
+            for wx in 0..2u32 {
+                for lz in 0..2u32 {
+                    for ly in 0..2u32 {
+                        for lx in 0..4u32 {
+                            let (gx, gy, gz) = (wx * 4 + lx, wy * 2 + ly, wz * 2 + lz);
+                            let flat = gx + 8 * (gy + 6 * gz);
+                            let o = 16 * flat as usize;
+                            want[o..o + 16].copy_from_slice(&[
+                                gx,
+                                gy,
+                                gz,
+                                flat,
+                                lx,
+                                ly,
+                                lz,
+                                lx + 4 * (ly + 2 * lz),
+                                wx,
+                                wy,
+                                wz,
+                                0xabcd,
+                                2,
+                                3,
+                                2,
+                                wx + 2 * (wy + 3 * wz),
+                            ]);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    check_eq("builtins", &u32s(out(&bufs, 0)), &want);
+}
+
+#[test]
+fn override_block() {
+    let mut rng = Rng::new(19);
+    let n = 256;
+    let x = rng.vec(n, |r| r.f32_in(-10.0, 10.0));
+    let bufs = run(
+        "override_block.wgsl",
+        group0(vec![(0, f32_bytes(&x)), (1, zeros(4 * n)), (2, zeros(4 * n))]),
+    );
+    // Defaults: BLOCK = 64, SCALE = 2, USE_BIAS = true, BIAS = 0.5.
+    let want: Vec<f32> = (0..n).map(|i| x[i] * 2.0 + 0.5 * (i / 64) as f32).collect();
+    check_f32("y", &f32s(out(&bufs, 1)), &want, 1e-6, 1e-6);
+    let lanes: Vec<u32> = (0..n as u32).map(|i| i % 64 + 64000).collect();
+    check_eq("lanes", &u32s(out(&bufs, 2)), &lanes);
+}
+
+// ---------------------------------------------------------------------------------------
+// Control flow and functions
+
+#[test]
+fn loops_for_while() {
+    let mut rng = Rng::new(20);
+    let n = 128;
+    let mut input = rng.vec(n, |r| r.below(10000));
+    input[0] = 0;
+    input[1] = 1;
+    input[2] = 9999;
+    let bufs =
+        run("loops_for_while.wgsl", group0(vec![(0, u32_bytes(&input)), (1, zeros(16 * n))]));
+    let mut want = Vec::new();
+    for &x in &input {
+        let w: u32 = (0..(x & 15)).map(|k| k * x).sum();
+        let mut c = x as u64 + 1;
+        let mut steps = 0;
+        while c != 1 {
+            c = if c % 2 == 0 { c / 2 } else { 3 * c + 1 };
+            steps += 1;
+        }
+        let digits = x.to_string().len() as u32;
+        let sq = (0u32..).find(|k| k * k > x).unwrap();
+        want.extend([w, steps, digits, sq]);
+    }
+    check_eq("LoopOut", &u32s(out(&bufs, 1)), &want);
+}
+
+#[test]
+fn loop_continuing() {
+    let mut rng = Rng::new(21);
+    let n = 128;
+    let input = rng.vec(n, |r| if r.below(2) == 0 { r.next_u32() } else { r.below(500) });
+    let bufs =
+        run("loop_continuing.wgsl", group0(vec![(0, u32_bytes(&input)), (1, zeros(12 * n))]));
+    let mut want = Vec::new();
+    for &x in &input {
+        let n = x % 23 + 1;
+        let mut acc = 0u32;
+        let mut i = 0u32;
+        loop {
+            if i % 3 != 0 {
+                acc = acc.wrapping_add(i.wrapping_mul(x));
+            }
+            i += 1;
+            if i >= n {
+                break;
+            }
+        }
+        let mut pairs = 0u32;
+        let mut a = 0u32;
+        while a < 12 {
+            a += 1;
+            if (a.wrapping_add(x)) % 5 == 0 {
+                continue;
+            }
+            for b in a + 1..12 {
+                if a * b > x % 40 + 10 {
+                    break;
+                }
+                if (a ^ b ^ x) % 3 == 0 {
+                    continue;
+                }
+                pairs += a * 16 + b;
+            }
+        }
+        let (mut lo, mut hi, mut probes) = (0u32, x % 1000 + 1, 0u32);
+        loop {
+            let mid = (lo + hi) / 2;
+            if mid * mid > x % 1000 {
+                hi = mid;
+            } else {
+                lo = mid;
+            }
+            probes += 1;
+            if hi - lo <= 1 {
+                break;
+            }
+        }
+        want.extend([acc, pairs, lo | (probes << 16)]);
+    }
+    check_eq("loop_continuing out", &u32s(out(&bufs, 1)), &want);
+}
+
+#[test]
+fn switch_cases() {
+    let mut rng = Rng::new(22);
+    let n = 128;
+    let input = rng.vec(n, |r| if r.below(2) == 0 { r.next_u32() } else { r.below(2000) });
+    let bufs = run("switch_cases.wgsl", group0(vec![(0, u32_bytes(&input)), (1, zeros(12 * n))]));
+    let mut want = Vec::new();
+    for &x in &input {
+        let r = match x & 15 {
+            0 | 1 => 10,
+            2 => 20u32.wrapping_add(x),
+            3..=5 => x.wrapping_mul(3),
+            12 => {
+                if x > 1000 {
+                    1
+                } else {
+                    2
+                }
+            }
+            _ => 99,
+        };
+        let s = (x as i32) % 7;
+        let q: i32 = match s {
+            -6..=-4 => s * 100,
+            -3..=-1 => -1,
+            0 => 5,
+            _ => 77,
+        };
+        let mut acc = 0u32;
+        for k in 0..16 {
+            match (x >> k) & 3 {
+                0 => continue,
+                1 => acc = acc.wrapping_add(k),
+                2 => acc = acc.wrapping_mul(3).wrapping_add(1),
+                _ => acc ^= 0x55,
+            }
+            acc = acc.wrapping_add(1);
+        }
+        want.extend([r, q as u32, acc]);
+    }
+    check_eq("switch out", &u32s(out(&bufs, 1)), &want);
+}
+
+#[test]
+fn functions_ptr() {
+    let mut rng = Rng::new(23);
+    let n = 128;
+    let input: Vec<[f32; 4]> = rng.vec(n, |r| [0; 4].map(|_| r.f32_in(-5.0, 5.0)));
+    let flat: Vec<f32> = input.iter().flatten().copied().collect();
+    let bufs = run("functions_ptr.wgsl", group0(vec![(0, f32_bytes(&flat)), (1, zeros(32 * n))]));
+    let got = out(&bufs, 1);
+    let (mut gf, mut wf, mut gu, mut wu) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for (i, v) in input.iter().enumerate() {
+        let mut arr = [v[0], v[1], v[2]];
+        arr.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        let mut acc = [0.0f32, -1.0e30];
+        for x in [v[0], v[3], arr[1]] {
+            acc[0] += x;
+            acc[1] = acc[1].max(x);
+        }
+        let w = v[3];
+        let poly = ((2.0 * w - 3.0) * w + 1.0) * w - 0.5;
+        let (mut a, mut b) = ((v[0].abs() * 1000.0) as u32, (v[1].abs() * 1000.0) as u32 + 1);
+        while b != 0 {
+            let t = a % b;
+            a = b;
+            b = t;
+        }
+        let b0 = 32 * i;
+        for (o, want) in
+            [(0, arr[0]), (4, arr[1]), (8, arr[2]), (16, acc[0]), (20, acc[1]), (24, poly)]
+        {
+            gf.push(get_f32(got, b0 + o));
+            wf.push(want);
+        }
+        gu.push(get_u32(got, b0 + 28));
+        wu.push(a);
+    }
+    // Short f32 expressions on values in [-5, 5]: 1e-5 absolute and relative.
+    check_f32("Stats floats", &gf, &wf, 1e-5, 1e-5);
+    check_eq("Stats.gcd", &gu, &wu);
+}
+
+#[test]
+fn private_globals() {
+    let mut rng = Rng::new(24);
+    let n = 128;
+    let seeds = rng.vec(n, |r| r.next_u32());
+    let bufs = run("private_globals.wgsl", group0(vec![(0, u32_bytes(&seeds)), (1, zeros(8 * n))]));
+    let mut want = Vec::new();
+    for &seed in &seeds {
+        let mut state = seed | 1;
+        let mut calls = 7u32;
+        let mut table = [3u32, 1, 4, 1, 5, 9, 2, 6];
+        let mut mixed = 0u32;
+        for k in 0..seed % 5 + 3 {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            calls += 1;
+            mixed = (mixed ^ state).wrapping_add(table[(state & 7) as usize]);
+            table[(k & 7) as usize] += 1;
+        }
+        want.extend([mixed, calls + table[0] * 1000]);
+    }
+    check_eq("private_globals out", &u32s(out(&bufs, 1)), &want);
+}
+
+#[test]
+fn local_array_sort() {
+    let mut rng = Rng::new(25);
+    let n = 64;
+    let input = rng.vec(8 * n, |r| r.f32_in(-100.0, 100.0));
+    let bufs = run(
+        "local_array_sort.wgsl",
+        group0(vec![(0, f32_bytes(&input)), (1, zeros(32 * n)), (2, zeros(4 * n))]),
+    );
+    let mut sorted = input.clone();
+    let mut medians = Vec::new();
+    for chunk in sorted.chunks_mut(8) {
+        chunk.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        medians.push(0.5 * (chunk[3] + chunk[4]));
+    }
+    // Sorting moves values: exact. The median is one add and one exact halving.
+    check_f32("sorted", &f32s(out(&bufs, 1)), &sorted, 0.0, 0.0);
+    check_f32("medians", &f32s(out(&bufs, 2)), &medians, 0.0, 0.0);
+}
+
+#[test]
+fn select_bool() {
+    let mut rng = Rng::new(26);
+    let n = 128;
+    let mut a: Vec<[f32; 4]> = rng.vec(n, |r| [0; 4].map(|_| r.f32_in(-1.0, 1.0)));
+    let b: Vec<[f32; 4]> = rng.vec(n, |r| [0; 4].map(|_| r.f32_in(-1.0, 1.0)));
+    for i in 0..n {
+        if i % 7 == 0 {
+            a[i][2] = 0.5;
+        }
+        if i % 5 == 0 {
+            a[i][0] = b[i][0];
+        }
+        if i % 11 == 3 {
+            a[i] = [-1.0, -1.0, -1.0, -1.0];
+        }
+    }
+    let flat = |v: &Vec<[f32; 4]>| f32_bytes(&v.iter().flatten().copied().collect::<Vec<_>>());
+    let bufs = run(
+        "select_bool.wgsl",
+        group0(vec![(0, flat(&a)), (1, flat(&b)), (2, zeros(16 * n)), (3, zeros(4 * n))]),
+    );
+    let mut picked = Vec::new();
+    let mut flags = Vec::new();
+    for i in 0..n {
+        let (u, v) = (a[i], b[i]);
+        let lt = [0, 1, 2, 3].map(|k| u[k] < v[k]);
+        for k in 0..4 {
+            picked.push(if lt[k] { u[k] } else { v[k] } + if u[k] >= 0.0 { 0.0 } else { 1.0 });
+        }
+        let mut f = 0u32;
+        f |= lt.iter().any(|x| *x) as u32;
+        f |= (lt.iter().all(|x| *x) as u32) << 1;
+        f |= (((u[0] != v[0] && u[1] != v[1]) || u[2] == 0.5) as u32) << 2;
+        f |= ((i + 1 < n && a[i + 1][0] > u[0]) as u32) << 3;
+        f |= ((i == 0 || b[i - 1][1] < v[1]) as u32) << 4;
+        let mask: u32 = (0..4).map(|k| (lt[k] as u32) << k).sum();
+        f |= mask << 8;
+        flags.push(f);
+    }
+    check_f32("picked", &f32s(out(&bufs, 2)), &picked, 0.0, 0.0);
+    check_eq("flags", &u32s(out(&bufs, 3)), &flags);
+}
+
+// ---------------------------------------------------------------------------------------
+// Workgroup memory and barriers
+
+#[test]
+fn reduce_tree() {
+    let mut rng = Rng::new(27);
+    let ints = rng.vec(1024, |r| r.next_u32());
+    let floats = rng.vec(1024, |r| r.f32_in(-100.0, 100.0));
+    let bufs = run(
+        "reduce_tree.wgsl",
+        group0(vec![
+            (0, u32_bytes(&ints)),
+            (1, f32_bytes(&floats)),
+            (2, zeros(16)),
+            (3, zeros(16)),
+        ]),
+    );
+    let sums: Vec<u32> =
+        ints.chunks(256).map(|c| c.iter().fold(0u32, |a, v| a.wrapping_add(*v))).collect();
+    let maxima: Vec<f32> =
+        floats.chunks(256).map(|c| c.iter().copied().fold(f32::MIN, f32::max)).collect();
+    check_eq("sums", &u32s(out(&bufs, 2)), &sums);
+    check_f32("maxima", &f32s(out(&bufs, 3)), &maxima, 0.0, 0.0);
+}
+
+#[test]
+fn matmul_tiled() {
+    let mut rng = Rng::new(28);
+    let n = 64;
+    let a = rng.vec(n * n, |r| r.f32_in(-1.0, 1.0));
+    let b = rng.vec(n * n, |r| r.f32_in(-1.0, 1.0));
+    let bufs = run(
+        "matmul_tiled.wgsl",
+        group0(vec![(0, f32_bytes(&a)), (1, f32_bytes(&b)), (2, zeros(4 * n * n))]),
+    );
+    let mut c = vec![0.0f32; n * n];
+    for r in 0..n {
+        for col in 0..n {
+            c[r * n + col] =
+                (0..n).map(|k| a[r * n + k] as f64 * b[k * n + col] as f64).sum::<f64>() as f32;
+        }
+    }
+    // 64 products of values in [-1, 1] accumulated in f32: 1e-4 absolute.
+    check_f32("C", &f32s(out(&bufs, 2)), &c, 1e-4, 0.0);
+}
+
+#[test]
+fn scan_blelloch() {
+    let mut rng = Rng::new(29);
+    let input = rng.vec(1024, |r| r.below(1000));
+    let bufs = run(
+        "scan_blelloch.wgsl",
+        group0(vec![(0, u32_bytes(&input)), (1, zeros(4096)), (2, zeros(8))]),
+    );
+    let mut scan = Vec::new();
+    let mut sums = Vec::new();
+    for block in input.chunks(512) {
+        let mut acc = 0u32;
+        for v in block {
+            scan.push(acc);
+            acc += v;
+        }
+        sums.push(acc);
+    }
+    check_eq("exclusive scan", &u32s(out(&bufs, 1)), &scan);
+    check_eq("block sums", &u32s(out(&bufs, 2)), &sums);
+}
+
+#[test]
+fn scan_hillis_steele() {
+    let mut rng = Rng::new(30);
+    let input = rng.vec(384, |r| r.i32_in(-1000, 1000));
+    let bufs =
+        run("scan_hillis_steele.wgsl", group0(vec![(0, i32_bytes(&input)), (1, zeros(4 * 384))]));
+    let mut scan = Vec::new();
+    for block in input.chunks(128) {
+        let mut acc = 0i32;
+        for v in block {
+            acc += v;
+            scan.push(acc);
+        }
+    }
+    check_eq("inclusive scan", &i32s(out(&bufs, 1)), &scan);
+}
+
+#[test]
+fn transpose_shared() {
+    let mut rng = Rng::new(31);
+    let (w, h) = (64, 48);
+    let input = rng.vec(w * h, |r| r.f32_in(-1000.0, 1000.0));
+    let bufs =
+        run("transpose_shared.wgsl", group0(vec![(0, f32_bytes(&input)), (1, zeros(4 * w * h))]));
+    let mut want = vec![0.0f32; w * h];
+    for r in 0..w {
+        for c in 0..h {
+            want[r * h + c] = input[c * w + r];
+        }
+    }
+    check_f32("transposed", &f32s(out(&bufs, 1)), &want, 0.0, 0.0);
+}
+
+#[test]
+fn bitonic_sort() {
+    let mut rng = Rng::new(32);
+    let mut keys = rng.vec(512, |r| r.next_u32());
+    for k in (0..512).step_by(9) {
+        keys[k] = keys[(k * 7) % 512]; // duplicates
+    }
+    let bufs = run("bitonic_sort.wgsl", group0(vec![(0, u32_bytes(&keys))]));
+    let mut want = keys.clone();
+    for chunk in want.chunks_mut(256) {
+        chunk.sort();
+    }
+    check_eq("sorted keys", &u32s(out(&bufs, 0)), &want);
+}
+
+#[test]
+fn conv1d() {
+    let mut rng = Rng::new(33);
+    let n = 256;
+    let taps: Vec<f32> = rng.vec(8, |r| r.f32_in(-1.0, 1.0));
+    let mut uniform = f32_bytes(&taps);
+    uniform.extend(u32_bytes(&[n as u32, 0, 0, 0]));
+    let signal = rng.vec(n, |r| r.f32_in(-1.0, 1.0));
+    let bufs =
+        run("conv1d.wgsl", group0(vec![(0, uniform), (1, f32_bytes(&signal)), (2, zeros(4 * n))]));
+    let want: Vec<f32> = (0..n as i32)
+        .map(|g| {
+            let mut acc = 0.0f32;
+            for k in 0..7 {
+                acc += taps[k as usize] * signal[(g + k - 3).clamp(0, n as i32 - 1) as usize];
+            }
+            acc
+        })
+        .collect();
+    // Seven products of values in [-1, 1]: 1e-5 absolute.
+    check_f32("result", &f32s(out(&bufs, 2)), &want, 1e-5, 0.0);
+}
+
+#[test]
+fn stencil2d() {
+    let mut rng = Rng::new(34);
+    let w = 32;
+    let src = rng.vec(w * w, |r| r.f32_in(0.0, 10.0));
+    let bufs = run("stencil2d.wgsl", group0(vec![(0, f32_bytes(&src)), (1, zeros(4 * w * w))]));
+    let mut want = src.clone();
+    for y in 1..w - 1 {
+        for x in 1..w - 1 {
+            let i = y * w + x;
+            let nb = src[i - 1] + src[i + 1] + src[i - w] + src[i + w];
+            want[i] = 0.2 * (nb + src[i]);
+        }
+    }
+    // Five additions and a multiply of values <= 10: 1e-5 absolute.
+    check_f32("dst", &f32s(out(&bufs, 1)), &want, 1e-5, 0.0);
+}
+
+#[test]
+fn gemv() {
+    let mut rng = Rng::new(35);
+    let (rows, cols) = (96, 80);
+    let a = rng.vec(rows * cols, |r| r.f32_in(-1.0, 1.0));
+    let x = rng.vec(cols, |r| r.f32_in(-1.0, 1.0));
+    let y = rng.vec(rows, |r| r.f32_in(-1.0, 1.0));
+    let bufs =
+        run("gemv.wgsl", group0(vec![(0, f32_bytes(&a)), (1, f32_bytes(&x)), (2, f32_bytes(&y))]));
+    let want: Vec<f32> = (0..rows)
+        .map(|r| {
+            let dot: f64 = (0..cols).map(|c| a[r * cols + c] as f64 * x[c] as f64).sum();
+            (dot + 0.5 * y[r] as f64) as f32
+        })
+        .collect();
+    // 80 products of values in [-1, 1] in f32: 1e-4 absolute.
+    check_f32("y", &f32s(out(&bufs, 2)), &want, 1e-4, 0.0);
+}
+
+#[test]
+fn workgroup_uniform_load() {
+    let mut rng = Rng::new(36);
+    let counts = rng.vec(2, |r| r.next_u32());
+    let values = rng.vec(512, |r| r.below(1000));
+    let bufs = run(
+        "workgroup_uniform_load.wgsl",
+        group0(vec![(0, u32_bytes(&counts)), (1, u32_bytes(&values)), (2, zeros(8))]),
+    );
+    let want: Vec<u32> = (0..2)
+        .map(|w| {
+            let n = counts[w] % 8 + 1;
+            let mut t = 0;
+            for round in 0..n as usize {
+                for lid in 0..32 {
+                    t += values[(w * 8 + round) * 32 + lid];
+                }
+            }
+            t + n * 1_000_000
+        })
+        .collect();
+    check_eq("out", &u32s(out(&bufs, 2)), &want);
+}
+
+// ---------------------------------------------------------------------------------------
+// Atomics
+
+#[test]
+fn histogram_atomic() {
+    let mut rng = Rng::new(37);
+    let samples = rng.vec(1024, |r| r.next_u32());
+    let initial = rng.vec(64, |r| r.below(1000));
+    let bufs = run(
+        "histogram_atomic.wgsl",
+        group0(vec![(0, u32_bytes(&samples)), (1, u32_bytes(&initial))]),
+    );
+    let mut want = initial.clone();
+    for s in &samples {
+        want[(s >> 26) as usize] += 1;
+    }
+    check_eq("hist", &u32s(out(&bufs, 1)), &want);
+}
+
+#[test]
+fn atomic_minmax() {
+    let mut rng = Rng::new(38);
+    let values: Vec<i32> = rng.vec(256, |r| r.next_u32() as i32);
+    let init: Vec<u32> = rng.vec(9, |r| r.next_u32());
+    let bufs =
+        run("atomic_minmax.wgsl", group0(vec![(0, i32_bytes(&values)), (1, u32_bytes(&init))]));
+    let mut w = init.clone();
+    for &v in &values {
+        let u = v as u32;
+        w[0] = (w[0] as i32).max(v) as u32;
+        w[1] = (w[1] as i32).min(v) as u32;
+        w[2] = w[2].max(u);
+        w[3] = w[3].min(u);
+        w[4] &= u | 0x0f0f_0f0f;
+        w[5] |= u & 0x00ff_00ff;
+        w[6] ^= u;
+        w[7] = w[7].wrapping_add(u >> 8);
+        w[8] = (w[8] as i32).wrapping_sub(v >> 4) as u32;
+    }
+    check_eq("Stats", &u32s(out(&bufs, 1)), &w);
+}
+
+#[test]
+fn atomic_float_max() {
+    let mut rng = Rng::new(39);
+    let values = rng.vec(256, |r| r.f32_in(-1000.0, 1000.0));
+    let init = -5000.0f32;
+    let bufs = run(
+        "atomic_float_max.wgsl",
+        group0(vec![(0, f32_bytes(&values)), (1, f32_bytes(&[init])), (2, zeros(16))]),
+    );
+    let global = values.iter().copied().fold(init, f32::max);
+    let groups: Vec<f32> =
+        values.chunks(64).map(|c| c.iter().copied().fold(-3.0e38, f32::max)).collect();
+    check_f32("global_max", &f32s(out(&bufs, 1)), &[global], 0.0, 0.0);
+    check_f32("group_max", &f32s(out(&bufs, 2)), &groups, 0.0, 0.0);
+}
+
+#[test]
+fn atomic_exchange() {
+    let mut rng = Rng::new(40);
+    let n = 128;
+    let slots = rng.vec(n, |r| r.next_u32());
+    let replacements = rng.vec(n, |r| r.next_u32());
+    let bufs = run(
+        "atomic_exchange.wgsl",
+        group0(vec![
+            (0, u32_bytes(&slots)),
+            (1, u32_bytes(&replacements)),
+            (2, zeros(4 * n)),
+            (3, u32_bytes(&[5, 9])),
+        ]),
+    );
+    check_eq("slots", &u32s(out(&bufs, 0)), &replacements);
+    let prev: Vec<u32> = slots.iter().map(|s| s ^ 0xffff).collect();
+    check_eq("previous", &u32s(out(&bufs, 2)), &prev);
+    check_eq("winners", &u32s(out(&bufs, 3)), &[6, 10]);
+}
+
+#[test]
+fn stream_compact() {
+    let mut rng = Rng::new(41);
+    let input = rng.vec(256, |r| r.below(1000));
+    let bufs = run(
+        "stream_compact.wgsl",
+        group0(vec![(0, u32_bytes(&input)), (1, zeros(4)), (2, zeros(1024))]),
+    );
+    let mut want: Vec<u32> = input.iter().copied().filter(|v| v % 3 == 0).collect();
+    want.sort();
+    let count = u32s(out(&bufs, 1))[0] as usize;
+    check_eq("counter", &[count], &[want.len()]);
+    let kept = u32s(out(&bufs, 2));
+    // The order of the kept values is up to the scheduler: compare as multisets.
+    let mut got = kept[..count.min(256)].to_vec();
+    got.sort();
+    check_eq("kept (sorted)", &got, &want);
+    check_eq("untouched tail", &kept[count.min(256)..], &vec![0; 256 - count.min(256)]);
+}
+
+// ---------------------------------------------------------------------------------------
+// Machine-learning kernels
+
+#[test]
+fn softmax() {
+    let mut rng = Rng::new(42);
+    let (rows, cols) = (16, 128);
+    let x = rng.vec(rows * cols, |r| r.f32_in(-5.0, 5.0));
+    let bufs = run("softmax.wgsl", group0(vec![(0, f32_bytes(&x)), (1, zeros(4 * rows * cols))]));
+    let mut want = Vec::new();
+    for row in x.chunks(cols) {
+        let m = row.iter().copied().fold(f32::MIN, f32::max) as f64;
+        let e: Vec<f64> = row.iter().map(|v| (*v as f64 - m).exp()).collect();
+        let s: f64 = e.iter().sum();
+        want.extend(e.iter().map(|v| (v / s) as f32));
+    }
+    // exp and a 128-term f32 sum: 2e-5 relative plus 1e-8 absolute.
+    check_f32("softmax", &f32s(out(&bufs, 1)), &want, 1e-8, 2e-5);
+}
+
+#[test]
+fn layer_norm() {
+    let mut rng = Rng::new(43);
+    let (rows, cols) = (8, 256);
+    let x = rng.vec(rows * cols, |r| r.f32_in(-3.0, 3.0));
+    let gamma = rng.vec(cols, |r| r.f32_in(0.5, 1.5));
+    let beta = rng.vec(cols, |r| r.f32_in(-0.5, 0.5));
+    let bufs = run(
+        "layer_norm.wgsl",
+        group0(vec![
+            (0, f32_bytes(&x)),
+            (1, f32_bytes(&gamma)),
+            (2, f32_bytes(&beta)),
+            (3, zeros(4 * rows * cols)),
+        ]),
+    );
+    let mut want = Vec::new();
+    for row in x.chunks(cols) {
+        let mean = row.iter().map(|v| *v as f64).sum::<f64>() / cols as f64;
+        let var = row.iter().map(|v| (*v as f64 - mean).powi(2)).sum::<f64>() / cols as f64;
+        let rstd = 1.0 / (var + 1e-5).sqrt();
+        for (j, v) in row.iter().enumerate() {
+            want.push(((*v as f64 - mean) * rstd * gamma[j] as f64 + beta[j] as f64) as f32);
+        }
+    }
+    // Mean and variance from 256-term f32 sums, outputs of magnitude <= ~3: 1e-4 absolute.
+    check_f32("layer_norm", &f32s(out(&bufs, 3)), &want, 1e-4, 1e-5);
+}
+
+// ---------------------------------------------------------------------------------------
+// f16
+
+/// Rounds an f32 to f16 and back (one f16 operation's rounding).
+fn h(v: f32) -> f32 {
+    f16::from_f32(v).to_f32()
+}
+
+#[test]
+fn f16_arith() {
+    let mut rng = Rng::new(44);
+    let n = 256;
+    let a: Vec<f16> = rng.vec(n, |r| f16::from_f32(r.f32_in(-4.0, 4.0)));
+    let b: Vec<f16> = rng.vec(n, |r| {
+        let m = r.f32_in(0.25, 4.0);
+        f16::from_f32(if r.below(2) == 0 { m } else { -m })
+    });
+    let bufs = run(
+        "f16_arith.wgsl",
+        group0(vec![(0, f16_bytes(&a)), (1, f16_bytes(&b)), (2, zeros(12 * n)), (3, zeros(4 * n))]),
+    );
+    let mut want = Vec::new();
+    let mut wide = Vec::new();
+    for i in 0..n {
+        let (x, y) = (a[i].to_f32(), b[i].to_f32());
+        // Every f16 operation rounds its result to f16.
+        want.push(h(x + y));
+        want.push(h(h(x * y) - 1.5));
+        want.push(h(x / y));
+        want.push(h(x * y + 1.5703125));
+        want.push(h(x.abs().max(y) + h(y.abs().sqrt())));
+        let v = [h(x * 0.5), h(y * 0.5), h(h(x - y) * 0.5), 1.0];
+        want.push(h(v[0] - v[1] + v[2] + 0.25 * v[3]));
+        wide.push(x * y + h(x - y));
+    }
+    let got: Vec<f32> = f16s(out(&bufs, 2)).iter().map(|v| v.to_f32()).collect();
+    // f16 results: 1e-2 relative plus 1e-2 absolute (the dot product may round in any order).
+    check_f32("f16 out", &got, &want, 1e-2, 1e-2);
+    // f32 result from f16 inputs: f32 rounding only.
+    check_f32("wide", &f32s(out(&bufs, 3)), &wide, 1e-5, 1e-6);
+}
+
+#[test]
+fn f16_vec2_storage() {
+    let mut rng = Rng::new(45);
+    let n = 128;
+    let halves: Vec<f16> = rng.vec(2 * n, |r| f16::from_f32(r.f32_in(-4.0, 4.0)));
+    // Host side the pairs are u32 words: x in the low 16 bits, y in the high 16 bits.
+    let words: Vec<u32> =
+        halves.chunks(2).map(|p| p[0].to_bits() as u32 | ((p[1].to_bits() as u32) << 16)).collect();
+    let bufs = run(
+        "f16_vec2_storage.wgsl",
+        group0(vec![(0, u32_bytes(&words)), (1, zeros(4 * n)), (2, zeros(8 * n))]),
+    );
+    let mut rep = Vec::new();
+    let mut wid = Vec::new();
+    for p in halves.chunks(2) {
+        let (x, y) = (p[0].to_f32(), p[1].to_f32());
+        let w = [h(h(x * 2.0) + y), h(h(y * 0.5) + x)];
+        rep.extend(w);
+        wid.extend([w[0] + y, w[1] + x]);
+    }
+    let got: Vec<f32> = u32s(out(&bufs, 1))
+        .iter()
+        .flat_map(|w| [f16::from_bits(*w as u16), f16::from_bits((*w >> 16) as u16)])
+        .map(|v| v.to_f32())
+        .collect();
+    // One f16 rounding step per result: 2e-3 relative (about one f16 ulp) plus 1e-3 absolute.
+    check_f32("repacked", &got, &rep, 1e-3, 2e-3);
+    check_f32("widened", &f32s(out(&bufs, 2)), &wid, 1e-3, 2e-3);
+}
+
+// ---------------------------------------------------------------------------------------
+// Subgroups. The interpreter's subgroups are consecutive runs of local_invocation_index;
+// the references below model that for any subgroup size.
+
+fn subgroup_ops_case(size: usize) {
+    let mut rng = Rng::new(46);
+    let n = 128;
+    let input = rng.vec(n, |r| r.below(1 << 20));
+    let bufs = run_sample(
+        "subgroup_ops.wgsl",
+        group0(vec![(0, u32_bytes(&input)), (1, zeros(32 * n))]),
+        size as u32,
+    );
+    let mut want = Vec::new();
+    for gid in 0..n {
+        let lid = gid % 64;
+        let lane = lid % size;
+        let base = gid - lane;
+        let group = &input[base..base + size];
+        let sum = group.iter().sum::<u32>();
+        let excl = group[..lane].iter().sum::<u32>();
+        let mut ballot = [0u32; 4];
+        for (l, v) in group.iter().enumerate() {
+            if v & 1 == 1 {
+                ballot[l / 32] |= 1 << (l % 32);
+            }
+        }
+        want.extend([sum, excl, group[3], lane as u32 | ((size as u32) << 16)]);
+        want.extend(ballot);
+    }
+    check_eq(&format!("SubgroupOut (size {size})"), &u32s(out(&bufs, 1)), &want);
+}
+
+#[test]
+fn subgroup_ops_32() {
+    subgroup_ops_case(32);
+}
+
+#[test]
+fn subgroup_ops_8() {
+    subgroup_ops_case(8);
+}
+
+fn subgroup_butterfly_case(size: usize) {
+    let mut rng = Rng::new(47);
+    let n = 512;
+    let input = rng.vec(n, |r| r.below(1 << 20));
+    let bufs = run_sample(
+        "subgroup_butterfly.wgsl",
+        group0(vec![(0, u32_bytes(&input)), (1, zeros(4 * n)), (2, zeros(16)), (3, zeros(4 * n))]),
+        size as u32,
+    );
+    let mut partial = Vec::new();
+    let mut maxima = Vec::new();
+    for gid in 0..n {
+        let base = gid - (gid % 128) % size;
+        let group = &input[base..base + size];
+        partial.push(group.iter().sum::<u32>());
+        maxima.push(group.iter().map(|v| (v & 0xffff) as f32 - 1000.0).fold(f32::MIN, f32::max));
+    }
+    let totals: Vec<u32> = input.chunks(128).map(|c| c.iter().sum()).collect();
+    check_eq(&format!("partial (size {size})"), &u32s(out(&bufs, 1)), &partial);
+    check_eq(&format!("totals (size {size})"), &u32s(out(&bufs, 2)), &totals);
+    check_f32(&format!("maxima (size {size})"), &f32s(out(&bufs, 3)), &maxima, 0.0, 0.0);
+}
+
+#[test]
+fn subgroup_butterfly_32() {
+    subgroup_butterfly_case(32);
+}
+
+#[test]
+fn subgroup_butterfly_8() {
+    subgroup_butterfly_case(8);
+}
+
+fn subgroup_misc_case(size: usize) {
+    let mut rng = Rng::new(48);
+    let n = 128;
+    let mut input = rng.vec(n, |r| r.next_u32());
+    // One subgroup-sized run of even values so `all_even` is sometimes true.
+    for v in &mut input[64..96] {
+        *v &= !1;
+    }
+    let bufs = run_sample(
+        "subgroup_misc.wgsl",
+        group0(vec![(0, u32_bytes(&input)), (1, zeros(24 * n))]),
+        size as u32,
+    );
+    let got = out(&bufs, 1);
+    let (mut gu, mut wu, mut gf, mut wf) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for gid in 0..n {
+        let lane = (gid % 64) % size;
+        let base = gid - lane;
+        let group = &input[base..base + size];
+        let inclusive = group[..=lane].iter().map(|v| v & 0xffff).sum::<u32>();
+        let min_v = group.iter().map(|v| *v as i32).min().unwrap();
+        let shuffled = group[(lane + 1) % size];
+        let all_even = group.iter().all(|v| v & 1 == 0) as u32;
+        let uniform_any = (gid / 64 == 1) as u32;
+        wu.extend([inclusive, min_v as u32, shuffled, all_even, uniform_any]);
+        for k in 0..5 {
+            gu.push(get_u32(got, 24 * gid + 4 * k));
+        }
+        let product: f64 = group.iter().map(|v| 1.0 + (v & 3) as f64 * 0.125).product();
+        wf.push(product as f32);
+        gf.push(get_f32(got, 24 * gid + 20));
+    }
+    check_eq(&format!("MiscOut ints (size {size})"), &gu, &wu);
+    // A product of up to 32 f32 factors in unknown order: 1e-5 relative.
+    check_f32(&format!("MiscOut.product (size {size})"), &gf, &wf, 0.0, 1e-5);
+}
+
+#[test]
+fn subgroup_misc_32() {
+    subgroup_misc_case(32);
+}
+
+#[test]
+fn subgroup_misc_8() {
+    subgroup_misc_case(8);
+}
+
+// ---------------------------------------------------------------------------------------
+// Cooperative matrices
+
+#[test]
+fn coop_matmul_16() {
+    let mut rng = Rng::new(49);
+    let n = 32;
+    let a: Vec<f16> = rng.vec(n * n, |r| f16::from_f32(r.f32_in(-1.0, 1.0)));
+    let b: Vec<f16> = rng.vec(n * n, |r| f16::from_f32(r.f32_in(-1.0, 1.0)));
+    let c = rng.vec(n * n, |r| r.f32_in(-1.0, 1.0));
+    let bufs = run(
+        "coop_matmul_16.wgsl",
+        group0(vec![(0, f16_bytes(&a)), (1, f16_bytes(&b)), (2, f32_bytes(&c))]),
+    );
+    // C += A * B (A times B, not B times A), all row-major.
+    let mut want = c.clone();
+    for r in 0..n {
+        for col in 0..n {
+            let dot: f64 = (0..n).map(|k| a[r * n + k].to_f64() * b[k * n + col].to_f64()).sum();
+            want[r * n + col] = (c[r * n + col] as f64 + dot) as f32;
+        }
+    }
+    // f16 products are exact in f32; 32-term f32 accumulation: 1e-3 absolute.
+    check_f32("C", &f32s(out(&bufs, 2)), &want, 1e-3, 0.0);
+}
+
+#[test]
+fn coop_matmul_8() {
+    let mut rng = Rng::new(50);
+    let n = 16;
+    // A row-major, B and C column-major, D row-major.
+    let a = rng.vec(n * n, |r| r.f32_in(-1.0, 1.0));
+    let b = rng.vec(n * n, |r| r.f32_in(-1.0, 1.0));
+    let c = rng.vec(n * n, |r| r.f32_in(-1.0, 1.0));
+    let bufs = run(
+        "coop_matmul_8.wgsl",
+        group0(vec![
+            (0, f32_bytes(&a)),
+            (1, f32_bytes(&b)),
+            (2, f32_bytes(&c)),
+            (3, zeros(4 * n * n)),
+        ]),
+    );
+    let mut want = vec![0.0f32; n * n];
+    for r in 0..n {
+        for col in 0..n {
+            let dot: f64 = (0..n).map(|k| a[r * n + k] as f64 * b[col * n + k] as f64).sum();
+            want[r * n + col] = (dot + c[col * n + r] as f64) as f32;
+        }
+    }
+    // 16 products of values in [-1, 1] in f32: 1e-4 absolute.
+    check_f32("D", &f32s(out(&bufs, 3)), &want, 1e-4, 0.0);
+}

@@ -1,0 +1,248 @@
+//! Module-level output: enables, structs, constants, globals, function headers.
+
+use crate::types::{const_text, type_name};
+use crate::Options;
+use dianran_frontend::ir::{self, FuncId, IoBinding, Stage, Type, TypeId};
+use dianran_frontend::names::{escape, ModuleNames};
+use dianran_frontend::Diagnostic;
+use naga::common::wgsl::{ToWgsl, TryToWgsl};
+use std::collections::HashMap;
+use std::fmt::Write;
+
+pub(crate) struct Writer<'a> {
+    pub m: &'a ir::Module,
+    pub opts: Options,
+    pub names: ModuleNames,
+}
+
+impl<'a> Writer<'a> {
+    pub fn new(m: &'a ir::Module, opts: Options) -> Self {
+        Writer { m, opts, names: ModuleNames::new(m) }
+    }
+
+    pub fn ty(&self, t: TypeId) -> String {
+        type_name(&self.m.types, t, &|id| self.names.struct_name(id))
+    }
+
+    pub fn constant(&self, c: &ir::ConstValue) -> String {
+        const_text(&self.m.types, c, &|id| self.names.struct_name(id))
+    }
+
+    pub fn write(self) -> Result<String, Vec<Diagnostic>> {
+        let mut out = String::new();
+        self.enables(&mut out);
+        self.structs(&mut out);
+        for (i, c) in self.m.constants.iter().enumerate() {
+            let name = &self.names.constants[i];
+            let _ = writeln!(out, "const {name}: {} = {};", self.ty(c.ty), self.constant(&c.value));
+        }
+        if !self.m.constants.is_empty() {
+            out.push('\n');
+        }
+        self.globals(&mut out);
+        let entries: HashMap<FuncId, &ir::EntryPoint> =
+            self.m.entry_points.iter().map(|e| (e.function, e)).collect();
+        let mut errors = Vec::new();
+        for (i, f) in self.m.functions.iter().enumerate() {
+            let id = FuncId(i as u32);
+            match crate::expr::write_function(&self, id, f, entries.get(&id).copied()) {
+                Ok(text) => {
+                    out.push('\n');
+                    out.push_str(&text);
+                }
+                Err(d) => errors.push(*d),
+            }
+        }
+        if errors.is_empty() {
+            Ok(out)
+        } else {
+            Err(errors)
+        }
+    }
+
+    fn enables(&self, out: &mut String) {
+        let mut f16 = self.m.enables.f16;
+        let mut coop = self.m.enables.cooperative_matrix;
+        for (_, ty) in self.m.types.iter() {
+            match ty {
+                Type::Scalar(ir::Scalar::F16)
+                | Type::Vector { scalar: ir::Scalar::F16, .. }
+                | Type::Matrix { scalar: ir::Scalar::F16, .. } => f16 = true,
+                Type::CoopMatrix { scalar, .. } => {
+                    coop = true;
+                    f16 |= *scalar == ir::Scalar::F16;
+                }
+                _ => {}
+            }
+        }
+        let subgroups = self.m.enables.subgroups || uses_subgroups(self.m);
+        let mut any = false;
+        if f16 {
+            out.push_str("enable f16;\n");
+            any = true;
+        }
+        if subgroups && !self.opts.omit_subgroups_enable {
+            out.push_str("enable subgroups;\n");
+            any = true;
+        }
+        if coop {
+            out.push_str("enable wgpu_cooperative_matrix;\n");
+            any = true;
+        }
+        if any {
+            out.push('\n');
+        }
+    }
+
+    fn structs(&self, out: &mut String) {
+        for (id, ty) in self.m.types.iter() {
+            let Type::Struct { members, size, align, .. } = ty else { continue };
+            let name = self.names.struct_name(id);
+            if name.starts_with("__") {
+                continue;
+            }
+            let _ = writeln!(out, "struct {name} {{");
+            // Reproduce the recorded layout: raise the struct's alignment on the first member
+            // and pad members with @size where the natural layout would pack tighter.
+            let mut natural_align = 1;
+            for mem in members {
+                natural_align = natural_align.max(self.m.types.size_align(mem.ty).1);
+            }
+            for (i, mem) in members.iter().enumerate() {
+                let mut attrs = String::new();
+                if let Some(b) = &mem.binding {
+                    attrs.push_str(&binding_text(b));
+                    attrs.push(' ');
+                }
+                if i == 0 && *align > natural_align {
+                    let _ = write!(attrs, "@align({align}) ");
+                }
+                let (msize, _) = self.m.types.size_align(mem.ty);
+                let next = match members.get(i + 1) {
+                    Some(n) => {
+                        let na = self.m.types.size_align(n.ty).1;
+                        let natural_next = round_up(mem.offset + msize, na);
+                        (n.offset > natural_next).then_some(n.offset)
+                    }
+                    None => {
+                        let natural_size = round_up(mem.offset + msize, *align);
+                        (*size > natural_size).then_some(*size)
+                    }
+                };
+                let is_runtime =
+                    matches!(self.m.types.get(mem.ty), Type::Array { len: None, .. });
+                if let (Some(end), false) = (next, is_runtime) {
+                    let _ = write!(attrs, "@size({}) ", end - mem.offset);
+                }
+                let _ = writeln!(out, "    {attrs}{}: {},", escape(&mem.name), self.ty(mem.ty));
+            }
+            out.push_str("}\n\n");
+        }
+    }
+
+    fn globals(&self, out: &mut String) {
+        for (i, g) in self.m.globals.iter().enumerate() {
+            let name = &self.names.globals[i];
+            if let Some(b) = g.binding {
+                let _ = write!(out, "@group({}) @binding({}) ", b.group, b.binding);
+            }
+            let space = match g.space {
+                ir::AddressSpace::Storage { writable: true } => "<storage, read_write>",
+                ir::AddressSpace::Storage { writable: false } => "<storage, read>",
+                ir::AddressSpace::Uniform => "<uniform>",
+                ir::AddressSpace::Workgroup => "<workgroup>",
+                ir::AddressSpace::Private => "<private>",
+                ir::AddressSpace::Function => "<function>",
+                ir::AddressSpace::Handle => "",
+            };
+            let _ = write!(out, "var{space} {name}: {}", self.ty(g.ty));
+            if let Some(init) = &g.init {
+                let _ = write!(out, " = {}", self.constant(init));
+            }
+            out.push_str(";\n");
+        }
+        if !self.m.globals.is_empty() {
+            out.push('\n');
+        }
+    }
+
+    /// Attributes before `fn`.
+    pub fn entry_attrs(&self, e: &ir::EntryPoint) -> String {
+        match e.stage {
+            Stage::Compute => {
+                let [x, y, z] = e.workgroup_size;
+                format!("@compute @workgroup_size({x}, {y}, {z})\n")
+            }
+            Stage::Vertex => "@vertex\n".into(),
+            Stage::Fragment if e.early_depth_test => "@fragment @early_depth_test\n".into(),
+            Stage::Fragment => "@fragment\n".into(),
+        }
+    }
+}
+
+fn round_up(x: u32, a: u32) -> u32 {
+    if a == 0 {
+        x
+    } else {
+        x.div_ceil(a) * a
+    }
+}
+
+/// `@builtin(...)` / `@location(...) @interpolate(...)` text.
+pub(crate) fn binding_text(b: &IoBinding) -> String {
+    match b {
+        IoBinding::BuiltIn(bi) => match bi.try_to_wgsl() {
+            Some(s) => format!("@builtin({s})"),
+            None => format!("@builtin({bi:?})"),
+        },
+        IoBinding::Location { location, interpolation, sampling, blend_src } => {
+            let mut s = format!("@location({location})");
+            if let Some(b) = blend_src {
+                let _ = write!(s, " @blend_src({b})");
+            }
+            if let Some(i) = interpolation {
+                let _ = write!(s, " @interpolate({}", i.to_wgsl());
+                match sampling {
+                    Some(sa) if *sa != naga::Sampling::Center => {
+                        let _ = write!(s, ", {}", sa.to_wgsl());
+                    }
+                    _ => {}
+                }
+                s.push(')');
+            }
+            s
+        }
+    }
+}
+
+fn uses_subgroups(m: &ir::Module) -> bool {
+    fn block(b: &ir::Block) -> bool {
+        b.insts.iter().any(|i| {
+            matches!(
+                i.op,
+                ir::Op::SubgroupBallot(_)
+                    | ir::Op::SubgroupCollective { .. }
+                    | ir::Op::SubgroupGather { .. }
+            ) || i.op.blocks().into_iter().any(block)
+        })
+    }
+    let builtin = |b: &Option<IoBinding>| {
+        matches!(
+            b,
+            Some(IoBinding::BuiltIn(
+                naga::BuiltIn::SubgroupId
+                    | naga::BuiltIn::SubgroupSize
+                    | naga::BuiltIn::SubgroupInvocationId
+                    | naga::BuiltIn::NumSubgroups
+            ))
+        )
+    };
+    let struct_builtin = |t: TypeId| match m.types.get(t) {
+        Type::Struct { members, .. } => members.iter().any(|mem| builtin(&mem.binding)),
+        _ => false,
+    };
+    m.functions.iter().any(|f| {
+        block(&f.body)
+            || f.params.iter().any(|p| builtin(&p.binding) || struct_builtin(f.ty(p.value)))
+    })
+}

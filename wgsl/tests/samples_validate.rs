@@ -1,0 +1,59 @@
+//! Every sample the frontend accepts prints as WGSL that naga parses and validates, and
+//! printing is deterministic.
+
+use std::path::PathBuf;
+
+fn samples() -> Vec<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/samples");
+    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    v.retain(|p| p.extension().is_some_and(|e| e == "wgsl"));
+    v.sort();
+    v
+}
+
+fn validate(text: &str) -> Result<(), String> {
+    let module = naga::front::wgsl::parse_str(text).map_err(|e| e.emit_to_string(text))?;
+    let caps = naga::valid::Capabilities::SHADER_FLOAT16
+        | naga::valid::Capabilities::SUBGROUP
+        | naga::valid::Capabilities::SUBGROUP_BARRIER
+        | naga::valid::Capabilities::COOPERATIVE_MATRIX;
+    naga::valid::Validator::new(naga::valid::ValidationFlags::all(), caps)
+        .validate(&module)
+        .map_err(|e| e.emit_to_string(text))?;
+    Ok(())
+}
+
+#[test]
+fn printed_wgsl_of_every_sample_validates() {
+    let opts = dianran_wgsl::Options { omit_subgroups_enable: true };
+    let mut failures = Vec::new();
+    let mut printed = 0;
+    for path in samples() {
+        let src = std::fs::read_to_string(&path).expect("sample is readable");
+        let name = path.display().to_string();
+        let module = match dianran_frontend::compile(&name, &src, &Default::default()) {
+            Ok(m) => m,
+            Err(d) => {
+                failures.push(format!("{name}: the frontend rejects a sample:\n{d}"));
+                continue;
+            }
+        };
+        match dianran_wgsl::write_module(&module, &opts) {
+            Ok(text) => {
+                printed += 1;
+                if let Err(e) = validate(&text) {
+                    failures.push(format!("{name}: printed WGSL is invalid:\n{e}\n---\n{text}"));
+                }
+                let again = dianran_wgsl::write_module(&module, &opts).ok();
+                if again.as_deref() != Some(text.as_str()) {
+                    failures.push(format!("{name}: output is not deterministic"));
+                }
+            }
+            Err(ds) => failures.push(format!("{name}: {:?}", ds)),
+        }
+    }
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n\n"));
+    eprintln!("validated printed WGSL of {printed} samples");
+}
