@@ -414,7 +414,8 @@ fn validation_help(chain: &str) -> String {
         "pass exactly the parameters the function declares, in order"
     } else if m.contains("argument") && m.contains("type") {
         "pass a value of the parameter's declared type; convert explicitly, e.g. f32(x)"
-    } else if m.contains("destination for a store")
+    } else if m.contains("cannot store through")
+        || m.contains("destination for a store")
         || m.contains("store") && (m.contains("not permitted") || m.contains("access"))
         || m.contains("writing to this location")
     {

@@ -44,6 +44,8 @@ struct FnWriter<'a, 'w> {
     params: HashMap<ValueId, String>,
     locals: Vec<String>,
     targets: Vec<Target>,
+    /// `let` names that hold an unchanged copy of a loop state var.
+    copy_of: HashMap<String, String>,
     out_struct: Option<(String, TypeId)>,
     out: String,
     loop_counter: u32,
@@ -68,6 +70,7 @@ pub(crate) fn write_function(
         params: HashMap::new(),
         locals: Vec::new(),
         targets: Vec::new(),
+        copy_of: HashMap::new(),
         out_struct: None,
         out: String::new(),
         loop_counter: 0,
@@ -414,7 +417,11 @@ impl FnWriter<'_, '_> {
 
     fn assign(&mut self, depth: usize, targets: &[String], args: &[ValueId]) {
         for (t, a) in targets.iter().zip(args) {
-            let text = format!("{t} = {};", self.val(*a));
+            let value = self.val(*a);
+            if self.copy_of.get(&value) == Some(t) {
+                continue; // the state var still holds this value
+            }
+            let text = format!("{t} = {value};");
             self.line(depth, &text);
         }
     }
@@ -592,13 +599,21 @@ impl FnWriter<'_, '_> {
             }
             Op::If { cond, then_, else_, results } => {
                 let vars = self.declare_vars(depth, results);
+                let ctx = Ctx::Arm(vars);
+                let trivial = |b: &Block| {
+                    b.insts.is_empty() && matches!(&b.term, Terminator::Yield(a) if a.is_empty())
+                };
+                if trivial(then_) && !trivial(else_) {
+                    let text = format!("if (!({})) {{", self.val(*cond));
+                    self.line(depth, &text);
+                    self.block(else_, depth + 1, &ctx)?;
+                    self.line(depth, "}");
+                    return Ok(());
+                }
                 let text = format!("if ({}) {{", self.val(*cond));
                 self.line(depth, &text);
-                let ctx = Ctx::Arm(vars);
                 self.block(then_, depth + 1, &ctx)?;
-                let trivial_else = else_.insts.is_empty()
-                    && matches!(&else_.term, Terminator::Yield(a) if a.is_empty());
-                if !trivial_else {
+                if !trivial(else_) {
                     self.line(depth, "} else {");
                     self.block(else_, depth + 1, &ctx)?;
                 }
@@ -658,6 +673,7 @@ impl FnWriter<'_, '_> {
                     for (p, s) in continuing.params.iter().zip(&state) {
                         let name = self.new_name(*p);
                         self.line(depth + 2, &format!("const auto {name} = {s};"));
+                        self.copy_of.insert(name, s.clone());
                     }
                     self.block(continuing, depth + 2, &ctx)?;
                     if let Some(b) = break_if {
@@ -670,6 +686,7 @@ impl FnWriter<'_, '_> {
                 for (p, s) in body.params.iter().zip(&state) {
                     let name = self.new_name(*p);
                     self.line(depth + 1, &format!("const auto {name} = {s};"));
+                    self.copy_of.insert(name, s.clone());
                 }
                 self.block(body, depth + 1, &ctx)?;
                 self.targets.pop();

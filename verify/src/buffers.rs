@@ -122,7 +122,11 @@ pub fn entry_bindings(m: &ir::Module, entry: &str) -> Result<Vec<BindingInfo>, D
 
 /// Zero-filled buffers for every binding `entry` uses; a runtime-sized array gets
 /// `runtime_len` elements.
-pub fn default_buffers(m: &ir::Module, entry: &str, runtime_len: u32) -> Result<Buffers, Diagnostic> {
+pub fn default_buffers(
+    m: &ir::Module,
+    entry: &str,
+    runtime_len: u32,
+) -> Result<Buffers, Diagnostic> {
     let mut out = Buffers::new();
     for b in entry_bindings(m, entry)? {
         let extra = b.runtime_stride.map_or(0u64, |s| u64::from(s) * u64::from(runtime_len));

@@ -43,6 +43,8 @@ struct FnWriter<'a, 'w> {
     params: HashMap<ValueId, String>,
     locals: Vec<String>,
     targets: Vec<Target>,
+    /// `let` names that hold an unchanged copy of a loop state var.
+    copy_of: HashMap<String, String>,
     out: String,
 }
 
@@ -62,6 +64,7 @@ pub(crate) fn write_function(
         params: HashMap::new(),
         locals: Vec::new(),
         targets: Vec::new(),
+        copy_of: HashMap::new(),
         out: String::new(),
     };
     collect_defs(&f.body, &mut fw.defs);
@@ -197,7 +200,11 @@ impl FnWriter<'_, '_> {
 
     fn assign(&mut self, depth: usize, targets: &[String], args: &[ValueId]) {
         for (t, a) in targets.iter().zip(args) {
-            let text = format!("{t} = {};", self.val(*a));
+            let value = self.val(*a);
+            if self.copy_of.get(&value) == Some(t) {
+                continue; // the state var still holds this value
+            }
+            let text = format!("{t} = {value};");
             self.line(depth, &text);
         }
     }
@@ -337,13 +344,21 @@ impl FnWriter<'_, '_> {
             }
             Op::If { cond, then_, else_, results } => {
                 let vars = self.declare_vars(depth, results);
+                let ctx = Ctx::Arm(vars);
+                let trivial = |b: &Block| {
+                    b.insts.is_empty() && matches!(&b.term, Terminator::Yield(a) if a.is_empty())
+                };
+                if trivial(then_) && !trivial(else_) {
+                    let text = format!("if !({}) {{", self.val(*cond));
+                    self.line(depth, &text);
+                    self.block(else_, depth + 1, &ctx)?;
+                    self.line(depth, "}");
+                    return Ok(());
+                }
                 let text = format!("if {} {{", self.val(*cond));
                 self.line(depth, &text);
-                let ctx = Ctx::Arm(vars);
                 self.block(then_, depth + 1, &ctx)?;
-                let trivial_else = else_.insts.is_empty()
-                    && matches!(&else_.term, Terminator::Yield(a) if a.is_empty());
-                if !trivial_else {
+                if !trivial(else_) {
                     self.line(depth, "} else {");
                     self.block(else_, depth + 1, &ctx)?;
                 }
@@ -393,13 +408,20 @@ impl FnWriter<'_, '_> {
                     self.names.insert(*r, s.clone());
                 }
                 self.line(depth, "loop {");
+                let mut body_copies = Vec::new();
                 for (p, s) in body.params.iter().zip(&state) {
                     let name = self.new_name(*p);
                     self.line(depth + 1, &format!("let {name} = {s};"));
+                    self.copy_of.insert(name.clone(), s.clone());
+                    body_copies.push(name);
                 }
                 self.targets.push(Target::Loop(state.clone()));
                 let ctx = Ctx::Loop(state.clone());
                 self.block(body, depth + 1, &ctx)?;
+                // The body's end assigned the state: its copies are stale in `continuing`.
+                for name in body_copies {
+                    self.copy_of.remove(&name);
+                }
                 let has_continuing = !continuing.insts.is_empty()
                     || break_if.is_some()
                     || !continuing.params.is_empty();
@@ -408,6 +430,7 @@ impl FnWriter<'_, '_> {
                     for (p, s) in continuing.params.iter().zip(&state) {
                         let name = self.new_name(*p);
                         self.line(depth + 2, &format!("let {name} = {s};"));
+                        self.copy_of.insert(name, s.clone());
                     }
                     self.block(continuing, depth + 2, &ctx)?;
                     if let Some(b) = break_if {

@@ -488,10 +488,16 @@ fn workgroup_arrays_and_barriers() {
     let m = lower(WORKGROUP);
     assert_eq!(m.globals[0].space, AddressSpace::Workgroup);
     let f32_t = m.types.find(&Type::Scalar(Scalar::F32)).unwrap();
-    assert_eq!(*m.types.get(m.globals[0].ty), Type::Array { base: f32_t, len: Some(64), stride: 4 });
+    assert_eq!(
+        *m.types.get(m.globals[0].ty),
+        Type::Array { base: f32_t, len: Some(64), stride: 4 }
+    );
     assert_eq!(*m.types.get(m.globals[1].ty), Type::Scalar(Scalar::Bool));
     assert_eq!(m.globals[2].space, AddressSpace::Storage { writable: false });
-    assert_eq!(count(&m, "reduce", |o| matches!(o, Op::Barrier(b) if *b == Barrier::WORK_GROUP)), 2);
+    assert_eq!(
+        count(&m, "reduce", |o| matches!(o, Op::Barrier(b) if *b == Barrier::WORK_GROUP)),
+        2
+    );
     assert_eq!(count(&m, "reduce", |o| matches!(o, Op::Barrier(b) if *b == Barrier::STORAGE)), 1);
     assert_eq!(count(&m, "reduce", |o| matches!(o, Op::WorkgroupUniformLoad(_))), 1);
     // `s >>= 1u` shifts a scalar by a scalar.
@@ -553,8 +559,10 @@ fn subgroup_operations() {
             (SubgroupOperation::All, Reduce),
         ]
     );
-    let ballots: Vec<&Inst> =
-        insts(&m, "sg").into_iter().filter(|i| matches!(i.op, Op::SubgroupBallot(Some(_)))).collect();
+    let ballots: Vec<&Inst> = insts(&m, "sg")
+        .into_iter()
+        .filter(|i| matches!(i.op, Op::SubgroupBallot(Some(_))))
+        .collect();
     assert_eq!(ballots.len(), 1);
     assert_eq!(
         *m.types.get(f.ty(ballots[0].result.unwrap())),
@@ -602,7 +610,9 @@ fn half(@builtin(global_invocation_id) gid: vec3<u32>) {
 fn f16_math() {
     let m = lower(F16);
     let v2h = m.types.find(&Type::Vector { size: 2, scalar: Scalar::F16 }).expect("vec2<f16>");
-    assert!(matches!(m.types.get(m.globals[0].ty), Type::Array { base, stride: 4, .. } if *base == v2h));
+    assert!(
+        matches!(m.types.get(m.globals[0].ty), Type::Array { base, stride: 4, .. } if *base == v2h)
+    );
     let maths: Vec<MathFunction> = insts(&m, "half")
         .into_iter()
         .filter_map(|i| match &i.op {
@@ -687,7 +697,12 @@ fn vertex_and_fragment_with_textures() {
     };
     assert_eq!(
         members[0].binding,
-        Some(IoBinding::Location { location: 0, interpolation: Some(Interpolation::Perspective), sampling: Some(Sampling::Center), blend_src: None })
+        Some(IoBinding::Location {
+            location: 0,
+            interpolation: Some(Interpolation::Perspective),
+            sampling: Some(Sampling::Center),
+            blend_src: None
+        })
     );
     assert_eq!(members[2].binding, Some(IoBinding::BuiltIn(BuiltIn::VertexIndex)));
     let vs_res = m.functions[0].result.as_ref().expect("vs result");
@@ -699,14 +714,20 @@ fn vertex_and_fragment_with_textures() {
     ));
     let fs = &m.functions[1];
     assert_eq!(fs.params[1].binding, Some(IoBinding::BuiltIn(BuiltIn::FrontFacing)));
-    assert!(matches!(fs.result.as_ref().and_then(|r| r.binding.clone()), Some(IoBinding::Location { location: 0, .. })));
+    assert!(matches!(
+        fs.result.as_ref().and_then(|r| r.binding.clone()),
+        Some(IoBinding::Location { location: 0, .. })
+    ));
     // Textures and samplers are handle values, not pointers.
     let tex_addr = insts(&m, "fs")
         .into_iter()
         .find(|i| i.op == Op::GlobalAddr(GlobalId(1)))
         .and_then(|i| i.result)
         .expect("texture address");
-    assert!(matches!(m.types.get(fs.ty(tex_addr)), Type::Image { dim: ImageDimension::D2, arrayed: false, .. }));
+    assert!(matches!(
+        m.types.get(fs.ty(tex_addr)),
+        Type::Image { dim: ImageDimension::D2, arrayed: false, .. }
+    ));
     assert_eq!(m.globals[1].space, AddressSpace::Handle);
     assert_eq!(*m.types.get(m.globals[2].ty), Type::Sampler { comparison: false });
     let levels: Vec<String> = insts(&m, "fs")
@@ -730,7 +751,10 @@ fn vertex_and_fragment_with_textures() {
     assert_eq!(levels, ["auto", "exact", "bias", "grad", "auto+ref", "zero+gather1"]);
     assert_eq!(count(&m, "fs", |o| matches!(o, Op::ImageLoad { level: Some(_), .. })), 1);
     assert_eq!(count(&m, "fs", |o| matches!(o, Op::ImageStore { .. })), 1);
-    assert_eq!(count(&m, "fs", |o| matches!(o, Op::ImageQuery(_, ImageQuery::Size { level: None }))), 1);
+    assert_eq!(
+        count(&m, "fs", |o| matches!(o, Op::ImageQuery(_, ImageQuery::Size { level: None }))),
+        1
+    );
     assert_eq!(count(&m, "fs", |o| matches!(o, Op::ImageQuery(_, ImageQuery::NumLevels))), 1);
     assert!(count(&m, "fs", |o| matches!(o, Op::Derivative(..))) >= 3);
     assert_eq!(count(&m, "fs", |o| matches!(o, Op::Swizzle(_, p) if p == &[2, 1, 0, 3])), 1);
@@ -776,9 +800,18 @@ fn cooperative_matrices() {
     assert_eq!(
         loads,
         [
-            (true, Type::CoopMatrix { columns: 16, rows: 16, scalar: Scalar::F16, role: CoopRole::A }),
-            (false, Type::CoopMatrix { columns: 16, rows: 16, scalar: Scalar::F16, role: CoopRole::B }),
-            (true, Type::CoopMatrix { columns: 16, rows: 16, scalar: Scalar::F32, role: CoopRole::C }),
+            (
+                true,
+                Type::CoopMatrix { columns: 16, rows: 16, scalar: Scalar::F16, role: CoopRole::A }
+            ),
+            (
+                false,
+                Type::CoopMatrix { columns: 16, rows: 16, scalar: Scalar::F16, role: CoopRole::B }
+            ),
+            (
+                true,
+                Type::CoopMatrix { columns: 16, rows: 16, scalar: Scalar::F32, role: CoopRole::C }
+            ),
         ]
     );
     assert_eq!(count(&m, "mma", |o| matches!(o, Op::CoopMultiplyAdd(..))), 1);
@@ -805,7 +838,9 @@ fn unsupported_inputs_are_diagnostics() {
     let lit = f
         .expressions
         .iter()
-        .find_map(|(h, e)| matches!(e, naga::Expression::Literal(naga::Literal::U32(2))).then_some(h))
+        .find_map(|(h, e)| {
+            matches!(e, naga::Expression::Literal(naga::Literal::U32(2))).then_some(h)
+        })
         .expect("2u literal");
     f.expressions[lit] = naga::Expression::Literal(naga::Literal::F64(2.0));
     let ds = lower_module(&p).expect_err("f64 must be rejected");
@@ -867,10 +902,8 @@ fn lower_err_with(src: &str, edit: impl FnOnce(&mut naga::Module)) -> Vec<Diagno
 fn spans_point_at_the_source() {
     let m = lower(DOUBLING);
     let f = &m.functions[0];
-    let store = insts(&m, "加倍")
-        .into_iter()
-        .find(|i| matches!(i.op, Op::Store { .. }))
-        .expect("store");
+    let store =
+        insts(&m, "加倍").into_iter().find(|i| matches!(i.op, Op::Store { .. })).expect("store");
     let text = &DOUBLING[store.span.start as usize..store.span.end as usize];
     assert!(text.starts_with("数据[i] = 数据[i] * 2u"), "{text}");
     assert!(!f.span.is_unknown());
@@ -886,6 +919,7 @@ fn forever(x: i32) -> i32 {
         i += 1;
         if i > 10 { return i; }
     }
+    return -1;
 }
 
 fn both(x: i32) -> i32 {
@@ -901,6 +935,7 @@ fn switch_in_loop(x: i32) -> i32 {
         }
         n += 10;
     }
+    return -1;
 }
 
 @compute @workgroup_size(1)
@@ -912,7 +947,8 @@ fn main() {
 #[test]
 fn blocks_that_cannot_fall_through_end_unreachable() {
     let m = lower(DEAD_ENDS);
-    // A loop with no `break` never completes: the body after it ends unreachable.
+    // A loop with no `break` never completes: the `return -1` after it is dropped and the
+    // body ends unreachable.
     let forever = &m.functions[0];
     assert_eq!(forever.body.term, Terminator::Unreachable);
     assert!(matches!(forever.body.insts.last().map(|i| &i.op), Some(Op::Loop { .. })));
@@ -937,10 +973,44 @@ fn blocks_that_cannot_fall_through_end_unreachable() {
     assert_eq!(m.functions[3].body.term, Terminator::Return(None));
 }
 
+const MISC: &str = r#"
+const N = 4;
+const TABLE = array<u32, 4>(10u, 20u, 30u, 40u);
+struct Pair { a: u32, b: f32 }
+const P = Pair(1u, 2.0);
+struct Buf { count: u32, data: array<vec4<f32>> }
+@group(0) @binding(0) var<storage, read_write> buf: Buf;
+var<private> acc: vec4<f32>;
+
+fn touch(p: ptr<private, vec4<f32>>, i: u32) -> f32 {
+    (*p)[i] += 1.0;
+    return (*p).x;
+}
+
+@compute @workgroup_size(N)
+fn misc(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let n = arrayLength(&buf.data);
+    let t = TABLE[gid.x % 4u];
+    let m = mat2x2<f32>(1.0, 2.0, 3.0, 4.0);
+    let ms = m * 2.0;
+    let vm = vec2<f32>(1.0, 1.0) * m;
+    let sh = vec2<u32>(1u, 2u) << vec2<u32>(3u);
+    let sel = select(vec2<f32>(0.0), vec2<f32>(1.0), gid.x > 2u);
+    let parts = modf(1.5);
+    let b = bool(gid.y);
+    let k = N * 2;
+    let q = P.b + f32(P.a);
+    let v = vec4<f32>(f32(t) + f32(k) + q + parts.fract + touch(&acc, 1u));
+    acc = v + vec4(ms[0], vm) + vec4(sel, vec2<f32>(sh));
+    if b { buf.data[gid.x] = acc; }
+    buf.count = n;
+}
+"#;
+
 #[test]
 #[ignore]
 fn dump() {
-    for src in [WORKGROUP, F16, GRAPHICS, COOP] {
+    for src in [MISC] {
         eprintln!("{}", module_text(&lower(src)));
     }
 }

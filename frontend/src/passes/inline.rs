@@ -161,3 +161,67 @@ fn renumber(b: &mut Block, rn: &mut impl FnMut(ValueId) -> ValueId, base: u32) {
         *a = rn(*a);
     }
 }
+
+/// Splices every `Inline` region that returns only at the end of its body into the enclosing
+/// block: its params become the arguments and its results the returned (or yielded) values.
+/// Afterwards stores into the caller's locals made by the callee are ordinary stores in the
+/// caller, so mem2reg can promote those locals. Regions with an early `Return` stay.
+pub(crate) fn splice_inlines(f: &mut Function) {
+    let mut subst = super::util::Subst::default();
+    splice_block(&mut f.body, &mut subst);
+    if !subst.is_empty() {
+        apply_subst(&mut f.body, &subst);
+    }
+}
+
+fn has_nested_return(b: &Block) -> bool {
+    b.insts.iter().any(|i| match &i.op {
+        // Returns inside a nested inline region leave that region only.
+        Op::Inline { .. } => false,
+        op => op.blocks().iter().any(|nb| matches!(nb.term, Terminator::Return(_)) || has_nested_return(nb)),
+    })
+}
+
+fn splice_block(b: &mut Block, subst: &mut super::util::Subst) {
+    let old = std::mem::take(&mut b.insts);
+    let mut out = Vec::with_capacity(old.len());
+    for mut inst in old {
+        for nb in inst.op.blocks_mut() {
+            splice_block(nb, subst);
+        }
+        if let Op::Inline { body, args, results, .. } = &mut inst.op {
+            let exits: Option<Vec<ValueId>> = match &body.term {
+                Terminator::Return(v) => Some(v.iter().copied().collect()),
+                Terminator::Yield(v) => Some(v.clone()),
+                _ => None,
+            };
+            if let Some(exits) = exits {
+                if exits.len() == results.len()
+                    && body.params.len() == args.len()
+                    && !has_nested_return(body)
+                {
+                    for (&p, &a) in body.params.iter().zip(args.iter()) {
+                        subst.set(p, a);
+                    }
+                    for (&r, &v) in results.iter().zip(&exits) {
+                        subst.set(r, v);
+                    }
+                    out.append(&mut body.insts);
+                    continue;
+                }
+            }
+        }
+        out.push(inst);
+    }
+    b.insts = out;
+}
+
+fn apply_subst(b: &mut Block, subst: &super::util::Subst) {
+    for inst in &mut b.insts {
+        subst.apply_op(&mut inst.op);
+        for nb in inst.op.blocks_mut() {
+            apply_subst(nb, subst);
+        }
+    }
+    subst.apply_term(&mut b.term);
+}

@@ -12,9 +12,10 @@
 //! (`If`, `Switch`) or carried state (`Loop`), appended after any they already have, and every
 //! `Yield`/`Break`/`Continue` that reaches the region passes the current values.
 //!
-//! `Inline` regions have at most one result, so a local may be stored inside an inline body
-//! only when all its accesses are inside that body (the callee's own locals): its value never
-//! needs to leave the region. Other locals stored inside an inline body stay in memory.
+//! `Inline` regions that return only at their end are first spliced into the caller. The
+//! others have at most one result, so a local may be stored inside such a body only when all
+//! its accesses are inside it (the callee's own locals): its value never needs to leave the
+//! region. Other locals stored inside it stay in memory.
 
 use super::util::{element_type, Subst};
 use crate::ir::*;
@@ -154,6 +155,9 @@ fn promote_function(types: &mut Types, f: &mut Function) {
     if n == 0 {
         return;
     }
+    // Inlined bodies without early returns become straight-line code of the caller, so the
+    // caller's locals they store to can be promoted.
+    super::inline::splice_inlines(f);
     let mut an = Analysis {
         types,
         values: &f.values,

@@ -49,3 +49,6 @@ pub fn optimize(m: &mut Module) -> Result<(), Diagnostic> {
 
 #[cfg(test)]
 pub(crate) mod testutil;
+
+#[cfg(test)]
+mod tests;

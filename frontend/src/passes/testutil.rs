@@ -285,6 +285,22 @@ fn binary(o: BinaryOperator, a: &Val, b: &Val) -> Result<Val, String> {
         (B::Equal, I(x), I(y)) => B(x == y),
         (B::Equal, U(x), U(y)) => B(x == y),
         (B::NotEqual, I(x), I(y)) => B(x != y),
+        (B::Divide, I(x), I(y)) => I(if *y == 0 { *x } else { x.wrapping_div(*y) }),
+        (B::Divide, U(x), U(y)) => U(if *y == 0 { *x } else { x / y }),
+        (B::And, I(x), I(y)) => I(x & y),
+        (B::InclusiveOr, I(x), I(y)) => I(x | y),
+        (B::ExclusiveOr, I(x), I(y)) => I(x ^ y),
+        (B::ShiftLeft, I(x), U(y)) => I(x.wrapping_shl(*y)),
+        (B::ShiftRight, I(x), U(y)) => I(x.wrapping_shr(*y)),
+        (B::ShiftLeft, U(x), U(y)) => U(x.wrapping_shl(*y)),
+        (B::ShiftRight, U(x), U(y)) => U(x.wrapping_shr(*y)),
+        (B::Subtract, F(x), F(y)) => F(x - y),
+        (B::Less, F(x), F(y)) => B(x < y),
+        (B::LessEqual, I(x), I(y)) => B(x <= y),
+        (B::LessEqual, U(x), U(y)) => B(x <= y),
+        (B::Greater, U(x), U(y)) => B(x > y),
+        (B::NotEqual, U(x), U(y)) => B(x != y),
+        (B::Equal, B(x), B(y)) => B(x == y),
         (B::Modulo, I(x), I(y)) => I(if *y == 0 { 0 } else { x.wrapping_rem(*y) }),
         (B::Modulo, U(x), U(y)) => U(if *y == 0 { 0 } else { x % y }),
         (B::And, U(x), U(y)) => U(x & y),
@@ -374,6 +390,39 @@ impl<'a> Interp<'a> {
                     (Val::F(x), Some(Type::Scalar(Scalar::U32))) => Val::U(x.to_bits()),
                     (Val::U(x), Some(Type::Scalar(Scalar::F32))) => Val::F(f32::from_bits(x)),
                     (v, _) => return Err(format!("bitcast {v:?}")),
+                }
+            }
+            Op::Convert(a, to) => {
+                fn conv(v: Val, to: Scalar) -> Result<Val, String> {
+                    Ok(match (v, to) {
+                        (Val::C(p), _) => {
+                            Val::C(p.into_iter().map(|x| conv(x, to)).collect::<Result<_, _>>()?)
+                        }
+                        (Val::I(x), Scalar::U32) => Val::U(x as u32),
+                        (Val::I(x), Scalar::I32) => Val::I(x),
+                        (Val::U(x), Scalar::I32) => Val::I(x as i32),
+                        (Val::U(x), Scalar::U32) => Val::U(x),
+                        (Val::I(x), Scalar::F32) => Val::F(x as f32),
+                        (Val::U(x), Scalar::F32) => Val::F(x as f32),
+                        (Val::F(x), Scalar::I32) => Val::I(x as i32),
+                        (Val::F(x), Scalar::U32) => Val::U(x as u32),
+                        (Val::B(b), Scalar::I32) => Val::I(b as i32),
+                        (Val::B(b), Scalar::U32) => Val::U(b as u32),
+                        (v, _) => return Err(format!("convert {v:?}")),
+                    })
+                }
+                conv(g(a)?, *to)?
+            }
+            Op::Math(MathFunction::Abs, args) if args.len() == 1 => match g(&args[0])? {
+                Val::I(x) => Val::I(x.wrapping_abs()),
+                v => return Err(format!("abs {v:?}")),
+            },
+            Op::Math(fun @ (MathFunction::Min | MathFunction::Max), args) if args.len() == 2 => {
+                match (g(&args[0])?, g(&args[1])?) {
+                    (Val::I(x), Val::I(y)) => {
+                        Val::I(if *fun == MathFunction::Min { x.min(y) } else { x.max(y) })
+                    }
+                    (v, w) => return Err(format!("min/max {v:?} {w:?}")),
                 }
             }
             Op::Select { cond, accept, reject } => match g(cond)? {

@@ -920,6 +920,116 @@ impl Lower<'_> {
                     self.f("cvt.f32.f16 {d0}, {u0}", vec![hi]),
                 ])
             }
+            M::Pack4x8snorm | M::Pack4x8unorm | M::Pack2x16snorm | M::Pack2x16unorm => {
+                let c = self.comps(args[0])?;
+                let (lo, scale, bits) = match fun {
+                    M::Pack4x8snorm => (-1.0, 127.0, 8),
+                    M::Pack4x8unorm => (0.0, 255.0, 8),
+                    M::Pack2x16snorm => (-1.0, 32767.0, 16),
+                    _ => (0.0, 65535.0, 16),
+                };
+                let (lo, hi, k) = (self.imm_f32(lo), self.imm_f32(1.0), self.imm_f32(scale));
+                let mut acc = self.imm_u32(0);
+                for (i, &v) in c.iter().enumerate() {
+                    let t = self.f("max.f32 {d0}, {u0}, {u1}", vec![v, lo]);
+                    let t = self.f("min.f32 {d0}, {u0}, {u1}", vec![t, hi]);
+                    let t = self.f("mul.f32 {d0}, {u0}, {u1}", vec![t, k]);
+                    let t = self.f("cvt.rni.s32.f32 {d0}, {u0}", vec![t]);
+                    acc = self.f(&format!("bfi.b32 {{d0}}, {{u0}}, {{u1}}, {}, {bits}", i * bits), vec![t, acc]);
+                }
+                Ok(vec![acc])
+            }
+            M::Pack4xI8 | M::Pack4xU8 | M::Pack4xI8Clamp | M::Pack4xU8Clamp => {
+                let c = self.comps(args[0])?;
+                let mut acc = self.imm_u32(0);
+                for (i, &v) in c.iter().enumerate() {
+                    let v = match fun {
+                        M::Pack4xI8Clamp => {
+                            let t = self.f("max.s32 {d0}, {u0}, -128", vec![v]);
+                            self.f("min.s32 {d0}, {u0}, 127", vec![t])
+                        }
+                        M::Pack4xU8Clamp => self.f("min.u32 {d0}, {u0}, 255", vec![v]),
+                        _ => v,
+                    };
+                    acc = self.f(&format!("bfi.b32 {{d0}}, {{u0}}, {{u1}}, {}, 8", i * 8), vec![v, acc]);
+                }
+                Ok(vec![acc])
+            }
+            M::Unpack4x8snorm | M::Unpack4x8unorm | M::Unpack2x16snorm | M::Unpack2x16unorm => {
+                let x = self.scalar(args[0])?;
+                let (n, bits, signed, scale) = match fun {
+                    M::Unpack4x8snorm => (4, 8, true, 127.0),
+                    M::Unpack4x8unorm => (4, 8, false, 255.0),
+                    M::Unpack2x16snorm => (2, 16, true, 32767.0),
+                    _ => (2, 16, false, 65535.0),
+                };
+                let t = if signed { "s32" } else { "u32" };
+                let k = self.imm_f32(scale);
+                let m1 = self.imm_f32(-1.0);
+                let mut out = Vec::new();
+                for i in 0..n {
+                    let b = self.f(&format!("bfe.{t} {{d0}}, {{u0}}, {}, {bits}", i * bits), vec![x]);
+                    let f = self.f(&format!("cvt.rn.f32.{t} {{d0}}, {{u0}}"), vec![b]);
+                    let f = self.f("div.rn.f32 {d0}, {u0}, {u1}", vec![f, k]);
+                    out.push(if signed { self.f("max.f32 {d0}, {u0}, {u1}", vec![f, m1]) } else { f });
+                }
+                Ok(out)
+            }
+            M::Unpack4xI8 | M::Unpack4xU8 => {
+                let x = self.scalar(args[0])?;
+                let t = if fun == M::Unpack4xI8 { "s32" } else { "u32" };
+                Ok((0..4).map(|i| self.f(&format!("bfe.{t} {{d0}}, {{u0}}, {}, 8", i * 8), vec![x])).collect())
+            }
+            M::Dot4I8Packed | M::Dot4U8Packed => {
+                let a = self.scalar(args[0])?;
+                let b = self.scalar(*args.get(1).ok_or_else(|| self.err_internal("arity"))?)?;
+                let t = if fun == M::Dot4I8Packed { "s32" } else { "u32" };
+                let z = self.imm_u32(0);
+                Ok(vec![self.f(&format!("dp4a.{t}.{t} {{d0}}, {{u0}}, {{u1}}, {{u2}}"), vec![a, b, z])])
+            }
+            M::Determinant => {
+                let s = self.scalar_ty(args[0])?;
+                let a = self.comps(args[0])?;
+                let n = (a.len() as f64).sqrt() as usize;
+                if n * n != a.len() || n < 2 {
+                    return Err(self.err_internal("determinant of a non-square matrix"));
+                }
+                let cols: Vec<Vec<VRegId>> = a.chunks(n).map(|c| c.to_vec()).collect();
+                Ok(vec![self.det(s, &cols)])
+            }
+            M::Modf => self.per_comp(args, |l, s, x| {
+                let t = arith_ty(s);
+                Ok(l.op1(kind_of(s), format!("cvt.rzi.{t}.{t} {{d0}}, {{u0}}"), vec![x[0]]))
+            })
+            .and_then(|whole| {
+                let x = self.comps(args[0])?;
+                let s = self.scalar_ty(args[0])?;
+                let mut out: Vec<VRegId> = x.iter().zip(&whole).map(|(&v, &w)| self.bin("sub", s, v, w)).collect();
+                out.extend(whole);
+                Ok(out)
+            }),
+            M::Frexp => {
+                // fract in [0.5, 1) and exponent from the bits (normal numbers; 0 gives (0, 0)).
+                let s = self.scalar_ty(args[0])?;
+                let x = self.comps(args[0])?;
+                let mut fr = Vec::new();
+                let mut ex = Vec::new();
+                for &v in &x {
+                    let v32 = self.to_f32(s, v);
+                    let e = self.f("bfe.u32 {d0}, {u0}, 23, 8", vec![v32]);
+                    let e = self.f("sub.s32 {d0}, {u0}, 126", vec![e]);
+                    let m = self.f("and.b32 {d0}, {u0}, 0x807FFFFF", vec![v32]);
+                    let m = self.f("or.b32 {d0}, {u0}, 0x3F000000", vec![m]);
+                    let zero = self.imm_f32(0.0);
+                    let z = self.op1(RegKind::Pred, "setp.eq.f32 {d0}, {u0}, {u1}", vec![v32, zero]);
+                    let m = self.f("selp.b32 {d0}, {u0}, {u1}, {u2}", vec![v32, m, z]);
+                    let zi = self.imm_u32(0);
+                    ex.push(self.f("selp.b32 {d0}, {u0}, {u1}, {u2}", vec![zi, e, z]));
+                    fr.push(self.from_f32(s, m));
+                }
+                fr.extend(ex);
+                Ok(fr)
+            }
             M::Transpose => {
                 let a = self.comps(args[0])?;
                 let Type::Matrix { columns, rows, .. } = self.types.get(self.ty(args[0])).clone()
@@ -951,6 +1061,31 @@ impl Lower<'_> {
                 Err(self.err_unsupported(&format!("the math function {fun:?}")))
             }
         }
+    }
+
+    /// Determinant by cofactor expansion along the first column.
+    fn det(&mut self, s: Scalar, cols: &[Vec<VRegId>]) -> VRegId {
+        let n = cols.len();
+        if n == 2 {
+            let ad = self.bin("mul", s, cols[0][0], cols[1][1]);
+            let bc = self.bin("mul", s, cols[1][0], cols[0][1]);
+            return self.bin("sub", s, ad, bc);
+        }
+        let mut acc: Option<VRegId> = None;
+        for r in 0..n {
+            let minor: Vec<Vec<VRegId>> = cols[1..]
+                .iter()
+                .map(|c| c.iter().enumerate().filter(|(i, _)| *i != r).map(|(_, &v)| v).collect())
+                .collect();
+            let d = self.det(s, &minor);
+            let term = self.bin("mul", s, cols[0][r], d);
+            acc = Some(match acc {
+                None => term,
+                Some(a) if r % 2 == 1 => self.bin("sub", s, a, term),
+                Some(a) => self.bin("add", s, a, term),
+            });
+        }
+        acc.unwrap_or(cols[0][0])
     }
 
     /// WGSL's bit-field clamping: `o = min(offset, 32)`, `c = min(count, 32 - o)`.

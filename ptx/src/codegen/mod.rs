@@ -187,15 +187,17 @@ fn compile_entry(
     shared_names: &HashMap<GlobalId, String>,
     sm: u32,
 ) -> Result<EntryOut, Diagnostic> {
-    let f = m.functions.get(ep.function.index()).ok_or_else(|| {
-        lower::internal("entry point without function", &ep.name, ir::Span::default())
+    // User functions are inlined: no `.func` is emitted (SPEC §3).
+    let inlined = dianran_frontend::passes::inline_calls(m, ep.function).map_err(|d| {
+        if d.context.is_none() {
+            d.in_fn(ep.name.clone())
+        } else {
+            d
+        }
     })?;
+    let f = &inlined;
     if let Some(span) = find_call(&f.body) {
-        return Err(lower::unsupported(
-            "calls to user functions (inlining is not available yet)",
-            &ep.name,
-            span,
-        ));
+        return Err(lower::unsupported("calls to user functions that could not be inlined", &ep.name, span));
     }
     let mut used = BTreeSet::new();
     let mut uses_sizes = false;

@@ -116,7 +116,6 @@ pub fn check_instruction(i: &Instruction) -> Result<(), PtxError> {
         | O::Tanh
         | O::Rcp
         | O::Testp
-        | O::Cvt
         | O::Cvta
         | O::Ld
         | O::St
@@ -138,6 +137,7 @@ pub fn check_instruction(i: &Instruction) -> Result<(), PtxError> {
         | O::Vote
         | O::Redux => (3, 3),
         O::Setp | O::Set | O::Atom => (3, 4),
+        O::Cvt => (2, 3),
         O::Mad | O::Fma | O::Bfe | O::Prmt | O::Selp | O::Mma => (4, 4),
         O::Bfi | O::Lop3 | O::Shfl => (5, 5),
     };
@@ -271,8 +271,14 @@ pub fn check_instruction(i: &Instruction) -> Result<(), PtxError> {
             fits(i, op(1), k, "source")
         }
         O::Cvt => {
+            // `cvt.rn.f16x2.f32 d, a, b` packs two converted values.
+            let packs = matches!(t, Type::F16x2 | Type::Bf16x2);
+            if n != if packs { 3 } else { 2 } {
+                return Err(invalid(i, "cvt takes two operands (three when packing to f16x2)"));
+            }
             dest(i, op(0), k)?;
-            fits(i, op(1), types.get(1).copied().and_then(file_of), "source")
+            let src = types.get(1).copied().and_then(file_of);
+            ops[1..].iter().try_for_each(|o| fits(i, o, src, "source"))
         }
         O::Cvta => {
             dest(i, op(0), Some(RegKind::B64))?;
@@ -459,6 +465,26 @@ mod tests {
         assert_eq!(
             kind(build::setp(CmpOp::Lt, Type::S32, Reg::b32(1), Reg::b32(1), Reg::b32(2))),
             bad
+        );
+    }
+
+    #[test]
+    fn cvt_packing_takes_three_operands() {
+        let mods = vec![
+            Modifier::Round(crate::model::Rounding::Rn),
+            Modifier::Type(Type::F16x2),
+            Modifier::Type(Type::F32),
+        ];
+        let ops = vec![Reg::b32(1).into(), Reg::b32(2).into(), Reg::b32(3).into()];
+        assert_eq!(kind(Instruction::new(Opcode::Cvt, mods.clone(), ops.clone())), Ok(()));
+        let scalar = vec![
+            Modifier::Round(crate::model::Rounding::Rn),
+            Modifier::Type(Type::F32),
+            Modifier::Type(Type::F32),
+        ];
+        assert_eq!(
+            kind(Instruction::new(Opcode::Cvt, scalar, ops)),
+            Err(PtxErrorKind::InvalidInstruction)
         );
     }
 

@@ -168,6 +168,8 @@ named_enum! {
         XorSign => "xorsign",
         /// `.abs` (min/max with absolute value).
         Abs => "abs",
+        /// `.warp` (`bar.warp.sync mask`).
+        Warp => "warp",
     }
 }
 

@@ -120,6 +120,9 @@ const SPELLINGS: &[&str] = &[
     "volatile",
     "NaN",
     "noftz",
+    "warp",
+    "xorsign",
+    "abs",
 ];
 
 const NAMES: &[&str] = &["p_g0_b0", "ys_tile", "$L__BB0_2", "L1", "_x"];

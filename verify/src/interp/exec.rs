@@ -52,14 +52,7 @@ impl FnInfo {
             bytes = bytes.saturating_add(size);
         }
         let ret_words = f.result.as_ref().map_or(0, |r| lay.words(r.ty) as usize);
-        FnInfo {
-            off,
-            words,
-            frame_words: total as usize,
-            local_off,
-            local_bytes: bytes,
-            ret_words,
-        }
+        FnInfo { off, words, frame_words: total as usize, local_off, local_bytes: bytes, ret_words }
     }
 }
 
@@ -287,9 +280,9 @@ impl<'m> Machine<'m> {
                     Some(IoBinding::BuiltIn(b)) => self.builtin(b, lane)?,
                     Some(IoBinding::Location { .. }) => {
                         return Err(unsupported(format!(
-                            "entry parameter '{}' has a @location; compute entries take only builtins",
-                            p.name
-                        ))
+                        "entry parameter '{}' has a @location; compute entries take only builtins",
+                        p.name
+                    ))
                         .in_fn(&f.name))
                     }
                     None => {
@@ -354,7 +347,8 @@ impl<'m> Machine<'m> {
             let mut pos = 0;
             for &d in dst {
                 let n = fr.info.words.get(d.index()).copied().unwrap_or(0) as usize;
-                let part = buf.get(pos..pos + n).ok_or_else(|| internal("argument type mismatch"))?;
+                let part =
+                    buf.get(pos..pos + n).ok_or_else(|| internal("argument type mismatch"))?;
                 fr.put(l, d, part)?;
                 pos += n;
             }
@@ -376,7 +370,8 @@ impl<'m> Machine<'m> {
                 return Ok(lanes);
             }
             self.step().map_err(|d| locate(d, inst, &fr.f.name))?;
-            lanes = self.exec_inst(fr, ctxs, inst, lanes).map_err(|d| locate(d, inst, &fr.f.name))?;
+            lanes =
+                self.exec_inst(fr, ctxs, inst, lanes).map_err(|d| locate(d, inst, &fr.f.name))?;
         }
         if lanes.is_empty() {
             return Ok(lanes);
@@ -425,7 +420,9 @@ impl<'m> Machine<'m> {
                         for &l in &lanes {
                             let w = fr.get(l as usize, *v);
                             if w.len() != rw {
-                                return Err(internal("returned value has the wrong type").in_fn(fname));
+                                return Err(
+                                    internal("returned value has the wrong type").in_fn(fname)
+                                );
                             }
                             let s = l as usize * rw;
                             let w = w.to_vec();
@@ -518,7 +515,8 @@ impl<'m> Machine<'m> {
                     if let Terminator::Yield(args) = &body.term {
                         self.assign(fr, &y, args, &continuing.params)?;
                     }
-                    let ctx = ctxs.last_mut().ok_or_else(|| internal("construct stack underflow"))?;
+                    let ctx =
+                        ctxs.last_mut().ok_or_else(|| internal("construct stack underflow"))?;
                     let cont = union(y, &std::mem::take(&mut ctx.continued));
                     if cont.is_empty() {
                         break;
@@ -561,7 +559,8 @@ impl<'m> Machine<'m> {
             Op::WorkgroupUniformLoad(p) => {
                 self.check_uniform(&lanes, "workgroupUniformLoad")?;
                 self.per_lane(fr, inst, &lanes, |mch, fr, lane, out| {
-                    let ty = fr.ty(inst.result.ok_or_else(|| internal("load without a result"))?)?;
+                    let ty =
+                        fr.ty(inst.result.ok_or_else(|| internal("load without a result"))?)?;
                     let ptr = fr.ptr(lane, *p)?;
                     mch.mem.load(&mch.m.types, lane, ptr, ty, out)
                 })?;
@@ -572,7 +571,9 @@ impl<'m> Machine<'m> {
                 Ok(lanes)
             }
             _ => {
-                self.per_lane(fr, inst, &lanes, |mch, fr, lane, out| mch.lane_op(fr, inst, lane, out))?;
+                self.per_lane(fr, inst, &lanes, |mch, fr, lane, out| {
+                    mch.lane_op(fr, inst, lane, out)
+                })?;
                 Ok(lanes)
             }
         }
@@ -667,7 +668,12 @@ impl<'m> Machine<'m> {
         Ok(done)
     }
 
-    fn subgroup_op(&mut self, fr: &mut Frame<'m>, inst: &Inst, lanes: &[u32]) -> Result<(), Diagnostic> {
+    fn subgroup_op(
+        &mut self,
+        fr: &mut Frame<'m>,
+        inst: &Inst,
+        lanes: &[u32],
+    ) -> Result<(), Diagnostic> {
         let sg = self.opts.subgroup_size.max(1);
         let types = &self.m.types;
         let mut i = 0;
@@ -685,8 +691,10 @@ impl<'m> Machine<'m> {
             out.clear();
             let n = match &inst.op {
                 Op::SubgroupBallot(p) => {
-                    let preds: Vec<bool> =
-                        run.iter().map(|&l| p.is_none_or(|p| fr.word(l as usize, p) != 0)).collect();
+                    let preds: Vec<bool> = run
+                        .iter()
+                        .map(|&l| p.is_none_or(|p| fr.word(l as usize, p) != 0))
+                        .collect();
                     let w = subgroup::ballot(&ids, &preds);
                     for _ in run {
                         out.extend_from_slice(&w);
@@ -725,7 +733,9 @@ impl<'m> Machine<'m> {
             };
             if let Some(r) = inst.result {
                 for (k, &l) in run.iter().enumerate() {
-                    let w = out.get(k * n..k * n + n).ok_or_else(|| internal("subgroup result size"))?;
+                    let w = out
+                        .get(k * n..k * n + n)
+                        .ok_or_else(|| internal("subgroup result size"))?;
                     fr.put(l as usize, r, w)?;
                 }
             }
@@ -735,7 +745,13 @@ impl<'m> Machine<'m> {
     }
 
     /// Pointer to element/member `idx` of what `p` (of pointer type `pty`) points to.
-    fn access(&self, lane: usize, pty: TypeId, p: [u32; 2], idx: i64) -> Result<[u32; 2], Diagnostic> {
+    fn access(
+        &self,
+        lane: usize,
+        pty: TypeId,
+        p: [u32; 2],
+        idx: i64,
+    ) -> Result<[u32; 2], Diagnostic> {
         let types = &self.m.types;
         let base = match types.get(pty) {
             Type::Pointer { base, .. } => *base,
@@ -772,12 +788,7 @@ impl<'m> Machine<'m> {
                 let i = n_fixed(members.len() as u32)?;
                 members.get(i as usize).map_or(0, |m| m.offset)
             }
-            _ => {
-                return Err(internal(format!(
-                    "indexing into a {}",
-                    type_name(types, base)
-                )))
-            }
+            _ => return Err(internal(format!("indexing into a {}", type_name(types, base)))),
         };
         Ok([p[0], p[1].saturating_add(off)])
     }
@@ -799,11 +810,9 @@ impl<'m> Machine<'m> {
 
     fn coop_shape(&self, ty: TypeId) -> Result<Shape, Diagnostic> {
         match self.m.types.get(ty) {
-            Type::CoopMatrix { columns, rows, scalar, .. } => Ok(Shape {
-                rows: u32::from(*rows),
-                cols: u32::from(*columns),
-                scalar: *scalar,
-            }),
+            Type::CoopMatrix { columns, rows, scalar, .. } => {
+                Ok(Shape { rows: u32::from(*rows), cols: u32::from(*columns), scalar: *scalar })
+            }
             _ => Err(internal(format!(
                 "{} is not a cooperative matrix",
                 type_name(&self.m.types, ty)
@@ -1054,9 +1063,9 @@ impl<'m> Machine<'m> {
 
 fn pointee_scalar(types: &dianran_frontend::ir::Types, pty: TypeId) -> Result<Scalar, Diagnostic> {
     match types.get(pty) {
-        Type::Pointer { base, .. } => types
-            .scalar_of(*base)
-            .ok_or_else(|| internal("atomic operation on a non-scalar")),
+        Type::Pointer { base, .. } => {
+            types.scalar_of(*base).ok_or_else(|| internal("atomic operation on a non-scalar"))
+        }
         _ => Err(internal("atomic operation through a non-pointer")),
     }
 }

@@ -33,12 +33,7 @@ pub(crate) fn unary(
             (UnaryOperator::Negate, Scalar::F16) => x ^ 0x8000,
             (UnaryOperator::LogicalNot, Scalar::Bool) => u32::from(x == 0),
             (UnaryOperator::BitwiseNot, Scalar::I32 | Scalar::U32) => !x,
-            _ => {
-                return Err(internal(format!(
-                    "unary {op:?} on {}",
-                    type_name(types, ty)
-                )))
-            }
+            _ => return Err(internal(format!("unary {op:?} on {}", type_name(types, ty)))),
         });
     }
     Ok(())
@@ -129,10 +124,14 @@ pub(crate) fn binary(
     out: &mut Vec<u32>,
 ) -> Result<(), Diagnostic> {
     let s = scal(types, ta);
-    let bad = || internal(format!("{op:?} on {} and {}", type_name(types, ta), type_name(types, tb)));
+    let bad =
+        || internal(format!("{op:?} on {} and {}", type_name(types, ta), type_name(types, tb)));
     if op == BinaryOperator::Multiply {
         match (types.get(ta), types.get(tb)) {
-            (Type::Matrix { columns: k, rows: r, .. }, Type::Matrix { columns: c, rows: k2, .. }) => {
+            (
+                Type::Matrix { columns: k, rows: r, .. },
+                Type::Matrix { columns: c, rows: k2, .. },
+            ) => {
                 let (k, r, c) = (*k as usize, *r as usize, *c as usize);
                 if k != *k2 as usize || a.len() != k * r || b.len() != c * k {
                     return Err(bad());
@@ -208,7 +207,9 @@ pub(crate) fn convert(from: Scalar, to: Scalar, a: &[u32], out: &mut Vec<u32>) {
             (Scalar::I32, Scalar::U32) | (Scalar::U32, Scalar::I32) => x,
             (Scalar::I32, Scalar::F32) => (x as i32 as f32).to_bits(),
             (Scalar::U32, Scalar::F32) => (x as f32).to_bits(),
-            (Scalar::I32, Scalar::F16) => u32::from(half::f16::from_f64(f64::from(x as i32)).to_bits()),
+            (Scalar::I32, Scalar::F16) => {
+                u32::from(half::f16::from_f64(f64::from(x as i32)).to_bits())
+            }
             (Scalar::U32, Scalar::F16) => u32::from(half::f16::from_f64(f64::from(x)).to_bits()),
             (Scalar::F32 | Scalar::F16, Scalar::I32) => fget(from, x) as i32 as u32,
             (Scalar::F32 | Scalar::F16, Scalar::U32) => fget(from, x) as u32,
@@ -337,7 +338,8 @@ pub(crate) fn math(
     use MathFunction as M;
     let arity_err = || internal(format!("{fun:?} with {} arguments", args.len()));
     let a0: &[u32] = args.first().copied().ok_or_else(arity_err)?;
-    let arg = |i: usize| -> Result<&[u32], Diagnostic> { args.get(i).copied().ok_or_else(arity_err) };
+    let arg =
+        |i: usize| -> Result<&[u32], Diagnostic> { args.get(i).copied().ok_or_else(arity_err) };
     let s = tys.first().map_or(Scalar::F32, |t| scal(types, *t));
     let n = a0.len();
     let f1 = |out: &mut Vec<u32>, f: &dyn Fn(f32) -> f32| {
@@ -405,7 +407,16 @@ pub(crate) fn math(
             Scalar::U32 => u32::from(x != 0),
             _ => {
                 let v = fget(s, x);
-                fput(s, if v > 0.0 { 1.0 } else if v < 0.0 { -1.0 } else { v })
+                fput(
+                    s,
+                    if v > 0.0 {
+                        1.0
+                    } else if v < 0.0 {
+                        -1.0
+                    } else {
+                        v
+                    },
+                )
             }
         })),
         M::Atan2 | M::Pow | M::Step => {
@@ -504,11 +515,9 @@ pub(crate) fn math(
             if x.len() != 3 || y.len() != 3 {
                 return Err(arity_err());
             }
-            for v in [
-                x[1] * y[2] - x[2] * y[1],
-                x[2] * y[0] - x[0] * y[2],
-                x[0] * y[1] - x[1] * y[0],
-            ] {
+            for v in
+                [x[1] * y[2] - x[2] * y[1], x[2] * y[0] - x[0] * y[2], x[0] * y[1] - x[1] * y[0]]
+            {
                 out.push(fput(s, v));
             }
         }

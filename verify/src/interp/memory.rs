@@ -115,7 +115,11 @@ impl Memory {
         let size = sized(types, ty)?;
         let start = self.check(lane, ptr, size, "write")?;
         if ptr[0] >= REGION_BUFFER0
-            && !self.buffer_writable.get((ptr[0] - REGION_BUFFER0) as usize).copied().unwrap_or(false)
+            && !self
+                .buffer_writable
+                .get((ptr[0] - REGION_BUFFER0) as usize)
+                .copied()
+                .unwrap_or(false)
         {
             return Err(runtime(format!("write to read-only {}", self.region_name(ptr[0]))));
         }
@@ -128,7 +132,12 @@ impl Memory {
     }
 
     /// Reads one scalar of `s` at `ptr` (cooperative loads).
-    pub(crate) fn load_scalar(&self, lane: usize, ptr: [u32; 2], s: Scalar) -> Result<u32, Diagnostic> {
+    pub(crate) fn load_scalar(
+        &self,
+        lane: usize,
+        ptr: [u32; 2],
+        s: Scalar,
+    ) -> Result<u32, Diagnostic> {
         let start = self.check(lane, ptr, s.size(), "read")?;
         let bytes = self.bytes(lane, ptr[0]).unwrap_or(&[]);
         Ok(read_scalar(bytes, start, s))
@@ -144,7 +153,11 @@ impl Memory {
     ) -> Result<(), Diagnostic> {
         let start = self.check(lane, ptr, s.size(), "write")?;
         if ptr[0] >= REGION_BUFFER0
-            && !self.buffer_writable.get((ptr[0] - REGION_BUFFER0) as usize).copied().unwrap_or(false)
+            && !self
+                .buffer_writable
+                .get((ptr[0] - REGION_BUFFER0) as usize)
+                .copied()
+                .unwrap_or(false)
         {
             return Err(runtime(format!("write to read-only {}", self.region_name(ptr[0]))));
         }

@@ -18,8 +18,8 @@ mod value;
 #[cfg(test)]
 mod tests;
 
-pub use crate::buffers::Buffers;
 use crate::buffers::entry_bindings;
+pub use crate::buffers::Buffers;
 use dianran_frontend::ir::{self, AddressSpace, Stage};
 use dianran_frontend::{DiagKind, Diagnostic};
 use memory::{Memory, REGION_BUFFER0, REGION_PRIVATE, REGION_WORKGROUP};
@@ -60,7 +60,10 @@ pub fn run(
     if ep.stage != Stage::Compute {
         return Err(Diagnostic::error(
             DiagKind::Unsupported,
-            format!("entry point '{entry}' is a {} shader; the interpreter runs compute entry points", ep.stage.name()),
+            format!(
+                "entry point '{entry}' is a {} shader; the interpreter runs compute entry points",
+                ep.stage.name()
+            ),
         )
         .in_fn(entry));
     }
@@ -98,7 +101,8 @@ pub fn run(
                 mem.buffers.push(v);
                 mem.buffer_names
                     .push(format!("'{}' (@group({}) @binding({}))", b.name, b.group, b.binding));
-                mem.buffer_writable.push(matches!(b.space, AddressSpace::Storage { writable: true }));
+                mem.buffer_writable
+                    .push(matches!(b.space, AddressSpace::Storage { writable: true }));
             }
             None => {
                 missing = Some(b.clone());

@@ -9,8 +9,8 @@
 //! result indeterminate, so portable code never depends on it.
 
 use super::value::{fget, fput, internal};
-use dianran_frontend::ir::{CollectiveOperation, GatherMode, Scalar, SubgroupOperation};
 use dianran_frontend::ir::Direction;
+use dianran_frontend::ir::{CollectiveOperation, GatherMode, Scalar, SubgroupOperation};
 use dianran_frontend::Diagnostic;
 
 /// `subgroupBallot`: bit `id` set for every active lane whose predicate is true.

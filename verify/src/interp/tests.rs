@@ -132,7 +132,13 @@ impl Fb {
         self.op(insts, t, Op::Const(ConstValue::U32(x)))
     }
 
-    fn bin(&mut self, insts: &mut Vec<Inst>, op: BinaryOperator, a: ValueId, b: ValueId) -> ValueId {
+    fn bin(
+        &mut self,
+        insts: &mut Vec<Inst>,
+        op: BinaryOperator,
+        a: ValueId,
+        b: ValueId,
+    ) -> ValueId {
         let t = if matches!(
             op,
             BinaryOperator::Less
@@ -198,7 +204,11 @@ fn loop_state_and_break_if() {
         result: None,
         op: Op::Loop {
             init: vec![zero, zero],
-            body: Block { params: vec![bi, bacc], insts: body, term: Terminator::Yield(vec![bi, acc2]) },
+            body: Block {
+                params: vec![bi, bacc],
+                insts: body,
+                term: Terminator::Yield(vec![bi, acc2]),
+            },
             continuing: Block {
                 params: vec![ci, cacc],
                 insts: cont,
@@ -279,7 +289,11 @@ fn switch_break_continue_with_state() {
         result: None,
         op: Op::Loop {
             init: vec![zero, zero],
-            body: Block { params: vec![bi, bacc], insts: body, term: Terminator::Yield(vec![bi, s]) },
+            body: Block {
+                params: vec![bi, bacc],
+                insts: body,
+                term: Terminator::Yield(vec![bi, s]),
+            },
             continuing: Block {
                 params: vec![ci, cacc],
                 insts: cont,
@@ -472,7 +486,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 "#;
     let a = [1.5f32, -2.25, 0.1, 300.0];
     let bufs = ok(run_wgsl(src, [1, 1, 1], vec![(0, bytes_f16(&a)), (1, vec![0; 16])], 32));
-    let got: Vec<f16> = out(&bufs, 1).chunks_exact(2).map(|c| f16::from_le_bytes([c[0], c[1]])).collect();
+    let got: Vec<f16> =
+        out(&bufs, 1).chunks_exact(2).map(|c| f16::from_le_bytes([c[0], c[1]])).collect();
     let mut want = Vec::new();
     for &x in &a {
         let h = f16::from_f32(x);
@@ -736,7 +751,8 @@ fn coop_check(transposed: bool) {
     let got = f32s(out(&bufs, 2));
     for r in 0..8 {
         for c in 0..8 {
-            let want: f32 = (0..8).map(|k| am[r * 8 + k] * bm[k * 8 + c]).sum::<f32>() + cm[r * 8 + c];
+            let want: f32 =
+                (0..8).map(|k| am[r * 8 + k] * bm[k * 8 + c]).sum::<f32>() + cm[r * 8 + c];
             assert_eq!(got[idx(r, c)], want, "element ({r}, {c}), transposed = {transposed}");
         }
     }

@@ -104,7 +104,11 @@ pub(crate) fn element_count(types: &Types, ty: TypeId) -> Option<u32> {
 }
 
 /// Appends the words of a constant to `out`.
-pub(crate) fn const_words(lay: &Layout, c: &ConstValue, out: &mut Vec<u32>) -> Result<(), Diagnostic> {
+pub(crate) fn const_words(
+    lay: &Layout,
+    c: &ConstValue,
+    out: &mut Vec<u32>,
+) -> Result<(), Diagnostic> {
     match c {
         ConstValue::Bool(b) => out.push(u32::from(*b)),
         ConstValue::I32(v) => out.push(*v as u32),
@@ -177,7 +181,9 @@ pub(crate) fn type_name(types: &Types, ty: TypeId) -> String {
         Type::Matrix { columns, rows, scalar } => {
             format!("mat{columns}x{rows}<{}>", scalar.wgsl_name())
         }
-        Type::Array { base, len: Some(n), .. } => format!("array<{}, {n}>", type_name(types, *base)),
+        Type::Array { base, len: Some(n), .. } => {
+            format!("array<{}, {n}>", type_name(types, *base))
+        }
         Type::Array { base, len: None, .. } => format!("array<{}>", type_name(types, *base)),
         Type::Struct { name, .. } => name.clone(),
         Type::Atomic(s) => format!("atomic<{}>", s.wgsl_name()),

@@ -1,0 +1,277 @@
+//! End-to-end pass tests: WGSL lowered to memory form, then the full pipeline. Each function
+//! is run by the test interpreter before and after and compared with plain Rust code.
+
+use super::testutil::{count_insts, parsed, run, Val};
+use super::*;
+use crate::ir::*;
+use crate::text::module_text;
+
+fn lower(src: &str) -> Module {
+    match crate::lower::lower_module(&parsed(src)) {
+        Ok(m) => m,
+        Err(ds) => panic!("lowering failed: {ds:#?}"),
+    }
+}
+
+fn fid(m: &Module, name: &str) -> FuncId {
+    let i = m.functions.iter().position(|f| f.name == name).unwrap_or_else(|| panic!("no fn {name}"));
+    FuncId(i as u32)
+}
+
+fn call(m: &Module, f: FuncId, x: i32) -> Option<Val> {
+    match run(m, f, vec![Val::I(x)]) {
+        Ok(v) => v,
+        Err(e) => panic!("interpreter: {e}\n{}", module_text(m)),
+    }
+}
+
+/// Lowers `src`, checks `name(x) == expect(x)` before and after `optimize`, returns the result.
+fn check(src: &str, name: &str, inputs: &[i32], expect: impl Fn(i32) -> i32) -> Module {
+    let mut m = lower(src);
+    let f = fid(&m, name);
+    for &x in inputs {
+        assert_eq!(call(&m, f, x), Some(Val::I(expect(x))), "memory form, input {x}");
+    }
+    if let Err(d) = optimize(&mut m) {
+        panic!("{d:#?}\n{}", module_text(&m));
+    }
+    for &x in inputs {
+        assert_eq!(call(&m, f, x), Some(Val::I(expect(x))), "optimized, input {x}\n{}", module_text(&m));
+    }
+    m
+}
+
+fn memory_ops(m: &Module, f: FuncId) -> usize {
+    count_insts(&m.functions[f.index()].body, &|op| {
+        matches!(op, Op::Load(_) | Op::Store { .. } | Op::LocalAddr(_))
+    })
+}
+
+#[test]
+fn for_loop_with_continue_and_switch() {
+    let src = r#"
+fn f(n: i32) -> i32 {
+    var s = 0;
+    for (var i = 0; i < n; i++) {
+        if (i % 3 == 1) { continue; }
+        switch i {
+            case 4, 5: { s += 100; }
+            default: { s += i; }
+        }
+    }
+    return s;
+}"#;
+    let expect = |n: i32| {
+        let mut s = 0;
+        for i in 0..n {
+            if i % 3 == 1 {
+                continue;
+            }
+            s += if i == 4 || i == 5 { 100 } else { i };
+        }
+        s
+    };
+    // Hand check: n = 7 visits 0, 2, 3, 5 (+100), 6 -> 0 + 2 + 3 + 100 + 6.
+    assert_eq!(expect(7), 111);
+    let m = check(src, "f", &[0, 1, 2, 5, 7, 12], expect);
+    assert_eq!(memory_ops(&m, fid(&m, "f")), 0, "{}", module_text(&m));
+    assert!(m.functions[fid(&m, "f").index()].locals.is_empty());
+}
+
+#[test]
+fn while_loop_with_break_in_nested_if() {
+    let src = r#"
+fn w(x: i32) -> i32 {
+    var i = x;
+    var c = 0;
+    while (i > 1) {
+        if (i % 2 == 0) { i = i / 2; } else { i = 3 * i + 1; }
+        c++;
+        if (c >= 10) { break; }
+    }
+    return c * 1000 + i;
+}"#;
+    let expect = |x: i32| {
+        let (mut i, mut c) = (x, 0);
+        while i > 1 {
+            i = if i % 2 == 0 { i / 2 } else { 3 * i + 1 };
+            c += 1;
+            if c >= 10 {
+                break;
+            }
+        }
+        c * 1000 + i
+    };
+    assert_eq!(expect(6), 8001); // 6 3 10 5 16 8 4 2 1: eight steps
+    let m = check(src, "w", &[0, 1, 2, 6, 7, 27], expect);
+    assert_eq!(memory_ops(&m, fid(&m, "w")), 0, "{}", module_text(&m));
+}
+
+#[test]
+fn loop_with_break_if_and_early_return() {
+    let src = r#"
+fn l(x: i32) -> i32 {
+    var n = x;
+    var k = 0;
+    loop {
+        if (n == 42) { return -1; }
+        k += 1;
+        continuing {
+            n = n + 2;
+            break if n > 50;
+        }
+    }
+    return n * 100 + k;
+}"#;
+    let expect = |x: i32| {
+        let (mut n, mut k) = (x, 0);
+        loop {
+            if n == 42 {
+                return -1;
+            }
+            k += 1;
+            n += 2;
+            if n > 50 {
+                return n * 100 + k;
+            }
+        }
+    };
+    let m = check(src, "l", &[0, 1, 40, 41, 49, 60], expect);
+    assert_eq!(memory_ops(&m, fid(&m, "l")), 0, "{}", module_text(&m));
+}
+
+#[test]
+fn vectors_structs_and_runtime_indexed_array() {
+    let src = r#"
+struct S { a: i32, v: vec2<i32> }
+fn g(p: i32) -> i32 {
+    var v: vec3<i32>;
+    v = vec3<i32>(1, 2, 3);
+    v[u32(p) & 1u] = 10;
+    v.z += p;
+    var s: S;
+    s.a = p;
+    s.v.y = p * 2;
+    s.v[p & 1] += 7;
+    var a: array<i32, 4>;
+    a = array<i32, 4>(5, 6, 7, 8);
+    a[p & 3] = 0;
+    return v.x + v.y * 10 + v.z * 100 + a[1] * 1000 + (s.a + s.v.x + s.v.y) * 10000;
+}"#;
+    let expect = |p: i32| {
+        let mut v = [1, 2, 3];
+        v[(p & 1) as usize] = 10;
+        v[2] += p;
+        let (sa, mut sv) = (p, [0, p * 2]);
+        sv[(p & 1) as usize] += 7;
+        let mut a = [5, 6, 7, 8];
+        a[(p & 3) as usize] = 0;
+        v[0] + v[1] * 10 + v[2] * 100 + a[1] * 1000 + (sa + sv[0] + sv[1]) * 10000
+    };
+    let m = check(src, "g", &[0, 1, 2, 5], expect);
+    let f = &m.functions[fid(&m, "g").index()];
+    let names: Vec<&str> = f.locals.iter().map(|l| l.name.as_str()).collect();
+    assert_eq!(names, ["a"], "only the runtime-indexed array stays in memory");
+}
+
+#[test]
+fn constants_fold_away() {
+    let src = r#"
+fn c(x: i32) -> i32 {
+    var b = 6;
+    b = b * 7;
+    if (b == 42) { b = b + 1; } else { b = x; }
+    let z = x * 0 + (x - x);
+    return b + z;
+}"#;
+    let m = check(src, "c", &[3, -9], |_| 43);
+    let f = &m.functions[fid(&m, "c").index()];
+    assert_eq!(f.body.insts.len(), 1, "{}", module_text(&m));
+    assert!(matches!(f.body.insts[0].op, Op::Const(ConstValue::I32(43))), "{}", module_text(&m));
+}
+
+#[test]
+fn pointer_params_are_promoted_after_inlining() {
+    let src = r#"
+fn bump(p: ptr<function, i32>, k: i32) { *p = *p + k; }
+fn twice(y: i32) -> i32 { return y * 2; }
+fn h(x: i32) -> i32 {
+    var a = x;
+    bump(&a, 5);
+    bump(&a, twice(x));
+    return a;
+}"#;
+    let mut m = check(src, "h", &[0, 4, -3], |x| x + 5 + 2 * x);
+    let h = fid(&m, "h");
+    // Before inlining `a` escapes through the calls.
+    assert_eq!(m.functions[h.index()].locals.len(), 1);
+    let inlined = inline_calls(&m, h).unwrap();
+    m.functions[h.index()] = inlined;
+    crate::verifier::verify(&m).unwrap_or_else(|d| panic!("{d:#?}\n{}", module_text(&m)));
+    let calls = count_insts(&m.functions[h.index()].body, &|op| matches!(op, Op::Call(..)));
+    assert_eq!(calls, 0);
+    for x in [0, 4, -3] {
+        assert_eq!(call(&m, h, x), Some(Val::I(3 * x + 5)));
+    }
+    optimize(&mut m).unwrap_or_else(|d| panic!("{d:#?}\n{}", module_text(&m)));
+    assert!(m.functions[h.index()].locals.is_empty(), "{}", module_text(&m));
+    for x in [0, 4, -3] {
+        assert_eq!(call(&m, h, x), Some(Val::I(3 * x + 5)), "{}", module_text(&m));
+    }
+}
+
+#[test]
+fn inline_return_inside_loop_leaves_the_region() {
+    let src = r#"
+fn first_multiple(k: i32) -> i32 {
+    var i = 1;
+    loop {
+        if (i % k == 0) { return i; }
+        i++;
+        if (i > 100) { break; }
+    }
+    return -1;
+}
+fn q(x: i32) -> i32 { return first_multiple(x + 3) + first_multiple(7); }
+"#;
+    let expect = |x: i32| {
+        let fm = |k: i32| (1..=100).find(|i| i % k == 0).unwrap_or(-1);
+        fm(x + 3) + fm(7)
+    };
+    let mut m = check(src, "q", &[0, 2, 50, 200], expect);
+    let q = fid(&m, "q");
+    m.functions[q.index()] = inline_calls(&m, q).unwrap();
+    optimize(&mut m).unwrap_or_else(|d| panic!("{d:#?}\n{}", module_text(&m)));
+    for x in [0, 2, 50, 200] {
+        assert_eq!(call(&m, q, x), Some(Val::I(expect(x))), "{}", module_text(&m));
+    }
+    let inlines = count_insts(&m.functions[q.index()].body, &|op| matches!(op, Op::Inline { .. }));
+    assert_eq!(inlines, 2);
+}
+
+#[test]
+fn compute_entry_points_optimize_and_verify() {
+    let src = r#"
+@group(0) @binding(0) var<storage, read_write> data: array<u32>;
+var<workgroup> tile: array<u32, 64>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_index) li: u32) {
+    var acc = 0u;
+    for (var i = 0u; i < 4u; i++) {
+        acc += data[gid.x * 4u + i];
+    }
+    tile[li] = acc;
+    workgroupBarrier();
+    var m: mat2x2<f32>;
+    m = mat2x2<f32>(1.0, 2.0, 3.0, 4.0);
+    m[li & 1u][0] = 5.0;
+    let v = m * vec2<f32>(1.0, 1.0);
+    if (v.x > 3.0) { data[gid.x] = tile[(li + 1u) % 64u]; }
+}"#;
+    let mut m = lower(src);
+    optimize(&mut m).unwrap_or_else(|d| panic!("{d:#?}\n{}", module_text(&m)));
+    let f = &m.functions[m.entry_points[0].function.index()];
+    assert!(f.locals.is_empty(), "{}", module_text(&m));
+    let barriers = count_insts(&f.body, &|op| matches!(op, Op::Barrier(_)));
+    assert_eq!(barriers, 1);
+}
