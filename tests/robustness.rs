@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 const CUTS: usize = 40;
-const MUTANTS: usize = 100;
+const MUTANTS: usize = 150;
 
 /// xorshift64*: small, deterministic, good enough to pick mutation sites.
 struct Rng(u64);
@@ -88,10 +88,23 @@ fn truncations(src: &str) -> Vec<String> {
 
 const INSERTS: [&str; 8] = ["加", "é", "\u{200B}", "🦀", "\u{FEFF}", "\u{0301}", "ß", "\u{FFFD}"];
 
+const EDGE_NUMBERS: [&str; 10] = [
+    "0",
+    "1",
+    "0u",
+    "4294967295u",
+    "2147483647",
+    "(-2147483647 - 1)",
+    "65536",
+    "1e38",
+    "0.0",
+    "31u",
+];
+
 /// One deterministic mutant of `src`.
 fn mutate(src: &str, rng: &mut Rng) -> String {
     let toks = tokens(src);
-    match rng.below(6) {
+    match rng.below(7) {
         0 => {
             // Flip one bit of one byte.
             let mut b = src.as_bytes().to_vec();
@@ -124,6 +137,20 @@ fn mutate(src: &str, rng: &mut Rng) -> String {
             let (c, d) = toks[rng.below(toks.len())];
             format!("{}{}{}", &src[..a], &src[c..d], &src[e..])
         }
+        5 => {
+            // Replace a number with an edge value: likely to still compile, and to reach
+            // the interpreter with extreme sizes, indices and shift amounts.
+            let nums: Vec<(usize, usize)> = toks
+                .iter()
+                .copied()
+                .filter(|&(a, _)| src[a..].starts_with(|c: char| c.is_ascii_digit()))
+                .collect();
+            if nums.is_empty() {
+                return src.to_string();
+            }
+            let (a, e) = nums[rng.below(nums.len())];
+            format!("{}{}{}", &src[..a], EDGE_NUMBERS[rng.below(EDGE_NUMBERS.len())], &src[e..])
+        }
         _ => {
             let mut at = rng.below(src.len() + 1);
             while !src.is_char_boundary(at) {
@@ -134,25 +161,38 @@ fn mutate(src: &str, rng: &mut Rng) -> String {
     }
 }
 
-/// Compiles `src` and runs every compute entry; returns a description of any panic.
-fn exercise(name: &str, src: &str) -> Option<String> {
+/// What happened to one input.
+enum Outcome {
+    Rejected,
+    /// Compiled; the number of entry points run.
+    Compiled(usize),
+    Panicked(String),
+}
+
+/// Compiles `src` and runs every compute entry, catching panics.
+fn exercise(name: &str, src: &str) -> Outcome {
     let result = catch_unwind(AssertUnwindSafe(|| {
-        let Ok(module) = dianran::compile(name, src, &dianran::Options::default()) else { return };
+        let Ok(module) = dianran::compile(name, src, &dianran::Options::default()) else {
+            return Outcome::Rejected;
+        };
+        let mut ran = 0;
         for ep in module.entry_points.iter().filter(|e| e.stage == Stage::Compute) {
             let Ok(mut buffers) = default_buffers(&module, &ep.name, 16) else { continue };
-            let opts = InterpOptions { subgroup_size: 32, max_steps: 20_000 };
+            let opts = InterpOptions { subgroup_size: 32, max_steps: 200_000 };
             let _ = interp::run(&module, &ep.name, [1, 1, 1], &mut buffers, &opts);
+            ran += 1;
         }
+        Outcome::Compiled(ran)
     }));
     match result {
-        Ok(()) => None,
+        Ok(o) => o,
         Err(e) => {
             let msg = e
                 .downcast_ref::<String>()
                 .cloned()
                 .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
                 .unwrap_or_default();
-            Some(msg)
+            Outcome::Panicked(msg)
         }
     }
 }
@@ -175,28 +215,38 @@ fn truncated_and_mutated_sources_never_panic() {
     }
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).min(8);
     let chunk = jobs.len().div_ceil(threads.max(1)).max(1);
-    let failures: Vec<String> = std::thread::scope(|s| {
+    let results: Vec<(Vec<String>, usize, usize)> = std::thread::scope(|s| {
         let handles: Vec<_> = jobs
             .chunks(chunk)
             .map(|part| {
                 s.spawn(move || {
-                    part.iter()
-                        .filter_map(|(file, what, text)| {
-                            exercise(file, text).map(|m| {
-                                format!("{file} {what}: panic: {m}\n--- input ---\n{text}\n---")
-                            })
-                        })
-                        .collect::<Vec<_>>()
+                    let (mut failures, mut compiled, mut runs) = (Vec::new(), 0, 0);
+                    for (file, what, text) in part {
+                        match exercise(file, text) {
+                            Outcome::Rejected => {}
+                            Outcome::Compiled(n) => {
+                                compiled += 1;
+                                runs += n;
+                            }
+                            Outcome::Panicked(m) => failures.push(format!(
+                                "{file} {what}: panic: {m}\n--- input ---\n{text}\n---"
+                            )),
+                        }
+                    }
+                    (failures, compiled, runs)
                 })
             })
             .collect();
         handles
             .into_iter()
-            .flat_map(|h| h.join().unwrap_or_else(|_| vec!["worker thread died".to_string()]))
+            .map(|h| h.join().unwrap_or_else(|_| (vec!["worker thread died".to_string()], 0, 0)))
             .collect()
     });
+    let compiled: usize = results.iter().map(|r| r.1).sum();
+    let runs: usize = results.iter().map(|r| r.2).sum();
+    let failures: Vec<String> = results.into_iter().flat_map(|r| r.0).collect();
     eprintln!(
-        "robustness: {} inputs from {} files in {:.1?}",
+        "robustness: {} inputs from {} files ({compiled} compiled, {runs} interpreter runs) in {:.1?}",
         jobs.len(),
         files.len(),
         started.elapsed()

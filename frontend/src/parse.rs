@@ -25,15 +25,10 @@ fn validator() -> Validator {
 pub fn parse(file_name: &str, source: &str, opts: &Options) -> Result<Parsed, Diagnostics> {
     let fail = |list: Vec<Diagnostic>| Diagnostics::new(file_name, source, list);
     let (text, enables) = source::preprocess(source);
-    let module = naga::front::wgsl::parse_str(&text).map_err(|e| fail(vec![parse_error(&e)]))?;
-    let info = validator()
-        .validate(&module)
-        .map_err(|e| fail(vec![validation_error(&e, &module, &text)]))?;
-    let found = checks::check_module(&module, &info, &text);
-    if !found.is_empty() {
-        return Err(fail(found));
+    if let Some(d) = source::check_limits(&text) {
+        return Err(fail(vec![d]));
     }
-    let (module, info) = resolve_overrides(module, info, opts, &text).map_err(fail)?;
+    let (module, info) = run_with_big_stack(|| naga_front(&text, opts)).map_err(fail)?;
     Ok(Parsed {
         module,
         info,
@@ -41,6 +36,48 @@ pub fn parse(file_name: &str, source: &str, opts: &Options) -> Result<Parsed, Di
         file_name: file_name.to_string(),
         source: source.to_string(),
     })
+}
+
+/// Stack for naga: its parser and validator recurse over expression trees, which a long
+/// operator chain makes deep. The memory is reserved, and only touched pages are used.
+const NAGA_STACK: usize = 256 << 20;
+
+/// Runs `f` on a thread with [`NAGA_STACK`] bytes of stack; a panic in naga becomes an
+/// internal-error diagnostic instead of taking the caller down.
+fn run_with_big_stack<T: Send>(
+    f: impl FnOnce() -> Result<T, Vec<Diagnostic>> + Send,
+) -> Result<T, Vec<Diagnostic>> {
+    std::thread::scope(|s| {
+        let handle = std::thread::Builder::new().stack_size(NAGA_STACK).spawn_scoped(s, f);
+        match handle {
+            Ok(h) => h.join().unwrap_or_else(|payload| {
+                let what = payload
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_else(|| "unknown panic".to_string());
+                Err(vec![Diagnostic::error(DiagKind::Internal, format!("naga panicked: {what}"))
+                    .help("this is a bug in naga or dianran; please report it with the shader")])
+            }),
+            Err(e) => Err(vec![Diagnostic::error(
+                DiagKind::Limit,
+                format!("cannot start the parser thread: {e}"),
+            )
+            .help("free some memory and try again")]),
+        }
+    })
+}
+
+/// naga's part: parse, validate, the extra checks, overrides.
+fn naga_front(text: &str, opts: &Options) -> Result<(naga::Module, ModuleInfo), Vec<Diagnostic>> {
+    let module = naga::front::wgsl::parse_str(text).map_err(|e| vec![parse_error(&e, text)])?;
+    let info =
+        validator().validate(&module).map_err(|e| vec![validation_error(&e, &module, text)])?;
+    let found = checks::check_module(&module, &info, text);
+    if !found.is_empty() {
+        return Err(found);
+    }
+    resolve_overrides(module, info, opts, text)
 }
 
 /// Converts a naga span (undefined spans become unknown ones).
@@ -53,7 +90,16 @@ pub(crate) fn span_of(span: naga::Span) -> Span {
 
 /// A naga parse error as a diagnostic: the first label is the location, the others are
 /// secondary labels.
-fn parse_error(e: &naga::front::wgsl::ParseError) -> Diagnostic {
+fn parse_error(e: &naga::front::wgsl::ParseError, text: &str) -> Diagnostic {
+    if e.notes().any(|n| n.contains("recursion limit")) {
+        // naga's "internal error" without a location: say what it is and where.
+        let mut d = Diagnostic::error(DiagKind::Limit, "expressions or blocks are nested too deeply")
+            .help("split the expression into several `let` declarations, or move nested blocks into functions");
+        if let Some(at) = source::deepest_nesting(text) {
+            d = d.at(Span { start: at as u32, end: at as u32 + 1 });
+        }
+        return d;
+    }
     let message = clean_message(e.message());
     let help = parse_help(&message);
     let mut d = Diagnostic::error(DiagKind::Parse, message).help(help);

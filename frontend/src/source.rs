@@ -5,7 +5,8 @@
 //! replaced by spaces of the same byte length. Every byte offset, and therefore every span
 //! naga reports, stays valid for the user's original text.
 
-use crate::ir::Enables;
+use crate::ir::{Enables, Span};
+use crate::{DiagKind, Diagnostic};
 
 /// A token of the directive prologue: its byte range and what it is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -171,6 +172,73 @@ pub fn preprocess(source: &str) -> (String, Enables) {
     (text, enables)
 }
 
+/// Most operator characters one statement may hold. naga's parser and validator recurse
+/// once per operator of a chain like `1 + 1 + ...`; real kernels stay far below this.
+pub const MAX_STATEMENT_OPERATORS: usize = 4096;
+
+/// Rejects text whose statements are so long that naga's recursion could exhaust the stack:
+/// more than [`MAX_STATEMENT_OPERATORS`] operator characters between `;`, `{` and `}`
+/// (comments skipped).
+pub fn check_limits(text: &str) -> Option<Diagnostic> {
+    let mut lexer = Lexer { text, pos: 0 };
+    let mut start = 0usize;
+    let mut ops = 0usize;
+    loop {
+        lexer.skip_trivia();
+        let rest = text.get(lexer.pos..).unwrap_or("");
+        let Some(c) = rest.chars().next() else { return None };
+        match c {
+            ';' | '{' | '}' => {
+                ops = 0;
+                start = lexer.pos + 1;
+            }
+            '+' | '-' | '*' | '/' | '%' | '&' | '|' | '^' | '!' | '~' | '<' | '>' | '=' | '('
+            | '[' => {
+                ops += 1;
+                if ops > MAX_STATEMENT_OPERATORS {
+                    return Some(
+                        Diagnostic::error(
+                            DiagKind::Limit,
+                            format!("statement has more than {MAX_STATEMENT_OPERATORS} operators"),
+                        )
+                        .at(Span { start: start as u32, end: lexer.pos as u32 + 1 })
+                        .help("split the computation into several `let` declarations"),
+                    );
+                }
+            }
+            _ => {}
+        }
+        lexer.pos += c.len_utf8();
+    }
+}
+
+/// Byte offset of the first bracket at the deepest nesting of `(`, `[` and `{` (comments
+/// skipped), for pointing at "nested too deeply" errors.
+pub fn deepest_nesting(text: &str) -> Option<usize> {
+    let mut lexer = Lexer { text, pos: 0 };
+    let (mut depth, mut best, mut at) = (0usize, 0usize, None);
+    loop {
+        lexer.skip_trivia();
+        let rest = text.get(lexer.pos..).unwrap_or("");
+        let Some(c) = rest.chars().next() else { return at };
+        match c {
+            '(' | '[' | '{' => {
+                depth += 1;
+                if depth > best {
+                    best = depth;
+                    at = Some(lexer.pos);
+                }
+            }
+            ')' | ']' | '}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        lexer.pos += c.len_utf8();
+        if lexer.pos >= text.len() {
+            return at;
+        }
+    }
+}
+
 /// Whether `body` is `name (, name)* ,?`: the only shape in which items are removed.
 fn is_name_list(body: &[Token]) -> bool {
     if body.is_empty() {
@@ -263,6 +331,31 @@ mod tests {
         }
         assert_eq!(pre("").0, "");
         assert_eq!(pre("/* unterminated enable subgroups;").0, "/* unterminated enable subgroups;");
+    }
+
+    #[test]
+    fn statement_operator_limit() {
+        let ok =
+            format!("fn f() -> i32 {{ return 1{}; }}", " + 1".repeat(MAX_STATEMENT_OPERATORS - 1));
+        assert!(check_limits(&ok).is_none());
+        // The same count spread over statements is fine.
+        let ok = "fn f() { let a = 1 + 2; }\n".repeat(MAX_STATEMENT_OPERATORS);
+        assert!(check_limits(&ok).is_none());
+        let bad =
+            format!("fn f() -> i32 {{ return 1{}; }}", " + 1".repeat(MAX_STATEMENT_OPERATORS + 1));
+        let d = check_limits(&bad).map(|d| (d.kind, d.span.map(|s| s.start)));
+        assert_eq!(d, Some((DiagKind::Limit, Some(15))));
+        // Operators in comments do not count.
+        let c = format!("// {}\nfn f() {{}}", "+".repeat(MAX_STATEMENT_OPERATORS * 2));
+        assert!(check_limits(&c).is_none());
+    }
+
+    #[test]
+    fn deepest_nesting_points_at_innermost_bracket() {
+        assert_eq!(deepest_nesting("f(a, (b[(c)]))"), Some(8));
+        assert_eq!(deepest_nesting("abc"), None);
+        assert_eq!(deepest_nesting("/* ((( */ ("), Some(10));
+        assert_eq!(deepest_nesting("((x))\n"), Some(1));
     }
 
     #[test]

@@ -28,6 +28,9 @@
 //!   `Return` values match the function result or the innermost `Inline` region's results;
 //!   a `Switch` has exactly one `default` and no repeated selector value.
 
+// `Diagnostic` is the project's error type everywhere; boxing it here alone would not help.
+#![allow(clippy::result_large_err)]
+
 use crate::ir::*;
 use crate::{DiagKind, Diagnostic};
 use std::collections::HashSet;
@@ -277,10 +280,10 @@ impl<'a> FnVerifier<'a> {
                 YieldTo::Region(tys) => self.types_match(args, tys, "yield"),
             },
             Terminator::Break(args) => {
-                let target = self.frames.iter().rev().find_map(|fr| match fr {
-                    Frame::Loop { state, in_continuing } => Some(Ok((state, *in_continuing))),
-                    Frame::Switch { results } => Some(Ok((results, false))),
-                    Frame::Inline { .. } => Some(Err(())),
+                let target = self.frames.last().map(|fr| match fr {
+                    Frame::Loop { state, in_continuing } => Ok((state, *in_continuing)),
+                    Frame::Switch { results } => Ok((results, false)),
+                    Frame::Inline { .. } => Err(()),
                 });
                 match target {
                     Some(Ok((_, true))) => {

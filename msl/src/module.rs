@@ -80,7 +80,9 @@ impl<'a> Writer<'a> {
         let n = self.names.struct_name(t);
         // `__` names are reserved in C++; predeclared result structs get a `dr` prefix.
         if n.starts_with("__") {
-            format!("dr{n}")
+            let clean: String =
+                n.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
+            format!("dr{clean}")
         } else {
             n
         }

@@ -494,6 +494,7 @@ fn double_it(@builtin(global_invocation_id) id: vec3<u32>) {
             return;
         }
         let size = subgroup_size().expect("lavapipe reports one subgroup size");
+        println!("lavapipe: {}, subgroup size {size}", adapter_name().unwrap_or_default());
         assert!(size.is_power_of_two() && (4..=128).contains(&size), "{size}");
         // `enable subgroups;` must not reach naga; each lane writes its subgroup's sum of 1s.
         let wgsl = "enable subgroups;

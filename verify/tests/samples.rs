@@ -941,6 +941,25 @@ fn override_block() {
     check_eq("lanes", &u32s(out(&bufs, 2)), &lanes);
 }
 
+#[test]
+fn multi_entry() {
+    let mut rng = Rng::new(51);
+    let rows = rng.vec(128, |r| r.f32_in(-10.0, 10.0));
+    let factors = [1.5f32, -0.75];
+    let input = || group0(vec![(0, f32_bytes(&rows)), (1, f32_bytes(&factors))]);
+    // The header names `scale_rows`.
+    let bufs = run("multi_entry.wgsl", input());
+    let want: Vec<f32> =
+        (0..128).map(|i| rows[i] * factors[i / 64] + (i % 64) as f32 * 0.25).collect();
+    // One multiply-add of values <= 25: 1e-5 absolute.
+    check_f32("scaled rows", &f32s(out(&bufs, 0)), &want, 1e-5, 1e-6);
+    // The other entry, on the second row only.
+    let bufs = run_entry("multi_entry.wgsl", "clear_rows", [1, 1, 1], input(), 32);
+    let mut want = rows.clone();
+    want[..64].fill(0.0);
+    check_f32("cleared rows", &f32s(out(&bufs, 0)), &want, 0.0, 0.0);
+}
+
 // ---------------------------------------------------------------------------------------
 // Control flow and functions
 
@@ -1107,6 +1126,37 @@ fn functions_ptr() {
     // Short f32 expressions on values in [-5, 5]: 1e-5 absolute and relative.
     check_f32("Stats floats", &gf, &wf, 1e-5, 1e-5);
     check_eq("Stats.gcd", &gu, &wu);
+}
+
+#[test]
+fn ptr_address_spaces() {
+    let mut rng = Rng::new(52);
+    let n = 128;
+    let input = rng.vec(n, |r| r.next_u32());
+    let bufs =
+        run("ptr_address_spaces.wgsl", group0(vec![(0, u32_bytes(&input)), (1, zeros(16 * n))]));
+    let mut want = Vec::new();
+    for (gid, &x) in input.iter().enumerate() {
+        let lid = gid % 64;
+        let base = gid - lid;
+        // Private memory starts zeroed for every invocation.
+        let ns = x.wrapping_add(input[base + (lid + 1) % 64]);
+        let history = [ns, x.wrapping_mul(2), x, 0];
+        let mut counts = [0u32; 4];
+        for k in 0..(x & 7) {
+            counts[((x >> k) & 3) as usize] += 1;
+        }
+        let mut m = [[(x & 255) as f32, 1.0], [2.0, lid as f32]];
+        let (col, row) = ((x & 1) as usize, ((x >> 1) & 1) as usize);
+        m[col][row] += 0.5;
+        want.extend([
+            history[(x % 4) as usize],
+            counts[0] | (counts[1] << 8) | (counts[2] << 16) | (counts[3] << 24),
+            (m[row][col] + m[col][row]).to_bits(),
+            history[3].wrapping_add(history[1]),
+        ]);
+    }
+    check_eq("ptr_address_spaces out", &u32s(out(&bufs, 1)), &want);
 }
 
 #[test]

@@ -31,6 +31,12 @@ impl FnLowerer<'_, '_> {
         }
         let span = self.expr_span(h);
         if self.emitted.get(h.index()).copied().unwrap_or(false) {
+            // naga emits some constant expressions (a `var`'s initializer, for one) that are
+            // also used before their `Emit`; they depend on nothing, so evaluate them once in
+            // the prologue (their `Emit` then finds them done).
+            if self.kinds.is_const_or_override(h) {
+                return self.lower_expr(h, true);
+            }
             return Err(self.internal("expression used before its evaluation", span));
         }
         if is_statement_result(&self.fun.expressions[h]) {

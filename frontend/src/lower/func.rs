@@ -72,6 +72,8 @@ pub(super) struct FnLowerer<'a, 'm> {
     pub values: Vec<Option<ValueId>>,
     /// Whether each naga expression is inside some `Emit` range.
     pub emitted: Vec<bool>,
+    /// naga's classification of expressions as constant, override or runtime.
+    pub kinds: naga::proc::ExpressionKindTracker,
     /// Instructions at the top of the body: local addresses and initializers, constants and
     /// other expressions naga evaluates before any statement.
     pub prologue: Vec<Inst>,
@@ -116,6 +118,7 @@ impl<'a, 'm> FnLowerer<'a, 'm> {
             name,
             values: vec![None; n],
             emitted,
+            kinds: naga::proc::ExpressionKindTracker::from_arena(&fun.expressions),
             prologue: Vec::new(),
             cur: Vec::new(),
             local_addrs: Vec::new(),

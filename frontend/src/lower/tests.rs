@@ -1008,9 +1008,118 @@ fn misc(@builtin(global_invocation_id) gid: vec3<u32>) {
 "#;
 
 #[test]
+fn emitted_constant_initializer_is_hoisted() {
+    // naga emits `vec2<f32>(0.0, -1.0e30)` in an `Emit` range and also names it as the
+    // local's initializer, which the lowering stores at the top of the body.
+    let m = lower(
+        r#"
+@group(0) @binding(0) var<storage, read_write> out: array<vec2<f32>>;
+@compute @workgroup_size(1)
+fn main() {
+    var acc = vec2<f32>(0.0, -1.0e30);
+    acc.x += 1.0;
+    out[0] = acc;
+}
+"#,
+    );
+    let f = &m.functions[0];
+    let store = f.body.insts.iter().find(|i| matches!(i.op, Op::Store { .. })).unwrap();
+    let Op::Store { value, .. } = store.op else { unreachable!() };
+    let def = f.body.insts.iter().find(|i| i.result == Some(value)).unwrap();
+    let Op::Const(ConstValue::Composite(_, parts)) = &def.op else {
+        panic!("initializer is not a constant: {:?}", def.op)
+    };
+    assert_eq!(parts, &[ConstValue::F32(0), ConstValue::F32((-1.0e30f32).to_bits())]);
+}
+
+#[test]
+fn constants_linear_algebra_and_builtins() {
+    let m = lower(MISC);
+    // `const N = 4` is abstract: naga inlines it and it has no IR type.
+    let names: Vec<&str> = m.constants.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["TABLE", "P"]);
+    assert_eq!(m.entry_points[0].workgroup_size, [4, 1, 1]);
+    let f = m.functions.iter().find(|f| f.name == "misc").unwrap();
+    // Indexing a constant array by a runtime value extracts from the constant.
+    let dyn_from_const = insts(&m, "misc").into_iter().any(|i| match i.op {
+        Op::ExtractDyn(a, _) => insts(&m, "misc")
+            .into_iter()
+            .any(|d| d.result == Some(a) && matches!(d.op, Op::Const(ConstValue::Composite(..)))),
+        _ => false,
+    });
+    assert!(dyn_from_const);
+    // matrix * scalar and vector * matrix keep their linear-algebra forms.
+    let muls: Vec<(Type, Type)> = insts(&m, "misc")
+        .into_iter()
+        .filter_map(|i| match i.op {
+            Op::Binary(BinaryOperator::Multiply, a, b) => {
+                Some((m.types.get(f.ty(a)).clone(), m.types.get(f.ty(b)).clone()))
+            }
+            _ => None,
+        })
+        .collect();
+    let mat = Type::Matrix { columns: 2, rows: 2, scalar: Scalar::F32 };
+    let v2 = Type::Vector { size: 2, scalar: Scalar::F32 };
+    assert!(muls.contains(&(mat.clone(), Type::Scalar(Scalar::F32))), "{muls:?}");
+    assert!(muls.contains(&(v2, mat)), "{muls:?}");
+    assert_eq!(count(&m, "misc", |o| matches!(o, Op::Convert(_, Scalar::Bool))), 1);
+    assert_eq!(count(&m, "misc", |o| matches!(o, Op::Math(MathFunction::Modf, _))), 1);
+    assert_eq!(count(&m, "misc", |o| matches!(o, Op::Select { .. })), 1);
+    // arrayLength of a struct's trailing runtime array goes through the member's address.
+    assert_eq!(count(&m, "misc", |o| matches!(o, Op::ArrayLength(_))), 1);
+    text_has(&m, &["struct t", "__modf_result_f32 size 8 align 4", "@16 data: array<vec4<f32>>"]);
+    let touch = &m.functions[0];
+    assert!(matches!(
+        m.types.get(touch.ty(touch.params[0].value)),
+        Type::Pointer { space: AddressSpace::Private, .. }
+    ));
+}
+
+/// Every sample kernel of the repository that the parser accepts lowers to IR the verifier
+/// accepts (the parser is another module's; its rejections are its tests' business).
+#[test]
+fn repository_samples_lower_and_verify() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/samples");
+    let Ok(entries) = std::fs::read_dir(&dir) else { return };
+    let mut paths: Vec<_> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "wgsl"))
+        .collect();
+    paths.sort();
+    let mut failures = Vec::new();
+    let mut lowered = 0;
+    for path in paths {
+        let Ok(src) = std::fs::read_to_string(&path) else { continue };
+        let name = path.display().to_string();
+        let Ok(p) = crate::parse(&name, &src, &crate::Options::default()) else { continue };
+        match lower_module(&p) {
+            Ok(m) => {
+                lowered += 1;
+                if let Err(d) = crate::verifier::verify(&m) {
+                    failures.push(format!("{name}: verifier: {d:?}"));
+                }
+                for f in &m.functions {
+                    visit(&f.body, &mut |i| {
+                        if i.span.is_unknown() {
+                            failures.push(format!("{name}: {}: no span on {:?}", f.name, i.op));
+                        }
+                    });
+                }
+            }
+            Err(ds) => failures.push(format!("{name}: {ds:?}")),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    eprintln!("lowered {lowered} samples");
+}
+
+#[test]
 #[ignore]
 fn dump() {
-    for src in [MISC] {
+    for src in [
+        DOUBLING, LOOPS, SWITCH, STRUCTS, ATOMICS, CALLS, WORKGROUP, SUBGROUPS, F16, GRAPHICS,
+        COOP, DEAD_ENDS, MISC,
+    ] {
         eprintln!("{}", module_text(&lower(src)));
     }
 }

@@ -87,3 +87,46 @@ impl Cse<'_> {
         self.subst.apply_term(&mut b.term);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::passes::testutil::{count_insts, Builder};
+    use crate::verifier::verify;
+    use BinaryOperator as B;
+
+    #[test]
+    fn merges_dominated_duplicates_only() {
+        // a = p + p; if c { b = p + p (merged) ; yield b } else { yield a }
+        // d = p + p after the if (merged); loads are never merged.
+        let mut b = Builder::new("f");
+        let it = b.i32();
+        b.result(it);
+        let p = b.param(it);
+        let x = b.var("x", it);
+        let a = b.bin(B::Add, p, p);
+        let c = b.cb(true);
+        b.open();
+        let inner = b.bin(B::Add, p, p);
+        let q = b.bin(B::Multiply, inner, p);
+        let t = b.close(Terminator::Yield(vec![q]));
+        b.open();
+        let q2 = b.bin(B::Multiply, a, p);
+        let e = b.close(Terminator::Yield(vec![q2]));
+        let r = b.val(it);
+        b.stmt(Op::If { cond: c, then_: t, else_: e, results: vec![r] });
+        let l1 = b.load(x);
+        b.store(x, r);
+        let l2 = b.load(x);
+        let s = b.bin(B::Add, l1, l2);
+        let mut m = b.finish_entry(Terminator::Return(Some(s)));
+        cse(&mut m);
+        verify(&m).unwrap();
+        let body = &m.functions[0].body;
+        let adds = count_insts(body, &|o| matches!(o, Op::Binary(B::Add, ..)));
+        assert_eq!(adds, 2, "p + p once, plus l1 + l2");
+        let muls = count_insts(body, &|o| matches!(o, Op::Binary(B::Multiply, ..)));
+        assert_eq!(muls, 2, "the arms' multiplies do not dominate each other");
+        assert_eq!(count_insts(body, &|o| matches!(o, Op::Load(_))), 2);
+    }
+}

@@ -255,3 +255,80 @@ fn sweep(b: &mut Block, live: &[bool]) -> bool {
     });
     changed | (b.insts.len() != before)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::passes::testutil::{count_insts, run, Builder, Val};
+    use crate::verifier::verify;
+    use BinaryOperator as B;
+
+    #[test]
+    fn removes_dead_values_results_and_loop_state() {
+        // loop carrying (i, junk): junk = junk * 3 is only passed around; an if result unused.
+        let mut b = Builder::new("f");
+        let it = b.i32();
+        b.result(it);
+        let p = b.param(it);
+        let zero = b.ci(0);
+        let _dead = b.bin(B::Add, p, zero);
+        let (i, j) = (b.val(it), b.val(it));
+        let (ci, cj) = (b.val(it), b.val(it));
+        let (ri, rj) = (b.val(it), b.val(it));
+        b.open_with(vec![i, j]);
+        let c = b.bin(B::GreaterEqual, i, p);
+        b.open();
+        let t = b.close(Terminator::Break(vec![i, j]));
+        b.open();
+        let e = b.close(Terminator::Yield(vec![]));
+        b.stmt(Op::If { cond: c, then_: t, else_: e, results: vec![] });
+        let three = b.ci(3);
+        let j2 = b.bin(B::Multiply, j, three);
+        let unused = b.val(it);
+        let c2 = b.bin(B::Less, i, three);
+        b.open();
+        let t = b.close(Terminator::Yield(vec![j2]));
+        b.open();
+        let e = b.close(Terminator::Yield(vec![i]));
+        b.stmt(Op::If { cond: c2, then_: t, else_: e, results: vec![unused] });
+        let body = b.close(Terminator::Yield(vec![i, j2]));
+        b.open_with(vec![ci, cj]);
+        let one = b.ci(1);
+        let i2 = b.bin(B::Add, ci, one);
+        let cont = b.close(Terminator::Yield(vec![i2, cj]));
+        b.stmt(Op::Loop { init: vec![zero, zero], body, continuing: cont, break_if: None, results: vec![ri, rj] });
+        let mut m = b.finish_entry(Terminator::Return(Some(ri)));
+        verify(&m).unwrap();
+        dce(&mut m);
+        verify(&m).unwrap_or_else(|d| panic!("{d:?}\n{}", crate::text::module_text(&m)));
+        let f = &m.functions[0];
+        let Some(Op::Loop { init, results, body, .. }) =
+            f.body.insts.iter().map(|i| &i.op).find(|o| matches!(o, Op::Loop { .. }))
+        else {
+            panic!()
+        };
+        assert_eq!((init.len(), results.len(), body.params.len()), (1, 1, 1));
+        assert_eq!(count_insts(&f.body, &|o| matches!(o, Op::Binary(B::Multiply, ..))), 0);
+        assert_eq!(count_insts(&f.body, &|o| matches!(o, Op::If { .. })), 1, "empty if removed");
+        assert_eq!(count_insts(&f.body, &|o| matches!(o, Op::Binary(B::Add, ..))), 1);
+        for x in [0, 4] {
+            assert_eq!(run(&m, FuncId(0), vec![Val::I(x)]).unwrap(), Some(Val::I(x)));
+        }
+    }
+
+    #[test]
+    fn keeps_side_effects() {
+        let mut b = Builder::new("f");
+        let it = b.i32();
+        let x = b.var("x", it);
+        let one = b.ci(1);
+        b.store(x, one);
+        let _unused_load = b.load(x);
+        let mut m = b.finish_entry(Terminator::Return(None));
+        dce(&mut m);
+        verify(&m).unwrap();
+        let body = &m.functions[0].body;
+        assert_eq!(count_insts(body, &|o| matches!(o, Op::Store { .. })), 1);
+        assert_eq!(count_insts(body, &|o| matches!(o, Op::Load(_))), 0);
+    }
+}

@@ -115,7 +115,7 @@ impl Folder<'_> {
     }
 
     /// Builds a constant of type `ty` from scalar components.
-    fn from_comps(&self, ty: TypeId, comps: Vec<ConstValue>) -> Option<ConstValue> {
+    fn build_comps(&self, ty: TypeId, comps: Vec<ConstValue>) -> Option<ConstValue> {
         match *self.types.get(ty) {
             Type::Scalar(_) if comps.len() == 1 => comps.into_iter().next(),
             Type::Vector { size, .. } if comps.len() == size as usize => {
@@ -194,17 +194,29 @@ impl Folder<'_> {
                                 self.consts.insert(r, c.clone());
                             }
                             _ if !op.has_side_effects() && !op.reads_memory() => {
-                                match self.try_fold(op, r) {
-                                    Some(Folded::Const(c)) => {
-                                        self.consts.insert(r, c.clone());
-                                        *op = Op::Const(c);
+                                // A rewritten op may simplify further (extract through
+                                // a chain of inserts); the bound keeps this linear.
+                                let mut gone = false;
+                                for _ in 0..8 {
+                                    match self.try_fold(op, r) {
+                                        Some(Folded::Const(c)) => {
+                                            self.consts.insert(r, c.clone());
+                                            *op = Op::Const(c);
+                                        }
+                                        Some(Folded::Value(v)) => {
+                                            self.subst.set(r, v);
+                                            gone = true;
+                                        }
+                                        Some(Folded::Op(new)) => {
+                                            *op = new;
+                                            continue;
+                                        }
+                                        None => {}
                                     }
-                                    Some(Folded::Value(v)) => {
-                                        self.subst.set(r, v);
-                                        continue;
-                                    }
-                                    Some(Folded::Op(new)) => *op = new,
-                                    None => {}
+                                    break;
+                                }
+                                if gone {
+                                    continue;
                                 }
                                 if matches!(op, Op::Compose(_) | Op::Insert { .. } | Op::Unary(..)) {
                                     self.defs.insert(r, op.clone());
@@ -237,7 +249,7 @@ impl Folder<'_> {
                 }
                 let comps = self.comps(self.konst(*a)?)?;
                 let out = comps.iter().map(|c| unary(*o, c)).collect::<Option<Vec<_>>>()?;
-                self.from_comps(rty, out).map(Folded::Const)
+                self.build_comps(rty, out).map(Folded::Const)
             }
             Op::Binary(o, a, b) => self.binary(*o, *a, *b, rty),
             Op::Select { cond, accept, reject } => {
@@ -263,7 +275,7 @@ impl Folder<'_> {
                                 _ => None,
                             })
                             .collect::<Option<Vec<_>>>()?;
-                        self.from_comps(rty, out).map(Folded::Const)
+                        self.build_comps(rty, out).map(Folded::Const)
                     }
                 }
             }
@@ -277,7 +289,7 @@ impl Folder<'_> {
                     for c in &cs {
                         flat.extend(self.comps(c)?);
                     }
-                    return self.from_comps(rty, flat).map(Folded::Const);
+                    return self.build_comps(rty, flat).map(Folded::Const);
                 }
                 Some(Folded::Const(ConstValue::Composite(rty, cs)))
             }
@@ -315,12 +327,12 @@ impl Folder<'_> {
             Op::Swizzle(a, pat) => {
                 let comps = self.comps(self.konst(*a)?)?;
                 let out = pat.iter().map(|&k| comps.get(k as usize).cloned()).collect::<Option<Vec<_>>>()?;
-                self.from_comps(rty, out).map(Folded::Const)
+                self.build_comps(rty, out).map(Folded::Const)
             }
             Op::Convert(a, to) => {
                 let comps = self.comps(self.konst(*a)?)?;
                 let out = comps.iter().map(|c| convert(c, *to)).collect::<Option<Vec<_>>>()?;
-                self.from_comps(rty, out).map(Folded::Const)
+                self.build_comps(rty, out).map(Folded::Const)
             }
             Op::Bitcast(a) => {
                 let comps = self.comps(self.konst(*a)?)?;
@@ -357,7 +369,7 @@ impl Folder<'_> {
                         }
                     })
                     .collect::<Option<Vec<_>>>()?;
-                self.from_comps(rty, out).map(Folded::Const)
+                self.build_comps(rty, out).map(Folded::Const)
             }
             Op::Math(fun, args) => {
                 let mut cols = Vec::new();
@@ -374,7 +386,7 @@ impl Folder<'_> {
                         math(*fun, &xs)
                     })
                     .collect::<Option<Vec<_>>>()?;
-                self.from_comps(rty, out).map(Folded::Const)
+                self.build_comps(rty, out).map(Folded::Const)
             }
             Op::Relational(fun, a) => {
                 let comps = self.comps(self.konst(*a)?)?;
@@ -411,7 +423,7 @@ impl Folder<'_> {
                 return None;
             }
             let out = xs.iter().zip(&ys).map(|(x, y)| binary(o, x, y)).collect::<Option<Vec<_>>>()?;
-            return self.from_comps(rty, out).map(Folded::Const);
+            return self.build_comps(rty, out).map(Folded::Const);
         }
         let scalar = self.types.scalar_of(ta)?;
         let ka = self.uniform(a);
@@ -494,7 +506,7 @@ impl Folder<'_> {
             Type::Vector { size, scalar: Scalar::Bool } => size as usize,
             _ => return None,
         };
-        self.from_comps(rty, vec![ConstValue::Bool(x); n]).map(Folded::Const)
+        self.build_comps(rty, vec![ConstValue::Bool(x); n]).map(Folded::Const)
     }
 }
 
@@ -550,7 +562,7 @@ fn binary(o: BinaryOperator, a: &ConstValue, b: &ConstValue) -> Option<ConstValu
                 B::Add => C::U32(x.wrapping_add(y)),
                 B::Subtract => C::U32(x.wrapping_sub(y)),
                 B::Multiply => C::U32(x.wrapping_mul(y)),
-                B::Divide => C::U32(if y == 0 { x } else { x / y }),
+                B::Divide => C::U32(x.checked_div(y).unwrap_or(x)),
                 B::Modulo => C::U32(if y == 0 { 0 } else { x % y }),
                 B::And => C::U32(x & y),
                 B::InclusiveOr => C::U32(x | y),
@@ -687,7 +699,7 @@ fn convert(c: &ConstValue, to: Scalar) -> Option<ConstValue> {
 fn math(fun: MathFunction, xs: &[&ConstValue]) -> Option<ConstValue> {
     use ConstValue as C;
     use MathFunction as M;
-    let ordered = |a: f32, b: f32| !a.is_nan() && !b.is_nan() && !(a == 0.0 && b == 0.0);
+    let ordered = |a: f32, b: f32| !(a.is_nan() || b.is_nan() || (a == 0.0 && b == 0.0));
     Some(match (fun, xs) {
         (M::Abs, [C::I32(x)]) => C::I32(x.wrapping_abs()),
         (M::Abs, [C::U32(x)]) => C::U32(*x),
@@ -716,4 +728,223 @@ fn math(fun: MathFunction, xs: &[&ConstValue]) -> Option<ConstValue> {
         (M::CountTrailingZeros, [C::U32(x)]) => C::U32(x.trailing_zeros()),
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::passes::testutil::Builder;
+    use crate::verifier::verify;
+    use BinaryOperator as B;
+
+    /// Builds `fn f(p) -> T { return <op on consts> }`, folds, and returns the returned value's
+    /// defining op (or the param when the result was simplified to it).
+    fn fold_ret(build: impl FnOnce(&mut Builder, ValueId) -> ValueId, pty: Scalar) -> (Module, Op) {
+        let mut b = Builder::new("f");
+        let t = b.t(Type::Scalar(pty));
+        let p = b.param(t);
+        let r = build(&mut b, p);
+        let rt = b.f.ty(r);
+        b.result(rt);
+        let mut m = b.finish_entry(Terminator::Return(Some(r)));
+        verify(&m).unwrap();
+        fold(&mut m);
+        verify(&m).unwrap();
+        let f = &m.functions[0];
+        let Terminator::Return(Some(v)) = f.body.term else { panic!() };
+        let op = f
+            .body
+            .insts
+            .iter()
+            .find(|i| i.result == Some(v))
+            .map(|i| i.op.clone())
+            .unwrap_or(Op::Unary(UnaryOperator::Negate, v)); // marker: returns a param
+        (m, op)
+    }
+
+    fn int_case(o: B, x: i32, y: i32) -> Op {
+        fold_ret(
+            |b, _| {
+                let (x, y) = (b.ci(x), b.ci(y));
+                b.bin(o, x, y)
+            },
+            Scalar::I32,
+        )
+        .1
+    }
+
+    #[test]
+    fn integer_semantics_follow_wgsl() {
+        let c = |x: i32| Op::Const(ConstValue::I32(x));
+        assert_eq!(int_case(B::Add, i32::MAX, 1), c(i32::MIN));
+        assert_eq!(int_case(B::Divide, 7, 0), c(7));
+        assert_eq!(int_case(B::Modulo, 7, 0), c(0));
+        assert_eq!(int_case(B::Divide, i32::MIN, -1), c(i32::MIN));
+        assert_eq!(int_case(B::Modulo, i32::MIN, -1), c(0));
+        assert_eq!(int_case(B::Divide, -7, 2), c(-3));
+        assert_eq!(int_case(B::Modulo, -7, 2), c(-1));
+        assert_eq!(int_case(B::Multiply, 65536, 65536), c(0));
+        let shifted = fold_ret(
+            |b, _| {
+                let x = b.ci(-8);
+                let s = b.cu(33);
+                let it = b.i32();
+                b.op(Op::Binary(B::ShiftRight, x, s), it)
+            },
+            Scalar::I32,
+        )
+        .1;
+        assert_eq!(shifted, c(-4), "shift amount masked to 1, arithmetic shift");
+        let u = fold_ret(
+            |b, _| {
+                let (x, y) = (b.cu(5), b.cu(0));
+                b.bin(B::Divide, x, y)
+            },
+            Scalar::U32,
+        )
+        .1;
+        assert_eq!(u, Op::Const(ConstValue::U32(5)));
+    }
+
+    #[test]
+    fn float_folding_is_ieee_and_skips_nan() {
+        let f = |o: B, x: f32, y: f32| {
+            fold_ret(
+                |b, _| {
+                    let (x, y) = (b.cf(x), b.cf(y));
+                    b.bin(o, x, y)
+                },
+                Scalar::F32,
+            )
+            .1
+        };
+        assert_eq!(f(B::Add, 0.1, 0.2), Op::Const(ConstValue::F32(0x3e99999a)));
+        assert_eq!(f(B::Divide, 1.0, 3.0), Op::Const(ConstValue::F32(0x3eaaaaab)));
+        assert!(matches!(f(B::Divide, 0.0, 0.0), Op::Binary(..)), "NaN result not folded");
+        assert!(matches!(f(B::Modulo, 5.0, 3.0), Op::Binary(..)), "float % not folded");
+    }
+
+    #[test]
+    fn exact_identities_only() {
+        // x + 0 -> x for ints.
+        let (_, op) = fold_ret(
+            |b, p| {
+                let z = b.ci(0);
+                b.bin(B::Add, p, z)
+            },
+            Scalar::I32,
+        );
+        assert!(matches!(op, Op::Unary(UnaryOperator::Negate, ValueId(0))), "{op:?}");
+        // x + 0.0 stays for floats (-0.0 + 0.0 = +0.0), x * 1.0 and x + (-0.0) fold.
+        let (_, op) = fold_ret(
+            |b, p| {
+                let z = b.cf(0.0);
+                b.bin(B::Add, p, z)
+            },
+            Scalar::F32,
+        );
+        assert!(matches!(op, Op::Binary(B::Add, ..)), "{op:?}");
+        let (_, op) = fold_ret(
+            |b, p| {
+                let z = b.cf(-0.0);
+                b.bin(B::Add, p, z)
+            },
+            Scalar::F32,
+        );
+        assert!(matches!(op, Op::Unary(_, ValueId(0))), "{op:?}");
+        let (_, op) = fold_ret(
+            |b, p| {
+                let one = b.cf(1.0);
+                b.bin(B::Multiply, one, p)
+            },
+            Scalar::F32,
+        );
+        assert!(matches!(op, Op::Unary(_, ValueId(0))), "{op:?}");
+        // x - x -> 0 for ints.
+        let (_, op) = fold_ret(|b, p| b.bin(B::Subtract, p, p), Scalar::I32);
+        assert_eq!(op, Op::Const(ConstValue::I32(0)));
+    }
+
+    #[test]
+    fn vectors_conversions_and_bitcasts() {
+        let (m, op) = fold_ret(
+            |b, _| {
+                let x = b.ci(3);
+                let vt = b.vec(2, Scalar::I32);
+                let v = b.op(Op::Splat(x), vt);
+                let w = b.op(Op::Compose(vec![x, x]), vt);
+                let s = b.bin(B::Multiply, v, w);
+                let it = b.i32();
+                let e = b.op(Op::Extract(s, 1), it);
+                let ft = b.f32();
+                let fl = b.op(Op::Convert(e, Scalar::F32), ft);
+                let ut = b.u32();
+                b.op(Op::Bitcast(fl), ut)
+            },
+            Scalar::I32,
+        );
+        // 3 * 3 = 9 -> 9.0f = 0x41100000.
+        assert_eq!(op, Op::Const(ConstValue::U32(0x4110_0000)), "{}", crate::text::module_text(&m));
+        let (_, op) = fold_ret(
+            |b, _| {
+                let x = b.cf(-1.5e10);
+                let it = b.i32();
+                b.op(Op::Convert(x, Scalar::I32), it)
+            },
+            Scalar::I32,
+        );
+        assert_eq!(op, Op::Const(ConstValue::I32(i32::MIN)), "float to int saturates");
+    }
+
+    #[test]
+    fn constant_if_is_replaced_by_the_taken_arm() {
+        let mut b = Builder::new("f");
+        let it = b.i32();
+        b.result(it);
+        let p = b.param(it);
+        let c = b.cb(false);
+        b.open();
+        let t = b.close(Terminator::Yield(vec![p]));
+        b.open();
+        let two = b.ci(2);
+        let s = b.bin(B::Multiply, p, two);
+        let e = b.close(Terminator::Yield(vec![s]));
+        let r = b.val(it);
+        b.stmt(Op::If { cond: c, then_: t, else_: e, results: vec![r] });
+        let mut m = b.finish_entry(Terminator::Return(Some(r)));
+        fold(&mut m);
+        verify(&m).unwrap();
+        let f = &m.functions[0];
+        assert!(!f.body.insts.iter().any(|i| matches!(i.op, Op::If { .. })));
+        assert_eq!(f.body.term, Terminator::Return(Some(s)));
+    }
+
+    #[test]
+    fn extract_of_insert_and_compose() {
+        let (_, op) = fold_ret(
+            |b, p| {
+                let vt = b.vec(3, Scalar::I32);
+                let z = b.op(Op::Const(ConstValue::Zero(vt)), vt);
+                let one = b.ci(1);
+                let v = b.op(Op::Insert { base: z, index: 1, value: p }, vt);
+                let w = b.op(Op::Insert { base: v, index: 2, value: one }, vt);
+                let it = b.i32();
+                b.op(Op::Extract(w, 1), it)
+            },
+            Scalar::I32,
+        );
+        assert!(matches!(op, Op::Unary(_, ValueId(0))), "{op:?}");
+        let (_, op) = fold_ret(
+            |b, p| {
+                let vt = b.vec(2, Scalar::I32);
+                let v = b.op(Op::Compose(vec![p, p]), vt);
+                let it = b.i32();
+                let e = b.op(Op::Extract(v, 0), it);
+                let n = b.op(Op::Unary(UnaryOperator::Negate, e), it);
+                b.op(Op::Unary(UnaryOperator::Negate, n), it)
+            },
+            Scalar::I32,
+        );
+        assert!(matches!(op, Op::Unary(_, ValueId(0))), "{op:?}");
+    }
 }

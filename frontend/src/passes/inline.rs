@@ -225,3 +225,67 @@ fn apply_subst(b: &mut Block, subst: &super::util::Subst) {
     }
     subst.apply_term(&mut b.term);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::passes::testutil::{count_insts, run, Builder, Val};
+    use crate::verifier::verify;
+    use BinaryOperator as B;
+
+    /// g(y) { var t = y * 2; return t }  f(x) { return g(x) + g(x + 1) }
+    fn two_calls() -> Module {
+        let mut b = Builder::new("g");
+        let it = b.i32();
+        b.result(it);
+        let y = b.param(it);
+        let t = b.var("t", it);
+        let two = b.ci(2);
+        let y2 = b.bin(B::Multiply, y, two);
+        b.store(t, y2);
+        let r = b.load(t);
+        let (m, g) = b.finish(Terminator::Return(Some(r)));
+        let mut b = Builder::next_function(m, "f");
+        let it = b.i32();
+        b.result(it);
+        let x = b.param(it);
+        let a = b.op(Op::Call(g, vec![x]), it);
+        let one = b.ci(1);
+        let x1 = b.bin(B::Add, x, one);
+        let c = b.op(Op::Call(g, vec![x1]), it);
+        let s = b.bin(B::Add, a, c);
+        b.finish_entry(Terminator::Return(Some(s)))
+    }
+
+    #[test]
+    fn calls_become_renumbered_inline_regions() {
+        let mut m = two_calls();
+        let f = FuncId(1);
+        let inlined = inline_calls(&m, f).unwrap();
+        assert_eq!(inlined.locals.len(), 2, "one copy of g's local per call");
+        assert_eq!(count_insts(&inlined.body, &|o| matches!(o, Op::Call(..))), 0);
+        assert_eq!(count_insts(&inlined.body, &|o| matches!(o, Op::Inline { .. })), 2);
+        m.functions[1] = inlined;
+        verify(&m).unwrap_or_else(|d| panic!("{d:?}\n{}", crate::text::module_text(&m)));
+        // 2x + 2(x + 1)
+        for x in [0, 5, -2] {
+            assert_eq!(run(&m, f, vec![Val::I(x)]).unwrap(), Some(Val::I(4 * x + 2)));
+        }
+        crate::passes::optimize(&mut m).unwrap();
+        assert!(m.functions[1].locals.is_empty());
+        for x in [0, 5, -2] {
+            assert_eq!(run(&m, f, vec![Val::I(x)]).unwrap(), Some(Val::I(4 * x + 2)));
+        }
+    }
+
+    #[test]
+    fn recursion_hits_the_depth_limit() {
+        let mut b = Builder::new("r");
+        b.stmt(Op::Call(FuncId(0), vec![]));
+        let (m, f) = b.finish(Terminator::Return(None));
+        let d = inline_calls(&m, f).unwrap_err();
+        assert_eq!(d.kind, DiagKind::Limit);
+        assert_eq!(d.context.as_deref(), Some("r"));
+        assert!(inline_calls(&m, FuncId(9)).is_err());
+    }
+}

@@ -441,9 +441,9 @@ impl Rewriter<'_> {
         self.subst.apply_term(&mut b.term);
         let carried: Option<Vec<usize>> = match &b.term {
             Terminator::Yield(_) => yield_carry.map(|c| c.to_vec()),
-            Terminator::Break(_) => self.frames.iter().rev().find_map(|fr| match fr {
-                Frame::Loop(c) | Frame::Switch(c) => Some(c.clone()),
-                Frame::Inline => Some(Vec::new()),
+            Terminator::Break(_) => self.frames.last().map(|fr| match fr {
+                Frame::Loop(c) | Frame::Switch(c) => c.clone(),
+                Frame::Inline => Vec::new(),
             }),
             Terminator::Continue(_) => self.frames.iter().rev().find_map(|fr| match fr {
                 Frame::Loop(c) => Some(c.clone()),

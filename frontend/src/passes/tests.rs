@@ -35,6 +35,9 @@ fn check(src: &str, name: &str, inputs: &[i32], expect: impl Fn(i32) -> i32) -> 
     if let Err(d) = optimize(&mut m) {
         panic!("{d:#?}\n{}", module_text(&m));
     }
+    if std::env::var("SHOW_SSA").is_ok() {
+        eprintln!("{}", module_text(&m));
+    }
     for &x in inputs {
         assert_eq!(call(&m, f, x), Some(Val::I(expect(x))), "optimized, input {x}\n{}", module_text(&m));
     }

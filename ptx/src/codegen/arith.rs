@@ -151,7 +151,7 @@ impl Lower<'_> {
                         let t = if *f == RelationalFunction::IsNan { "nan" } else { "infinite" };
                         c.into_iter()
                             .map(|v| {
-                                let v = self.to_f32(s, v);
+                                let v = self.widen_f16(s, v);
                                 Ok(self.op1(
                                     RegKind::Pred,
                                     format!("testp.{t}.f32 {{d0}}, {{u0}}"),
@@ -199,7 +199,7 @@ impl Lower<'_> {
     }
 
     /// Widens an f16 to f32 (other scalars unchanged).
-    pub(crate) fn to_f32(&mut self, s: Scalar, v: VRegId) -> VRegId {
+    pub(crate) fn widen_f16(&mut self, s: Scalar, v: VRegId) -> VRegId {
         if s == Scalar::F16 {
             self.op1(RegKind::B32, "cvt.f32.f16 {d0}, {u0}", vec![v])
         } else {
@@ -208,7 +208,7 @@ impl Lower<'_> {
     }
 
     /// Narrows an f32 back to f16 when `s` is f16.
-    pub(crate) fn from_f32(&mut self, s: Scalar, v: VRegId) -> VRegId {
+    pub(crate) fn narrow_f16(&mut self, s: Scalar, v: VRegId) -> VRegId {
         if s == Scalar::F16 {
             self.op1(RegKind::B16, "cvt.rn.f16.f32 {d0}, {u0}", vec![v])
         } else {
@@ -297,9 +297,9 @@ impl Lower<'_> {
                 self.op1(RegKind::B32, "div.rn.f32 {d0}, {u0}, {u1}", vec![a, b])
             }
             B::Divide if float => {
-                let (fa, fb) = (self.to_f32(s, a), self.to_f32(s, b));
+                let (fa, fb) = (self.widen_f16(s, a), self.widen_f16(s, b));
                 let q = self.op1(RegKind::B32, "div.rn.f32 {d0}, {u0}, {u1}", vec![fa, fb]);
-                self.from_f32(s, q)
+                self.narrow_f16(s, q)
             }
             B::Divide | B::Modulo if !float => {
                 let d = self.safe_divisor(s, a, b);
@@ -308,12 +308,12 @@ impl Lower<'_> {
             }
             B::Divide | B::Modulo => {
                 // x - trunc(x / y) * y, in f32.
-                let (fa, fb) = (self.to_f32(s, a), self.to_f32(s, b));
+                let (fa, fb) = (self.widen_f16(s, a), self.widen_f16(s, b));
                 let q = self.op1(RegKind::B32, "div.rn.f32 {d0}, {u0}, {u1}", vec![fa, fb]);
                 let q = self.op1(RegKind::B32, "cvt.rzi.f32.f32 {d0}, {u0}", vec![q]);
                 let m = self.op1(RegKind::B32, "mul.f32 {d0}, {u0}, {u1}", vec![q, fb]);
                 let r = self.op1(RegKind::B32, "sub.f32 {d0}, {u0}, {u1}", vec![fa, m]);
-                self.from_f32(s, r)
+                self.narrow_f16(s, r)
             }
             B::Equal | B::NotEqual if s == Scalar::Bool => {
                 let x = self.op1(RegKind::Pred, "xor.pred {d0}, {u0}, {u1}", vec![a, b]);
@@ -443,6 +443,9 @@ impl Lower<'_> {
 
     /// Dot product (mul then fma chain for floats, mad for integers).
     pub(crate) fn dot(&mut self, s: Scalar, a: &[VRegId], b: &[VRegId]) -> VRegId {
+        if a.is_empty() || b.is_empty() {
+            return self.imm_of(s, 0.0);
+        }
         let mut acc = if s.is_float() {
             self.bin("mul", s, a[0], b[0])
         } else {
@@ -562,9 +565,9 @@ impl Lower<'_> {
         xs: &[VRegId],
         f: impl FnOnce(&mut Self, &[VRegId]) -> VRegId,
     ) -> VRegId {
-        let ys: Vec<VRegId> = xs.iter().map(|&x| self.to_f32(s, x)).collect();
+        let ys: Vec<VRegId> = xs.iter().map(|&x| self.widen_f16(s, x)).collect();
         let r = f(self, &ys);
-        self.from_f32(s, r)
+        self.narrow_f16(s, r)
     }
 
     fn f(&mut self, text: &str, uses: Vec<VRegId>) -> VRegId {
@@ -578,6 +581,16 @@ impl Lower<'_> {
         ty: TypeId,
     ) -> R<Vec<VRegId>> {
         let out_n = layout::leaf_count(&self.types, ty);
+        // Validated IR has the right arity; checking it here makes every `args[i]` /
+        // `x[i]` below (i < arity) in bounds.
+        if args.len() < fun.argument_count() || args.is_empty() {
+            return Err(self.err_internal("math function arity"));
+        }
+        for &a in args {
+            if self.comps(a)?.is_empty() {
+                return Err(self.err_internal("empty math operand"));
+            }
+        }
         match fun {
             M::Abs => self.per_comp(args, |l, s, x| {
                 Ok(match s {
@@ -817,19 +830,19 @@ impl Lower<'_> {
                         .comps(*args.get(1).ok_or_else(|| self.err_internal("distance arity"))?)?;
                     a = a.iter().zip(&b).map(|(&p, &q)| self.bin("sub", s, p, q)).collect();
                 }
-                let a32: Vec<VRegId> = a.iter().map(|&v| self.to_f32(s, v)).collect();
+                let a32: Vec<VRegId> = a.iter().map(|&v| self.widen_f16(s, v)).collect();
                 let d = self.dot(Scalar::F32, &a32, &a32);
                 if fun == M::Normalize {
                     let r = self.f("rsqrt.approx.f32 {d0}, {u0}", vec![d]);
                     let mut out = Vec::new();
                     for &v in &a32 {
                         let t = self.f("mul.f32 {d0}, {u0}, {u1}", vec![v, r]);
-                        out.push(self.from_f32(s, t));
+                        out.push(self.narrow_f16(s, t));
                     }
                     Ok(out)
                 } else {
                     let r = self.f("sqrt.rn.f32 {d0}, {u0}", vec![d]);
-                    Ok(vec![self.from_f32(s, r)])
+                    Ok(vec![self.narrow_f16(s, r)])
                 }
             }
             M::FaceForward => {
@@ -908,7 +921,10 @@ impl Lower<'_> {
                     .iter()
                     .map(|&v| self.op1(RegKind::B16, "cvt.rn.f16.f32 {d0}, {u0}", vec![v]))
                     .collect();
-                Ok(vec![self.f("mov.b32 {d0}, {{u0}, {u1}}", vec![h[0], h[1]])])
+                if h.len() != 2 {
+                    return Err(self.err_internal("pack2x16float shape"));
+                }
+                Ok(vec![self.f("mov.b32 {d0}, {{u0}, {u1}}", h)])
             }
             M::Unpack2x16float => {
                 let v = self.scalar(args[0])?;
@@ -935,7 +951,10 @@ impl Lower<'_> {
                     let t = self.f("min.f32 {d0}, {u0}, {u1}", vec![t, hi]);
                     let t = self.f("mul.f32 {d0}, {u0}, {u1}", vec![t, k]);
                     let t = self.f("cvt.rni.s32.f32 {d0}, {u0}", vec![t]);
-                    acc = self.f(&format!("bfi.b32 {{d0}}, {{u0}}, {{u1}}, {}, {bits}", i * bits), vec![t, acc]);
+                    acc = self.f(
+                        &format!("bfi.b32 {{d0}}, {{u0}}, {{u1}}, {}, {bits}", i * bits),
+                        vec![t, acc],
+                    );
                 }
                 Ok(vec![acc])
             }
@@ -951,7 +970,8 @@ impl Lower<'_> {
                         M::Pack4xU8Clamp => self.f("min.u32 {d0}, {u0}, 255", vec![v]),
                         _ => v,
                     };
-                    acc = self.f(&format!("bfi.b32 {{d0}}, {{u0}}, {{u1}}, {}, 8", i * 8), vec![v, acc]);
+                    acc = self
+                        .f(&format!("bfi.b32 {{d0}}, {{u0}}, {{u1}}, {}, 8", i * 8), vec![v, acc]);
                 }
                 Ok(vec![acc])
             }
@@ -968,24 +988,33 @@ impl Lower<'_> {
                 let m1 = self.imm_f32(-1.0);
                 let mut out = Vec::new();
                 for i in 0..n {
-                    let b = self.f(&format!("bfe.{t} {{d0}}, {{u0}}, {}, {bits}", i * bits), vec![x]);
+                    let b =
+                        self.f(&format!("bfe.{t} {{d0}}, {{u0}}, {}, {bits}", i * bits), vec![x]);
                     let f = self.f(&format!("cvt.rn.f32.{t} {{d0}}, {{u0}}"), vec![b]);
                     let f = self.f("div.rn.f32 {d0}, {u0}, {u1}", vec![f, k]);
-                    out.push(if signed { self.f("max.f32 {d0}, {u0}, {u1}", vec![f, m1]) } else { f });
+                    out.push(if signed {
+                        self.f("max.f32 {d0}, {u0}, {u1}", vec![f, m1])
+                    } else {
+                        f
+                    });
                 }
                 Ok(out)
             }
             M::Unpack4xI8 | M::Unpack4xU8 => {
                 let x = self.scalar(args[0])?;
                 let t = if fun == M::Unpack4xI8 { "s32" } else { "u32" };
-                Ok((0..4).map(|i| self.f(&format!("bfe.{t} {{d0}}, {{u0}}, {}, 8", i * 8), vec![x])).collect())
+                Ok((0..4)
+                    .map(|i| self.f(&format!("bfe.{t} {{d0}}, {{u0}}, {}, 8", i * 8), vec![x]))
+                    .collect())
             }
             M::Dot4I8Packed | M::Dot4U8Packed => {
                 let a = self.scalar(args[0])?;
                 let b = self.scalar(*args.get(1).ok_or_else(|| self.err_internal("arity"))?)?;
                 let t = if fun == M::Dot4I8Packed { "s32" } else { "u32" };
                 let z = self.imm_u32(0);
-                Ok(vec![self.f(&format!("dp4a.{t}.{t} {{d0}}, {{u0}}, {{u1}}, {{u2}}"), vec![a, b, z])])
+                Ok(vec![
+                    self.f(&format!("dp4a.{t}.{t} {{d0}}, {{u0}}, {{u1}}, {{u2}}"), vec![a, b, z])
+                ])
             }
             M::Determinant => {
                 let s = self.scalar_ty(args[0])?;
@@ -997,17 +1026,19 @@ impl Lower<'_> {
                 let cols: Vec<Vec<VRegId>> = a.chunks(n).map(|c| c.to_vec()).collect();
                 Ok(vec![self.det(s, &cols)])
             }
-            M::Modf => self.per_comp(args, |l, s, x| {
-                let t = arith_ty(s);
-                Ok(l.op1(kind_of(s), format!("cvt.rzi.{t}.{t} {{d0}}, {{u0}}"), vec![x[0]]))
-            })
-            .and_then(|whole| {
-                let x = self.comps(args[0])?;
-                let s = self.scalar_ty(args[0])?;
-                let mut out: Vec<VRegId> = x.iter().zip(&whole).map(|(&v, &w)| self.bin("sub", s, v, w)).collect();
-                out.extend(whole);
-                Ok(out)
-            }),
+            M::Modf => self
+                .per_comp(args, |l, s, x| {
+                    let t = arith_ty(s);
+                    Ok(l.op1(kind_of(s), format!("cvt.rzi.{t}.{t} {{d0}}, {{u0}}"), vec![x[0]]))
+                })
+                .and_then(|whole| {
+                    let x = self.comps(args[0])?;
+                    let s = self.scalar_ty(args[0])?;
+                    let mut out: Vec<VRegId> =
+                        x.iter().zip(&whole).map(|(&v, &w)| self.bin("sub", s, v, w)).collect();
+                    out.extend(whole);
+                    Ok(out)
+                }),
             M::Frexp => {
                 // fract in [0.5, 1) and exponent from the bits (normal numbers; 0 gives (0, 0)).
                 let s = self.scalar_ty(args[0])?;
@@ -1015,17 +1046,18 @@ impl Lower<'_> {
                 let mut fr = Vec::new();
                 let mut ex = Vec::new();
                 for &v in &x {
-                    let v32 = self.to_f32(s, v);
+                    let v32 = self.widen_f16(s, v);
                     let e = self.f("bfe.u32 {d0}, {u0}, 23, 8", vec![v32]);
                     let e = self.f("sub.s32 {d0}, {u0}, 126", vec![e]);
                     let m = self.f("and.b32 {d0}, {u0}, 0x807FFFFF", vec![v32]);
                     let m = self.f("or.b32 {d0}, {u0}, 0x3F000000", vec![m]);
                     let zero = self.imm_f32(0.0);
-                    let z = self.op1(RegKind::Pred, "setp.eq.f32 {d0}, {u0}, {u1}", vec![v32, zero]);
+                    let z =
+                        self.op1(RegKind::Pred, "setp.eq.f32 {d0}, {u0}, {u1}", vec![v32, zero]);
                     let m = self.f("selp.b32 {d0}, {u0}, {u1}, {u2}", vec![v32, m, z]);
                     let zi = self.imm_u32(0);
                     ex.push(self.f("selp.b32 {d0}, {u0}, {u1}, {u2}", vec![zi, e, z]));
-                    fr.push(self.from_f32(s, m));
+                    fr.push(self.narrow_f16(s, m));
                 }
                 fr.extend(ex);
                 Ok(fr)
@@ -1052,9 +1084,9 @@ impl Lower<'_> {
                 let e = l.f("min.s32 {d0}, {u0}, 127", vec![e]);
                 let b = l.f("add.s32 {d0}, {u0}, 127", vec![e]);
                 let p = l.f("shl.b32 {d0}, {u0}, 23", vec![b]);
-                let xf = l.to_f32(s, x[0]);
+                let xf = l.widen_f16(s, x[0]);
                 let r = l.f("mul.f32 {d0}, {u0}, {u1}", vec![xf, p]);
-                Ok(l.from_f32(s, r))
+                Ok(l.narrow_f16(s, r))
             }),
             _ => {
                 let _ = out_n;

@@ -103,6 +103,8 @@ pub(crate) struct Lower<'a> {
     pub depot_size: u32,
     /// Span of the instruction being lowered.
     pub span: ir::Span,
+    /// Target architecture (80 or 90); selects instruction forms where they differ.
+    #[allow(dead_code)]
     pub sm: u32,
 }
 
@@ -267,6 +269,8 @@ impl<'a> Lower<'a> {
     /// The components of a register value.
     pub(crate) fn comps(&self, v: ValueId) -> Result<Vec<VRegId>, Diagnostic> {
         match self.val(v)? {
+            // Every WGSL value has at least one component; callers rely on it.
+            Val::Comps(c) if c.is_empty() => Err(self.err_internal("value without components")),
             Val::Comps(c) => Ok(c.clone()),
             Val::Ptr(_) => Err(self.err_unsupported("pointer values in this position")),
         }

@@ -8,6 +8,9 @@
 //! Vertex and fragment entries get a one-line comment; an entry that uses something PTX
 //! cannot express gets a [`Diagnostic`] while the other entries still compile.
 
+// Every selector step returns `Result<_, Diagnostic>`; the diagnostic is large but rare.
+#![allow(clippy::result_large_err)]
+
 mod arith;
 pub mod layout;
 mod lower;
@@ -197,7 +200,11 @@ fn compile_entry(
     })?;
     let f = &inlined;
     if let Some(span) = find_call(&f.body) {
-        return Err(lower::unsupported("calls to user functions that could not be inlined", &ep.name, span));
+        return Err(lower::unsupported(
+            "calls to user functions that could not be inlined",
+            &ep.name,
+            span,
+        ));
     }
     let mut used = BTreeSet::new();
     let mut uses_sizes = false;

@@ -395,7 +395,6 @@ pub fn prepare(f: &MFunction) -> Result<MFunction, AllocError> {
 /// The regalloc2 view of an [`MFunction`] for one run (predicates or the rest).
 struct View<'a> {
     f: &'a MFunction,
-    pred_run: bool,
     /// Per block: first and one-past-last instruction index (terminator included).
     ranges: Vec<(usize, usize)>,
     succs: Vec<Vec<ra::Block>>,
@@ -416,7 +415,6 @@ impl<'a> View<'a> {
         let vr = |v: VRegId| ra::VReg::new(v.0 as usize, f.kind(v).class());
         let mut view = View {
             f,
-            pred_run,
             ranges: Vec::new(),
             succs: vec![Vec::new(); f.blocks.len()],
             preds: vec![Vec::new(); f.blocks.len()],

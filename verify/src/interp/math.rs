@@ -70,7 +70,7 @@ fn bin1(op: BinaryOperator, s: Scalar, x: u32, y: u32) -> Option<u32> {
             B::Add => Some(x.wrapping_add(y)),
             B::Subtract => Some(x.wrapping_sub(y)),
             B::Multiply => Some(x.wrapping_mul(y)),
-            B::Divide => Some(if y == 0 { x } else { x / y }),
+            B::Divide => Some(x.checked_div(y).unwrap_or(x)),
             B::Modulo => Some(if y == 0 { 0 } else { x % y }),
             B::Equal => b(x == y),
             B::NotEqual => b(x != y),
@@ -184,8 +184,7 @@ pub(crate) fn binary(
         return Err(bad());
     }
     for i in 0..n {
-        let x = if a.len() == 1 { a[0] } else { a[i] };
-        let y = if b.len() == 1 { b[0] } else { b[i] };
+        let (x, y) = (at(a, i), at(b, i));
         out.push(bin1(op, s, x, y).ok_or_else(bad)?);
     }
     Ok(())
@@ -355,8 +354,8 @@ pub(crate) fn math(
         })),
         M::Min | M::Max => {
             let b = arg(1)?;
-            for i in 0..n {
-                let (x, y) = (a0[i], at(b, i));
+            for (i, &a0i) in a0.iter().enumerate() {
+                let (x, y) = (a0i, at(b, i));
                 out.push(match (s, fun) {
                     (Scalar::I32 | Scalar::U32, M::Min) => wgsl_min_i(s, x, y),
                     (Scalar::I32 | Scalar::U32, _) => wgsl_max_i(s, x, y),
@@ -367,8 +366,8 @@ pub(crate) fn math(
         }
         M::Clamp => {
             let (lo, hi) = (arg(1)?, arg(2)?);
-            for i in 0..n {
-                let (x, l, h) = (a0[i], at(lo, i), at(hi, i));
+            for (i, &a0i) in a0.iter().enumerate() {
+                let (x, l, h) = (a0i, at(lo, i), at(hi, i));
                 out.push(match s {
                     Scalar::I32 | Scalar::U32 => wgsl_min_i(s, wgsl_max_i(s, x, l), h),
                     _ => fput(s, fget(s, x).max(fget(s, l)).min(fget(s, h))),
@@ -421,8 +420,8 @@ pub(crate) fn math(
         })),
         M::Atan2 | M::Pow | M::Step => {
             let b = arg(1)?;
-            for i in 0..n {
-                let (x, y) = (fget(s, a0[i]), fget(s, at(b, i)));
+            for (i, &a0i) in a0.iter().enumerate() {
+                let (x, y) = (fget(s, a0i), fget(s, at(b, i)));
                 out.push(fput(
                     s,
                     match fun {
@@ -449,8 +448,8 @@ pub(crate) fn math(
         }
         M::Ldexp => {
             let e = arg(1)?;
-            for i in 0..n {
-                let v = f64::from(fget(s, a0[i])) * 2f64.powi(at(e, i) as i32);
+            for (i, &a0i) in a0.iter().enumerate() {
+                let v = f64::from(fget(s, a0i)) * 2f64.powi(at(e, i) as i32);
                 out.push(match s {
                     Scalar::F16 => u32::from(half::f16::from_f64(v).to_bits()),
                     _ => (v as f32).to_bits(),
@@ -480,8 +479,8 @@ pub(crate) fn math(
             match s {
                 Scalar::I32 | Scalar::U32 => {
                     let mut acc = 0u32;
-                    for i in 0..n {
-                        acc = acc.wrapping_add(a0[i].wrapping_mul(at(b, i)));
+                    for (i, &a0i) in a0.iter().enumerate() {
+                        acc = acc.wrapping_add(a0i.wrapping_mul(at(b, i)));
                     }
                     out.push(acc);
                 }
@@ -645,9 +644,9 @@ pub(crate) fn math(
             let o = arg(2)?.first().copied().unwrap_or(0).min(32);
             let c = arg(3)?.first().copied().unwrap_or(0).min(32 - o);
             let mask = ((((1u64 << c) - 1) << o) & 0xffff_ffff) as u32;
-            for i in 0..n {
+            for (i, &a0i) in a0.iter().enumerate() {
                 let newb = ((u64::from(at(nb, i)) << o) & 0xffff_ffff) as u32;
-                out.push((a0[i] & !mask) | (newb & mask));
+                out.push((a0i & !mask) | (newb & mask));
             }
         }
         M::Pack4x8snorm | M::Pack4x8unorm | M::Pack2x16snorm | M::Pack2x16unorm => {

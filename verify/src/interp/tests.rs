@@ -463,7 +463,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
         want.push(if y == 0 { x } else { x.wrapping_div(y) });
         want.push(if y == 0 { 0 } else { x.wrapping_rem(y) });
         let (ux, uy) = (x as u32, y as u32);
-        want.push((if uy == 0 { ux } else { ux / uy }) as i32);
+        want.push(ux.checked_div(uy).unwrap_or(ux) as i32);
         want.push((if uy == 0 { 0 } else { ux % uy }) as i32);
         want.push(((x as u32) << (uy & 31)) as i32);
         want.push(x >> (uy & 31));

@@ -105,16 +105,28 @@ pub fn compute_entries(src: &str) -> Vec<String> {
 }
 
 /// Compiles sample `name` and runs its entry on `buffers` with the given subgroup size.
-pub fn run_sample(name: &str, mut buffers: Buffers, subgroup_size: u32) -> Buffers {
-    let path = sample_path(name);
-    let src = std::fs::read_to_string(&path).expect("cannot read sample");
+pub fn run_sample(name: &str, buffers: Buffers, subgroup_size: u32) -> Buffers {
+    let src = std::fs::read_to_string(sample_path(name)).expect("cannot read sample");
     let (dispatch, entry) = sample_header(&src);
+    run_entry(name, &entry, dispatch, buffers, subgroup_size)
+}
+
+/// Compiles sample `name` and runs `entry` over `dispatch` (for samples with several
+/// entries, or a dispatch other than the header's).
+pub fn run_entry(
+    name: &str,
+    entry: &str,
+    dispatch: [u32; 3],
+    mut buffers: Buffers,
+    subgroup_size: u32,
+) -> Buffers {
+    let src = std::fs::read_to_string(sample_path(name)).expect("cannot read sample");
     let module = match dianran_frontend::compile(name, &src, &Default::default()) {
         Ok(m) => m,
         Err(d) => panic!("{name}: frontend failed:\n{d}"),
     };
     let opts = InterpOptions { subgroup_size, ..InterpOptions::default() };
-    if let Err(d) = interp::run(&module, &entry, dispatch, &mut buffers, &opts) {
+    if let Err(d) = interp::run(&module, entry, dispatch, &mut buffers, &opts) {
         panic!("{name}: interpreter failed: {d:?}");
     }
     buffers
@@ -135,50 +147,65 @@ pub fn out(bufs: &Buffers, binding: u32) -> &[u8] {
     bufs.get(&(0, binding)).map(|v| v.as_slice()).expect("buffer missing after run")
 }
 
+/// Little-endian bytes of u32 values.
 pub fn u32_bytes(v: &[u32]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
+/// Little-endian bytes of i32 values.
 pub fn i32_bytes(v: &[i32]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
+/// Little-endian bytes of f32 values.
 pub fn f32_bytes(v: &[f32]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
+/// Little-endian bytes of f16 values (stride 2, as in `array<f16>`).
 pub fn f16_bytes(v: &[half::f16]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
+/// A zero-filled buffer of `n` bytes.
 pub fn zeros(n: usize) -> Vec<u8> {
     vec![0; n]
 }
 
+/// The u32 at byte offset `off`.
 pub fn get_u32(b: &[u8], off: usize) -> u32 {
     u32::from_le_bytes(b[off..off + 4].try_into().unwrap())
 }
+/// The i32 at byte offset `off`.
 pub fn get_i32(b: &[u8], off: usize) -> i32 {
     get_u32(b, off) as i32
 }
+/// The f32 at byte offset `off`.
 pub fn get_f32(b: &[u8], off: usize) -> f32 {
     f32::from_bits(get_u32(b, off))
 }
+/// The f16 at byte offset `off`.
 pub fn get_f16(b: &[u8], off: usize) -> half::f16 {
     half::f16::from_le_bytes([b[off], b[off + 1]])
 }
+/// Writes a u32 at byte offset `off`.
 pub fn set_u32(b: &mut [u8], off: usize, v: u32) {
     b[off..off + 4].copy_from_slice(&v.to_le_bytes());
 }
+/// Writes an f32 at byte offset `off`.
 pub fn set_f32(b: &mut [u8], off: usize, v: f32) {
     set_u32(b, off, v.to_bits());
 }
 
+/// A buffer read as u32 values.
 pub fn u32s(b: &[u8]) -> Vec<u32> {
     (0..b.len() / 4).map(|i| get_u32(b, 4 * i)).collect()
 }
+/// A buffer read as i32 values.
 pub fn i32s(b: &[u8]) -> Vec<i32> {
     (0..b.len() / 4).map(|i| get_i32(b, 4 * i)).collect()
 }
+/// A buffer read as f32 values.
 pub fn f32s(b: &[u8]) -> Vec<f32> {
     (0..b.len() / 4).map(|i| get_f32(b, 4 * i)).collect()
 }
+/// A buffer read as f16 values.
 pub fn f16s(b: &[u8]) -> Vec<half::f16> {
     (0..b.len() / 2).map(|i| get_f16(b, 2 * i)).collect()
 }

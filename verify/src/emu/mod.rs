@@ -1,0 +1,184 @@
+//! The PTX emulator: executes PTX text on the CPU (SPEC §6 level 3).
+//!
+//! A launch runs a grid of CTAs one after another (x fastest). A CTA is split into warps of
+//! 32 lanes; every lane has its own registers and program counter. A warp issues the
+//! instruction with the lowest program counter among its runnable lanes for every lane at
+//! that counter (min-PC scheduling: divergent lanes reconverge where their paths meet).
+//! Warp-collective instructions (`shfl.sync`, `vote.sync`, `redux.sync`, `bar.warp.sync`,
+//! `mma.sync`, `ldmatrix`) run once every lane of the member mask waits at them; a warp
+//! runs until all its lanes have exited or wait at `bar.sync`, and the barrier opens when
+//! every live thread of the CTA waits at it. Scheduling is deterministic.
+//!
+//! Memory: kernel parameters are device pointers to the host buffers (buffer `i` lives at
+//! global address `(i + 1) << 32`); shared memory is per CTA and local memory per thread, each
+//! with a window in the generic address space ([`SHARED_WINDOW`], [`LOCAL_WINDOW`]). Every
+//! access is bounds-checked. Atomics are sequential and exact.
+//!
+//! Errors name the PTX line: accesses outside any buffer, barriers that can never open,
+//! reads of registers never written, member-mask violations, unsupported instructions and
+//! runaway loops ([`EmuOptions::max_steps`]).
+//!
+//! Semantics chosen where PTX leaves results undefined: integer division by zero gives all
+//! ones (unsigned) or -1 (signed) and remainder by zero gives the dividend, as the hardware
+//! does; `div.approx`/`div.full`, `rcp.approx`, `sqrt.approx`, `rsqrt`, `ex2`, `lg2`, `sin`,
+//! `cos` and `tanh` use the correctly rounded or `std` f32 functions.
+
+mod decode;
+mod exec;
+mod lines;
+mod memory;
+mod num;
+mod warp;
+
+use std::fmt;
+
+pub use memory::{global_base, LOCAL_WINDOW, SHARED_WINDOW};
+
+/// Emulator settings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EmuOptions {
+    /// Warp instructions issued (over the whole launch) before the run is stopped as a
+    /// probable infinite loop.
+    pub max_steps: u64,
+}
+
+impl Default for EmuOptions {
+    fn default() -> Self {
+        EmuOptions { max_steps: 1 << 32 }
+    }
+}
+
+/// What went wrong in an emulated launch; tests match on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum EmuErrorKind {
+    /// The PTX text does not parse, or the entry does not exist.
+    Parse,
+    /// The launch does not fit the kernel (`.reqntid`, parameter count, sizes).
+    Launch,
+    /// A memory access outside every buffer, shared or local window.
+    OutOfBounds,
+    /// Threads wait at a barrier or collective that can never complete.
+    Deadlock,
+    /// A register is read before any instruction wrote it.
+    UndefinedRegister,
+    /// A warp-collective instruction's member mask is violated.
+    MemberMask,
+    /// An instruction or form the emulator does not execute.
+    Unsupported,
+    /// The run took more than [`EmuOptions::max_steps`] warp instructions.
+    StepLimit,
+    /// `trap` was executed.
+    Trap,
+}
+
+/// An emulation error with the 1-based PTX line of the instruction, when known.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EmuError {
+    /// Line of the instruction in the PTX text.
+    pub line: Option<u32>,
+    /// One-line message, lower case.
+    pub message: String,
+    /// The category.
+    pub kind: EmuErrorKind,
+}
+
+impl EmuError {
+    pub(crate) fn new(kind: EmuErrorKind, line: Option<u32>, message: impl Into<String>) -> Self {
+        EmuError { line, message: message.into(), kind }
+    }
+}
+
+impl fmt::Display for EmuError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(l) => write!(f, "ptx line {l}: {}", self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+impl std::error::Error for EmuError {}
+
+impl EmuError {
+    /// Converts to the project-wide diagnostic type (kind `Runtime`, `Unsupported` or
+    /// `Parse`).
+    pub fn to_diagnostic(&self) -> dianran_frontend::Diagnostic {
+        use dianran_frontend::{DiagKind, Diagnostic};
+        let kind = match self.kind {
+            EmuErrorKind::Parse => DiagKind::Parse,
+            EmuErrorKind::Unsupported => DiagKind::Unsupported,
+            _ => DiagKind::Runtime,
+        };
+        Diagnostic::error(kind, format!("ptx emulator: {self}"))
+    }
+}
+
+/// Largest CTA the emulator runs (threads), as on the hardware.
+const MAX_CTA: u64 = 1024;
+
+/// Runs kernel `entry` of `ptx` over `grid` CTAs of `block` threads. `params` holds one host
+/// buffer per `.param .u64` of the entry, in order (an empty buffer for a placeholder); the
+/// buffers are updated in place, also when the run stops with an error.
+pub fn run(
+    ptx: &str,
+    entry: &str,
+    params: &mut [Vec<u8>],
+    grid: [u32; 3],
+    block: [u32; 3],
+    opts: &EmuOptions,
+) -> Result<(), EmuError> {
+    let module = dianran_ptx::parse_module(ptx)
+        .map_err(|e| EmuError::new(EmuErrorKind::Parse, e.line, e.message))?;
+    let Some(e) = module.entry(entry) else {
+        let names: Vec<&str> = module.entries.iter().map(|e| e.name.as_str()).collect();
+        return Err(EmuError::new(
+            EmuErrorKind::Parse,
+            None,
+            format!("no entry named '{entry}'; the module has: {}", names.join(", ")),
+        ));
+    };
+    let threads: u64 = block.iter().map(|&d| u64::from(d)).product();
+    if threads == 0 || threads > MAX_CTA {
+        return Err(EmuError::new(
+            EmuErrorKind::Launch,
+            None,
+            format!("block {block:?} has {threads} threads; a CTA has 1..={MAX_CTA}"),
+        ));
+    }
+    if grid.contains(&0) {
+        return Err(EmuError::new(EmuErrorKind::Launch, None, format!("grid {grid:?} is empty")));
+    }
+    if let Some(req) = e.reqntid {
+        if req != block {
+            return Err(EmuError::new(
+                EmuErrorKind::Launch,
+                None,
+                format!("entry '{entry}' requires .reqntid {req:?} but the block is {block:?}"),
+            ));
+        }
+    }
+    if let Some(max) = e.maxntid {
+        let limit: u64 = max.iter().map(|&d| u64::from(d)).product();
+        if threads > limit {
+            return Err(EmuError::new(
+                EmuErrorKind::Launch,
+                None,
+                format!("block {block:?} exceeds .maxntid {max:?} of entry '{entry}'"),
+            ));
+        }
+    }
+    if params.len() != e.params.len() {
+        return Err(EmuError::new(
+            EmuErrorKind::Launch,
+            None,
+            format!(
+                "entry '{entry}' has {} parameters but {} buffers were given",
+                e.params.len(),
+                params.len()
+            ),
+        ));
+    }
+    let lines = lines::statement_lines(ptx, entry).filter(|l| l.len() == e.body.len());
+    let prog = decode::decode(&module, e, lines.as_deref())?;
+    warp::launch(&prog, params, grid, block, opts)
+}
