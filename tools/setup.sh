@@ -25,7 +25,20 @@ else
     else
         say "creating venv: $venv"
         mkdir -p "$root/.tools"
-        python3 -m venv "$venv"
+        if ! python3 -m venv "$venv"; then
+            # Debian ships venv/ensurepip separately.
+            if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
+                say "apt-get install python3-venv"
+                export DEBIAN_FRONTEND=noninteractive
+                apt-get update -qq
+                apt-get install -y -qq --no-install-recommends python3-venv
+                rm -rf "$venv"
+                python3 -m venv "$venv"
+            else
+                say "python3 -m venv failed: install python3-venv"
+                exit 1
+            fi
+        fi
     fi
     # pip's own check makes this a no-op when the pinned versions are installed already.
     installed="$("$venv/bin/python" -m pip list --format=freeze 2>/dev/null || true)"

@@ -207,6 +207,111 @@ fn int_arith() {
 }
 
 #[test]
+fn int_vectors() {
+    let mut rng = Rng::new(53);
+    let n = 128;
+    let mut a: Vec<[i32; 4]> = rng.vec(n, |r| [0; 4].map(|_| r.next_u32() as i32));
+    let mut b: Vec<[i32; 4]> = rng.vec(n, |r| [0; 4].map(|_| r.i32_in(-4, 4)));
+    a[0] = [i32::MIN, i32::MIN, 5, -5];
+    b[0] = [-1, 0, 0, -1];
+    for k in (1..n).step_by(3) {
+        b[k][k % 4] = rng.next_u32() as i32;
+    }
+    let flat = |v: &Vec<[i32; 4]>| i32_bytes(&v.iter().flatten().copied().collect::<Vec<_>>());
+    let bufs =
+        run("int_vectors.wgsl", group0(vec![(0, flat(&a)), (1, flat(&b)), (2, zeros(96 * n))]));
+    let mut want: Vec<i32> = Vec::new();
+    for i in 0..n {
+        let (x, y) = (a[i], b[i]);
+        let (ux, uy) = (x.map(|v| v as u32), y.map(|v| v as u32));
+        // Component-wise WGSL division: x / 0 == x, x % 0 == 0, MIN / -1 == MIN.
+        want.extend((0..4).map(|k| if y[k] == 0 { x[k] } else { x[k].wrapping_div(y[k]) }));
+        want.extend((0..4).map(|k| if y[k] == 0 { 0 } else { x[k].wrapping_rem(y[k]) }));
+        want.extend((0..4).map(|k| {
+            let q = ux[k].checked_div(uy[k]).unwrap_or(ux[k]);
+            let r = ux[k].checked_rem(uy[k]).unwrap_or(0);
+            q.wrapping_add(r) as i32
+        }));
+        let dot = (0..4).fold(0i32, |s, k| s.wrapping_add(x[k].wrapping_mul(y[k])));
+        let udot = ux[0].wrapping_mul(uy[2]).wrapping_add(ux[1].wrapping_mul(uy[3])) & 0x7fff_ffff;
+        let extra = [dot, udot as i32, 0, 1];
+        want.extend((0..4).map(|k| x[k].wrapping_mul(3).wrapping_sub(y[k]).wrapping_add(extra[k])));
+        want.extend((0..4).map(|k| {
+            x[k].wrapping_abs().wrapping_add(x[k].min(y[k])).wrapping_sub(x[k].max(y[k]))
+        }));
+        let amounts = [ux[1] & 7, ux[2] & 15, ux[3] & 31, ux[0] & 63];
+        want.extend((0..4).map(|k| x[k].wrapping_shr(amounts[k]) ^ y[k].wrapping_shl(uy[k])));
+    }
+    check_eq("int_vectors out", &i32s(out(&bufs, 2)), &want);
+}
+
+fn classify(x: u32) -> u32 {
+    if x == 0 {
+        return 100;
+    }
+    let mut state = x;
+    let mut score = 0u32;
+    for round in 0..6 {
+        let mut inner = 0u32;
+        loop {
+            if inner >= 4 {
+                break;
+            }
+            match (state >> (inner * 2)) & 3 {
+                0 => score += 1,
+                1 | 2 => {
+                    if score > 40 {
+                        return score * 1000 + round;
+                    }
+                    score += 3;
+                }
+                _ => {
+                    inner += 1;
+                    continue;
+                }
+            }
+            inner += 1;
+            score += inner;
+        }
+        state = state.wrapping_mul(1664525).wrapping_add(1013904223);
+        if state & 0xf00 == 0 {
+            break;
+        }
+    }
+    score
+}
+
+#[test]
+fn control_nesting() {
+    let mut rng = Rng::new(54);
+    let n = 128;
+    let mut input = rng.vec(n, |r| r.next_u32());
+    input[0] = 0;
+    input[1] = 0x5555_5555;
+    input[2] = 0xffff_ffff;
+    let bufs = run("control_nesting.wgsl", group0(vec![(0, u32_bytes(&input)), (1, zeros(4 * n))]));
+    let want: Vec<u32> = input
+        .iter()
+        .map(|&x| {
+            let c = classify(x);
+            let (mut v, mut steps) = (c, 0u32);
+            while v > 10 {
+                if v & 1 == 1 {
+                    v -= 7;
+                } else if v & 2 == 2 {
+                    v /= 2;
+                } else {
+                    v = v / 4 + 1;
+                }
+                steps += 1;
+            }
+            c | (steps << 20) | (v << 26)
+        })
+        .collect();
+    check_eq("control_nesting out", &u32s(out(&bufs, 1)), &want);
+}
+
+#[test]
 fn hash_pcg() {
     let mut rng = Rng::new(5);
     let n = 256;
@@ -856,6 +961,62 @@ fn uniform_params() {
         .collect();
     // A handful of f32 operations on values <= 60: 1e-5 absolute; the tail is untouched.
     check_f32("y", &f32s(out(&bufs, 2)), &want, 1e-5, 1e-6);
+}
+
+#[test]
+fn uniform_lights() {
+    let mut rng = Rng::new(55);
+    let n = 64;
+    let mut scene = zeros(96);
+    let mut lights = Vec::new();
+    for k in 0..4 {
+        let p: [f32; 3] = [0; 3].map(|_| rng.f32_in(-3.0, 3.0));
+        let intensity = rng.f32_in(0.5, 2.0);
+        for (j, v) in p.iter().enumerate() {
+            set_f32(&mut scene, 16 * k + 4 * j, *v);
+        }
+        set_f32(&mut scene, 16 * k + 12, intensity);
+        lights.push((p, intensity));
+    }
+    let count = 3u32; // the fourth light must be ignored
+    set_u32(&mut scene, 64, count);
+    let ambient = [0.05f32, 0.1, 0.15];
+    for (j, v) in ambient.iter().enumerate() {
+        set_f32(&mut scene, 80 + 4 * j, *v);
+    }
+    let mut surfels = zeros(32 * n);
+    let mut sf = Vec::new();
+    for i in 0..n {
+        let p: [f32; 3] = [0; 3].map(|_| rng.f32_in(-2.0, 2.0));
+        let d: [f32; 3] = [0; 3].map(|_| rng.f32_in(-1.0, 1.0));
+        let len = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt().max(1e-3);
+        let nrm = d.map(|c| c / len);
+        for j in 0..3 {
+            set_f32(&mut surfels, 32 * i + 4 * j, p[j]);
+            set_f32(&mut surfels, 32 * i + 16 + 4 * j, nrm[j]);
+        }
+        sf.push((p, nrm));
+    }
+    let bufs =
+        run("uniform_lights.wgsl", group0(vec![(0, scene), (1, surfels), (2, zeros(16 * n))]));
+    let mut want = Vec::new();
+    for (p, nrm) in &sf {
+        let mut total = ambient;
+        for (lp, intensity) in &lights[..count as usize] {
+            let t = [0, 1, 2].map(|j| lp[j] - p[j]);
+            let d2 = (t[0] * t[0] + t[1] * t[1] + t[2] * t[2]).max(1e-4);
+            let inv = 1.0 / d2.sqrt();
+            let lambert =
+                (nrm[0] * t[0] * inv + nrm[1] * t[1] * inv + nrm[2] * t[2] * inv).max(0.0);
+            for c in &mut total {
+                *c += lambert * intensity / d2;
+            }
+        }
+        want.extend([total[0], total[1], total[2], count as f32]);
+    }
+    // Three lights with inverseSqrt and a division by d2 >= 1e-4: 1e-4 relative plus
+    // 1e-5 absolute.
+    check_f32("radiance", &f32s(out(&bufs, 2)), &want, 1e-5, 1e-4);
 }
 
 #[test]

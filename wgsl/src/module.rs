@@ -200,7 +200,11 @@ pub(crate) fn binding_text(b: &IoBinding) -> String {
             if let Some(b) = blend_src {
                 let _ = write!(s, " @blend_src({b})");
             }
-            if let Some(i) = interpolation {
+            // naga fills in the default (perspective, center); printing it would put
+            // `@interpolate` on vertex inputs and fragment outputs, where WGSL forbids it.
+            let default = matches!(interpolation, Some(naga::Interpolation::Perspective))
+                && matches!(sampling, None | Some(naga::Sampling::Center));
+            if let (Some(i), false) = (interpolation, default) {
                 let _ = write!(s, " @interpolate({}", i.to_wgsl());
                 match sampling {
                     Some(sa) if *sa != naga::Sampling::Center => {

@@ -139,7 +139,16 @@ impl<'m> FnLowerer<'_, 'm> {
                         self.define_result(r, op, span)?;
                     }
                     None => {
-                        self.push(op, None, None, span, false);
+                        // A discarded result still defines a value, so a call's shape depends
+                        // only on its callee.
+                        let module = self.cx.module;
+                        let ty = match &module.functions[function].result {
+                            Some(r) => {
+                                Some(self.cx.tl.handle(r.ty).map_err(|d| self.fix(d, span))?)
+                            }
+                            None => None,
+                        };
+                        self.push(op, ty, None, span, false);
                     }
                 }
             }

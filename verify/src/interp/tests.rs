@@ -842,3 +842,113 @@ fn main(@builtin(local_invocation_id) l: vec3<u32>, @builtin(workgroup_id) w: ve
     // Generous bound: debug builds are slower than release.
     assert!(elapsed.as_secs_f64() < 10.0, "took {elapsed:?}");
 }
+
+#[test]
+fn lane_exchanges_and_quads() {
+    let src = r#"
+@group(0) @binding(0) var<storage, read_write> o: array<u32>;
+@compute @workgroup_size(16)
+fn main(@builtin(local_invocation_index) l: u32) {
+    let v = l * l + 3u;
+    o[l * 6u + 0u] = subgroupShuffleDown(v, 1u);
+    o[l * 6u + 1u] = subgroupShuffleUp(v, 2u);
+    o[l * 6u + 2u] = quadSwapX(v);
+    o[l * 6u + 3u] = quadBroadcast(v, 2u);
+    o[l * 6u + 4u] = quadSwapDiagonal(v);
+    var first = 0u;
+    if (l >= 5u) { first = subgroupBroadcastFirst(v); }
+    o[l * 6u + 5u] = first;
+}
+"#;
+    let bufs = ok(run_wgsl(src, [1, 1, 1], vec![(0, vec![0; 16 * 6 * 4])], 8));
+    let v = |l: usize| (l * l + 3) as u32;
+    let mut want = Vec::new();
+    for l in 0..16usize {
+        let id = l % 8;
+        // Out-of-range sources read the lane's own value (documented choice).
+        want.push(if id + 1 < 8 { v(l + 1) } else { v(l) });
+        want.push(if id >= 2 { v(l - 2) } else { v(l) });
+        want.push(v(l ^ 1));
+        want.push(v((l & !3) + 2));
+        want.push(v(l ^ 3));
+        // Lanes 5..7 are the active ones of subgroup 0; all of subgroup 1 is active.
+        want.push(match l {
+            0..=4 => 0,
+            5..=7 => v(5),
+            _ => v(8),
+        });
+    }
+    assert_eq!(u32s(out(&bufs, 0)), want);
+}
+
+#[test]
+fn bit_and_math_builtins() {
+    let src = r#"
+@group(0) @binding(0) var<storage, read> a: array<i32>;
+@group(0) @binding(1) var<storage, read_write> o: array<u32>;
+@group(0) @binding(2) var<storage, read_write> f: array<f32>;
+@compute @workgroup_size(6)
+fn main(@builtin(local_invocation_index) l: u32) {
+    let x = a[l];
+    let u = u32(x);
+    o[l * 8u + 0u] = u32(firstLeadingBit(x));
+    o[l * 8u + 1u] = firstLeadingBit(u);
+    o[l * 8u + 2u] = firstTrailingBit(u);
+    o[l * 8u + 3u] = u32(extractBits(x, 4u, 8u));
+    o[l * 8u + 4u] = insertBits(u, 0x5u, 30u, 4u);
+    o[l * 8u + 5u] = countOneBits(u) + (reverseBits(u) << 8u);
+    o[l * 8u + 6u] = u32(dot4I8Packed(u, 0x01ff02feu));
+    o[l * 8u + 7u] = pack4x8snorm(vec4<f32>(f32(x) / 100.0, -1.5, 0.5, -0.25));
+    let fx = f32(x) + 0.5;
+    f[l * 4u + 0u] = round(fx);
+    f[l * 4u + 1u] = quantizeToF16(fx / 3.0);
+    f[l * 4u + 2u] = determinant(mat2x2<f32>(fx, 1.0, 2.0, 3.0));
+    f[l * 4u + 3u] = modf(fx / 4.0).fract + f32(frexp(fx).exp);
+}
+"#;
+    let a = [0i32, -1, 1, 0x1234_5678, -0x1234_5678, i32::MIN];
+    let bufs = ok(run_wgsl(
+        src,
+        [1, 1, 1],
+        vec![
+            (0, bytes_u32(&a.map(|x| x as u32))),
+            (1, vec![0; 6 * 8 * 4]),
+            (2, vec![0; 6 * 4 * 4]),
+        ],
+        32,
+    ));
+    let mut want = Vec::new();
+    let mut wantf = Vec::new();
+    for &x in &a {
+        let u = x as u32;
+        // firstLeadingBit(i32): the highest bit differing from the sign bit; -1 for 0 and -1.
+        let flb_s = if x == 0 || x == -1 {
+            u32::MAX
+        } else if x < 0 {
+            31 - (!u).leading_zeros()
+        } else {
+            31 - u.leading_zeros()
+        };
+        want.push(flb_s);
+        want.push(if u == 0 { u32::MAX } else { 31 - u.leading_zeros() });
+        want.push(if u == 0 { u32::MAX } else { u.trailing_zeros() });
+        want.push((((x >> 4) << 24) >> 24) as u32);
+        // Offset 30 with count 4 writes only 2 bits (count is clamped to 32 - offset).
+        want.push((u & 0x3fff_ffff) | ((0x5 << 30) & 0xc000_0000));
+        want.push(u.count_ones().wrapping_add(u.reverse_bits() << 8));
+        let bytes_b = [0xfei8 as i32, 2, -1, 1];
+        let dp: i32 = (0..4).map(|k| ((u >> (8 * k)) as u8 as i8 as i32) * bytes_b[k]).sum();
+        want.push(dp as u32);
+        let sn = |v: f32| ((0.5 + 127.0 * v.clamp(-1.0, 1.0)).floor() as i32 as u32) & 0xff;
+        want.push(sn(x as f32 / 100.0) | (sn(-1.5) << 8) | (sn(0.5) << 16) | (sn(-0.25) << 24));
+        let fx = x as f32 + 0.5;
+        wantf.push(fx.round_ties_even());
+        wantf.push(f16::from_f32(fx / 3.0).to_f32());
+        wantf.push(fx * 3.0 - 2.0 * 1.0);
+        let q = fx / 4.0;
+        let exp = if fx == 0.0 { 0 } else { (fx.abs().log2().floor() as i32) + 1 };
+        wantf.push((q - q.trunc()) + exp as f32);
+    }
+    assert_eq!(u32s(out(&bufs, 1)), want);
+    assert_eq!(f32s(out(&bufs, 2)), wantf);
+}

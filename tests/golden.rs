@@ -1,0 +1,87 @@
+//! Golden outputs: the WGSL, MSL (and PTX, where the PTX backend compiles the sample) printed
+//! for a fixed set of samples, compared byte for byte with `tests/golden/`. Re-bless with
+//! `DIANRAN_BLESS=1 cargo test --test golden` and read every diff before committing it.
+
+use std::path::{Path, PathBuf};
+
+/// Samples covering compute, vertex, fragment, textures, atomics, subgroups, f16 and
+/// cooperative matrices.
+const GOLDEN: &[&str] = &[
+    "double_unicode",
+    "struct_layout",
+    "loop_continuing",
+    "switch_cases",
+    "histogram_atomic",
+    "subgroup_ops",
+    "f16_arith",
+    "render_textured",
+    "fragment_discard",
+    "depth_compare",
+    "coop_matmul_16",
+    "matmul_tiled",
+];
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn bless() -> bool {
+    std::env::var("DIANRAN_BLESS").is_ok_and(|v| v == "1")
+}
+
+/// Compares `actual` with the golden file, or rewrites it when blessing. Returns a failure
+/// message on mismatch.
+fn check(path: &Path, actual: &str) -> Option<String> {
+    if bless() {
+        if let Some(dir) = path.parent() {
+            let _ = std::fs::create_dir_all(dir);
+        }
+        std::fs::write(path, actual).expect("golden file is writable");
+        return None;
+    }
+    match std::fs::read_to_string(path) {
+        Ok(expected) if expected == actual => None,
+        Ok(expected) => {
+            let line = expected
+                .lines()
+                .zip(actual.lines())
+                .position(|(a, b)| a != b)
+                .map_or_else(|| expected.lines().count().min(actual.lines().count()), |i| i);
+            Some(format!(
+                "{} differs from the output at line {} (re-bless with DIANRAN_BLESS=1 and review the diff)",
+                path.display(),
+                line + 1
+            ))
+        }
+        Err(_) => Some(format!("{} is missing (bless with DIANRAN_BLESS=1)", path.display())),
+    }
+}
+
+#[test]
+fn printed_outputs_match_golden_files() {
+    let mut failures = Vec::new();
+    for name in GOLDEN {
+        let path = root().join("tests/samples").join(format!("{name}.wgsl"));
+        let src = std::fs::read_to_string(&path).expect("golden sample exists");
+        let module = match dianran_frontend::compile(&format!("{name}.wgsl"), &src, &Default::default())
+        {
+            Ok(m) => m,
+            Err(d) => {
+                failures.push(format!("{name}: frontend error\n{d}"));
+                continue;
+            }
+        };
+        let wgsl = match dianran_wgsl::write_module(&module, &Default::default()) {
+            Ok(t) => t,
+            Err(ds) => ds.iter().map(|d| format!("// error: {}\n", d.message)).collect(),
+        };
+        failures.extend(check(&root().join(format!("tests/golden/wgsl/{name}.wgsl")), &wgsl));
+        let msl = dianran_msl::write_module(&module);
+        let mut text = msl.text;
+        for d in &msl.errors {
+            text.push_str(&format!("// error: {}\n", d.message));
+        }
+        failures.extend(check(&root().join(format!("tests/golden/msl/{name}.metal")), &text));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

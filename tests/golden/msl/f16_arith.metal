@@ -1,0 +1,47 @@
+#include <metal_stdlib>
+using namespace metal;
+
+constant half HALF_PI = 1.5703125h;
+
+
+[[max_total_threads_per_threadgroup(64)]] kernel void main_(const device half* a [[buffer(0)]],
+    const device half* b [[buffer(1)]],
+    device half* out [[buffer(2)]],
+    device float* wide [[buffer(3)]],
+    uint3 gid [[thread_position_in_grid]]) {
+    const auto i = gid.x;
+    const auto x = a[i];
+    const auto y = b[i];
+    const auto o = (i * 6u);
+    const auto v14 = (x + y);
+    out[o] = v14;
+    const auto v16 = (o + 1u);
+    const auto v18 = (x * y);
+    const auto v20 = (v18 - 1.5h);
+    out[v16] = v20;
+    const auto v22 = (o + 2u);
+    const auto v24 = (x / y);
+    out[v22] = v24;
+    const auto v26 = (o + 3u);
+    const auto v29 = fma(x, y, 1.5703125h);
+    out[v26] = v29;
+    const auto v31 = (o + 4u);
+    const auto v33 = abs(x);
+    const auto v34 = max(v33, y);
+    const auto v35 = abs(y);
+    const auto v36 = sqrt(v35);
+    const auto v37 = (v34 + v36);
+    out[v31] = v37;
+    const auto v38 = (x - y);
+    const auto v40 = half4(x, y, v38, 2.0h);
+    const auto v = (v40 * half4(0.5h, 0.5h, 0.5h, 0.5h));
+    const auto v45 = (o + 5u);
+    const auto v52 = dot(v, half4(1.0h, (-1.0h), 1.0h, 0.25h));
+    out[v45] = v52;
+    const auto v55 = float(x);
+    const auto v56 = float(y);
+    const auto v57 = (v55 * v56);
+    const auto v59 = float(v38);
+    const auto v60 = (v57 + v59);
+    wide[i] = v60;
+}

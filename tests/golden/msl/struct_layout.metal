@@ -1,0 +1,59 @@
+#include <metal_stdlib>
+using namespace metal;
+
+struct alignas(16) Particle {
+    packed_float3 pos;
+    float mass;
+    packed_float3 vel;
+    uint id;
+    float3x3 rot;
+    array<float3, 2> tags;
+    uint flag;
+    char _pad0[12];
+};
+
+
+[[max_total_threads_per_threadgroup(32)]] kernel void main_(device Particle* particles [[buffer(0)]],
+    device float3* points [[buffer(1)]],
+    uint3 gid [[thread_position_in_grid]]) {
+    const auto i = gid.x;
+    const auto v6 = particles[i];
+    const auto v9 = float3(v6.pos);
+    const auto v11 = float3(v6.vel);
+    const auto v14 = (v11 * float3(0.5f, 0.5f, 0.5f));
+    const auto v15 = (v9 + v14);
+    auto v71 = v6;
+    v71.pos = v15;
+    const auto v18 = v6.rot;
+    const auto v21 = (v18 * v11);
+    auto v72 = v71;
+    v72.vel = v21;
+    const auto v24 = v6.mass;
+    const auto v26 = (v24 * 0.25f);
+    auto v73 = v72;
+    v73.mass = v26;
+    const auto v29 = v6.id;
+    const auto v31 = (v29 + 1000u);
+    auto v74 = v73;
+    v74.id = v31;
+    const auto v75 = v6.tags;
+    const auto v36 = v75[0];
+    const auto v39 = (v36 + v15);
+    auto v77 = v75;
+    v77[1] = v39;
+    auto v78 = v74;
+    v78.tags = v77;
+    const auto v44 = (v26 > 1.0f);
+    const auto v47 = (v44 ? 1u : 0u);
+    const auto v49 = (i << (8u & 31u));
+    const auto v50 = (v47 | v49);
+    auto v79 = v78;
+    v79.flag = v50;
+    particles[i] = v79;
+    const auto v56 = points[i];
+    const auto v59 = (v56 * float3(2.0f, 2.0f, 2.0f));
+    const auto v64 = (v59 + float3(1.0f, 2.0f, 3.0f));
+    points[i] = v64;
+    const auto v69 = float(i);
+    particles[i].rot[2].y = v69;
+}

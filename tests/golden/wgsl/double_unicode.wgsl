@@ -1,0 +1,10 @@
+@group(0) @binding(0) var<storage, read_write> 数据: array<u32>;
+
+
+@compute @workgroup_size(4, 1, 1)
+fn 加倍(@builtin(global_invocation_id) 序: vec3<u32>) {
+    let v1 = 序.x;
+    let v6 = 数据[v1];
+    let v8 = (v6 * 2u);
+    数据[v1] = v8;
+}

@@ -1,0 +1,48 @@
+enable f16;
+
+const HALF_PI: f16 = 1.5703125h;
+
+@group(0) @binding(0) var<storage, read> a: array<f16>;
+@group(0) @binding(1) var<storage, read> b: array<f16>;
+@group(0) @binding(2) var<storage, read_write> out: array<f16>;
+@group(0) @binding(3) var<storage, read_write> wide: array<f32>;
+
+
+@compute @workgroup_size(64, 1, 1)
+fn main_(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x;
+    let x = a[i];
+    let y = b[i];
+    let o = (i * 6u);
+    let v14 = (x + y);
+    out[o] = v14;
+    let v16 = (o + 1u);
+    let v18 = (x * y);
+    let v20 = (v18 - 1.5h);
+    out[v16] = v20;
+    let v22 = (o + 2u);
+    let v24 = (x / y);
+    out[v22] = v24;
+    let v26 = (o + 3u);
+    let v29 = fma(x, y, 1.5703125h);
+    out[v26] = v29;
+    let v31 = (o + 4u);
+    let v33 = abs(x);
+    let v34 = max(v33, y);
+    let v35 = abs(y);
+    let v36 = sqrt(v35);
+    let v37 = (v34 + v36);
+    out[v31] = v37;
+    let v38 = (x - y);
+    let v40 = vec4<f16>(x, y, v38, 2.0h);
+    let v = (v40 * vec4<f16>(0.5h, 0.5h, 0.5h, 0.5h));
+    let v45 = (o + 5u);
+    let v52 = dot(v, vec4<f16>(1.0h, (-1.0h), 1.0h, 0.25h));
+    out[v45] = v52;
+    let v55 = f32(x);
+    let v56 = f32(y);
+    let v57 = (v55 * v56);
+    let v59 = f32(v38);
+    let v60 = (v57 + v59);
+    wide[i] = v60;
+}

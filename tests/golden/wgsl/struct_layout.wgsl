@@ -1,0 +1,57 @@
+struct Particle {
+    pos: vec3<f32>,
+    mass: f32,
+    vel: vec3<f32>,
+    id: u32,
+    rot: mat3x3<f32>,
+    tags: array<vec3<f32>, 2>,
+    flag: u32,
+}
+
+@group(0) @binding(0) var<storage, read_write> particles: array<Particle>;
+@group(0) @binding(1) var<storage, read_write> points: array<vec3<f32>>;
+
+
+@compute @workgroup_size(32, 1, 1)
+fn main_(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x;
+    let v6 = particles[i];
+    let v9 = v6.pos;
+    let v11 = v6.vel;
+    let v14 = (v11 * vec3<f32>(0.5f, 0.5f, 0.5f));
+    let v15 = (v9 + v14);
+    var v71 = v6;
+    v71.pos = v15;
+    let v18 = v6.rot;
+    let v21 = (v18 * v11);
+    var v72 = v71;
+    v72.vel = v21;
+    let v24 = v6.mass;
+    let v26 = (v24 * 0.25f);
+    var v73 = v72;
+    v73.mass = v26;
+    let v29 = v6.id;
+    let v31 = (v29 + 1000u);
+    var v74 = v73;
+    v74.id = v31;
+    let v75 = v6.tags;
+    let v36 = v75[0];
+    let v39 = (v36 + v15);
+    var v77 = v75;
+    v77[1] = v39;
+    var v78 = v74;
+    v78.tags = v77;
+    let v44 = (v26 > 1.0f);
+    let v47 = select(0u, 1u, v44);
+    let v49 = (i << 8u);
+    let v50 = (v47 | v49);
+    var v79 = v78;
+    v79.flag = v50;
+    particles[i] = v79;
+    let v56 = points[i];
+    let v59 = (v56 * vec3<f32>(2.0f, 2.0f, 2.0f));
+    let v64 = (v59 + vec3<f32>(1.0f, 2.0f, 3.0f));
+    points[i] = v64;
+    let v69 = f32(i);
+    particles[i].rot[2].y = v69;
+}

@@ -1,0 +1,339 @@
+//! Pre-decoding: every instruction of the entry becomes a [`DInst`] with resolved register
+//! slots, branch targets and symbol addresses, once per launch.
+
+use super::{EmuError, EmuErrorKind};
+use dianran_ptx::{
+    AddrBase, AtomOp, BoolOp, CmpOp, Entry, Flag, Layout, Modifier, Module, Opcode, Operand,
+    PrmtMode, Reg, RegKind, Rounding, ShflMode, SpecialReg, StateSpace, Statement, TestpOp, Type,
+    VoteMode,
+};
+use std::collections::HashMap;
+
+/// A decoded operand.
+#[derive(Clone, Debug)]
+pub(crate) enum Opd {
+    /// A register slot.
+    Reg(u32),
+    /// `!%p`.
+    Not(u32),
+    /// `%r|%p` (two destinations).
+    Pair(u32, u32),
+    /// A decimal or hexadecimal integer immediate.
+    Imm(i64),
+    /// An f32 immediate by its bits.
+    F32(u32),
+    /// An f64 immediate by its bits.
+    F64(u64),
+    /// A special register.
+    Special(SpecialReg),
+    /// The address of a variable in its own state space.
+    Sym(StateSpace, u64),
+    /// A branch target (instruction index).
+    Label(usize),
+    /// `[base+offset]`.
+    Addr(Base, i64),
+    /// `{a, b, ...}`.
+    Vector(Vec<Opd>),
+    /// `_`.
+    Sink,
+}
+
+/// The base of a decoded memory operand.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Base {
+    /// A register holding an address.
+    Reg(u32),
+    /// A variable: its state space and address there.
+    Var(StateSpace, u64),
+    /// Kernel parameter number `i`.
+    Param(usize),
+}
+
+/// How the scheduler treats an instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Class {
+    /// Runs lane by lane.
+    Lane,
+    /// `bar.sync` / `barrier.sync`: waits for the CTA.
+    Barrier,
+    /// Runs once all lanes of the member mask wait at it.
+    Collective,
+}
+
+/// A decoded instruction.
+#[derive(Clone, Debug)]
+pub(crate) struct DInst {
+    pub op: Opcode,
+    pub line: Option<u32>,
+    /// The opcode with modifiers, for messages.
+    pub text: String,
+    pub guard: Option<(u32, bool)>,
+    pub tys: Vec<Type>,
+    pub round: Option<Rounding>,
+    flags: u32,
+    pub cmp: Option<CmpOp>,
+    pub boolop: Option<BoolOp>,
+    pub atom: Option<AtomOp>,
+    pub shfl: Option<ShflMode>,
+    pub vote: Option<VoteMode>,
+    pub testp: Option<TestpOp>,
+    pub prmt: Option<PrmtMode>,
+    pub space: StateSpace,
+    pub vec: u8,
+    pub num: u8,
+    pub shape: (u8, u8, u8),
+    pub layouts: Vec<Layout>,
+    pub ops: Vec<Opd>,
+    pub class: Class,
+}
+
+fn flag_bit(f: Flag) -> u32 {
+    Flag::ALL.iter().position(|x| *x == f).map_or(0, |p| 1u32 << p)
+}
+
+impl DInst {
+    /// Whether flag `f` is among the modifiers.
+    pub fn has(&self, f: Flag) -> bool {
+        self.flags & flag_bit(f) != 0
+    }
+
+    /// Type modifier `k` (0: the first).
+    pub fn ty(&self, k: usize) -> Result<Type, EmuError> {
+        self.tys.get(k).copied().ok_or_else(|| self.err(EmuErrorKind::Unsupported, "a type modifier is missing"))
+    }
+
+    /// Operand `k`.
+    pub fn opd(&self, k: usize) -> Result<&Opd, EmuError> {
+        self.ops.get(k).ok_or_else(|| {
+            self.err(EmuErrorKind::Unsupported, format!("operand {} is missing", k + 1))
+        })
+    }
+
+    /// An error at this instruction's line; the message names the instruction.
+    pub fn err(&self, kind: EmuErrorKind, msg: impl AsRef<str>) -> EmuError {
+        EmuError::new(kind, self.line, format!("{}: {}", self.text, msg.as_ref()))
+    }
+
+    /// An `Unsupported` error for this form.
+    pub fn unsupported(&self) -> EmuError {
+        self.err(EmuErrorKind::Unsupported, "this form is not supported by the emulator")
+    }
+}
+
+/// A decoded entry and its memory layout.
+#[derive(Debug)]
+pub(crate) struct Prog {
+    pub insts: Vec<DInst>,
+    /// Register slots per thread.
+    pub nslots: usize,
+    /// First slot of each register kind ([`RegKind::index`]).
+    pub bases: [u32; 4],
+    /// Width in bits of each slot's register (1 for predicates).
+    pub slot_bits: Vec<u8>,
+    /// Shared bytes per CTA.
+    pub shared_size: usize,
+    /// Local bytes per thread.
+    pub local_size: usize,
+}
+
+impl Prog {
+    /// The PTX model's name of a slot (`%r7`), for messages.
+    pub fn slot_name(&self, slot: u32) -> String {
+        let mut kind = RegKind::Pred;
+        for k in RegKind::ALL {
+            if slot >= self.bases[k.index()] {
+                kind = k;
+            }
+        }
+        Reg { kind, num: slot - self.bases[kind.index()] }.to_string()
+    }
+}
+
+fn align_up(x: u64, a: u64) -> u64 {
+    x.div_ceil(a.max(1)) * a.max(1)
+}
+
+fn slot(bases: &[u32; 4], r: Reg) -> u32 {
+    bases[r.kind.index()] + r.num
+}
+
+struct Syms<'a> {
+    vars: HashMap<&'a str, (StateSpace, u64)>,
+    params: HashMap<&'a str, usize>,
+    labels: HashMap<&'a str, usize>,
+}
+
+fn operand(o: &Operand, bases: &[u32; 4], syms: &Syms, line: Option<u32>) -> Result<Opd, EmuError> {
+    let unknown = |s: &str| {
+        EmuError::new(EmuErrorKind::Unsupported, line, format!("unknown symbol '{s}'"))
+    };
+    Ok(match o {
+        Operand::Reg(r) => Opd::Reg(slot(bases, *r)),
+        Operand::Not(r) => Opd::Not(slot(bases, *r)),
+        Operand::Pair(a, b) => Opd::Pair(slot(bases, *a), slot(bases, *b)),
+        Operand::Imm(v) => Opd::Imm(*v),
+        Operand::ImmHex(v) => Opd::Imm(*v as i64),
+        Operand::ImmF32(b) => Opd::F32(*b),
+        Operand::ImmF64(b) => Opd::F64(*b),
+        Operand::Special(s) => Opd::Special(*s),
+        Operand::Sink => Opd::Sink,
+        Operand::Symbol(s) => {
+            if let Some(&(sp, a)) = syms.vars.get(s.as_str()) {
+                Opd::Sym(sp, a)
+            } else if let Some(&t) = syms.labels.get(s.as_str()) {
+                Opd::Label(t)
+            } else {
+                return Err(unknown(s));
+            }
+        }
+        Operand::Address(a) => {
+            let base = match &a.base {
+                AddrBase::Reg(r) => Base::Reg(slot(bases, *r)),
+                AddrBase::Symbol(s) => {
+                    if let Some(&(sp, a)) = syms.vars.get(s.as_str()) {
+                        Base::Var(sp, a)
+                    } else if let Some(&p) = syms.params.get(s.as_str()) {
+                        Base::Param(p)
+                    } else {
+                        return Err(unknown(s));
+                    }
+                }
+            };
+            Opd::Addr(base, a.offset)
+        }
+        Operand::Vector(v) => Opd::Vector(
+            v.iter().map(|o| operand(o, bases, syms, line)).collect::<Result<_, _>>()?,
+        ),
+    })
+}
+
+/// Decodes entry `e` of `m`; `lines` gives the PTX line of each body statement.
+pub(crate) fn decode(m: &Module, e: &Entry, lines: Option<&[u32]>) -> Result<Prog, EmuError> {
+    let counts = e.reg_counts();
+    let mut bases = [0u32; 4];
+    let mut total = 0u32;
+    let mut slot_bits = Vec::new();
+    for k in RegKind::ALL {
+        bases[k.index()] = total;
+        total += counts[k.index()];
+        let bits = match k {
+            RegKind::Pred => 1,
+            RegKind::B16 => 16,
+            RegKind::B32 => 32,
+            RegKind::B64 => 64,
+        };
+        slot_bits.extend(std::iter::repeat_n(bits, counts[k.index()] as usize));
+    }
+    // Memory layout: shared variables of the module and the entry share one window per CTA;
+    // local variables one window per thread. Offsets start at 0 in each space.
+    let mut vars = HashMap::new();
+    let (mut shared, mut local) = (0u64, 0u64);
+    for v in m.globals.iter().chain(&e.vars) {
+        let align = u64::from(v.align.unwrap_or(v.ty.bytes().max(1)));
+        let cursor = match v.space {
+            StateSpace::Shared => &mut shared,
+            StateSpace::Local => &mut local,
+            // Module-scope `.global`/`.const` variables hold no data here (no initialisers
+            // are parsed); a use is reported as an unknown symbol.
+            _ => continue,
+        };
+        let at = align_up(*cursor, align);
+        vars.insert(v.name.as_str(), (v.space, at));
+        *cursor = at.saturating_add(v.size_bytes());
+    }
+    if shared > 1 << 28 || local > 1 << 24 {
+        return Err(EmuError::new(
+            EmuErrorKind::Launch,
+            None,
+            format!("entry '{}' declares {shared} shared and {local} local bytes", e.name),
+        ));
+    }
+    let mut params = HashMap::new();
+    for (i, p) in e.params.iter().enumerate() {
+        if !matches!(p.ty, Type::U64 | Type::B64 | Type::S64) {
+            return Err(EmuError::new(
+                EmuErrorKind::Unsupported,
+                None,
+                format!("parameter '{}' is .{}; the emulator passes .u64 device pointers only", p.name, p.ty),
+            ));
+        }
+        params.insert(p.name.as_str(), i);
+    }
+    // Labels name the next instruction.
+    let mut labels = HashMap::new();
+    let mut n = 0usize;
+    for s in &e.body {
+        match s {
+            Statement::Label(l) => {
+                labels.entry(l.as_str()).or_insert(n);
+            }
+            Statement::Inst(_) => n += 1,
+            Statement::Comment(_) => {}
+        }
+    }
+    let syms = Syms { vars, params, labels };
+    let mut insts = Vec::with_capacity(n);
+    for (idx, s) in e.body.iter().enumerate() {
+        let Statement::Inst(i) = s else { continue };
+        let line = lines.and_then(|l| l.get(idx).copied());
+        let ops = i
+            .operands
+            .iter()
+            .map(|o| operand(o, &bases, &syms, line))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut d = DInst {
+            op: i.op,
+            line,
+            text: i.opcode_text(),
+            guard: i.guard.map(|g| (slot(&bases, g.reg), g.negated)),
+            tys: i.types().collect(),
+            round: i.rounding(),
+            flags: 0,
+            cmp: i.cmp_op(),
+            boolop: i.bool_op(),
+            atom: i.atom_op(),
+            shfl: i.shfl_mode(),
+            vote: i.vote_mode(),
+            testp: i.testp_op(),
+            prmt: i.find_mod(|m| if let Modifier::Prmt(p) = m { Some(*p) } else { None }),
+            space: i.space(),
+            vec: i.vec_width(),
+            num: i.find_mod(|m| if let Modifier::Num(n) = m { Some(*n) } else { None }).unwrap_or(1),
+            shape: i
+                .find_mod(|m| if let Modifier::Shape { m, n, k } = m { Some((*m, *n, *k)) } else { None })
+                .unwrap_or((0, 0, 0)),
+            layouts: i
+                .mods
+                .iter()
+                .filter_map(|m| if let Modifier::Layout(l) = m { Some(*l) } else { None })
+                .collect(),
+            ops,
+            class: Class::Lane,
+        };
+        for m in &i.mods {
+            if let Modifier::Flag(f) = m {
+                d.flags |= flag_bit(*f);
+            }
+        }
+        d.class = match i.op {
+            Opcode::Bar | Opcode::Barrier if !d.has(Flag::Warp) => Class::Barrier,
+            Opcode::Bar
+            | Opcode::Barrier
+            | Opcode::Shfl
+            | Opcode::Vote
+            | Opcode::Redux
+            | Opcode::Mma
+            | Opcode::Ldmatrix => Class::Collective,
+            _ => Class::Lane,
+        };
+        insts.push(d);
+    }
+    Ok(Prog {
+        insts,
+        nslots: total as usize,
+        bases,
+        slot_bits,
+        shared_size: shared as usize,
+        local_size: local as usize,
+    })
+}
