@@ -186,7 +186,7 @@ pub fn check_limits(text: &str) -> Option<Diagnostic> {
     loop {
         lexer.skip_trivia();
         let rest = text.get(lexer.pos..).unwrap_or("");
-        let Some(c) = rest.chars().next() else { return None };
+        let c = rest.chars().next()?;
         match c {
             ';' | '{' | '}' => {
                 ops = 0;

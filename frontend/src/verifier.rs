@@ -58,6 +58,10 @@ pub fn verify(m: &Module) -> Result<(), Diagnostic> {
             return Err(internal(format!("constant c{i} '{}' has missing type {}", c.name, c.ty)));
         }
     }
+    // Signatures and value types first: calls look at other functions' types.
+    for (i, f) in m.functions.iter().enumerate() {
+        FnVerifier::new(m, FuncId(i as u32), f).check_handles()?;
+    }
     for (i, f) in m.functions.iter().enumerate() {
         FnVerifier::new(m, FuncId(i as u32), f).run()?;
     }
@@ -138,8 +142,8 @@ impl<'a> FnVerifier<'a> {
             .in_fn(self.f.name.clone())
     }
 
-    fn run(mut self) -> R {
-        self.span = self.f.span;
+    /// Range-checks the type handles of the function's values, locals and result.
+    fn check_handles(&self) -> R {
         for (i, v) in self.f.values.iter().enumerate() {
             if v.ty.index() >= self.m.types.len() {
                 return Err(self.err(format!("value %{i} has missing type {}", v.ty)));
@@ -155,6 +159,11 @@ impl<'a> FnVerifier<'a> {
                 return Err(self.err(format!("function result has missing type {}", r.ty)));
             }
         }
+        Ok(())
+    }
+
+    fn run(mut self) -> R {
+        self.span = self.f.span;
         for p in &self.f.params {
             self.define(p.value)?;
         }
@@ -225,11 +234,7 @@ impl<'a> FnVerifier<'a> {
         if self.ty(got) == want {
             Ok(())
         } else {
-            Err(self.err(format!(
-                "{what}: has type {}, expected {:?}",
-                self.tname(got),
-                want
-            )))
+            Err(self.err(format!("{what}: has type {}, expected {:?}", self.tname(got), want)))
         }
     }
 
@@ -374,8 +379,7 @@ impl<'a> FnVerifier<'a> {
             Op::Loop { init, body, continuing, break_if, results } => {
                 let state = self.result_types(results)?;
                 self.types_match(init, &state, "loop init")?;
-                for (what, params) in [("body", &body.params), ("continuing", &continuing.params)]
-                {
+                for (what, params) in [("body", &body.params), ("continuing", &continuing.params)] {
                     let ptys = self.result_types(params)?;
                     if ptys.len() != state.len()
                         || ptys.iter().zip(&state).any(|(&a, &b)| self.ty(a) != self.ty(b))
@@ -520,10 +524,8 @@ impl<'a> FnVerifier<'a> {
             Op::Const(c) => {
                 let r = res()?;
                 if !self.const_fits(c, r, 0) {
-                    return Err(self.err(format!(
-                        "constant does not fit its result type {}",
-                        self.tname(r)
-                    )));
+                    return Err(self
+                        .err(format!("constant does not fit its result type {}", self.tname(r))));
                 }
                 Produces::Value
             }
@@ -537,10 +539,8 @@ impl<'a> FnVerifier<'a> {
                     _ => false,
                 };
                 if !ok {
-                    return Err(self.err(format!(
-                        "{op:?} on operand of type {}",
-                        self.tname(self.tyof(*a))
-                    )));
+                    return Err(self
+                        .err(format!("{op:?} on operand of type {}", self.tname(self.tyof(*a)))));
                 }
                 self.same(res()?, self.tyof(*a), "unary result")?;
                 Produces::Value
@@ -595,7 +595,9 @@ impl<'a> FnVerifier<'a> {
             }
             Op::ExtractDyn(a, i) => {
                 if matches!(t(*a), Type::Struct { .. }) || !self.is_index(*i) {
-                    return Err(self.err("dynamic extract from a struct or with a non-integer index"));
+                    return Err(
+                        self.err("dynamic extract from a struct or with a non-integer index")
+                    );
                 }
                 match self.element(self.tyof(*a), None) {
                     Some(e) => self.want(res()?, &e, "extract_dyn result")?,
@@ -618,7 +620,9 @@ impl<'a> FnVerifier<'a> {
             }
             Op::InsertDyn { base, index, value } => {
                 if matches!(t(*base), Type::Struct { .. }) || !self.is_index(*index) {
-                    return Err(self.err("dynamic insert into a struct or with a non-integer index"));
+                    return Err(
+                        self.err("dynamic insert into a struct or with a non-integer index")
+                    );
                 }
                 match self.element(self.tyof(*base), None) {
                     Some(e) => self.want(self.tyof(*value), &e, "inserted value")?,
@@ -642,7 +646,9 @@ impl<'a> FnVerifier<'a> {
                 let want = match *t(*a) {
                     Type::Scalar(_) => Type::Scalar(*to),
                     Type::Vector { size, .. } => Type::Vector { size, scalar: *to },
-                    Type::Matrix { columns, rows, .. } => Type::Matrix { columns, rows, scalar: *to },
+                    Type::Matrix { columns, rows, .. } => {
+                        Type::Matrix { columns, rows, scalar: *to }
+                    }
                     _ => return Err(self.err("conversion of a non-numeric value")),
                 };
                 self.want(res()?, &want, "convert result")?;
@@ -673,10 +679,25 @@ impl<'a> FnVerifier<'a> {
                 use MathFunction as M;
                 if matches!(
                     fun,
-                    M::Abs | M::Min | M::Max | M::Clamp | M::Saturate | M::Sign | M::Fma
-                        | M::Floor | M::Ceil | M::Round | M::Trunc | M::Fract | M::Sqrt
-                        | M::CountOneBits | M::ReverseBits | M::CountLeadingZeros
-                        | M::CountTrailingZeros | M::FirstLeadingBit | M::FirstTrailingBit
+                    M::Abs
+                        | M::Min
+                        | M::Max
+                        | M::Clamp
+                        | M::Saturate
+                        | M::Sign
+                        | M::Fma
+                        | M::Floor
+                        | M::Ceil
+                        | M::Round
+                        | M::Trunc
+                        | M::Fract
+                        | M::Sqrt
+                        | M::CountOneBits
+                        | M::ReverseBits
+                        | M::CountLeadingZeros
+                        | M::CountTrailingZeros
+                        | M::FirstLeadingBit
+                        | M::FirstTrailingBit
                 ) {
                     self.same(res()?, self.tyof(args[0]), "math result")?;
                     for &x in &args[1..] {
@@ -687,13 +708,15 @@ impl<'a> FnVerifier<'a> {
             }
             Op::Relational(fun, a) => {
                 let want = match (fun, shape(t(*a))) {
-                    (RelationalFunction::All | RelationalFunction::Any, Some((_, Scalar::Bool))) => {
-                        Type::Scalar(Scalar::Bool)
-                    }
                     (
-                        RelationalFunction::IsNan | RelationalFunction::IsInf,
-                        Some((size, s)),
-                    ) if s.is_float() => bool_shape(size),
+                        RelationalFunction::All | RelationalFunction::Any,
+                        Some((_, Scalar::Bool)),
+                    ) => Type::Scalar(Scalar::Bool),
+                    (RelationalFunction::IsNan | RelationalFunction::IsInf, Some((size, s)))
+                        if s.is_float() =>
+                    {
+                        bool_shape(size)
+                    }
                     _ => return Err(self.err(format!("{fun:?} on a wrong operand type"))),
                 };
                 self.want(res()?, &want, "relational result")?;
@@ -726,10 +749,9 @@ impl<'a> FnVerifier<'a> {
             Op::AccessIndex(p, i) => {
                 let (base, space) = self.pointee(*p, "access_index")?;
                 let Some(e) = self.element(base, Some(*i)) else {
-                    return Err(self.err(format!(
-                        "access_index {i} out of range for {}",
-                        self.tname(base)
-                    )));
+                    return Err(
+                        self.err(format!("access_index {i} out of range for {}", self.tname(base)))
+                    );
                 };
                 self.ptr_elem(res()?, &e, space, "access_index")?;
                 Produces::Value
@@ -946,7 +968,9 @@ impl<'a> FnVerifier<'a> {
                     (
                         &Type::Matrix { columns: c, rows: r1, scalar: s },
                         &Type::Matrix { columns: k, rows: r2, scalar: s2 },
-                    ) if c == r2 && s == s2 => Some(Type::Matrix { columns: k, rows: r1, scalar: s }),
+                    ) if c == r2 && s == s2 => {
+                        Some(Type::Matrix { columns: k, rows: r1, scalar: s })
+                    }
                     (
                         &Type::Matrix { columns: c, rows: r1, scalar: s },
                         &Type::Vector { size, scalar: s2 },
@@ -1015,7 +1039,11 @@ impl<'a> FnVerifier<'a> {
 
     fn compose(&self, parts: &[ValueId], r: TypeId) -> R {
         let bad = |why: &str| {
-            Err(self.err(format!("compose of {} values into {}: {why}", parts.len(), self.tname(r))))
+            Err(self.err(format!(
+                "compose of {} values into {}: {why}",
+                parts.len(),
+                self.tname(r)
+            )))
         };
         match self.ty(r) {
             Type::Vector { size, scalar } => {
@@ -1048,7 +1076,10 @@ impl<'a> FnVerifier<'a> {
             }
             Type::Struct { members, .. } => {
                 if parts.len() != members.len()
-                    || parts.iter().zip(members).any(|(&p, mem)| self.ty(self.tyof(p)) != self.ty(mem.ty))
+                    || parts
+                        .iter()
+                        .zip(members)
+                        .any(|(&p, mem)| self.ty(self.tyof(p)) != self.ty(mem.ty))
                 {
                     return bad("expected one value per member, of the member's type");
                 }
@@ -1083,7 +1114,9 @@ impl<'a> FnVerifier<'a> {
                         })
                 };
                 match ty {
-                    Type::Vector { size, scalar } => elem_ok(*size as usize, &Type::Scalar(*scalar)),
+                    Type::Vector { size, scalar } => {
+                        elem_ok(*size as usize, &Type::Scalar(*scalar))
+                    }
                     Type::Matrix { columns, rows, scalar } => {
                         elem_ok(*columns as usize, &Type::Vector { size: *rows, scalar: *scalar })
                     }
@@ -1093,7 +1126,10 @@ impl<'a> FnVerifier<'a> {
                     }
                     Type::Struct { members, .. } => {
                         parts.len() == members.len()
-                            && parts.iter().zip(members).all(|(p, mem)| self.const_fits(p, mem.ty, depth + 1))
+                            && parts
+                                .iter()
+                                .zip(members)
+                                .all(|(p, mem)| self.const_fits(p, mem.ty, depth + 1))
                     }
                     _ => false,
                 }
@@ -1267,7 +1303,11 @@ mod tests {
         let f = &mut m.functions[0];
         let v = f.new_value(vt, None);
         let e = f.new_value(it, None);
-        f.body.insts.push(Inst { result: Some(v), op: Op::Compose(vec![ValueId(0)]), span: Span::default() });
+        f.body.insts.push(Inst {
+            result: Some(v),
+            op: Op::Compose(vec![ValueId(0)]),
+            span: Span::default(),
+        });
         expect_err(&m, "component count");
         let f = &mut m.functions[0];
         f.body.insts.last_mut().unwrap().op = Op::Compose(vec![ValueId(0), ValueId(0)]);
@@ -1411,5 +1451,96 @@ mod tests {
             m2.functions[0].body.insts[k].result = Some(ValueId(u32::MAX - 1));
             assert!(verify(&m2).is_err());
         }
+    }
+    /// Deterministic pseudo-random numbers for the mutation test.
+    struct Lcg(u64);
+    impl Lcg {
+        fn next(&mut self, n: usize) -> usize {
+            self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((self.0 >> 33) as usize) % n.max(1)
+        }
+    }
+
+    /// Applies one random corruption to the `target`-th block (pre-order) of `b`.
+    fn mutate_block(b: &mut Block, target: &mut usize, rng: &mut Lcg, nvals: usize) {
+        if *target == 0 {
+            *target = usize::MAX;
+            let bad = |rng: &mut Lcg| ValueId(rng.next(nvals + 3) as u32);
+            match rng.next(5) {
+                0 if !b.insts.is_empty() => {
+                    let k = rng.next(b.insts.len());
+                    let mut first = true;
+                    b.insts[k].op.map_operands(|v| {
+                        if std::mem::take(&mut first) {
+                            bad(rng)
+                        } else {
+                            v
+                        }
+                    });
+                }
+                1 if !b.insts.is_empty() => {
+                    let k = rng.next(b.insts.len());
+                    b.insts[k].result = Some(bad(rng));
+                }
+                2 => {
+                    for a in b.term.args_mut() {
+                        *a = bad(rng);
+                    }
+                    if rng.next(2) == 0 {
+                        b.term = Terminator::Yield(vec![bad(rng)]);
+                    }
+                }
+                3 => b.params.push(bad(rng)),
+                _ if !b.insts.is_empty() => {
+                    let k = rng.next(b.insts.len());
+                    let inst = b.insts.remove(k);
+                    let j = rng.next(b.insts.len() + 1);
+                    b.insts.insert(j, inst);
+                }
+                _ => {}
+            }
+            return;
+        }
+        *target -= 1;
+        for inst in &mut b.insts {
+            for nb in inst.op.blocks_mut() {
+                if *target == usize::MAX {
+                    return;
+                }
+                mutate_block(nb, target, rng, nvals);
+            }
+        }
+    }
+
+    fn blocks(b: &Block) -> usize {
+        1 + b.insts.iter().flat_map(|i| i.op.blocks()).map(blocks).sum::<usize>()
+    }
+
+    #[test]
+    fn random_corruptions_never_panic() {
+        let base = sample();
+        let mut rng = Lcg(7);
+        let mut rejected = 0;
+        for _ in 0..3000 {
+            let mut m = base.clone();
+            for _ in 0..1 + rng.next(3) {
+                let f = &mut m.functions[0];
+                let n = f.values.len();
+                match rng.next(4) {
+                    0 => {
+                        let k = rng.next(n);
+                        f.values[k].ty = TypeId(rng.next(m.types.len() + 2) as u32);
+                    }
+                    _ => {
+                        let mut target = rng.next(blocks(&f.body));
+                        mutate_block(&mut f.body, &mut target, &mut rng, n);
+                    }
+                }
+            }
+            if verify(&m).is_err() {
+                rejected += 1;
+            }
+        }
+        assert!(rejected > 1500, "most corruptions are caught ({rejected})");
     }
 }

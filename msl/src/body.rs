@@ -549,8 +549,60 @@ impl FnWriter<'_, '_> {
                 self.line(depth, &text);
                 return Ok(());
             }
-            Op::CoopStore { .. } | Op::CoopLoad { .. } | Op::CoopMultiplyAdd(..) => {
-                return Err(self.err("cooperative matrices yet (planned: simdgroup_matrix tiles)", span))
+            Op::CoopLoad { ptr, stride, row_major } => {
+                let Some(r) = inst.result else { return Ok(()) };
+                let name = self.new_name(r);
+                let (tiles, _) = self.coop_shape(self.ty_of(r), span)?;
+                let ty = self.w.ty(self.ty_of(r));
+                self.line(depth, &format!("{ty} {name};"));
+                let (base, s) = (format!("&{}", self.place(*ptr)), self.val(*stride));
+                for (i, j, off) in coop_tiles(tiles, *row_major, &s) {
+                    let dst = if tiles == 1 { name.clone() } else { format!("{name}.t[{i}][{j}]") };
+                    let text = format!(
+                        "simdgroup_load({dst}, {base} + {off}, ulong({s}), ulong2(0), {});",
+                        !row_major
+                    );
+                    self.line(depth, &text);
+                }
+                return Ok(());
+            }
+            Op::CoopStore { value, ptr, stride, row_major } => {
+                let (tiles, _) = self.coop_shape(self.ty_of(*value), span)?;
+                let (m, base, s) =
+                    (self.val(*value), format!("&{}", self.place(*ptr)), self.val(*stride));
+                for (i, j, off) in coop_tiles(tiles, *row_major, &s) {
+                    let src = if tiles == 1 { m.clone() } else { format!("{m}.t[{i}][{j}]") };
+                    let text = format!(
+                        "simdgroup_store({src}, {base} + {off}, ulong({s}), ulong2(0), {});",
+                        !row_major
+                    );
+                    self.line(depth, &text);
+                }
+                return Ok(());
+            }
+            Op::CoopMultiplyAdd(a, b, c) => {
+                let Some(r) = inst.result else { return Ok(()) };
+                let name = self.new_name(r);
+                let (tiles, _) = self.coop_shape(self.ty_of(r), span)?;
+                let ty = self.w.ty(self.ty_of(r));
+                self.line(depth, &format!("{ty} {name};"));
+                let (a, b, c) = (self.val(*a), self.val(*b), self.val(*c));
+                if tiles == 1 {
+                    self.line(depth, &format!("simdgroup_multiply_accumulate({name}, {a}, {b}, {c});"));
+                } else {
+                    // D(i,j) = A(i,0)·B(0,j) + C(i,j), then += A(i,1)·B(1,j).
+                    for i in 0..2 {
+                        for j in 0..2 {
+                            self.line(depth, &format!(
+                                "simdgroup_multiply_accumulate({name}.t[{i}][{j}], {a}.t[{i}][0], {b}.t[0][{j}], {c}.t[{i}][{j}]);"
+                            ));
+                            self.line(depth, &format!(
+                                "simdgroup_multiply_accumulate({name}.t[{i}][{j}], {a}.t[{i}][1], {b}.t[1][{j}], {name}.t[{i}][{j}]);"
+                            ));
+                        }
+                    }
+                }
+                return Ok(());
             }
             Op::WorkgroupUniformLoad(p) => {
                 self.line(depth, "threadgroup_barrier(mem_flags::mem_threadgroup);");
@@ -705,6 +757,18 @@ impl FnWriter<'_, '_> {
             None => self.line(depth, &format!("{expr};")),
         }
         Ok(())
+    }
+
+    /// Number of 8×8 tiles per side (1 or 2) and the scalar of a cooperative matrix type.
+    fn coop_shape(&self, t: TypeId, span: ir::Span) -> Res<(usize, Scalar)> {
+        match self.w.m.types.get(t) {
+            Type::CoopMatrix { columns: 8, rows: 8, scalar, .. } => Ok((1, *scalar)),
+            Type::CoopMatrix { columns: 16, rows: 16, scalar, .. } => {
+                self.helper(if *scalar == Scalar::F16 { "dr_coop16_half" } else { "dr_coop16_float" });
+                Ok((2, *scalar))
+            }
+            _ => Err(self.err("a cooperative matrix of this shape (Metal has 8x8 tiles)", span)),
+        }
     }
 
     fn member_text(&self, t: TypeId, index: u32) -> String {
@@ -1148,6 +1212,20 @@ impl FnWriter<'_, '_> {
     }
 }
 
+/// The 8×8 tiles of a `tiles`×`tiles` grid with the element offset of each tile's first
+/// element: row-major memory puts tile (i, j) at `8i·stride + 8j`, column-major at
+/// `8j·stride + 8i` (and is loaded transposed).
+fn coop_tiles(tiles: usize, row_major: bool, stride: &str) -> Vec<(usize, usize, String)> {
+    let mut out = Vec::new();
+    for i in 0..tiles {
+        for j in 0..tiles {
+            let (major, minor) = if row_major { (i, j) } else { (j, i) };
+            out.push((i, j, format!("({}u * {stride} + {}u)", 8 * major, 8 * minor)));
+        }
+    }
+    out
+}
+
 fn subgroup_name(op: SubgroupOperation, kind: CollectiveOperation) -> Option<&'static str> {
     use CollectiveOperation as K;
     use SubgroupOperation as S;
@@ -1181,6 +1259,8 @@ pub(crate) fn helper_text(name: &str) -> &'static str {
         "dr_first_trailing_bit" => "template <typename T> T dr_first_trailing_bit(T x) {\n    return select(T(ctz(x)), T(-1), x == T(0));\n}\n",
         "dr_first_leading_bit" => "template <typename T> T dr_first_leading_bit(T x) {\n    // Signed inputs look for the first bit that differs from the sign bit.\n    T y = select(x, ~x, x < T(0));\n    return select(T(31) - T(clz(y)), T(-1), y == T(0));\n}\n",
         "dr_ballot" => "inline uint4 dr_ballot(bool p) {\n    ulong bits = static_cast<ulong>(static_cast<simd_vote::vote_t>(simd_ballot(p)));\n    return uint4(uint(bits), uint(bits >> 32), 0u, 0u);\n}\n",
+        "dr_coop16_half" => "// A 16x16 cooperative matrix as 2x2 tiles of Metal's 8x8 simdgroup matrices.\nstruct dr_coop16_half {\n    simdgroup_half8x8 t[2][2];\n};\n",
+        "dr_coop16_float" => "struct dr_coop16_float {\n    simdgroup_float8x8 t[2][2];\n};\n",
         _ => "",
     }
 }

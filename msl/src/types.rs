@@ -125,6 +125,18 @@ pub fn const_text(types: &Types, c: &ConstValue, structs: &dyn Fn(TypeId) -> Str
                 _ => format!("{}({})", type_name(types, *t, structs), inner.join(", ")),
             }
         }
-        ConstValue::Zero(t) => format!("{}{{}}", type_name(types, *t, structs)),
+        ConstValue::Zero(t) => match types.get(*t) {
+            // simdgroup matrices are not zero-initialized by `{}`.
+            Type::CoopMatrix { columns, rows, scalar, .. } => {
+                let s = scalar_name(*scalar);
+                let tile = format!("make_filled_simdgroup_matrix<{s}, 8, 8>({s}(0))");
+                if *columns == 8 && *rows == 8 {
+                    tile
+                } else {
+                    format!("dr_coop16_{s}{{{{{{{tile}, {tile}}}, {{{tile}, {tile}}}}}}}")
+                }
+            }
+            _ => format!("{}{{}}", type_name(types, *t, structs)),
+        },
     }
 }

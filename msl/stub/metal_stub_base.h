@@ -93,6 +93,7 @@ typedef packed_float3 packed_half3;
 typedef packed_float4 packed_half4;
 DR_VEC_TYPEDEFS(int, int)
 DR_VEC_TYPEDEFS(uint, uint)
+DR_VEC_TYPEDEFS(ulong, ulong)
 DR_VEC_TYPEDEFS(bool, bool)
 DR_VEC_TYPEDEFS(short, short)
 DR_VEC_TYPEDEFS(ushort, ushort)
@@ -122,6 +123,17 @@ DR_ARITH(|)
 DR_ARITH(^)
 DR_ARITH(<<)
 DR_ARITH(>>)
+// Shifts take an amount of another integer type (WGSL shifts i32 by u32).
+template <typename T, typename U, int N, typename = std::enable_if_t<!std::is_same<T, U>::value>>
+vec<T, N> operator<<(vec<T, N> a, vec<U, N> b) {
+    for (int i = 0; i < N; ++i) a.d[i] = T(a.d[i] << b.d[i]);
+    return a;
+}
+template <typename T, typename U, int N, typename = std::enable_if_t<!std::is_same<T, U>::value>>
+vec<T, N> operator>>(vec<T, N> a, vec<U, N> b) {
+    for (int i = 0; i < N; ++i) a.d[i] = T(a.d[i] >> b.d[i]);
+    return a;
+}
 #define DR_CMP(op)                                                                               \
     template <typename T, int N> vec<bool, N> operator op(vec<T, N> a, vec<T, N> b) {           \
         vec<bool, N> r;                                                                         \

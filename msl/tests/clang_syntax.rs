@@ -74,7 +74,7 @@ fn write_stub(dir: &Path) -> std::io::Result<()> {
     let base = include_str!("../stub/metal_stub_base.h");
     let header = base.replace("// @VECTORS@", &vector_specializations());
     std::fs::write(dir.join("metal_stdlib"), header)?;
-    std::fs::write(dir.join("metal_simdgroup_matrix"), "#pragma once\n#include <metal_stdlib>\n")
+    std::fs::write(dir.join("metal_simdgroup_matrix"), include_str!("../stub/metal_simdgroup_matrix.h"))
 }
 
 fn samples() -> Vec<PathBuf> {

@@ -2,6 +2,7 @@
 //! ptxas, the CUDA driver runner and the lavapipe runner (SPEC §6).
 
 pub mod buffers;
+pub mod emu;
 #[cfg(feature = "cuda")]
 pub mod cuda;
 pub mod interp;

@@ -44,7 +44,11 @@ impl<'m> FnLowerer<'_, 'm> {
                     if done || is_statement_result(&fun.expressions[h]) {
                         continue;
                     }
-                    self.lower_expr(h, false)?;
+                    // Constant expressions naga happens to emit go to the prologue like the
+                    // ones it does not: then every constant dominates every use, whichever
+                    // block first needs it.
+                    let constant = self.kinds.is_const_or_override(h);
+                    self.lower_expr(h, constant)?;
                 }
             }
             Statement::Block(ref b) => return self.stmts(b),

@@ -626,12 +626,16 @@ fn f16_math() {
     for want in [M::Abs, M::Sqrt, M::Max, M::Dot, M::Clamp, M::Pack4x8unorm] {
         assert!(maths.contains(&want), "{want:?} missing from {maths:?}");
     }
-    // 1.5h as its bit pattern (sign 0, exponent 15, mantissa 0x200): 0x3e00.
-    assert_eq!(count(&m, "half", |o| *o == Op::Const(ConstValue::F16(0x3e00))), 1);
-    // -0.25h: sign 1, exponent 13, mantissa 0: 0xb400.
-    assert_eq!(count(&m, "half", |o| *o == Op::Const(ConstValue::F16(0xb400))), 1);
+    // The constant vector is one constant: 1.5h is 0x3e00 (sign 0, exponent 15, mantissa
+    // 0x200), -0.25h is 0xb400 (sign 1, exponent 13, mantissa 0).
+    let pair = ConstValue::Composite(v2h, vec![ConstValue::F16(0x3e00), ConstValue::F16(0xb400)]);
+    assert_eq!(count(&m, "half", |o| *o == Op::Const(pair.clone())), 1);
+    // So are the splatted zeros of `max(a, vec2<f16>(0.0h))` and `clamp(s, vec2(0.0h), ..)`.
+    let zeros = ConstValue::Composite(v2h, vec![ConstValue::F16(0); 2]);
+    assert_eq!(count(&m, "half", |o| *o == Op::Const(zeros.clone())), 2);
     assert_eq!(count(&m, "half", |o| matches!(o, Op::Bitcast(_))), 2);
     assert!(count(&m, "half", |o| matches!(o, Op::Convert(_, Scalar::F32))) >= 2);
+    // `abs(v) * 2.0h` splats the scalar operand.
     assert!(count(&m, "half", |o| matches!(o, Op::Splat(_))) >= 1);
 }
 

@@ -69,7 +69,13 @@ impl Marker<'_> {
     }
 
     /// `breaks`: the innermost Loop/Switch target; `conts`: the innermost loop target.
-    fn block(&mut self, b: &Block, yields: Option<&Target>, breaks: Option<&Target>, conts: Option<&Target>) {
+    fn block(
+        &mut self,
+        b: &Block,
+        yields: Option<&Target>,
+        breaks: Option<&Target>,
+        conts: Option<&Target>,
+    ) {
         match &b.term {
             Terminator::Yield(a) => self.mark_args(a, yields),
             Terminator::Break(a) => self.mark_args(a, breaks),
@@ -116,7 +122,12 @@ impl Marker<'_> {
                         self.mark(*b);
                     }
                     let t = Target::Slots(slots);
-                    self.block(continuing, Some(&t), Some(&Target::Barrier), Some(&Target::Barrier));
+                    self.block(
+                        continuing,
+                        Some(&t),
+                        Some(&Target::Barrier),
+                        Some(&Target::Barrier),
+                    );
                     self.block(body, Some(&t), Some(&t), Some(&t));
                 }
                 Op::Inline { body, args, .. } => {
@@ -124,7 +135,8 @@ impl Marker<'_> {
                     args.iter().for_each(|&a| self.mark(a));
                 }
                 op => {
-                    let live = op.has_side_effects() || inst.result.is_some_and(|r| self.is_live(r));
+                    let live =
+                        op.has_side_effects() || inst.result.is_some_and(|r| self.is_live(r));
                     if live {
                         op.for_each_operand(|v| self.mark(v));
                     }
@@ -190,9 +202,8 @@ fn strip(b: &mut Block, yields: bool, breaks: bool, conts: bool, dead: &[usize])
 fn sweep(b: &mut Block, live: &[bool]) -> bool {
     let mut changed = false;
     let before = b.insts.len();
-    b.insts.retain(|inst| {
-        inst.op.has_side_effects() || inst.result.is_none_or(|r| is_live(live, r))
-    });
+    b.insts
+        .retain(|inst| inst.op.has_side_effects() || inst.result.is_none_or(|r| is_live(live, r)));
     changed |= b.insts.len() != before;
     for inst in &mut b.insts {
         match &mut inst.op {
@@ -296,7 +307,13 @@ mod tests {
         let one = b.ci(1);
         let i2 = b.bin(B::Add, ci, one);
         let cont = b.close(Terminator::Yield(vec![i2, cj]));
-        b.stmt(Op::Loop { init: vec![zero, zero], body, continuing: cont, break_if: None, results: vec![ri, rj] });
+        b.stmt(Op::Loop {
+            init: vec![zero, zero],
+            body,
+            continuing: cont,
+            break_if: None,
+            results: vec![ri, rj],
+        });
         let mut m = b.finish_entry(Terminator::Return(Some(ri)));
         verify(&m).unwrap();
         dce(&mut m);

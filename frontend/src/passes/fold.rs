@@ -23,7 +23,13 @@ pub fn fold(m: &mut Module) {
     let Module { types, functions, .. } = m;
     for f in functions.iter_mut() {
         let mut body = std::mem::take(&mut f.body);
-        let mut fo = Folder { types, f, subst: Subst::default(), consts: HashMap::new(), defs: HashMap::new() };
+        let mut fo = Folder {
+            types,
+            f,
+            subst: Subst::default(),
+            consts: HashMap::new(),
+            defs: HashMap::new(),
+        };
         fo.block(&mut body);
         f.body = body;
     }
@@ -218,7 +224,8 @@ impl Folder<'_> {
                                 if gone {
                                     continue;
                                 }
-                                if matches!(op, Op::Compose(_) | Op::Insert { .. } | Op::Unary(..)) {
+                                if matches!(op, Op::Compose(_) | Op::Insert { .. } | Op::Unary(..))
+                                {
                                     self.defs.insert(r, op.clone());
                                 }
                             }
@@ -305,7 +312,10 @@ impl Folder<'_> {
                 }
                 match self.defs.get(a)? {
                     Op::Compose(parts) => {
-                        let vector = matches!(self.ty(*a).map(|t| self.types.get(t)), Some(Type::Vector { .. }));
+                        let vector = matches!(
+                            self.ty(*a).map(|t| self.types.get(t)),
+                            Some(Type::Vector { .. })
+                        );
                         let all_scalar = parts.iter().all(|p| {
                             matches!(self.ty(*p).map(|t| self.types.get(t)), Some(Type::Scalar(_)))
                         });
@@ -326,7 +336,10 @@ impl Folder<'_> {
             }
             Op::Swizzle(a, pat) => {
                 let comps = self.comps(self.konst(*a)?)?;
-                let out = pat.iter().map(|&k| comps.get(k as usize).cloned()).collect::<Option<Vec<_>>>()?;
+                let out = pat
+                    .iter()
+                    .map(|&k| comps.get(k as usize).cloned())
+                    .collect::<Option<Vec<_>>>()?;
                 self.build_comps(rty, out).map(Folded::Const)
             }
             Op::Convert(a, to) => {
@@ -398,8 +411,12 @@ impl Folder<'_> {
                     })
                     .collect::<Option<Vec<_>>>()?;
                 match fun {
-                    RelationalFunction::All => Some(Folded::Const(ConstValue::Bool(bools.iter().all(|&b| b)))),
-                    RelationalFunction::Any => Some(Folded::Const(ConstValue::Bool(bools.iter().any(|&b| b)))),
+                    RelationalFunction::All => {
+                        Some(Folded::Const(ConstValue::Bool(bools.iter().all(|&b| b))))
+                    }
+                    RelationalFunction::Any => {
+                        Some(Folded::Const(ConstValue::Bool(bools.iter().any(|&b| b))))
+                    }
                     _ => None,
                 }
             }
@@ -422,7 +439,8 @@ impl Folder<'_> {
             if xs.len() != ys.len() {
                 return None;
             }
-            let out = xs.iter().zip(&ys).map(|(x, y)| binary(o, x, y)).collect::<Option<Vec<_>>>()?;
+            let out =
+                xs.iter().zip(&ys).map(|(x, y)| binary(o, x, y)).collect::<Option<Vec<_>>>()?;
             return self.build_comps(rty, out).map(Folded::Const);
         }
         let scalar = self.types.scalar_of(ta)?;
@@ -433,8 +451,10 @@ impl Folder<'_> {
             Some(ConstValue::U32(x)) => *x as i64 == want || (want == -1 && *x == u32::MAX),
             _ => false,
         };
-        let fis = |k: &Option<ConstValue>, bits: u32| matches!(k, Some(ConstValue::F32(x)) if *x == bits);
-        let his = |k: &Option<ConstValue>, bits: u16| matches!(k, Some(ConstValue::F16(x)) if *x == bits);
+        let fis =
+            |k: &Option<ConstValue>, bits: u32| matches!(k, Some(ConstValue::F32(x)) if *x == bits);
+        let his =
+            |k: &Option<ConstValue>, bits: u16| matches!(k, Some(ConstValue::F16(x)) if *x == bits);
         let bis = |k: &Option<ConstValue>, want: bool| matches!(k, Some(ConstValue::Bool(x)) if *x == want);
         let zero = || Some(Folded::Const(self.zero_of(rty)));
         let v = |x: ValueId| Some(Folded::Value(x));
@@ -490,8 +510,12 @@ impl Folder<'_> {
                 B::LogicalOr | B::InclusiveOr if bis(&kb, false) => v(a),
                 B::LogicalOr | B::InclusiveOr if bis(&ka, false) => v(b),
                 B::LogicalAnd | B::And | B::LogicalOr | B::InclusiveOr if a == b => v(a),
-                B::LogicalAnd | B::And if bis(&ka, false) || bis(&kb, false) => self.bools(rty, false),
-                B::LogicalOr | B::InclusiveOr if bis(&ka, true) || bis(&kb, true) => self.bools(rty, true),
+                B::LogicalAnd | B::And if bis(&ka, false) || bis(&kb, false) => {
+                    self.bools(rty, false)
+                }
+                B::LogicalOr | B::InclusiveOr if bis(&ka, true) || bis(&kb, true) => {
+                    self.bools(rty, true)
+                }
                 B::Equal if a == b => self.bools(rty, true),
                 B::NotEqual if a == b => self.bools(rty, false),
                 _ => None,

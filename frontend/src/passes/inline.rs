@@ -59,14 +59,22 @@ impl Inliner<'_> {
             }
             let m = self.m;
             let Some(callee) = m.functions.get(g.index()) else {
-                return Err(Diagnostic::error(DiagKind::Internal, format!("call of missing function {g}"))
-                    .at(inst.span)
-                    .in_fn(self.root.clone()));
+                return Err(Diagnostic::error(
+                    DiagKind::Internal,
+                    format!("call of missing function {g}"),
+                )
+                .at(inst.span)
+                .in_fn(self.root.clone()));
             };
             if callee.params.len() != args.len() {
                 return Err(Diagnostic::error(
                     DiagKind::Internal,
-                    format!("call of '{}' with {} arguments, it takes {}", callee.name, args.len(), callee.params.len()),
+                    format!(
+                        "call of '{}' with {} arguments, it takes {}",
+                        callee.name,
+                        args.len(),
+                        callee.params.len()
+                    ),
                 )
                 .at(inst.span)
                 .in_fn(self.root.clone()));
@@ -178,7 +186,10 @@ fn has_nested_return(b: &Block) -> bool {
     b.insts.iter().any(|i| match &i.op {
         // Returns inside a nested inline region leave that region only.
         Op::Inline { .. } => false,
-        op => op.blocks().iter().any(|nb| matches!(nb.term, Terminator::Return(_)) || has_nested_return(nb)),
+        op => op
+            .blocks()
+            .iter()
+            .any(|nb| matches!(nb.term, Terminator::Return(_)) || has_nested_return(nb)),
     })
 }
 

@@ -102,10 +102,8 @@ impl Analysis<'_> {
                 }
                 (Op::Access(p, idx), Some(r)) if self.ptrs.contains_key(p) => {
                     self.escape_operand(*idx);
-                    let dyn_ok = matches!(
-                        self.pointee(*p),
-                        Some(Type::Vector { .. } | Type::Matrix { .. })
-                    );
+                    let dyn_ok =
+                        matches!(self.pointee(*p), Some(Type::Vector { .. } | Type::Matrix { .. }));
                     if let Some((l, mut path)) = self.ptrs.get(p).cloned() {
                         if !dyn_ok {
                             self.facts[l].escaped = true;
@@ -184,13 +182,12 @@ fn promote_function(types: &mut Types, f: &mut Function) {
     if slots.is_empty() {
         return;
     }
-    let ptrs: HashMap<ValueId, (usize, Vec<Step>)> = ptrs
-        .into_iter()
-        .filter_map(|(v, (l, path))| slot_of[l].map(|s| (v, (s, path))))
-        .collect();
+    let ptrs: HashMap<ValueId, (usize, Vec<Step>)> =
+        ptrs.into_iter().filter_map(|(v, (l, path))| slot_of[l].map(|s| (v, (s, path)))).collect();
 
     let mut body = std::mem::take(&mut f.body);
-    let mut rw = Rewriter { types, f, ptrs, slots: &slots, subst: Subst::default(), frames: Vec::new() };
+    let mut rw =
+        Rewriter { types, f, ptrs, slots: &slots, subst: Subst::default(), frames: Vec::new() };
     // Every promoted local starts as its zero value (the lowering stores the initializer
     // right after, and DCE drops the zero when it is never read).
     let mut state = Vec::with_capacity(slots.len());
@@ -710,7 +707,10 @@ mod tests {
         let m = b.finish_entry(Terminator::Return(Some(r)));
         let after = check(m, &[2, 3, -4], |p| if p & 1 == 1 { 5 } else { p + 50 });
         assert_eq!(memory_ops(&after, FuncId(0)), 0);
-        assert_eq!(count_insts(&after.functions[0].body, &|o| matches!(o, Op::InsertDyn { .. })), 1);
+        assert_eq!(
+            count_insts(&after.functions[0].body, &|o| matches!(o, Op::InsertDyn { .. })),
+            1
+        );
     }
 
     #[test]

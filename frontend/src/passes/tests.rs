@@ -14,7 +14,8 @@ fn lower(src: &str) -> Module {
 }
 
 fn fid(m: &Module, name: &str) -> FuncId {
-    let i = m.functions.iter().position(|f| f.name == name).unwrap_or_else(|| panic!("no fn {name}"));
+    let i =
+        m.functions.iter().position(|f| f.name == name).unwrap_or_else(|| panic!("no fn {name}"));
     FuncId(i as u32)
 }
 
@@ -39,7 +40,12 @@ fn check(src: &str, name: &str, inputs: &[i32], expect: impl Fn(i32) -> i32) -> 
         eprintln!("{}", module_text(&m));
     }
     for &x in inputs {
-        assert_eq!(call(&m, f, x), Some(Val::I(expect(x))), "optimized, input {x}\n{}", module_text(&m));
+        assert_eq!(
+            call(&m, f, x),
+            Some(Val::I(expect(x))),
+            "optimized, input {x}\n{}",
+            module_text(&m)
+        );
     }
     m
 }
@@ -277,4 +283,36 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     assert!(f.locals.is_empty(), "{}", module_text(&m));
     let barriers = count_insts(&f.body, &|op| matches!(op, Op::Barrier(_)));
     assert_eq!(barriers, 1);
+}
+
+/// Every sample kernel: lowered, optimized, every entry inlined and optimized again, with the
+/// verifier after each pass. Samples the lowering rejects are skipped (its own tests cover it).
+#[test]
+fn all_samples_optimize_and_inline() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/samples");
+    let Ok(entries) = std::fs::read_dir(&dir) else { return };
+    let mut paths: Vec<_> = entries.flatten().map(|e| e.path()).collect();
+    paths.sort();
+    let mut done = 0;
+    for path in paths.iter().filter(|p| p.extension().is_some_and(|e| e == "wgsl")) {
+        let name = path.display().to_string();
+        let Ok(src) = std::fs::read_to_string(path) else { continue };
+        let Ok(parsed) = crate::parse(&name, &src, &crate::Options::default()) else { continue };
+        let Ok(mut m) = crate::lower::lower_module(&parsed) else { continue };
+        if let Err(d) = optimize(&mut m) {
+            panic!("{name}: {d:#?}\n{}", module_text(&m));
+        }
+        if std::env::var("SHOW_SSA").is_ok_and(|s| name.contains(&s)) {
+            eprintln!("{}", module_text(&m));
+        }
+        for e in m.entry_points.clone() {
+            let f = inline_calls(&m, e.function).unwrap_or_else(|d| panic!("{name}: {d:#?}"));
+            m.functions[e.function.index()] = f;
+        }
+        if let Err(d) = optimize(&mut m) {
+            panic!("{name} (inlined): {d:#?}\n{}", module_text(&m));
+        }
+        done += 1;
+    }
+    eprintln!("optimized {done} samples");
 }

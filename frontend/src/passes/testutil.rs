@@ -221,7 +221,11 @@ fn zero(types: &Types, t: TypeId) -> Val {
             Val::C((0..*size).map(|_| s.map_or(Val::I(0), |s| zero(types, s))).collect())
         }
         Type::Matrix { columns, rows, scalar } => {
-            let col = Val::C((0..*rows).map(|_| if scalar.is_float() { Val::F(0.0) } else { Val::I(0) }).collect());
+            let col = Val::C(
+                (0..*rows)
+                    .map(|_| if scalar.is_float() { Val::F(0.0) } else { Val::I(0) })
+                    .collect(),
+            );
             Val::C((0..*columns).map(|_| col.clone()).collect())
         }
         Type::Array { base, len, .. } => {
@@ -601,7 +605,8 @@ impl<'a> Interp<'a> {
 /// Parses and validates WGSL with naga and fills a [`crate::Parsed`].
 pub(crate) fn parsed(src: &str) -> crate::Parsed {
     use naga::valid::{Capabilities, ValidationFlags, Validator};
-    let module = naga::front::wgsl::parse_str(src).unwrap_or_else(|e| panic!("{}", e.emit_to_string(src)));
+    let module =
+        naga::front::wgsl::parse_str(src).unwrap_or_else(|e| panic!("{}", e.emit_to_string(src)));
     let caps = Capabilities::SHADER_FLOAT16
         | Capabilities::SUBGROUP
         | Capabilities::SUBGROUP_BARRIER

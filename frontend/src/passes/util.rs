@@ -51,7 +51,9 @@ impl Subst {
 pub(crate) fn element_type(types: &mut Types, t: TypeId, index: Option<u32>) -> Option<TypeId> {
     match types.get(t).clone() {
         Type::Vector { scalar, .. } => Some(types.scalar(scalar)),
-        Type::Matrix { rows, scalar, .. } => Some(types.intern(Type::Vector { size: rows, scalar })),
+        Type::Matrix { rows, scalar, .. } => {
+            Some(types.intern(Type::Vector { size: rows, scalar }))
+        }
         Type::Array { base, .. } => Some(base),
         Type::Struct { members, .. } => members.get(index? as usize).map(|m| m.ty),
         _ => None,

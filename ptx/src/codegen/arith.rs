@@ -3,7 +3,7 @@
 
 use super::layout::{self, arith_ty, kind_of};
 use super::lower::Lower;
-use super::regalloc::{RegKind, VRegId};
+use super::regalloc::{RegKind, Target, Term, VRegId};
 use dianran_frontend::ir::{
     BinaryOperator as B, ConstValue, MathFunction as M, Op, RelationalFunction, Scalar, Type,
     TypeId, UnaryOperator as U,
@@ -1333,8 +1333,23 @@ impl Lower<'_> {
             }
         };
         let lane = self.f("mov.u32 {d0}, %laneid", vec![]);
-        // Inactive lanes hold the identity from the start; we exchange over the whole warp
-        // with full-mask shuffles executed only by active lanes, so substitute explicitly.
+        // Full warp: logarithmic butterfly / Hillis-Steele. Partial warps: inactive lanes hold
+        // no partial results, so walk all 32 source lanes and combine the active ones in lane
+        // order (exact for any mask).
+        let full = self.op1(RegKind::Pred, "setp.eq.u32 {d0}, {u0}, -1", vec![mask]);
+        let fast = self.mf.new_block();
+        let slow = self.mf.new_block();
+        let merge = self.mf.new_block();
+        let res = self.mf.new_vreg(kind_of(s));
+        if let Some(b) = self.mf.blocks.get_mut(merge.0 as usize) {
+            b.params = vec![res];
+        }
+        self.end_block(Term::Branch {
+            cond: full,
+            then_: Target { block: fast, args: vec![] },
+            else_: Target { block: slow, args: vec![] },
+        });
+        self.cur = fast;
         let mut acc = x;
         match kind {
             C::Reduce => {
@@ -1342,24 +1357,19 @@ impl Lower<'_> {
                     let kk = self.imm_u32(k);
                     let t = self
                         .f("shfl.sync.bfly.b32 {d0}, {u0}, {u1}, 31, {u2}", vec![acc, kk, mask]);
-                    let src = self.f("xor.b32 {d0}, {u0}, {u1}", vec![lane, kk]);
-                    let on = self.lane_active(mask, src);
-                    let t = self.select(s, on, t, ident);
                     acc = apply(self, acc, t);
                 }
-                Ok(acc)
             }
             C::InclusiveScan | C::ExclusiveScan => {
-                // Inactive lanes count as identity: use each active lane's own value, and pull
-                // only from active sources (exact for contiguous masks, which is the usual case).
                 for k in [1u32, 2, 4, 8, 16] {
                     let kk = self.imm_u32(k);
                     let t =
                         self.f("shfl.sync.up.b32 {d0}, {u0}, {u1}, 0, {u2}", vec![acc, kk, mask]);
-                    let src = self.f("sub.s32 {d0}, {u0}, {u1}", vec![lane, kk]);
-                    let inr = self.op1(RegKind::Pred, "setp.ge.s32 {d0}, {u0}, 0", vec![src]);
-                    let on = self.lane_active(mask, src);
-                    let ok = self.op1(RegKind::Pred, "and.pred {d0}, {u0}, {u1}", vec![inr, on]);
+                    let ok = self.op1(
+                        RegKind::Pred,
+                        format!("setp.ge.u32 {{d0}}, {{u0}}, {k}"),
+                        vec![lane],
+                    );
                     let t = self.select(s, ok, t, ident);
                     acc = apply(self, acc, t);
                 }
@@ -1367,14 +1377,46 @@ impl Lower<'_> {
                     let one = self.imm_u32(1);
                     let t =
                         self.f("shfl.sync.up.b32 {d0}, {u0}, {u1}, 0, {u2}", vec![acc, one, mask]);
-                    let src = self.f("sub.s32 {d0}, {u0}, 1", vec![lane]);
-                    let inr = self.op1(RegKind::Pred, "setp.ge.s32 {d0}, {u0}, 0", vec![src]);
-                    let on = self.lane_active(mask, src);
-                    let ok = self.op1(RegKind::Pred, "and.pred {d0}, {u0}, {u1}", vec![inr, on]);
+                    let ok = self.op1(RegKind::Pred, "setp.ge.u32 {d0}, {u0}, 1", vec![lane]);
                     acc = self.select(s, ok, t, ident);
                 }
-                Ok(acc)
             }
+        }
+        self.end_block(Term::Jump(Target { block: merge, args: vec![acc] }));
+        self.cur = slow;
+        let mut acc = ident;
+        for src in 0..32u32 {
+            let sr = self.imm_u32(src);
+            let v = self.f("shfl.sync.idx.b32 {d0}, {u0}, {u1}, 31, {u2}", vec![x, sr, mask]);
+            let on = self.lane_active(mask, sr);
+            let cmp = match kind {
+                C::Reduce => None,
+                C::InclusiveScan => Some("le"),
+                C::ExclusiveScan => Some("lt"),
+            };
+            let take = match cmp {
+                None => on,
+                Some(c) => {
+                    let before = self.op1(
+                        RegKind::Pred,
+                        format!("setp.{c}.u32 {{d0}}, {{u0}}, {{u1}}"),
+                        vec![sr, lane],
+                    );
+                    self.op1(RegKind::Pred, "and.pred {d0}, {u0}, {u1}", vec![on, before])
+                }
+            };
+            let v = self.select(s, take, v, ident);
+            acc = apply(self, acc, v);
+        }
+        self.end_block(Term::Jump(Target { block: merge, args: vec![acc] }));
+        self.cur = merge;
+        Ok(res)
+    }
+
+    /// Ends the current block with `t` (the caller moves `cur` on).
+    fn end_block(&mut self, t: Term) {
+        if let Some(b) = self.mf.blocks.get_mut(self.cur.0 as usize) {
+            b.term = t;
         }
     }
 

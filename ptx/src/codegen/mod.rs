@@ -296,4 +296,6 @@ fn compile_entry(
 }
 
 #[cfg(test)]
+mod emu_tests;
+#[cfg(test)]
 mod tests;

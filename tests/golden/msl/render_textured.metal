@@ -85,13 +85,13 @@ fragment fs_main_Output fs_main(fs_main_Input _in [[stage_in]],
     const auto v16 = (v14 == 1u);
     float4 color;
     if (v16) {
-        const auto v20 = (float4(1.0f, 1.0f, 1.0f, 1.0f) - v13);
-        color = v20;
+        const auto v19 = (float4(1.0f, 1.0f, 1.0f, 1.0f) - v13);
+        color = v19;
     } else {
         color = v13;
     }
-    const auto v22 = color.xyz;
-    const auto v23 = texel.w;
-    const auto v24 = float4(v22, v23);
-    return fs_main_Output{v24};
+    const auto v21 = color.xyz;
+    const auto v22 = texel.w;
+    const auto v23 = float4(v21, v22);
+    return fs_main_Output{v23};
 }

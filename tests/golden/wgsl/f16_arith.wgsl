@@ -36,13 +36,13 @@ fn main_(@builtin(global_invocation_id) gid: vec3<u32>) {
     let v38 = (x - y);
     let v40 = vec4<f16>(x, y, v38, 2.0h);
     let v = (v40 * vec4<f16>(0.5h, 0.5h, 0.5h, 0.5h));
-    let v45 = (o + 5u);
-    let v52 = dot(v, vec4<f16>(1.0h, (-1.0h), 1.0h, 0.25h));
-    out[v45] = v52;
-    let v55 = f32(x);
-    let v56 = f32(y);
-    let v57 = (v55 * v56);
-    let v59 = f32(v38);
-    let v60 = (v57 + v59);
-    wide[i] = v60;
+    let v44 = (o + 5u);
+    let v47 = dot(v, vec4<f16>(1.0h, (-1.0h), 1.0h, 0.25h));
+    out[v44] = v47;
+    let v50 = f32(x);
+    let v51 = f32(y);
+    let v52 = (v50 * v51);
+    let v54 = f32(v38);
+    let v55 = (v52 + v54);
+    wide[i] = v55;
 }

@@ -57,13 +57,13 @@ fn fs_main(input: VertexOut) -> @location(0) vec4<f32> {
     let v16 = (v14 == 1u);
     var color: vec4<f32>;
     if v16 {
-        let v20 = (vec4<f32>(1.0f, 1.0f, 1.0f, 1.0f) - v13);
-        color = v20;
+        let v19 = (vec4<f32>(1.0f, 1.0f, 1.0f, 1.0f) - v13);
+        color = v19;
     } else {
         color = v13;
     }
-    let v22 = color.xyz;
-    let v23 = texel.w;
-    let v24 = vec4<f32>(v22, v23);
-    return v24;
+    let v21 = color.xyz;
+    let v22 = texel.w;
+    let v23 = vec4<f32>(v21, v22);
+    return v23;
 }

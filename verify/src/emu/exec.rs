@@ -3,10 +3,10 @@
 
 use super::decode::{Base, DInst, Opd, Prog};
 use super::memory::{global_base, Mem, LOCAL_WINDOW, SHARED_WINDOW};
-use super::num::{cvt, ftz32, int_range, int_val, mask, round_int, sext, Fmt};
+use super::num::{cvt, ftz32, int_range, int_val, mask, sext, Fmt};
 use super::{EmuError, EmuErrorKind};
 use dianran_ptx::{
-    AtomOp, BoolOp, CmpOp, Flag, Opcode, PrmtMode, Rounding, SpecialReg, StateSpace, TestpOp, Type,
+    AtomOp, BoolOp, CmpOp, Flag, Opcode, Rounding, SpecialReg, StateSpace, TestpOp, Type,
 };
 
 /// What a lane does after an instruction.
@@ -426,6 +426,9 @@ impl Cta<'_> {
         let extend = |v: u64| if ty.is_signed() { sext(v, ty.bits()) as u64 } else { v };
         match i.opd(0)?.clone() {
             Opd::Vector(parts) => {
+                if parts.len() != usize::from(i.vec) {
+                    return Err(i.err(EmuErrorKind::Unsupported, "the register list does not match the vector width"));
+                }
                 for (k, p) in parts.iter().enumerate() {
                     let v = self.load(t, space, a.wrapping_add((k * size) as u64), size, i)?;
                     match p {
@@ -449,6 +452,9 @@ impl Cta<'_> {
         let (space, a) = self.addr(t, i.opd(0)?, i)?;
         match i.opd(1)? {
             Opd::Vector(parts) => {
+                if parts.len() != usize::from(i.vec) {
+                    return Err(i.err(EmuErrorKind::Unsupported, "the register list does not match the vector width"));
+                }
                 let mut vals = Vec::with_capacity(parts.len());
                 for p in parts {
                     vals.push(self.val(t, p, ty, i)?);
@@ -851,11 +857,3 @@ pub(crate) fn compare(cmp: CmpOp, ty: Type, a: u64, b: u64) -> bool {
     }
 }
 
-/// Rounds an f32 to an integral f32 (used by tests of the rounding helpers).
-#[cfg(test)]
-pub(crate) fn round_f32(x: f32, m: Rounding) -> f32 {
-    round_int(f64::from(x), m) as f32
-}
-
-#[allow(dead_code)]
-fn unused(_: PrmtMode) {}

@@ -716,3 +716,59 @@ pub(crate) fn math(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dianran_frontend::ir::Type;
+
+    fn run1(fun: MathFunction, ty: Type, args: &[&[u32]]) -> Vec<u32> {
+        let mut types = Types::default();
+        let t = types.intern(ty);
+        let tys = vec![t; args.len()];
+        let mut out = Vec::new();
+        math(&types, fun, &tys, args, t, &mut out).unwrap();
+        out
+    }
+
+    #[test]
+    fn quantize_to_f16_rounds_to_nearest_even() {
+        // 1 + 2^-11 is halfway between two f16 values: ties to even gives 1.0.
+        let x = 1.0f32 + 2f32.powi(-11);
+        let got = run1(MathFunction::QuantizeToF16, Type::Scalar(Scalar::F32), &[&[x.to_bits()]]);
+        assert_eq!(f32::from_bits(got[0]), 1.0);
+        let y = 1.0f32 + 3.0 * 2f32.powi(-11);
+        let got = run1(MathFunction::QuantizeToF16, Type::Scalar(Scalar::F32), &[&[y.to_bits()]]);
+        assert_eq!(f32::from_bits(got[0]), 1.0 + 2.0 * 2f32.powi(-10));
+    }
+
+    #[test]
+    fn inverse_and_determinant_of_3x3() {
+        // Columns of [[2,0,0],[0,4,0],[1,0,1]] (row-major math notation: m[r][c]).
+        let m = [2.0f32, 0.0, 1.0, 0.0, 4.0, 0.0, 0.0, 0.0, 1.0].map(f32::to_bits);
+        let ty = Type::Matrix { columns: 3, rows: 3, scalar: Scalar::F32 };
+        let det = run1(MathFunction::Determinant, ty.clone(), &[&m]);
+        assert_eq!(f32::from_bits(det[0]), 8.0);
+        let inv: Vec<f32> =
+            run1(MathFunction::Inverse, ty, &[&m]).into_iter().map(f32::from_bits).collect();
+        // Inverse of [[2,0,0],[0,4,0],[1,0,1]] is [[0.5,0,0],[0,0.25,0],[-0.5,0,1]], by columns.
+        assert_eq!(inv, vec![0.5, 0.0, -0.5, 0.0, 0.25, 0.0, 0.0, 0.0, 1.0]);
+    }
+
+    #[test]
+    fn integer_edge_cases() {
+        let i = Scalar::I32;
+        assert_eq!(
+            bin1(BinaryOperator::Divide, i, i32::MIN as u32, u32::MAX),
+            Some(i32::MIN as u32)
+        );
+        assert_eq!(bin1(BinaryOperator::Modulo, i, i32::MIN as u32, u32::MAX), Some(0));
+        assert_eq!(bin1(BinaryOperator::Divide, i, 7, 0), Some(7));
+        assert_eq!(bin1(BinaryOperator::Modulo, i, 7, 0), Some(0));
+        assert_eq!(bin1(BinaryOperator::ShiftLeft, Scalar::U32, 1, 33), Some(2));
+        let mut out = Vec::new();
+        convert(Scalar::F32, Scalar::I32, &[f32::NAN.to_bits(), 3e9f32.to_bits()], &mut out);
+        convert(Scalar::F32, Scalar::U32, &[(-5.0f32).to_bits()], &mut out);
+        assert_eq!(out, vec![0, i32::MAX as u32, 0]);
+    }
+}

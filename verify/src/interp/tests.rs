@@ -884,6 +884,7 @@ fn main(@builtin(local_invocation_index) l: u32) {
 #[test]
 fn bit_and_math_builtins() {
     let src = r#"
+enable f16;
 @group(0) @binding(0) var<storage, read> a: array<i32>;
 @group(0) @binding(1) var<storage, read_write> o: array<u32>;
 @group(0) @binding(2) var<storage, read_write> f: array<f32>;
@@ -901,7 +902,7 @@ fn main(@builtin(local_invocation_index) l: u32) {
     o[l * 8u + 7u] = pack4x8snorm(vec4<f32>(f32(x) / 100.0, -1.5, 0.5, -0.25));
     let fx = f32(x) + 0.5;
     f[l * 4u + 0u] = round(fx);
-    f[l * 4u + 1u] = quantizeToF16(fx / 3.0);
+    f[l * 4u + 1u] = f32(f16(fx / 3.0));
     f[l * 4u + 2u] = determinant(mat2x2<f32>(fx, 1.0, 2.0, 3.0));
     f[l * 4u + 3u] = modf(fx / 4.0).fract + f32(frexp(fx).exp);
 }
@@ -936,7 +937,8 @@ fn main(@builtin(local_invocation_index) l: u32) {
         // Offset 30 with count 4 writes only 2 bits (count is clamped to 32 - offset).
         want.push((u & 0x3fff_ffff) | ((0x5 << 30) & 0xc000_0000));
         want.push(u.count_ones().wrapping_add(u.reverse_bits() << 8));
-        let bytes_b = [0xfei8 as i32, 2, -1, 1];
+        // 0x01ff02fe as signed bytes, lowest first.
+        let bytes_b = [-2i32, 2, -1, 1];
         let dp: i32 = (0..4).map(|k| ((u >> (8 * k)) as u8 as i8 as i32) * bytes_b[k]).sum();
         want.push(dp as u32);
         let sn = |v: f32| ((0.5 + 127.0 * v.clamp(-1.0, 1.0)).floor() as i32 as u32) & 0xff;

@@ -1,0 +1,340 @@
+//! Semantic tests: small WGSL kernels through the frontend and the code generator, executed by
+//! a tiny single-thread interpreter of the emitted PTX text (the subset these kernels use), with
+//! expected buffers computed by plain Rust code.
+
+use super::*;
+use std::collections::HashMap;
+
+/// Interprets one entry of `ptx` for each thread id in `0..threads` (x dimension only, one
+/// thread per block), with `bufs[i]` bound to parameter `i`.
+fn run(ptx: &str, threads: u32, bufs: &mut [Vec<u8>]) {
+    let lines: Vec<&str> = ptx.lines().collect();
+    let start = lines.iter().position(|l| l.starts_with(".visible .entry")).expect("entry");
+    let body: Vec<&str> = lines[start..].iter().map(|l| l.trim()).collect();
+    let params: Vec<String> = body
+        .iter()
+        .filter_map(|l| l.strip_prefix(".param .u64 "))
+        .map(|p| p.trim_end_matches(',').to_string())
+        .collect();
+    let labels: HashMap<&str, usize> =
+        body.iter().enumerate().filter_map(|(i, l)| l.strip_suffix(':').map(|n| (n, i))).collect();
+    for tid in 0..threads {
+        let mut regs: HashMap<String, u64> = HashMap::new();
+        let mut pc = 0;
+        let mut steps = 0;
+        loop {
+            steps += 1;
+            assert!(steps < 1_000_000, "runaway");
+            let line = body[pc];
+            pc += 1;
+            if line == "}" {
+                break;
+            }
+            if line.is_empty()
+                || line.starts_with('.')
+                || line.ends_with(':')
+                || line == "{"
+                || line == ")"
+            {
+                continue;
+            }
+            let line = line.trim_end_matches(';');
+            let (guard, line) = match line.strip_prefix('@') {
+                Some(rest) => {
+                    let (g, r) = rest.split_once(' ').expect("guard");
+                    (Some(g.to_string()), r)
+                }
+                None => (None, line),
+            };
+            if let Some(g) = guard {
+                if regs[&g] == 0 {
+                    continue;
+                }
+            }
+            let (op, args) = line.split_once(' ').unwrap_or((line, ""));
+            let args: Vec<String> = split_args(args);
+            let val = |regs: &HashMap<String, u64>, a: &str| -> u64 { operand(regs, a, tid) };
+            let parts: Vec<&str> = op.split('.').collect();
+            match parts[0] {
+                "ret" => break,
+                "bra" => {
+                    pc = labels[args[0].as_str()];
+                    continue;
+                }
+                "ld" if parts[1] == "param" => {
+                    let name = args[1].trim_matches(|c| c == '[' || c == ']');
+                    let i = params.iter().position(|p| p == name).expect("param");
+                    regs.insert(args[0].clone(), ((i as u64) + 1) << 40);
+                }
+                "cvta" | "mov" if args.len() == 2 && !args[0].starts_with('{') => {
+                    let v = val(&regs, &args[1]);
+                    regs.insert(args[0].clone(), v);
+                }
+                "ld" | "st" => {
+                    let (addr_s, reg) =
+                        if parts[0] == "ld" { (&args[1], &args[0]) } else { (&args[0], &args[1]) };
+                    let inner = addr_s.trim_matches(|c| c == '[' || c == ']');
+                    let (r, off) = inner.split_once('+').unwrap_or((inner, "0"));
+                    let addr = regs[r] + off.parse::<u64>().expect("offset");
+                    let buf = &mut bufs[((addr >> 40) - 1) as usize];
+                    let o = (addr & 0xff_ffff_ffff) as usize;
+                    if parts[0] == "ld" {
+                        let v = u32::from_le_bytes(buf[o..o + 4].try_into().expect("4 bytes"));
+                        regs.insert(reg.clone(), v as u64);
+                    } else {
+                        let v = val(&regs, reg) as u32;
+                        buf[o..o + 4].copy_from_slice(&v.to_le_bytes());
+                    }
+                }
+                _ => {
+                    let srcs: Vec<u64> = args[1..].iter().map(|a| val(&regs, a)).collect();
+                    let v = alu(&parts, &srcs);
+                    regs.insert(args[0].clone(), v);
+                }
+            }
+        }
+    }
+}
+
+fn split_args(s: &str) -> Vec<String> {
+    s.split(", ").map(|a| a.trim().to_string()).filter(|a| !a.is_empty()).collect()
+}
+
+fn operand(regs: &HashMap<String, u64>, a: &str, tid: u32) -> u64 {
+    if let Some(v) = regs.get(a) {
+        return *v;
+    }
+    match a {
+        "%ctaid.x" => tid as u64,
+        "%ntid.x" | "%ntid.y" | "%ntid.z" => 1,
+        "%tid.x" | "%tid.y" | "%tid.z" | "%ctaid.y" | "%ctaid.z" => 0,
+        _ => {
+            if let Some(h) = a.strip_prefix("0f") {
+                u32::from_str_radix(h, 16).expect("f32 imm") as u64
+            } else if let Some(h) = a.strip_prefix("0x") {
+                u32::from_str_radix(h, 16).expect("hex imm") as u64
+            } else {
+                a.parse::<i64>().unwrap_or_else(|_| panic!("operand {a}")) as u32 as u64
+            }
+        }
+    }
+}
+
+fn alu(p: &[&str], s: &[u64]) -> u64 {
+    let i = |k: usize| s[k] as u32 as i32;
+    let u = |k: usize| s[k] as u32;
+    let f = |k: usize| f32::from_bits(s[k] as u32);
+    let ty = *p.last().expect("type");
+    let fb = |x: f32| x.to_bits() as u64;
+    match (p[0], ty) {
+        ("add", "s64" | "u64") => s[0].wrapping_add(s[1]),
+        ("add", "f32") => fb(f(0) + f(1)),
+        ("add", _) => u(0).wrapping_add(u(1)) as u64,
+        ("sub", "f32") => fb(f(0) - f(1)),
+        ("sub", _) => u(0).wrapping_sub(u(1)) as u64,
+        ("mul", "f32") => fb(f(0) * f(1)),
+        ("mul", _) if p[1] == "wide" => u(0) as u64 * u(1) as u64,
+        ("mul", _) => u(0).wrapping_mul(u(1)) as u64,
+        ("mad", _) => u(0).wrapping_mul(u(1)).wrapping_add(u(2)) as u64,
+        ("div", "f32") => fb(f(0) / f(1)),
+        ("div", "s32") => i(0).wrapping_div(i(1)) as u32 as u64,
+        ("div", _) => (u(0) / u(1)) as u64,
+        ("rem", "s32") => i(0).wrapping_rem(i(1)) as u32 as u64,
+        ("rem", _) => (u(0) % u(1)) as u64,
+        ("neg", "f32") => fb(-f(0)),
+        ("neg", _) => (u(0) as i32).wrapping_neg() as u32 as u64,
+        ("and", "pred") | ("and", "b32") => s[0] & s[1],
+        ("or", _) => s[0] | s[1],
+        ("xor", _) => s[0] ^ s[1],
+        ("not", "pred") => (s[0] == 0) as u64,
+        ("not", _) => (!u(0)) as u64,
+        ("shl", _) => (u(0) << u(1)) as u64,
+        ("shr", "s32") => (i(0) >> u(1)) as u32 as u64,
+        ("shr", _) => (u(0) >> u(1)) as u64,
+        ("selp", _) => {
+            if s[2] != 0 {
+                s[0]
+            } else {
+                s[1]
+            }
+        }
+        ("min", "s32") => i(0).min(i(1)) as u32 as u64,
+        ("min", _) => u(0).min(u(1)) as u64,
+        ("max", "s32") => i(0).max(i(1)) as u32 as u64,
+        ("max", _) => u(0).max(u(1)) as u64,
+        ("setp", t) => {
+            let c = p[1];
+            let r = match t {
+                "s32" => cmp(c, i(0).partial_cmp(&i(1))),
+                "f32" => cmp(c, f(0).partial_cmp(&f(1))),
+                _ => cmp(c, u(0).partial_cmp(&u(1))),
+            };
+            r as u64
+        }
+        ("cvt", _) if p[1] == "rzi" && p[2] == "s32" => (f(0) as i32) as u32 as u64,
+        ("cvt", _) if p[1] == "rzi" && p[2] == "u32" => (f(0) as u32) as u64,
+        ("cvt", _) if p[1] == "rn" && p[2] == "f32" && p[3] == "s32" => fb(i(0) as f32),
+        ("cvt", _) if p[1] == "rn" && p[2] == "f32" && p[3] == "u32" => fb(u(0) as f32),
+        _ => panic!("emulator: unsupported {}", p.join(".")),
+    }
+}
+
+fn cmp(c: &str, o: Option<std::cmp::Ordering>) -> bool {
+    use std::cmp::Ordering::*;
+    match (c, o) {
+        ("neu", None) => true,
+        (_, None) => false,
+        ("eq", Some(o)) => o == Equal,
+        ("ne" | "neu", Some(o)) => o != Equal,
+        ("lt", Some(o)) => o == Less,
+        ("le", Some(o)) => o != Greater,
+        ("gt", Some(o)) => o == Greater,
+        ("ge", Some(o)) => o != Less,
+        _ => panic!("cmp {c}"),
+    }
+}
+
+fn words(v: &[u32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+fn unwords(b: &[u8]) -> Vec<u32> {
+    b.chunks(4).map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes"))).collect()
+}
+
+fn compile(src: &str) -> String {
+    let m = dianran_frontend::compile("t.wgsl", src, &Default::default()).expect("frontend");
+    let out = compile_module(&m, &Options::default());
+    assert!(out.diagnostics.is_empty(), "{:?}", out.diagnostics);
+    out.text
+}
+
+#[test]
+fn integer_division_follows_wgsl() {
+    let src = "
+@group(0) @binding(0) var<storage, read> a: array<i32>;
+@group(0) @binding(1) var<storage, read> b: array<i32>;
+@group(0) @binding(2) var<storage, read_write> o: array<i32>;
+@compute @workgroup_size(1)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+    let i = g.x;
+    o[4u * i] = a[i] / b[i];
+    o[4u * i + 1u] = a[i] % b[i];
+    o[4u * i + 2u] = bitcast<i32>(bitcast<u32>(a[i]) / bitcast<u32>(b[i]));
+    o[4u * i + 3u] = bitcast<i32>(bitcast<u32>(a[i]) % bitcast<u32>(b[i]));
+}";
+    let ptx = compile(src);
+    let a = [7i32, -7, 7, i32::MIN, i32::MIN, 5, -9, 0];
+    let b = [2i32, 2, 0, -1, 0, -3, 4, 0];
+    let mut bufs =
+        vec![words(&a.map(|x| x as u32)), words(&b.map(|x| x as u32)), vec![0; 4 * 4 * a.len()]];
+    run(&ptx, a.len() as u32, &mut bufs);
+    let got = unwords(&bufs[2]);
+    for k in 0..a.len() {
+        // WGSL: x / 0 = x, x % 0 = 0, MIN / -1 = MIN, MIN % -1 = 0.
+        let (x, y) = (a[k], b[k]);
+        let (q, r) = if y == 0 || (x == i32::MIN && y == -1) { (x, 0) } else { (x / y, x % y) };
+        let (ux, uy) = (x as u32, y as u32);
+        let (uq, ur) = if uy == 0 { (ux, 0) } else { (ux / uy, ux % uy) };
+        assert_eq!(got[4 * k..4 * k + 4], [q as u32, r as u32, uq, ur], "a={x} b={y}");
+    }
+}
+
+#[test]
+fn shifts_mask_and_float_ne_is_unordered() {
+    let src = "
+@group(0) @binding(0) var<storage, read> a: array<u32>;
+@group(0) @binding(1) var<storage, read_write> o: array<u32>;
+@compute @workgroup_size(1)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+    let i = g.x;
+    let x = a[i];
+    o[4u * i] = x << (i * 7u);
+    o[4u * i + 1u] = x >> (i * 7u);
+    o[4u * i + 2u] = bitcast<u32>(bitcast<i32>(x) >> (i * 7u));
+    let f = bitcast<f32>(x);
+    o[4u * i + 3u] = select(0u, 1u, f != f);
+}";
+    let ptx = compile(src);
+    let a = [
+        0x8000_0001u32,
+        0x7fc0_0000,
+        0xdead_beef,
+        0x3f80_0000,
+        0xffff_ffff,
+        0x1234_5678,
+        0xffc0_0001,
+    ];
+    let mut bufs = vec![words(&a), vec![0; 16 * a.len()]];
+    run(&ptx, a.len() as u32, &mut bufs);
+    let got = unwords(&bufs[1]);
+    for (k, &x) in a.iter().enumerate() {
+        let sh = (k as u32 * 7) & 31;
+        let f = f32::from_bits(x);
+        let want = [x << sh, x >> sh, ((x as i32) >> sh) as u32, f.is_nan() as u32];
+        assert_eq!(got[4 * k..4 * k + 4], want, "x={x:#x}");
+    }
+}
+
+#[test]
+fn loops_switch_and_continuing() {
+    let src = "
+@group(0) @binding(0) var<storage, read> a: array<u32>;
+@group(0) @binding(1) var<storage, read_write> o: array<u32>;
+@compute @workgroup_size(1)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+    let x = a[g.x];
+    var acc = 0u;
+    var i = 0u;
+    loop {
+        if i % 3u == 0u { continue; }
+        switch (i + x) % 4u {
+            case 0u, 1u: { acc += i; }
+            case 2u: { acc ^= i * 7u; }
+            default: { acc = acc * 3u + 1u; }
+        }
+        continuing {
+            i += 1u;
+            break if i >= x;
+        }
+    }
+    var a2 = x;
+    var b2 = 1u;
+    for (var k = 0u; k < 5u; k++) {
+        let t = a2;
+        a2 = b2;
+        b2 = t + k;
+    }
+    o[2u * g.x] = acc;
+    o[2u * g.x + 1u] = a2 * 1000u + b2;
+}";
+    let ptx = compile(src);
+    let a = [1u32, 2, 5, 9, 17, 30];
+    let mut bufs = vec![words(&a), vec![0; 8 * a.len()]];
+    run(&ptx, a.len() as u32, &mut bufs);
+    let got = unwords(&bufs[1]);
+    for (k, &x) in a.iter().enumerate() {
+        let mut acc = 0u32;
+        let mut i = 0u32;
+        loop {
+            if i % 3 != 0 {
+                match (i + x) % 4 {
+                    0 | 1 => acc = acc.wrapping_add(i),
+                    2 => acc ^= i.wrapping_mul(7),
+                    _ => acc = acc.wrapping_mul(3).wrapping_add(1),
+                }
+            }
+            i += 1;
+            if i >= x {
+                break;
+            }
+        }
+        let (mut a2, mut b2) = (x, 1u32);
+        for kk in 0..5 {
+            let t = a2;
+            a2 = b2;
+            b2 = t + kk;
+        }
+        assert_eq!(got[2 * k..2 * k + 2], [acc, a2 * 1000 + b2], "x={x}");
+    }
+}

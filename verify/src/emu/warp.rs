@@ -1,0 +1,603 @@
+//! Scheduling (CTAs, warps, min-PC lane groups, barriers) and the warp-collective
+//! instructions: `shfl.sync`, `vote.sync`, `redux.sync`, `bar.warp.sync`, `mma.sync`,
+//! `ldmatrix`.
+
+use super::decode::{Class, DInst, Opd, Prog};
+use super::exec::{Cta, Flow};
+use super::memory::Mem;
+use super::num::{int_val, mask, Fmt};
+use super::{EmuError, EmuErrorKind, EmuOptions};
+use dianran_ptx::{AtomOp, Flag, Layout, Opcode, Rounding, ShflMode, StateSpace, Type, VoteMode};
+
+/// What a thread is doing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum St {
+    Run,
+    /// Waits at the `bar.sync` its pc points to.
+    Bar,
+    /// Waits at the collective its pc points to.
+    Coll,
+    Exit,
+}
+
+struct Threads {
+    pc: Vec<usize>,
+    st: Vec<St>,
+}
+
+/// Runs the whole grid.
+pub(crate) fn launch(
+    prog: &Prog,
+    params: &mut [Vec<u8>],
+    grid: [u32; 3],
+    block: [u32; 3],
+    opts: &EmuOptions,
+) -> Result<(), EmuError> {
+    let n = block.iter().map(|&d| d as usize).product::<usize>();
+    let tid = (0..n)
+        .map(|t| {
+            let (bx, by) = (block[0] as usize, block[1] as usize);
+            [(t % bx) as u32, ((t / bx) % by) as u32, (t / (bx * by)) as u32]
+        })
+        .collect();
+    let mut cta = Cta {
+        prog,
+        regs: vec![0; n * prog.nslots],
+        def: vec![false; n * prog.nslots],
+        mem: Mem {
+            global: params,
+            shared: vec![0; prog.shared_size],
+            local: vec![0; n * prog.local_size],
+            local_size: prog.local_size,
+        },
+        tid,
+        ctaid: [0; 3],
+        grid,
+        block,
+        steps: 0,
+    };
+    for z in 0..grid[2] {
+        for y in 0..grid[1] {
+            for x in 0..grid[0] {
+                cta.ctaid = [x, y, z];
+                cta.def.iter_mut().for_each(|d| *d = false);
+                cta.mem.shared.iter_mut().for_each(|b| *b = 0);
+                cta.mem.local.iter_mut().for_each(|b| *b = 0);
+                run_cta(&mut cta, n, opts)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn run_cta(cta: &mut Cta, n: usize, opts: &EmuOptions) -> Result<(), EmuError> {
+    let mut th = Threads { pc: vec![0; n], st: vec![St::Run; n] };
+    let nwarps = n.div_ceil(32);
+    loop {
+        for w in 0..nwarps {
+            run_warp(cta, &mut th, w * 32, (w * 32 + 32).min(n), opts)?;
+        }
+        if th.st.iter().all(|s| *s == St::Exit) {
+            return Ok(());
+        }
+        if let Some(t) = th.st.iter().position(|s| *s == St::Coll) {
+            return Err(stuck_collective(cta, &th, t, n));
+        }
+        // Every live thread waits at a barrier: it opens when they all wait at the same one.
+        let waiting: Vec<usize> = (0..n).filter(|&t| th.st[t] == St::Bar).collect();
+        let Some(&w0) = waiting.first() else {
+            return Err(EmuError::new(EmuErrorKind::Deadlock, None, "no thread can make progress"));
+        };
+        let first = th.pc[w0];
+        if let Some(&other) = waiting.iter().find(|&&t| th.pc[t] != first) {
+            let line = |pc: usize| cta.prog.insts.get(pc).and_then(|i| i.line);
+            let a: Vec<usize> = waiting.iter().copied().filter(|&t| th.pc[t] == first).collect();
+            let b: Vec<usize> = waiting.iter().copied().filter(|&t| th.pc[t] == th.pc[other]).collect();
+            return Err(EmuError::new(
+                EmuErrorKind::Deadlock,
+                line(first),
+                format!(
+                    "deadlock in CTA {:?}: {} threads (first {:?}) wait at this barrier while {} threads (first {:?}) wait at the barrier on line {}; bar.sync in divergent code",
+                    cta.ctaid,
+                    a.len(),
+                    a.first().and_then(|&t| cta.tid.get(t)),
+                    b.len(),
+                    b.first().and_then(|&t| cta.tid.get(t)),
+                    line(th.pc[other]).map_or("?".to_string(), |l| l.to_string())
+                ),
+            ));
+        }
+        for t in waiting {
+            th.st[t] = St::Run;
+            th.pc[t] += 1;
+        }
+    }
+}
+
+/// The error for a collective that can never complete.
+fn stuck_collective(cta: &Cta, th: &Threads, t: usize, n: usize) -> EmuError {
+    let pc = th.pc[t];
+    let lo = t / 32 * 32;
+    let hi = (lo + 32).min(n);
+    let mut missing = Vec::new();
+    let mut exited = false;
+    for u in lo..hi {
+        if !(th.st[u] == St::Coll && th.pc[u] == pc) {
+            missing.push(u - lo);
+            exited |= th.st[u] == St::Exit;
+        }
+    }
+    let (kind, why) = if exited {
+        (EmuErrorKind::MemberMask, "some of them have exited")
+    } else {
+        (EmuErrorKind::Deadlock, "they wait elsewhere")
+    };
+    let i = cta.prog.insts.get(pc);
+    EmuError::new(
+        kind,
+        i.and_then(|i| i.line),
+        format!(
+            "{}: lanes {:?} of warp {} in CTA {:?} never reach this warp-collective instruction ({why})",
+            i.map_or("?", |i| i.text.as_str()),
+            missing,
+            lo / 32,
+            cta.ctaid
+        ),
+    )
+}
+
+fn guard(cta: &Cta, t: usize, i: &DInst) -> Result<bool, EmuError> {
+    match i.guard {
+        None => Ok(true),
+        Some((s, neg)) => Ok((cta.rd(t, s, i)? & 1 == 1) != neg),
+    }
+}
+
+fn run_warp(cta: &mut Cta, th: &mut Threads, lo: usize, hi: usize, opts: &EmuOptions) -> Result<(), EmuError> {
+    let prog = cta.prog;
+    loop {
+        let mut pc = usize::MAX;
+        for t in lo..hi {
+            if th.st[t] == St::Run && th.pc[t] < pc {
+                pc = th.pc[t];
+            }
+        }
+        if pc == usize::MAX {
+            return Ok(());
+        }
+        let mut group = 0u32;
+        for t in lo..hi {
+            if th.st[t] == St::Run && th.pc[t] == pc {
+                group |= 1 << (t - lo);
+            }
+        }
+        let Some(i) = prog.insts.get(pc) else {
+            // Falling off the end of the body exits.
+            for_lanes(group, lo, |t| th.st[t] = St::Exit);
+            continue;
+        };
+        cta.steps += 1;
+        if cta.steps > opts.max_steps {
+            return Err(i.err(
+                EmuErrorKind::StepLimit,
+                format!("stopped after {} warp instructions (EmuOptions::max_steps); an infinite loop?", opts.max_steps),
+            ));
+        }
+        match i.class {
+            Class::Lane => {
+                for l in 0..32 {
+                    if group & (1 << l) == 0 {
+                        continue;
+                    }
+                    let t = lo + l;
+                    if !guard(cta, t, i)? {
+                        th.pc[t] += 1;
+                        continue;
+                    }
+                    if i.op == Opcode::Activemask {
+                        cta.dst(t, i, 0, u64::from(group))?;
+                        th.pc[t] += 1;
+                        continue;
+                    }
+                    match cta.exec(t, i)? {
+                        Flow::Next => th.pc[t] += 1,
+                        Flow::Jump(to) => th.pc[t] = to,
+                        Flow::Exit => th.st[t] = St::Exit,
+                    }
+                }
+            }
+            Class::Barrier => {
+                if let Some(o) = i.ops.get(1) {
+                    let t0 = lo + group.trailing_zeros() as usize;
+                    let count = cta.val(t0, o, Type::U32, i)?;
+                    if count as usize != th.pc.len().div_ceil(32) * 32 {
+                        return Err(i.err(EmuErrorKind::Unsupported, "barriers with a thread count below the CTA size are not supported"));
+                    }
+                }
+                for l in 0..32 {
+                    if group & (1 << l) != 0 {
+                        let t = lo + l;
+                        if guard(cta, t, i)? {
+                            th.st[t] = St::Bar;
+                        } else {
+                            th.pc[t] += 1;
+                        }
+                    }
+                }
+            }
+            Class::Collective => {
+                for l in 0..32 {
+                    if group & (1 << l) != 0 {
+                        let t = lo + l;
+                        if guard(cta, t, i)? {
+                            th.st[t] = St::Coll;
+                        } else {
+                            th.pc[t] += 1;
+                        }
+                    }
+                }
+                try_fire(cta, th, lo, hi, pc)?;
+            }
+        }
+    }
+}
+
+fn for_lanes(mask: u32, lo: usize, mut f: impl FnMut(usize)) {
+    for l in 0..32 {
+        if mask & (1 << l) != 0 {
+            f(lo + l);
+        }
+    }
+}
+
+/// Runs the collective at `pc` when every lane of its member mask waits there.
+fn try_fire(cta: &mut Cta, th: &mut Threads, lo: usize, hi: usize, pc: usize) -> Result<(), EmuError> {
+    let prog = cta.prog;
+    let Some(i) = prog.insts.get(pc) else { return Ok(()) };
+    let mut waiting = 0u32;
+    for t in lo..hi {
+        if th.st[t] == St::Coll && th.pc[t] == pc {
+            waiting |= 1 << (t - lo);
+        }
+    }
+    if waiting == 0 {
+        return Ok(());
+    }
+    let existing = if hi - lo == 32 { u32::MAX } else { (1u32 << (hi - lo)) - 1 };
+    let mask_opd = match i.op {
+        Opcode::Shfl => Some(4),
+        Opcode::Vote | Opcode::Redux => Some(2),
+        Opcode::Bar | Opcode::Barrier => Some(0),
+        _ => None,
+    };
+    let required = match mask_opd {
+        None => existing,
+        Some(k) => {
+            let mut mask = None;
+            for l in 0..32 {
+                if waiting & (1 << l) == 0 {
+                    continue;
+                }
+                let m = cta.src(lo + l, i, k, Type::B32)? as u32;
+                if m & (1 << l) == 0 {
+                    return Err(i.err(EmuErrorKind::MemberMask, format!("lane {l} of warp {} executes it but is not in its member mask {m:#010x}", lo / 32)));
+                }
+                match mask {
+                    None => mask = Some(m),
+                    Some(m0) if m0 != m => {
+                        return Err(i.err(EmuErrorKind::MemberMask, format!("lanes of warp {} use different member masks ({m0:#010x} and {m:#010x})", lo / 32)));
+                    }
+                    _ => {}
+                }
+            }
+            let m = mask.unwrap_or(0);
+            if m & !existing != 0 {
+                return Err(i.err(EmuErrorKind::MemberMask, format!("member mask {m:#010x} names lanes that do not exist in warp {} ({} threads)", lo / 32, hi - lo)));
+            }
+            m
+        }
+    };
+    for l in 0..32 {
+        if required & (1 << l) != 0 && th.st[lo + l] == St::Exit {
+            return Err(i.err(EmuErrorKind::MemberMask, format!("lane {l} of warp {} is in the member mask but has exited", lo / 32)));
+        }
+    }
+    if required & !waiting != 0 {
+        return Ok(());
+    }
+    match i.op {
+        Opcode::Shfl => shfl(cta, i, lo, waiting)?,
+        Opcode::Vote => vote(cta, i, lo, waiting)?,
+        Opcode::Redux => redux(cta, i, lo, waiting)?,
+        Opcode::Mma => {
+            if hi - lo != 32 {
+                return Err(i.err(EmuErrorKind::MemberMask, "mma.sync needs a full warp of 32 threads"));
+            }
+            mma(cta, i, lo)?
+        }
+        Opcode::Ldmatrix => {
+            if hi - lo != 32 {
+                return Err(i.err(EmuErrorKind::MemberMask, "ldmatrix needs a full warp of 32 threads"));
+            }
+            ldmatrix(cta, i, lo)?
+        }
+        _ => {}
+    }
+    for_lanes(waiting, lo, |t| {
+        th.st[t] = St::Run;
+        th.pc[t] += 1;
+    });
+    Ok(())
+}
+
+fn shfl(cta: &mut Cta, i: &DInst, lo: usize, members: u32) -> Result<(), EmuError> {
+    let mode = i.shfl.ok_or_else(|| i.unsupported())?;
+    let mut out = Vec::new();
+    for lane in 0..32u32 {
+        if members & (1 << lane) == 0 {
+            continue;
+        }
+        let t = lo + lane as usize;
+        let b = (cta.src(t, i, 2, Type::B32)? & 0x1f) as i64;
+        let c = cta.src(t, i, 3, Type::B32)? as u32;
+        let (cval, seg) = (i64::from(c & 0x1f), i64::from((c >> 8) & 0x1f));
+        let l = i64::from(lane);
+        let max_lane = (l & seg) | (cval & !seg);
+        let min_lane = l & seg;
+        let (j, ok) = match mode {
+            ShflMode::Up => (l - b, l - b >= max_lane),
+            ShflMode::Down => (l + b, l + b <= max_lane),
+            ShflMode::Bfly => (l ^ b, (l ^ b) <= max_lane),
+            ShflMode::Idx => {
+                let j = min_lane | (b & !seg);
+                (j, j <= max_lane)
+            }
+        };
+        let j = if ok { j } else { l };
+        if !(0..32).contains(&j) || members & (1 << j) == 0 {
+            return Err(i.err(
+                EmuErrorKind::MemberMask,
+                format!("lane {lane} of warp {} reads lane {j}, which is not in the member mask {members:#010x}", lo / 32),
+            ));
+        }
+        let v = cta.src(lo + j as usize, i, 1, Type::B32)?;
+        out.push((t, v, ok));
+    }
+    for (t, v, ok) in out {
+        match i.opd(0)? {
+            Opd::Pair(d, p) => {
+                let (d, p) = (*d, *p);
+                cta.wr(t, d, v);
+                cta.wr(t, p, u64::from(ok));
+            }
+            _ => cta.dst(t, i, 0, v)?,
+        }
+    }
+    Ok(())
+}
+
+fn vote(cta: &mut Cta, i: &DInst, lo: usize, members: u32) -> Result<(), EmuError> {
+    let mut ballot = 0u32;
+    for l in 0..32 {
+        if members & (1 << l) != 0 && cta.pred(lo + l, i.opd(1)?, i)? {
+            ballot |= 1 << l;
+        }
+    }
+    let v = match i.vote.ok_or_else(|| i.unsupported())? {
+        VoteMode::All => u64::from(ballot == members),
+        VoteMode::Any => u64::from(ballot != 0),
+        VoteMode::Uni => u64::from(ballot == members || ballot == 0),
+        VoteMode::Ballot => u64::from(ballot),
+    };
+    for_lanes_try(members, lo, |t| cta.dst(t, i, 0, v))
+}
+
+fn for_lanes_try(mask: u32, lo: usize, mut f: impl FnMut(usize) -> Result<(), EmuError>) -> Result<(), EmuError> {
+    for l in 0..32 {
+        if mask & (1 << l) != 0 {
+            f(lo + l)?;
+        }
+    }
+    Ok(())
+}
+
+fn redux(cta: &mut Cta, i: &DInst, lo: usize, members: u32) -> Result<(), EmuError> {
+    let ty = i.ty(0)?;
+    let op = i.atom.ok_or_else(|| i.unsupported())?;
+    if Fmt::of(ty).is_some() || ty.bits() != 32 {
+        return Err(i.unsupported());
+    }
+    let mut acc: Option<u64> = None;
+    for l in 0..32 {
+        if members & (1 << l) == 0 {
+            continue;
+        }
+        let v = cta.src(lo + l, i, 1, ty)?;
+        acc = Some(match acc {
+            None => v,
+            Some(a) => match op {
+                AtomOp::Add => a.wrapping_add(v) & 0xffff_ffff,
+                AtomOp::Min => if int_val(v, ty) < int_val(a, ty) { v } else { a },
+                AtomOp::Max => if int_val(v, ty) > int_val(a, ty) { v } else { a },
+                AtomOp::And => a & v,
+                AtomOp::Or => a | v,
+                AtomOp::Xor => a ^ v,
+                _ => return Err(i.unsupported()),
+            },
+        });
+    }
+    let v = acc.unwrap_or(0);
+    for_lanes_try(members, lo, |t| cta.dst(t, i, 0, v))
+}
+
+/// The registers of a fragment operand (a brace list).
+fn frag_regs<'a>(i: &'a DInst, k: usize, n: usize) -> Result<&'a [Opd], EmuError> {
+    match i.opd(k)? {
+        Opd::Vector(v) if v.len() == n => Ok(v),
+        _ => Err(i.err(EmuErrorKind::Unsupported, format!("operand {} must be a list of {n} registers", k + 1))),
+    }
+}
+
+/// Element `e` of a fragment: (register, bit shift) for elements of `eb` bits.
+fn elem(e: usize, eb: usize) -> (usize, usize) {
+    (e * eb / 32, (e * eb) % 32)
+}
+
+/// `mma.sync.aligned` m16n8k16 / m16n8k8 (f16, bf16 inputs; f32 or f16 accumulators) and
+/// m16n8k16 / m16n8k32 (s8, u8 inputs; s32 accumulators), `.row.col`. Fragment layouts
+/// follow the PTX ISA tables (`g` = lane / 4, `t` = lane % 4).
+fn mma(cta: &mut Cta, i: &DInst, lo: usize) -> Result<(), EmuError> {
+    let (m, n, k) = (usize::from(i.shape.0), usize::from(i.shape.1), usize::from(i.shape.2));
+    if i.layouts != [Layout::Row, Layout::Col] || i.tys.len() != 4 || (m, n) != (16, 8) {
+        return Err(i.unsupported());
+    }
+    let (dty, aty, bty, cty) = (i.tys[0], i.tys[1], i.tys[2], i.tys[3]);
+    let int = matches!(aty, Type::S8 | Type::U8);
+    let eb = if int { 8 } else { 16 };
+    let ok = match (int, k) {
+        (false, 8 | 16) => matches!(aty, Type::F16 | Type::Bf16) && aty == bty && matches!(cty, Type::F32 | Type::F16) && (cty == dty),
+        (true, 16 | 32) => matches!(bty, Type::S8 | Type::U8) && cty == Type::S32 && dty == Type::S32,
+        _ => false,
+    };
+    if !ok {
+        return Err(i.unsupported());
+    }
+    let in_fmt = Fmt::of(aty);
+    let (a_elems, b_elems, c_elems) = (m * k / 32, k * n / 32, m * n / 32);
+    let ceb = if cty == Type::F16 { 16 } else { 32 };
+    let (a_regs, b_regs, c_regs) = (a_elems * eb / 32, b_elems * eb / 32, c_elems * ceb / 32);
+    let mut a = vec![0f64; m * k];
+    let mut b = vec![0f64; k * n];
+    let mut c = vec![0f64; m * n];
+    let read = |cta: &Cta, t: usize, regs: &[Opd], e: usize, eb: usize| -> Result<u64, EmuError> {
+        let (r, sh) = elem(e, eb);
+        let o = regs.get(r).ok_or_else(|| i.unsupported())?;
+        Ok((cta.val(t, o, Type::B32, i)? >> sh) & mask(eb as u32))
+    };
+    let value = |bits: u64, ty: Type| -> f64 {
+        match (ty, in_fmt) {
+            (Type::S8, _) => (bits as u8 as i8) as f64,
+            (Type::U8, _) => bits as u8 as f64,
+            (_, Some(f)) => f.get(bits),
+            _ => 0.0,
+        }
+    };
+    let ar = frag_regs(i, 1, a_regs)?;
+    let br = frag_regs(i, 2, b_regs)?;
+    let cr = frag_regs(i, 3, c_regs)?;
+    for lane in 0..32 {
+        let t = lo + lane;
+        let (g, tq) = (lane / 4, lane % 4);
+        for e in 0..a_elems {
+            let (row, col) = if int {
+                (g + 8 * ((e >> 2) & 1), 4 * tq + (e & 3) + 16 * (e >> 3))
+            } else {
+                (g + 8 * ((e >> 1) & 1), 2 * tq + (e & 1) + 8 * (e >> 2))
+            };
+            a[row * k + col] = value(read(cta, t, ar, e, eb)?, aty);
+        }
+        for e in 0..b_elems {
+            let (kk, col) = if int {
+                (4 * tq + (e & 3) + 16 * (e >> 2), g)
+            } else {
+                (2 * tq + (e & 1) + 8 * (e >> 1), g)
+            };
+            b[kk * n + col] = value(read(cta, t, br, e, eb)?, bty);
+        }
+        for e in 0..c_elems {
+            let (row, col) = (g + 8 * (e >> 1), 2 * tq + (e & 1));
+            let bits = read(cta, t, cr, e, ceb)?;
+            c[row * n + col] = match cty {
+                Type::F32 => Fmt::F32.get(bits),
+                Type::F16 => Fmt::F16.get(bits),
+                _ => f64::from(bits as u32 as i32),
+            };
+        }
+    }
+    let dr = frag_regs(i, 0, c_regs)?.to_vec();
+    let mut out = vec![0u64; 32 * c_regs];
+    for lane in 0..32 {
+        let (g, tq) = (lane / 4, lane % 4);
+        for e in 0..c_elems {
+            let (row, col) = (g + 8 * (e >> 1), 2 * tq + (e & 1));
+            let mut acc = c[row * n + col];
+            for kk in 0..k {
+                acc += a[row * k + kk] * b[kk * n + col];
+            }
+            let bits = match dty {
+                Type::F32 => Fmt::F32.round(acc, Rounding::Rn),
+                Type::F16 => Fmt::F16.round(acc, Rounding::Rn),
+                _ => {
+                    let v = acc as i64;
+                    if i.has(Flag::SatFinite) {
+                        v.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as u64 & 0xffff_ffff
+                    } else {
+                        v as u64 & 0xffff_ffff
+                    }
+                }
+            };
+            let (r, sh) = elem(e, ceb);
+            out[lane * c_regs + r] |= bits << sh;
+        }
+    }
+    for lane in 0..32 {
+        for (r, o) in dr.iter().enumerate() {
+            match o {
+                Opd::Reg(s) => cta.wr(lo + lane, *s, out[lane * c_regs + r]),
+                _ => return Err(i.err(EmuErrorKind::Unsupported, "mma destinations must be registers")),
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `ldmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}.shared.b16`: lanes 8j..8j+7 supply the
+/// row addresses of matrix j; lane l receives row l/4, columns 2(l%4) and 2(l%4)+1 of each
+/// matrix (with `.trans`, stored rows 2(l%4)+i, column l/4).
+fn ldmatrix(cta: &mut Cta, i: &DInst, lo: usize) -> Result<(), EmuError> {
+    let num = usize::from(i.num);
+    if i.shape != (8, 8, 0) || !matches!(num, 1 | 2 | 4) || i.tys.first() != Some(&Type::B16) {
+        return Err(i.unsupported());
+    }
+    if !matches!(i.space, StateSpace::Shared | StateSpace::Generic) {
+        return Err(i.unsupported());
+    }
+    let dr = frag_regs(i, 0, num)?.to_vec();
+    // rows[j][r][c]
+    let mut rows = vec![[[0u16; 8]; 8]; num];
+    for (j, mat) in rows.iter_mut().enumerate() {
+        for (r, row) in mat.iter_mut().enumerate() {
+            let t = lo + 8 * j + r;
+            let (space, a) = cta.addr(t, i.opd(1)?, i)?;
+            let shared_off = match space {
+                StateSpace::Generic => a.wrapping_sub(super::memory::SHARED_WINDOW),
+                _ => a,
+            };
+            if space == StateSpace::Generic && shared_off >= 0x1000_0000 {
+                return Err(i.err(EmuErrorKind::OutOfBounds, format!("lane {} gives generic address {a:#x}, which is not in shared memory", 8 * j + r)));
+            }
+            if shared_off % 16 != 0 {
+                return Err(i.err(EmuErrorKind::OutOfBounds, format!("lane {} gives row address {a:#x}, which is not 16-byte aligned", 8 * j + r)));
+            }
+            for (c, v) in row.iter_mut().enumerate() {
+                *v = cta.load(t, StateSpace::Shared, shared_off + 2 * c as u64, 2, i)? as u16;
+            }
+        }
+    }
+    let trans = i.has(Flag::Trans);
+    for lane in 0..32 {
+        for (j, o) in dr.iter().enumerate() {
+            let m = &rows[j];
+            let (x0, x1) = if trans {
+                (m[2 * (lane % 4)][lane / 4], m[2 * (lane % 4) + 1][lane / 4])
+            } else {
+                (m[lane / 4][2 * (lane % 4)], m[lane / 4][2 * (lane % 4) + 1])
+            };
+            match o {
+                Opd::Reg(s) => cta.wr(lo + lane, *s, u64::from(x0) | u64::from(x1) << 16),
+                _ => return Err(i.err(EmuErrorKind::Unsupported, "ldmatrix destinations must be registers")),
+            }
+        }
+    }
+    Ok(())
+}
