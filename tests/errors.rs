@@ -20,7 +20,8 @@ fn error_files() -> Vec<PathBuf> {
 /// The blessed lines for the first diagnostic: message, location, help.
 fn blessed(ds: &dianran::Diagnostics) -> String {
     let Some(d) = ds.list.first() else { return String::new() };
-    let mut out = format!("error: {}\nat {}\n", d.message, ds.location(d));
+    let context = d.context.as_ref().map(|c| format!(" (in '{c}')")).unwrap_or_default();
+    let mut out = format!("error: {}{context}\nat {}\n", d.message, ds.location(d));
     if let Some(h) = &d.help {
         out.push_str(&format!("help: {h}\n"));
     }

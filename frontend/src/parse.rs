@@ -28,7 +28,15 @@ pub fn parse(file_name: &str, source: &str, opts: &Options) -> Result<Parsed, Di
     if let Some(d) = source::check_limits(&text) {
         return Err(fail(vec![d]));
     }
-    let (module, info) = run_with_big_stack(|| naga_front(&text, opts)).map_err(fail)?;
+    let (module, info) = run_with_big_stack(|| naga_front(&text, opts)).map_err(|mut list| {
+        // Name the function an error is in when naga did not.
+        for d in &mut list {
+            if let (None, Some(span)) = (&d.context, d.span) {
+                d.context = source::enclosing_function(&text, span.start as usize);
+            }
+        }
+        fail(list)
+    })?;
     Ok(Parsed {
         module,
         info,
@@ -100,7 +108,11 @@ fn parse_error(e: &naga::front::wgsl::ParseError, text: &str) -> Diagnostic {
         }
         return d;
     }
-    let message = clean_message(e.message());
+    let mut message = clean_message(e.message());
+    if message.contains("found \"/*") {
+        // naga's lexer reports an unclosed comment as an unexpected token.
+        message = "unterminated block comment `/*`".to_string();
+    }
     let help = parse_help(&message);
     let mut d = Diagnostic::error(DiagKind::Parse, message).help(help);
     for (i, (span, text)) in e.labels().enumerate() {
@@ -328,6 +340,23 @@ fn specific_message(inner: &ValidationError, module: &naga::Module) -> Option<St
                 module.types.type_to_string(*ty)
             ))
         }
+        FunctionError::InvalidCall { function, error } => {
+            use naga::valid::CallError;
+            let callee = module.functions.try_get(*function).ok()?.name.clone().unwrap_or_default();
+            match error {
+                CallError::ArgumentCount { required, seen } => Some(format!(
+                    "`{callee}` takes {required} argument{}, but {seen} {} given",
+                    if *required == 1 { "" } else { "s" },
+                    if *seen == 1 { "is" } else { "are" }
+                )),
+                CallError::ArgumentType { index, required, .. } => Some(format!(
+                    "argument {} of `{callee}` must be `{}`",
+                    index + 1,
+                    module.types.type_to_string(*required)
+                )),
+                _ => None,
+            }
+        }
         FunctionError::InvalidReturnType { expected_ty: None, expression: Some(_) } => {
             Some("the function returns a value but declares no return type".to_string())
         }
@@ -356,7 +385,10 @@ pub(crate) fn clean_message(m: &str) -> String {
         }
     }
     out.push_str(rest);
-    let out = out.replace("Handle(", "(").replace(" '' ", " ");
+    let out = out
+        .replace("Handle(", "(")
+        .replace(" '' ", " ")
+        .replace("all to is invalid", "all is invalid");
     let out = out.trim().trim_end_matches('.').to_string();
     let mut chars = out.chars();
     match chars.next() {
@@ -458,7 +490,7 @@ fn validation_help(chain: &str) -> String {
         || m.contains("argument") && (m.contains("count") || m.contains("number"))
     {
         "pass exactly the parameters the function declares, in order"
-    } else if m.contains("argument") && m.contains("type") {
+    } else if m.contains("argument") && (m.contains("type") || m.contains("must be")) {
         "pass a value of the parameter's declared type; convert explicitly, e.g. f32(x)"
     } else if m.contains("cannot store through")
         || m.contains("destination for a store")

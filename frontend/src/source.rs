@@ -212,6 +212,37 @@ pub fn check_limits(text: &str) -> Option<Diagnostic> {
     }
 }
 
+/// The name of the function whose declaration contains byte `offset` (signature or body),
+/// found lexically so it also works for text naga could not parse.
+pub fn enclosing_function(text: &str, offset: usize) -> Option<String> {
+    let mut lexer = Lexer { text, pos: 0 };
+    let mut depth = 0usize;
+    let mut current: Option<(usize, String)> = None; // (start of `fn`, name)
+    let mut prev_fn = false;
+    while let Some(t) = lexer.next_token() {
+        if t.start >= offset {
+            break;
+        }
+        let word = text.get(t.start..t.end).unwrap_or("");
+        if prev_fn && t.kind == TokenKind::Ident && depth == 0 {
+            current = Some((t.start, word.to_string()));
+        }
+        prev_fn = t.kind == TokenKind::Ident && word == "fn" && depth == 0;
+        match word {
+            "{" => depth += 1,
+            "}" => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    current = None;
+                }
+            }
+            ";" if depth == 0 => current = None,
+            _ => {}
+        }
+    }
+    current.map(|(_, name)| name)
+}
+
 /// Byte offset of the first bracket at the deepest nesting of `(`, `[` and `{` (comments
 /// skipped), for pointing at "nested too deeply" errors.
 pub fn deepest_nesting(text: &str) -> Option<usize> {
@@ -348,6 +379,19 @@ mod tests {
         // Operators in comments do not count.
         let c = format!("// {}\nfn f() {{}}", "+".repeat(MAX_STATEMENT_OPERATORS * 2));
         assert!(check_limits(&c).is_none());
+    }
+
+    #[test]
+    fn enclosing_function_by_offset() {
+        let src = "const a = 1;\nfn first(x: i32) -> i32 {\n  { return x; }\n}\nfn 加倍() { let y = z; }\n";
+        let at = |needle: &str| src.find(needle).unwrap_or(0);
+        assert_eq!(enclosing_function(src, at("1;")), None);
+        assert_eq!(enclosing_function(src, at("x: i32")).as_deref(), Some("first"));
+        assert_eq!(enclosing_function(src, at("return x")).as_deref(), Some("first"));
+        assert_eq!(enclosing_function(src, at("z;")).as_deref(), Some("加倍"));
+        assert_eq!(enclosing_function(src, src.len()), None);
+        // Unbalanced text (a parse error) still finds the open function.
+        assert_eq!(enclosing_function("fn g() { if (", 12).as_deref(), Some("g"));
     }
 
     #[test]

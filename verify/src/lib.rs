@@ -1,8 +1,10 @@
 //! Verification for dianran: the reference interpreter of the SSA form, the PTX emulator,
 //! ptxas, the CUDA driver runner and the lavapipe runner (SPEC §6).
 
+pub mod agree;
 pub mod buffers;
 pub mod emu;
+pub mod executors;
 #[cfg(feature = "cuda")]
 pub mod cuda;
 pub mod interp;

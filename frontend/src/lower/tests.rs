@@ -1119,6 +1119,8 @@ fn repository_samples_lower_and_verify() {
     eprintln!("lowered {lowered} samples");
 }
 
+/// Prints every test module's text (`cargo test -p dianran-frontend dump -- --ignored
+/// --nocapture`), for reading the lowering's output by eye.
 #[test]
 #[ignore]
 fn dump() {

@@ -6,7 +6,8 @@
 //! is live (an `If`/`Switch` result, or one slot of loop state: results, body params and
 //! continuing params together). Then dead pure instructions, dead `If`/`Switch` results and
 //! dead loop state (state only passed around) are removed together with the terminator
-//! arguments that fed them, and empty `If`s disappear.
+//! arguments that fed them, and empty `If`s disappear. Locals no `LocalAddr` refers to any
+//! more are dropped.
 
 use crate::ir::*;
 
@@ -24,6 +25,44 @@ fn dce_function(f: &mut Function) {
             break;
         }
     }
+    drop_unused_locals(f);
+}
+
+/// Removes locals no `LocalAddr` refers to any more, renumbering the rest.
+fn drop_unused_locals(f: &mut Function) {
+    let mut used = vec![false; f.locals.len()];
+    super::util::for_each_block_mut(&mut f.body, &mut |b| {
+        for inst in &b.insts {
+            if let Op::LocalAddr(l) = inst.op {
+                if let Some(u) = used.get_mut(l.index()) {
+                    *u = true;
+                }
+            }
+        }
+    });
+    if used.iter().all(|&u| u) {
+        return;
+    }
+    let mut new_id = Vec::with_capacity(used.len());
+    let mut next = 0u32;
+    for &u in &used {
+        new_id.push(LocalId(next));
+        next += u as u32;
+    }
+    let mut k = 0;
+    f.locals.retain(|_| {
+        k += 1;
+        used[k - 1]
+    });
+    super::util::for_each_block_mut(&mut f.body, &mut |b| {
+        for inst in &mut b.insts {
+            if let Op::LocalAddr(l) = &mut inst.op {
+                if let Some(n) = new_id.get(l.index()) {
+                    *l = *n;
+                }
+            }
+        }
+    });
 }
 
 /// The region slots a terminator can feed; a slot is live when any of its values is.
@@ -341,11 +380,15 @@ mod tests {
         let one = b.ci(1);
         b.store(x, one);
         let _unused_load = b.load(x);
+        let it2 = b.u32();
+        b.local("never_used", it2);
         let mut m = b.finish_entry(Terminator::Return(None));
         dce(&mut m);
         verify(&m).unwrap();
         let body = &m.functions[0].body;
         assert_eq!(count_insts(body, &|o| matches!(o, Op::Store { .. })), 1);
         assert_eq!(count_insts(body, &|o| matches!(o, Op::Load(_))), 0);
+        let names: Vec<_> = m.functions[0].locals.iter().map(|l| l.name.as_str()).collect();
+        assert_eq!(names, ["x"]);
     }
 }

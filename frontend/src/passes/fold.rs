@@ -12,7 +12,8 @@
 //! `x * 0`, `x - x` for integers; `x * 1.0`, `x / 1.0`, `x - 0.0`, `x + (-0.0)` for floats
 //! (never `x + 0.0`: `-0.0 + 0.0` is `+0.0`); `x && true`, `!!x`, `select(a, a, c)`, extracts
 //! of `Compose`/`Insert`. An `if` on a constant condition whose taken arm ends in `Yield` is
-//! replaced by that arm.
+//! replaced by that arm; so is a `switch` on a constant selector whose chosen arm ends in
+//! `Yield` or `Break` and has no other way out.
 
 use super::util::Subst;
 use crate::ir::*;
@@ -184,6 +185,38 @@ impl Folder<'_> {
                             self.block(then_);
                             self.block(else_);
                         }
+                    }
+                }
+                Op::Switch { selector, cases, results } => {
+                    let sel = match self.konst(*selector) {
+                        Some(ConstValue::I32(x)) => Some(*x as i64),
+                        Some(ConstValue::U32(x)) => Some(*x as i64),
+                        _ => None,
+                    };
+                    let chosen = sel.and_then(|v| {
+                        cases
+                            .iter()
+                            .position(|c| c.values.contains(&v))
+                            .or_else(|| cases.iter().position(|c| c.default))
+                    });
+                    if let Some(k) = chosen {
+                        let body = &cases[k].body;
+                        let exits = matches!(&body.term,
+                            Terminator::Yield(a) | Terminator::Break(a) if a.len() == results.len());
+                        if exits && !breaks_out(body) {
+                            let mut arm = std::mem::take(&mut cases[k].body);
+                            self.block(&mut arm);
+                            if let Terminator::Yield(args) | Terminator::Break(args) = &arm.term {
+                                for (&r, &a) in results.iter().zip(args) {
+                                    self.subst.set(r, a);
+                                }
+                            }
+                            out.append(&mut arm.insts);
+                            continue;
+                        }
+                    }
+                    for c in cases.iter_mut() {
+                        self.block(&mut c.body);
                     }
                 }
                 Op::Loop { body, continuing, break_if, .. } => {
@@ -532,6 +565,17 @@ impl Folder<'_> {
         };
         self.build_comps(rty, vec![ConstValue::Bool(x); n]).map(Folded::Const)
     }
+}
+
+/// Whether a `Break` nested in `b`'s `If`s (not its loops, switches or inline regions) leaves
+/// the switch `b` belongs to.
+fn breaks_out(b: &Block) -> bool {
+    b.insts.iter().any(|i| match &i.op {
+        Op::If { then_, else_, .. } => [then_, else_]
+            .iter()
+            .any(|arm| matches!(arm.term, Terminator::Break(_)) || breaks_out(arm)),
+        _ => false,
+    })
 }
 
 fn f16(x: u16) -> f32 {

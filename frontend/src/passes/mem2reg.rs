@@ -149,13 +149,13 @@ impl Analysis<'_> {
 }
 
 fn promote_function(types: &mut Types, f: &mut Function) {
+    // Inlined bodies without early returns become straight-line code of the caller, so the
+    // caller's locals they store to can be promoted.
+    super::inline::splice_inlines(f);
     let n = f.locals.len();
     if n == 0 {
         return;
     }
-    // Inlined bodies without early returns become straight-line code of the caller, so the
-    // caller's locals they store to can be promoted.
-    super::inline::splice_inlines(f);
     let mut an = Analysis {
         types,
         values: &f.values,

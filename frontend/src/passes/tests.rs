@@ -316,3 +316,21 @@ fn all_samples_optimize_and_inline() {
     }
     eprintln!("optimized {done} samples");
 }
+
+#[test]
+fn constant_switch_is_replaced_by_its_arm() {
+    let src = r#"
+fn s(x: i32) -> i32 {
+    var r = x;
+    let k = 2;
+    switch k {
+        case 1: { r = 10; }
+        case 2, 3: { r = r * 3; }
+        default: { r = 0; }
+    }
+    return r;
+}"#;
+    let m = check(src, "s", &[1, 7, -4], |x| x * 3);
+    let f = &m.functions[fid(&m, "s").index()];
+    assert_eq!(count_insts(&f.body, &|o| matches!(o, Op::Switch { .. })), 0, "{}", module_text(&m));
+}

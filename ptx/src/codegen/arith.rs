@@ -374,6 +374,12 @@ impl Lower<'_> {
     /// The divisor WGSL division uses: 1 where the machine result would differ (division by
     /// zero: `a / 1 = a` and `a % 1 = 0`; `i32::MIN / -1`: `MIN / 1 = MIN`, `MIN % 1 = 0`).
     fn safe_divisor(&mut self, s: Scalar, a: VRegId, b: VRegId) -> VRegId {
+        // A constant divisor other than 0 (and -1 for i32) needs no guard.
+        if let Some(&c) = self.consts.get(&b) {
+            if c != 0 && !(s == Scalar::I32 && c == u32::MAX) {
+                return b;
+            }
+        }
         let one = self.imm_u32(1);
         let z = self.op1(RegKind::Pred, "setp.eq.u32 {d0}, {u0}, 0", vec![b]);
         let bad = if s == Scalar::I32 {
@@ -1217,7 +1223,7 @@ impl Lower<'_> {
                     (G::ShuffleUp, Some(i)) => ("up", i, 0),
                     (G::ShuffleXor, Some(i)) => ("bfly", i, 31),
                     (G::QuadBroadcast, Some(i)) => {
-                        let base = self.f("and.b32 {d0}, {u0}, -4", vec![lane]);
+                        let base = self.f("and.b32 {d0}, {u0}, 0xFFFFFFFC", vec![lane]);
                         ("idx", self.f("add.s32 {d0}, {u0}, {u1}", vec![base, i]), 31)
                     }
                     (G::QuadSwap(d), _) => {

@@ -18,8 +18,14 @@ fn run(ptx: &str, threads: u32, bufs: &mut [Vec<u8>]) {
         .collect();
     let labels: HashMap<&str, usize> =
         body.iter().enumerate().filter_map(|(i, l)| l.strip_suffix(':').map(|n| (n, i))).collect();
+    let depot = params.len();
     for tid in 0..threads {
         let mut regs: HashMap<String, u64> = HashMap::new();
+        // The local depot is a fresh extra buffer per thread.
+        regs.insert("__local_depot".into(), ((depot as u64) + 1) << 40);
+        if bufs.len() > depot {
+            bufs[depot].iter_mut().for_each(|b| *b = 0xAB);
+        }
         let mut pc = 0;
         let mut steps = 0;
         loop {
@@ -336,5 +342,44 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
             b2 = t + kk;
         }
         assert_eq!(got[2 * k..2 * k + 2], [acc, a2 * 1000 + b2], "x={x}");
+    }
+}
+
+#[test]
+fn inlined_calls_local_arrays_and_privates() {
+    let src = "
+@group(0) @binding(0) var<storage, read> a: array<u32>;
+@group(0) @binding(1) var<storage, read_write> o: array<u32>;
+var<private> counter: u32 = 5u;
+fn bump(p: ptr<function, u32>, k: u32) -> u32 {
+    *p = *p + k;
+    counter += 1u;
+    return *p * 2u;
+}
+@compute @workgroup_size(1)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+    let x = a[g.x];
+    var arr: array<u32, 8>;
+    for (var i = 0u; i < 8u; i++) {
+        arr[i] = i * x;
+    }
+    var v = x;
+    let r = bump(&v, 3u);
+    let j = x % 8u;
+    arr[j] = arr[j] + r;
+    o[3u * g.x] = arr[j];
+    o[3u * g.x + 1u] = v;
+    o[3u * g.x + 2u] = counter;
+}";
+    let ptx = compile(src);
+    let a = [0u32, 3, 9, 14];
+    let mut bufs = vec![words(&a), vec![0; 12 * a.len()], vec![0; 4096]];
+    run(&ptx, a.len() as u32, &mut bufs);
+    let got = unwords(&bufs[1]);
+    for (k, &x) in a.iter().enumerate() {
+        let v = x + 3;
+        let r = v * 2;
+        let j = x % 8;
+        assert_eq!(got[3 * k..3 * k + 3], [j * x + r, v, 6], "x={x}");
     }
 }

@@ -106,6 +106,8 @@ pub(crate) struct Lower<'a> {
     /// Target architecture (80 or 90); selects instruction forms where they differ.
     #[allow(dead_code)]
     pub sm: u32,
+    /// Registers known to hold a 32-bit integer constant (lets division skip its guards).
+    pub consts: HashMap<VRegId, u32>,
 }
 
 /// Diagnostic for something PTX code generation does not support.
@@ -193,6 +195,7 @@ impl<'a> Lower<'a> {
             depot_size: 0,
             span: f.span,
             sm,
+            consts: HashMap::new(),
         }
     }
 
@@ -220,7 +223,9 @@ impl<'a> Lower<'a> {
 
     /// A register holding a 32-bit constant.
     pub(crate) fn imm_u32(&mut self, v: u32) -> VRegId {
-        self.op1(RegKind::B32, format!("mov.u32 {{d0}}, {v}"), vec![])
+        let r = self.op1(RegKind::B32, format!("mov.u32 {{d0}}, {v}"), vec![]);
+        self.consts.insert(r, v);
+        r
     }
 
     /// A register holding an f32 constant.
@@ -992,9 +997,7 @@ impl<'a> Lower<'a> {
     ) -> Result<Vec<VRegId>, Diagnostic> {
         Ok(match c {
             ConstValue::Bool(b) => vec![self.imm_pred(*b)],
-            ConstValue::I32(v) => {
-                vec![self.op1(RegKind::B32, format!("mov.u32 {{d0}}, {}", *v as u32), vec![])]
-            }
+            ConstValue::I32(v) => vec![self.imm_u32(*v as u32)],
             ConstValue::U32(v) => vec![self.imm_u32(*v)],
             ConstValue::F32(bits) => {
                 vec![self.op1(RegKind::B32, format!("mov.f32 {{d0}}, {}", f32_imm(*bits)), vec![])]

@@ -302,8 +302,34 @@ pub fn prepare(f: &MFunction) -> Result<MFunction, AllocError> {
     if f.blocks.is_empty() {
         return Err(AllocError("function has no blocks".into()));
     }
-    // Reachability from the entry.
     let n = f.blocks.len();
+    // Jump threading: a block that holds nothing but `bra T` (no params, no args) is skipped
+    // by its predecessors. Chains are followed a bounded number of steps (cycles of empty
+    // blocks are left alone).
+    let forward = |f: &MFunction, mut b: usize| -> usize {
+        for _ in 0..n {
+            match f.blocks.get(b) {
+                Some(MBlock { params, insts, term: Term::Jump(t) })
+                    if b != 0 && params.is_empty() && insts.is_empty() && t.args.is_empty() =>
+                {
+                    b = t.block.0 as usize
+                }
+                _ => break,
+            }
+        }
+        b
+    };
+    for i in 0..n {
+        let fwd: Vec<usize> =
+            f.blocks[i].term.targets().iter().map(|t| forward(&f, t.block.0 as usize)).collect();
+        let ok: Vec<bool> = fwd.iter().map(|&b| b < n && f.blocks[b].params.is_empty()).collect();
+        for ((t, nb), ok) in f.blocks[i].term.targets_mut().into_iter().zip(fwd).zip(ok) {
+            if ok && t.args.is_empty() {
+                t.block = BlockId(nb as u32);
+            }
+        }
+    }
+    // Reachability from the entry.
     let mut reach = vec![false; n];
     let mut stack = vec![0usize];
     while let Some(b) = stack.pop() {
@@ -675,6 +701,20 @@ pub fn render(text: &str, defs: &[PhysReg], uses: &[PhysReg]) -> String {
 /// Prints the body of an allocated function: register declarations, then labelled blocks.
 /// `label` names block `i` (`$L__BB<i>` style). Branches to the next block are omitted.
 pub fn print_body(a: &Allocated, label: &dyn Fn(usize) -> String, out: &mut String) {
+    // A branch to a block that holds only `bra T` goes to T directly (edge blocks whose
+    // moves turned out empty).
+    let resolve = |mut b: usize| -> usize {
+        for _ in 0..a.blocks.len() {
+            match a.blocks.get(b) {
+                Some(ABlock { insts, term: ATerm::Jump(t) }) if insts.is_empty() && *t != b => {
+                    b = *t
+                }
+                _ => break,
+            }
+        }
+        b
+    };
+    let target = |b: usize| label(resolve(b));
     for (k, &n) in RegKind::ALL.iter().zip(&a.counts) {
         if n > 0 {
             out.push_str(&format!("\t.reg {} {}<{}>;\n", k.decl_type(), k.prefix(), n));
@@ -702,13 +742,13 @@ pub fn print_body(a: &Allocated, label: &dyn Fn(usize) -> String, out: &mut Stri
             ATerm::Ret => out.push_str("\tret;\n"),
             ATerm::Jump(t) => {
                 if *t != bi + 1 {
-                    out.push_str(&format!("\tbra {};\n", label(*t)));
+                    out.push_str(&format!("\tbra {};\n", target(*t)));
                 }
             }
             ATerm::Branch { cond, then_, else_ } => {
-                out.push_str(&format!("\t@{} bra {};\n", cond, label(*then_)));
+                out.push_str(&format!("\t@{} bra {};\n", cond, target(*then_)));
                 if *else_ != bi + 1 {
-                    out.push_str(&format!("\tbra {};\n", label(*else_)));
+                    out.push_str(&format!("\tbra {};\n", target(*else_)));
                 }
             }
         }

@@ -1,12 +1,24 @@
 //! The reference interpreter: runs a compute entry point of the SSA form with WGSL semantics.
 //!
 //! Every workgroup of the dispatch runs in turn (x fastest). Within a workgroup all
-//! invocations run in lockstep over the structured IR with active masks ([`exec`]), so a
-//! barrier is a synchronization point by construction; one reached while some live
+//! invocations run in lockstep over the structured IR with active masks (module `exec`), so
+//! a barrier is a synchronization point by construction; one reached while some live
 //! invocation of the workgroup is elsewhere is reported as a runtime error. Memory accesses
-//! are bounds-checked and reported, never clamped. See the submodules for values
-//! ([`value`]), memory ([`memory`]), arithmetic ([`math`]), subgroups ([`subgroup`]) and
-//! cooperative matrices ([`coop`]).
+//! are bounds-checked and reported, never clamped. Atomics are sequential and exact, in
+//! invocation order. The submodules hold values (`value`), memory (`memory`), arithmetic
+//! (`math`), subgroups (`subgroup`) and cooperative matrices (`coop`).
+//!
+//! Decisions where WGSL leaves room:
+//! * Subgroups are consecutive runs of `local_invocation_index` of
+//!   [`InterpOptions::subgroup_size`]; collectives act over the active lanes of a subgroup.
+//!   A shuffle whose source lane is out of range or inactive returns the reader's own value.
+//! * Cooperative matrices are whole `rows x columns` matrices; `coop_matCxR` has `C` columns
+//!   (naga's columns-first spelling) and `coopMultiplyAdd(a, b, c)` is the product `a·b + c`
+//!   with `a` of `R x K` and `b` of `K x C`. `coopLoadT`/`coopStoreT` read/write row-major
+//!   memory (element (r, c) at `r * stride + c`), the plain forms column-major
+//!   (`c * stride + r`). Products accumulate in `f32` and round once to the result type.
+//! * Float to integer conversion saturates, NaN gives 0. `f16` arithmetic is computed in
+//!   `f32` and rounded to `f16` after every operation.
 
 // `Diagnostic` is the project-wide error type of every public API; boxing it here would
 // only make this module differ from the rest.
@@ -33,8 +45,9 @@ use memory::{Memory, REGION_BUFFER0, REGION_PRIVATE, REGION_WORKGROUP};
 pub struct InterpOptions {
     /// Invocations per subgroup (32 like NVIDIA warps; lavapipe uses 8).
     pub subgroup_size: u32,
-    /// Instructions executed (over the whole dispatch) before the run is stopped as a
-    /// probable infinite loop.
+    /// Instructions executed over the whole dispatch (each counted once per workgroup,
+    /// however many invocations are active, plus one per loop iteration) before the run is
+    /// stopped as a probable infinite loop.
     pub max_steps: u64,
 }
 

@@ -954,3 +954,34 @@ fn main(@builtin(local_invocation_index) l: u32) {
     assert_eq!(u32s(out(&bufs, 1)), want);
     assert_eq!(f32s(out(&bufs, 2)), wantf);
 }
+
+#[test]
+fn struct_builtins_and_fresh_workgroup_memory() {
+    let src = r#"
+struct In {
+    @builtin(local_invocation_id) lid: vec3<u32>,
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+}
+var<workgroup> count: atomic<u32>;
+@group(0) @binding(0) var<storage, read_write> o: array<u32>;
+@compute @workgroup_size(2, 3)
+fn main(inp: In, @builtin(global_invocation_id) g: vec3<u32>) {
+    atomicAdd(&count, 1u);
+    workgroupBarrier();
+    let flat = g.x + g.y * (inp.nwg.x * 2u);
+    o[flat * 2u] = atomicLoad(&count) * 100u + inp.lid.y * 10u + inp.wid.x;
+    o[flat * 2u + 1u] = inp.nwg.x * 10u + inp.nwg.y;
+}
+"#;
+    let bufs = ok(run_wgsl(src, [3, 2, 1], vec![(0, vec![0; 6 * 6 * 2 * 4])], 32));
+    let got = u32s(out(&bufs, 0));
+    for gy in 0..6u32 {
+        for gx in 0..6u32 {
+            let flat = (gx + gy * 6) as usize;
+            // Every workgroup starts with count = 0, so each sees its own 6 invocations.
+            assert_eq!(got[flat * 2], 600 + (gy % 3) * 10 + gx / 2, "({gx}, {gy})");
+            assert_eq!(got[flat * 2 + 1], 32);
+        }
+    }
+}

