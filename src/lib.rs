@@ -21,6 +21,13 @@ pub use dianran_ptx as ptx;
 pub use dianran_verify as verify;
 pub use dianran_wgsl as wgsl;
 
-pub use dianran_frontend::{compile, DiagKind, Diagnostic, Diagnostics, Options};
+pub use dianran_frontend::{DiagKind, Diagnostic, Diagnostics};
 
+pub mod api;
+pub mod build;
 pub mod cli;
+#[cfg(feature = "cuda")]
+pub mod launch;
+pub mod reflect;
+
+pub use api::{compile, Compiled, Options};

@@ -172,7 +172,7 @@ enum Outcome {
 /// Compiles `src` and runs every compute entry, catching panics.
 fn exercise(name: &str, src: &str) -> Outcome {
     let result = catch_unwind(AssertUnwindSafe(|| {
-        let Ok(module) = dianran::compile(name, src, &dianran::Options::default()) else {
+        let Ok(module) = dianran::frontend::compile(name, src, &Default::default()) else {
             return Outcome::Rejected;
         };
         let mut ran = 0;

@@ -7,6 +7,7 @@
 //! module plus one variant of [`Command`].
 
 pub mod check;
+pub mod generate;
 pub mod input;
 pub mod run;
 pub mod ssa;
@@ -38,6 +39,8 @@ pub enum Command {
     Ssa(ssa::Args),
     /// Run a compute entry point of FILE on the reference interpreter.
     Run(run::Args),
+    /// Print the Rust module `dianran::build` generates for FILE (texts, entries, bindings).
+    Generate(generate::Args),
 }
 
 /// Why a command failed.
@@ -71,6 +74,7 @@ pub fn execute(command: &Command) -> Result<String, Failure> {
         Command::Check(a) => check::execute(a),
         Command::Ssa(a) => ssa::execute(a),
         Command::Run(a) => run::execute(a),
+        Command::Generate(a) => generate::execute(a),
     }
 }
 

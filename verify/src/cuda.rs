@@ -207,7 +207,7 @@ fn run_in<B: AsRef<[u8]>>(
 
 /// Loads the module again with `cuModuleLoadDataEx` and an error-log buffer, to recover the
 /// JIT's message (plain `cuModuleLoadData` returns only an error code).
-fn jit_error_log(ctx: &Arc<CudaContext>, src: &CString) -> String {
+pub fn jit_error_log(ctx: &Arc<CudaContext>, src: &CString) -> String {
     if ctx.bind_to_thread().is_err() {
         return String::new();
     }

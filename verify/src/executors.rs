@@ -96,8 +96,22 @@ pub struct Job<'a> {
     pub sm: u32,
 }
 
-/// Runs `exec` on `input` and returns the buffers afterwards.
+/// Runs `exec` on `input` and returns the buffers afterwards. A panic inside a third-party
+/// executor (wgpu's shader translation has been seen to panic on valid WGSL) is reported as a
+/// failure of that executor instead of taking the caller down.
 pub fn run(exec: Executor, job: &Job<'_>, input: &Buffers) -> Result<Buffers, ExecError> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_unguarded(exec, job, input)))
+        .unwrap_or_else(|p| {
+            let why = p
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "unknown panic".into());
+            Err(ExecError::Failed(format!("{} panicked: {why}", exec.name())))
+        })
+}
+
+fn run_unguarded(exec: Executor, job: &Job<'_>, input: &Buffers) -> Result<Buffers, ExecError> {
     match exec {
         Executor::Interp => {
             let mut bufs = input.clone();

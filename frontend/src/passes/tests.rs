@@ -334,3 +334,34 @@ fn s(x: i32) -> i32 {
     let f = &m.functions[fid(&m, "s").index()];
     assert_eq!(count_insts(&f.body, &|o| matches!(o, Op::Switch { .. })), 0, "{}", module_text(&m));
 }
+
+#[test]
+fn inlined_callee_locals_inside_a_caller_loop() {
+    let src = r#"
+fn fm(k: i32) -> i32 {
+    var i = 1;
+    loop {
+        if (i % k == 0) { return i; }
+        i++;
+        if (i > 100) { break; }
+    }
+    return -1;
+}
+fn z(x: i32) -> i32 {
+    var acc = 0;
+    for (var j = 1; j < 4; j++) {
+        acc += fm(x + j) * j;
+    }
+    return acc;
+}"#;
+    let fm = |k: i32| (1..=100).find(|i| i % k == 0).unwrap_or(-1);
+    let expect = |x: i32| (1..4).map(|j| fm(x + j) * j).sum::<i32>();
+    let mut m = check(src, "z", &[0, 5, 120], expect);
+    let z = fid(&m, "z");
+    m.functions[z.index()] = inline_calls(&m, z).unwrap();
+    optimize(&mut m).unwrap_or_else(|d| panic!("{d:#?}\n{}", module_text(&m)));
+    assert!(m.functions[z.index()].locals.is_empty(), "{}", module_text(&m));
+    for x in [0, 5, 120] {
+        assert_eq!(call(&m, z, x), Some(Val::I(expect(x))), "{}", module_text(&m));
+    }
+}

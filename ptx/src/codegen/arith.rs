@@ -5,8 +5,8 @@ use super::layout::{self, arith_ty, kind_of};
 use super::lower::Lower;
 use super::regalloc::{RegKind, Target, Term, VRegId};
 use dianran_frontend::ir::{
-    BinaryOperator as B, ConstValue, MathFunction as M, Op, RelationalFunction, Scalar, Type,
-    TypeId, UnaryOperator as U,
+    BinaryOperator as B, MathFunction as M, Op, RelationalFunction, Scalar, Type, TypeId,
+    UnaryOperator as U,
 };
 use dianran_frontend::Diagnostic;
 
@@ -1449,7 +1449,3 @@ mod tests {
         }
     }
 }
-
-/// Unused-import guard for constants only used in some configurations.
-#[allow(dead_code)]
-fn _uses(_: ConstValue) {}

@@ -241,7 +241,7 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
         let (x, y) = (a[k], b[k]);
         let (q, r) = if y == 0 || (x == i32::MIN && y == -1) { (x, 0) } else { (x / y, x % y) };
         let (ux, uy) = (x as u32, y as u32);
-        let (uq, ur) = if uy == 0 { (ux, 0) } else { (ux / uy, ux % uy) };
+        let (uq, ur) = (ux.checked_div(uy).unwrap_or(ux), ux.checked_rem(uy).unwrap_or(0));
         assert_eq!(got[4 * k..4 * k + 4], [q as u32, r as u32, uq, ur], "a={x} b={y}");
     }
 }
@@ -323,7 +323,7 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
         let mut acc = 0u32;
         let mut i = 0u32;
         loop {
-            if i % 3 != 0 {
+            if !i.is_multiple_of(3) {
                 match (i + x) % 4 {
                     0 | 1 => acc = acc.wrapping_add(i),
                     2 => acc ^= i.wrapping_mul(7),

@@ -1,0 +1,65 @@
+//! `dianran generate FILE`: print the Rust module that `dianran::build` generates for FILE
+//! (WGSL, MSL and PTX texts as constants, the entry table and binding reflection).
+//!
+//! A target that cannot express an entry point becomes a one-line comment in the output and
+//! a `warning:` line on stderr, as the build integration does with `cargo:warning`.
+
+use super::input::SourceArgs;
+use super::Failure;
+use crate::api::{self, Options};
+use crate::build;
+
+/// Arguments of `generate`.
+#[derive(Clone, Debug, clap::Args)]
+pub struct Args {
+    /// FILE and overrides.
+    #[command(flatten)]
+    pub source: SourceArgs,
+    /// PTX target architecture: 80 or 90 (`sm_80`, `sm_90` also accepted).
+    #[arg(long, value_name = "SM", default_value = "80", value_parser = parse_sm)]
+    pub sm: u32,
+    /// Allow TF32 tensor-core math for f32 cooperative-matrix multiplies.
+    #[arg(long)]
+    pub tf32: bool,
+    /// Leave `enable subgroups;` out of the WGSL (naga and wgpu reject it).
+    #[arg(long)]
+    pub no_subgroups_enable: bool,
+}
+
+/// Parses `80`, `90`, `sm_80` or `sm_90`.
+pub fn parse_sm(s: &str) -> Result<u32, String> {
+    match s.trim().trim_start_matches("sm_") {
+        "80" => Ok(80),
+        "90" => Ok(90),
+        _ => Err(format!("'{s}' is not a supported target; use 80 or 90")),
+    }
+}
+
+/// Compiles FILE and returns the generated module text.
+pub fn execute(args: &Args) -> Result<String, Failure> {
+    let src = args.source.read()?;
+    let opts = Options {
+        sm: args.sm,
+        tf32: args.tf32,
+        wgsl_subgroups_enable: !args.no_subgroups_enable,
+        overrides: args.source.overrides.clone(),
+    };
+    let compiled = api::compile(&src.name, &src.text, &opts)?;
+    let generated = build::generate_one(&src.name, &compiled);
+    for w in &generated.warnings {
+        eprintln!("warning: {w}");
+    }
+    Ok(generated.code)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sm_values() {
+        assert_eq!(parse_sm("80"), Ok(80));
+        assert_eq!(parse_sm("sm_90"), Ok(90));
+        assert!(parse_sm("75").is_err());
+    }
+}

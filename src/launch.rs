@@ -1,0 +1,416 @@
+//! Launching compiled entries on an NVIDIA GPU through the CUDA driver (feature `cuda`).
+//!
+//! [`CudaModule::load`] JIT-loads a module's PTX (`cuModuleLoadData`); [`CudaModule::launch`]
+//! runs one [`Entry`] with host buffers bound by (group, binding). The helper applies SPEC
+//! §3's parameter convention from the entry table: one device pointer per
+//! [`Entry::ptx_params`] (a small zeroed allocation for a group-0 placeholder), and, when
+//! [`Entry::ptx_uses_sizes`], a trailing pointer to the buffers' byte sizes. Each buffer's
+//! length is checked against its binding's [`Layout`](crate::reflect::Layout) first. The
+//! block size is the entry's workgroup size; the grid is the dispatch count.
+//!
+//! Without a CUDA driver or device, every call returns [`LaunchError::NoDevice`]; nothing
+//! panics (cudarc loads `libcuda` at run time and panics when it is missing, so every path
+//! checks for the library first and contains context creation).
+//!
+//! ```no_run
+//! use dianran::launch::{BufferArg, CudaModule, LaunchError};
+//!
+//! let src = "@group(0) @binding(0) var<storage, read_write> data: array<f32>;
+//! @compute @workgroup_size(64) fn double(@builtin(global_invocation_id) id: vec3<u32>) {
+//!     if id.x < arrayLength(&data) { data[id.x] = data[id.x] * 2.0; }
+//! }";
+//! let out = dianran::compile("double.wgsl", src, &Default::default()).map_err(|d| d.render())?;
+//! let ptx = out.ptx.as_ref().map_err(|d| d.render())?;
+//! let module = match CudaModule::load(ptx) {
+//!     Err(LaunchError::NoDevice) => return Ok(println!("skipped: no CUDA device")),
+//!     m => m?,
+//! };
+//! let mut bytes: Vec<u8> = (0..256).flat_map(|i| (i as f32).to_le_bytes()).collect();
+//! let entry = out.entry("double").ok_or("no entry")?;
+//! module.launch(entry, [1, 1, 1], &mut [BufferArg::new(0, 0, &mut bytes)])?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use crate::reflect::Entry;
+use cudarc::driver::{sys, CudaContext, CudaSlice, DriverError, LaunchConfig, PushKernelArg};
+use cudarc::nvrtc::Ptx;
+use std::ffi::CString;
+use std::fmt;
+use std::panic::catch_unwind;
+use std::sync::Arc;
+
+/// True when the CUDA driver library loads and reports at least one device.
+pub fn available() -> bool {
+    dianran_verify::cuda::available()
+}
+
+/// A host buffer bound to `@group(group) @binding(binding)` for one launch. After a
+/// successful launch, buffers the shader may write hold the results.
+#[derive(Debug)]
+pub struct BufferArg<'a> {
+    /// `@group`.
+    pub group: u32,
+    /// `@binding`.
+    pub binding: u32,
+    /// The bytes, in WGSL's host-shareable layout (little-endian).
+    pub data: &'a mut [u8],
+}
+
+impl<'a> BufferArg<'a> {
+    /// Binds `data` to (`group`, `binding`).
+    pub fn new(group: u32, binding: u32, data: &'a mut [u8]) -> Self {
+        BufferArg { group, binding, data }
+    }
+}
+
+/// Why a load or launch failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LaunchError {
+    /// No CUDA driver library, or no CUDA device.
+    NoDevice,
+    /// The PTX text contains a NUL byte, which the driver API cannot take.
+    InvalidPtx,
+    /// The driver's JIT rejected the PTX.
+    Load {
+        /// The driver's error, e.g. `CUDA_ERROR_INVALID_PTX: ...`.
+        error: String,
+        /// The JIT's error log (`ptxas application ptx input, line N; error : ...`).
+        log: String,
+    },
+    /// The entry is not in the PTX (not a compute entry, or the PTX target failed for it).
+    NotInPtx {
+        /// The entry's WGSL name.
+        entry: String,
+    },
+    /// The loaded module has no kernel of the entry's PTX name (PTX from another shader?).
+    MissingKernel {
+        /// The PTX name looked up.
+        ptx_name: String,
+    },
+    /// A buffer the entry uses was not given.
+    MissingBuffer {
+        /// `@group`.
+        group: u32,
+        /// `@binding`.
+        binding: u32,
+        /// The variable's name in the shader.
+        name: String,
+    },
+    /// Two buffers were given for one (group, binding).
+    DuplicateBuffer {
+        /// `@group`.
+        group: u32,
+        /// `@binding`.
+        binding: u32,
+    },
+    /// A buffer's length does not fit its binding's type.
+    BufferSize {
+        /// `@group`.
+        group: u32,
+        /// `@binding`.
+        binding: u32,
+        /// The variable's name in the shader.
+        name: String,
+        /// What is wrong (`12 bytes given, the type needs a multiple of 8 bytes`).
+        detail: String,
+    },
+    /// A grid dimension is zero.
+    EmptyGrid([u32; 3]),
+    /// The launch was refused (grid too large, too many resources, ...).
+    Launch(String),
+    /// The kernel failed while running (illegal address, trap, ...).
+    Execution(String),
+    /// Another driver call failed (context creation, allocation, copies).
+    Driver {
+        /// What was being done.
+        op: String,
+        /// The driver's error.
+        error: String,
+    },
+}
+
+impl fmt::Display for LaunchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LaunchError::NoDevice => write!(f, "no CUDA device"),
+            LaunchError::InvalidPtx => write!(f, "the PTX text contains a NUL byte"),
+            LaunchError::Load { error, log } => {
+                write!(f, "the CUDA driver could not load the PTX ({error})")?;
+                if !log.is_empty() {
+                    write!(f, ":\n{log}")?;
+                }
+                Ok(())
+            }
+            LaunchError::NotInPtx { entry } => write!(
+                f,
+                "entry '{entry}' is not in the PTX (only compute entries are, and only when the \
+                 PTX target compiled)"
+            ),
+            LaunchError::MissingKernel { ptx_name } => {
+                write!(f, "the loaded PTX has no kernel '{ptx_name}'; was it compiled from this shader?")
+            }
+            LaunchError::MissingBuffer { group, binding, name } => write!(
+                f,
+                "no buffer bound to @group({group}) @binding({binding}) ('{name}'), which the entry uses"
+            ),
+            LaunchError::DuplicateBuffer { group, binding } => {
+                write!(f, "two buffers bound to @group({group}) @binding({binding})")
+            }
+            LaunchError::BufferSize { group, binding, name, detail } => write!(
+                f,
+                "buffer for @group({group}) @binding({binding}) ('{name}') has the wrong size: {detail}"
+            ),
+            LaunchError::EmptyGrid(g) => {
+                write!(f, "grid {g:?} has a zero dimension; every dispatch count must be at least 1")
+            }
+            LaunchError::Launch(m) => write!(f, "kernel launch failed: {m}"),
+            LaunchError::Execution(m) => write!(f, "kernel failed while running: {m}"),
+            LaunchError::Driver { op, error } => write!(f, "CUDA driver error while {op}: {error}"),
+        }
+    }
+}
+
+impl std::error::Error for LaunchError {}
+
+/// `CUDA_ERROR_NAME: description` for a driver error.
+fn describe(e: &DriverError) -> String {
+    let name = e.error_name().map(|s| s.to_string_lossy().into_owned());
+    let text = e.error_string().map(|s| s.to_string_lossy().into_owned());
+    match (name, text) {
+        (Ok(n), Ok(t)) => format!("{n}: {t}"),
+        (Ok(n), Err(_)) => n,
+        _ => format!("{e:?}"),
+    }
+}
+
+fn driver(op: &str) -> impl FnOnce(DriverError) -> LaunchError + '_ {
+    move |e| LaunchError::Driver { op: op.to_string(), error: describe(&e) }
+}
+
+/// A PTX module loaded on CUDA device 0.
+#[derive(Debug)]
+pub struct CudaModule {
+    ctx: Arc<CudaContext>,
+    module: Arc<cudarc::driver::CudaModule>,
+}
+
+impl CudaModule {
+    /// JIT-loads `ptx` on device 0. A JIT failure carries the driver's error log.
+    pub fn load(ptx: &str) -> Result<Self, LaunchError> {
+        if !available() {
+            return Err(LaunchError::NoDevice);
+        }
+        let src = CString::new(ptx).map_err(|_| LaunchError::InvalidPtx)?;
+        let made = catch_unwind(|| CudaContext::new(0)).map_err(|_| LaunchError::NoDevice)?;
+        let ctx = made.map_err(|e| match e.0 {
+            sys::CUresult::CUDA_ERROR_NO_DEVICE => LaunchError::NoDevice,
+            _ => driver("creating a context")(e),
+        })?;
+        let module = ctx.load_module(Ptx::from_src(ptx)).map_err(|e| LaunchError::Load {
+            error: describe(&e),
+            log: dianran_verify::cuda::jit_error_log(&ctx, &src),
+        })?;
+        Ok(CudaModule { ctx, module })
+    }
+
+    /// Runs `entry` on a grid of `grid` workgroups (blocks of the entry's workgroup size),
+    /// with `buffers` bound by (group, binding), and waits for it. Buffers the entry does not
+    /// use are ignored; buffers it may write are copied back into their `data`.
+    pub fn launch(
+        &self,
+        entry: &Entry,
+        grid: [u32; 3],
+        buffers: &mut [BufferArg<'_>],
+    ) -> Result<(), LaunchError> {
+        let ptx_name = entry
+            .ptx_name
+            .as_deref()
+            .ok_or_else(|| LaunchError::NotInPtx { entry: entry.name.to_string() })?;
+        if grid.contains(&0) {
+            return Err(LaunchError::EmptyGrid(grid));
+        }
+        let slots = plan(entry, buffers)?;
+        let func = self
+            .module
+            .load_function(ptx_name)
+            .map_err(|_| LaunchError::MissingKernel { ptx_name: ptx_name.to_string() })?;
+        let stream = self.ctx.default_stream();
+        let mut device: Vec<CudaSlice<u8>> = Vec::with_capacity(slots.len() + 1);
+        for slot in &slots {
+            let buf = match slot.and_then(|i| buffers.get(i)) {
+                Some(b) if !b.data.is_empty() => stream.clone_htod(&*b.data),
+                // Placeholders and empty buffers still get a valid pointer.
+                _ => stream.alloc_zeros::<u8>(16),
+            }
+            .map_err(driver("copying a buffer to the device"))?;
+            device.push(buf);
+        }
+        if entry.ptx_uses_sizes {
+            let sizes = sizes_bytes(&slots, buffers)?;
+            device.push(stream.clone_htod(&sizes).map_err(driver("copying buffer sizes"))?);
+        }
+        let [x, y, z] = entry.workgroup_size.map(|d| d.max(1));
+        let cfg = LaunchConfig {
+            grid_dim: (grid[0], grid[1], grid[2]),
+            block_dim: (x, y, z),
+            shared_mem_bytes: 0,
+        };
+        {
+            let mut launch = stream.launch_builder(&func);
+            for buf in device.iter_mut() {
+                launch.arg(buf);
+            }
+            // SAFETY: the kernel takes exactly these `.u64` device pointers (SPEC §3, from the
+            // entry table) and every buffer's length was checked against its binding's layout,
+            // so in-bounds shader accesses stay inside the allocations. An out-of-bounds
+            // access can only fault on the device, reported below as `Execution`.
+            unsafe { launch.launch(cfg) }.map_err(|e| LaunchError::Launch(describe(&e)))?;
+        }
+        stream.synchronize().map_err(|e| LaunchError::Execution(describe(&e)))?;
+        for (slot, dev) in slots.iter().zip(&device) {
+            let Some(b) = slot.and_then(|i| buffers.get_mut(i)) else { continue };
+            let writes = entry.binding(b.group, b.binding).is_some_and(|info| info.access.writes());
+            if !writes || b.data.is_empty() {
+                continue;
+            }
+            let bytes = stream.clone_dtoh(dev).map_err(|e| LaunchError::Execution(describe(&e)))?;
+            let n = b.data.len().min(bytes.len());
+            if let (Some(dst), Some(src)) = (b.data.get_mut(..n), bytes.get(..n)) {
+                dst.copy_from_slice(src);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// For each PTX buffer parameter, the index of the buffer bound to it (`None`: placeholder
+/// with nothing bound). Checks presence, duplicates and sizes.
+fn plan(entry: &Entry, buffers: &[BufferArg<'_>]) -> Result<Vec<Option<usize>>, LaunchError> {
+    for (i, a) in buffers.iter().enumerate() {
+        let dup = buffers.iter().skip(i + 1).any(|b| (b.group, b.binding) == (a.group, a.binding));
+        if dup {
+            return Err(LaunchError::DuplicateBuffer { group: a.group, binding: a.binding });
+        }
+    }
+    let mut slots = Vec::with_capacity(entry.ptx_params.len());
+    for p in entry.ptx_params.iter() {
+        let found = buffers.iter().position(|b| (b.group, b.binding) == (p.group, p.binding));
+        let info = entry.binding(p.group, p.binding);
+        match (found, info) {
+            (None, Some(info)) if p.used => {
+                return Err(LaunchError::MissingBuffer {
+                    group: p.group,
+                    binding: p.binding,
+                    name: info.name.to_string(),
+                })
+            }
+            (Some(i), Some(info)) => {
+                if let (Some(layout), Some(b)) = (&info.layout, buffers.get(i)) {
+                    layout.check_len(b.data.len() as u64).map_err(|e| LaunchError::BufferSize {
+                        group: p.group,
+                        binding: p.binding,
+                        name: info.name.to_string(),
+                        detail: e.to_string(),
+                    })?;
+                }
+            }
+            _ => {}
+        }
+        slots.push(found);
+    }
+    Ok(slots)
+}
+
+/// The `p_sizes` array: one little-endian `u32` byte size per buffer parameter.
+fn sizes_bytes(slots: &[Option<usize>], buffers: &[BufferArg<'_>]) -> Result<Vec<u8>, LaunchError> {
+    let mut out = Vec::with_capacity(slots.len() * 4);
+    for slot in slots {
+        let Some(b) = slot.and_then(|i| buffers.get(i)) else {
+            out.extend_from_slice(&0u32.to_le_bytes());
+            continue;
+        };
+        let len = u32::try_from(b.data.len()).map_err(|_| LaunchError::BufferSize {
+            group: b.group,
+            binding: b.binding,
+            name: String::new(),
+            detail: format!("{} bytes is more than arrayLength can describe (4 GiB)", b.data.len()),
+        })?;
+        out.extend_from_slice(&len.to_le_bytes());
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SRC: &str = "struct P { scale: f32, pad: u32 }
+        @group(0) @binding(0) var<storage, read_write> data: array<f32>;
+        @group(0) @binding(2) var<uniform> p: P;
+        @compute @workgroup_size(64) fn scale(@builtin(global_invocation_id) id: vec3<u32>) {
+            if id.x < arrayLength(&data) { data[id.x] = data[id.x] * p.scale; }
+        }";
+
+    fn entry() -> Entry {
+        let c =
+            crate::compile("s.wgsl", SRC, &Default::default()).unwrap_or_else(|d| panic!("{d}"));
+        c.entry("scale").cloned().unwrap_or_else(|| panic!("no entry"))
+    }
+
+    #[test]
+    fn plan_checks_buffers_before_the_driver() {
+        let e = entry();
+        let mut data = vec![0u8; 40];
+        let mut params = vec![0u8; 8];
+        let mut short = vec![0u8; 4];
+        // binding 1 is a placeholder: nothing bound, slot None.
+        let args = [BufferArg::new(0, 0, &mut data), BufferArg::new(0, 2, &mut params)];
+        assert_eq!(plan(&e, &args), Ok(vec![Some(0), None, Some(1)]));
+        let sizes = sizes_bytes(&[Some(0), None, Some(1)], &args).unwrap();
+        assert_eq!(sizes, [40, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0]);
+        let args = [BufferArg::new(0, 0, &mut data)];
+        assert!(matches!(plan(&e, &args), Err(LaunchError::MissingBuffer { binding: 2, .. })));
+        let mut odd = vec![0u8; 10];
+        let args = [BufferArg::new(0, 0, &mut odd), BufferArg::new(0, 2, &mut short)];
+        match plan(&e, &args) {
+            Err(LaunchError::BufferSize { binding: 0, detail, .. }) => {
+                assert_eq!(detail, "10 bytes given, the type needs a multiple of 4 bytes")
+            }
+            other => panic!("{other:?}"),
+        }
+        let mut a = vec![0u8; 8];
+        let mut b = vec![0u8; 8];
+        let args = [BufferArg::new(0, 2, &mut a), BufferArg::new(0, 2, &mut b)];
+        assert_eq!(plan(&e, &args), Err(LaunchError::DuplicateBuffer { group: 0, binding: 2 }));
+    }
+
+    #[test]
+    fn runs_or_reports_no_device() {
+        let c =
+            crate::compile("s.wgsl", SRC, &Default::default()).unwrap_or_else(|d| panic!("{d}"));
+        let ptx = c.ptx.as_ref().unwrap_or_else(|d| panic!("{d}"));
+        let module = match CudaModule::load(ptx) {
+            Err(LaunchError::NoDevice) => {
+                println!("skipped: no CUDA device");
+                return;
+            }
+            m => m.unwrap_or_else(|e| panic!("{e}")),
+        };
+        let input: Vec<f32> = (0..100).map(|i| i as f32 - 20.0).collect();
+        let mut data: Vec<u8> = input.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let mut params: Vec<u8> = [2.5f32.to_le_bytes(), 0u32.to_le_bytes()].concat();
+        let e = c.entry("scale").unwrap();
+        let mut args = [BufferArg::new(0, 0, &mut data), BufferArg::new(0, 2, &mut params)];
+        module.launch(e, [2, 1, 1], &mut args).unwrap_or_else(|e| panic!("{e}"));
+        let got: Vec<f32> =
+            data.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+        let want: Vec<f32> = input.iter().map(|v| v * 2.5).collect();
+        assert_eq!(got, want);
+        // A bad PTX text carries the JIT log.
+        match CudaModule::load(".version 8.0\n.target sm_80\n.address_size 64\nbogus;\n") {
+            Err(LaunchError::Load { log, .. }) => assert!(!log.is_empty()),
+            other => panic!("expected a load error, got {other:?}"),
+        }
+        assert_eq!(module.launch(e, [0, 1, 1], &mut []), Err(LaunchError::EmptyGrid([0, 1, 1])));
+    }
+}

@@ -1,0 +1,183 @@
+//! Every compute sample agrees across executors on seeded random inputs (SPEC §6): the PTX
+//! emulator, lavapipe running the input WGSL, and lavapipe running the WGSL dianran prints are
+//! each compared with the reference interpreter. Subgroup samples are compared with lavapipe at
+//! lavapipe's subgroup size (8) and with the emulator at 32.
+
+use dianran_frontend::ir::{self, IoBinding, Op, Type};
+use dianran_verify::agree::{compare, random_buffers};
+use dianran_verify::executors::{self, ExecError, Executor, Job};
+use std::path::PathBuf;
+
+struct Sample {
+    name: String,
+    source: String,
+    entry: String,
+    dispatch: [u32; 3],
+}
+
+fn compute_samples() -> Vec<Sample> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/samples");
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("samples dir")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "wgsl"))
+        .collect();
+    paths.sort();
+    let mut out = Vec::new();
+    for p in paths {
+        let source = std::fs::read_to_string(&p).expect("readable");
+        let Some(dispatch) = source.lines().find_map(|l| l.strip_prefix("// dispatch:")) else {
+            continue; // vertex/fragment samples have no dispatch line
+        };
+        let dims: Vec<u32> = dispatch.split(',').filter_map(|d| d.trim().parse().ok()).collect();
+        let dispatch = [
+            dims.first().copied().unwrap_or(1),
+            dims.get(1).copied().unwrap_or(1),
+            dims.get(2).copied().unwrap_or(1),
+        ];
+        let entry = source.lines().find_map(|l| l.strip_prefix("// entry:")).map(|e| e.trim().to_string());
+        let name = p.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        out.push(Sample { name, source, entry: entry.unwrap_or_default(), dispatch });
+    }
+    out
+}
+
+fn uses_subgroups(m: &ir::Module) -> bool {
+    fn block(b: &ir::Block) -> bool {
+        b.insts.iter().any(|i| {
+            matches!(
+                i.op,
+                Op::SubgroupBallot(_) | Op::SubgroupCollective { .. } | Op::SubgroupGather { .. }
+            ) || i.op.blocks().into_iter().any(block)
+        })
+    }
+    let builtin = |b: &Option<IoBinding>| {
+        matches!(
+            b,
+            Some(IoBinding::BuiltIn(
+                naga::BuiltIn::SubgroupSize
+                    | naga::BuiltIn::SubgroupInvocationId
+                    | naga::BuiltIn::SubgroupId
+                    | naga::BuiltIn::NumSubgroups
+            ))
+        )
+    };
+    m.functions.iter().any(|f| {
+        block(&f.body)
+            || f.params.iter().any(|p| {
+                builtin(&p.binding)
+                    || matches!(m.types.get(f.ty(p.value)), Type::Struct { members, .. }
+                        if members.iter().any(|mem| builtin(&mem.binding)))
+            })
+    })
+}
+
+fn uses_coop(m: &ir::Module) -> bool {
+    m.types.iter().any(|(_, t)| matches!(t, Type::CoopMatrix { .. }))
+}
+
+#[test]
+fn every_compute_sample_agrees_across_executors() {
+    let lavapipe = dianran_verify::tools::require_that(
+        dianran_verify::lavapipe::available(),
+        "no Vulkan adapter (lavapipe)",
+    );
+    let mut failures = Vec::new();
+    let mut report = Vec::new();
+    for s in compute_samples() {
+        let module = match dianran_frontend::compile(&s.name, &s.source, &Default::default()) {
+            Ok(m) => m,
+            Err(d) => {
+                failures.push(format!("{}: frontend error\n{d}", s.name));
+                continue;
+            }
+        };
+        let entries: Vec<String> = if s.entry.is_empty() {
+            module
+                .entry_points
+                .iter()
+                .filter(|e| e.stage == ir::Stage::Compute)
+                .map(|e| e.name.clone())
+                .collect()
+        } else {
+            vec![s.entry.clone()]
+        };
+        let subgroups = uses_subgroups(&module);
+        let coop = uses_coop(&module);
+        for entry in entries {
+            let input = match random_buffers(&module, &entry, 1024, 0x5EED) {
+                Ok(b) => b,
+                Err(d) => {
+                    failures.push(format!("{}/{entry}: {}", s.name, d.message));
+                    continue;
+                }
+            };
+            let job = |subgroup_size| Job {
+                file_name: &s.name,
+                source: &s.source,
+                module: &module,
+                entry: &entry,
+                dispatch: s.dispatch,
+                subgroup_size,
+                sm: 80,
+            };
+            let reference32 = match executors::run(Executor::Interp, &job(32), &input) {
+                Ok(b) => b,
+                Err(e) => {
+                    // Random data may drive a data-dependent kernel out of bounds; that is a
+                    // property of the kernel, reported but not an executor disagreement.
+                    report.push(format!("{}/{entry}: interp on random data: {e}", s.name));
+                    continue;
+                }
+            };
+            let mut others = vec![(Executor::Emu, 32)];
+            if lavapipe && !coop {
+                let size = if subgroups { 8 } else { 32 };
+                others.push((Executor::Lavapipe, size));
+                others.push((Executor::LavapipeOut, size));
+            }
+            for (exec, size) in others {
+                let reference = if size == 32 {
+                    reference32.clone()
+                } else {
+                    match executors::run(Executor::Interp, &job(size), &input) {
+                        Ok(b) => b,
+                        Err(e) => {
+                            failures.push(format!("{}/{entry}: interp (subgroup {size}): {e}", s.name));
+                            continue;
+                        }
+                    }
+                };
+                match executors::run(exec, &job(size), &input) {
+                    Ok(out) => {
+                        if let Err(diff) = compare(&module, &entry, &reference, &out) {
+                            failures.push(format!("{}/{entry}: {} DISAGREE: {diff}", s.name, exec.name()));
+                        }
+                    }
+                    Err(ExecError::Skipped(why)) => report.push(format!("{}/{entry}: {} skipped: {why}", s.name, exec.name())),
+                    // Cooperative matrices in PTX are a diagnostic until the tensor-core
+                    // lowering lands; that is reported, not hidden.
+                    Err(ExecError::Failed(why))
+                        if exec == Executor::Emu && coop && why.contains("does not support") =>
+                    {
+                        report.push(format!("{}/{entry}: emu not applicable: {why}", s.name))
+                    }
+                    // naga's SPIR-V backend inside wgpu panics on some valid WGSL (seen on
+                    // `functions_ptr.wgsl`, input and printed alike): a third-party bug.
+                    Err(ExecError::Failed(why))
+                        if exec != Executor::Emu && why.contains("panicked") =>
+                    {
+                        report.push(format!("{}/{entry}: {} crashed in wgpu: {why}", s.name, exec.name()))
+                    }
+                    Err(ExecError::Failed(why)) => {
+                        failures.push(format!("{}/{entry}: {} failed: {why}", s.name, exec.name()))
+                    }
+                }
+            }
+        }
+    }
+    for r in &report {
+        println!("{r}");
+    }
+    assert!(failures.is_empty(), "{} problems:\n{}", failures.len(), failures.join("\n"));
+}
