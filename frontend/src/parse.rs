@@ -663,20 +663,30 @@ mod tests {
     }
 
     #[test]
-    fn probe() {
-        for src in [
-            "fn f() -> i32 { return x; }",
-            "fn f() { let a: i32 = 1u; }",
-            "@compute @workgroup_size(1) fn main() { var a: f64 = 1.0; }",
-            "fn f() -> f32 { return 1i; }",
-            "override n: u32;\n@compute @workgroup_size(n) fn main() {}",
-        ] {
-            if let Err(e) = parse("t.wgsl", src, &Options::default()) {
-                eprintln!("{}\n{:?}", e.render(), e.list);
-            } else {
-                eprintln!("OK: {src}");
-            }
-        }
+    fn validation_errors_name_the_function_and_point_at_the_code() {
+        let e = err("fn f() -> f32 {\n    return 1i;\n}");
+        let d = &e.list[0];
+        assert_eq!(d.kind, DiagKind::Validation);
+        assert_eq!(d.context.as_deref(), Some("f"));
+        assert_eq!(e.location(d), "t.wgsl:2:5");
+        assert!(d.message.contains("`f32`"), "{}", d.message);
+
+        let e = err("@compute @workgroup_size(1) fn main() {\n    var a: f64 = 1.0lf;\n}");
+        let d = &e.list[0];
+        assert_eq!(e.location(d), "t.wgsl:2:12");
+        assert!(d.message.contains("f64") && d.message.contains("not supported"), "{}", d.message);
+        assert_eq!(d.context.as_deref(), Some("main"));
+    }
+
+    #[test]
+    fn deep_nesting_is_a_limit_not_a_crash() {
+        let src = format!("fn f() -> i32 {{ return {}1{}; }}", "(".repeat(300), ")".repeat(300));
+        assert_eq!(err(&src).list[0].kind, DiagKind::Limit);
+        let src = format!("fn f() -> i32 {{ return 1{}; }}", " + 1".repeat(20_000));
+        assert_eq!(err(&src).list[0].kind, DiagKind::Limit);
+        // Just under the limit, on this test thread's small stack: naga runs on its own.
+        let src = format!("fn f() -> i32 {{ return 1{}; }}", " + 1".repeat(4000));
+        assert!(parse("t.wgsl", &src, &Options::default()).is_ok());
     }
 
     #[test]

@@ -7,10 +7,12 @@
 //! module plus one variant of [`Command`].
 
 pub mod check;
+pub mod emit;
 pub mod generate;
 pub mod input;
 pub mod run;
 pub mod ssa;
+pub mod verify;
 
 use clap::{Parser, Subcommand};
 use dianran_frontend::Diagnostics;
@@ -39,6 +41,14 @@ pub enum Command {
     Ssa(ssa::Args),
     /// Run a compute entry point of FILE on the reference interpreter.
     Run(run::Args),
+    /// Print FILE as normalized WGSL.
+    Wgsl(emit::WgslArgs),
+    /// Print FILE as Metal Shading Language.
+    Msl(emit::MslArgs),
+    /// Compile FILE's compute entry points to PTX (entry table on stderr).
+    Ptx(emit::PtxArgs),
+    /// Run one compute entry on every available executor and compare with the interpreter.
+    Verify(verify::Args),
     /// Print the Rust module `dianran::build` generates for FILE (texts, entries, bindings).
     Generate(generate::Args),
 }
@@ -75,6 +85,10 @@ pub fn execute(command: &Command) -> Result<String, Failure> {
         Command::Ssa(a) => ssa::execute(a),
         Command::Run(a) => run::execute(a),
         Command::Generate(a) => generate::execute(a),
+        Command::Wgsl(a) => emit::wgsl(a),
+        Command::Msl(a) => emit::msl(a),
+        Command::Ptx(a) => emit::ptx(a),
+        Command::Verify(a) => verify::execute(a),
     }
 }
 

@@ -62,6 +62,13 @@ fn load_slab(stage: u32, k0: u32, row0: u32, col0: u32, lid: u32) {
     }
 }
 
+// Tile stores take every operand from an earlier statement: naga 30 places the evaluation
+// of expressions written inside a `coopStoreT(...)` call after the store itself.
+fn store_block(m: coop_mat16x16<f32, C>, offset: u32) {
+    let p = &block[offset];
+    coopStoreT(m, p, BN);
+}
+
 @compute @workgroup_size(128)
 fn main(
     @builtin(workgroup_id) wid: vec3<u32>,
@@ -102,10 +109,10 @@ fn main(
         workgroupBarrier();
     }
 
-    coopStoreT(acc00, &block[wr * BN + wc], BN);
-    coopStoreT(acc01, &block[wr * BN + wc + 16u], BN);
-    coopStoreT(acc10, &block[(wr + 16u) * BN + wc], BN);
-    coopStoreT(acc11, &block[(wr + 16u) * BN + wc + 16u], BN);
+    store_block(acc00, wr * BN + wc);
+    store_block(acc01, wr * BN + wc + 16u);
+    store_block(acc10, (wr + 16u) * BN + wc);
+    store_block(acc11, (wr + 16u) * BN + wc + 16u);
     workgroupBarrier();
     for (var i = 0u; i < BM * BN / THREADS; i++) {
         let idx = i * THREADS + lid;

@@ -8,7 +8,7 @@
 // subgroups owns one 16-column strip of a 64-column block and streams its B tiles straight
 // from storage, while the A slab (padded with zero rows to the 16 rows a tile needs) is
 // staged once per K slab in workgroup memory and shared by all 4. The 16x16 result goes
-// through workgroup memory so that only the M real rows are written.
+// through workgroup memory so that only the M real rows are written. Needs N >= 16.
 enable f16;
 enable wgpu_cooperative_matrix;
 
@@ -39,6 +39,10 @@ fn main(
     let lane = lid % 32u;
     let col = wid.x * 64u + sg * 16u;
     let n = dims.n;
+    // Cooperative operations must stay in uniform control flow, so a strip past the end of
+    // C (in the last workgroup) computes a copy of the last real strip instead of
+    // branching around the loads; its results are not stored.
+    let strip = min(col, n - 16u);
 
     var acc: coop_mat16x16<f32, C>;
     for (var k0 = 0u; k0 < dims.k; k0 += BK) {
@@ -53,18 +57,20 @@ fn main(
             slab_a[r * A_LD + kk] = v;
         }
         workgroupBarrier();
-        if (col < n) {
-            for (var kk = 0u; kk < BK && k0 + kk < dims.k; kk += 16u) {
-                let am = coopLoadT<coop_mat16x16<f16, A>>(&slab_a[kk], A_LD);
-                let bm = coopLoadT<coop_mat16x16<f16, B>>(&b[(k0 + kk) * n + col], n);
-                acc = coopMultiplyAdd(am, bm, acc);
-            }
+        for (var kk = 0u; kk < BK && k0 + kk < dims.k; kk += 16u) {
+            let am = coopLoadT<coop_mat16x16<f16, A>>(&slab_a[kk], A_LD);
+            let bm = coopLoadT<coop_mat16x16<f16, B>>(&b[(k0 + kk) * n + strip], n);
+            acc = coopMultiplyAdd(am, bm, acc);
         }
         // The slab is overwritten next iteration.
         workgroupBarrier();
     }
 
-    coopStoreT(acc, &result[sg * 256u], 16u);
+    // Operands from earlier statements: naga 30 places the evaluation of expressions
+    // written inside a `coopStoreT(...)` call after the store itself.
+    let tile = acc;
+    let dst = &result[sg * 256u];
+    coopStoreT(tile, dst, 16u);
     workgroupBarrier();
     for (var i = 0u; i < 8u; i++) {
         let idx = i * 32u + lane;

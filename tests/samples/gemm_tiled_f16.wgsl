@@ -10,7 +10,9 @@
 // barrier per slab separates writers from readers. Rows of the staging tiles are padded
 // (40 and 72 halves instead of 32 and 64) to spread them over shared-memory banks; every
 // 16x16 tile still starts 32-byte aligned. Out-of-range rows, columns and K entries are
-// staged as zeros, and tiles outside C are not stored.
+// staged as zeros. Blocks wholly inside C store their tiles directly; edge blocks go
+// through a workgroup tile and store only the elements inside C (cooperative operations
+// must stay in uniform control flow, so a subgroup cannot simply skip a tile).
 enable f16;
 enable wgpu_cooperative_matrix;
 
@@ -36,6 +38,7 @@ const THREADS: u32 = 128u;
 
 var<workgroup> tile_a: array<f16, 5120>; // 2 * A_STAGE
 var<workgroup> tile_b: array<f16, 4608>; // 2 * B_STAGE
+var<workgroup> block: array<f32, 4096>; // BM * BN, row-major, for edge blocks
 
 // Copies the A and B slabs starting at column/row `k0` into staging buffer `stage`.
 fn load_slab(stage: u32, k0: u32, row0: u32, col0: u32, lid: u32) {
@@ -59,6 +62,18 @@ fn load_slab(stage: u32, k0: u32, row0: u32, col0: u32, lid: u32) {
         }
         tile_b[stage * B_STAGE + kk * B_LD + col] = v;
     }
+}
+
+// Tile stores take every operand from an earlier statement: naga 30 places the evaluation
+// of expressions written inside a `coopStoreT(...)` call after the store itself.
+fn store_block(m: coop_mat16x16<f32, C>, offset: u32) {
+    let p = &block[offset];
+    coopStoreT(m, p, BN);
+}
+
+fn store_c(m: coop_mat16x16<f32, C>, offset: u32, stride: u32) {
+    let p = &c[offset];
+    coopStoreT(m, p, stride);
 }
 
 @compute @workgroup_size(128)
@@ -101,19 +116,26 @@ fn main(
         workgroupBarrier();
     }
 
-    let r = row0 + wr;
-    let col = col0 + wc;
-    let n = dims.n;
-    if (r < dims.m && col < n) {
-        coopStoreT(acc00, &c[r * n + col], n);
-    }
-    if (r < dims.m && col + 16u < n) {
-        coopStoreT(acc01, &c[r * n + col + 16u], n);
-    }
-    if (r + 16u < dims.m && col < n) {
-        coopStoreT(acc10, &c[(r + 16u) * n + col], n);
-    }
-    if (r + 16u < dims.m && col + 16u < n) {
-        coopStoreT(acc11, &c[(r + 16u) * n + col + 16u], n);
+    if (row0 + BM <= dims.m && col0 + BN <= dims.n) {
+        let n = dims.n;
+        let base = (row0 + wr) * n + col0 + wc;
+        store_c(acc00, base, n);
+        store_c(acc01, base + 16u, n);
+        store_c(acc10, base + 16u * n, n);
+        store_c(acc11, base + 16u * n + 16u, n);
+    } else {
+        store_block(acc00, wr * BN + wc);
+        store_block(acc01, wr * BN + wc + 16u);
+        store_block(acc10, (wr + 16u) * BN + wc);
+        store_block(acc11, (wr + 16u) * BN + wc + 16u);
+        workgroupBarrier();
+        for (var i = 0u; i < BM * BN / THREADS; i++) {
+            let idx = i * THREADS + lid;
+            let r = row0 + idx / BN;
+            let col = col0 + idx % BN;
+            if (r < dims.m && col < dims.n) {
+                c[r * dims.n + col] = block[idx];
+            }
+        }
     }
 }

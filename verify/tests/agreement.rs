@@ -3,7 +3,7 @@
 //! each compared with the reference interpreter. Subgroup samples are compared with lavapipe at
 //! lavapipe's subgroup size (8) and with the emulator at 32.
 
-use dianran_frontend::ir::{self, IoBinding, Op, Type};
+use dianran_frontend::ir::{self, Type};
 use dianran_verify::agree::{compare, random_buffers};
 use dianran_verify::executors::{self, ExecError, Executor, Job};
 use std::path::PathBuf;
@@ -42,42 +42,13 @@ fn compute_samples() -> Vec<Sample> {
     out
 }
 
-fn uses_subgroups(m: &ir::Module) -> bool {
-    fn block(b: &ir::Block) -> bool {
-        b.insts.iter().any(|i| {
-            matches!(
-                i.op,
-                Op::SubgroupBallot(_) | Op::SubgroupCollective { .. } | Op::SubgroupGather { .. }
-            ) || i.op.blocks().into_iter().any(block)
-        })
-    }
-    let builtin = |b: &Option<IoBinding>| {
-        matches!(
-            b,
-            Some(IoBinding::BuiltIn(
-                naga::BuiltIn::SubgroupSize
-                    | naga::BuiltIn::SubgroupInvocationId
-                    | naga::BuiltIn::SubgroupId
-                    | naga::BuiltIn::NumSubgroups
-            ))
-        )
-    };
-    m.functions.iter().any(|f| {
-        block(&f.body)
-            || f.params.iter().any(|p| {
-                builtin(&p.binding)
-                    || matches!(m.types.get(f.ty(p.value)), Type::Struct { members, .. }
-                        if members.iter().any(|mem| builtin(&mem.binding)))
-            })
-    })
-}
-
 fn uses_coop(m: &ir::Module) -> bool {
     m.types.iter().any(|(_, t)| matches!(t, Type::CoopMatrix { .. }))
 }
 
 #[test]
 fn every_compute_sample_agrees_across_executors() {
+    dianran_verify::lavapipe::quiet_mesa_warnings();
     let lavapipe = dianran_verify::tools::require_that(
         dianran_verify::lavapipe::available(),
         "no Vulkan adapter (lavapipe)",
@@ -102,7 +73,7 @@ fn every_compute_sample_agrees_across_executors() {
         } else {
             vec![s.entry.clone()]
         };
-        let subgroups = uses_subgroups(&module);
+        let subgroups = dianran_verify::agree::uses_subgroups(&module);
         let coop = uses_coop(&module);
         for entry in entries {
             let input = match random_buffers(&module, &entry, 1024, 0x5EED) {

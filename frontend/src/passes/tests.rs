@@ -154,16 +154,14 @@ fn vectors_structs_and_runtime_indexed_array() {
     let src = r#"
 struct S { a: i32, v: vec2<i32> }
 fn g(p: i32) -> i32 {
-    var v: vec3<i32>;
-    v = vec3<i32>(1, 2, 3);
+    var v = vec3<i32>(1, 2, 3);
     v[u32(p) & 1u] = 10;
     v.z += p;
     var s: S;
     s.a = p;
     s.v.y = p * 2;
     s.v[p & 1] += 7;
-    var a: array<i32, 4>;
-    a = array<i32, 4>(5, 6, 7, 8);
+    var a = array<i32, 4>(5, 6, 7, 8);
     a[p & 3] = 0;
     return v.x + v.y * 10 + v.z * 100 + a[1] * 1000 + (s.a + s.v.x + s.v.y) * 10000;
 }"#;
@@ -271,8 +269,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     }
     tile[li] = acc;
     workgroupBarrier();
-    var m: mat2x2<f32>;
-    m = mat2x2<f32>(1.0, 2.0, 3.0, 4.0);
+    var m = mat2x2<f32>(1.0, 2.0, 3.0, 4.0);
     m[li & 1u][0] = 5.0;
     let v = m * vec2<f32>(1.0, 1.0);
     if (v.x > 3.0) { data[gid.x] = tile[(li + 1u) % 64u]; }
@@ -363,5 +360,28 @@ fn z(x: i32) -> i32 {
     assert!(m.functions[z.index()].locals.is_empty(), "{}", module_text(&m));
     for x in [0, 5, 120] {
         assert_eq!(call(&m, z, x), Some(Val::I(expect(x))), "{}", module_text(&m));
+    }
+}
+
+#[test]
+fn caller_local_written_behind_an_early_return_stays_in_memory() {
+    let src = r#"
+fn setp(p: ptr<function, i32>, v: i32) {
+    if (v < 0) { return; }
+    *p = v;
+}
+fn y(x: i32) -> i32 {
+    var a = 7;
+    setp(&a, x);
+    return a;
+}"#;
+    let expect = |x: i32| if x < 0 { 7 } else { x };
+    let mut m = check(src, "y", &[-2, 0, 9], expect);
+    let y = fid(&m, "y");
+    m.functions[y.index()] = inline_calls(&m, y).unwrap();
+    optimize(&mut m).unwrap_or_else(|d| panic!("{d:#?}\n{}", module_text(&m)));
+    assert_eq!(m.functions[y.index()].locals.len(), 1, "{}", module_text(&m));
+    for x in [-2, 0, 9] {
+        assert_eq!(call(&m, y, x), Some(Val::I(expect(x))), "{}", module_text(&m));
     }
 }

@@ -79,6 +79,13 @@ fn push_leaves(
                 push_leaves(types, m.ty, base + m.offset, out, depth + 1)?;
             }
         }
+        // A 16x16 cooperative matrix holds 8 elements per lane (mma.sync fragments, see
+        // `coop`); the offsets only matter for spills to function memory.
+        Type::CoopMatrix { columns: 16, rows: 16, scalar, .. } => {
+            for i in 0..8 {
+                out.push(Leaf { scalar: *scalar, offset: base + i * scalar.size() });
+            }
+        }
         _ => return None,
     }
     Some(())

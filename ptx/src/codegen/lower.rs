@@ -66,6 +66,10 @@ pub(crate) struct EntryLayout {
     pub private: HashMap<GlobalId, u32>,
     /// Whether the `p_sizes` parameter exists.
     pub uses_sizes: bool,
+    /// Workgroup variables to zero at entry: (symbol, size in 32-bit words).
+    pub zero_shared: Vec<(String, u32)>,
+    /// Invocations per workgroup.
+    pub threads: u32,
 }
 
 /// Where `Yield` goes in the block being lowered.
@@ -397,6 +401,7 @@ impl<'a> Lower<'a> {
             let p = self.offset_ptr(p, off, ty);
             self.store_comps(&p, &comps)?;
         }
+        self.zero_workgroup_memory()?;
         // Entry parameters: builtins.
         for p in &self.f.params {
             let ty = self.ty(p.value);
@@ -421,6 +426,51 @@ impl<'a> Lower<'a> {
             };
             self.vals.insert(p.value, Val::Comps(comps));
         }
+        Ok(())
+    }
+
+    /// Zeroes the workgroup variables the entry uses (WGSL semantics): invocation `i` clears
+    /// words `i, i + N, ...`, then `bar.sync 0`.
+    fn zero_workgroup_memory(&mut self) -> Result<(), Diagnostic> {
+        if self.layout.zero_shared.is_empty() {
+            return Ok(());
+        }
+        let ty = self.types.scalar(Scalar::U32);
+        let lid = self.builtin(ir::BuiltIn::LocalInvocationIndex, ty)?;
+        let lid = *lid.first().ok_or_else(|| self.err_internal("local index"))?;
+        let zero = self.imm_u32(0);
+        let step = self.layout.threads.saturating_mul(4);
+        for (name, words) in self.layout.zero_shared.clone() {
+            let base = self.op1(RegKind::B64, format!("mov.u64 {{d0}}, {name}"), vec![]);
+            let off0 = self.op1(RegKind::B32, "shl.b32 {d0}, {u0}, 2", vec![lid]);
+            let head = self.mf.new_block();
+            let body = self.mf.new_block();
+            let done = self.mf.new_block();
+            let off = self.mf.new_vreg(RegKind::B32);
+            if let Some(b) = self.mf.blocks.get_mut(head.0 as usize) {
+                b.params = vec![off];
+            }
+            self.jump(head, vec![off0]);
+            self.cur = head;
+            let more = self.op1(
+                RegKind::Pred,
+                format!("setp.lt.u32 {{d0}}, {{u0}}, {}", words * 4),
+                vec![off],
+            );
+            self.set_term(Term::Branch {
+                cond: more,
+                then_: Target { block: body, args: vec![] },
+                else_: Target { block: done, args: vec![] },
+            });
+            self.cur = body;
+            let wide = self.op1(RegKind::B64, "cvt.u64.u32 {d0}, {u0}", vec![off]);
+            let addr = self.op1(RegKind::B64, "add.s64 {d0}, {u0}, {u1}", vec![base, wide]);
+            self.emit("st.shared.u32 [{u0}+0], {u1}", vec![], vec![addr, zero]);
+            let next = self.op1(RegKind::B32, format!("add.s32 {{d0}}, {{u0}}, {step}"), vec![off]);
+            self.jump(head, vec![next]);
+            self.cur = done;
+        }
+        self.emit("bar.sync 0", vec![], vec![]);
         Ok(())
     }
 
@@ -777,9 +827,15 @@ impl<'a> Lower<'a> {
                 return Err(self.err_unsupported("textures"));
             }
             Op::Derivative(..) => return Err(self.err_unsupported("derivatives")),
-            Op::CoopLoad { .. } | Op::CoopStore { .. } | Op::CoopMultiplyAdd(..) => {
-                return Err(self.err_unsupported("cooperative matrices yet"));
+            Op::CoopLoad { ptr, stride, row_major } => {
+                let ty = ty.ok_or_else(|| self.err_internal("coopLoad without result"))?;
+                Some(Val::Comps(self.coop_load(ty, *ptr, *stride, *row_major)?))
             }
+            Op::CoopStore { value, ptr, stride, row_major } => {
+                self.coop_store(*value, *ptr, *stride, *row_major)?;
+                None
+            }
+            Op::CoopMultiplyAdd(a, b, c) => Some(Val::Comps(self.coop_mma(*a, *b, *c)?)),
             _ => {
                 let ty = ty.ok_or_else(|| self.err_internal("value operation without result"))?;
                 Some(Val::Comps(self.value_op(op, ty)?))
@@ -888,7 +944,7 @@ impl<'a> Lower<'a> {
                     self.op1(RegKind::Pred, "setp.ne.u32 {d0}, {u0}, 0", vec![w])
                 }
                 _ if atomic => {
-                    let scope = if p.space == Space::Global { "gpu" } else { "cta" };
+                    let scope = "gpu";
                     self.op1(
                         RegKind::B32,
                         format!("ld.relaxed.{scope}.{sp}.u32 {{d0}}, [{{u0}}+{o}]"),
@@ -924,7 +980,7 @@ impl<'a> Lower<'a> {
                     self.emit(format!("st.{sp}.u32 [{{u0}}+{o}], {{u1}}"), vec![], vec![p.addr, w]);
                 }
                 _ if atomic => {
-                    let scope = if p.space == Space::Global { "gpu" } else { "cta" };
+                    let scope = "gpu";
                     self.emit(
                         format!("st.relaxed.{scope}.{sp}.u32 [{{u0}}+{o}], {{u1}}"),
                         vec![],

@@ -132,7 +132,8 @@ pub fn compile_module(m: &ir::Module, opts: &Options) -> CompiledPtx {
             ".shared .align {} .b8 {}[{}];\n",
             align.max(16),
             name,
-            size.max(1)
+            // Whole words, so the zero-initialization loop can store u32s.
+            size.max(1).div_ceil(4) * 4
         ));
     }
     if !used_shared.is_empty() {
@@ -239,6 +240,14 @@ fn compile_entry(
     bufs.sort();
     let mut layout =
         EntryLayout { shared: shared_names.clone(), private, uses_sizes, ..Default::default() };
+    // WGSL zero-initializes workgroup memory; every entry clears what it uses.
+    layout.threads = ep.workgroup_size.iter().map(|&d| d.max(1)).product::<u32>().max(1);
+    for &g in &shared {
+        if let (Some(global), Some(name)) = (m.globals.get(g.index()), shared_names.get(&g)) {
+            let words = m.types.size_align(global.ty).0.max(1).div_ceil(4);
+            layout.zero_shared.push((name.clone(), words));
+        }
+    }
     if !bufs.is_empty() && bufs.iter().all(|(b, _)| b.group == 0) {
         let max = bufs.iter().map(|(b, _)| b.binding).max().unwrap_or(0);
         if max > 4096 {

@@ -1,0 +1,142 @@
+//! `dianran wgsl`, `dianran msl` and `dianran ptx`: print a target's text.
+//!
+//! Each prints the text to stdout (or `-o OUT`). An entry point the target cannot express is a
+//! diagnostic for that target and entry only: the other entries still print, the diagnostics
+//! go to stderr, and the exit status is 1.
+
+use super::input::{Source, SourceArgs};
+use super::Failure;
+use dianran_frontend::ir::{Module, Stage};
+use dianran_frontend::{Diagnostic, Diagnostics};
+use std::io::Write;
+use std::path::PathBuf;
+
+/// Arguments of `wgsl`.
+#[derive(Clone, Debug, clap::Args)]
+pub struct WgslArgs {
+    /// FILE and overrides.
+    #[command(flatten)]
+    pub source: SourceArgs,
+    /// Leave out `enable subgroups;` (naga and wgpu reject it; Tint and Chrome want it).
+    #[arg(long)]
+    pub naga: bool,
+    /// Write the output here instead of stdout.
+    #[arg(short = 'o', value_name = "OUT")]
+    pub out: Option<PathBuf>,
+}
+
+/// Arguments of `msl`.
+#[derive(Clone, Debug, clap::Args)]
+pub struct MslArgs {
+    /// FILE and overrides.
+    #[command(flatten)]
+    pub source: SourceArgs,
+    /// Write the output here instead of stdout.
+    #[arg(short = 'o', value_name = "OUT")]
+    pub out: Option<PathBuf>,
+}
+
+/// Arguments of `ptx`.
+#[derive(Clone, Debug, clap::Args)]
+pub struct PtxArgs {
+    /// FILE and overrides.
+    #[command(flatten)]
+    pub source: SourceArgs,
+    /// Target architecture: 80 (sm_80, the default) or 90 (sm_90).
+    #[arg(long, default_value_t = 80, value_parser = parse_sm)]
+    pub sm: u32,
+    /// Write the output here instead of stdout.
+    #[arg(short = 'o', value_name = "OUT")]
+    pub out: Option<PathBuf>,
+}
+
+/// `--sm`: 80 or 90.
+fn parse_sm(s: &str) -> Result<u32, String> {
+    match s.trim_start_matches("sm_") {
+        "80" => Ok(80),
+        "90" => Ok(90),
+        other => Err(format!("unsupported target '{other}': use 80 or 90")),
+    }
+}
+
+/// Writes `text` to `out` (returning nothing for stdout) or returns it for stdout.
+fn deliver(text: String, out: &Option<PathBuf>) -> Result<String, Failure> {
+    match out {
+        Some(path) => {
+            std::fs::write(path, text)
+                .map_err(|e| Failure::Message(format!("cannot write '{}': {e}", path.display())))?;
+            Ok(String::new())
+        }
+        None => Ok(text),
+    }
+}
+
+/// Prints per-entry target diagnostics to stderr; returns whether there were any.
+fn report(src: &Source, diags: Vec<Diagnostic>) -> bool {
+    if diags.is_empty() {
+        return false;
+    }
+    let rendered = Diagnostics::new(&src.name, &src.text, diags).render();
+    let _ = std::io::stderr().lock().write_all(rendered.as_bytes());
+    true
+}
+
+/// Runs `dianran wgsl`.
+pub fn wgsl(args: &WgslArgs) -> Result<String, Failure> {
+    let (src, module) = args.source.compile()?;
+    let opts = dianran_wgsl::Options { omit_subgroups_enable: args.naga };
+    match dianran_wgsl::write_module(&module, &opts) {
+        Ok(text) => deliver(text, &args.out),
+        Err(diags) => Err(Failure::Diagnostics(Diagnostics::new(&src.name, &src.text, diags))),
+    }
+}
+
+/// Runs `dianran msl`.
+pub fn msl(args: &MslArgs) -> Result<String, Failure> {
+    let (src, module) = args.source.compile()?;
+    let out = dianran_msl::write_module(&module);
+    let failed = report(&src, out.errors);
+    let text = deliver(out.text, &args.out)?;
+    if failed {
+        // The text of the entries that printed is delivered; the status still says error.
+        print!("{text}");
+        return Err(Failure::Message("some entry points could not be printed as MSL".into()));
+    }
+    Ok(text)
+}
+
+/// One line per entry: `NAME<TAB>STAGE<TAB>WORKGROUP_SIZE<TAB>PTX_NAME<TAB>PARAMS`.
+pub fn ptx_entry_table(m: &Module, compiled: &dianran_ptx::codegen::CompiledPtx) -> String {
+    let mut out = String::new();
+    for ep in &m.entry_points {
+        let info = compiled.entries.iter().find(|e| e.name == ep.name);
+        let size = match ep.stage {
+            Stage::Compute => {
+                let [x, y, z] = ep.workgroup_size;
+                format!("{x},{y},{z}")
+            }
+            _ => "-".into(),
+        };
+        let (name, params) = match info {
+            Some(i) => (i.ptx_name.clone(), i.params.join(",")),
+            None => ("-".into(), "-".into()),
+        };
+        out.push_str(&format!("{}\t{}\t{size}\t{name}\t{params}\n", ep.name, ep.stage.name()));
+    }
+    out
+}
+
+/// Runs `dianran ptx`: PTX to stdout (or OUT), the entry table to stderr.
+pub fn ptx(args: &PtxArgs) -> Result<String, Failure> {
+    let (src, module) = args.source.compile()?;
+    let compiled =
+        dianran_ptx::codegen::compile_module(&module, &dianran_ptx::codegen::Options { sm: args.sm });
+    let _ = std::io::stderr().lock().write_all(ptx_entry_table(&module, &compiled).as_bytes());
+    let failed = report(&src, compiled.diagnostics.clone());
+    let text = deliver(compiled.text, &args.out)?;
+    if failed {
+        print!("{text}");
+        return Err(Failure::Message("some entry points could not be compiled to PTX".into()));
+    }
+    Ok(text)
+}

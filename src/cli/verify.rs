@@ -1,0 +1,132 @@
+//! `dianran verify FILE`: run one compute entry on every available executor with seeded
+//! random buffers and compare each with the reference interpreter.
+//!
+//! Output: one line per executor, `EXECUTOR<TAB>agree|DISAGREE|skipped<TAB>detail`. The
+//! interpreter's own line says `agree` with detail `reference`. Exit status 0 when every
+//! executor that ran agrees, 1 otherwise. Comparison rules (exact integers, float bounds per
+//! operation class) are documented in `dianran_verify::agree`. Kernels that use subgroup
+//! operations are compared with lavapipe at lavapipe's subgroup size (8) and with the PTX
+//! executors at 32.
+
+use super::input::SourceArgs;
+use super::run::parse_dispatch;
+use super::Failure;
+use dianran_frontend::ir::{self, Stage};
+use dianran_verify::agree::{compare, random_buffers};
+use dianran_verify::executors::{self, ExecError, Executor, Job};
+
+/// Arguments of `verify`.
+#[derive(Clone, Debug, clap::Args)]
+pub struct Args {
+    /// FILE and overrides.
+    #[command(flatten)]
+    pub source: SourceArgs,
+    /// The compute entry point (default: the only one).
+    #[arg(long)]
+    pub entry: Option<String>,
+    /// Workgroups per dimension, `X[,Y[,Z]]` (default: the file's `// dispatch:` comment, else 1).
+    #[arg(long, value_parser = parse_dispatch)]
+    pub dispatch: Option<[u32; 3]>,
+    /// Elements of each runtime-sized array.
+    #[arg(long, default_value_t = 1024)]
+    pub len: u32,
+    /// Seed of the random buffer contents.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// PTX target for the PTX executors (80 or 90).
+    #[arg(long, default_value_t = 80)]
+    pub sm: u32,
+}
+
+fn choose_entry(m: &ir::Module, wanted: &Option<String>) -> Result<String, Failure> {
+    let compute: Vec<&str> = m
+        .entry_points
+        .iter()
+        .filter(|e| e.stage == Stage::Compute)
+        .map(|e| e.name.as_str())
+        .collect();
+    match wanted {
+        Some(w) if compute.contains(&w.as_str()) => Ok(w.clone()),
+        Some(w) => Err(Failure::Message(format!(
+            "no compute entry point named '{w}'; the file has: {}",
+            compute.join(", ")
+        ))),
+        None if compute.len() == 1 => Ok(compute[0].to_string()),
+        None if compute.is_empty() => {
+            Err(Failure::Message("the file has no compute entry point to verify".into()))
+        }
+        None => Err(Failure::Message(format!(
+            "the file has several compute entry points ({}); choose one with --entry",
+            compute.join(", ")
+        ))),
+    }
+}
+
+fn header_dispatch(text: &str) -> Option<[u32; 3]> {
+    let line = text.lines().find_map(|l| l.trim().strip_prefix("// dispatch:"))?;
+    parse_dispatch(line.trim()).ok()
+}
+
+/// Runs `dianran verify`.
+pub fn execute(args: &Args) -> Result<String, Failure> {
+    let (src, module) = args.source.compile()?;
+    let entry = choose_entry(&module, &args.entry)?;
+    let dispatch = args.dispatch.or_else(|| header_dispatch(&src.text)).unwrap_or([1, 1, 1]);
+    let input = random_buffers(&module, &entry, args.len, args.seed)
+        .map_err(|d| Failure::Message(d.message))?;
+    let job = |subgroup_size| Job {
+        file_name: &src.name,
+        source: &src.text,
+        module: &module,
+        entry: &entry,
+        dispatch,
+        subgroup_size,
+        sm: args.sm,
+    };
+    let reference32 = executors::run(Executor::Interp, &job(32), &input)
+        .map_err(|e| {
+            Failure::Message(format!(
+                "the reference interpreter failed on the random input: {e}\n(random contents can drive data-dependent indexing out of range: try a larger --len or another --seed)"
+            ))
+        })?;
+    let subgroups = dianran_verify::agree::uses_subgroups(&module);
+    let mut out = String::from("interp\tagree\treference\n");
+    let mut all_agree = true;
+    for exec in [Executor::Emu, Executor::Cuda, Executor::Lavapipe, Executor::LavapipeOut] {
+        let lava = matches!(exec, Executor::Lavapipe | Executor::LavapipeOut);
+        let size = if lava && subgroups { 8 } else { 32 };
+        let line = match executors::run(exec, &job(size), &input) {
+            Err(ExecError::Skipped(why)) => format!("skipped\t{why}"),
+            Err(ExecError::Failed(why)) => {
+                all_agree = false;
+                format!("DISAGREE\t{why}")
+            }
+            Ok(result) => {
+                let reference = if size == 32 {
+                    Ok(reference32.clone())
+                } else {
+                    executors::run(Executor::Interp, &job(size), &input)
+                };
+                match reference.map(|r| compare(&module, &entry, &r, &result)) {
+                    Ok(Ok(())) if subgroups => format!("agree\tsubgroup size {size}"),
+                    Ok(Ok(())) => "agree\t".to_string(),
+                    Ok(Err(diff)) => {
+                        all_agree = false;
+                        format!("DISAGREE\t{diff}")
+                    }
+                    Err(e) => {
+                        all_agree = false;
+                        format!("DISAGREE\treference at subgroup size {size} failed: {e}")
+                    }
+                }
+            }
+        };
+        out.push_str(&format!("{}\t{line}\n", exec.name()));
+    }
+    if all_agree {
+        Ok(out)
+    } else {
+        print!("{out}");
+        Err(Failure::Message("executors disagree".into()))
+    }
+}
