@@ -31,7 +31,7 @@ fn double(@builtin(global_invocation_id) id: vec3<u32>) {\n\
     let i = id.x + id.y * 4u;\n\
     data[i] = data[i] * 2u + 1u;\n\
 }\n\
-@vertex fn vs() -> @builtin(position) vec4<f32> { return vec4<f32>(0.0, 0.0, 0.0, 1.0); }\n";
+@vertex fn vs(@location(0) p: vec4<f32>) -> @builtin(position) vec4<f32> { return p; }\n";
 
 #[test]
 fn check_prints_the_entry_table() {

@@ -9,7 +9,7 @@
 //! executors at 32.
 
 use super::input::SourceArgs;
-use super::run::parse_dispatch;
+use super::run::{parse_buffer, parse_dispatch, BufferArg};
 use super::Failure;
 use dianran_frontend::ir::{self, Stage};
 use dianran_verify::agree::{compare, random_buffers};
@@ -33,6 +33,10 @@ pub struct Args {
     /// Seed of the random buffer contents.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Use these bytes for the buffer at @group(G) @binding(B) instead of random contents
+    /// (repeatable): sizes and indices that must be consistent, such as a matmul's dimensions.
+    #[arg(long = "buffer", value_name = "G:B=PATH", value_parser = parse_buffer)]
+    pub buffers: Vec<BufferArg>,
     /// PTX target for the PTX executors (80 or 90).
     #[arg(long, default_value_t = 80)]
     pub sm: u32,
@@ -72,8 +76,19 @@ pub fn execute(args: &Args) -> Result<String, Failure> {
     let (src, module) = args.source.compile()?;
     let entry = choose_entry(&module, &args.entry)?;
     let dispatch = args.dispatch.or_else(|| header_dispatch(&src.text)).unwrap_or([1, 1, 1]);
-    let input = random_buffers(&module, &entry, args.len, args.seed)
+    let mut input = random_buffers(&module, &entry, args.len, args.seed)
         .map_err(|d| Failure::Message(d.message))?;
+    for b in &args.buffers {
+        let bytes = std::fs::read(&b.path)
+            .map_err(|e| Failure::Message(format!("cannot read '{}': {e}", b.path.display())))?;
+        if !input.contains_key(&(b.group, b.binding)) {
+            return Err(Failure::Message(format!(
+                "entry '{entry}' uses no buffer at @group({}) @binding({})",
+                b.group, b.binding
+            )));
+        }
+        input.insert((b.group, b.binding), bytes);
+    }
     let job = |subgroup_size| Job {
         file_name: &src.name,
         source: &src.text,

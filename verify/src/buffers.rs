@@ -39,8 +39,9 @@ fn walk(b: &Block, globals: &mut BTreeSet<GlobalId>, funcs: &mut Vec<FuncId>) {
             Op::GlobalAddr(g) => {
                 globals.insert(*g);
             }
+            // An `Inline` region carries its own (possibly optimized) copy of the callee's
+            // body, walked below; its `callee` is not followed.
             Op::Call(f, _) => funcs.push(*f),
-            Op::Inline { callee, .. } => funcs.push(*callee),
             _ => {}
         }
         for blk in inst.op.blocks() {
@@ -61,8 +62,6 @@ pub(crate) fn used_globals(m: &ir::Module, entry: FuncId) -> BTreeSet<GlobalId> 
         let Some(func) = m.functions.get(f.index()) else { continue };
         let mut calls = Vec::new();
         walk(&func.body, &mut globals, &mut calls);
-        // Inline regions already carry their callee's body; following `callee` as well only
-        // adds globals that the inlined copy uses too, or that the callee's other copies use.
         todo.extend(calls.into_iter().filter(|c| !seen.contains(c)));
     }
     globals
