@@ -17,7 +17,7 @@
 
 use crate::reflect::{self, Binding, Entry, PtxFacts};
 use dianran_frontend::names::ModuleNames;
-use dianran_frontend::{ir, Diagnostic, Diagnostics};
+use dianran_frontend::{ir, DiagKind, Diagnostic, Diagnostics};
 
 /// What to compile for. `Default` gives `sm_80`, no TF32, `enable subgroups;` kept.
 #[derive(Clone, Debug, PartialEq)]
@@ -104,13 +104,13 @@ pub fn compile(name: &str, source: &str, opts: &Options) -> Result<Compiled, Dia
     Ok(Compiled { name: name.to_string(), module, wgsl, msl, ptx, entries, bindings })
 }
 
+/// PTX text and, per compiled entry (by source name), what the reflection needs.
+type PtxTable = (String, Vec<(String, PtxFacts)>);
+
 /// The adapter to the PTX code generator: its text and, per compiled entry (by source name),
 /// the PTX name, the buffer parameters as (name, group, binding) and the sizes flag. Any
 /// per-entry diagnostic fails the whole target.
-fn compile_ptx(
-    m: &ir::Module,
-    opts: &Options,
-) -> Result<(String, Vec<(String, PtxFacts)>), Vec<Diagnostic>> {
+fn compile_ptx(m: &ir::Module, opts: &Options) -> Result<PtxTable, Vec<Diagnostic>> {
     // `tf32` has no counterpart in the code generator's options yet (no cooperative
     // matrices); pass it on here once it does.
     let out =
@@ -123,9 +123,16 @@ fn compile_ptx(
     for e in out.entries {
         let mut params = Vec::new();
         for p in e.params.iter().filter(|p| *p != "p_sizes") {
-            match reflect::parse_param_name(p, &e.name) {
-                Ok((g, b)) => params.push((p.clone(), g, b)),
-                Err(d) => errors.push(d),
+            match reflect::parse_param_name(p) {
+                Some((g, b)) => params.push((p.clone(), g, b)),
+                None => errors.push(
+                    Diagnostic::error(
+                        DiagKind::Internal,
+                        format!("the PTX code generator named a parameter '{p}', not p_g<G>_b<B>"),
+                    )
+                    .in_fn(e.name.clone())
+                    .help("this is a bug in dianran; please report it with the shader"),
+                ),
             }
         }
         facts.push((e.name, PtxFacts { name: e.ptx_name, params, uses_sizes: e.uses_sizes }));

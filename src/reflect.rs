@@ -11,7 +11,6 @@
 
 use dianran_frontend::ir::{self, AddressSpace, FuncId, GlobalId, ImageClass, Op, Type, TypeId};
 use dianran_frontend::names::ModuleNames;
-use dianran_frontend::{DiagKind, Diagnostic};
 use std::borrow::Cow;
 use std::collections::BTreeSet;
 use std::fmt;
@@ -391,19 +390,9 @@ pub(crate) fn entry_table(
 }
 
 /// Reads `(group, binding)` back from a SPEC §3 parameter name `p_g<G>_b<B>`.
-pub(crate) fn parse_param_name(name: &str, entry: &str) -> Result<(u32, u32), Diagnostic> {
-    let parsed = name
-        .strip_prefix("p_g")
-        .and_then(|rest| rest.split_once("_b"))
-        .and_then(|(g, b)| Some((g.parse().ok()?, b.parse().ok()?)));
-    parsed.ok_or_else(|| {
-        Diagnostic::error(
-            DiagKind::Internal,
-            format!("the PTX code generator named a parameter '{name}', not p_g<G>_b<B>"),
-        )
-        .in_fn(entry)
-        .help("this is a bug in dianran; please report it with the shader")
-    })
+pub(crate) fn parse_param_name(name: &str) -> Option<(u32, u32)> {
+    let (g, b) = name.strip_prefix("p_g")?.split_once("_b")?;
+    Some((g.parse().ok()?, b.parse().ok()?))
 }
 
 #[cfg(test)]
@@ -500,8 +489,9 @@ mod tests {
 
     #[test]
     fn param_names_parse() {
-        assert_eq!(parse_param_name("p_g0_b12", "k").unwrap(), (0, 12));
-        assert_eq!(parse_param_name("p_g3_b1", "k").unwrap(), (3, 1));
-        assert!(parse_param_name("p_sizes", "k").is_err());
+        assert_eq!(parse_param_name("p_g0_b12"), Some((0, 12)));
+        assert_eq!(parse_param_name("p_g3_b1"), Some((3, 1)));
+        assert_eq!(parse_param_name("p_sizes"), None);
+        assert_eq!(parse_param_name("p_g_b1"), None);
     }
 }

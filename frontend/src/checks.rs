@@ -348,6 +348,22 @@ mod tests {
     }
 
     #[test]
+    fn matrix_held_in_a_typed_let() {
+        // The annotation agrees with the memory but not with the template: the check sees it.
+        let l = check("let a: coop_mat8x8<f32, A> = coopLoad<coop_mat8x8<f16, A>>(&s[0]);");
+        assert_eq!(l.len(), 1, "{l:?}");
+        // The annotation disagrees with the loaded type: naga's frontend rejects it.
+        let src = format!(
+            "{HEAD}@compute @workgroup_size(32) fn main() {{ let a: coop_mat8x8<f16, A> = coopLoad<coop_mat8x8<f16, A>>(&s[0]); }}"
+        );
+        let e = parse::parse("t.wgsl", &src, &Options::default())
+            .err()
+            .map(|e| e.list)
+            .unwrap_or_default();
+        assert_eq!(e.len(), 1, "{e:?}");
+    }
+
+    #[test]
     fn load_through_alias() {
         let src = format!(
             "{HEAD}alias MA = coop_mat8x8<f32, A>;\n@compute @workgroup_size(32) fn main() {{ let a = coopLoadT<MA>(&h[0]); }}"

@@ -530,11 +530,11 @@ fn resolve_overrides(
     let mut errors = Vec::new();
     let mut constants = naga::back::PipelineConstants::default();
     for (name, value) in &opts.overrides {
-        let known = module.overrides.iter().any(|(_, o)| {
+        let found = module.overrides.iter().find(|(_, o)| {
             o.name.as_deref() == Some(name.as_str())
                 || o.id.is_some_and(|id| id.to_string() == *name)
         });
-        if !known {
+        let Some((h, o)) = found else {
             let declared: Vec<String> =
                 module.overrides.iter().filter_map(|(_, o)| o.name.clone()).collect();
             let help = if declared.is_empty() {
@@ -550,22 +550,40 @@ fn resolve_overrides(
                 .help(help),
             );
             continue;
-        }
-        if !value.is_finite() {
+        };
+        // naga looks an override with `@id(N)` up by N only.
+        let key = o.id.map_or_else(|| name.clone(), |id| id.to_string());
+        let at = name_span(
+            text,
+            span_of(module.overrides.get_span(h)),
+            o.name.as_deref().unwrap_or(name),
+        );
+        if constants.contains_key(&key) {
             errors.push(
-                Diagnostic::error(
-                    DiagKind::Override,
-                    format!("--override {name}: value {value} is not finite"),
-                )
-                .help("give a finite number"),
+                Diagnostic::error(DiagKind::Override, format!("--override {name} is given twice"))
+                    .at(at)
+                    .help("pass each override once"),
             );
             continue;
         }
-        constants.insert(name.clone(), *value);
+        if let Some(problem) = value_problem(&module.types[o.ty].inner, *value) {
+            errors.push(
+                Diagnostic::error(
+                    DiagKind::Override,
+                    format!("--override {name}={value}: {problem}"),
+                )
+                .at(at)
+                .help("give a value the override's type can hold"),
+            );
+            continue;
+        }
+        constants.insert(key, *value);
     }
     for (h, o) in module.overrides.iter() {
-        let given = o.name.as_ref().is_some_and(|n| constants.contains_key(n))
-            || o.id.is_some_and(|id| constants.contains_key(&id.to_string()));
+        let given = match o.id {
+            Some(id) => constants.contains_key(&id.to_string()),
+            None => o.name.as_ref().is_some_and(|n| constants.contains_key(n)),
+        };
         if o.init.is_none() && !given {
             let name = o.name.clone().unwrap_or_else(|| "?".to_string());
             errors.push(
@@ -593,6 +611,30 @@ fn resolve_overrides(
         .validate_resolved_overrides(&new_module)
         .map_err(|e| vec![validation_error(&e, &new_module, text)])?;
     Ok((new_module, new_info))
+}
+
+/// Why `value` cannot be given to an override of type `ty` (naga would truncate a fraction
+/// silently, or fail without naming the override), or `None` when it can.
+fn value_problem(ty: &naga::TypeInner, value: f64) -> Option<String> {
+    use naga::{ScalarKind as K, TypeInner as T};
+    if !value.is_finite() {
+        return Some("the value is not finite".to_string());
+    }
+    let T::Scalar(scalar) = *ty else { return None };
+    let (lo, hi, integer, ty) = match (scalar.kind, scalar.width) {
+        (K::Uint, 4) => (0.0, f64::from(u32::MAX), true, "u32"),
+        (K::Sint, 4) => (f64::from(i32::MIN), f64::from(i32::MAX), true, "i32"),
+        (K::Float, 4) => (-f64::from(f32::MAX), f64::from(f32::MAX), false, "f32"),
+        (K::Float, 2) => (-65504.0, 65504.0, false, "f16"),
+        _ => return None,
+    };
+    if integer && value.fract() != 0.0 {
+        return Some(format!("`{ty}` needs an integer"));
+    }
+    if value < lo || value > hi {
+        return Some(format!("the value does not fit `{ty}` ({lo}..={hi})"));
+    }
+    None
 }
 
 /// The span of the first whole-word `name` inside `within`, or `within` itself.
@@ -710,6 +752,30 @@ mod tests {
         let opts = Options { overrides: vec![("block".into(), 64.0)] };
         let p = parse("t.wgsl", src, &opts).map_err(|e| e.render()).unwrap();
         assert_eq!(p.module.entry_points[0].workgroup_size, [64, 1, 1]);
+    }
+
+    #[test]
+    fn override_values_are_checked_against_the_type() {
+        let src = "override n: u32 = 1u;\n@id(7) override k: i32 = 0;\n@compute @workgroup_size(n) fn main() { _ = k; }";
+        let with = |o: &[(&str, f64)]| {
+            let opts = Options { overrides: o.iter().map(|(n, v)| (n.to_string(), *v)).collect() };
+            parse("t.wgsl", src, &opts)
+        };
+        for bad in [
+            &[("n", -1.0)][..],
+            &[("n", 1.5)],
+            &[("n", 4294967296.0)],
+            &[("n", 2.0), ("n", 3.0)],
+            &[("k", 3e9)],
+        ] {
+            let e = with(bad).err().map(|e| e.list).unwrap_or_default();
+            assert_eq!(e.len(), 1, "{bad:?}: {e:?}");
+            assert_eq!(e[0].kind, DiagKind::Override);
+            assert!(e[0].span.is_some());
+        }
+        // An @id override answers to its name and to its id.
+        assert!(with(&[("k", -5.0), ("n", 64.0)]).is_ok());
+        assert!(with(&[("7", 2.0)]).is_ok());
     }
 
     #[test]

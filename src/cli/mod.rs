@@ -1,10 +1,11 @@
 //! The `dianran` command-line interface.
 //!
-//! One module per command (`check`, `ssa`, `run`); each has an `Args` struct (clap derive)
-//! and an `execute` function returning the text for stdout or a [`Failure`]. [`main`] maps
-//! the result to the exit status: 0 on success, 1 on an error in the input or at run time
-//! (the diagnostic goes to stderr), 2 on a usage error (clap's own). A new command is a new
-//! module plus one variant of [`Command`].
+//! One module per command (`check`, `ssa`, `run`, `emit` for `wgsl`/`msl`/`ptx`, `verify`,
+//! `generate`); each has an `Args` struct (clap derive) and an `execute` function returning
+//! the text for stdout or a [`Failure`]. [`main`] maps the result to the exit status: 0 on
+//! success, 1 on an error in the input or at run time (the diagnostic goes to stderr), 2 on
+//! a usage error (clap's own). A new command is a new module plus one variant of
+//! [`Command`].
 
 pub mod check;
 pub mod emit;

@@ -14,10 +14,14 @@ use crate::{DiagKind, Diagnostic};
 const MAX_DEPTH: u32 = 64;
 /// Total instructions copied for one function before inlining gives up.
 const MAX_INSTS: usize = 2_000_000;
+/// Regions nested deeper than this after inlining are rejected: every pass walks the region
+/// tree recursively, and the callee bodies' nesting adds up along a call chain.
+const MAX_NEST: u32 = 256;
 
 /// Returns a copy of function `f` with every call, transitively, replaced by an `Inline`
-/// region. Errors: `Limit` when calls nest deeper than 64 or the result grows past two million
-/// instructions; `Internal` for a call of a missing function or with the wrong argument count.
+/// region. Errors: `Limit` when calls nest deeper than 64, regions deeper than 256, or the
+/// result grows past two million instructions; `Internal` for a call of a missing function or
+/// with the wrong argument count.
 pub fn inline_calls(m: &Module, f: FuncId) -> Result<Function, Diagnostic> {
     let Some(src) = m.functions.get(f.index()) else {
         return Err(Diagnostic::error(
@@ -28,7 +32,7 @@ pub fn inline_calls(m: &Module, f: FuncId) -> Result<Function, Diagnostic> {
     let mut out = src.clone();
     let mut body = std::mem::take(&mut out.body);
     let mut inl = Inliner { m, caller: &mut out, copied: 0, root: src.name.clone() };
-    inl.block(&mut body, 0)?;
+    inl.block(&mut body, 0, 0)?;
     out.body = body;
     Ok(out)
 }
@@ -41,10 +45,20 @@ struct Inliner<'a> {
 }
 
 impl Inliner<'_> {
-    fn block(&mut self, b: &mut Block, depth: u32) -> Result<(), Diagnostic> {
+    /// `depth`: calls being inlined around `b`; `nest`: regions around `b`.
+    fn block(&mut self, b: &mut Block, depth: u32, nest: u32) -> Result<(), Diagnostic> {
+        if nest > MAX_NEST {
+            return Err(Diagnostic::error(
+                DiagKind::Limit,
+                format!("inlining nests control flow deeper than {MAX_NEST} levels"),
+            )
+            .at(b.insts.first().map(|i| i.span).unwrap_or_default())
+            .in_fn(self.root.clone())
+            .help("move some nested blocks into separate, less deeply called functions"));
+        }
         for inst in &mut b.insts {
             for nb in inst.op.blocks_mut() {
-                self.block(nb, depth)?;
+                self.block(nb, depth, nest + 1)?;
             }
             let Op::Call(g, args) = &inst.op else { continue };
             let (g, args) = (*g, args.clone());
@@ -124,7 +138,7 @@ impl Inliner<'_> {
                 renumber(&mut body, &mut rn, base);
             }
             body.params = params;
-            self.block(&mut body, depth + 1)?;
+            self.block(&mut body, depth + 1, nest + 1)?;
             let results: Vec<ValueId> = inst.result.into_iter().collect();
             inst.op = Op::Inline { callee: g, body, args: inline_args, results };
             inst.result = None;

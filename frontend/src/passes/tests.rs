@@ -385,3 +385,38 @@ fn y(x: i32) -> i32 {
         assert_eq!(call(&m, y, x), Some(Val::I(expect(x))), "{}", module_text(&m));
     }
 }
+
+/// Deep nesting (as deep as naga's parser accepts) does not exhaust the stack in the passes.
+#[test]
+fn deeply_nested_regions() {
+    let depth = 126;
+    let mut src = String::from("fn d(x: i32) -> i32 {\n var s = 0;\n");
+    for k in 0..depth {
+        if k % 2 == 0 {
+            src.push_str(&format!("if (x > {k}) {{ s += 1;\n"));
+        } else {
+            src.push_str("for (var i = 0; i < 2; i++) { s += i;\n");
+        }
+    }
+    for _ in 0..depth {
+        src.push_str("}\n");
+    }
+    src.push_str("return s;\n}\n");
+    let result = std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(move || {
+            let Ok(parsed) = crate::parse("deep.wgsl", &src, &crate::Options::default()) else {
+                return None;
+            };
+            let mut m = crate::lower::lower_module(&parsed).ok()?;
+            Some(optimize(&mut m).map(|_| m))
+        })
+        .unwrap()
+        .join();
+    match result {
+        Ok(Some(Ok(m))) => assert!(m.functions[0].locals.is_empty()),
+        Ok(Some(Err(d))) => panic!("{d:#?}"),
+        Ok(None) => eprintln!("deep nesting rejected before the passes"),
+        Err(_) => panic!("stack overflow or panic in the passes"),
+    }
+}

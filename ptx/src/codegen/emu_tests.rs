@@ -177,6 +177,7 @@ fn alu(p: &[&str], s: &[u64]) -> u64 {
             };
             r as u64
         }
+        ("cvt", _) if p[1] == "rzi" && p[2] == "f32" => fb(f(0).trunc()),
         ("cvt", _) if p[1] == "rzi" && p[2] == "s32" => (f(0) as i32) as u32 as u64,
         ("cvt", _) if p[1] == "rzi" && p[2] == "u32" => (f(0) as u32) as u64,
         ("cvt", _) if p[1] == "rn" && p[2] == "f32" && p[3] == "s32" => fb(i(0) as f32),
@@ -381,5 +382,38 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
         let r = v * 2;
         let j = x % 8;
         assert_eq!(got[3 * k..3 * k + 3], [j * x + r, v, 6], "x={x}");
+    }
+}
+
+#[test]
+fn float_modulo_and_saturating_conversions() {
+    let src = "
+@group(0) @binding(0) var<storage, read> a: array<f32>;
+@group(0) @binding(1) var<storage, read_write> o: array<u32>;
+@compute @workgroup_size(1)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+    let x = a[2u * g.x];
+    let y = a[2u * g.x + 1u];
+    o[4u * g.x] = bitcast<u32>(x % y);
+    o[4u * g.x + 1u] = bitcast<u32>(i32(x));
+    o[4u * g.x + 2u] = u32(x);
+    o[4u * g.x + 3u] = bitcast<u32>(f32(i32(y)) + f32(u32(y)));
+}";
+    let ptx = compile(src);
+    let a = [5.5f32, 2.0, -7.25, 2.5, 3e9, 1.0, -3e9, -1.5, f32::NAN, 4.0, 1e-3, 7.0];
+    let mut bufs = vec![words(&a.map(f32::to_bits)), vec![0; 16 * a.len() / 2]];
+    run(&ptx, a.len() as u32 / 2, &mut bufs);
+    let got = unwords(&bufs[1]);
+    for k in 0..a.len() / 2 {
+        let (x, y) = (a[2 * k], a[2 * k + 1]);
+        let m = x - (x / y).trunc() * y;
+        // Rust's `as` saturates and maps NaN to 0, as WGSL (and PTX cvt.rzi) do.
+        let want = [
+            m.to_bits(),
+            (x as i32) as u32,
+            x as u32,
+            ((y as i32) as f32 + (y as u32) as f32).to_bits(),
+        ];
+        assert_eq!(got[4 * k..4 * k + 4], want, "x={x} y={y}");
     }
 }

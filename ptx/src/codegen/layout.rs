@@ -79,10 +79,12 @@ fn push_leaves(
                 push_leaves(types, m.ty, base + m.offset, out, depth + 1)?;
             }
         }
-        // A 16x16 cooperative matrix holds 8 elements per lane (mma.sync fragments, see
+        // A 16x16 (8x8) cooperative matrix holds 8 (2) elements per lane (mma.sync fragments, see
         // `coop`); the offsets only matter for spills to function memory.
-        Type::CoopMatrix { columns: 16, rows: 16, scalar, .. } => {
-            for i in 0..8 {
+        Type::CoopMatrix { columns, rows, scalar, .. }
+            if columns == rows && matches!(columns, 8 | 16) =>
+        {
+            for i in 0..(*columns as u32 * *rows as u32) / 32 {
                 out.push(Leaf { scalar: *scalar, offset: base + i * scalar.size() });
             }
         }

@@ -12,6 +12,7 @@
 #![allow(clippy::result_large_err)]
 
 mod arith;
+mod coop;
 pub mod layout;
 mod lower;
 pub mod regalloc;

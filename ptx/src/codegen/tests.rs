@@ -248,8 +248,8 @@ fn samples_compile_and_pass_ptxas() {
                 "{name}: not deterministic"
             );
             for d in &out.diagnostics {
-                // Cooperative matrices are a documented gap (a clear diagnostic for now).
-                if !d.message.contains("cooperative matrices") {
+                // 8x8 cooperative matrices have no tensor-core form: a documented diagnostic.
+                if !d.message.contains("cooperative matrices other than 16x16") {
                     failures.push(format!("{name}: {}", d.message));
                 }
             }
@@ -273,6 +273,7 @@ fn dump_sample() {
     let src = std::fs::read_to_string(&path).expect("sample");
     let m = dianran_frontend::compile(&name, &src, &Default::default()).expect("frontend");
     let out = compile_module(&m, &Options::default());
+    let _ = std::fs::create_dir_all("/tmp/cg");
     std::fs::write(format!("/tmp/cg/{name}.ptx"), &out.text).expect("write");
     println!("{:?}", out.diagnostics);
 }

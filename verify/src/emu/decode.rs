@@ -134,6 +134,9 @@ pub(crate) struct Prog {
     pub shared_size: usize,
     /// Local bytes per thread.
     pub local_size: usize,
+    /// Immediate post-dominator of each instruction (`insts.len()` = the exit): where the
+    /// lanes of a divergent branch reconverge.
+    pub ipdom: Vec<usize>,
 }
 
 impl Prog {
@@ -328,7 +331,9 @@ pub(crate) fn decode(m: &Module, e: &Entry, lines: Option<&[u32]>) -> Result<Pro
         };
         insts.push(d);
     }
+    let ipdom = post_dominators(&insts);
     Ok(Prog {
+        ipdom,
         insts,
         nslots: total as usize,
         bases,
@@ -336,4 +341,103 @@ pub(crate) fn decode(m: &Module, e: &Entry, lines: Option<&[u32]>) -> Result<Pro
         shared_size: shared as usize,
         local_size: local as usize,
     })
+}
+
+/// Successors of instruction `i` in the instruction-level CFG (`n` = the exit node).
+fn successors(insts: &[DInst], i: usize) -> Vec<usize> {
+    let n = insts.len();
+    let Some(inst) = insts.get(i) else { return Vec::new() };
+    let next = i + 1;
+    let guarded = inst.guard.is_some();
+    match inst.op {
+        Opcode::Bra => {
+            let target = match inst.ops.first() {
+                Some(Opd::Label(l)) => (*l).min(n),
+                _ => n,
+            };
+            if guarded {
+                vec![target, next]
+            } else {
+                vec![target]
+            }
+        }
+        Opcode::Ret | Opcode::Exit | Opcode::Trap => {
+            if guarded {
+                vec![next, n]
+            } else {
+                vec![n]
+            }
+        }
+        _ => vec![next],
+    }
+}
+
+/// Immediate post-dominators (Cooper, Harvey and Kennedy's iterative algorithm on the
+/// reversed CFG). Instructions that cannot reach the exit get the exit.
+fn post_dominators(insts: &[DInst]) -> Vec<usize> {
+    let n = insts.len();
+    let succ: Vec<Vec<usize>> = (0..n).map(|i| successors(insts, i)).collect();
+    let mut preds = vec![Vec::new(); n + 1];
+    for (i, ss) in succ.iter().enumerate() {
+        for &s in ss {
+            if let Some(p) = preds.get_mut(s) {
+                p.push(i);
+            }
+        }
+    }
+    // Postorder of a DFS from the exit along predecessor edges.
+    const NONE: usize = usize::MAX;
+    let mut po = vec![NONE; n + 1];
+    let mut order = Vec::with_capacity(n + 1);
+    let mut seen = vec![false; n + 1];
+    let mut stack = vec![(n, 0usize)];
+    seen[n] = true;
+    while let Some(&mut (node, ref mut k)) = stack.last_mut() {
+        if let Some(&p) = preds[node].get(*k) {
+            *k += 1;
+            if !seen[p] {
+                seen[p] = true;
+                stack.push((p, 0));
+            }
+        } else {
+            po[node] = order.len();
+            order.push(node);
+            stack.pop();
+        }
+    }
+    let mut idom = vec![NONE; n + 1];
+    idom[n] = n;
+    let intersect = |idom: &[usize], mut a: usize, mut b: usize| {
+        while a != b {
+            while po[a] < po[b] {
+                a = idom[a];
+            }
+            while po[b] < po[a] {
+                b = idom[b];
+            }
+        }
+        a
+    };
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for &b in order.iter().rev() {
+            if b == n {
+                continue;
+            }
+            let mut new = NONE;
+            for &s in &succ[b] {
+                if idom[s] == NONE {
+                    continue;
+                }
+                new = if new == NONE { s } else { intersect(&idom, s, new) };
+            }
+            if new != NONE && idom[b] != new {
+                idom[b] = new;
+                changed = true;
+            }
+        }
+    }
+    idom.truncate(n);
+    idom.iter().map(|&d| if d == NONE { n } else { d }).collect()
 }

@@ -144,7 +144,12 @@ impl Cta<'_> {
         };
         let (space, b) = match *base {
             Base::Reg(s) => (i.space, self.rd(t, s, i)?),
-            Base::Param(p) => (StateSpace::Param, p as u64),
+            Base::Param(p) => {
+                if *off != 0 {
+                    return Err(i.err(EmuErrorKind::Unsupported, "parameter loads at an offset are not supported"));
+                }
+                return Ok((StateSpace::Param, p as u64));
+            }
             Base::Var(sp, a) => match i.space {
                 StateSpace::Generic => match sp {
                     StateSpace::Shared => (StateSpace::Generic, SHARED_WINDOW + a),
@@ -708,7 +713,7 @@ impl Cta<'_> {
                 }
             }
             Opcode::Neg => (-x) as u64,
-            Opcode::Abs => x.abs() as u64,
+            Opcode::Abs => x.unsigned_abs() as u64,
             Opcode::Min => x.min(y) as u64,
             Opcode::Max => x.max(y) as u64,
             _ => return Err(i.unsupported()),

@@ -73,15 +73,30 @@ pub(crate) fn launch(
 fn run_cta(cta: &mut Cta, n: usize, opts: &EmuOptions) -> Result<(), EmuError> {
     let mut th = Threads { pc: vec![0; n], st: vec![St::Run; n] };
     let nwarps = n.div_ceil(32);
+    let mut stacks = vec![Vec::new(); nwarps];
     loop {
-        for w in 0..nwarps {
-            run_warp(cta, &mut th, w * 32, (w * 32 + 32).min(n), opts)?;
+        for (w, stack) in stacks.iter_mut().enumerate() {
+            run_warp(cta, &mut th, w * 32, (w * 32 + 32).min(n), stack, opts)?;
         }
         if th.st.iter().all(|s| *s == St::Exit) {
             return Ok(());
         }
         if let Some(t) = th.st.iter().position(|s| *s == St::Coll) {
             return Err(stuck_collective(cta, &th, t, n));
+        }
+        if let Some(t) = th.st.iter().position(|s| *s == St::Run) {
+            let line = |pc: usize| cta.prog.insts.get(pc).and_then(|i| i.line);
+            let bar = th.st.iter().position(|s| *s == St::Bar).map(|b| th.pc[b]);
+            return Err(EmuError::new(
+                EmuErrorKind::Deadlock,
+                bar.and_then(line),
+                format!(
+                    "deadlock in CTA {:?}: threads wait at this barrier while thread {:?} waits for its warp to reconverge at line {}; bar.sync in divergent code",
+                    cta.ctaid,
+                    cta.tid.get(t),
+                    line(th.pc[t]).map_or("?".to_string(), |l| l.to_string())
+                ),
+            ));
         }
         // Every live thread waits at a barrier: it opens when they all wait at the same one.
         let waiting: Vec<usize> = (0..n).filter(|&t| th.st[t] == St::Bar).collect();
@@ -153,12 +168,35 @@ fn guard(cta: &Cta, t: usize, i: &DInst) -> Result<bool, EmuError> {
     }
 }
 
-fn run_warp(cta: &mut Cta, th: &mut Threads, lo: usize, hi: usize, opts: &EmuOptions) -> Result<(), EmuError> {
+/// A reconvergence frame of a warp's SIMT stack: the lanes of `mask` that diverged at a
+/// branch run (lowest pc first) until all of them reach `rpc`, the branch's immediate
+/// post-dominator, or exit.
+#[derive(Clone, Copy, Debug)]
+struct Frame {
+    rpc: usize,
+    mask: u32,
+}
+
+fn run_warp(cta: &mut Cta, th: &mut Threads, lo: usize, hi: usize, stack: &mut Vec<Frame>, opts: &EmuOptions) -> Result<(), EmuError> {
     let prog = cta.prog;
     loop {
+        // Pop frames whose lanes have all reconverged (or exited).
+        while let Some(f) = stack.last() {
+            let mut done = true;
+            for_lanes(f.mask, lo, |t| {
+                if th.st[t] != St::Exit && !(th.st[t] == St::Run && th.pc[t] == f.rpc) {
+                    done = false;
+                }
+            });
+            if !done {
+                break;
+            }
+            stack.pop();
+        }
+        let (frame_mask, rpc) = stack.last().map_or((u32::MAX, usize::MAX), |f| (f.mask, f.rpc));
         let mut pc = usize::MAX;
         for t in lo..hi {
-            if th.st[t] == St::Run && th.pc[t] < pc {
+            if frame_mask & (1 << (t - lo)) != 0 && th.st[t] == St::Run && th.pc[t] != rpc && th.pc[t] < pc {
                 pc = th.pc[t];
             }
         }
@@ -167,7 +205,7 @@ fn run_warp(cta: &mut Cta, th: &mut Threads, lo: usize, hi: usize, opts: &EmuOpt
         }
         let mut group = 0u32;
         for t in lo..hi {
-            if th.st[t] == St::Run && th.pc[t] == pc {
+            if frame_mask & (1 << (t - lo)) != 0 && th.st[t] == St::Run && th.pc[t] == pc {
                 group |= 1 << (t - lo);
             }
         }
@@ -203,6 +241,27 @@ fn run_warp(cta: &mut Cta, th: &mut Threads, lo: usize, hi: usize, opts: &EmuOpt
                         Flow::Next => th.pc[t] += 1,
                         Flow::Jump(to) => th.pc[t] = to,
                         Flow::Exit => th.st[t] = St::Exit,
+                    }
+                }
+                // A divergent branch: the group reconverges at the post-dominator.
+                if matches!(i.op, Opcode::Bra | Opcode::Ret | Opcode::Exit) && i.guard.is_some() {
+                    let mut first = None;
+                    let mut diverged = false;
+                    for_lanes(group, lo, |t| {
+                        if th.st[t] == St::Run {
+                            match first {
+                                None => first = Some(th.pc[t]),
+                                Some(p) if p != th.pc[t] => diverged = true,
+                                _ => {}
+                            }
+                        }
+                    });
+                    if diverged {
+                        let r = prog.ipdom.get(pc).copied().unwrap_or(prog.insts.len());
+                        let nested = stack.last().is_some_and(|f| f.rpc == r && group & !f.mask == 0);
+                        if !nested {
+                            stack.push(Frame { rpc: r, mask: group });
+                        }
                     }
                 }
             }
@@ -431,7 +490,7 @@ fn redux(cta: &mut Cta, i: &DInst, lo: usize, members: u32) -> Result<(), EmuErr
 }
 
 /// The registers of a fragment operand (a brace list).
-fn frag_regs<'a>(i: &'a DInst, k: usize, n: usize) -> Result<&'a [Opd], EmuError> {
+fn frag_regs(i: &DInst, k: usize, n: usize) -> Result<&[Opd], EmuError> {
     match i.opd(k)? {
         Opd::Vector(v) if v.len() == n => Ok(v),
         _ => Err(i.err(EmuErrorKind::Unsupported, format!("operand {} must be a list of {n} registers", k + 1))),

@@ -1,0 +1,177 @@
+//! GEMM throughput at 4096³ on a CUDA device, in one run: our `gemm_tiled_f16.wgsl` compiled
+//! by dianran, and its CUDA C++ equivalent (`cuda/gemm_tiled_f16.cu`, WMMA) compiled by NVRTC,
+//! with the ratio and the fraction of the device's dense f16 tensor peak. Both results are
+//! spot-checked against an f64 CPU reference. Without a device: `skipped: no CUDA device`.
+
+use std::collections::BTreeMap;
+
+use dianran_benches::device::{gemm_tflops, peak_f16_tensor_tflops, Gpu, Launch, Timing};
+use dianran_benches::kernels::{self, GEMM};
+use dianran_benches::nvrtc;
+use dianran_benches::pipeline;
+use dianran_benches::table::{ratio, Table};
+use half::f16;
+
+const M: usize = 4096;
+const N: usize = 4096;
+const K: usize = 4096;
+const REPS: u32 = 20;
+/// Entries of C checked against the CPU.
+const CHECKS: usize = 256;
+
+/// xorshift32 (deterministic inputs, no dependencies).
+struct Rng(u32);
+impl Rng {
+    fn next(&mut self) -> u32 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 17;
+        self.0 ^= self.0 << 5;
+        self.0
+    }
+    /// Uniform in [-1, 1).
+    fn unit(&mut self) -> f32 {
+        (self.next() >> 8) as f32 / (1u32 << 23) as f32 - 1.0
+    }
+}
+
+struct Inputs {
+    dims: Vec<u8>,
+    a: Vec<f16>,
+    b: Vec<f16>,
+}
+
+fn bytes(v: &[f16]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// Spot-checks `c` (f32 bytes) against f64 dot products; `Err` describes the first miss.
+fn check(inp: &Inputs, c: &[u8]) -> Result<(), String> {
+    let mut rng = Rng(0xC0FFEE);
+    for _ in 0..CHECKS {
+        let (i, j) = (rng.next() as usize % M, rng.next() as usize % N);
+        let (mut want, mut mag) = (0.0f64, 0.0f64);
+        for p in 0..K {
+            let prod = inp.a[i * K + p].to_f64() * inp.b[p * N + j].to_f64();
+            want += prod;
+            mag += prod.abs();
+        }
+        let off = 4 * (i * N + j);
+        let got = c
+            .get(off..off + 4)
+            .and_then(|s| s.try_into().ok())
+            .map(f32::from_le_bytes)
+            .ok_or("output too short")?;
+        // f32 accumulation of exact f16 products: 1e-3 of the terms' magnitude.
+        if (got as f64 - want).abs() > 1e-3 * mag + 1e-5 {
+            return Err(format!("C[{i}][{j}] = {got}, expected {want}"));
+        }
+    }
+    Ok(())
+}
+
+/// Our kernel: compile, lay out parameters per SPEC §3, time.
+fn ours(gpu: &Gpu, sm: u32, inp: &Inputs) -> Result<Timing, String> {
+    let src = kernels::sample_source(GEMM.sample)?;
+    let out = pipeline::wgsl_to_ptx(GEMM.sample, &src, sm).map_err(|e| format!("not yet: {e}"))?;
+    let entry = out.entries.first().ok_or("no entry point")?;
+    let mut buffers = BTreeMap::new();
+    buffers.insert((0, 0), inp.dims.clone());
+    buffers.insert((0, 1), bytes(&inp.a));
+    buffers.insert((0, 2), bytes(&inp.b));
+    buffers.insert((0, 3), vec![0u8; 4 * M * N]);
+    let (params, keys) =
+        dianran_verify::executors::ptx_params(entry, &buffers).map_err(|e| e.to_string())?;
+    let output = keys.iter().position(|k| *k == Some((0, 3))).ok_or("C is not a parameter")?;
+    gpu.time(
+        &Launch {
+            ptx: &out.text,
+            entry: &entry.ptx_name,
+            params: &params,
+            output,
+            grid: [(N / 64) as u32, (M / 64) as u32, 1],
+            block: entry.workgroup_size,
+        },
+        REPS,
+    )
+}
+
+/// The NVRTC-compiled equivalent: parameters (dims, a, b, c).
+fn theirs(gpu: &Gpu, sm: u32, inp: &Inputs) -> Result<Timing, String> {
+    let src = kernels::cuda_source(&GEMM)?;
+    let ptx = nvrtc::compile(&src, GEMM.cuda_file, sm).map_err(|e| e.to_string())?;
+    let params = vec![inp.dims.clone(), bytes(&inp.a), bytes(&inp.b), vec![0u8; 4 * M * N]];
+    gpu.time(
+        &Launch {
+            ptx: &ptx,
+            entry: GEMM.cuda_entry,
+            params: &params,
+            output: 3,
+            grid: [(N / 64) as u32, (M / 64) as u32, 1],
+            block: [128, 1, 1],
+        },
+        REPS,
+    )
+}
+
+fn main() {
+    let gpu = match Gpu::open() {
+        Ok(g) => g,
+        Err(why) => {
+            println!("skipped: {why}");
+            return;
+        }
+    };
+    let info = match gpu.info() {
+        Ok(i) => i,
+        Err(e) => {
+            println!("skipped: cannot query the device: {e}");
+            return;
+        }
+    };
+    let sm = if info.cc.0 >= 9 { 90 } else { 80 };
+    let peak = peak_f16_tensor_tflops(&info);
+    println!(
+        "{} (sm_{}{}, {} SMs, {} MHz): dense f16 tensor peak {}",
+        info.name,
+        info.cc.0,
+        info.cc.1,
+        info.sms,
+        info.clock_khz / 1000,
+        peak.map(|p| format!("{p:.0} TFLOP/s")).unwrap_or_else(|| "unknown".into())
+    );
+    let mut rng = Rng(0x5EED);
+    let inp = Inputs {
+        dims: [M as u32, N as u32, K as u32, 0].iter().flat_map(|x| x.to_le_bytes()).collect(),
+        a: (0..M * K).map(|_| f16::from_f32(rng.unit())).collect(),
+        b: (0..K * N).map(|_| f16::from_f32(rng.unit())).collect(),
+    };
+    let runs = [("dianran", ours(&gpu, sm, &inp)), ("NVRTC", theirs(&gpu, sm, &inp))];
+    let mut t = Table::new(&["GEMM 4096³ f16->f32", "ms/launch", "TFLOP/s", "of peak", "result"]);
+    let mut tflops = Vec::new();
+    for (who, run) in &runs {
+        match run {
+            Ok(r) => {
+                let tf = gemm_tflops(M as u64, N as u64, K as u64, r.seconds);
+                tflops.push(tf);
+                t.row(vec![
+                    who.to_string(),
+                    format!("{:.3}", r.seconds * 1e3),
+                    format!("{tf:.1}"),
+                    peak.map(|p| format!("{:.1}%", 100.0 * tf / p)).unwrap_or_else(|| "-".into()),
+                    match check(&inp, &r.output) {
+                        Ok(()) => "ok".into(),
+                        Err(e) => format!("WRONG: {e}"),
+                    },
+                ]);
+            }
+            Err(e) => {
+                let first = e.lines().next().unwrap_or("");
+                t.row(vec![who.to_string(), "-".into(), "-".into(), "-".into(), first.into()]);
+            }
+        }
+    }
+    print!("{}", t.render());
+    if let [ours, theirs] = tflops[..] {
+        println!("dianran/NVRTC throughput: {}", ratio(ours, theirs));
+    }
+}

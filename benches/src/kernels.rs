@@ -1,0 +1,107 @@
+//! The samples and their CUDA C++ equivalents (`benches/cuda/*.cu`).
+
+use std::path::PathBuf;
+
+/// A WGSL sample and the CUDA C++ kernel written to do the same work the same way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pair {
+    /// File name under `tests/samples/`.
+    pub sample: &'static str,
+    /// File name under `benches/cuda/`.
+    pub cuda_file: &'static str,
+    /// The `extern "C"` kernel name in that file.
+    pub cuda_entry: &'static str,
+}
+
+/// The kernels compared against NVRTC.
+pub const PAIRS: &[Pair] = &[
+    Pair { sample: "double_unicode.wgsl", cuda_file: "double.cu", cuda_entry: "double_u32" },
+    Pair { sample: "matmul_tiled.wgsl", cuda_file: "matmul_tiled.cu", cuda_entry: "matmul_tiled" },
+    Pair { sample: "reduce_tree.wgsl", cuda_file: "reduce_tree.cu", cuda_entry: "reduce_tree" },
+    Pair { sample: "softmax.wgsl", cuda_file: "softmax.cu", cuda_entry: "softmax" },
+    Pair {
+        sample: "gemm_tiled_f16.wgsl",
+        cuda_file: "gemm_tiled_f16.cu",
+        cuda_entry: "gemm_tiled_f16",
+    },
+];
+
+/// The GEMM pair the device benchmark times.
+pub const GEMM: Pair = Pair {
+    sample: "gemm_tiled_f16.wgsl",
+    cuda_file: "gemm_tiled_f16.cu",
+    cuda_entry: "gemm_tiled_f16",
+};
+
+/// The workspace root (this crate's parent directory).
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// `tests/samples/`.
+pub fn samples_dir() -> PathBuf {
+    root().join("tests/samples")
+}
+
+/// `benches/cuda/`.
+pub fn cuda_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("cuda")
+}
+
+/// Reads a file, with its path in the error.
+fn read(path: PathBuf) -> Result<String, String> {
+    std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+}
+
+/// The source of sample `name`.
+pub fn sample_source(name: &str) -> Result<String, String> {
+    read(samples_dir().join(name))
+}
+
+/// The CUDA C++ source of a pair.
+pub fn cuda_source(pair: &Pair) -> Result<String, String> {
+    read(cuda_dir().join(pair.cuda_file))
+}
+
+/// Every sample as `(file name, source)`, sorted by name.
+pub fn all_samples() -> Result<Vec<(String, String)>, String> {
+    let dir = samples_dir();
+    let entries =
+        std::fs::read_dir(&dir).map_err(|e| format!("cannot list {}: {e}", dir.display()))?;
+    let mut names: Vec<String> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".wgsl"))
+        .collect();
+    names.sort();
+    names.into_iter().map(|n| sample_source(&n).map(|s| (n, s))).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_pair_has_both_sources() {
+        for p in PAIRS {
+            let wgsl = sample_source(p.sample).expect("sample");
+            assert!(wgsl.contains("@compute"), "{}", p.sample);
+            let cuda = cuda_source(p).expect("cuda source");
+            assert!(
+                cuda.contains(&format!("__global__ void {}(", p.cuda_entry))
+                    || cuda.contains(&format!("\n{}(", p.cuda_entry)),
+                "{} does not define {}",
+                p.cuda_file,
+                p.cuda_entry
+            );
+        }
+        assert!(PAIRS.contains(&GEMM));
+    }
+
+    #[test]
+    fn samples_are_listed() {
+        let all = all_samples().expect("samples");
+        assert!(all.iter().any(|(n, _)| n == "gemm_tiled_f16.wgsl"));
+        assert!(all.windows(2).all(|w| w[0].0 < w[1].0));
+    }
+}

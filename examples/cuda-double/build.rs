@@ -1,0 +1,7 @@
+//! Compiles `shaders/double.wgsl` to WGSL, MSL and PTX constants in
+//! `$OUT_DIR/dianran_shaders.rs`. A shader error fails the build with the rendered diagnostic.
+
+fn main() -> Result<(), dianran::build::BuildError> {
+    dianran::build::Shaders::new().file("shaders/double.wgsl").compile()?;
+    Ok(())
+}

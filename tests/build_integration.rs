@@ -1,0 +1,161 @@
+//! The build integration from a user's point of view: a fresh crate outside the workspace
+//! depends on dianran by path, compiles its shaders from build.rs, includes the generated
+//! module and reads the constants. Then: a no-op build compiles nothing, a changed shader
+//! rebuilds, a broken shader fails the build with the rendered diagnostic, and a target that
+//! cannot express an entry gives a `cargo:warning`.
+//!
+//! The crate builds in `target/build-integration` (kept between runs, so only the first run
+//! compiles dianran's dependencies there) with `--offline`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const SHADER: &str = "\
+@group(0) @binding(0) var<storage, read_write> data: array<f32>;
+
+@compute @workgroup_size(64)
+fn 加倍(@builtin(global_invocation_id) id: vec3<u32>) {
+    if id.x < arrayLength(&data) {
+        data[id.x] = data[id.x] * 2.0;
+    }
+}
+";
+
+/// Compiles for WGSL and MSL, not for PTX (textures).
+const TEXTURED: &str = "\
+@group(0) @binding(0) var t: texture_2d<f32>;
+@group(0) @binding(1) var<storage, read_write> out: array<vec4<f32>>;
+
+@compute @workgroup_size(1)
+fn sample() {
+    out[0] = textureLoad(t, vec2<i32>(0, 0), 0);
+}
+";
+
+const MAIN: &str = r#"
+include!(concat!(env!("OUT_DIR"), "/dianran_shaders.rs"));
+
+fn main() {
+    let e = &double::加倍;
+    println!("{} {}", e.ptx_name.as_deref().unwrap_or("-"), e.workgroup_size[0]);
+}
+
+#[test]
+fn constants() {
+    assert_eq!(double::加倍.ptx_name.as_deref(), Some("yy_e5_8a_a0_e5_80_8d"));
+    assert_eq!(double::加倍.name, "加倍");
+    assert!(double::PTX.contains(".entry yy_e5_8a_a0_e5_80_8d("));
+    assert!(double::WGSL.contains("fn 加倍("));
+    assert!(double::MSL.contains("加倍"));
+    assert_eq!(double::ENTRIES.len(), 1);
+    assert!(textured::PTX.starts_with("// PTX is not available: shaders/textured.wgsl:"));
+    assert!(!textured::PTX.trim_end().contains('\n'));
+    assert!(textured::WGSL.contains("fn sample("));
+}
+"#;
+
+const BUILD: &str = r#"
+fn main() -> Result<(), dianran::build::BuildError> {
+    dianran::build::Shaders::new()
+        .file("shaders/double.wgsl")
+        .file("shaders/textured.wgsl")
+        .compile()?;
+    Ok(())
+}
+"#;
+
+fn write(path: &Path, text: &str) {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).unwrap_or_else(|e| panic!("mkdir {}: {e}", dir.display()));
+    }
+    std::fs::write(path, text).unwrap_or_else(|e| panic!("write {}: {e}", path.display()));
+}
+
+struct Run {
+    ok: bool,
+    stdout: String,
+    stderr: String,
+}
+
+fn cargo(dir: &Path, target: &Path, args: &[&str]) -> Run {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let out = Command::new(cargo)
+        .args(args)
+        .arg("--offline")
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", target)
+        .env("CARGO_TERM_COLOR", "never")
+        .env_remove("RUSTFLAGS")
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run cargo: {e}"));
+    Run {
+        ok: out.status.success(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+fn compiled_fresh(run: &Run) -> bool {
+    run.stderr.lines().any(|l| l.trim_start().starts_with("Compiling fresh-shaders"))
+}
+
+#[test]
+fn fresh_crate_uses_the_build_integration() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let target = root.join("target").join("build-integration");
+    let dir = target.join(format!("fresh-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let manifest = format!(
+        "[package]\nname = \"fresh-shaders\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\
+         publish = false\n\n[workspace]\n\n\
+         [dependencies]\ndianran = {{ path = {root:?}, default-features = false }}\n\n\
+         [build-dependencies]\ndianran = {{ path = {root:?}, default-features = false }}\n\n\
+         # Build dependencies share their compiled units with the crate's.\n\
+         [profile.dev]\ndebug = false\n",
+        root = root.display().to_string()
+    );
+    write(&dir.join("Cargo.toml"), &manifest);
+    // The workspace's lock file pins the same dependency versions (all available offline).
+    if let Ok(lock) = std::fs::read_to_string(root.join("Cargo.lock")) {
+        write(&dir.join("Cargo.lock"), &lock);
+    }
+    write(&dir.join("build.rs"), BUILD);
+    write(&dir.join("src/main.rs"), MAIN);
+    write(&dir.join("shaders/double.wgsl"), SHADER);
+    write(&dir.join("shaders/textured.wgsl"), TEXTURED);
+
+    // 1. It builds, and its test reads the constants.
+    let run = cargo(&dir, &target, &["test"]);
+    assert!(run.ok, "cargo test failed:\n{}\n{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("test constants ... ok"), "{}", run.stdout);
+    let warned = run
+        .stderr
+        .lines()
+        .any(|l| l.contains("warning") && l.contains("shaders/textured.wgsl: PTX:"));
+    assert!(warned, "no cargo:warning for the PTX failure:\n{}", run.stderr);
+
+    let run = cargo(&dir, &target, &["run", "-q"]);
+    assert!(run.ok, "cargo run failed:\n{}", run.stderr);
+    assert_eq!(run.stdout.trim(), "yy_e5_8a_a0_e5_80_8d 64");
+
+    // 2. Nothing changed: nothing is compiled, the build script does not run again.
+    let run = cargo(&dir, &target, &["build"]);
+    assert!(run.ok && !compiled_fresh(&run), "a no-op build rebuilt the crate:\n{}", run.stderr);
+
+    // 3. A changed shader rebuilds the crate, and the constants follow.
+    write(&dir.join("shaders/double.wgsl"), &SHADER.replace("(64)", "(128)"));
+    let run = cargo(&dir, &target, &["run"]);
+    assert!(run.ok && compiled_fresh(&run), "the shader change was missed:\n{}", run.stderr);
+    assert_eq!(run.stdout.trim(), "yy_e5_8a_a0_e5_80_8d 128");
+    let run = cargo(&dir, &target, &["build"]);
+    assert!(run.ok && !compiled_fresh(&run), "a no-op build rebuilt the crate:\n{}", run.stderr);
+
+    // 4. A type error fails the build with the rendered diagnostic.
+    write(&dir.join("shaders/double.wgsl"), &SHADER.replace("* 2.0", "* 2u"));
+    let run = cargo(&dir, &target, &["build"]);
+    assert!(!run.ok, "a broken shader built");
+    assert!(run.stderr.contains("shaders/double.wgsl:6:"), "{}", run.stderr);
+    assert!(run.stderr.contains("data[id.x] * 2u"), "no source snippet:\n{}", run.stderr);
+
+    let _ = std::fs::remove_dir_all(&dir);
+}
