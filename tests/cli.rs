@@ -39,7 +39,7 @@ fn check_prints_the_entry_table() {
     let f = write(&dir, "k.wgsl", DOUBLE);
     let out = dianran(&["check", &f]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    assert_eq!(text(&out.stdout), "double\tcompute\t4,2,1\nvs\tvertex\t-\n");
+    assert_eq!(text(&out.stdout), "double\tcompute\t4,2,1\tdouble\nvs\tvertex\t-\t-\n");
 }
 
 #[test]
@@ -68,7 +68,7 @@ fn overrides_from_the_command_line() {
     assert!(text(&out.stderr).contains("--override block=VALUE"), "{}", text(&out.stderr));
     let out = dianran(&["check", &f, "--override", "block=128"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    assert_eq!(text(&out.stdout), "main\tcompute\t128,1,1\n");
+    assert_eq!(text(&out.stdout), "main\tcompute\t128,1,1\tmain\n");
     let out = dianran(&["check", &f, "--override", "block=1", "--override", "other=2"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stderr).contains("other"), "{}", text(&out.stderr));
@@ -185,4 +185,32 @@ fn run_reports_out_of_bounds_as_exit_1() {
     ]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
     assert!(!text(&out.stderr).is_empty());
+}
+
+#[test]
+fn ptx_prints_ascii_ptx_and_the_entry_table() {
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/samples/double_unicode.wgsl");
+    let out = dianran(&["ptx", sample]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(out.stdout.is_ascii());
+    let ptx = text(&out.stdout);
+    assert!(ptx.contains(".visible .entry yy_e5_8a_a0_e5_80_8d("), "{ptx}");
+    assert!(ptx.contains(".reqntid 4, 1, 1"), "{ptx}");
+    assert_eq!(
+        text(&out.stderr),
+        "\u{52a0}\u{500d}\tcompute\t4,1,1\tyy_e5_8a_a0_e5_80_8d\tp_g0_b0\n"
+    );
+    let out = dianran(&["check", sample]);
+    assert_eq!(text(&out.stdout), "\u{52a0}\u{500d}\tcompute\t4,1,1\tyy_e5_8a_a0_e5_80_8d\n");
+}
+
+#[test]
+fn wgsl_and_msl_print_the_unicode_kernel() {
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/samples/double_unicode.wgsl");
+    let out = dianran(&["wgsl", sample]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("fn \u{52a0}\u{500d}("));
+    let out = dianran(&["msl", sample]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("kernel void \u{52a0}\u{500d}("));
 }

@@ -63,14 +63,14 @@ fn printed_outputs_match_golden_files() {
     for name in GOLDEN {
         let path = root().join("tests/samples").join(format!("{name}.wgsl"));
         let src = std::fs::read_to_string(&path).expect("golden sample exists");
-        let module = match dianran_frontend::compile(&format!("{name}.wgsl"), &src, &Default::default())
-        {
-            Ok(m) => m,
-            Err(d) => {
-                failures.push(format!("{name}: frontend error\n{d}"));
-                continue;
-            }
-        };
+        let module =
+            match dianran_frontend::compile(&format!("{name}.wgsl"), &src, &Default::default()) {
+                Ok(m) => m,
+                Err(d) => {
+                    failures.push(format!("{name}: frontend error\n{d}"));
+                    continue;
+                }
+            };
         let wgsl = match dianran_wgsl::write_module(&module, &Default::default()) {
             Ok(t) => t,
             Err(ds) => ds.iter().map(|d| format!("// error: {}\n", d.message)).collect(),

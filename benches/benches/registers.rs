@@ -45,7 +45,9 @@ fn main() {
     if let Err(NvrtcError::NotFound(why)) = nvrtc::load() {
         println!("skipped: nvrtc not found ({why}); showing dianran only");
     }
-    println!("ptxas -v per kernel: registers / spill store bytes / spill load bytes / shared bytes");
+    println!(
+        "ptxas -v per kernel: registers / spill store bytes / spill load bytes / shared bytes"
+    );
     let mut t = Table::new(&["kernel", "sm", "dianran", "NVRTC", "registers dianran/NVRTC"]);
     let mut notes = Vec::new();
     for pair in PAIRS {
@@ -72,7 +74,13 @@ fn main() {
                 (Ok(o), Ok(n)) => format!("{} / {}", o.registers, n.registers),
                 _ => "-".into(),
             };
-            t.row(vec![pair.sample.trim_end_matches(".wgsl").into(), format!("sm_{sm}"), oc, nc, r]);
+            t.row(vec![
+                pair.sample.trim_end_matches(".wgsl").into(),
+                format!("sm_{sm}"),
+                oc,
+                nc,
+                r,
+            ]);
         }
     }
     print!("{}", t.render());

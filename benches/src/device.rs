@@ -93,7 +93,10 @@ impl Gpu {
         Ok(DeviceInfo {
             name: self.ctx.name().map_err(describe)?,
             cc: self.ctx.compute_capability().map_err(describe)?,
-            sms: self.ctx.attribute(A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT).map_err(describe)?,
+            sms: self
+                .ctx
+                .attribute(A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
+                .map_err(describe)?,
             clock_khz: self.ctx.attribute(A::CU_DEVICE_ATTRIBUTE_CLOCK_RATE).map_err(describe)?,
         })
     }
@@ -107,7 +110,8 @@ impl Gpu {
                 .unwrap_or_default();
             format!("loading the PTX: {}\n{log}", describe(e))
         })?;
-        let func = module.load_function(l.entry).map_err(|e| format!("entry {}: {e:?}", l.entry))?;
+        let func =
+            module.load_function(l.entry).map_err(|e| format!("entry {}: {e:?}", l.entry))?;
         let stream = self.ctx.default_stream();
         let mut bufs = Vec::with_capacity(l.params.len());
         for p in l.params {
@@ -137,7 +141,8 @@ impl Gpu {
         stream.synchronize().map_err(|e| format!("timed runs: {}", describe(e)))?;
         let seconds = start.elapsed().as_secs_f64() / reps.max(1) as f64;
         let out = bufs.get(l.output).ok_or("output parameter out of range")?;
-        let output = stream.clone_dtoh(out).map_err(|e| format!("reading back: {}", describe(e)))?;
+        let output =
+            stream.clone_dtoh(out).map_err(|e| format!("reading back: {}", describe(e)))?;
         Ok(Timing { seconds, output })
     }
 }

@@ -67,9 +67,8 @@ pub fn load() -> Result<(), NvrtcError> {
             }
             // Not in the venv: cudarc may still find a system copy by name.
             // SAFETY: only tries to dlopen the library.
-            let present = std::panic::catch_unwind(|| unsafe {
-                cudarc::nvrtc::sys::is_culib_present()
-            });
+            let present =
+                std::panic::catch_unwind(|| unsafe { cudarc::nvrtc::sys::is_culib_present() });
             if matches!(present, Ok(true)) {
                 return Ok(());
             }
@@ -168,7 +167,11 @@ mod tests {
                     }
                     Err(e) => panic!("{} sm_{sm}: {e}", pair.cuda_file),
                 };
-                assert!(ptx.contains(&format!(".entry {}(", pair.cuda_entry)), "{}", pair.cuda_file);
+                assert!(
+                    ptx.contains(&format!(".entry {}(", pair.cuda_entry)),
+                    "{}",
+                    pair.cuda_file
+                );
                 match dianran_verify::ptxas::check(&ptx, sm) {
                     Ok(stats) => assert!(stats.iter().any(|s| s.kernel == pair.cuda_entry)),
                     Err(dianran_verify::ptxas::PtxasError::NotFound) => {

@@ -55,3 +55,23 @@ pub fn compile(file_name: &str, source: &str, opts: &Options) -> Result<ir::Modu
     passes::optimize(&mut module).map_err(|d| Diagnostics::new(file_name, source, vec![d]))?;
     Ok(module)
 }
+
+#[cfg(test)]
+mod tests {
+    /// A module whose only f32 values are inside a `vec4<f32>` constant: the component type
+    /// `f32` is never interned, which once made the verifier reject the constant.
+    #[test]
+    fn vector_constant_without_its_scalar_type_compiles() {
+        let src = "@vertex fn vs() -> @builtin(position) vec4<f32> {\n    return vec4<f32>(0.0, 0.0, 0.0, 1.0);\n}\n";
+        let m = crate::compile("v.wgsl", src, &Default::default());
+        assert!(m.is_ok(), "{}", m.err().map(|d| d.render()).unwrap_or_default());
+    }
+
+    /// `quantizeToF16` needs naga's SHADER_FLOAT16_IN_FLOAT32 capability.
+    #[test]
+    fn quantize_to_f16_is_accepted() {
+        let src = "@group(0) @binding(0) var<storage, read_write> b: array<f32>;\n@compute @workgroup_size(1) fn main() { b[0] = quantizeToF16(b[0]); }\n";
+        let m = crate::compile("q.wgsl", src, &Default::default());
+        assert!(m.is_ok(), "{}", m.err().map(|d| d.render()).unwrap_or_default());
+    }
+}

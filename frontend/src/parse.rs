@@ -15,6 +15,7 @@ fn validator() -> Validator {
     Validator::new(
         ValidationFlags::all(),
         Capabilities::SHADER_FLOAT16
+            | Capabilities::SHADER_FLOAT16_IN_FLOAT32
             | Capabilities::SUBGROUP
             | Capabilities::SUBGROUP_BARRIER
             | Capabilities::COOPERATIVE_MATRIX,

@@ -1091,10 +1091,18 @@ impl<'a> FnVerifier<'a> {
 
     /// Whether constant `c` is a value of type `t` (depth-limited against cyclic garbage).
     fn const_fits(&self, c: &ConstValue, t: TypeId, depth: u32) -> bool {
-        if depth > 64 || t.index() >= self.m.types.len() {
+        if t.index() >= self.m.types.len() {
             return false;
         }
-        let ty = self.ty(t);
+        self.const_fits_type(c, self.ty(t), depth)
+    }
+
+    /// Like [`Self::const_fits`] for a type given by value: a vector's component type need
+    /// not be interned (a module may use `vec4<f32>` constants and never a plain `f32`).
+    fn const_fits_type(&self, c: &ConstValue, ty: &Type, depth: u32) -> bool {
+        if depth > 64 {
+            return false;
+        }
         match c {
             ConstValue::Bool(_) => ty == &Type::Scalar(Scalar::Bool),
             ConstValue::I32(_) => ty == &Type::Scalar(Scalar::I32),
@@ -1107,11 +1115,7 @@ impl<'a> FnVerifier<'a> {
                     return false;
                 }
                 let elem_ok = |n: usize, e: &Type| {
-                    parts.len() == n
-                        && parts.iter().all(|p| match self.m.types.find(e) {
-                            Some(et) => self.const_fits(p, et, depth + 1),
-                            Option::None => false,
-                        })
+                    parts.len() == n && parts.iter().all(|p| self.const_fits_type(p, e, depth + 1))
                 };
                 match ty {
                     Type::Vector { size, scalar } => {

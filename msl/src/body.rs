@@ -144,8 +144,9 @@ pub(crate) fn write_function(
                 let pty = f.ty(p.value);
                 match &p.binding {
                     Some(IoBinding::BuiltIn(b)) => {
-                        let attr = builtin_attr(*b, e.stage, false)
-                            .ok_or_else(|| fw.err(&format!("the builtin {b:?} as an input"), f.span))?;
+                        let attr = builtin_attr(*b, e.stage, false).ok_or_else(|| {
+                            fw.err(&format!("the builtin {b:?} as an input"), f.span)
+                        })?;
                         if *b == naga::BuiltIn::LocalInvocationIndex {
                             local_index = Some(pname.clone());
                         }
@@ -169,9 +170,13 @@ pub(crate) fn write_function(
                             let mname = fw.namer.name(&format!("{}_{}", p.name, mem.name));
                             match &mem.binding {
                                 Some(IoBinding::BuiltIn(b)) => {
-                                    let attr = builtin_attr(*b, e.stage, false).ok_or_else(|| {
-                                        fw.err(&format!("the builtin {b:?} as an input"), f.span)
-                                    })?;
+                                    let attr =
+                                        builtin_attr(*b, e.stage, false).ok_or_else(|| {
+                                            fw.err(
+                                                &format!("the builtin {b:?} as an input"),
+                                                f.span,
+                                            )
+                                        })?;
                                     if *b == naga::BuiltIn::LocalInvocationIndex {
                                         local_index = Some(mname.clone());
                                     }
@@ -242,7 +247,12 @@ pub(crate) fn write_function(
                                 let b = mem.binding.as_ref().ok_or_else(|| {
                                     fw.err("an output member without a binding", f.span)
                                 })?;
-                                fields.push(fw.out_field(b, mem.ty, &escape(&mem.name), e.stage)?);
+                                fields.push(fw.out_field(
+                                    b,
+                                    mem.ty,
+                                    &escape(&mem.name),
+                                    e.stage,
+                                )?);
                             }
                         }
                         _ => return Err(fw.err("an entry result without a binding", f.span)),
@@ -291,7 +301,9 @@ impl FnWriter<'_, '_> {
         let attr = match b {
             IoBinding::BuiltIn(bi) => match builtin_attr(*bi, stage, true) {
                 Some(a) => format!("[[{a}]]"),
-                None => return Err(self.err(&format!("the builtin {bi:?} as an output"), self.f.span)),
+                None => {
+                    return Err(self.err(&format!("the builtin {bi:?} as an output"), self.f.span))
+                }
             },
             loc => location_attr(loc, stage, true),
         };
@@ -376,7 +388,9 @@ impl FnWriter<'_, '_> {
             return name.clone();
         }
         match self.defs.get(&p) {
-            Some(Op::GlobalAddr(g)) => self.w.names.globals.get(g.index()).cloned().unwrap_or_default(),
+            Some(Op::GlobalAddr(g)) => {
+                self.w.names.globals.get(g.index()).cloned().unwrap_or_default()
+            }
             Some(Op::LocalAddr(l)) => self.locals.get(l.index()).cloned().unwrap_or_default(),
             Some(Op::AccessIndex(base, i)) => {
                 let b = self.place(*base);
@@ -389,7 +403,9 @@ impl FnWriter<'_, '_> {
                     Some((_, Type::Vector { .. })) if self.is_packed_place(*base) => {
                         format!("{b}[{i}]")
                     }
-                    Some((_, Type::Vector { .. })) => format!("{b}.{}", LANES[(*i as usize).min(3)]),
+                    Some((_, Type::Vector { .. })) => {
+                        format!("{b}.{}", LANES[(*i as usize).min(3)])
+                    }
                     _ => format!("{b}[{i}]"),
                 }
             }
@@ -460,7 +476,9 @@ impl FnWriter<'_, '_> {
             Terminator::Return(Some(v)) => {
                 let text = match &self.out_struct {
                     Some((name, ty)) => match self.w.m.types.get(*ty) {
-                        Type::Struct { members, .. } if self.f.result.as_ref().is_some_and(|r| r.binding.is_none()) => {
+                        Type::Struct { members, .. }
+                            if self.f.result.as_ref().is_some_and(|r| r.binding.is_none()) =>
+                        {
                             let val = self.val(*v);
                             let parts: Vec<String> = members
                                 .iter()
@@ -588,7 +606,10 @@ impl FnWriter<'_, '_> {
                 self.line(depth, &format!("{ty} {name};"));
                 let (a, b, c) = (self.val(*a), self.val(*b), self.val(*c));
                 if tiles == 1 {
-                    self.line(depth, &format!("simdgroup_multiply_accumulate({name}, {a}, {b}, {c});"));
+                    self.line(
+                        depth,
+                        &format!("simdgroup_multiply_accumulate({name}, {a}, {b}, {c});"),
+                    );
                 } else {
                     // D(i,j) = A(i,0)·B(0,j) + C(i,j), then += A(i,1)·B(1,j).
                     for i in 0..2 {
@@ -626,7 +647,8 @@ impl FnWriter<'_, '_> {
                     self.val(*value)
                 );
                 self.line(depth, &text);
-                let text = format!("const {} {name} = {{{old}, {name}_ok}};", self.w.ty(self.ty_of(r)));
+                let text =
+                    format!("const {} {name} = {{{old}, {name}_ok}};", self.w.ty(self.ty_of(r)));
                 self.line(depth, &text);
                 return Ok(());
             }
@@ -674,8 +696,7 @@ impl FnWriter<'_, '_> {
             }
             Op::Switch { selector, cases, results } => {
                 let vars = self.declare_vars(depth, results);
-                let unsigned =
-                    self.w.m.types.scalar_of(self.ty_of(*selector)) == Some(Scalar::U32);
+                let unsigned = self.w.m.types.scalar_of(self.ty_of(*selector)) == Some(Scalar::U32);
                 let text = format!("switch ({}) {{", self.val(*selector));
                 self.line(depth, &text);
                 self.targets.push(Target::Switch(vars.clone()));
@@ -764,7 +785,11 @@ impl FnWriter<'_, '_> {
         match self.w.m.types.get(t) {
             Type::CoopMatrix { columns: 8, rows: 8, scalar, .. } => Ok((1, *scalar)),
             Type::CoopMatrix { columns: 16, rows: 16, scalar, .. } => {
-                self.helper(if *scalar == Scalar::F16 { "dr_coop16_half" } else { "dr_coop16_float" });
+                self.helper(if *scalar == Scalar::F16 {
+                    "dr_coop16_half"
+                } else {
+                    "dr_coop16_float"
+                });
                 Ok((2, *scalar))
             }
             _ => Err(self.err("a cooperative matrix of this shape (Metal has 8x8 tiles)", span)),
@@ -807,7 +832,9 @@ impl FnWriter<'_, '_> {
     fn expr(&self, op: &Op, result: Option<ValueId>, span: ir::Span) -> Res<String> {
         let types = &self.w.m.types;
         let v = |x: &ValueId| self.val(*x);
-        let rty = || result.map(|r| self.ty_of(r)).ok_or_else(|| self.err("a value without a type", span));
+        let rty = || {
+            result.map(|r| self.ty_of(r)).ok_or_else(|| self.err("a value without a type", span))
+        };
         Ok(match op {
             Op::Unary(o, a) => match o {
                 naga::UnaryOperator::Negate => format!("(-{})", v(a)),
@@ -919,12 +946,24 @@ impl FnWriter<'_, '_> {
                 let i = index.map(|i| format!("ushort({})", v(&i)));
                 match mode {
                     GatherMode::BroadcastFirst => format!("simd_broadcast_first({})", v(arg)),
-                    GatherMode::Broadcast => format!("simd_broadcast({}, {})", v(arg), i.unwrap_or_default()),
-                    GatherMode::Shuffle => format!("simd_shuffle({}, {})", v(arg), i.unwrap_or_default()),
-                    GatherMode::ShuffleDown => format!("simd_shuffle_down({}, {})", v(arg), i.unwrap_or_default()),
-                    GatherMode::ShuffleUp => format!("simd_shuffle_up({}, {})", v(arg), i.unwrap_or_default()),
-                    GatherMode::ShuffleXor => format!("simd_shuffle_xor({}, {})", v(arg), i.unwrap_or_default()),
-                    GatherMode::QuadBroadcast => format!("quad_broadcast({}, {})", v(arg), i.unwrap_or_default()),
+                    GatherMode::Broadcast => {
+                        format!("simd_broadcast({}, {})", v(arg), i.unwrap_or_default())
+                    }
+                    GatherMode::Shuffle => {
+                        format!("simd_shuffle({}, {})", v(arg), i.unwrap_or_default())
+                    }
+                    GatherMode::ShuffleDown => {
+                        format!("simd_shuffle_down({}, {})", v(arg), i.unwrap_or_default())
+                    }
+                    GatherMode::ShuffleUp => {
+                        format!("simd_shuffle_up({}, {})", v(arg), i.unwrap_or_default())
+                    }
+                    GatherMode::ShuffleXor => {
+                        format!("simd_shuffle_xor({}, {})", v(arg), i.unwrap_or_default())
+                    }
+                    GatherMode::QuadBroadcast => {
+                        format!("quad_broadcast({}, {})", v(arg), i.unwrap_or_default())
+                    }
                     GatherMode::QuadSwap(d) => {
                         let m = match d {
                             naga::Direction::X => 1,
@@ -935,7 +974,16 @@ impl FnWriter<'_, '_> {
                     }
                 }
             }
-            Op::ImageSample { image, sampler, coordinate, array_index, offset, level, depth_ref, gather } => {
+            Op::ImageSample {
+                image,
+                sampler,
+                coordinate,
+                array_index,
+                offset,
+                level,
+                depth_ref,
+                gather,
+            } => {
                 let mut args = vec![v(sampler), v(coordinate)];
                 if let Some(a) = array_index {
                     args.push(format!("uint({})", v(a)));
@@ -958,7 +1006,9 @@ impl FnWriter<'_, '_> {
                     SampleLevel::Zero => args.push("level(0)".into()),
                     SampleLevel::Exact(l) => args.push(format!("level({})", v(l))),
                     SampleLevel::Bias(b) => args.push(format!("bias({})", v(b))),
-                    SampleLevel::Gradient { x, y } => args.push(format!("gradient2d({}, {})", v(x), v(y))),
+                    SampleLevel::Gradient { x, y } => {
+                        args.push(format!("gradient2d({}, {})", v(x), v(y)))
+                    }
                 }
                 if let Some(o) = offset {
                     args.push(v(o));

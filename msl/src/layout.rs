@@ -83,9 +83,8 @@ pub fn plan_struct(types: &Types, members: &[Member], size: u32) -> Vec<MslMembe
         let (s, a) = msl_size_align(types, m.ty, packed);
         cur = round_up(cur, a) + s;
     }
-    let is_runtime = members
-        .last()
-        .is_some_and(|m| matches!(types.get(m.ty), Type::Array { len: None, .. }));
+    let is_runtime =
+        members.last().is_some_and(|m| matches!(types.get(m.ty), Type::Array { len: None, .. }));
     if !is_runtime && cur < size {
         plan.push(MslMember::Pad(size - cur));
     }
@@ -129,9 +128,6 @@ mod tests {
         ];
         let s = t.intern(Type::Struct { name: "P".into(), members, size: 32, align: 16 });
         // Hand-computed WGSL offsets: 0, 12, 16.
-        assert_eq!(
-            layout(&t, s),
-            vec![("pos".into(), 0), ("mass".into(), 12), ("vel".into(), 16)]
-        );
+        assert_eq!(layout(&t, s), vec![("pos".into(), 0), ("mass".into(), 12), ("vel".into(), 16)]);
     }
 }

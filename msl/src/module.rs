@@ -66,14 +66,7 @@ impl<'a> Writer<'a> {
                 }
             }
         }
-        Writer {
-            m,
-            names,
-            uses,
-            uses_sizes,
-            packed,
-            helpers: Default::default(),
-        }
+        Writer { m, names, uses, uses_sizes, packed, helpers: Default::default() }
     }
 
     pub fn struct_name(&self, t: TypeId) -> String {
@@ -101,7 +94,8 @@ impl<'a> Writer<'a> {
         self.structs(&mut body);
         for (i, c) in self.m.constants.iter().enumerate() {
             let name = self.names.constants.get(i).cloned().unwrap_or_default();
-            let _ = writeln!(body, "constant {} {name} = {};", self.ty(c.ty), self.constant(&c.value));
+            let _ =
+                writeln!(body, "constant {} {name} = {};", self.ty(c.ty), self.constant(&c.value));
         }
         if !self.m.constants.is_empty() {
             body.push('\n');
@@ -248,7 +242,12 @@ impl<'a> Writer<'a> {
     }
 }
 
-fn scan(b: &ir::Block, uses: &mut BTreeSet<GlobalId>, calls: &mut BTreeSet<FuncId>, sizes: &mut bool) {
+fn scan(
+    b: &ir::Block,
+    uses: &mut BTreeSet<GlobalId>,
+    calls: &mut BTreeSet<FuncId>,
+    sizes: &mut bool,
+) {
     for inst in &b.insts {
         match &inst.op {
             Op::GlobalAddr(g) => {

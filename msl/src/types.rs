@@ -52,7 +52,8 @@ pub fn type_name(types: &Types, ty: TypeId, structs: &dyn Fn(TypeId) -> String) 
                     format!("depth{d}{ms}{arr}<float>")
                 }
                 naga::ImageClass::Storage { access, .. } => {
-                    let a = if access.contains(naga::StorageAccess::LOAD | naga::StorageAccess::STORE)
+                    let a = if access
+                        .contains(naga::StorageAccess::LOAD | naga::StorageAccess::STORE)
                     {
                         "access::read_write"
                     } else if access.contains(naga::StorageAccess::STORE) {
@@ -66,7 +67,9 @@ pub fn type_name(types: &Types, ty: TypeId, structs: &dyn Fn(TypeId) -> String) 
             }
         }
         Type::Sampler { .. } => "sampler".into(),
-        Type::CoopMatrix { columns, rows, scalar, role } => coop_type(*columns, *rows, *scalar, *role),
+        Type::CoopMatrix { columns, rows, scalar, role } => {
+            coop_type(*columns, *rows, *scalar, *role)
+        }
     }
 }
 

@@ -36,8 +36,11 @@ fn vector_specializations() -> String {
                     s.len() == k
                 };
                 if distinct {
-                    let sets: Vec<String> =
-                        idx.iter().enumerate().map(|(j, &i)| format!("d[{i}] = v.d[{j}];")).collect();
+                    let sets: Vec<String> = idx
+                        .iter()
+                        .enumerate()
+                        .map(|(j, &i)| format!("d[{i}] = v.d[{j}];"))
+                        .collect();
                     out.push_str(&format!(
                         "    void put_{name}(vec<T, {k}> v) {{ {} }}\n    __declspec(property(get = get_{name}, put = put_{name})) vec<T, {k}> {name};\n",
                         sets.join(" ")
@@ -74,7 +77,10 @@ fn write_stub(dir: &Path) -> std::io::Result<()> {
     let base = include_str!("../stub/metal_stub_base.h");
     let header = base.replace("// @VECTORS@", &vector_specializations());
     std::fs::write(dir.join("metal_stdlib"), header)?;
-    std::fs::write(dir.join("metal_simdgroup_matrix"), include_str!("../stub/metal_simdgroup_matrix.h"))
+    std::fs::write(
+        dir.join("metal_simdgroup_matrix"),
+        include_str!("../stub/metal_simdgroup_matrix.h"),
+    )
 }
 
 fn samples() -> Vec<PathBuf> {
@@ -92,7 +98,11 @@ fn syntax_check(clang: &Path, stub_dir: &Path, msl: &str, name: &str) -> Result<
     std::fs::write(&file, msl).map_err(|e| e.to_string())?;
     let out = Command::new(clang)
         .args(["-fsyntax-only", "-std=c++17", "-fdeclspec", "-x", "c++"])
-        .args(["-Wno-unknown-attributes", "-Wno-user-defined-literals", "-Wno-gnu-anonymous-struct"])
+        .args([
+            "-Wno-unknown-attributes",
+            "-Wno-user-defined-literals",
+            "-Wno-gnu-anonymous-struct",
+        ])
         .args(["-Wno-nested-anon-types", "-ferror-limit=5"])
         .arg("-I")
         .arg(stub_dir)
@@ -139,13 +149,15 @@ fn printed_msl_of_every_sample_passes_clang_syntax_check() {
     for path in samples() {
         let src = std::fs::read_to_string(&path).expect("sample is readable");
         let name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-        let module = match dianran_frontend::compile(&path.display().to_string(), &src, &Default::default()) {
-            Ok(m) => m,
-            Err(d) => {
-                failures.push(format!("{name}: frontend error\n{d}"));
-                continue;
-            }
-        };
+        let module =
+            match dianran_frontend::compile(&path.display().to_string(), &src, &Default::default())
+            {
+                Ok(m) => m,
+                Err(d) => {
+                    failures.push(format!("{name}: frontend error\n{d}"));
+                    continue;
+                }
+            };
         let out = dianran_msl::write_module(&module);
         for d in &out.errors {
             // A construct MSL cannot express is a diagnostic, not a failure of this test;
@@ -158,5 +170,10 @@ fn printed_msl_of_every_sample_passes_clang_syntax_check() {
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
-    assert!(failures.is_empty(), "{} of {checked} failed:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {checked} failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

@@ -17,7 +17,8 @@ fn every_sample_struct_has_wgsl_offsets_in_metal() {
     let mut failures = Vec::new();
     for path in paths {
         let src = std::fs::read_to_string(&path).expect("readable");
-        let Ok(m) = dianran_frontend::compile(&path.display().to_string(), &src, &Default::default())
+        let Ok(m) =
+            dianran_frontend::compile(&path.display().to_string(), &src, &Default::default())
         else {
             continue; // the frontend's own tests cover rejected samples
         };

@@ -18,8 +18,9 @@ pub fn execute(args: &Args) -> Result<String, Failure> {
     Ok(entry_table(&module))
 }
 
-/// One line per entry point: `NAME<TAB>STAGE<TAB>WORKGROUP_SIZE`, the size as `x,y,z` for
-/// compute entries and `-` otherwise.
+/// One line per entry point: `NAME<TAB>STAGE<TAB>WORKGROUP_SIZE<TAB>PTX_NAME`, the size as
+/// `x,y,z` for compute entries and `-` otherwise; PTX_NAME is the `.entry` name SPEC §3 gives
+/// a compute entry (`-` for vertex and fragment entries, which are not PTX entries).
 pub fn entry_table(m: &Module) -> String {
     let mut out = String::new();
     for ep in &m.entry_points {
@@ -30,7 +31,11 @@ pub fn entry_table(m: &Module) -> String {
             }
             Stage::Vertex | Stage::Fragment => "-".to_string(),
         };
-        out.push_str(&format!("{}\t{}\t{}\n", ep.name, ep.stage.name(), size));
+        let ptx_name = match ep.stage {
+            Stage::Compute => dianran_ptx::names::entry_name(&ep.name),
+            Stage::Vertex | Stage::Fragment => "-".to_string(),
+        };
+        out.push_str(&format!("{}\t{}\t{}\t{}\n", ep.name, ep.stage.name(), size, ptx_name));
     }
     out
 }

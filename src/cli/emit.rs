@@ -129,8 +129,10 @@ pub fn ptx_entry_table(m: &Module, compiled: &dianran_ptx::codegen::CompiledPtx)
 /// Runs `dianran ptx`: PTX to stdout (or OUT), the entry table to stderr.
 pub fn ptx(args: &PtxArgs) -> Result<String, Failure> {
     let (src, module) = args.source.compile()?;
-    let compiled =
-        dianran_ptx::codegen::compile_module(&module, &dianran_ptx::codegen::Options { sm: args.sm });
+    let compiled = dianran_ptx::codegen::compile_module(
+        &module,
+        &dianran_ptx::codegen::Options { sm: args.sm },
+    );
     let _ = std::io::stderr().lock().write_all(ptx_entry_table(&module, &compiled).as_bytes());
     let failed = report(&src, compiled.diagnostics.clone());
     let text = deliver(compiled.text, &args.out)?;

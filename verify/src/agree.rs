@@ -135,10 +135,30 @@ pub fn precision(m: &ir::Module, entry: &str) -> Precision {
         use MathFunction as M;
         matches!(
             f,
-            M::Cos | M::Cosh | M::Sin | M::Sinh | M::Tan | M::Tanh | M::Acos | M::Asin
-                | M::Atan | M::Atan2 | M::Asinh | M::Acosh | M::Atanh | M::Exp | M::Exp2
-                | M::Log | M::Log2 | M::Pow | M::InverseSqrt | M::Length | M::Normalize
-                | M::Distance | M::SmoothStep | M::Refract
+            M::Cos
+                | M::Cosh
+                | M::Sin
+                | M::Sinh
+                | M::Tan
+                | M::Tanh
+                | M::Acos
+                | M::Asin
+                | M::Atan
+                | M::Atan2
+                | M::Asinh
+                | M::Acosh
+                | M::Atanh
+                | M::Exp
+                | M::Exp2
+                | M::Log
+                | M::Log2
+                | M::Pow
+                | M::InverseSqrt
+                | M::Length
+                | M::Normalize
+                | M::Distance
+                | M::SmoothStep
+                | M::Refract
         )
     }
     fn block(b: &ir::Block) -> bool {
@@ -207,7 +227,8 @@ pub fn compare(
         };
         let mut list = Vec::new();
         // A runtime array holds as many elements as fit the reference buffer.
-        let len = b.runtime_stride.map_or(0, |s| (r.len() as u32).saturating_sub(b.size) / s.max(1));
+        let len =
+            b.runtime_stride.map_or(0, |s| (r.len() as u32).saturating_sub(b.size) / s.max(1));
         slots(&m.types, b.ty, 0, len, &mut list);
         for s in list {
             let at = s.offset as usize;

@@ -149,15 +149,13 @@ fn run_ptx(
     input: &Buffers,
     mut runner: impl FnMut(&str, &str, &mut [Vec<u8>], [u32; 3], [u32; 3]) -> Result<(), ExecError>,
 ) -> Result<Buffers, ExecError> {
-    let compiled =
-        dianran_ptx::codegen::compile_module(job.module, &dianran_ptx::codegen::Options { sm: job.sm });
+    let compiled = dianran_ptx::codegen::compile_module(
+        job.module,
+        &dianran_ptx::codegen::Options { sm: job.sm },
+    );
     let Some(info) = compiled.entries.iter().find(|e| e.name == job.entry) else {
-        let why = compiled
-            .diagnostics
-            .iter()
-            .map(|d| d.message.clone())
-            .collect::<Vec<_>>()
-            .join("; ");
+        let why =
+            compiled.diagnostics.iter().map(|d| d.message.clone()).collect::<Vec<_>>().join("; ");
         return Err(ExecError::Failed(format!("no PTX for entry '{}': {why}", job.entry)));
     };
     let (mut params, keys) = ptx_params(info, input)?;
@@ -238,7 +236,8 @@ fn run_lavapipe(job: &Job<'_>, wgsl: &str, input: &Buffers) -> Result<Buffers, E
     if !crate::lavapipe::available() {
         return Err(ExecError::Skipped("no Vulkan adapter".into()));
     }
-    let bindings = entry_bindings(job.module, job.entry).map_err(|d| ExecError::Failed(d.message))?;
+    let bindings =
+        entry_bindings(job.module, job.entry).map_err(|d| ExecError::Failed(d.message))?;
     let lava: Vec<LavaBinding> = bindings
         .iter()
         .map(|b| LavaBinding {
@@ -246,7 +245,9 @@ fn run_lavapipe(job: &Job<'_>, wgsl: &str, input: &Buffers) -> Result<Buffers, E
             binding: b.binding,
             kind: match b.space {
                 AddressSpace::Uniform => LavaBindingKind::Uniform,
-                AddressSpace::Storage { writable } => LavaBindingKind::Storage { read_only: !writable },
+                AddressSpace::Storage { writable } => {
+                    LavaBindingKind::Storage { read_only: !writable }
+                }
                 _ => LavaBindingKind::Storage { read_only: false },
             },
         })

@@ -3,10 +3,10 @@
 
 pub mod agree;
 pub mod buffers;
-pub mod emu;
-pub mod executors;
 #[cfg(feature = "cuda")]
 pub mod cuda;
+pub mod emu;
+pub mod executors;
 pub mod interp;
 #[cfg(feature = "lavapipe")]
 pub mod lavapipe;

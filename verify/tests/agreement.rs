@@ -35,7 +35,8 @@ fn compute_samples() -> Vec<Sample> {
             dims.get(1).copied().unwrap_or(1),
             dims.get(2).copied().unwrap_or(1),
         ];
-        let entry = source.lines().find_map(|l| l.strip_prefix("// entry:")).map(|e| e.trim().to_string());
+        let entry =
+            source.lines().find_map(|l| l.strip_prefix("// entry:")).map(|e| e.trim().to_string());
         let name = p.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
         out.push(Sample { name, source, entry: entry.unwrap_or_default(), dispatch });
     }
@@ -114,7 +115,8 @@ fn every_compute_sample_agrees_across_executors() {
                     match executors::run(Executor::Interp, &job(size), &input) {
                         Ok(b) => b,
                         Err(e) => {
-                            failures.push(format!("{}/{entry}: interp (subgroup {size}): {e}", s.name));
+                            failures
+                                .push(format!("{}/{entry}: interp (subgroup {size}): {e}", s.name));
                             continue;
                         }
                     }
@@ -122,10 +124,16 @@ fn every_compute_sample_agrees_across_executors() {
                 match executors::run(exec, &job(size), &input) {
                     Ok(out) => {
                         if let Err(diff) = compare(&module, &entry, &reference, &out) {
-                            failures.push(format!("{}/{entry}: {} DISAGREE: {diff}", s.name, exec.name()));
+                            failures.push(format!(
+                                "{}/{entry}: {} DISAGREE: {diff}",
+                                s.name,
+                                exec.name()
+                            ));
                         }
                     }
-                    Err(ExecError::Skipped(why)) => report.push(format!("{}/{entry}: {} skipped: {why}", s.name, exec.name())),
+                    Err(ExecError::Skipped(why)) => {
+                        report.push(format!("{}/{entry}: {} skipped: {why}", s.name, exec.name()))
+                    }
                     // Cooperative matrices in PTX are a diagnostic until the tensor-core
                     // lowering lands; that is reported, not hidden.
                     Err(ExecError::Failed(why))
@@ -138,7 +146,11 @@ fn every_compute_sample_agrees_across_executors() {
                     Err(ExecError::Failed(why))
                         if exec != Executor::Emu && why.contains("panicked") =>
                     {
-                        report.push(format!("{}/{entry}: {} crashed in wgpu: {why}", s.name, exec.name()))
+                        report.push(format!(
+                            "{}/{entry}: {} crashed in wgpu: {why}",
+                            s.name,
+                            exec.name()
+                        ))
                     }
                     Err(ExecError::Failed(why)) => {
                         failures.push(format!("{}/{entry}: {} failed: {why}", s.name, exec.name()))

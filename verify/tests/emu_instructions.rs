@@ -3,7 +3,8 @@
 use dianran_verify::emu::{global_base, run, EmuErrorKind, EmuOptions};
 
 const HEADER: &str = ".version 8.0\n.target sm_80\n.address_size 64\n\n";
-const REGS: &str = "\t.reg .pred %p<16>;\n\t.reg .b16 %h<32>;\n\t.reg .b32 %r<96>;\n\t.reg .b64 %rd<32>;\n";
+const REGS: &str =
+    "\t.reg .pred %p<16>;\n\t.reg .b16 %h<32>;\n\t.reg .b32 %r<96>;\n\t.reg .b64 %rd<32>;\n";
 
 /// A kernel with two buffer parameters: `%rd1` = global address of buffer 0 (output),
 /// `%rd2` = buffer 1 (input); `%r0` = %tid.x.
@@ -157,7 +158,7 @@ fn float_arithmetic_and_approximations() {
     assert_eq!(w[16], f(0.0));
     assert_eq!(w[17], f(0.25));
     assert_eq!(w[18], f(-1.5)); // sign of a, magnitude of b
-    // 1 + 2^-24 is halfway between 1 and 1 + 2^-23: rz keeps 1, rp goes up.
+                                // 1 + 2^-24 is halfway between 1 and 1 + 2^-23: rz keeps 1, rp goes up.
     assert_eq!(w[19], f(1.0));
     assert_eq!(w[20], 0x3F80_0001);
     assert_eq!(w[21], 0); // subnormal flushed
@@ -170,10 +171,17 @@ fn setp_selp_and_unordered_comparisons() {
     let cmps = ["eq", "ne", "lt", "equ", "neu", "ltu", "geu", "num", "nan"];
     let mut body = String::new();
     for (k, c) in cmps.iter().enumerate() {
-        body += &format!("\tsetp.{c}.f32 %p1, 0f3F800000, {nan};\n\tselp.u32 %r{}, 1, 0, %p1;\n", 10 + k);
+        body += &format!(
+            "\tsetp.{c}.f32 %p1, 0f3F800000, {nan};\n\tselp.u32 %r{}, 1, 0, %p1;\n",
+            10 + k
+        );
     }
     let base = 10 + cmps.len() as u32;
-    body += &format!("\tsetp.lt.s32 %p2|%p3, -1, 1;\n\tselp.u32 %r{}, 1, 0, %p2;\n\tselp.u32 %r{}, 1, 0, %p3;\n", base, base + 1);
+    body += &format!(
+        "\tsetp.lt.s32 %p2|%p3, -1, 1;\n\tselp.u32 %r{}, 1, 0, %p2;\n\tselp.u32 %r{}, 1, 0, %p3;\n",
+        base,
+        base + 1
+    );
     body += &format!("\tsetp.lo.u32 %p4, -1, 1;\n\tselp.u32 %r{}, 1, 0, %p4;\n", base + 2);
     body += &format!("\tsetp.lt.and.s32 %p5, 1, 2, !%p4;\n\tselp.u32 %r{}, 1, 0, %p5;\n", base + 3);
     body += &format!("\tsetp.eq.f32 %p6, 0f3F800000, 0f3F800000;\n\t@!%p6 mov.u32 %r{0}, 5;\n\t@%p6 mov.u32 %r{0}, 9;\n", base + 4);
@@ -429,7 +437,8 @@ fn mma_m16n8k16_f32_accumulator() {
     // Store D by the same C map into a 16x8 f32 output.
     body += "\tmul.wide.u32 %rd13, %r45, 4;\n\tadd.s64 %rd13, %rd1, %rd13;\n\tst.global.v2.f32 [%rd13], {%r30, %r31};\n\tst.global.v2.f32 [%rd13+256], {%r32, %r33};\n";
     let out = exec(32, "", &body, input, 512);
-    let got: Vec<f32> = out.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+    let got: Vec<f32> =
+        out.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
     assert_eq!(got, matmul(&a, &b, &c, 16, 8, 16));
 }
 
@@ -502,7 +511,11 @@ fn ldmatrix_x1_plain_and_transposed() {
     let m = |r: usize, c: usize| (r * 8 + c + 1) as u32 * 3;
     for l in 0..32 {
         assert_eq!(out[2 * l], m(l / 4, 2 * (l % 4)) | m(l / 4, 2 * (l % 4) + 1) << 16, "lane {l}");
-        assert_eq!(out[2 * l + 1], m(2 * (l % 4), l / 4) | m(2 * (l % 4) + 1, l / 4) << 16, "trans lane {l}");
+        assert_eq!(
+            out[2 * l + 1],
+            m(2 * (l % 4), l / 4) | m(2 * (l % 4) + 1, l / 4) << 16,
+            "trans lane {l}"
+        );
     }
 }
 
@@ -547,7 +560,10 @@ fn undefined_register_and_member_mask() {
     let (e, _) = run_err(32, "\tshfl.sync.idx.b32 %r1, %r0, 0, 0x1f, 0xF;\n");
     assert_eq!(e.kind, EmuErrorKind::MemberMask, "{e}");
     // Lanes 16..31 exit while the mask still names them.
-    let (e, _) = run_err(32, "\tsetp.ge.u32 %p1, %r0, 16;\n\t@%p1 ret;\n\tshfl.sync.idx.b32 %r1, %r0, 0, 0x1f, -1;\n");
+    let (e, _) = run_err(
+        32,
+        "\tsetp.ge.u32 %p1, %r0, 16;\n\t@%p1 ret;\n\tshfl.sync.idx.b32 %r1, %r0, 0, 0x1f, -1;\n",
+    );
     assert_eq!(e.kind, EmuErrorKind::MemberMask, "{e}");
 }
 
@@ -557,10 +573,12 @@ fn launch_checks_and_step_limit() {
     let mut bufs = vec![vec![0u8; 4], vec![0u8; 4]];
     let e = run(&text, "k", &mut bufs, [1, 1, 1], [32, 1, 1], &EmuOptions::default()).unwrap_err();
     assert_eq!(e.kind, EmuErrorKind::Launch);
-    let e = run(&text, "nope", &mut bufs, [1, 1, 1], [64, 1, 1], &EmuOptions::default()).unwrap_err();
+    let e =
+        run(&text, "nope", &mut bufs, [1, 1, 1], [64, 1, 1], &EmuOptions::default()).unwrap_err();
     assert_eq!(e.kind, EmuErrorKind::Parse);
     let looping = kernel(32, "", "$L_top:\n\tbra $L_top;\n");
-    let e = run(&looping, "k", &mut bufs, [1, 1, 1], [32, 1, 1], &EmuOptions { max_steps: 1000 }).unwrap_err();
+    let e = run(&looping, "k", &mut bufs, [1, 1, 1], [32, 1, 1], &EmuOptions { max_steps: 1000 })
+        .unwrap_err();
     assert_eq!(e.kind, EmuErrorKind::StepLimit);
     assert_eq!(global_base(0), 1 << 32);
 }
@@ -583,5 +601,129 @@ fn special_registers_in_a_grid() {
         let (gx, gy) = (idx % 8, idx / 8);
         let lane = (gx % 4) + 4 * (gy % 2);
         assert_eq!(*v, idx as u32 | (lane as u32) << 16, "index {idx}");
+    }
+}
+
+/// Runs one `mma` with per-lane fragment registers built on the host: lane l gets `a[l]`,
+/// `b[l]`, `c[l]` (u32 each) and returns its `nd` destination registers.
+fn run_mma(
+    opcode: &str,
+    a: &[Vec<u32>],
+    b: &[Vec<u32>],
+    c: &[Vec<u32>],
+    nd: usize,
+) -> Vec<Vec<u32>> {
+    let (na, nb, nc) = (a[0].len(), b[0].len(), c[0].len());
+    let mut input = Vec::new();
+    for l in 0..32 {
+        let mut words: Vec<u32> = a[l].iter().chain(&b[l]).chain(&c[l]).copied().collect();
+        words.resize(16, 0);
+        input.extend(words.iter().flat_map(|w| w.to_le_bytes()));
+    }
+    let mut body = String::from(
+        "\tmul.wide.u32 %rd3, %r0, 64;\n\tadd.s64 %rd4, %rd2, %rd3;\n\tadd.s64 %rd5, %rd1, %rd3;\n",
+    );
+    for k in 0..na + nb + nc {
+        body += &format!("\tld.global.u32 %r{}, [%rd4+{}];\n", 10 + k, 4 * k);
+    }
+    let list = |from: usize, n: usize| {
+        (from..from + n).map(|r| format!("%r{r}")).collect::<Vec<_>>().join(", ")
+    };
+    body += &format!(
+        "\t{opcode} {{{}}}, {{{}}}, {{{}}}, {{{}}};\n",
+        list(40, nd),
+        list(10, na),
+        list(10 + na, nb),
+        list(10 + na + nb, nc)
+    );
+    for k in 0..nd {
+        body += &format!("\tst.global.u32 [%rd5+{}], %r{};\n", 4 * k, 40 + k);
+    }
+    let out = words(&exec(32, "", &body, input, 32 * 64));
+    (0..32).map(|l| out[16 * l..16 * l + nd].to_vec()).collect()
+}
+
+/// m16n8k8 with f16 inputs and an f32 accumulator; fragments from the PTX ISA table:
+/// A r0 = {A[g][2t], A[g][2t+1]}, r1 = rows g+8; B r0 = {B[2t][g], B[2t+1][g]};
+/// C c_i = C[g + 8 (i / 2)][2t + i % 2].
+#[test]
+fn mma_m16n8k8_f16() {
+    let a: Vec<f32> = (0..128).map(|i| (i as f32 - 50.0) / 16.0).collect(); // 16x8
+    let b: Vec<f32> = (0..64).map(|i| (i as f32 - 30.0) / 8.0).collect(); // 8x8 (K x N)
+    let c: Vec<f32> = (0..128).map(|i| i as f32 - 64.0).collect(); // 16x8
+    let h = |v: f32| u32::from(half::f16::from_f32(v).to_bits());
+    let mut fa = Vec::new();
+    let mut fb = Vec::new();
+    let mut fc = Vec::new();
+    for l in 0..32 {
+        let (g, t) = (l / 4, l % 4);
+        fa.push(vec![
+            h(a[g * 8 + 2 * t]) | h(a[g * 8 + 2 * t + 1]) << 16,
+            h(a[(g + 8) * 8 + 2 * t]) | h(a[(g + 8) * 8 + 2 * t + 1]) << 16,
+        ]);
+        fb.push(vec![h(b[2 * t * 8 + g]) | h(b[(2 * t + 1) * 8 + g]) << 16]);
+        fc.push((0..4).map(|i| c[(g + 8 * (i / 2)) * 8 + 2 * t + i % 2].to_bits()).collect());
+    }
+    let d = run_mma("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32", &fa, &fb, &fc, 4);
+    let want = matmul(&a, &b, &c, 16, 8, 8);
+    for l in 0..32 {
+        let (g, t) = (l / 4, l % 4);
+        for i in 0..4 {
+            assert_eq!(
+                f32::from_bits(d[l][i]),
+                want[(g + 8 * (i / 2)) * 8 + 2 * t + i % 2],
+                "lane {l} d{i}"
+            );
+        }
+    }
+}
+
+/// m16n8k32 s8 x s8 + s32 (ptx-msl-facts.md §1c), with and without .satfinite.
+#[test]
+fn mma_m16n8k32_s8() {
+    let a: Vec<i32> = (0..512).map(|i| (i * 37 % 255) - 127).collect(); // 16x32
+    let b: Vec<i32> = (0..256).map(|i| (i * 53 % 255) - 127).collect(); // 32x8
+    let mut c: Vec<i32> = (0..128).map(|i| i * 1000 - 64_000).collect();
+    c[0] = i32::MAX - 5; // the sum overflows: wraps, or clamps with .satfinite
+    let byte = |v: i32| (v as u8) as u32;
+    let (mut fa, mut fb, mut fc) = (Vec::new(), Vec::new(), Vec::new());
+    for l in 0..32 {
+        let (g, t) = (l / 4, l % 4);
+        let areg = |row: usize, col0: usize| {
+            (0..4).map(|j| byte(a[row * 32 + col0 + j]) << (8 * j)).sum::<u32>()
+        };
+        fa.push(vec![
+            areg(g, 4 * t),
+            areg(g + 8, 4 * t),
+            areg(g, 4 * t + 16),
+            areg(g + 8, 4 * t + 16),
+        ]);
+        let breg = |k0: usize| (0..4).map(|j| byte(b[(k0 + j) * 8 + g]) << (8 * j)).sum::<u32>();
+        fb.push(vec![breg(4 * t), breg(4 * t + 16)]);
+        fc.push((0..4).map(|i| c[(g + 8 * (i / 2)) * 8 + 2 * t + i % 2] as u32).collect());
+    }
+    let exact = |row: usize, col: usize| -> i64 {
+        i64::from(c[row * 8 + col])
+            + (0..32).map(|k| i64::from(a[row * 32 + k]) * i64::from(b[k * 8 + col])).sum::<i64>()
+    };
+    assert!(exact(0, 0) > i64::from(i32::MAX), "the test needs an overflowing element");
+    for sat in [false, true] {
+        let op = format!(
+            "mma.sync.aligned.m16n8k32.row.col{}.s32.s8.s8.s32",
+            if sat { ".satfinite" } else { "" }
+        );
+        let d = run_mma(&op, &fa, &fb, &fc, 4);
+        for l in 0..32 {
+            let (g, t) = (l / 4, l % 4);
+            for i in 0..4 {
+                let v = exact(g + 8 * (i / 2), 2 * t + i % 2);
+                let want = if sat {
+                    v.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32
+                } else {
+                    v as i32
+                };
+                assert_eq!(d[l][i] as i32, want, "lane {l} d{i} sat {sat}");
+            }
+        }
     }
 }

@@ -43,7 +43,9 @@ fn nvrtc_shared_reduction_with_shuffles() {
     assert_eq!(to_f32(&bufs[1])[0], expected);
     // .maxntid 256 is enforced.
     let mut bufs = vec![f32s(&input), vec![0u8; 4]];
-    assert!(run(&text, "reduceSum", &mut bufs, [2, 1, 1], [512, 1, 1], &EmuOptions::default()).is_err());
+    assert!(
+        run(&text, "reduceSum", &mut bufs, [2, 1, 1], [512, 1, 1], &EmuOptions::default()).is_err()
+    );
 }
 
 #[test]

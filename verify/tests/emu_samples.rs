@@ -76,7 +76,15 @@ fn domain(src: &str, g: u32, b: u32) -> Option<(f32, f32)> {
 /// Fills `buf[at..]` with values of type `ty`: small integers, f32 multiples of 1/8 in
 /// [-4, 4) (or spread over the binding's documented domain), f16 in [-2, 2); records each
 /// word's kind.
-fn fill(m: &ir::Module, ty: TypeId, at: usize, buf: &mut [u8], kinds: &mut [Kind], rng: &mut Rng, dom: Option<(f32, f32)>) {
+fn fill(
+    m: &ir::Module,
+    ty: TypeId,
+    at: usize,
+    buf: &mut [u8],
+    kinds: &mut [Kind],
+    rng: &mut Rng,
+    dom: Option<(f32, f32)>,
+) {
     let scalar = |s: Scalar, at: usize, buf: &mut [u8], kinds: &mut [Kind], rng: &mut Rng| {
         let r = rng.next();
         let (bytes, kind): (Vec<u8>, Kind) = match s {
@@ -87,7 +95,10 @@ fn fill(m: &ir::Module, ty: TypeId, at: usize, buf: &mut [u8], kinds: &mut [Kind
                 };
                 (v.to_le_bytes().to_vec(), Kind::F32)
             }
-            Scalar::F16 => (half::f16::from_f32(((r % 32) as f32 - 16.0) / 8.0).to_le_bytes().to_vec(), Kind::F16),
+            Scalar::F16 => (
+                half::f16::from_f32(((r % 32) as f32 - 16.0) / 8.0).to_le_bytes().to_vec(),
+                Kind::F16,
+            ),
             Scalar::Bool => ((r % 2).to_le_bytes().to_vec(), Kind::Int),
             _ => ((r % 64).to_le_bytes().to_vec(), Kind::Int),
         };
@@ -166,7 +177,10 @@ fn compare_sample(name: &str) -> Outcome {
     };
     let compiled = dianran_ptx::codegen::compile_module(&module, &Default::default());
     let Some(info) = compiled.entries.iter().find(|e| e.name == entry) else {
-        let why = compiled.diagnostics.first().map_or("entry not compiled".to_string(), |d| d.message.clone());
+        let why = compiled
+            .diagnostics
+            .first()
+            .map_or("entry not compiled".to_string(), |d| d.message.clone());
         return Outcome::Skipped(format!("codegen: {}", why.lines().next().unwrap_or("")));
     };
     let Some(ep) = module.entry_point(&entry) else {
@@ -221,8 +235,11 @@ fn compare_sample(name: &str) -> Outcome {
         }
     }
     let opts = EmuOptions { max_steps: 1 << 28 };
-    if let Err(e) = emu::run(&compiled.text, &info.ptx_name, &mut params, dispatch, info.workgroup_size, &opts) {
-        let line = e.line.and_then(|l| compiled.text.lines().nth(l as usize - 1)).unwrap_or("").trim();
+    if let Err(e) =
+        emu::run(&compiled.text, &info.ptx_name, &mut params, dispatch, info.workgroup_size, &opts)
+    {
+        let line =
+            e.line.and_then(|l| compiled.text.lines().nth(l as usize - 1)).unwrap_or("").trim();
         return Outcome::Differs(format!("emulator error: {e}\n      at: {line}"));
     }
     let mut report = Vec::new();
@@ -245,7 +262,8 @@ fn compare_sample(name: &str) -> Outcome {
             let close = match kind {
                 Kind::F32 => {
                     let (fx, fy) = (f32::from_bits(x), f32::from_bits(y));
-                    (fx - fy).abs() <= 1e-5 * fx.abs().max(fy.abs()).max(1e-3) || (fx.is_nan() && fy.is_nan())
+                    (fx - fy).abs() <= 1e-5 * fx.abs().max(fy.abs()).max(1e-3)
+                        || (fx.is_nan() && fy.is_nan())
                 }
                 Kind::F16 => (0..2).all(|h| {
                     let fx = half::f16::from_bits((x >> (16 * h)) as u16).to_f32();
@@ -269,7 +287,8 @@ fn compare_sample(name: &str) -> Outcome {
             }
         }
         if bad > 4 {
-            report.push(format!("@group({}) @binding({}): {bad} words differ in all", key.0, key.1));
+            report
+                .push(format!("@group({}) @binding({}): {bad} words differ in all", key.0, key.1));
         }
     }
     if report.is_empty() {
@@ -282,11 +301,14 @@ fn compare_sample(name: &str) -> Outcome {
 #[test]
 fn emulated_ptx_matches_the_interpreter() {
     let mut names: Vec<String> = std::fs::read_dir(samples_dir())
-        .map(|d| d.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+        .map(|d| {
+            d.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect()
+        })
         .unwrap_or_default();
     names.retain(|n| n.ends_with(".wgsl"));
     names.sort();
-    let (mut same, mut skipped, mut differs, mut known) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut same, mut skipped, mut differs, mut known) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for name in &names {
         let cause = KNOWN.iter().find(|(n, _)| n == name).map(|(_, c)| *c);
         match (compare_sample(name), cause) {
@@ -301,5 +323,10 @@ fn emulated_ptx_matches_the_interpreter() {
     eprintln!("skipped ({}):\n  {}", skipped.len(), skipped.join("\n  "));
     eprintln!("known differences ({}):\n  {}", known.len(), known.join("\n  "));
     eprintln!("differ ({}):\n  {}", differs.len(), differs.join("\n  "));
-    assert!(differs.is_empty(), "{} samples differ between the PTX emulator and the interpreter:\n  {}", differs.len(), differs.join("\n  "));
+    assert!(
+        differs.is_empty(),
+        "{} samples differ between the PTX emulator and the interpreter:\n  {}",
+        differs.len(),
+        differs.join("\n  ")
+    );
 }

@@ -123,7 +123,9 @@ fn run_all(
                 let what = format!("{sample} on {} vs interp", exec.name());
                 check_within(&what, &f32s(out(&bufs, out_binding)), &want, tol);
             }
-            Err(ExecError::Skipped(why)) => eprintln!("skipped: {sample} on {}: {why}", exec.name()),
+            Err(ExecError::Skipped(why)) => {
+                eprintln!("skipped: {sample} on {}: {why}", exec.name())
+            }
             // Our PTX codegen does not lower cooperative matrices yet (a documented gap that
             // the codegen's every-sample test tracks): no PTX, so nothing to compare.
             Err(ExecError::Failed(why)) if uses_coop && why.starts_with("no PTX for entry") => {

@@ -169,7 +169,9 @@ impl FnWriter<'_, '_> {
             return format!("(*{name})");
         }
         match self.defs.get(&p) {
-            Some(Op::GlobalAddr(g)) => self.w.names.globals.get(g.index()).cloned().unwrap_or_default(),
+            Some(Op::GlobalAddr(g)) => {
+                self.w.names.globals.get(g.index()).cloned().unwrap_or_default()
+            }
             Some(Op::LocalAddr(l)) => self.locals.get(l.index()).cloned().unwrap_or_default(),
             Some(Op::AccessIndex(base, i)) => {
                 let b = self.place(*base);
@@ -680,7 +682,9 @@ impl FnWriter<'_, '_> {
                 let f = if *row_major { "coopLoadT" } else { "coopLoad" };
                 format!("{f}<{}>(&{}, {})", self.w.ty(t), self.place(*ptr), v(stride))
             }
-            Op::CoopMultiplyAdd(a, b, c) => format!("coopMultiplyAdd({}, {}, {})", v(a), v(b), v(c)),
+            Op::CoopMultiplyAdd(a, b, c) => {
+                format!("coopMultiplyAdd({}, {}, {})", v(a), v(b), v(c))
+            }
             Op::Call(fid, args) => {
                 let name = self
                     .w

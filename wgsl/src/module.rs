@@ -129,8 +129,7 @@ impl<'a> Writer<'a> {
                         (*size > natural_size).then_some(*size)
                     }
                 };
-                let is_runtime =
-                    matches!(self.m.types.get(mem.ty), Type::Array { len: None, .. });
+                let is_runtime = matches!(self.m.types.get(mem.ty), Type::Array { len: None, .. });
                 if let (Some(end), false) = (next, is_runtime) {
                     let _ = write!(attrs, "@size({}) ", end - mem.offset);
                 }

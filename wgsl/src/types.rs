@@ -65,8 +65,7 @@ fn image_type(dim: ir::ImageDimension, arrayed: bool, class: &ir::ImageClass) ->
             format!("texture_depth_{ms}{d}{arr}")
         }
         ir::ImageClass::Storage { format, access } => {
-            let acc = if access.contains(naga::StorageAccess::LOAD | naga::StorageAccess::STORE)
-            {
+            let acc = if access.contains(naga::StorageAccess::LOAD | naga::StorageAccess::STORE) {
                 "read_write"
             } else if access.contains(naga::StorageAccess::STORE) {
                 "write"

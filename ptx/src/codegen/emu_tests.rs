@@ -417,3 +417,225 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
         assert_eq!(got[4 * k..4 * k + 4], want, "x={x} y={y}");
     }
 }
+
+/// Runs one workgroup of 32 invocations (one warp, `%tid.x` = lane) in lockstep. Control flow
+/// must be uniform across the warp (the tests below only use uniform branches).
+fn run_warp(ptx: &str, bufs: &mut [Vec<u8>]) {
+    let lines: Vec<&str> = ptx.lines().collect();
+    let start = lines.iter().position(|l| l.starts_with(".visible .entry")).expect("entry");
+    let body: Vec<&str> = lines[start..].iter().map(|l| l.trim()).collect();
+    let params: Vec<String> = body
+        .iter()
+        .filter_map(|l| l.strip_prefix(".param .u64 "))
+        .map(|p| p.trim_end_matches(',').to_string())
+        .collect();
+    let labels: HashMap<&str, usize> =
+        body.iter().enumerate().filter_map(|(i, l)| l.strip_suffix(':').map(|n| (n, i))).collect();
+    let mut regs: Vec<HashMap<String, u64>> = vec![HashMap::new(); 32];
+    let special = |lane: usize, a: &str| -> Option<u64> {
+        Some(match a {
+            "%tid.x" | "%laneid" => lane as u64,
+            "%ntid.x" => 32,
+            "%ntid.y" | "%ntid.z" => 1,
+            "%tid.y" | "%tid.z" | "%ctaid.x" | "%ctaid.y" | "%ctaid.z" => 0,
+            _ => return None,
+        })
+    };
+    let val = |regs: &Vec<HashMap<String, u64>>, lane: usize, a: &str| -> u64 {
+        special(lane, a).unwrap_or_else(|| operand(&regs[lane], a, 0))
+    };
+    let mut pc = 0;
+    let mut steps = 0;
+    loop {
+        steps += 1;
+        assert!(steps < 1_000_000, "runaway");
+        let line = body[pc];
+        pc += 1;
+        if line == "}" {
+            break;
+        }
+        if line.is_empty()
+            || line.starts_with('.')
+            || line.ends_with(':')
+            || line == "{"
+            || line == ")"
+        {
+            continue;
+        }
+        let line = line.trim_end_matches(';');
+        let (guard, line) = match line.strip_prefix('@') {
+            Some(rest) => {
+                let (g, r) = rest.split_once(' ').expect("guard");
+                (Some(g.to_string()), r)
+            }
+            None => (None, line),
+        };
+        if let Some(g) = guard {
+            let taken: Vec<bool> = (0..32).map(|l| regs[l][&g] != 0).collect();
+            assert!(taken.iter().all(|&t| t == taken[0]), "divergent branch in a warp test");
+            if !taken[0] {
+                continue;
+            }
+        }
+        let (op, args) = line.split_once(' ').unwrap_or((line, ""));
+        let args = split_args(args);
+        let parts: Vec<&str> = op.split('.').collect();
+        match parts[0] {
+            "ret" => break,
+            "bra" => {
+                pc = labels[args[0].as_str()];
+                continue;
+            }
+            "bar" => {}
+            "activemask" => (0..32).for_each(|l| {
+                regs[l].insert(args[0].clone(), 0xffff_ffff);
+            }),
+            "shfl" => {
+                let srcs: Vec<u64> = (0..32).map(|l| val(&regs, l, &args[1])).collect();
+                for l in 0..32usize {
+                    let b = val(&regs, l, &args[2]) as usize;
+                    let from = match parts[2] {
+                        "idx" => b & 31,
+                        "bfly" => (l ^ b) & 31,
+                        "up" => l.checked_sub(b).unwrap_or(l),
+                        _ => {
+                            if l + b < 32 {
+                                l + b
+                            } else {
+                                l
+                            }
+                        }
+                    };
+                    regs[l].insert(args[0].clone(), srcs[from]);
+                }
+            }
+            "redux" => {
+                let xs: Vec<u64> = (0..32).map(|l| val(&regs, l, &args[1])).collect();
+                let r = match parts[2] {
+                    "add" => xs.iter().fold(0u32, |a, &x| a.wrapping_add(x as u32)),
+                    "min" if parts[3] == "s32" => {
+                        xs.iter().map(|&x| x as u32 as i32).min().unwrap_or(0) as u32
+                    }
+                    "max" if parts[3] == "s32" => {
+                        xs.iter().map(|&x| x as u32 as i32).max().unwrap_or(0) as u32
+                    }
+                    "min" => xs.iter().map(|&x| x as u32).min().unwrap_or(0),
+                    "max" => xs.iter().map(|&x| x as u32).max().unwrap_or(0),
+                    "and" => xs.iter().fold(u32::MAX, |a, &x| a & x as u32),
+                    "or" => xs.iter().fold(0, |a, &x| a | x as u32),
+                    _ => xs.iter().fold(0, |a, &x| a ^ x as u32),
+                };
+                (0..32).for_each(|l| {
+                    regs[l].insert(args[0].clone(), r as u64);
+                });
+            }
+            "ld" if parts[1] == "param" => {
+                let name = args[1].trim_matches(|c| c == '[' || c == ']');
+                let i = params.iter().position(|p| p == name).expect("param");
+                (0..32).for_each(|l| {
+                    regs[l].insert(args[0].clone(), ((i as u64) + 1) << 40);
+                });
+            }
+            "mov" if args[0].starts_with('{') || args.len() != 2 => panic!("emulator: {line}"),
+            "ld" | "st" => {
+                for l in 0..32usize {
+                    let (addr_s, reg) =
+                        if parts[0] == "ld" { (&args[1], &args[0]) } else { (&args[0], &args[1]) };
+                    let inner = addr_s.trim_matches(|c| c == '[' || c == ']');
+                    let (r, off) = inner.split_once('+').unwrap_or((inner, "0"));
+                    let addr = regs[l][r] + off.parse::<u64>().expect("offset");
+                    let buf = &mut bufs[((addr >> 40) - 1) as usize];
+                    let o = (addr & 0xff_ffff_ffff) as usize;
+                    if parts[0] == "ld" {
+                        let v = u32::from_le_bytes(buf[o..o + 4].try_into().expect("4 bytes"));
+                        regs[l].insert(reg.clone(), v as u64);
+                    } else {
+                        let v = val(&regs, l, reg) as u32;
+                        buf[o..o + 4].copy_from_slice(&v.to_le_bytes());
+                    }
+                }
+            }
+            "cvta" | "mov" => (0..32).for_each(|l| {
+                let v = val(&regs, l, &args[1]);
+                regs[l].insert(args[0].clone(), v);
+            }),
+            _ => {
+                for l in 0..32usize {
+                    let srcs: Vec<u64> = args[1..].iter().map(|a| val(&regs, l, a)).collect();
+                    let v = alu(&parts, &srcs);
+                    regs[l].insert(args[0].clone(), v);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn subgroup_reductions_and_scans_full_warp() {
+    let src = "
+@group(0) @binding(0) var<storage, read> a: array<u32>;
+@group(0) @binding(1) var<storage, read_write> o: array<u32>;
+@compute @workgroup_size(32)
+fn main(@builtin(local_invocation_index) i: u32) {
+    let x = a[i];
+    let f = f32(x);
+    o[6u * i] = subgroupAdd(x);
+    o[6u * i + 1u] = subgroupInclusiveAdd(x);
+    o[6u * i + 2u] = subgroupExclusiveAdd(x);
+    o[6u * i + 3u] = u32(subgroupMax(f));
+    o[6u * i + 4u] = u32(subgroupExclusiveMul(f32(x % 3u + 1u)));
+    o[6u * i + 5u] = subgroupShuffleXor(x, 5u) + subgroupBroadcast(x, 7u);
+}";
+    let ptx = compile(src);
+    let a: Vec<u32> = (0..32u32).map(|k| k.wrapping_mul(2_654_435_761) >> 20).collect();
+    let mut bufs = vec![words(&a), vec![0; 6 * 4 * 32]];
+    run_warp(&ptx, &mut bufs);
+    let got = unwords(&bufs[1]);
+    let total: u32 = a.iter().sum();
+    let maxf = a.iter().map(|&x| x as f32).fold(f32::NEG_INFINITY, f32::max);
+    for l in 0..32usize {
+        let incl: u32 = a[..=l].iter().sum();
+        let excl: u32 = a[..l].iter().sum();
+        let prod: f32 = a[..l].iter().map(|&x| (x % 3 + 1) as f32).product();
+        let want = [total, incl, excl, maxf as u32, prod as u32, a[l ^ 5] + a[7]];
+        assert_eq!(got[6 * l..6 * l + 6], want, "lane {l}");
+    }
+}
+
+#[test]
+fn coop_matrix_8x8_product() {
+    let src = "
+enable wgpu_cooperative_matrix;
+@group(0) @binding(0) var<storage, read> a: array<f32>;
+@group(0) @binding(1) var<storage, read> b: array<f32>;
+@group(0) @binding(2) var<storage, read_write> c: array<f32>;
+@compute @workgroup_size(32)
+fn main() {
+    let am = coopLoadT<coop_mat8x8<f32, A>>(&a[0], 8u);
+    let bm = coopLoad<coop_mat8x8<f32, B>>(&b[0], 8u);
+    let cm = coopLoadT<coop_mat8x8<f32, C>>(&c[0], 8u);
+    coopStoreT(coopMultiplyAdd(am, bm, cm), &c[0], 8u);
+}";
+    let ptx = compile(src);
+    let a: Vec<f32> = (0..64).map(|k| (k % 7) as f32 - 3.0).collect();
+    let b: Vec<f32> = (0..64).map(|k| (k % 5) as f32 * 0.5).collect();
+    let c: Vec<f32> = (0..64).map(|k| k as f32).collect();
+    let mut bufs = vec![
+        words(&a.iter().map(|x| x.to_bits()).collect::<Vec<_>>()),
+        words(&b.iter().map(|x| x.to_bits()).collect::<Vec<_>>()),
+        words(&c.iter().map(|x| x.to_bits()).collect::<Vec<_>>()),
+    ];
+    run_warp(&ptx, &mut bufs);
+    let got = unwords(&bufs[2]);
+    for r in 0..8 {
+        for col in 0..8 {
+            // A row-major, B column-major (element (k, col) at col * 8 + k), C row-major.
+            let mut acc = 0.0f32;
+            for k in 0..8 {
+                acc += a[r * 8 + k] * b[col * 8 + k];
+            }
+            acc += c[r * 8 + col];
+            assert_eq!(f32::from_bits(got[r * 8 + col]), acc, "({r}, {col})");
+        }
+    }
+}

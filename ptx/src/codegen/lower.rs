@@ -1083,3 +1083,28 @@ impl<'a> Lower<'a> {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::f32_to_f16_bits;
+
+    #[test]
+    fn f16_bits_round_to_nearest_even() {
+        // Expected patterns from the IEEE 754 binary16 definition.
+        let cases: [(f32, u16); 9] = [
+            (1.0, 0x3C00),
+            (-2.0, 0xC000),
+            (0.5, 0x3800),
+            (65504.0, 0x7BFF),
+            (1e5, 0x7C00),
+            (2f32.powi(-24), 0x0001),
+            (2f32.powi(-14), 0x0400),
+            (1.0 + 2f32.powi(-11), 0x3C00),       // tie -> even
+            (1.0 + 3.0 * 2f32.powi(-11), 0x3C02), // tie -> even (up)
+        ];
+        for (x, bits) in cases {
+            assert_eq!(f32_to_f16_bits(x), bits, "{x}");
+        }
+        assert_eq!(f32_to_f16_bits(f32::NAN) & 0x7C00, 0x7C00);
+    }
+}

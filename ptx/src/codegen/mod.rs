@@ -183,6 +183,11 @@ fn find_call(block: &ir::Block) -> Option<ir::Span> {
     None
 }
 
+/// Static shared memory per block (bytes).
+const MAX_SHARED_BYTES: u64 = 48 * 1024;
+/// Local memory per thread (bytes).
+const MAX_LOCAL_BYTES: u64 = 512 * 1024;
+
 type EntryOut = (EntryInfo, String, Vec<GlobalId>);
 
 fn compile_entry(
@@ -269,10 +274,36 @@ fn compile_entry(
             layout.param_names.push(format!("p_g{}_b{}", b.group, b.binding));
         }
     }
+    // Static `.shared` data is limited to 48 KiB per block; ptxas would reject more.
+    let shared_bytes: u64 = layout.zero_shared.iter().map(|(_, w)| u64::from(*w) * 4).sum();
+    if shared_bytes > MAX_SHARED_BYTES {
+        return Err(Diagnostic::error(
+            DiagKind::Limit,
+            format!(
+                "entry '{}' uses {shared_bytes} bytes of workgroup memory; PTX allows {MAX_SHARED_BYTES}",
+                ep.name
+            ),
+        )
+        .at(f.span)
+        .in_fn(ep.name.clone())
+        .help("use smaller workgroup arrays"));
+    }
     let mut lw = Lower::new(m, f, &layout, &ep.name, sm);
     lw.prologue()?;
     lw.body()?;
     let depot = lw.depot_size;
+    if u64::from(depot) > MAX_LOCAL_BYTES {
+        return Err(Diagnostic::error(
+            DiagKind::Limit,
+            format!(
+                "entry '{}' needs {depot} bytes of per-invocation memory; PTX allows {MAX_LOCAL_BYTES}",
+                ep.name
+            ),
+        )
+        .at(f.span)
+        .in_fn(ep.name.clone())
+        .help("use smaller function-local or private arrays, or move data to workgroup or storage memory"));
+    }
     let mf = std::mem::take(&mut lw.mf);
     let alloc =
         regalloc::allocate(&mf, false).map_err(|e| lower::internal(&e.0, &ep.name, f.span))?;

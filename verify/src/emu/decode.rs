@@ -99,7 +99,10 @@ impl DInst {
 
     /// Type modifier `k` (0: the first).
     pub fn ty(&self, k: usize) -> Result<Type, EmuError> {
-        self.tys.get(k).copied().ok_or_else(|| self.err(EmuErrorKind::Unsupported, "a type modifier is missing"))
+        self.tys
+            .get(k)
+            .copied()
+            .ok_or_else(|| self.err(EmuErrorKind::Unsupported, "a type modifier is missing"))
     }
 
     /// Operand `k`.
@@ -167,9 +170,8 @@ struct Syms<'a> {
 }
 
 fn operand(o: &Operand, bases: &[u32; 4], syms: &Syms, line: Option<u32>) -> Result<Opd, EmuError> {
-    let unknown = |s: &str| {
-        EmuError::new(EmuErrorKind::Unsupported, line, format!("unknown symbol '{s}'"))
-    };
+    let unknown =
+        |s: &str| EmuError::new(EmuErrorKind::Unsupported, line, format!("unknown symbol '{s}'"));
     Ok(match o {
         Operand::Reg(r) => Opd::Reg(slot(bases, *r)),
         Operand::Not(r) => Opd::Not(slot(bases, *r)),
@@ -204,9 +206,9 @@ fn operand(o: &Operand, bases: &[u32; 4], syms: &Syms, line: Option<u32>) -> Res
             };
             Opd::Addr(base, a.offset)
         }
-        Operand::Vector(v) => Opd::Vector(
-            v.iter().map(|o| operand(o, bases, syms, line)).collect::<Result<_, _>>()?,
-        ),
+        Operand::Vector(v) => {
+            Opd::Vector(v.iter().map(|o| operand(o, bases, syms, line)).collect::<Result<_, _>>()?)
+        }
     })
 }
 
@@ -244,7 +246,8 @@ pub(crate) fn decode(m: &Module, e: &Entry, lines: Option<&[u32]>) -> Result<Pro
         vars.insert(v.name.as_str(), (v.space, at));
         *cursor = at.saturating_add(v.size_bytes());
     }
-    if shared > 1 << 28 || local > 1 << 24 {
+    // Far above any GPU's limits (228 KiB shared, 512 KiB local), far below memory trouble.
+    if shared > 1 << 24 || local > 1 << 20 {
         return Err(EmuError::new(
             EmuErrorKind::Launch,
             None,
@@ -257,7 +260,10 @@ pub(crate) fn decode(m: &Module, e: &Entry, lines: Option<&[u32]>) -> Result<Pro
             return Err(EmuError::new(
                 EmuErrorKind::Unsupported,
                 None,
-                format!("parameter '{}' is .{}; the emulator passes .u64 device pointers only", p.name, p.ty),
+                format!(
+                    "parameter '{}' is .{}; the emulator passes .u64 device pointers only",
+                    p.name, p.ty
+                ),
             ));
         }
         params.insert(p.name.as_str(), i);
@@ -301,9 +307,17 @@ pub(crate) fn decode(m: &Module, e: &Entry, lines: Option<&[u32]>) -> Result<Pro
             prmt: i.find_mod(|m| if let Modifier::Prmt(p) = m { Some(*p) } else { None }),
             space: i.space(),
             vec: i.vec_width(),
-            num: i.find_mod(|m| if let Modifier::Num(n) = m { Some(*n) } else { None }).unwrap_or(1),
+            num: i
+                .find_mod(|m| if let Modifier::Num(n) = m { Some(*n) } else { None })
+                .unwrap_or(1),
             shape: i
-                .find_mod(|m| if let Modifier::Shape { m, n, k } = m { Some((*m, *n, *k)) } else { None })
+                .find_mod(|m| {
+                    if let Modifier::Shape { m, n, k } = m {
+                        Some((*m, *n, *k))
+                    } else {
+                        None
+                    }
+                })
                 .unwrap_or((0, 0, 0)),
             layouts: i
                 .mods
@@ -440,4 +454,39 @@ fn post_dominators(insts: &[DInst]) -> Vec<usize> {
     }
     idom.truncate(n);
     idom.iter().map(|&d| if d == NONE { n } else { d }).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn branches_reconverge_at_the_post_dominator() {
+        let text = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\
+            .reg .pred %p<2>;\n.reg .b32 %r<4>;\n\
+            mov.u32 %r1, %tid.x;\n\
+            setp.lt.u32 %p1, %r1, 4;\n\
+            @%p1 bra $L_then;\n\
+            mov.u32 %r2, 1;\n\
+            bra $L_join;\n\
+            $L_then:\n\
+            mov.u32 %r2, 2;\n\
+            $L_loop:\n\
+            add.u32 %r2, %r2, 1;\n\
+            setp.lt.u32 %p1, %r2, 9;\n\
+            @%p1 bra $L_loop;\n\
+            $L_join:\n\
+            @%p1 ret;\n\
+            ret;\n}\n";
+        let m = dianran_ptx::parse_module(text).expect("parses");
+        let e = &m.entries[0];
+        let p = decode(&m, e, None).expect("decodes");
+        // Instructions: 0 mov, 1 setp, 2 @bra then, 3 mov, 4 bra join, 5 mov, 6 add,
+        // 7 setp, 8 @bra loop, 9 @ret, 10 ret.
+        assert_eq!(p.ipdom[2], 9, "if/else joins at $L_join");
+        assert_eq!(p.ipdom[8], 9, "the loop exits to $L_join");
+        assert_eq!(p.ipdom[9], 11, "a guarded ret: only the exit post-dominates");
+        assert_eq!(p.ipdom[10], 11, "ret post-dominated by the exit");
+        assert_eq!(p.slot_name(p.bases[2] + 2), "%r2");
+    }
 }

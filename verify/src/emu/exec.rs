@@ -95,7 +95,9 @@ impl Cta<'_> {
             Opd::Reg(s) => self.rd(t, *s, i)?,
             Opd::Not(s) => u64::from(self.rd(t, *s, i)? & 1 == 0),
             Opd::Imm(v) => match Fmt::of(ty) {
-                Some(f) if !matches!(ty, Type::F16x2 | Type::Bf16x2) => f.round(*v as f64, Rounding::Rn),
+                Some(f) if !matches!(ty, Type::F16x2 | Type::Bf16x2) => {
+                    f.round(*v as f64, Rounding::Rn)
+                }
                 _ => *v as u64,
             },
             Opd::F32(b) => match ty {
@@ -146,7 +148,10 @@ impl Cta<'_> {
             Base::Reg(s) => (i.space, self.rd(t, s, i)?),
             Base::Param(p) => {
                 if *off != 0 {
-                    return Err(i.err(EmuErrorKind::Unsupported, "parameter loads at an offset are not supported"));
+                    return Err(i.err(
+                        EmuErrorKind::Unsupported,
+                        "parameter loads at an offset are not supported",
+                    ));
                 }
                 return Ok((StateSpace::Param, p as u64));
             }
@@ -163,25 +168,46 @@ impl Cta<'_> {
     }
 
     /// Loads `size` bytes; parameters read as their device pointer.
-    pub fn load(&mut self, t: usize, space: StateSpace, a: u64, size: usize, i: &DInst) -> Result<u64, EmuError> {
+    pub fn load(
+        &mut self,
+        t: usize,
+        space: StateSpace,
+        a: u64,
+        size: usize,
+        i: &DInst,
+    ) -> Result<u64, EmuError> {
         if space == StateSpace::Param {
             if a < self.mem.global.len() as u64 {
                 return Ok(global_base(a as usize));
             }
-            return Err(i.err(EmuErrorKind::Unsupported, "parameter loads at an offset are not supported"));
+            return Err(
+                i.err(EmuErrorKind::Unsupported, "parameter loads at an offset are not supported")
+            );
         }
         self.mem.load(space, a, size, t).map_err(|m| self.oob(t, i, m))
     }
 
     /// Stores `size` bytes.
-    pub fn store(&mut self, t: usize, space: StateSpace, a: u64, size: usize, v: u64, i: &DInst) -> Result<(), EmuError> {
+    pub fn store(
+        &mut self,
+        t: usize,
+        space: StateSpace,
+        a: u64,
+        size: usize,
+        v: u64,
+        i: &DInst,
+    ) -> Result<(), EmuError> {
         self.mem.store(space, a, size, v, t).map_err(|m| self.oob(t, i, m))
     }
 
     fn oob(&self, t: usize, i: &DInst, m: String) -> EmuError {
         i.err(
             EmuErrorKind::OutOfBounds,
-            format!("{m} (thread {:?} of CTA {:?})", self.tid.get(t).copied().unwrap_or_default(), self.ctaid),
+            format!(
+                "{m} (thread {:?} of CTA {:?})",
+                self.tid.get(t).copied().unwrap_or_default(),
+                self.ctaid
+            ),
         )
     }
 
@@ -216,7 +242,8 @@ impl Cta<'_> {
                     if i.has(Flag::Ftz) && s == Type::F32 {
                         v = ftz32(v);
                     }
-                    let mut r = cvt(d, s, i.round, i.has(Flag::Sat), v).ok_or_else(|| i.unsupported())?;
+                    let mut r =
+                        cvt(d, s, i.round, i.has(Flag::Sat), v).ok_or_else(|| i.unsupported())?;
                     if i.has(Flag::Ftz) && d == Type::F32 {
                         r = ftz32(r);
                     }
@@ -244,7 +271,13 @@ impl Cta<'_> {
                 }
                 let v = match dty {
                     Type::F32 => f32b(if r { 1.0 } else { 0.0 }),
-                    _ => if r { mask(dty.bits()) } else { 0 },
+                    _ => {
+                        if r {
+                            mask(dty.bits())
+                        } else {
+                            0
+                        }
+                    }
                 };
                 self.dst(t, i, 0, v)?;
             }
@@ -263,8 +296,20 @@ impl Cta<'_> {
                     TestpOp::Infinite => x.is_infinite(),
                     TestpOp::Number => !x.is_nan(),
                     TestpOp::NotANumber => x.is_nan(),
-                    TestpOp::Normal => if f == Fmt::F32 { (x as f32).is_normal() } else { x.is_normal() },
-                    TestpOp::Subnormal => if f == Fmt::F32 { (x as f32).is_subnormal() } else { x.is_subnormal() },
+                    TestpOp::Normal => {
+                        if f == Fmt::F32 {
+                            (x as f32).is_normal()
+                        } else {
+                            x.is_normal()
+                        }
+                    }
+                    TestpOp::Subnormal => {
+                        if f == Fmt::F32 {
+                            (x as f32).is_subnormal()
+                        } else {
+                            x.is_subnormal()
+                        }
+                    }
                 };
                 self.dst(t, i, 0, u64::from(r))?;
             }
@@ -286,7 +331,11 @@ impl Cta<'_> {
                 let pos = self.src(t, i, 2, Type::U32)? & 0xff;
                 let len = self.src(t, i, 3, Type::U32)? & 0xff;
                 let msb = u64::from(bits - 1);
-                let sbit = if !ty.is_signed() || len == 0 { 0 } else { (a >> (pos + len - 1).min(msb)) & 1 };
+                let sbit = if !ty.is_signed() || len == 0 {
+                    0
+                } else {
+                    (a >> (pos + len - 1).min(msb)) & 1
+                };
                 let mut r = 0u64;
                 for k in 0..u64::from(bits) {
                     let b = if k < len && pos + k <= msb { (a >> (pos + k)) & 1 } else { sbit };
@@ -329,7 +378,11 @@ impl Cta<'_> {
                 self.dst(t, i, 0, r)?;
             }
             Opcode::Lop3 => {
-                let (a, b, c) = (self.src(t, i, 1, Type::B32)?, self.src(t, i, 2, Type::B32)?, self.src(t, i, 3, Type::B32)?);
+                let (a, b, c) = (
+                    self.src(t, i, 1, Type::B32)?,
+                    self.src(t, i, 2, Type::B32)?,
+                    self.src(t, i, 3, Type::B32)?,
+                );
                 let lut = self.src(t, i, 4, Type::B32)?;
                 let mut r = 0u64;
                 for k in 0..32 {
@@ -344,7 +397,11 @@ impl Cta<'_> {
                 let a = self.src(t, i, 1, ty)?;
                 let n = self.src(t, i, 2, Type::U32)?;
                 let r = if i.op == Opcode::Shl {
-                    if n >= u64::from(bits) { 0 } else { a << n }
+                    if n >= u64::from(bits) {
+                        0
+                    } else {
+                        a << n
+                    }
                 } else if ty.is_signed() {
                     (sext(a, bits) >> n.min(63)) as u64
                 } else if n >= u64::from(bits) {
@@ -376,10 +433,25 @@ impl Cta<'_> {
                 let sign = 1u64 << (ty.bits() - 1);
                 self.dst(t, i, 0, (b & !sign) | (a & sign))?;
             }
-            Opcode::Sqrt | Opcode::Rsqrt | Opcode::Ex2 | Opcode::Lg2 | Opcode::Sin | Opcode::Cos
-            | Opcode::Tanh | Opcode::Rcp => self.unary_float(t, i)?,
-            Opcode::Add | Opcode::Sub | Opcode::Mul | Opcode::Mad | Opcode::Fma | Opcode::Div
-            | Opcode::Rem | Opcode::Neg | Opcode::Abs | Opcode::Min | Opcode::Max => self.arith(t, i)?,
+            Opcode::Sqrt
+            | Opcode::Rsqrt
+            | Opcode::Ex2
+            | Opcode::Lg2
+            | Opcode::Sin
+            | Opcode::Cos
+            | Opcode::Tanh
+            | Opcode::Rcp => self.unary_float(t, i)?,
+            Opcode::Add
+            | Opcode::Sub
+            | Opcode::Mul
+            | Opcode::Mad
+            | Opcode::Fma
+            | Opcode::Div
+            | Opcode::Rem
+            | Opcode::Neg
+            | Opcode::Abs
+            | Opcode::Min
+            | Opcode::Max => self.arith(t, i)?,
             _ => return Err(i.unsupported()),
         }
         Ok(Flow::Next)
@@ -432,7 +504,10 @@ impl Cta<'_> {
         match i.opd(0)?.clone() {
             Opd::Vector(parts) => {
                 if parts.len() != usize::from(i.vec) {
-                    return Err(i.err(EmuErrorKind::Unsupported, "the register list does not match the vector width"));
+                    return Err(i.err(
+                        EmuErrorKind::Unsupported,
+                        "the register list does not match the vector width",
+                    ));
                 }
                 for (k, p) in parts.iter().enumerate() {
                     let v = self.load(t, space, a.wrapping_add((k * size) as u64), size, i)?;
@@ -458,7 +533,10 @@ impl Cta<'_> {
         match i.opd(1)? {
             Opd::Vector(parts) => {
                 if parts.len() != usize::from(i.vec) {
-                    return Err(i.err(EmuErrorKind::Unsupported, "the register list does not match the vector width"));
+                    return Err(i.err(
+                        EmuErrorKind::Unsupported,
+                        "the register list does not match the vector width",
+                    ));
                 }
                 let mut vals = Vec::with_capacity(parts.len());
                 for p in parts {
@@ -497,21 +575,53 @@ impl Cta<'_> {
             (AtomOp::Min | AtomOp::Max, Some(f)) => {
                 let (x, y) = (f.get(old), f.get(b));
                 let take_b = if op == AtomOp::Min { y < x } else { y > x };
-                if take_b || x.is_nan() { b } else { old }
+                if take_b || x.is_nan() {
+                    b
+                } else {
+                    old
+                }
             }
             (AtomOp::Add, None) => old.wrapping_add(b) & m,
-            (AtomOp::Min, None) => if int_val(b, ty) < int_val(old, ty) { b } else { old },
-            (AtomOp::Max, None) => if int_val(b, ty) > int_val(old, ty) { b } else { old },
+            (AtomOp::Min, None) => {
+                if int_val(b, ty) < int_val(old, ty) {
+                    b
+                } else {
+                    old
+                }
+            }
+            (AtomOp::Max, None) => {
+                if int_val(b, ty) > int_val(old, ty) {
+                    b
+                } else {
+                    old
+                }
+            }
             (AtomOp::And, _) => old & b,
             (AtomOp::Or, _) => old | b,
             (AtomOp::Xor, _) => old ^ b,
             (AtomOp::Exch, _) => b,
             (AtomOp::Cas, _) => {
                 let c = self.src(t, i, first + 2, ty)?;
-                if old == b { c } else { old }
+                if old == b {
+                    c
+                } else {
+                    old
+                }
             }
-            (AtomOp::Inc, _) => if old >= b { 0 } else { (old + 1) & m },
-            (AtomOp::Dec, _) => if old == 0 || old > b { b } else { old - 1 },
+            (AtomOp::Inc, _) => {
+                if old >= b {
+                    0
+                } else {
+                    (old + 1) & m
+                }
+            }
+            (AtomOp::Dec, _) => {
+                if old == 0 || old > b {
+                    b
+                } else {
+                    old - 1
+                }
+            }
         };
         self.store(t, space, a, size, new, i)?;
         if first == 1 {
@@ -576,7 +686,11 @@ impl Cta<'_> {
                 } else {
                     f32b(y)
                 };
-                if ftz { ftz32(r) } else { r }
+                if ftz {
+                    ftz32(r)
+                } else {
+                    r
+                }
             }
             Type::F64 => {
                 let x = f64::from_bits(v);
@@ -683,7 +797,11 @@ impl Cta<'_> {
             }
             Opcode::Mul => {
                 let p = product(x, y);
-                if hi { high(p) } else { p as u64 }
+                if hi {
+                    high(p)
+                } else {
+                    p as u64
+                }
             }
             Opcode::Mad => {
                 let p = product(x, y);
@@ -861,4 +979,3 @@ pub(crate) fn compare(cmp: CmpOp, ty: Type, a: u64, b: u64) -> bool {
         CmpOp::Nan => false,
     }
 }
-

@@ -102,12 +102,20 @@ impl Mem<'_> {
                     )),
                 }
             }
-            s => Err(format!("loads and stores in .{} are not supported by the emulator", s.name())),
+            s => {
+                Err(format!("loads and stores in .{} are not supported by the emulator", s.name()))
+            }
         }
     }
 
     /// Reads `size` (1, 2, 4, 8) bytes little-endian.
-    pub fn load(&mut self, space: StateSpace, addr: u64, size: usize, t: usize) -> Result<u64, String> {
+    pub fn load(
+        &mut self,
+        space: StateSpace,
+        addr: u64,
+        size: usize,
+        t: usize,
+    ) -> Result<u64, String> {
         let b = self.bytes(space, addr, size, t)?;
         let mut v = [0u8; 8];
         v[..size].copy_from_slice(b);

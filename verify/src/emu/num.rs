@@ -179,7 +179,9 @@ pub(crate) fn cvt(dty: Type, sty: Type, round: Option<Rounding>, sat: bool, v: u
         let mut x = sfmt.get(v);
         match dfmt {
             Some(df) => {
-                if let Some(m @ (Rounding::Rni | Rounding::Rzi | Rounding::Rmi | Rounding::Rpi)) = round {
+                if let Some(m @ (Rounding::Rni | Rounding::Rzi | Rounding::Rmi | Rounding::Rpi)) =
+                    round
+                {
                     x = round_int(x, m);
                 }
                 if sat {
@@ -262,10 +264,16 @@ mod tests {
     fn conversions() {
         let f = |x: f32| u64::from(x.to_bits());
         assert_eq!(cvt(Type::S32, Type::F32, Some(Rounding::Rni), false, f(2.5)), Some(2));
-        assert_eq!(cvt(Type::S32, Type::F32, Some(Rounding::Rmi), false, f(-2.5)), Some(0xffff_fffd));
+        assert_eq!(
+            cvt(Type::S32, Type::F32, Some(Rounding::Rmi), false, f(-2.5)),
+            Some(0xffff_fffd)
+        );
         assert_eq!(cvt(Type::U32, Type::F32, Some(Rounding::Rzi), false, f(-7.0)), Some(0));
         assert_eq!(cvt(Type::S32, Type::F32, Some(Rounding::Rzi), false, f(f32::NAN)), Some(0));
-        assert_eq!(cvt(Type::S32, Type::F32, Some(Rounding::Rzi), false, f(3e9)), Some(0x7fff_ffff));
+        assert_eq!(
+            cvt(Type::S32, Type::F32, Some(Rounding::Rzi), false, f(3e9)),
+            Some(0x7fff_ffff)
+        );
         assert_eq!(cvt(Type::F32, Type::F32, Some(Rounding::Rpi), false, f(1.25)), Some(f(2.0)));
         assert_eq!(cvt(Type::F32, Type::F32, None, true, f(1.5)), Some(f(1.0)));
         assert_eq!(cvt(Type::F32, Type::F32, None, true, f(f32::NAN)), Some(0));
@@ -275,8 +283,17 @@ mod tests {
         assert_eq!(cvt(Type::U8, Type::S32, None, true, 300), Some(255));
         assert_eq!(cvt(Type::U16, Type::U32, None, false, 0x1_2345), Some(0x2345));
         // 2^24 + 1 is not an f32: rn goes to even (2^24), rp up.
-        assert_eq!(cvt(Type::F32, Type::U32, Some(Rounding::Rn), false, 16_777_217), Some(f(16_777_216.0)));
-        assert_eq!(cvt(Type::F32, Type::U32, Some(Rounding::Rp), false, 16_777_217), Some(f(16_777_218.0)));
-        assert_eq!(cvt(Type::F32, Type::U64, Some(Rounding::Rz), false, u64::MAX), Some(0x5f7f_ffff));
+        assert_eq!(
+            cvt(Type::F32, Type::U32, Some(Rounding::Rn), false, 16_777_217),
+            Some(f(16_777_216.0))
+        );
+        assert_eq!(
+            cvt(Type::F32, Type::U32, Some(Rounding::Rp), false, 16_777_217),
+            Some(f(16_777_218.0))
+        );
+        assert_eq!(
+            cvt(Type::F32, Type::U64, Some(Rounding::Rz), false, u64::MAX),
+            Some(0x5f7f_ffff)
+        );
     }
 }

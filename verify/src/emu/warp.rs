@@ -34,6 +34,17 @@ pub(crate) fn launch(
     opts: &EmuOptions,
 ) -> Result<(), EmuError> {
     let n = block.iter().map(|&d| d as usize).product::<usize>();
+    let cells = n.saturating_mul(prog.nslots.max(prog.local_size));
+    if cells > 1 << 28 {
+        return Err(EmuError::new(
+            EmuErrorKind::Launch,
+            None,
+            format!(
+                "{n} threads with {} registers and {} local bytes each are more than the emulator holds",
+                prog.nslots, prog.local_size
+            ),
+        ));
+    }
     let tid = (0..n)
         .map(|t| {
             let (bx, by) = (block[0] as usize, block[1] as usize);
@@ -107,7 +118,8 @@ fn run_cta(cta: &mut Cta, n: usize, opts: &EmuOptions) -> Result<(), EmuError> {
         if let Some(&other) = waiting.iter().find(|&&t| th.pc[t] != first) {
             let line = |pc: usize| cta.prog.insts.get(pc).and_then(|i| i.line);
             let a: Vec<usize> = waiting.iter().copied().filter(|&t| th.pc[t] == first).collect();
-            let b: Vec<usize> = waiting.iter().copied().filter(|&t| th.pc[t] == th.pc[other]).collect();
+            let b: Vec<usize> =
+                waiting.iter().copied().filter(|&t| th.pc[t] == th.pc[other]).collect();
             return Err(EmuError::new(
                 EmuErrorKind::Deadlock,
                 line(first),
@@ -177,7 +189,14 @@ struct Frame {
     mask: u32,
 }
 
-fn run_warp(cta: &mut Cta, th: &mut Threads, lo: usize, hi: usize, stack: &mut Vec<Frame>, opts: &EmuOptions) -> Result<(), EmuError> {
+fn run_warp(
+    cta: &mut Cta,
+    th: &mut Threads,
+    lo: usize,
+    hi: usize,
+    stack: &mut Vec<Frame>,
+    opts: &EmuOptions,
+) -> Result<(), EmuError> {
     let prog = cta.prog;
     loop {
         // Pop frames whose lanes have all reconverged (or exited).
@@ -196,7 +215,11 @@ fn run_warp(cta: &mut Cta, th: &mut Threads, lo: usize, hi: usize, stack: &mut V
         let (frame_mask, rpc) = stack.last().map_or((u32::MAX, usize::MAX), |f| (f.mask, f.rpc));
         let mut pc = usize::MAX;
         for t in lo..hi {
-            if frame_mask & (1 << (t - lo)) != 0 && th.st[t] == St::Run && th.pc[t] != rpc && th.pc[t] < pc {
+            if frame_mask & (1 << (t - lo)) != 0
+                && th.st[t] == St::Run
+                && th.pc[t] != rpc
+                && th.pc[t] < pc
+            {
                 pc = th.pc[t];
             }
         }
@@ -218,7 +241,10 @@ fn run_warp(cta: &mut Cta, th: &mut Threads, lo: usize, hi: usize, stack: &mut V
         if cta.steps > opts.max_steps {
             return Err(i.err(
                 EmuErrorKind::StepLimit,
-                format!("stopped after {} warp instructions (EmuOptions::max_steps); an infinite loop?", opts.max_steps),
+                format!(
+                    "stopped after {} warp instructions (EmuOptions::max_steps); an infinite loop?",
+                    opts.max_steps
+                ),
             ));
         }
         match i.class {
@@ -258,7 +284,8 @@ fn run_warp(cta: &mut Cta, th: &mut Threads, lo: usize, hi: usize, stack: &mut V
                     });
                     if diverged {
                         let r = prog.ipdom.get(pc).copied().unwrap_or(prog.insts.len());
-                        let nested = stack.last().is_some_and(|f| f.rpc == r && group & !f.mask == 0);
+                        let nested =
+                            stack.last().is_some_and(|f| f.rpc == r && group & !f.mask == 0);
                         if !nested {
                             stack.push(Frame { rpc: r, mask: group });
                         }
@@ -270,7 +297,10 @@ fn run_warp(cta: &mut Cta, th: &mut Threads, lo: usize, hi: usize, stack: &mut V
                     let t0 = lo + group.trailing_zeros() as usize;
                     let count = cta.val(t0, o, Type::U32, i)?;
                     if count as usize != th.pc.len().div_ceil(32) * 32 {
-                        return Err(i.err(EmuErrorKind::Unsupported, "barriers with a thread count below the CTA size are not supported"));
+                        return Err(i.err(
+                            EmuErrorKind::Unsupported,
+                            "barriers with a thread count below the CTA size are not supported",
+                        ));
                     }
                 }
                 for l in 0..32 {
@@ -310,7 +340,13 @@ fn for_lanes(mask: u32, lo: usize, mut f: impl FnMut(usize)) {
 }
 
 /// Runs the collective at `pc` when every lane of its member mask waits there.
-fn try_fire(cta: &mut Cta, th: &mut Threads, lo: usize, hi: usize, pc: usize) -> Result<(), EmuError> {
+fn try_fire(
+    cta: &mut Cta,
+    th: &mut Threads,
+    lo: usize,
+    hi: usize,
+    pc: usize,
+) -> Result<(), EmuError> {
     let prog = cta.prog;
     let Some(i) = prog.insts.get(pc) else { return Ok(()) };
     let mut waiting = 0u32;
@@ -358,7 +394,10 @@ fn try_fire(cta: &mut Cta, th: &mut Threads, lo: usize, hi: usize, pc: usize) ->
     };
     for l in 0..32 {
         if required & (1 << l) != 0 && th.st[lo + l] == St::Exit {
-            return Err(i.err(EmuErrorKind::MemberMask, format!("lane {l} of warp {} is in the member mask but has exited", lo / 32)));
+            return Err(i.err(
+                EmuErrorKind::MemberMask,
+                format!("lane {l} of warp {} is in the member mask but has exited", lo / 32),
+            ));
         }
     }
     if required & !waiting != 0 {
@@ -370,13 +409,17 @@ fn try_fire(cta: &mut Cta, th: &mut Threads, lo: usize, hi: usize, pc: usize) ->
         Opcode::Redux => redux(cta, i, lo, waiting)?,
         Opcode::Mma => {
             if hi - lo != 32 {
-                return Err(i.err(EmuErrorKind::MemberMask, "mma.sync needs a full warp of 32 threads"));
+                return Err(
+                    i.err(EmuErrorKind::MemberMask, "mma.sync needs a full warp of 32 threads")
+                );
             }
             mma(cta, i, lo)?
         }
         Opcode::Ldmatrix => {
             if hi - lo != 32 {
-                return Err(i.err(EmuErrorKind::MemberMask, "ldmatrix needs a full warp of 32 threads"));
+                return Err(
+                    i.err(EmuErrorKind::MemberMask, "ldmatrix needs a full warp of 32 threads")
+                );
             }
             ldmatrix(cta, i, lo)?
         }
@@ -451,7 +494,11 @@ fn vote(cta: &mut Cta, i: &DInst, lo: usize, members: u32) -> Result<(), EmuErro
     for_lanes_try(members, lo, |t| cta.dst(t, i, 0, v))
 }
 
-fn for_lanes_try(mask: u32, lo: usize, mut f: impl FnMut(usize) -> Result<(), EmuError>) -> Result<(), EmuError> {
+fn for_lanes_try(
+    mask: u32,
+    lo: usize,
+    mut f: impl FnMut(usize) -> Result<(), EmuError>,
+) -> Result<(), EmuError> {
     for l in 0..32 {
         if mask & (1 << l) != 0 {
             f(lo + l)?;
@@ -476,8 +523,20 @@ fn redux(cta: &mut Cta, i: &DInst, lo: usize, members: u32) -> Result<(), EmuErr
             None => v,
             Some(a) => match op {
                 AtomOp::Add => a.wrapping_add(v) & 0xffff_ffff,
-                AtomOp::Min => if int_val(v, ty) < int_val(a, ty) { v } else { a },
-                AtomOp::Max => if int_val(v, ty) > int_val(a, ty) { v } else { a },
+                AtomOp::Min => {
+                    if int_val(v, ty) < int_val(a, ty) {
+                        v
+                    } else {
+                        a
+                    }
+                }
+                AtomOp::Max => {
+                    if int_val(v, ty) > int_val(a, ty) {
+                        v
+                    } else {
+                        a
+                    }
+                }
                 AtomOp::And => a & v,
                 AtomOp::Or => a | v,
                 AtomOp::Xor => a ^ v,
@@ -493,7 +552,10 @@ fn redux(cta: &mut Cta, i: &DInst, lo: usize, members: u32) -> Result<(), EmuErr
 fn frag_regs(i: &DInst, k: usize, n: usize) -> Result<&[Opd], EmuError> {
     match i.opd(k)? {
         Opd::Vector(v) if v.len() == n => Ok(v),
-        _ => Err(i.err(EmuErrorKind::Unsupported, format!("operand {} must be a list of {n} registers", k + 1))),
+        _ => Err(i.err(
+            EmuErrorKind::Unsupported,
+            format!("operand {} must be a list of {n} registers", k + 1),
+        )),
     }
 }
 
@@ -514,8 +576,15 @@ fn mma(cta: &mut Cta, i: &DInst, lo: usize) -> Result<(), EmuError> {
     let int = matches!(aty, Type::S8 | Type::U8);
     let eb = if int { 8 } else { 16 };
     let ok = match (int, k) {
-        (false, 8 | 16) => matches!(aty, Type::F16 | Type::Bf16) && aty == bty && matches!(cty, Type::F32 | Type::F16) && (cty == dty),
-        (true, 16 | 32) => matches!(bty, Type::S8 | Type::U8) && cty == Type::S32 && dty == Type::S32,
+        (false, 8 | 16) => {
+            matches!(aty, Type::F16 | Type::Bf16)
+                && aty == bty
+                && matches!(cty, Type::F32 | Type::F16)
+                && (cty == dty)
+        }
+        (true, 16 | 32) => {
+            matches!(bty, Type::S8 | Type::U8) && cty == Type::S32 && dty == Type::S32
+        }
         _ => false,
     };
     if !ok {
@@ -603,7 +672,11 @@ fn mma(cta: &mut Cta, i: &DInst, lo: usize) -> Result<(), EmuError> {
         for (r, o) in dr.iter().enumerate() {
             match o {
                 Opd::Reg(s) => cta.wr(lo + lane, *s, out[lane * c_regs + r]),
-                _ => return Err(i.err(EmuErrorKind::Unsupported, "mma destinations must be registers")),
+                _ => {
+                    return Err(
+                        i.err(EmuErrorKind::Unsupported, "mma destinations must be registers")
+                    )
+                }
             }
         }
     }
@@ -633,10 +706,22 @@ fn ldmatrix(cta: &mut Cta, i: &DInst, lo: usize) -> Result<(), EmuError> {
                 _ => a,
             };
             if space == StateSpace::Generic && shared_off >= 0x1000_0000 {
-                return Err(i.err(EmuErrorKind::OutOfBounds, format!("lane {} gives generic address {a:#x}, which is not in shared memory", 8 * j + r)));
+                return Err(i.err(
+                    EmuErrorKind::OutOfBounds,
+                    format!(
+                        "lane {} gives generic address {a:#x}, which is not in shared memory",
+                        8 * j + r
+                    ),
+                ));
             }
             if shared_off % 16 != 0 {
-                return Err(i.err(EmuErrorKind::OutOfBounds, format!("lane {} gives row address {a:#x}, which is not 16-byte aligned", 8 * j + r)));
+                return Err(i.err(
+                    EmuErrorKind::OutOfBounds,
+                    format!(
+                        "lane {} gives row address {a:#x}, which is not 16-byte aligned",
+                        8 * j + r
+                    ),
+                ));
             }
             for (c, v) in row.iter_mut().enumerate() {
                 *v = cta.load(t, StateSpace::Shared, shared_off + 2 * c as u64, 2, i)? as u16;
@@ -654,7 +739,11 @@ fn ldmatrix(cta: &mut Cta, i: &DInst, lo: usize) -> Result<(), EmuError> {
             };
             match o {
                 Opd::Reg(s) => cta.wr(lo + lane, *s, u64::from(x0) | u64::from(x1) << 16),
-                _ => return Err(i.err(EmuErrorKind::Unsupported, "ldmatrix destinations must be registers")),
+                _ => {
+                    return Err(
+                        i.err(EmuErrorKind::Unsupported, "ldmatrix destinations must be registers")
+                    )
+                }
             }
         }
     }
