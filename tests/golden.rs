@@ -1,5 +1,4 @@
-//! Golden outputs: the WGSL, MSL (and PTX, where the PTX backend compiles the sample) printed
-//! for a fixed set of samples, compared byte for byte with `tests/golden/`. Re-bless with
+//! Golden outputs: the WGSL, MSL and PTX printed for a fixed set of samples, compared byte for byte with `tests/golden/`. Re-bless with
 //! `DIANRAN_BLESS=1 cargo test --test golden` and read every diff before committing it.
 
 use std::path::{Path, PathBuf};
@@ -46,7 +45,7 @@ fn check(path: &Path, actual: &str) -> Option<String> {
                 .lines()
                 .zip(actual.lines())
                 .position(|(a, b)| a != b)
-                .map_or_else(|| expected.lines().count().min(actual.lines().count()), |i| i);
+                .unwrap_or_else(|| expected.lines().count().min(actual.lines().count()));
             Some(format!(
                 "{} differs from the output at line {} (re-bless with DIANRAN_BLESS=1 and review the diff)",
                 path.display(),
@@ -82,6 +81,13 @@ fn printed_outputs_match_golden_files() {
             text.push_str(&format!("// error: {}\n", d.message));
         }
         failures.extend(check(&root().join(format!("tests/golden/msl/{name}.metal")), &text));
+        let ptx = dianran_ptx::codegen::compile_module(&module, &Default::default());
+        let mut text = ptx.text;
+        for d in &ptx.diagnostics {
+            text.push_str(&format!("// error: {}\n", d.message));
+        }
+        assert!(text.is_ascii(), "{name}: PTX must be ASCII");
+        failures.extend(check(&root().join(format!("tests/golden/ptx/{name}.ptx")), &text));
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -57,6 +57,26 @@ mod tests {
     use super::*;
 
     #[test]
+    fn prints_what_the_build_generates() {
+        let dir = std::env::temp_dir().join(format!("dianran-generate-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("加倍.wgsl");
+        std::fs::write(&file, "@compute @workgroup_size(4) fn 加倍() {}").unwrap();
+        let args = Args {
+            source: SourceArgs { file: file.clone(), overrides: Vec::new() },
+            sm: 80,
+            tf32: false,
+            no_subgroups_enable: false,
+        };
+        let printed = execute(&args).unwrap_or_else(|f| panic!("{}", f.render()));
+        let built = build::Shaders::new().file(&file).generate().unwrap_or_else(|e| panic!("{e}"));
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(printed, built.code);
+        assert!(printed.contains("pub mod 加倍 {"));
+        assert!(printed.contains("pub const 加倍: ::dianran::reflect::Entry"));
+    }
+
+    #[test]
     fn sm_values() {
         assert_eq!(parse_sm("80"), Ok(80));
         assert_eq!(parse_sm("sm_90"), Ok(90));

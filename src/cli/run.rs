@@ -33,7 +33,7 @@ pub struct Args {
     /// Elements of a runtime-sized array in buffers not given with --buffer.
     #[arg(long, value_name = "N", default_value_t = 1024)]
     pub len: u32,
-    /// Write every buffer after the run to DIR/g<G>_b<B>.bin.
+    /// Write every buffer after the run to `DIR/g<G>_b<B>.bin`.
     #[arg(long, value_name = "DIR")]
     pub dump: Option<PathBuf>,
     /// Invocations per subgroup.

@@ -15,8 +15,8 @@
 //! buffer per `p_g<G>_b<B>` parameter (an empty placeholder for unused bindings) and, for
 //! entries that call `arrayLength`, a trailing `p_sizes` buffer of `u32` byte sizes.
 
-use crate::buffers::{entry_bindings, Buffers};
-use dianran_frontend::ir::{self, AddressSpace};
+use crate::buffers::Buffers;
+use dianran_frontend::ir;
 use std::fmt;
 
 /// Which executor to run.
@@ -232,7 +232,9 @@ fn run_cuda(_: &Job<'_>, _: &Buffers) -> Result<Buffers, ExecError> {
 
 #[cfg(feature = "lavapipe")]
 fn run_lavapipe(job: &Job<'_>, wgsl: &str, input: &Buffers) -> Result<Buffers, ExecError> {
+    use crate::buffers::entry_bindings;
     use crate::lavapipe::{LavaBinding, LavaBindingKind};
+    use dianran_frontend::ir::AddressSpace;
     if !crate::lavapipe::available() {
         return Err(ExecError::Skipped("no Vulkan adapter".into()));
     }

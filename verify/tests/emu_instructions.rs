@@ -1,5 +1,8 @@
 //! PTX emulator: one test per instruction family, against hand-computed values.
 
+// Fragment checks index lanes and registers by position, as the layout tables do.
+#![allow(clippy::needless_range_loop)]
+
 use dianran_verify::emu::{global_base, run, EmuErrorKind, EmuOptions};
 
 const HEADER: &str = ".version 8.0\n.target sm_80\n.address_size 64\n\n";

@@ -70,3 +70,17 @@ fn tiled_matmul_64_is_fast_and_exact() {
     assert!(elapsed.as_secs_f64() < limit, "took {elapsed:?}");
     eprintln!("64x64 tiled matmul: {elapsed:?}");
 }
+
+#[test]
+fn errors_name_the_source_register_and_line() {
+    // Drop the load of %f2 from the NVRTC vector add: the add reads it undefined.
+    let text =
+        ptx_file("nvrtc_vecadd_reduce.ptx").replace("\tld.global.nc.f32 \t%f2, [%rd9];\n", "");
+    let mut bufs = vec![vec![0u8; 64], vec![0u8; 64], vec![0u8; 64]];
+    let e =
+        run(&text, "vecAdd", &mut bufs, [1, 1, 1], [16, 1, 1], &EmuOptions::default()).unwrap_err();
+    assert_eq!(e.kind, dianran_verify::emu::EmuErrorKind::UndefinedRegister);
+    assert!(e.message.contains("%f2"), "{e}");
+    let line = text.lines().position(|l| l.contains("add.f32 \t%f3")).map(|p| p as u32 + 1);
+    assert_eq!(e.line, line);
+}

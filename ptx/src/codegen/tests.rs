@@ -242,6 +242,18 @@ fn samples_compile_and_pass_ptxas() {
         for sm in [80, 90] {
             let out = compile_module(&m, &Options { sm });
             assert!(out.text.is_ascii(), "{name}: non-ASCII output");
+            // The toolkit's own model reads every emitted module back and finds it well formed
+            // (the emulator depends on this parser).
+            match crate::parse_module(&out.text) {
+                Ok(parsed) => {
+                    if let Err(e) = parsed.validate() {
+                        failures.push(format!("{name}: the PTX model rejects the output: {e:?}"));
+                    }
+                }
+                Err(e) => {
+                    failures.push(format!("{name}: the PTX parser rejects the output: {e:?}"))
+                }
+            }
             assert_eq!(
                 compile_module(&m, &Options { sm }).text,
                 out.text,

@@ -106,6 +106,7 @@ pub fn check_instruction(i: &Instruction) -> Result<(), PtxError> {
         | O::Cnot
         | O::Popc
         | O::Clz
+        | O::Bfind
         | O::Brev
         | O::Sqrt
         | O::Rsqrt
@@ -217,7 +218,7 @@ pub fn check_instruction(i: &Instruction) -> Result<(), PtxError> {
             dest(i, op(0), k)?;
             fits(i, op(1), k, "source")
         }
-        O::Popc | O::Clz => {
+        O::Popc | O::Clz | O::Bfind => {
             dest(i, op(0), b32)?;
             fits(i, op(1), k, "source")
         }

@@ -41,7 +41,7 @@ named_enum! {
         Ld => "ld", St => "st", Atom => "atom", Red => "red", Bar => "bar", Barrier => "barrier",
         Membar => "membar", Fence => "fence", Bra => "bra", Ret => "ret", Exit => "exit",
         Trap => "trap", Shfl => "shfl", Vote => "vote", Redux => "redux",
-        Activemask => "activemask", Popc => "popc", Clz => "clz", Brev => "brev", Bfe => "bfe",
+        Activemask => "activemask", Popc => "popc", Clz => "clz", Bfind => "bfind", Brev => "brev", Bfe => "bfe",
         Bfi => "bfi", Prmt => "prmt", Lop3 => "lop3", Sqrt => "sqrt", Rsqrt => "rsqrt",
         Ex2 => "ex2", Lg2 => "lg2", Sin => "sin", Cos => "cos", Tanh => "tanh", Rcp => "rcp",
         Copysign => "copysign", Testp => "testp", Mma => "mma", Ldmatrix => "ldmatrix",

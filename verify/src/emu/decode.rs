@@ -140,10 +140,13 @@ pub(crate) struct Prog {
     /// Immediate post-dominator of each instruction (`insts.len()` = the exit): where the
     /// lanes of a divergent branch reconverge.
     pub ipdom: Vec<usize>,
+    /// Source register names by kind and number (see `lines::register_names`).
+    pub names: Option<[Vec<String>; 4]>,
 }
 
 impl Prog {
-    /// The PTX model's name of a slot (`%r7`), for messages.
+    /// The source name of a slot (`%f3`), or the model's (`%r7`) when the text could not
+    /// be scanned, for messages.
     pub fn slot_name(&self, slot: u32) -> String {
         let mut kind = RegKind::Pred;
         for k in RegKind::ALL {
@@ -151,7 +154,11 @@ impl Prog {
                 kind = k;
             }
         }
-        Reg { kind, num: slot - self.bases[kind.index()] }.to_string()
+        let num = slot - self.bases[kind.index()];
+        self.names
+            .as_ref()
+            .and_then(|n| n[kind.index()].get(num as usize).cloned())
+            .unwrap_or_else(|| Reg { kind, num }.to_string())
     }
 }
 
@@ -213,7 +220,12 @@ fn operand(o: &Operand, bases: &[u32; 4], syms: &Syms, line: Option<u32>) -> Res
 }
 
 /// Decodes entry `e` of `m`; `lines` gives the PTX line of each body statement.
-pub(crate) fn decode(m: &Module, e: &Entry, lines: Option<&[u32]>) -> Result<Prog, EmuError> {
+pub(crate) fn decode(
+    m: &Module,
+    e: &Entry,
+    lines: Option<&[u32]>,
+    names: Option<[Vec<String>; 4]>,
+) -> Result<Prog, EmuError> {
     let counts = e.reg_counts();
     let mut bases = [0u32; 4];
     let mut total = 0u32;
@@ -347,6 +359,7 @@ pub(crate) fn decode(m: &Module, e: &Entry, lines: Option<&[u32]>) -> Result<Pro
     }
     let ipdom = post_dominators(&insts);
     Ok(Prog {
+        names,
         ipdom,
         insts,
         nslots: total as usize,
@@ -480,7 +493,7 @@ mod tests {
             ret;\n}\n";
         let m = dianran_ptx::parse_module(text).expect("parses");
         let e = &m.entries[0];
-        let p = decode(&m, e, None).expect("decodes");
+        let p = decode(&m, e, None, None).expect("decodes");
         // Instructions: 0 mov, 1 setp, 2 @bra then, 3 mov, 4 bra join, 5 mov, 6 add,
         // 7 setp, 8 @bra loop, 9 @ret, 10 ret.
         assert_eq!(p.ipdom[2], 9, "if/else joins at $L_join");

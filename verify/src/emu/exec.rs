@@ -452,6 +452,36 @@ impl Cta<'_> {
             | Opcode::Abs
             | Opcode::Min
             | Opcode::Max => self.arith(t, i)?,
+            // The backend emits these; matched by name so that they run as soon as the ptx
+            // crate's model has them.
+            op if op.name() == "bfind" => {
+                let ty = i.ty(0)?;
+                let bits = ty.bits();
+                let a = self.src(t, i, 1, ty)?;
+                let a =
+                    if ty.is_signed() && (a >> (bits - 1)) & 1 == 1 { !a & mask(bits) } else { a };
+                let r = if a == 0 { 0xffff_ffff } else { u64::from(63 - a.leading_zeros()) };
+                self.dst(t, i, 0, r)?;
+            }
+            op if op.name() == "dp4a" => {
+                let (aty, bty) = (i.ty(0)?, i.ty(1)?);
+                let (a, b) = (self.src(t, i, 1, Type::B32)?, self.src(t, i, 2, Type::B32)?);
+                let c = self.src(t, i, 3, Type::B32)?;
+                let byte = |v: u64, k: u32, signed: bool| {
+                    let x = (v >> (8 * k)) & 0xff;
+                    if signed {
+                        sext(x, 8)
+                    } else {
+                        x as i64
+                    }
+                };
+                let mut acc = c as u32 as i64;
+                for k in 0..4 {
+                    acc =
+                        acc.wrapping_add(byte(a, k, aty.is_signed()) * byte(b, k, bty.is_signed()));
+                }
+                self.dst(t, i, 0, acc as u64 & 0xffff_ffff)?;
+            }
             _ => return Err(i.unsupported()),
         }
         Ok(Flow::Next)

@@ -3,6 +3,7 @@
 //! the parser does, recording the line of every statement it would push.
 
 use dianran_ptx::parse::lexer::{lex, Tok, Token};
+use dianran_ptx::{RegKind, Type};
 
 /// Index of the token after the next `;` at or after `i`.
 fn after_semicolon(toks: &[Token], mut i: usize) -> usize {
@@ -15,9 +16,8 @@ fn after_semicolon(toks: &[Token], mut i: usize) -> usize {
     i
 }
 
-/// The 1-based line of every statement (label, instruction, own-line comment) of entry
-/// `name`'s body, in body order; `None` when the text cannot be scanned.
-pub(crate) fn statement_lines(text: &str, name: &str) -> Option<Vec<u32>> {
+/// The tokens of the text and the index of the first token inside entry `name`'s body.
+fn entry_body(text: &str, name: &str) -> Option<(Vec<Token>, usize)> {
     let toks = lex(text).ok()?;
     let start = toks.windows(2).position(|w| {
         w[0].tok == Tok::Word(".entry".into()) && w[1].tok == Tok::Word(name.to_string())
@@ -34,7 +34,63 @@ pub(crate) fn statement_lines(text: &str, name: &str) -> Option<Vec<u32>> {
         }
         i += 1;
     }
-    i += 1;
+    Some((toks, i + 1))
+}
+
+/// The source names of entry `name`'s registers, by register kind ([`RegKind::index`]) and
+/// number as the parser assigns them: each `.reg` declaration takes the next numbers of its
+/// width in declaration order (so NVRTC's `%f3` may be the model's `%r12`).
+pub(crate) fn register_names(text: &str, name: &str) -> Option<[Vec<String>; 4]> {
+    let (toks, mut i) = entry_body(text, name)?;
+    let mut names: [Vec<String>; 4] = Default::default();
+    let mut depth = 1usize;
+    while depth > 0 {
+        match &toks.get(i)?.tok {
+            Tok::Punct('{') => depth += 1,
+            Tok::Punct('}') => depth -= 1,
+            Tok::Word(w) if w == ".reg" => {
+                let ty = match &toks.get(i + 1)?.tok {
+                    Tok::Word(t) => t.strip_prefix('.').and_then(Type::from_name)?,
+                    _ => return None,
+                };
+                let kind = match ty.bits() {
+                    16 => RegKind::B16,
+                    32 => RegKind::B32,
+                    64 => RegKind::B64,
+                    _ if ty == Type::Pred => RegKind::Pred,
+                    _ => return None,
+                };
+                let list = &mut names[kind.index()];
+                i += 2;
+                loop {
+                    let Tok::Reg(r) = &toks.get(i)?.tok else { return None };
+                    if toks.get(i + 1)?.tok == Tok::Punct('<') {
+                        let Tok::Num(n) = &toks.get(i + 2)?.tok else { return None };
+                        let n: usize = n.parse().ok()?;
+                        list.extend((0..n).map(|k| format!("%{r}{k}")));
+                        i += 4;
+                    } else {
+                        list.push(format!("%{r}"));
+                        i += 1;
+                    }
+                    if toks.get(i)?.tok != Tok::Punct(',') {
+                        break;
+                    }
+                    i += 1;
+                }
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    Some(names)
+}
+
+/// The 1-based line of every statement (label, instruction, own-line comment) of entry
+/// `name`'s body, in body order; `None` when the text cannot be scanned.
+pub(crate) fn statement_lines(text: &str, name: &str) -> Option<Vec<u32>> {
+    let (toks, mut i) = entry_body(text, name)?;
     let mut depth = 1usize;
     let mut lines = Vec::new();
     while depth > 0 {
@@ -83,5 +139,16 @@ mod tests {
     fn lines_follow_the_parser() {
         let text = ".version 8.0\n.target sm_80\n.address_size 64\n\n.visible .entry k(\n\t.param .u64 p\n)\n.reqntid 32, 1, 1\n{\n\t.reg .b32 %r<3>;\n\t// note\n\tmov.u32 %r1, 1;\n$L1:\n\t@%p1 bra $L1;\n\tret;\n}\n";
         assert_eq!(statement_lines(text, "k"), Some(vec![11, 12, 13, 14, 15]));
+        let names = register_names(text, "k").expect("scans");
+        assert_eq!(names[RegKind::B32.index()], ["%r0", "%r1", "%r2"]);
+    }
+
+    #[test]
+    fn nvrtc_register_names() {
+        let text = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\t.reg .pred %p<2>;\n\t.reg .f32 %f<3>;\n\t.reg .b32 %r<2>;\n\t.reg .b64 %SP, %SPL;\n\tret;\n}\n";
+        let names = register_names(text, "k").expect("scans");
+        assert_eq!(names[RegKind::B32.index()], ["%f0", "%f1", "%f2", "%r0", "%r1"]);
+        assert_eq!(names[RegKind::B64.index()], ["%SP", "%SPL"]);
+        assert_eq!(names[RegKind::Pred.index()], ["%p0", "%p1"]);
     }
 }

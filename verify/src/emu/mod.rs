@@ -179,6 +179,7 @@ pub fn run(
         ));
     }
     let lines = lines::statement_lines(ptx, entry).filter(|l| l.len() == e.body.len());
-    let prog = decode::decode(&module, e, lines.as_deref())?;
+    let names = lines::register_names(ptx, entry);
+    let prog = decode::decode(&module, e, lines.as_deref(), names)?;
     warp::launch(&prog, params, grid, block, opts)
 }
