@@ -730,3 +730,21 @@ fn mma_m16n8k32_s8() {
         }
     }
 }
+
+/// Threads that return early do not hold up a later barrier (only live threads count).
+#[test]
+fn early_return_before_a_barrier() {
+    let shared = "\t.shared .align 4 .b8 s[256];\n";
+    let body = "\
+        setp.ge.u32 %p1, %r0, 40;\n @%p1 bra $L_end;\n\
+        mov.u32 %r1, s;\n shl.b32 %r2, %r0, 2;\n add.u32 %r3, %r1, %r2;\n mul.lo.u32 %r4, %r0, 3;\n\
+        st.shared.u32 [%r3], %r4;\n bar.sync 0;\n\
+        add.u32 %r5, %r0, 1;\n rem.u32 %r5, %r5, 40;\n shl.b32 %r6, %r5, 2;\n add.u32 %r7, %r1, %r6;\n\
+        ld.shared.u32 %r8, [%r7];\n mul.wide.u32 %rd3, %r0, 4;\n add.s64 %rd3, %rd1, %rd3;\n st.global.u32 [%rd3], %r8;\n\
+        $L_end:\n";
+    let w = words(&exec(64, shared, body, Vec::new(), 256));
+    for t in 0..64u32 {
+        let want = if t < 40 { ((t + 1) % 40) * 3 } else { 0 };
+        assert_eq!(w[t as usize], want, "thread {t}");
+    }
+}

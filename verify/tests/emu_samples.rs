@@ -12,16 +12,7 @@ use std::path::PathBuf;
 
 /// Understood differences, each with its cause (none is in the emulator). A sample listed
 /// here that agrees again is reported so the entry can go.
-const KNOWN: &[(&str, &str)] = &[
-    (
-        "bits_count.wgsl",
-        "the backend emits `bfind.u32` (firstLeadingBit), which the ptx crate's model and parser do not have",
-    ),
-    (
-        "pack_unpack.wgsl",
-        "the backend rounds pack4x8snorm/pack2x16snorm with cvt.rni (ties to even); WGSL specifies floor(0.5 + v), so -63.5 packs to -64 instead of -63",
-    ),
-];
+const KNOWN: &[(&str, &str)] = &[];
 
 fn samples_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/samples")

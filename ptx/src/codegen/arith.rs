@@ -956,12 +956,16 @@ impl Lower<'_> {
                     _ => (0.0, 65535.0, 16),
                 };
                 let (lo, hi, k) = (self.imm_f32(lo), self.imm_f32(1.0), self.imm_f32(scale));
+                let half = self.imm_f32(0.5);
                 let mut acc = self.imm_u32(0);
                 for (i, &v) in c.iter().enumerate() {
+                    // WGSL: floor(0.5 + scale * clamp(v)), not round-to-even. Explicit `.rn`
+                    // keeps ptxas from contracting the multiply-add into an fma.
                     let t = self.f("max.f32 {d0}, {u0}, {u1}", vec![v, lo]);
                     let t = self.f("min.f32 {d0}, {u0}, {u1}", vec![t, hi]);
-                    let t = self.f("mul.f32 {d0}, {u0}, {u1}", vec![t, k]);
-                    let t = self.f("cvt.rni.s32.f32 {d0}, {u0}", vec![t]);
+                    let t = self.f("mul.rn.f32 {d0}, {u0}, {u1}", vec![t, k]);
+                    let t = self.f("add.rn.f32 {d0}, {u0}, {u1}", vec![t, half]);
+                    let t = self.f("cvt.rmi.s32.f32 {d0}, {u0}", vec![t]);
                     acc = self.f(
                         &format!("bfi.b32 {{d0}}, {{u0}}, {{u1}}, {}, {bits}", i * bits),
                         vec![t, acc],

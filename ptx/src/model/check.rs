@@ -139,7 +139,7 @@ pub fn check_instruction(i: &Instruction) -> Result<(), PtxError> {
         | O::Redux => (3, 3),
         O::Setp | O::Set | O::Atom => (3, 4),
         O::Cvt => (2, 3),
-        O::Mad | O::Fma | O::Bfe | O::Prmt | O::Selp | O::Mma => (4, 4),
+        O::Mad | O::Fma | O::Bfe | O::Prmt | O::Selp | O::Mma | O::Dp4a => (4, 4),
         O::Bfi | O::Lop3 | O::Shfl => (5, 5),
     };
     if n < lo || n > hi {
@@ -235,7 +235,7 @@ pub fn check_instruction(i: &Instruction) -> Result<(), PtxError> {
             fits(i, op(3), b32, "position")?;
             fits(i, op(4), b32, "length")
         }
-        O::Prmt | O::Lop3 => {
+        O::Prmt | O::Lop3 | O::Dp4a => {
             dest(i, op(0), k)?;
             ops[1..].iter().try_for_each(|o| fits(i, o, k, "operand"))
         }

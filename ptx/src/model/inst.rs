@@ -44,7 +44,7 @@ named_enum! {
         Activemask => "activemask", Popc => "popc", Clz => "clz", Bfind => "bfind", Brev => "brev", Bfe => "bfe",
         Bfi => "bfi", Prmt => "prmt", Lop3 => "lop3", Sqrt => "sqrt", Rsqrt => "rsqrt",
         Ex2 => "ex2", Lg2 => "lg2", Sin => "sin", Cos => "cos", Tanh => "tanh", Rcp => "rcp",
-        Copysign => "copysign", Testp => "testp", Mma => "mma", Ldmatrix => "ldmatrix",
+        Copysign => "copysign", Dp4a => "dp4a", Testp => "testp", Mma => "mma", Ldmatrix => "ldmatrix",
     }
 }
 

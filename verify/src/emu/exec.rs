@@ -587,6 +587,9 @@ impl Cta<'_> {
     fn atom(&mut self, t: usize, i: &DInst) -> Result<(), EmuError> {
         let ty = i.ty(0)?;
         let op = i.atom.ok_or_else(|| i.unsupported())?;
+        if matches!(ty, Type::F16x2 | Type::Bf16x2) {
+            return Err(i.unsupported());
+        }
         let first = usize::from(i.op == Opcode::Atom);
         let size = ty.bytes() as usize;
         let (space, a) = self.addr(t, i.opd(first)?, i)?;
@@ -595,12 +598,12 @@ impl Cta<'_> {
         let m = mask(ty.bits());
         let new = match (op, Fmt::of(ty)) {
             (AtomOp::Add, Some(f)) => {
-                let mut r = f.round(f.get(old) + f.get(b), Rounding::Rn);
-                // The global f32 add unit flushes subnormals (PTX ISA, atom).
-                if f == Fmt::F32 && space != StateSpace::Shared && !i.has(Flag::NoFtz) {
-                    r = ftz32(ftz32(r));
+                // The global f32 add unit flushes subnormal inputs and results (PTX ISA, atom).
+                if f == Fmt::F32 && space != StateSpace::Shared {
+                    ftz32(f.round(f.get(ftz32(old)) + f.get(ftz32(b)), Rounding::Rn))
+                } else {
+                    f.round(f.get(old) + f.get(b), Rounding::Rn)
                 }
-                r
             }
             (AtomOp::Min | AtomOp::Max, Some(f)) => {
                 let (x, y) = (f.get(old), f.get(b));

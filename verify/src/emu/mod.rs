@@ -3,11 +3,13 @@
 //! A launch runs a grid of CTAs one after another (x fastest). A CTA is split into warps of
 //! 32 lanes; every lane has its own registers and program counter. A warp issues the
 //! instruction with the lowest program counter among its runnable lanes for every lane at
-//! that counter (min-PC scheduling: divergent lanes reconverge where their paths meet).
+//! that counter; a branch that splits the lanes pushes a reconvergence frame, and the lanes
+//! of a frame wait at the branch's immediate post-dominator until all of them arrive (the
+//! SIMT stack of the hardware, so `activemask` after an `if` sees the whole warp again).
 //! Warp-collective instructions (`shfl.sync`, `vote.sync`, `redux.sync`, `bar.warp.sync`,
 //! `mma.sync`, `ldmatrix`) run once every lane of the member mask waits at them; a warp
 //! runs until all its lanes have exited or wait at `bar.sync`, and the barrier opens when
-//! every live thread of the CTA waits at it. Scheduling is deterministic.
+//! every live thread of the CTA waits at the same one. Scheduling is deterministic.
 //!
 //! Memory: kernel parameters are device pointers to the host buffers (buffer `i` lives at
 //! global address `(i + 1) << 32`); shared memory is per CTA and local memory per thread, each

@@ -224,6 +224,16 @@ fn run_warp(
             }
         }
         if pc == usize::MAX {
+            // The frame's other lanes wait at a barrier or collective: let the lanes parked
+            // at the reconvergence point go on (they may exit, as after an early return),
+            // as independent thread scheduling does.
+            let parked = stack.last().is_some_and(|f| {
+                (lo..hi).any(|t| f.mask & (1 << (t - lo)) != 0 && th.st[t] == St::Run)
+            });
+            if parked {
+                stack.pop();
+                continue;
+            }
             return Ok(());
         }
         let mut group = 0u32;
