@@ -48,6 +48,7 @@ fn main() {
         .sample_size(10)
         .warm_up_time(Duration::from_millis(200))
         .measurement_time(Duration::from_millis(400))
+        .nresamples(10_000)
         .without_plots()
         .configure_from_args();
 

@@ -79,7 +79,7 @@ fn ours(gpu: &Gpu, sm: u32, inp: &Inputs) -> Result<Timing, String> {
     buffers.insert((0, 1), bytes(&inp.a));
     buffers.insert((0, 2), bytes(&inp.b));
     buffers.insert((0, 3), vec![0u8; 4 * M * N]);
-    let (params, keys) =
+    let dianran_verify::executors::PtxParams { buffers: params, bindings: keys } =
         dianran_verify::executors::ptx_params(entry, &buffers).map_err(|e| e.to_string())?;
     let output = keys.iter().position(|k| *k == Some((0, 3))).ok_or("C is not a parameter")?;
     gpu.time(

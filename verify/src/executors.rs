@@ -158,7 +158,7 @@ fn run_ptx(
             compiled.diagnostics.iter().map(|d| d.message.clone()).collect::<Vec<_>>().join("; ");
         return Err(ExecError::Failed(format!("no PTX for entry '{}': {why}", job.entry)));
     };
-    let (mut params, keys) = ptx_params(info, input)?;
+    let PtxParams { buffers: mut params, bindings: keys } = ptx_params(info, input)?;
     let block = info.workgroup_size;
     let runner: &mut PtxRunner<'_> = &mut runner;
     runner(&compiled.text, &info.ptx_name, &mut params, job.dispatch, block)?;
@@ -171,12 +171,20 @@ fn run_ptx(
     Ok(out)
 }
 
-/// Buffers in PTX parameter order, with the binding each came from (`None` for placeholders
-/// and the sizes buffer).
+/// Buffers in PTX parameter order, and for each the binding it came from (`None` for
+/// placeholders and the sizes buffer).
+pub struct PtxParams {
+    /// One buffer per `.param`, in order.
+    pub buffers: Vec<Vec<u8>>,
+    /// The (group, binding) each buffer holds.
+    pub bindings: Vec<Option<(u32, u32)>>,
+}
+
+/// Lays `input` out as the PTX parameters of `info` (SPEC §3).
 pub fn ptx_params(
     info: &dianran_ptx::codegen::EntryInfo,
     input: &Buffers,
-) -> Result<(Vec<Vec<u8>>, Vec<Option<(u32, u32)>>), ExecError> {
+) -> Result<PtxParams, ExecError> {
     let mut params = Vec::new();
     let mut keys = Vec::new();
     for name in &info.params {
@@ -200,7 +208,7 @@ pub fn ptx_params(
             }
         }
     }
-    Ok((params, keys))
+    Ok(PtxParams { buffers: params, bindings: keys })
 }
 
 /// `p_g<G>_b<B>` -> (G, B).

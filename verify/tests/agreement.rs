@@ -8,6 +8,13 @@ use dianran_verify::agree::{compare, random_buffers};
 use dianran_verify::executors::{self, ExecError, Executor, Job};
 use std::path::PathBuf;
 
+/// Elements per runtime-sized array: enough that kernels whose sizes come from random `u32`
+/// values in [0, 64) (matrix dimensions up to 63 x 63, row lengths) stay in bounds, and small
+/// enough for llvmpipe, which silently stops an invocation's loops after 65535 iterations in
+/// all (`runtime_array_length.wgsl` loops over two arrays: 2 x 32640 iterations passed only
+/// the first 255 elements of the second).
+const RUNTIME_LEN: u32 = 16384;
+
 struct Sample {
     name: String,
     source: String,
@@ -77,7 +84,7 @@ fn every_compute_sample_agrees_across_executors() {
         let subgroups = dianran_verify::agree::uses_subgroups(&module);
         let coop = uses_coop(&module);
         for entry in entries {
-            let input = match random_buffers(&module, &entry, 1024, 0x5EED) {
+            let input = match random_buffers(&module, &entry, RUNTIME_LEN, 0x5EED) {
                 Ok(b) => b,
                 Err(d) => {
                     failures.push(format!("{}/{entry}: {}", s.name, d.message));
