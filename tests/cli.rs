@@ -214,3 +214,99 @@ fn wgsl_and_msl_print_the_unicode_kernel() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(text(&out.stdout).contains("kernel void \u{52a0}\u{500d}("));
 }
+
+#[test]
+fn run_gives_the_same_buffers_on_every_executor() {
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/samples/double_unicode.wgsl");
+    let dir = scratch("executors");
+    let input: Vec<u8> = (0u32..8).flat_map(|v| (v * 3 + 1).to_le_bytes()).collect();
+    let inp = dir.join("in.bin");
+    std::fs::write(&inp, &input).expect("writable");
+    let expected: Vec<u8> = (0u32..8).flat_map(|v| ((v * 3 + 1) * 2).to_le_bytes()).collect();
+    for exec in ["interp", "emu", "lavapipe", "lavapipe-out"] {
+        let out_dir = dir.join(exec);
+        let buffer = format!("0:0={}", inp.display());
+        let out = dianran(&[
+            "run",
+            sample,
+            "--entry",
+            "\u{52a0}\u{500d}",
+            "--dispatch",
+            "2",
+            "--buffer",
+            &buffer,
+            "--dump",
+            &out_dir.display().to_string(),
+            "--executor",
+            exec,
+        ]);
+        let err = text(&out.stderr);
+        if exec.starts_with("lavapipe") && err.contains("no Vulkan adapter") {
+            assert!(std::env::var("CI").is_err(), "lavapipe is required under CI");
+            println!("skipped: no Vulkan adapter");
+            continue;
+        }
+        assert_eq!(out.status.code(), Some(0), "{exec}: {err}");
+        let got = std::fs::read(out_dir.join("g0_b0.bin")).expect("dumped");
+        assert_eq!(got, expected, "{exec}");
+    }
+    let out = dianran(&["run", sample, "--entry", "x", "--dispatch", "1", "--executor", "gpu"]);
+    assert_eq!(out.status.code(), Some(2), "an unknown executor is a usage error");
+}
+
+/// Runs `dianran ptx` on a sample and returns the PTX text.
+fn ptx_of(sample: &str) -> String {
+    let out = dianran(&["ptx", sample]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    text(&out.stdout)
+}
+
+/// `dianran verify --ptx` catches deliberately wrong PTX: a missing barrier in a multi-warp
+/// workgroup reduction and a subtraction with swapped operands.
+#[test]
+fn verify_catches_wrong_ptx() {
+    let dir = scratch("wrong-ptx");
+    let reduce = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/samples/reduce_tree.wgsl");
+    let ptx = ptx_of(reduce);
+    // The unchanged PTX agrees.
+    let good = dir.join("good.ptx");
+    std::fs::write(&good, &ptx).expect("writable");
+    let out = dianran(&["verify", reduce, "--ptx", &good.display().to_string()]);
+    assert_eq!(out.status.code(), Some(0), "{}{}", text(&out.stdout), text(&out.stderr));
+    assert!(text(&out.stdout).contains("emu\tagree"), "{}", text(&out.stdout));
+    // Without its barriers the reduction reads shared memory other warps have not written.
+    let no_barrier: String =
+        ptx.lines().filter(|l| !l.contains("bar.sync")).map(|l| format!("{l}\n")).collect();
+    assert_ne!(no_barrier, ptx, "the reduction has barriers to remove");
+    let bad = dir.join("no_barrier.ptx");
+    std::fs::write(&bad, &no_barrier).expect("writable");
+    let out = dianran(&["verify", reduce, "--ptx", &bad.display().to_string()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stdout).contains("emu\tDISAGREE"), "{}", text(&out.stdout));
+
+    // Swap the two sources of the first integer subtraction.
+    let looped = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/samples/loop_continuing.wgsl");
+    let ptx = ptx_of(looped);
+    let mut swapped = String::new();
+    let mut done = false;
+    for line in ptx.lines() {
+        let t = line.trim_start();
+        if !done && (t.starts_with("sub.s32 ") || t.starts_with("sub.u32 ")) {
+            let (op, rest) = t.split_at(8);
+            let ops: Vec<&str> = rest.trim_end_matches(';').split(", ").collect();
+            if ops.len() == 3 && ops[1] != ops[2] {
+                swapped.push_str(&format!("\t{op}{}, {}, {};\n", ops[0], ops[2], ops[1]));
+                done = true;
+                continue;
+            }
+        }
+        swapped.push_str(line);
+        swapped.push('\n');
+    }
+    assert!(done, "loop_continuing's PTX has an integer subtraction to swap");
+    let bad = dir.join("swapped.ptx");
+    std::fs::write(&bad, &swapped).expect("writable");
+    let out = dianran(&["verify", looped, "--ptx", &bad.display().to_string()]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
+    assert!(text(&out.stdout).contains("emu\tDISAGREE"), "{}", text(&out.stdout));
+}

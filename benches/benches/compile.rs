@@ -89,6 +89,8 @@ fn main() {
     {
         let mut g = c.benchmark_group("nvrtc");
         g.sampling_mode(SamplingMode::Flat);
+        // NVRTC takes 20-250 ms per compile: room for 10 samples of one compile each.
+        g.measurement_time(Duration::from_secs(3));
         for pair in PAIRS {
             let src = match kernels::cuda_source(pair) {
                 Ok(s) => s,

@@ -3,11 +3,7 @@
 // from a struct in device memory. Blocks of 128 threads (4 warps) compute 64x64 tiles of C,
 // each warp 2x2 fragments; K slabs of 32 double buffered in padded shared memory; edge
 // blocks go through shared memory. Grid: ceil(N / 64) x ceil(M / 64).
-//
-// The NVRTC wheel on PyPI ships no headers (no cuda_fp16.h, no mma.h), so the fragment
-// operations are the PTX `wmma` instructions that nvcuda::wmma's load_matrix_sync,
-// mma_sync and store_matrix_sync emit, written as inline asm, and halves travel as their
-// 16-bit patterns (the kernel only copies them; the tensor cores do the arithmetic).
+#include "wmma_ptx.cuh"
 
 struct Dims {
     unsigned int m, n, k;
@@ -21,45 +17,6 @@ struct Dims {
 #define A_STAGE (BM * A_LD)
 #define B_STAGE (BK * B_LD)
 #define THREADS 128u
-
-typedef unsigned short half_bits;
-
-struct FragAB {
-    unsigned int x[8]; // 16 halves as 8 f16x2
-};
-struct FragC {
-    float x[8];
-};
-
-__device__ __forceinline__ void load_a(FragAB& f, const half_bits* p, unsigned int ld) {
-    asm volatile("wmma.load.a.sync.aligned.row.m16n16k16.f16 {%0,%1,%2,%3,%4,%5,%6,%7}, [%8], %9;"
-                 : "=r"(f.x[0]), "=r"(f.x[1]), "=r"(f.x[2]), "=r"(f.x[3]), "=r"(f.x[4]), "=r"(f.x[5]), "=r"(f.x[6]), "=r"(f.x[7])
-                 : "l"(p), "r"(ld)
-                 : "memory");
-}
-
-__device__ __forceinline__ void load_b(FragAB& f, const half_bits* p, unsigned int ld) {
-    asm volatile("wmma.load.b.sync.aligned.row.m16n16k16.f16 {%0,%1,%2,%3,%4,%5,%6,%7}, [%8], %9;"
-                 : "=r"(f.x[0]), "=r"(f.x[1]), "=r"(f.x[2]), "=r"(f.x[3]), "=r"(f.x[4]), "=r"(f.x[5]), "=r"(f.x[6]), "=r"(f.x[7])
-                 : "l"(p), "r"(ld)
-                 : "memory");
-}
-
-// c = a * b + c
-__device__ __forceinline__ void mma(FragC& c, const FragAB& a, const FragAB& b) {
-    asm volatile("wmma.mma.sync.aligned.row.row.m16n16k16.f32.f32 "
-                 "{%0,%1,%2,%3,%4,%5,%6,%7}, {%8,%9,%10,%11,%12,%13,%14,%15}, {%16,%17,%18,%19,%20,%21,%22,%23}, {%0,%1,%2,%3,%4,%5,%6,%7};"
-                 : "+f"(c.x[0]), "+f"(c.x[1]), "+f"(c.x[2]), "+f"(c.x[3]), "+f"(c.x[4]), "+f"(c.x[5]), "+f"(c.x[6]), "+f"(c.x[7])
-                 : "r"(a.x[0]), "r"(a.x[1]), "r"(a.x[2]), "r"(a.x[3]), "r"(a.x[4]), "r"(a.x[5]), "r"(a.x[6]), "r"(a.x[7]),
-                   "r"(b.x[0]), "r"(b.x[1]), "r"(b.x[2]), "r"(b.x[3]), "r"(b.x[4]), "r"(b.x[5]), "r"(b.x[6]), "r"(b.x[7]));
-}
-
-__device__ __forceinline__ void store_c(float* p, const FragC& c, unsigned int ld) {
-    asm volatile("wmma.store.d.sync.aligned.row.m16n16k16.f32 [%0], {%1,%2,%3,%4,%5,%6,%7,%8}, %9;"
-                 :
-                 : "l"(p), "f"(c.x[0]), "f"(c.x[1]), "f"(c.x[2]), "f"(c.x[3]), "f"(c.x[4]), "f"(c.x[5]), "f"(c.x[6]), "f"(c.x[7]), "r"(ld)
-                 : "memory");
-}
 
 __device__ void load_slab(half_bits* tile_a, half_bits* tile_b, const Dims& d,
                           const half_bits* a, const half_bits* b, unsigned int stage,
@@ -94,8 +51,7 @@ gemm_tiled_f16(const Dims* dims, const half_bits* a, const half_bits* b, float* 
 
     FragC acc[2][2];
     for (int i = 0; i < 2; i++)
-        for (int j = 0; j < 2; j++)
-            for (int e = 0; e < 8; e++) acc[i][j].x[e] = 0.0f;
+        for (int j = 0; j < 2; j++) zero(acc[i][j]);
 
     unsigned int slabs = (d.k + BK - 1u) / BK;
     load_slab(tile_a, tile_b, d, a, b, 0u, 0u, row0, col0, lid);

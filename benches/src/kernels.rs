@@ -24,6 +24,12 @@ pub const PAIRS: &[Pair] = &[
         cuda_file: "gemm_tiled_f16.cu",
         cuda_entry: "gemm_tiled_f16",
     },
+    Pair { sample: "gemm_small_m.wgsl", cuda_file: "gemm_small_m.cu", cuda_entry: "gemm_small_m" },
+    Pair {
+        sample: "gemm_bias_relu.wgsl",
+        cuda_file: "gemm_bias_relu.cu",
+        cuda_entry: "gemm_bias_relu",
+    },
 ];
 
 /// The GEMM pair the device benchmark times.

@@ -83,7 +83,8 @@ pub fn load() -> Result<(), NvrtcError> {
         .map_err(NvrtcError::NotFound)
 }
 
-/// Compiles CUDA C++ `source` to PTX for `sm_<sm>`, as `name` in messages.
+/// Compiles CUDA C++ `source` to PTX for `sm_<sm>`, as `name` in messages; `#include "..."`
+/// finds the files of `benches/cuda/`.
 pub fn compile(source: &str, name: &str, sm: u32) -> Result<String, NvrtcError> {
     load()?;
     let arch: &'static str = match sm {
@@ -96,6 +97,8 @@ pub fn compile(source: &str, name: &str, sm: u32) -> Result<String, NvrtcError> 
     let opts = cudarc::nvrtc::CompileOptions {
         arch: Some(arch),
         name: Some(name.to_string()),
+        // The shared `wmma_ptx.cuh` of the GEMM equivalents.
+        include_paths: vec![crate::kernels::cuda_dir().display().to_string()],
         ..Default::default()
     };
     // cudarc panics when a symbol is missing from the library it loaded.
@@ -120,6 +123,11 @@ fn describe(e: cudarc::nvrtc::CompileError) -> String {
 mod tests {
     use super::*;
 
+    /// Prints `skipped: nvrtc not found (...)`, or fails under CI=true.
+    fn skip(why: &str) {
+        dianran_verify::tools::require_that(false, &format!("nvrtc not found ({why})"));
+    }
+
     #[test]
     fn candidates_come_from_the_venv() {
         let dir = std::env::temp_dir().join(format!("dianran-nvrtc-{}", std::process::id()));
@@ -140,7 +148,7 @@ mod tests {
                 assert!(ptx.contains(".entry k"), "{ptx}");
                 assert!(ptx.contains(".target sm_80"));
             }
-            Err(NvrtcError::NotFound(why)) => eprintln!("skipped: nvrtc not found ({why})"),
+            Err(NvrtcError::NotFound(why)) => skip(&why),
             Err(e) => panic!("{e}"),
         }
     }
@@ -149,7 +157,7 @@ mod tests {
     fn compile_errors_carry_the_log() {
         match compile("this is not C++", "bad.cu", 80) {
             Err(NvrtcError::Compile(log)) => assert!(log.contains("bad.cu"), "{log}"),
-            Err(NvrtcError::NotFound(why)) => eprintln!("skipped: nvrtc not found ({why})"),
+            Err(NvrtcError::NotFound(why)) => skip(&why),
             Ok(_) => panic!("NVRTC accepted garbage"),
         }
     }
@@ -161,10 +169,7 @@ mod tests {
             for sm in [80, 90] {
                 let ptx = match compile(&src, pair.cuda_file, sm) {
                     Ok(p) => p,
-                    Err(NvrtcError::NotFound(why)) => {
-                        eprintln!("skipped: nvrtc not found ({why})");
-                        return;
-                    }
+                    Err(NvrtcError::NotFound(why)) => return skip(&why),
                     Err(e) => panic!("{} sm_{sm}: {e}", pair.cuda_file),
                 };
                 assert!(
@@ -175,7 +180,7 @@ mod tests {
                 match dianran_verify::ptxas::check(&ptx, sm) {
                     Ok(stats) => assert!(stats.iter().any(|s| s.kernel == pair.cuda_entry)),
                     Err(dianran_verify::ptxas::PtxasError::NotFound) => {
-                        eprintln!("skipped: ptxas not found")
+                        dianran_verify::tools::require_that(false, "ptxas not found");
                     }
                     Err(e) => panic!("{} sm_{sm}: {e}", pair.cuda_file),
                 }

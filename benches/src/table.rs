@@ -58,13 +58,15 @@ pub fn ms(d: Duration) -> String {
     format!("{:.3} ms", d.as_secs_f64() * 1e3)
 }
 
-/// `ours / theirs` as `0.42x`; `-` when `theirs` is zero.
+/// `ours / theirs` as `0.42x`, with at least two significant digits for small ratios
+/// (`0.0043x`); `-` when either is not a positive finite number.
 pub fn ratio(ours: f64, theirs: f64) -> String {
-    if theirs == 0.0 {
-        "-".to_string()
-    } else {
-        format!("{:.2}x", ours / theirs)
+    let r = ours / theirs;
+    if !(ours.is_finite() && r.is_finite() && r > 0.0) {
+        return "-".to_string();
     }
+    let decimals = (1 - r.log10().floor() as i32).clamp(2, 6) as usize;
+    format!("{r:.decimals$}x")
 }
 
 #[cfg(test)]
@@ -103,5 +105,10 @@ mod tests {
         assert_eq!(ms(Duration::from_micros(1500)), "1.500 ms");
         assert_eq!(ratio(1.0, 4.0), "0.25x");
         assert_eq!(ratio(3.0, 0.0), "-");
+        assert_eq!(ratio(0.124, 28.705), "0.0043x");
+        assert_eq!(ratio(0.669, 37.43), "0.018x");
+        assert_eq!(ratio(3.0, 2.0), "1.50x");
+        assert_eq!(ratio(250.0, 2.0), "125.00x");
+        assert_eq!(ratio(0.0, 2.0), "-");
     }
 }

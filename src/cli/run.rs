@@ -1,5 +1,6 @@
-//! `dianran run FILE --entry NAME --dispatch X[,Y[,Z]]`: run a compute entry point on the
-//! reference interpreter.
+//! `dianran run FILE --entry NAME --dispatch X[,Y[,Z]] [--executor E]`: run a compute entry
+//! point on the reference interpreter (the default) or another executor (`emu`, `cuda`,
+//! `lavapipe`, `lavapipe-out`; see `dianran_verify::executors`).
 //!
 //! Buffers named with `--buffer G:B=PATH` are filled from the file's raw little-endian bytes
 //! (the file's size is the buffer's size); every other buffer the entry uses is zero-filled,
@@ -11,6 +12,7 @@ use super::Failure;
 use dianran_frontend::ir::{Module, Stage};
 use dianran_frontend::{Diagnostic, Diagnostics};
 use dianran_verify::buffers::{default_buffers, entry_bindings, Buffers};
+use dianran_verify::executors::{self, ExecError, Executor, Job};
 use dianran_verify::interp::{self, InterpOptions};
 use std::path::PathBuf;
 
@@ -39,6 +41,19 @@ pub struct Args {
     /// Invocations per subgroup.
     #[arg(long, value_name = "N", default_value_t = 32)]
     pub subgroup_size: u32,
+    /// Where to run: `interp` (the reference interpreter), `emu` (our PTX on the PTX
+    /// emulator), `cuda` (our PTX on the CUDA driver), `lavapipe` (the input WGSL on Mesa's
+    /// software Vulkan) or `lavapipe-out` (the WGSL dianran prints, on lavapipe).
+    #[arg(long, value_name = "EXECUTOR", default_value = "interp", value_parser = parse_executor)]
+    pub executor: Executor,
+}
+
+/// Parses an executor name.
+pub fn parse_executor(s: &str) -> Result<Executor, String> {
+    Executor::from_name(s).ok_or_else(|| {
+        let names: Vec<&str> = Executor::ALL.iter().map(|e| e.name()).collect();
+        format!("unknown executor '{s}'; use one of: {}", names.join(", "))
+    })
 }
 
 /// One `--buffer G:B=PATH`.
@@ -107,13 +122,31 @@ pub fn execute(args: &Args) -> Result<String, Failure> {
             .map_err(|e| Failure::Message(format!("cannot read '{}': {e}", b.path.display())))?;
         buffers.insert((b.group, b.binding), bytes);
     }
-    let opts = InterpOptions { subgroup_size: args.subgroup_size, ..Default::default() };
-    interp::run(&module, &args.entry, args.dispatch, &mut buffers, &opts).map_err(fail)?;
+    if args.executor == Executor::Interp {
+        // The interpreter's own diagnostics carry source locations: keep them.
+        let opts = InterpOptions { subgroup_size: args.subgroup_size, ..Default::default() };
+        interp::run(&module, &args.entry, args.dispatch, &mut buffers, &opts).map_err(fail)?;
+    } else {
+        let job = Job {
+            file_name: &src.name,
+            source: &src.text,
+            module: &module,
+            entry: &args.entry,
+            dispatch: args.dispatch,
+            subgroup_size: args.subgroup_size,
+            sm: 80,
+            ptx: None,
+        };
+        buffers = executors::run(args.executor, &job, &buffers).map_err(|e| match e {
+            ExecError::Skipped(why) => Failure::Message(format!("{}: {why}", args.executor.name())),
+            ExecError::Failed(why) => Failure::Message(format!("{}: {why}", args.executor.name())),
+        })?;
+    }
     if let Some(dir) = &args.dump {
         dump(dir, &buffers)?;
     }
     let [x, y, z] = args.dispatch;
-    Ok(format!("ran '{}' over {x}x{y}x{z} workgroups\n", args.entry))
+    Ok(format!("ran '{}' over {x}x{y}x{z} workgroups on {}\n", args.entry, args.executor.name()))
 }
 
 /// The entry must exist and be a compute entry point.

@@ -40,6 +40,10 @@ pub struct Args {
     /// PTX target for the PTX executors (80 or 90).
     #[arg(long, default_value_t = 80)]
     pub sm: u32,
+    /// Run this PTX file on the PTX executors instead of the PTX dianran compiles (same entry
+    /// name and parameters): checks edited or third-party PTX against the WGSL's meaning.
+    #[arg(long, value_name = "PTX_FILE")]
+    pub ptx: Option<std::path::PathBuf>,
 }
 
 fn choose_entry(m: &ir::Module, wanted: &Option<String>) -> Result<String, Failure> {
@@ -89,6 +93,13 @@ pub fn execute(args: &Args) -> Result<String, Failure> {
         }
         input.insert((b.group, b.binding), bytes);
     }
+    let ptx_text = match &args.ptx {
+        Some(p) => Some(
+            std::fs::read_to_string(p)
+                .map_err(|e| Failure::Message(format!("cannot read '{}': {e}", p.display())))?,
+        ),
+        None => None,
+    };
     let job = |subgroup_size| Job {
         file_name: &src.name,
         source: &src.text,
@@ -97,6 +108,7 @@ pub fn execute(args: &Args) -> Result<String, Failure> {
         dispatch,
         subgroup_size,
         sm: args.sm,
+        ptx: ptx_text.as_deref(),
     };
     let reference32 = executors::run(Executor::Interp, &job(32), &input)
         .map_err(|e| {

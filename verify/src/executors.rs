@@ -94,6 +94,9 @@ pub struct Job<'a> {
     pub subgroup_size: u32,
     /// PTX target (80 or 90).
     pub sm: u32,
+    /// PTX text to run instead of compiling the module (it must follow the same entry name and
+    /// parameter convention): checks hand-edited or third-party PTX against the WGSL's meaning.
+    pub ptx: Option<&'a str>,
 }
 
 /// Runs `exec` on `input` and returns the buffers afterwards. A panic inside a third-party
@@ -161,7 +164,8 @@ fn run_ptx(
     let PtxParams { buffers: mut params, bindings: keys } = ptx_params(info, input)?;
     let block = info.workgroup_size;
     let runner: &mut PtxRunner<'_> = &mut runner;
-    runner(&compiled.text, &info.ptx_name, &mut params, job.dispatch, block)?;
+    let text = job.ptx.unwrap_or(&compiled.text);
+    runner(text, &info.ptx_name, &mut params, job.dispatch, block)?;
     let mut out = input.clone();
     for (p, key) in params.into_iter().zip(keys) {
         if let Some(k) = key {
@@ -245,6 +249,9 @@ fn run_lavapipe(job: &Job<'_>, wgsl: &str, input: &Buffers) -> Result<Buffers, E
     use dianran_frontend::ir::AddressSpace;
     if !crate::lavapipe::available() {
         return Err(ExecError::Skipped("no Vulkan adapter".into()));
+    }
+    if job.module.types.iter().any(|(_, t)| matches!(t, ir::Type::CoopMatrix { .. })) {
+        return Err(ExecError::Skipped("lavapipe has no cooperative matrices".into()));
     }
     let bindings =
         entry_bindings(job.module, job.entry).map_err(|d| ExecError::Failed(d.message))?;

@@ -110,6 +110,7 @@ fn run_all(
         dispatch,
         subgroup_size: 32,
         sm: 80,
+        ptx: None,
     };
     let reference = match executors::run(Executor::Interp, &job, &input) {
         Ok(b) => b,
@@ -238,5 +239,5 @@ fn gemm_bias_relu_fused() {
     let got = f32s(out(&bufs, 4));
     check_within("C", &got, &want, &tol);
     // Some outputs clamp and some do not, or the test would not show the ReLU.
-    assert!(got.iter().any(|&x| x == 0.0) && got.iter().any(|&x| x > 0.0));
+    assert!(got.contains(&0.0) && got.iter().any(|&x| x > 0.0));
 }

@@ -11,10 +11,31 @@ impl<'m> FnLowerer<'_, 'm> {
     /// Lowers the statements of `block` into the current block. Returns the terminator when
     /// control cannot fall off the end (statements after it are dropped), `None` when it can.
     pub fn stmts(&mut self, block: &'m naga::Block) -> Result<Option<Terminator>, Diagnostic> {
-        for (stmt, span) in block.span_iter() {
+        let stmts: Vec<(&'m Statement, &'m naga::Span)> = block.span_iter().collect();
+        for (i, &(stmt, span)) in stmts.iter().enumerate() {
             let span = Span::from(*span);
             self.stmt_span = span;
             let span = if span.is_unknown() { self.fn_span } else { span };
+            // naga 30 pushes `coopStore(...)` before flushing the `Emit` of its operands (its
+            // WGSL frontend does not flush the emitter for that call), so an operand computed
+            // in the call (`&c[r * s]`, a loaded stride) is emitted right after the store.
+            // Operands are evaluated before the call in WGSL: lower those `Emit`s first.
+            // Only expressions created while parsing the call (handles up to the last operand)
+            // move: the same `Emit` may also hold the next statement's expressions, such as a
+            // load that must see the store.
+            if let Statement::CooperativeStore { target, data } = stmt {
+                let last = target.index().max(data.pointer.index()).max(data.stride.index());
+                for &(next, _) in &stmts[i + 1..] {
+                    let Statement::Emit(ref range) = *next else { break };
+                    for h in range.clone().filter(|h| h.index() <= last) {
+                        let done = self.values.get(h.index()).is_some_and(|v| v.is_some());
+                        if !done && !is_statement_result(&self.fun.expressions[h]) {
+                            let constant = self.kinds.is_const_or_override(h);
+                            self.lower_expr(h, constant)?;
+                        }
+                    }
+                }
+            }
             if let Some(t) = self.stmt(stmt, span)? {
                 return Ok(Some(t));
             }

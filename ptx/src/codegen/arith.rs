@@ -1194,9 +1194,7 @@ impl Lower<'_> {
 
     /// Subgroup operations (SPEC §3): member mask from `activemask`.
     fn subgroup(&mut self, op: &Op, ty: TypeId) -> R<Vec<VRegId>> {
-        use dianran_frontend::ir::{
-            CollectiveOperation as C, GatherMode as G, SubgroupOperation as S,
-        };
+        use dianran_frontend::ir::GatherMode as G;
         let mask = self.f("activemask.b32 {d0}", vec![]);
         match op {
             Op::SubgroupBallot(p) => {
@@ -1245,38 +1243,54 @@ impl Lower<'_> {
             }
             Op::SubgroupCollective { op: sop, kind, arg } => {
                 let s = self.scalar_ty(*arg)?;
-                let x = self.scalar(*arg)?;
-                if matches!(sop, S::All | S::Any) {
-                    if *kind != C::Reduce {
-                        return Err(self.err_unsupported("subgroup scans of booleans"));
-                    }
-                    let n = if *sop == S::All { "all" } else { "any" };
-                    return Ok(vec![self.op1(
-                        RegKind::Pred,
-                        format!("vote.sync.{n}.pred {{d0}}, {{u0}}, {{u1}}"),
-                        vec![x, mask],
-                    )]);
+                // Vectors reduce component by component (`subgroupAdd(vec4<f32>)`).
+                let mut out = Vec::new();
+                for x in self.comps(*arg)? {
+                    out.push(self.collective_component(*sop, *kind, s, x, mask)?);
                 }
                 let _ = ty;
-                if *kind == C::Reduce && s.is_int() && !matches!(sop, S::Mul) {
-                    let (n, t) = match sop {
-                        S::Add => ("add", if s == Scalar::I32 { "s32" } else { "u32" }),
-                        S::Min => ("min", if s == Scalar::I32 { "s32" } else { "u32" }),
-                        S::Max => ("max", if s == Scalar::I32 { "s32" } else { "u32" }),
-                        S::And => ("and", "b32"),
-                        S::Or => ("or", "b32"),
-                        _ => ("xor", "b32"),
-                    };
-                    return Ok(vec![self
-                        .f(&format!("redux.sync.{n}.{t} {{d0}}, {{u0}}, {{u1}}"), vec![x, mask])]);
-                }
-                if s == Scalar::F16 || s == Scalar::Bool {
-                    return Err(self.err_unsupported("subgroup reductions on this type"));
-                }
-                self.collective_shfl(*sop, *kind, s, x, mask).map(|v| vec![v])
+                Ok(out)
             }
             _ => Err(self.err_internal("not a subgroup op")),
         }
+    }
+
+    /// One component of a subgroup reduction or scan.
+    fn collective_component(
+        &mut self,
+        sop: dianran_frontend::ir::SubgroupOperation,
+        kind: dianran_frontend::ir::CollectiveOperation,
+        s: Scalar,
+        x: VRegId,
+        mask: VRegId,
+    ) -> R<VRegId> {
+        use dianran_frontend::ir::{CollectiveOperation as C, SubgroupOperation as S};
+        if matches!(sop, S::All | S::Any) {
+            if kind != C::Reduce {
+                return Err(self.err_unsupported("subgroup scans of booleans"));
+            }
+            let n = if sop == S::All { "all" } else { "any" };
+            return Ok(self.op1(
+                RegKind::Pred,
+                format!("vote.sync.{n}.pred {{d0}}, {{u0}}, {{u1}}"),
+                vec![x, mask],
+            ));
+        }
+        if kind == C::Reduce && s.is_int() && !matches!(sop, S::Mul) {
+            let (n, t) = match sop {
+                S::Add => ("add", if s == Scalar::I32 { "s32" } else { "u32" }),
+                S::Min => ("min", if s == Scalar::I32 { "s32" } else { "u32" }),
+                S::Max => ("max", if s == Scalar::I32 { "s32" } else { "u32" }),
+                S::And => ("and", "b32"),
+                S::Or => ("or", "b32"),
+                _ => ("xor", "b32"),
+            };
+            return Ok(self.f(&format!("redux.sync.{n}.{t} {{d0}}, {{u0}}, {{u1}}"), vec![x, mask]));
+        }
+        if s == Scalar::F16 || s == Scalar::Bool {
+            return Err(self.err_unsupported("subgroup reductions on this type"));
+        }
+        self.collective_shfl(sop, kind, s, x, mask)
     }
 
     fn shfl(
