@@ -750,7 +750,7 @@ pub enum Op {
     WorkgroupUniformLoad(ValueId),
 
     // ---- subgroups ----
-    /// `subgroupBallot([pred])`: vec4<u32> of active lanes (with `pred` true).
+    /// `subgroupBallot([pred])`: `vec4<u32>` of active lanes (with `pred` true).
     SubgroupBallot(Option<ValueId>),
     /// Reductions and scans over active lanes.
     SubgroupCollective {

@@ -1,9 +1,9 @@
 //! Lowering of a validated naga module to the SSA IR in memory form.
 //!
 //! See `docs/architecture.md` ("The lowering's output") for the contract. The pieces:
-//! [`types`] converts naga types, [`consts`] evaluates constant expressions, [`func`] sets a
-//! function up (parameters, locals, the prologue of constants and addresses), [`expr`] and
-//! [`stmt`] lower expressions and statements.
+//! `types` converts naga types, `consts` evaluates constant expressions, `func` sets a
+//! function up (parameters, locals, the prologue of constants and addresses), `expr` and
+//! `stmt` lower expressions and statements.
 
 // `Diagnostic` is the error type the architecture fixes for every stage; errors are cold (one
 // per function at most), so its size does not matter on the `Err` path.

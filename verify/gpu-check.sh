@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# GPU check for a machine with an NVIDIA GPU (SPEC §6 level 4): builds dianran, then for every
+# compute sample JIT-loads our PTX through the CUDA driver (cuModuleLoadData via cudarc), runs
+# it, and compares the buffers with the reference interpreter and the PTX emulator
+# (`dianran verify`). Prints one line per sample and a summary; exits 1 if any executor that
+# ran disagrees. Budget: under 5 minutes on a 16-core machine (about half is the build).
+#
+#   verify/gpu-check.sh            # samples
+#   verify/gpu-check.sh --bench    # also the 4096^3 GEMM TFLOP/s benchmark (needs NVRTC)
+set -uo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$root/target/xdg-runtime}"
+mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
+
+start=$SECONDS
+echo "== build ($(nproc) cores)"
+cargo build --release --bin dianran 2>&1 | tail -n 1 || exit 1
+bin="$root/target/release/dianran"
+command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+
+agree=0; disagree=0; skipped=0; failed_names=()
+for f in tests/samples/*.wgsl tests/realworld/*.wgsl; do
+    grep -q '^// dispatch:' "$f" || continue
+    name="$(basename "$f" .wgsl)"
+    entries=$(grep -o '^// entry: .*' "$f" | sed 's#^// entry: ##')
+    out=$(timeout 60 "$bin" verify "$f" --len 16384 ${entries:+--entry "$entries"} 2>&1)
+    cuda=$(printf '%s\n' "$out" | grep -P '^cuda\t' | head -n 1)
+    emu=$(printf '%s\n' "$out" | grep -P '^emu\t' | head -n 1 | cut -f2)
+    case "$cuda" in
+        *$'\t'agree*) agree=$((agree + 1)); status=agree ;;
+        *$'\t'skipped*) skipped=$((skipped + 1)); status=skipped ;;
+        *) disagree=$((disagree + 1)); status=DISAGREE; failed_names+=("$name") ;;
+    esac
+    printf '%-32s cuda=%-8s emu=%-8s %s\n' "$name" "$status" "${emu:-?}" \
+        "$(printf '%s' "$cuda" | cut -f3 | cut -c1-120)"
+done
+echo "== samples: $agree agree, $disagree disagree, $skipped skipped ($((SECONDS - start)) s)"
+[ "${#failed_names[@]}" -gt 0 ] && echo "disagree: ${failed_names[*]}"
+
+if [ "${1:-}" = "--bench" ]; then
+    echo "== GEMM benchmark"
+    tools/setup.sh >/dev/null 2>&1 || true
+    timeout 240 cargo bench -p dianran-benches --bench gemm_device 2>&1 | tail -n 30
+fi
+echo "== done in $((SECONDS - start)) s"
+[ "$disagree" -eq 0 ]
