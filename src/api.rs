@@ -25,8 +25,8 @@ pub struct Options {
     /// PTX target architecture: 80 (`sm_80`) or 90 (`sm_90`); values between round down.
     pub sm: u32,
     /// Allow TF32 tensor-core math for `f32` cooperative-matrix multiplies (the CLI's
-    /// `--tf32`). The PTX code generator does not compile cooperative matrices yet, so today
-    /// this changes nothing in any module that compiles.
+    /// `--tf32`). Not implemented yet: an `f32 x f32` 16x16 cooperative product is a PTX
+    /// diagnostic with or without this flag (f16 products and all 8x8 products compile).
     pub tf32: bool,
     /// Write `enable subgroups;` in the WGSL output when the source had it (Tint and Chrome
     /// want it; naga 30 and wgpu reject it). Subgroup builtins are printed either way.
@@ -111,8 +111,8 @@ type PtxTable = (String, Vec<(String, PtxFacts)>);
 /// the PTX name, the buffer parameters as (name, group, binding) and the sizes flag. Any
 /// per-entry diagnostic fails the whole target.
 fn compile_ptx(m: &ir::Module, opts: &Options) -> Result<PtxTable, Vec<Diagnostic>> {
-    // `tf32` has no counterpart in the code generator's options yet (no cooperative
-    // matrices); pass it on here once it does.
+    // `tf32` has no counterpart in the code generator's options yet (f32 x f32 products
+    // are a diagnostic there); pass it on here once it does.
     let out =
         dianran_ptx::codegen::compile_module(m, &dianran_ptx::codegen::Options { sm: opts.sm });
     if !out.diagnostics.is_empty() {

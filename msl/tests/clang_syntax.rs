@@ -83,11 +83,14 @@ fn write_stub(dir: &Path) -> std::io::Result<()> {
     )
 }
 
+/// The samples and the third-party kernels in `tests/realworld/`.
 fn samples() -> Vec<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/samples");
-    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
-        .unwrap_or_default();
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut v: Vec<PathBuf> = ["tests/samples", "tests/realworld"]
+        .iter()
+        .filter_map(|d| std::fs::read_dir(root.join(d)).ok())
+        .flat_map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect::<Vec<_>>())
+        .collect();
     v.retain(|p| p.extension().is_some_and(|e| e == "wgsl"));
     v.sort();
     v
@@ -153,6 +156,9 @@ fn printed_msl_of_every_sample_passes_clang_syntax_check() {
             match dianran_frontend::compile(&path.display().to_string(), &src, &Default::default())
             {
                 Ok(m) => m,
+                // The frontend's own tests cover inputs it rejects (one real-world kernel is
+                // invalid WGSL as published).
+                Err(_) if path.parent().is_some_and(|p| p.ends_with("realworld")) => continue,
                 Err(d) => {
                     failures.push(format!("{name}: frontend error\n{d}"));
                     continue;
