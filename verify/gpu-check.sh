@@ -20,23 +20,33 @@ cargo build --release --bin dianran 2>&1 | tail -n 1 || exit 1
 bin="$root/target/release/dianran"
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 
-agree=0; disagree=0; skipped=0; failed_names=()
+agree=0; disagree=0; skipped=0; rejected=0; failed_names=()
 for f in tests/samples/*.wgsl tests/realworld/*.wgsl; do
     grep -q '^// dispatch:' "$f" || continue
     name="$(basename "$f" .wgsl)"
-    entries=$(grep -o '^// entry: .*' "$f" | sed 's#^// entry: ##')
-    out=$(timeout 60 "$bin" verify "$f" --len 16384 ${entries:+--entry "$entries"} 2>&1)
-    cuda=$(printf '%s\n' "$out" | grep -P '^cuda\t' | head -n 1)
-    emu=$(printf '%s\n' "$out" | grep -P '^emu\t' | head -n 1 | cut -f2)
-    case "$cuda" in
-        *$'\t'agree*) agree=$((agree + 1)); status=agree ;;
-        *$'\t'skipped*) skipped=$((skipped + 1)); status=skipped ;;
-        *) disagree=$((disagree + 1)); status=DISAGREE; failed_names+=("$name") ;;
-    esac
-    printf '%-32s cuda=%-8s emu=%-8s %s\n' "$name" "$status" "${emu:-?}" \
-        "$(printf '%s' "$cuda" | cut -f3 | cut -c1-120)"
+    if ! table=$("$bin" check "$f" 2>/dev/null); then
+        rejected=$((rejected + 1))
+        printf '%-40s rejected by the frontend (see dianran check)\n' "$name"
+        continue
+    fi
+    for entry in $(printf '%s\n' "$table" | awk -F'\t' '$2 == "compute" { print $1 }'); do
+        out=$(timeout 60 "$bin" verify "$f" --len 16384 --entry "$entry" 2>&1)
+        cuda=$(printf '%s\n' "$out" | grep -P '^cuda\t' | head -n 1)
+        emu=$(printf '%s\n' "$out" | grep -P '^emu\t' | head -n 1 | cut -f2)
+        case "$cuda" in
+            *$'\t'agree*) agree=$((agree + 1)); status=agree ;;
+            *$'\t'skipped*) skipped=$((skipped + 1)); status=skipped ;;
+            "")
+                # No executor ran: the reference failed on the random input.
+                rejected=$((rejected + 1)); status=not-run
+                cuda="-	-	$(printf '%s\n' "$out" | head -n 1)" ;;
+            *) disagree=$((disagree + 1)); status=DISAGREE; failed_names+=("$name/$entry") ;;
+        esac
+        printf '%-40s cuda=%-8s emu=%-8s %s\n' "$name/$entry" "$status" "${emu:-?}" \
+            "$(printf '%s' "$cuda" | cut -f3- | cut -c1-120)"
+    done
 done
-echo "== samples: $agree agree, $disagree disagree, $skipped skipped ($((SECONDS - start)) s)"
+echo "== samples: $agree agree, $disagree disagree, $skipped skipped, $rejected not run ($((SECONDS - start)) s)"
 [ "${#failed_names[@]}" -gt 0 ] && echo "disagree: ${failed_names[*]}"
 
 if [ "${1:-}" = "--bench" ]; then
