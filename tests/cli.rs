@@ -284,8 +284,9 @@ fn verify_catches_wrong_ptx() {
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stdout).contains("emu\tDISAGREE"), "{}", text(&out.stdout));
 
-    // Swap the two sources of the first integer subtraction.
-    let looped = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/samples/loop_continuing.wgsl");
+    // Swap the two sources of the first integer subtraction (straight-line arithmetic, so the
+    // wrong PTX still terminates).
+    let looped = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/samples/int_arith.wgsl");
     let ptx = ptx_of(looped);
     let mut swapped = String::new();
     let mut done = false;
@@ -303,10 +304,10 @@ fn verify_catches_wrong_ptx() {
         swapped.push_str(line);
         swapped.push('\n');
     }
-    assert!(done, "loop_continuing's PTX has an integer subtraction to swap");
+    assert!(done, "int_arith's PTX has an integer subtraction to swap");
     let bad = dir.join("swapped.ptx");
     std::fs::write(&bad, &swapped).expect("writable");
-    let out = dianran(&["verify", looped, "--ptx", &bad.display().to_string()]);
+    let out = dianran(&["verify", looped, "--len", "4096", "--ptx", &bad.display().to_string()]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
     assert!(text(&out.stdout).contains("emu\tDISAGREE"), "{}", text(&out.stdout));
 }

@@ -61,6 +61,11 @@ impl Executor {
     }
 }
 
+/// The emulator's budget here: 2^24 warp instructions (about ten seconds of emulation on a
+/// slow machine; every sample needs far fewer). A wrong PTX that never leaves a loop must end
+/// as a disagreement rather than hang.
+const EMU_OPTIONS: crate::emu::EmuOptions = crate::emu::EmuOptions { max_steps: 1 << 24 };
+
 /// Why an executor produced no buffers.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ExecError {
@@ -127,7 +132,7 @@ fn run_unguarded(exec: Executor, job: &Job<'_>, input: &Buffers) -> Result<Buffe
             Ok(bufs)
         }
         Executor::Emu => run_ptx(job, input, |ptx, name, params, grid, block| {
-            crate::emu::run(ptx, name, params, grid, block, &Default::default())
+            crate::emu::run(ptx, name, params, grid, block, &EMU_OPTIONS)
                 .map_err(|e| ExecError::Failed(e.to_string()))
         }),
         Executor::Cuda => run_cuda(job, input),
