@@ -1,7 +1,7 @@
 //! Real-world WGSL compute kernels the team did not write (`tests/realworld/`, each file's
 //! header names its repository, path, commit and license) through every stage: the frontend,
 //! the WGSL printer (re-validated by naga), the MSL printer, PTX code generation (assembled by
-//! `ptxas` for sm_80 when available), and executor agreement on seeded inputs: the PTX
+//! `ptxas` for sm_80 and sm_90 when available), and executor agreement on seeded inputs: the PTX
 //! emulator, lavapipe running the input WGSL and lavapipe running the printed WGSL are each
 //! compared with the reference interpreter, as in `verify/tests/agreement.rs`.
 //!
@@ -213,9 +213,19 @@ fn check_outputs(k: &Kernel, m: &ir::Module, out: &mut Outcome, ptxas: bool) {
                 out.fail(&key, "ptx", &d.message);
             }
             if ptxas && !ptx.entries.is_empty() {
-                match dianran::verify::ptxas::check(&ptx.text, 80) {
-                    Ok(_) => out.report.push(format!("{}: ptxas sm_80 accepts the PTX", k.name)),
-                    Err(e) => out.fail(&k.name, "ptxas", e.to_string()),
+                for sm in [80, 90] {
+                    let text = if sm == 80 {
+                        ptx.text.clone()
+                    } else {
+                        let opts = dianran::ptx::codegen::Options { sm, ..Default::default() };
+                        dianran::ptx::codegen::compile_module(m, &opts).text
+                    };
+                    match dianran::verify::ptxas::check(&text, sm) {
+                        Ok(_) => {
+                            out.report.push(format!("{}: ptxas sm_{sm} accepts the PTX", k.name))
+                        }
+                        Err(e) => out.fail(&k.name, "ptxas", format!("sm_{sm}: {e}")),
+                    }
                 }
             }
         }
