@@ -11,6 +11,7 @@ pub mod lower;
 pub mod names;
 pub mod parse;
 pub mod passes;
+pub mod printer;
 pub mod source;
 pub mod text;
 pub mod verifier;

@@ -14,40 +14,18 @@ use dianran_frontend::ir::{
     self, AddressSpace, Block, CollectiveOperation, FuncId, Function, GatherMode, Inst, IoBinding,
     Op, SampleLevel, Scalar, Stage, SubgroupOperation, Terminator, Type, TypeId, ValueId,
 };
-use dianran_frontend::names::{escape, Namer};
+use dianran_frontend::names::escape;
+use dianran_frontend::printer::{is_trivial, Body, Ctx, Target};
 use dianran_frontend::Diagnostic;
-use std::collections::HashMap;
 use std::fmt::Write;
 
 type Res<T> = Result<T, Box<Diagnostic>>;
 
-#[derive(Clone)]
-enum Ctx {
-    Body,
-    Arm(Vec<String>),
-    Loop(Vec<String>),
-}
-
-#[derive(Clone)]
-enum Target {
-    Loop(Vec<String>),
-    Switch(Vec<String>),
-}
-
 struct FnWriter<'a, 'w> {
     w: &'w Writer<'a>,
-    f: &'a Function,
     fname: String,
-    namer: Namer,
-    names: HashMap<ValueId, String>,
-    defs: HashMap<ValueId, &'a Op>,
-    params: HashMap<ValueId, String>,
-    locals: Vec<String>,
-    targets: Vec<Target>,
-    /// `let` names that hold an unchanged copy of a loop state var.
-    copy_of: HashMap<String, String>,
+    b: Body<'a>,
     out_struct: Option<(String, TypeId)>,
-    out: String,
     loop_counter: u32,
 }
 
@@ -62,20 +40,11 @@ pub(crate) fn write_function(
 ) -> Res<(Option<String>, String)> {
     let mut fw = FnWriter {
         w,
-        f,
         fname: f.name.clone(),
-        namer: w.names.namer.clone(),
-        names: HashMap::new(),
-        defs: HashMap::new(),
-        params: HashMap::new(),
-        locals: Vec::new(),
-        targets: Vec::new(),
-        copy_of: HashMap::new(),
+        b: Body::new(f, w.names.namer.clone()),
         out_struct: None,
-        out: String::new(),
         loop_counter: 0,
     };
-    collect_defs(&f.body, &mut fw.defs);
     let name = w.fn_name(id);
     let uses: Vec<ir::GlobalId> =
         w.uses.get(id.index()).map(|s| s.iter().copied().collect()).unwrap_or_default();
@@ -85,10 +54,10 @@ pub(crate) fn write_function(
         None => {
             let mut params = Vec::new();
             for p in &f.params {
-                let pname = fw.namer.name(&p.name);
+                let pname = fw.b.namer.name(&p.name);
                 params.push(fw.param_decl(f.ty(p.value), &pname));
-                fw.params.insert(p.value, pname.clone());
-                fw.names.insert(p.value, pname);
+                fw.b.params.insert(p.value, pname.clone());
+                fw.b.names.insert(p.value, pname);
             }
             for g in &uses {
                 if let Some(decl) = w.global_param(*g) {
@@ -140,7 +109,7 @@ pub(crate) fn write_function(
             let mut stage_in = Vec::new();
             let mut local_index: Option<String> = None;
             for p in &f.params {
-                let pname = fw.namer.name(&p.name);
+                let pname = fw.b.namer.name(&p.name);
                 let pty = f.ty(p.value);
                 match &p.binding {
                     Some(IoBinding::BuiltIn(b)) => {
@@ -167,7 +136,7 @@ pub(crate) fn write_function(
                         };
                         let mut parts = Vec::new();
                         for mem in members {
-                            let mname = fw.namer.name(&format!("{}_{}", p.name, mem.name));
+                            let mname = fw.b.namer.name(&format!("{}_{}", p.name, mem.name));
                             match &mem.binding {
                                 Some(IoBinding::BuiltIn(b)) => {
                                     let attr =
@@ -204,12 +173,12 @@ pub(crate) fn write_function(
                         );
                     }
                 }
-                fw.params.insert(p.value, pname.clone());
-                fw.names.insert(p.value, pname);
+                fw.b.params.insert(p.value, pname.clone());
+                fw.b.names.insert(p.value, pname);
             }
             let mut structs = String::new();
             if !stage_in.is_empty() {
-                let in_name = fw.namer.name(&format!("{name}_Input"));
+                let in_name = fw.b.namer.name(&format!("{name}_Input"));
                 let _ = writeln!(structs, "struct {in_name} {{\n{}\n}};\n", stage_in.join("\n"));
                 params.insert(0, format!("{in_name} _in [[stage_in]]"));
             }
@@ -222,7 +191,7 @@ pub(crate) fn write_function(
                 let li = match local_index {
                     Some(l) => l,
                     None => {
-                        let l = fw.namer.name("_local_index");
+                        let l = fw.b.namer.name("_local_index");
                         params.push(format!("uint {l} [[thread_index_in_threadgroup]]"));
                         l
                     }
@@ -238,7 +207,7 @@ pub(crate) fn write_function(
             let ret = match (&f.result, e.stage) {
                 (None, _) => "void".to_string(),
                 (Some(r), _) => {
-                    let out_name = fw.namer.name(&format!("{name}_Output"));
+                    let out_name = fw.b.namer.name(&format!("{name}_Output"));
                     let mut fields = Vec::new();
                     match (&r.binding, w.m.types.get(r.ty)) {
                         (Some(b), _) => fields.push(fw.out_field(b, r.ty, "value", e.stage)?),
@@ -268,28 +237,17 @@ pub(crate) fn write_function(
             (None, sig)
         }
     };
-    fw.out.push_str(&header);
-    fw.out.push_str(" {\n");
-    fw.out.push_str(&prologue);
+    fw.b.out.push_str(&header);
+    fw.b.out.push_str(" {\n");
+    fw.b.out.push_str(&prologue);
     for l in &f.locals {
-        let lname = fw.namer.name(&l.name);
-        let _ = writeln!(fw.out, "    {} {lname} = {{}};", w.ty(l.ty));
-        fw.locals.push(lname);
+        let lname = fw.b.namer.name(&l.name);
+        let _ = writeln!(fw.b.out, "    {} {lname} = {{}};", w.ty(l.ty));
+        fw.b.locals.push(lname);
     }
     fw.block(&f.body, 1, &Ctx::Body)?;
-    fw.out.push_str("}\n");
-    Ok((proto, fw.out))
-}
-
-fn collect_defs<'a>(b: &'a Block, defs: &mut HashMap<ValueId, &'a Op>) {
-    for inst in &b.insts {
-        if let Some(r) = inst.result {
-            defs.insert(r, &inst.op);
-        }
-        for nested in inst.op.blocks() {
-            collect_defs(nested, defs);
-        }
-    }
+    fw.b.out.push_str("}\n");
+    Ok((proto, fw.b.out))
 }
 
 impl FnWriter<'_, '_> {
@@ -302,7 +260,7 @@ impl FnWriter<'_, '_> {
             IoBinding::BuiltIn(bi) => match builtin_attr(*bi, stage, true) {
                 Some(a) => format!("[[{a}]]"),
                 None => {
-                    return Err(self.err(&format!("the builtin {bi:?} as an output"), self.f.span))
+                    return Err(self.err(&format!("the builtin {bi:?} as an output"), self.b.f.span))
                 }
             },
             loc => location_attr(loc, stage, true),
@@ -331,51 +289,26 @@ impl FnWriter<'_, '_> {
         }
     }
 
-    fn line(&mut self, depth: usize, text: &str) {
-        for _ in 0..depth {
-            self.out.push_str("    ");
-        }
-        self.out.push_str(text);
-        self.out.push('\n');
-    }
-
-    fn ty_of(&self, v: ValueId) -> TypeId {
-        self.f.ty(v)
-    }
-
-    fn new_name(&mut self, v: ValueId) -> String {
-        let hint = self.f.values.get(v.index()).and_then(|d| d.name.clone());
-        let name = match hint {
-            Some(h) => self.namer.name(&h),
-            None => self.namer.name(&format!("v{}", v.0)),
-        };
-        self.names.insert(v, name.clone());
-        name
-    }
-
     fn is_pointer(&self, v: ValueId) -> bool {
-        matches!(self.w.m.types.get(self.ty_of(v)), Type::Pointer { .. })
+        self.b.pointer(&self.w.m.types, v).is_some()
     }
 
     fn pointee(&self, v: ValueId) -> Option<TypeId> {
-        match self.w.m.types.get(self.ty_of(v)) {
-            Type::Pointer { base, .. } => Some(*base),
-            _ => None,
-        }
+        self.b.pointer(&self.w.m.types, v).map(|(base, _)| base)
     }
 
     fn val(&self, v: ValueId) -> String {
-        match self.defs.get(&v) {
+        match self.b.defs.get(&v) {
             Some(Op::Const(c)) => return self.w.constant(c),
             Some(Op::GlobalAddr(g)) if !self.is_pointer(v) => {
                 return self.w.names.globals.get(g.index()).cloned().unwrap_or_default()
             }
             _ => {}
         }
-        if self.is_pointer(v) && !self.params.contains_key(&v) {
+        if self.is_pointer(v) && !self.b.params.contains_key(&v) {
             return self.place(v);
         }
-        self.names.get(&v).cloned().unwrap_or_else(|| format!("v{}", v.0))
+        self.b.names.get(&v).cloned().unwrap_or_else(|| format!("v{}", v.0))
     }
 
     fn vals(&self, vs: &[ValueId]) -> String {
@@ -384,14 +317,14 @@ impl FnWriter<'_, '_> {
 
     /// The lvalue a pointer denotes.
     fn place(&self, p: ValueId) -> String {
-        if let Some(name) = self.params.get(&p) {
+        if let Some(name) = self.b.params.get(&p) {
             return name.clone();
         }
-        match self.defs.get(&p) {
+        match self.b.defs.get(&p) {
             Some(Op::GlobalAddr(g)) => {
                 self.w.names.globals.get(g.index()).cloned().unwrap_or_default()
             }
-            Some(Op::LocalAddr(l)) => self.locals.get(l.index()).cloned().unwrap_or_default(),
+            Some(Op::LocalAddr(l)) => self.b.locals.get(l.index()).cloned().unwrap_or_default(),
             Some(Op::AccessIndex(base, i)) => {
                 let b = self.place(*base);
                 let bt = self.pointee(*base);
@@ -410,13 +343,13 @@ impl FnWriter<'_, '_> {
                 }
             }
             Some(Op::Access(base, i)) => format!("{}[{}]", self.place(*base), self.val(*i)),
-            _ => self.names.get(&p).cloned().unwrap_or_default(),
+            _ => self.b.names.get(&p).cloned().unwrap_or_default(),
         }
     }
 
     /// Whether pointer `p` denotes a struct member printed as a packed vector.
     fn is_packed_place(&self, p: ValueId) -> bool {
-        if let Some(Op::AccessIndex(base, i)) = self.defs.get(&p) {
+        if let Some(Op::AccessIndex(base, i)) = self.b.defs.get(&p) {
             if let Some(t) = self.pointee(*base) {
                 return self.w.packed.contains(&(t, *i));
             }
@@ -424,22 +357,17 @@ impl FnWriter<'_, '_> {
         false
     }
 
+    /// Assigns the printed `args` to `targets` (see [`Body::assign`]).
+    fn assign(&mut self, depth: usize, targets: &[String], args: &[ValueId]) {
+        let values: Vec<String> = args.iter().map(|a| self.val(*a)).collect();
+        self.b.assign(depth, targets, &values);
+    }
+
     fn block(&mut self, b: &Block, depth: usize, ctx: &Ctx) -> Res<()> {
         for inst in &b.insts {
             self.inst(inst, depth)?;
         }
         self.terminator(&b.term, depth, ctx)
-    }
-
-    fn assign(&mut self, depth: usize, targets: &[String], args: &[ValueId]) {
-        for (t, a) in targets.iter().zip(args) {
-            let value = self.val(*a);
-            if self.copy_of.get(&value) == Some(t) {
-                continue; // the state var still holds this value
-            }
-            let text = format!("{t} = {value};");
-            self.line(depth, &text);
-        }
     }
 
     fn terminator(&mut self, t: &Terminator, depth: usize, ctx: &Ctx) -> Res<()> {
@@ -453,31 +381,20 @@ impl FnWriter<'_, '_> {
                 Ctx::Body => {}
             },
             Terminator::Break(args) => {
-                let vars = match self.targets.last() {
-                    Some(Target::Loop(v)) | Some(Target::Switch(v)) => v.clone(),
-                    None => Vec::new(),
-                };
+                let vars = self.b.break_vars();
                 self.assign(depth, &vars, args);
-                self.line(depth, "break;");
+                self.b.line(depth, "break;");
             }
             Terminator::Continue(args) => {
-                let vars = self
-                    .targets
-                    .iter()
-                    .rev()
-                    .find_map(|t| match t {
-                        Target::Loop(v) => Some(v.clone()),
-                        Target::Switch(_) => None,
-                    })
-                    .unwrap_or_default();
+                let vars = self.b.continue_vars();
                 self.assign(depth, &vars, args);
-                self.line(depth, "continue;");
+                self.b.line(depth, "continue;");
             }
             Terminator::Return(Some(v)) => {
                 let text = match &self.out_struct {
                     Some((name, ty)) => match self.w.m.types.get(*ty) {
                         Type::Struct { members, .. }
-                            if self.f.result.as_ref().is_some_and(|r| r.binding.is_none()) =>
+                            if self.b.f.result.as_ref().is_some_and(|r| r.binding.is_none()) =>
                         {
                             let val = self.val(*v);
                             let parts: Vec<String> = members
@@ -490,14 +407,14 @@ impl FnWriter<'_, '_> {
                     },
                     None => format!("return {};", self.val(*v)),
                 };
-                self.line(depth, &text);
+                self.b.line(depth, &text);
             }
             Terminator::Return(None) => {
                 if depth != 1 {
-                    self.line(depth, "return;");
+                    self.b.line(depth, "return;");
                 }
             }
-            Terminator::Discard => self.line(depth, "discard_fragment();"),
+            Terminator::Discard => self.b.line(depth, "discard_fragment();"),
         }
         Ok(())
     }
@@ -505,9 +422,9 @@ impl FnWriter<'_, '_> {
     fn declare_vars(&mut self, depth: usize, results: &[ValueId]) -> Vec<String> {
         let mut names = Vec::new();
         for r in results {
-            let name = self.new_name(*r);
-            let text = format!("{} {name};", self.w.ty(self.ty_of(*r)));
-            self.line(depth, &text);
+            let name = self.b.new_name(*r);
+            let text = format!("{} {name};", self.w.ty(self.b.ty(*r)));
+            self.b.line(depth, &text);
             names.push(name);
         }
         names
@@ -540,21 +457,21 @@ impl FnWriter<'_, '_> {
                 } else {
                     format!("{} = {};", self.place(*ptr), self.val(*value))
                 };
-                self.line(depth, &text);
+                self.b.line(depth, &text);
                 return Ok(());
             }
             Op::Barrier(flags) => {
                 if flags.contains(naga::Barrier::WORK_GROUP) {
-                    self.line(depth, "threadgroup_barrier(mem_flags::mem_threadgroup);");
+                    self.b.line(depth, "threadgroup_barrier(mem_flags::mem_threadgroup);");
                 }
                 if flags.contains(naga::Barrier::STORAGE) {
-                    self.line(depth, "threadgroup_barrier(mem_flags::mem_device);");
+                    self.b.line(depth, "threadgroup_barrier(mem_flags::mem_device);");
                 }
                 if flags.contains(naga::Barrier::SUB_GROUP) {
-                    self.line(depth, "simdgroup_barrier(mem_flags::mem_threadgroup);");
+                    self.b.line(depth, "simdgroup_barrier(mem_flags::mem_threadgroup);");
                 }
                 if flags.contains(naga::Barrier::TEXTURE) {
-                    self.line(depth, "threadgroup_barrier(mem_flags::mem_texture);");
+                    self.b.line(depth, "threadgroup_barrier(mem_flags::mem_texture);");
                 }
                 return Ok(());
             }
@@ -564,15 +481,15 @@ impl FnWriter<'_, '_> {
                     args.push(format!("uint({})", self.val(*a)));
                 }
                 let text = format!("{}.write({});", self.val(*image), args.join(", "));
-                self.line(depth, &text);
+                self.b.line(depth, &text);
                 return Ok(());
             }
             Op::CoopLoad { ptr, stride, row_major } => {
                 let Some(r) = inst.result else { return Ok(()) };
-                let name = self.new_name(r);
-                let (tiles, _) = self.coop_shape(self.ty_of(r), span)?;
-                let ty = self.w.ty(self.ty_of(r));
-                self.line(depth, &format!("{ty} {name};"));
+                let name = self.b.new_name(r);
+                let (tiles, _) = self.coop_shape(self.b.ty(r), span)?;
+                let ty = self.w.ty(self.b.ty(r));
+                self.b.line(depth, &format!("{ty} {name};"));
                 let (base, s) = (format!("&{}", self.place(*ptr)), self.val(*stride));
                 for (i, j, off) in coop_tiles(tiles, *row_major, &s) {
                     let dst = if tiles == 1 { name.clone() } else { format!("{name}.t[{i}][{j}]") };
@@ -580,12 +497,12 @@ impl FnWriter<'_, '_> {
                         "simdgroup_load({dst}, {base} + {off}, ulong({s}), ulong2(0), {});",
                         !row_major
                     );
-                    self.line(depth, &text);
+                    self.b.line(depth, &text);
                 }
                 return Ok(());
             }
             Op::CoopStore { value, ptr, stride, row_major } => {
-                let (tiles, _) = self.coop_shape(self.ty_of(*value), span)?;
+                let (tiles, _) = self.coop_shape(self.b.ty(*value), span)?;
                 let (m, base, s) =
                     (self.val(*value), format!("&{}", self.place(*ptr)), self.val(*stride));
                 for (i, j, off) in coop_tiles(tiles, *row_major, &s) {
@@ -594,19 +511,19 @@ impl FnWriter<'_, '_> {
                         "simdgroup_store({src}, {base} + {off}, ulong({s}), ulong2(0), {});",
                         !row_major
                     );
-                    self.line(depth, &text);
+                    self.b.line(depth, &text);
                 }
                 return Ok(());
             }
             Op::CoopMultiplyAdd(a, b, c) => {
                 let Some(r) = inst.result else { return Ok(()) };
-                let name = self.new_name(r);
-                let (tiles, _) = self.coop_shape(self.ty_of(r), span)?;
-                let ty = self.w.ty(self.ty_of(r));
-                self.line(depth, &format!("{ty} {name};"));
+                let name = self.b.new_name(r);
+                let (tiles, _) = self.coop_shape(self.b.ty(r), span)?;
+                let ty = self.w.ty(self.b.ty(r));
+                self.b.line(depth, &format!("{ty} {name};"));
                 let (a, b, c) = (self.val(*a), self.val(*b), self.val(*c));
                 if tiles == 1 {
-                    self.line(
+                    self.b.line(
                         depth,
                         &format!("simdgroup_multiply_accumulate({name}, {a}, {b}, {c});"),
                     );
@@ -614,10 +531,10 @@ impl FnWriter<'_, '_> {
                     // D(i,j) = A(i,0)·B(0,j) + C(i,j), then += A(i,1)·B(1,j).
                     for i in 0..2 {
                         for j in 0..2 {
-                            self.line(depth, &format!(
+                            self.b.line(depth, &format!(
                                 "simdgroup_multiply_accumulate({name}.t[{i}][{j}], {a}.t[{i}][0], {b}.t[0][{j}], {c}.t[{i}][{j}]);"
                             ));
-                            self.line(depth, &format!(
+                            self.b.line(depth, &format!(
                                 "simdgroup_multiply_accumulate({name}.t[{i}][{j}], {a}.t[{i}][1], {b}.t[1][{j}], {name}.t[{i}][{j}]);"
                             ));
                         }
@@ -626,109 +543,106 @@ impl FnWriter<'_, '_> {
                 return Ok(());
             }
             Op::WorkgroupUniformLoad(p) => {
-                self.line(depth, "threadgroup_barrier(mem_flags::mem_threadgroup);");
+                self.b.line(depth, "threadgroup_barrier(mem_flags::mem_threadgroup);");
                 if let Some(r) = inst.result {
-                    let name = self.new_name(r);
+                    let name = self.b.new_name(r);
                     let text = format!("const auto {name} = {};", self.place(*p));
-                    self.line(depth, &text);
+                    self.b.line(depth, &text);
                 }
-                self.line(depth, "threadgroup_barrier(mem_flags::mem_threadgroup);");
+                self.b.line(depth, "threadgroup_barrier(mem_flags::mem_threadgroup);");
                 return Ok(());
             }
             Op::AtomicCompareExchange { ptr, compare, value } => {
                 let Some(r) = inst.result else { return Ok(()) };
-                let name = self.new_name(r);
+                let name = self.b.new_name(r);
                 let old = format!("{name}_old");
                 let text = format!("auto {old} = {};", self.val(*compare));
-                self.line(depth, &text);
+                self.b.line(depth, &text);
                 let text = format!(
                     "bool {name}_ok = atomic_compare_exchange_weak_explicit(&{}, &{old}, {}, memory_order_relaxed, memory_order_relaxed);",
                     self.place(*ptr),
                     self.val(*value)
                 );
-                self.line(depth, &text);
+                self.b.line(depth, &text);
                 let text =
-                    format!("const {} {name} = {{{old}, {name}_ok}};", self.w.ty(self.ty_of(r)));
-                self.line(depth, &text);
+                    format!("const {} {name} = {{{old}, {name}_ok}};", self.w.ty(self.b.ty(r)));
+                self.b.line(depth, &text);
                 return Ok(());
             }
             Op::Insert { base, index, value } => {
                 let Some(r) = inst.result else { return Ok(()) };
-                let name = self.new_name(r);
-                let member = self.member_text(self.ty_of(*base), *index);
+                let name = self.b.new_name(r);
+                let member = self.member_text(self.b.ty(*base), *index);
                 let text = format!("auto {name} = {};", self.val(*base));
-                self.line(depth, &text);
+                self.b.line(depth, &text);
                 let text = format!("{name}{member} = {};", self.val(*value));
-                self.line(depth, &text);
+                self.b.line(depth, &text);
                 return Ok(());
             }
             Op::InsertDyn { base, index, value } => {
                 let Some(r) = inst.result else { return Ok(()) };
-                let name = self.new_name(r);
+                let name = self.b.new_name(r);
                 let text = format!("auto {name} = {};", self.val(*base));
-                self.line(depth, &text);
+                self.b.line(depth, &text);
                 let text = format!("{name}[{}] = {};", self.val(*index), self.val(*value));
-                self.line(depth, &text);
+                self.b.line(depth, &text);
                 return Ok(());
             }
             Op::If { cond, then_, else_, results } => {
                 let vars = self.declare_vars(depth, results);
                 let ctx = Ctx::Arm(vars);
-                let trivial = |b: &Block| {
-                    b.insts.is_empty() && matches!(&b.term, Terminator::Yield(a) if a.is_empty())
-                };
-                if trivial(then_) && !trivial(else_) {
+                if is_trivial(then_) && !is_trivial(else_) {
                     let text = format!("if (!({})) {{", self.val(*cond));
-                    self.line(depth, &text);
+                    self.b.line(depth, &text);
                     self.block(else_, depth + 1, &ctx)?;
-                    self.line(depth, "}");
+                    self.b.line(depth, "}");
                     return Ok(());
                 }
                 let text = format!("if ({}) {{", self.val(*cond));
-                self.line(depth, &text);
+                self.b.line(depth, &text);
                 self.block(then_, depth + 1, &ctx)?;
-                if !trivial(else_) {
-                    self.line(depth, "} else {");
+                if !is_trivial(else_) {
+                    self.b.line(depth, "} else {");
                     self.block(else_, depth + 1, &ctx)?;
                 }
-                self.line(depth, "}");
+                self.b.line(depth, "}");
                 return Ok(());
             }
             Op::Switch { selector, cases, results } => {
                 let vars = self.declare_vars(depth, results);
-                let unsigned = self.w.m.types.scalar_of(self.ty_of(*selector)) == Some(Scalar::U32);
+                let unsigned = self.w.m.types.scalar_of(self.b.ty(*selector)) == Some(Scalar::U32);
                 let text = format!("switch ({}) {{", self.val(*selector));
-                self.line(depth, &text);
-                self.targets.push(Target::Switch(vars.clone()));
+                self.b.line(depth, &text);
+                self.b.targets.push(Target::Switch(vars.clone()));
                 let ctx = Ctx::Arm(vars);
                 for case in cases {
                     for v in &case.values {
                         let t = if unsigned { format!("case {v}u:") } else { format!("case {v}:") };
-                        self.line(depth + 1, &t);
+                        self.b.line(depth + 1, &t);
                     }
                     if case.default {
-                        self.line(depth + 1, "default:");
+                        self.b.line(depth + 1, "default:");
                     }
-                    self.line(depth + 1, "{");
+                    self.b.line(depth + 1, "{");
                     self.block(&case.body, depth + 2, &ctx)?;
-                    self.line(depth + 2, "break;");
-                    self.line(depth + 1, "}");
+                    self.b.line(depth + 2, "break;");
+                    self.b.line(depth + 1, "}");
                 }
-                self.targets.pop();
-                self.line(depth, "}");
+                self.b.targets.pop();
+                self.b.line(depth, "}");
                 return Ok(());
             }
             Op::Loop { init, body, continuing, break_if, results } => {
                 let mut state = Vec::new();
                 for (i, v) in init.iter().enumerate() {
                     let hint = body.params.get(i).copied().unwrap_or(*v);
-                    let name = self.new_name(hint);
-                    let text = format!("{} {name} = {};", self.w.ty(self.ty_of(*v)), self.val(*v));
-                    self.line(depth, &text);
+                    let name = self.b.new_name(hint);
+                    let text = format!("{} {name} = {};", self.w.ty(self.b.ty(*v)), self.val(*v));
+                    self.b.line(depth, &text);
                     state.push(name);
                 }
                 for (r, s) in results.iter().zip(&state) {
-                    self.names.insert(*r, s.clone());
+                    self.b.names.insert(*r, s.clone());
                 }
                 let has_continuing = !continuing.insts.is_empty()
                     || break_if.is_some()
@@ -737,33 +651,33 @@ impl FnWriter<'_, '_> {
                 let init_flag = format!("loop_init_{}", self.loop_counter);
                 self.loop_counter += 1;
                 if has_continuing {
-                    self.line(depth, &format!("bool {init_flag} = true;"));
+                    self.b.line(depth, &format!("bool {init_flag} = true;"));
                 }
-                self.line(depth, "while (true) {");
-                self.targets.push(Target::Loop(state.clone()));
+                self.b.line(depth, "while (true) {");
+                self.b.targets.push(Target::Loop(state.clone()));
                 if has_continuing {
-                    self.line(depth + 1, &format!("if (!{init_flag}) {{"));
+                    self.b.line(depth + 1, &format!("if (!{init_flag}) {{"));
                     for (p, s) in continuing.params.iter().zip(&state) {
-                        let name = self.new_name(*p);
-                        self.line(depth + 2, &format!("const auto {name} = {s};"));
-                        self.copy_of.insert(name, s.clone());
+                        let name = self.b.new_name(*p);
+                        self.b.line(depth + 2, &format!("const auto {name} = {s};"));
+                        self.b.copy_of.insert(name, s.clone());
                     }
                     self.block(continuing, depth + 2, &ctx)?;
                     if let Some(b) = break_if {
                         let text = format!("if ({}) {{ break; }}", self.val(*b));
-                        self.line(depth + 2, &text);
+                        self.b.line(depth + 2, &text);
                     }
-                    self.line(depth + 1, "}");
-                    self.line(depth + 1, &format!("{init_flag} = false;"));
+                    self.b.line(depth + 1, "}");
+                    self.b.line(depth + 1, &format!("{init_flag} = false;"));
                 }
                 for (p, s) in body.params.iter().zip(&state) {
-                    let name = self.new_name(*p);
-                    self.line(depth + 1, &format!("const auto {name} = {s};"));
-                    self.copy_of.insert(name, s.clone());
+                    let name = self.b.new_name(*p);
+                    self.b.line(depth + 1, &format!("const auto {name} = {s};"));
+                    self.b.copy_of.insert(name, s.clone());
                 }
                 self.block(body, depth + 1, &ctx)?;
-                self.targets.pop();
-                self.line(depth, "}");
+                self.b.targets.pop();
+                self.b.line(depth, "}");
                 return Ok(());
             }
             Op::Inline { .. } => return Err(self.err("inlined call regions", span)),
@@ -772,10 +686,10 @@ impl FnWriter<'_, '_> {
         let expr = self.expr(&inst.op, inst.result, span)?;
         match inst.result {
             Some(r) => {
-                let name = self.new_name(r);
-                self.line(depth, &format!("const auto {name} = {expr};"));
+                let name = self.b.new_name(r);
+                self.b.line(depth, &format!("const auto {name} = {expr};"));
             }
-            None => self.line(depth, &format!("{expr};")),
+            None => self.b.line(depth, &format!("{expr};")),
         }
         Ok(())
     }
@@ -808,14 +722,14 @@ impl FnWriter<'_, '_> {
     }
 
     fn coord(&self, c: ValueId) -> String {
-        match self.w.m.types.get(self.ty_of(c)) {
+        match self.w.m.types.get(self.b.ty(c)) {
             Type::Vector { size, .. } => format!("uint{size}({})", self.val(c)),
             _ => format!("uint({})", self.val(c)),
         }
     }
 
     fn shape(&self, v: ValueId) -> (Option<Scalar>, Option<u8>) {
-        match self.w.m.types.get(self.ty_of(v)) {
+        match self.w.m.types.get(self.b.ty(v)) {
             Type::Scalar(s) => (Some(*s), None),
             Type::Vector { size, scalar } => (Some(*scalar), Some(*size)),
             _ => (None, None),
@@ -832,9 +746,8 @@ impl FnWriter<'_, '_> {
     fn expr(&self, op: &Op, result: Option<ValueId>, span: ir::Span) -> Res<String> {
         let types = &self.w.m.types;
         let v = |x: &ValueId| self.val(*x);
-        let rty = || {
-            result.map(|r| self.ty_of(r)).ok_or_else(|| self.err("a value without a type", span))
-        };
+        let rty =
+            || result.map(|r| self.b.ty(r)).ok_or_else(|| self.err("a value without a type", span));
         Ok(match op {
             Op::Unary(o, a) => match o {
                 naga::UnaryOperator::Negate => format!("(-{})", v(a)),
@@ -843,7 +756,7 @@ impl FnWriter<'_, '_> {
             },
             Op::Binary(o, a, b) => self.binary(*o, *a, *b, rty()?)?,
             Op::Select { cond, accept, reject } => {
-                if matches!(types.get(self.ty_of(*cond)), Type::Vector { .. }) {
+                if matches!(types.get(self.b.ty(*cond)), Type::Vector { .. }) {
                     format!("select({}, {}, {})", v(reject), v(accept), v(cond))
                 } else {
                     format!("({} ? {} : {})", v(cond), v(accept), v(reject))
@@ -860,7 +773,7 @@ impl FnWriter<'_, '_> {
             }
             Op::Splat(a) => format!("{}({})", self.w.ty(rty()?), v(a)),
             Op::Extract(a, i) => {
-                let t = self.ty_of(*a);
+                let t = self.b.ty(*a);
                 let text = format!("{}{}", v(a), self.member_text(t, *i));
                 if self.w.packed.contains(&(t, *i)) {
                     format!("{}({text})", self.w.ty(rty()?))
@@ -1024,7 +937,7 @@ impl FnWriter<'_, '_> {
                 format!("{}.read({})", v(image), args.join(", "))
             }
             Op::ImageQuery(img, q) => {
-                let dim = match types.get(self.ty_of(*img)) {
+                let dim = match types.get(self.b.ty(*img)) {
                     Type::Image { dim, .. } => *dim,
                     _ => naga::ImageDimension::D2,
                 };
@@ -1230,9 +1143,9 @@ impl FnWriter<'_, '_> {
 
     /// `arrayLength(&buf.data)`: (byte size of the buffer - offset of the array) / stride.
     fn array_length(&self, p: ValueId, span: ir::Span) -> Res<String> {
-        let (g, offset) = match self.defs.get(&p) {
+        let (g, offset) = match self.b.defs.get(&p) {
             Some(Op::GlobalAddr(g)) => (*g, 0),
-            Some(Op::AccessIndex(base, i)) => match self.defs.get(base) {
+            Some(Op::AccessIndex(base, i)) => match self.b.defs.get(base) {
                 Some(Op::GlobalAddr(g)) => {
                     let off = match self.pointee(*base).map(|t| self.w.m.types.get(t)) {
                         Some(Type::Struct { members, .. }) => {

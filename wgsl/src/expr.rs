@@ -7,45 +7,18 @@ use dianran_frontend::ir::{
     self, Block, CollectiveOperation, FuncId, Function, GatherMode, Inst, Op, SampleLevel, Scalar,
     SubgroupOperation, Terminator, Type, TypeId, ValueId,
 };
-use dianran_frontend::names::{escape, Namer};
+use dianran_frontend::names::escape;
+use dianran_frontend::printer::{is_trivial, Body, Ctx, Target};
 use dianran_frontend::Diagnostic;
 use naga::common::wgsl::TryToWgsl;
-use std::collections::HashMap;
 use std::fmt::Write;
 
 type Res<T> = Result<T, Box<Diagnostic>>;
 
-/// What a block's `Yield` means where it is printed.
-#[derive(Clone)]
-enum Ctx {
-    /// Function body: `Yield` is invalid.
-    Body,
-    /// An `if` or `switch` arm: assign the region's result vars.
-    Arm(Vec<String>),
-    /// A loop body or continuing block: assign the loop's state vars.
-    Loop(Vec<String>),
-}
-
-/// The enclosing constructs `break` / `continue` can target.
-#[derive(Clone)]
-enum Target {
-    Loop(Vec<String>),
-    Switch(Vec<String>),
-}
-
 struct FnWriter<'a, 'w> {
     w: &'w Writer<'a>,
-    f: &'a Function,
     fname: String,
-    namer: Namer,
-    names: HashMap<ValueId, String>,
-    defs: HashMap<ValueId, &'a Op>,
-    params: HashMap<ValueId, String>,
-    locals: Vec<String>,
-    targets: Vec<Target>,
-    /// `let` names that hold an unchanged copy of a loop state var.
-    copy_of: HashMap<String, String>,
-    out: String,
+    b: Body<'a>,
 }
 
 pub(crate) fn write_function(
@@ -54,57 +27,33 @@ pub(crate) fn write_function(
     f: &Function,
     entry: Option<&ir::EntryPoint>,
 ) -> Res<String> {
-    let mut fw = FnWriter {
-        w,
-        f,
-        fname: f.name.clone(),
-        namer: w.names.namer.clone(),
-        names: HashMap::new(),
-        defs: HashMap::new(),
-        params: HashMap::new(),
-        locals: Vec::new(),
-        targets: Vec::new(),
-        copy_of: HashMap::new(),
-        out: String::new(),
-    };
-    collect_defs(&f.body, &mut fw.defs);
+    let mut fw = FnWriter { w, fname: f.name.clone(), b: Body::new(f, w.names.namer.clone()) };
     if let Some(e) = entry {
-        fw.out.push_str(&w.entry_attrs(e));
+        fw.b.out.push_str(&w.entry_attrs(e));
     }
     let mut params = Vec::new();
     for p in &f.params {
-        let name = fw.namer.name(&p.name);
+        let name = fw.b.namer.name(&p.name);
         let b = p.binding.as_ref().map(|b| format!("{} ", binding_text(b))).unwrap_or_default();
         params.push(format!("{b}{name}: {}", w.ty(f.ty(p.value))));
-        fw.params.insert(p.value, name.clone());
-        fw.names.insert(p.value, name);
+        fw.b.params.insert(p.value, name.clone());
+        fw.b.names.insert(p.value, name);
     }
     let fname = w.names.functions.get(id.index()).cloned().unwrap_or_else(|| escape(&f.name));
-    let _ = write!(fw.out, "fn {fname}({})", params.join(", "));
+    let _ = write!(fw.b.out, "fn {fname}({})", params.join(", "));
     if let Some(r) = &f.result {
         let b = r.binding.as_ref().map(|b| format!("{} ", binding_text(b))).unwrap_or_default();
-        let _ = write!(fw.out, " -> {b}{}", w.ty(r.ty));
+        let _ = write!(fw.b.out, " -> {b}{}", w.ty(r.ty));
     }
-    fw.out.push_str(" {\n");
+    fw.b.out.push_str(" {\n");
     for l in &f.locals {
-        let name = fw.namer.name(&l.name);
-        let _ = writeln!(fw.out, "    var {name}: {};", w.ty(l.ty));
-        fw.locals.push(name);
+        let name = fw.b.namer.name(&l.name);
+        let _ = writeln!(fw.b.out, "    var {name}: {};", w.ty(l.ty));
+        fw.b.locals.push(name);
     }
     fw.block(&f.body, 1, &Ctx::Body)?;
-    fw.out.push_str("}\n");
-    Ok(fw.out)
-}
-
-fn collect_defs<'a>(b: &'a Block, defs: &mut HashMap<ValueId, &'a Op>) {
-    for inst in &b.insts {
-        if let Some(r) = inst.result {
-            defs.insert(r, &inst.op);
-        }
-        for nested in inst.op.blocks() {
-            collect_defs(nested, defs);
-        }
-    }
+    fw.b.out.push_str("}\n");
+    Ok(fw.b.out)
 }
 
 const LANES: [&str; 4] = ["x", "y", "z", "w"];
@@ -114,65 +63,40 @@ impl FnWriter<'_, '_> {
         Box::new(unsupported(what, span, &self.fname))
     }
 
-    fn line(&mut self, depth: usize, text: &str) {
-        for _ in 0..depth {
-            self.out.push_str("    ");
-        }
-        self.out.push_str(text);
-        self.out.push('\n');
-    }
-
-    fn ty_of(&self, v: ValueId) -> TypeId {
-        self.f.ty(v)
-    }
-
-    fn new_name(&mut self, v: ValueId) -> String {
-        let hint = self.f.values.get(v.index()).and_then(|d| d.name.clone());
-        let name = match hint {
-            Some(h) => self.namer.name(&h),
-            None => self.namer.name(&format!("v{}", v.0)),
-        };
-        self.names.insert(v, name.clone());
-        name
-    }
-
     /// The text of a value used as an operand.
     fn val(&self, v: ValueId) -> String {
-        if let Some(Op::Const(c)) = self.defs.get(&v) {
+        if let Some(Op::Const(c)) = self.b.defs.get(&v) {
             return self.w.constant(c);
         }
-        if let Some(Op::GlobalAddr(g)) = self.defs.get(&v) {
+        if let Some(Op::GlobalAddr(g)) = self.b.defs.get(&v) {
             if !self.is_pointer(v) {
                 return self.w.names.globals.get(g.index()).cloned().unwrap_or_default();
             }
         }
-        if self.is_pointer(v) && !self.params.contains_key(&v) {
+        if self.is_pointer(v) && !self.b.params.contains_key(&v) {
             return format!("&{}", self.place(v));
         }
-        self.names.get(&v).cloned().unwrap_or_else(|| format!("v{}", v.0))
+        self.b.names.get(&v).cloned().unwrap_or_else(|| format!("v{}", v.0))
     }
 
     fn is_pointer(&self, v: ValueId) -> bool {
-        matches!(self.w.m.types.get(self.ty_of(v)), Type::Pointer { .. })
+        self.b.pointer(&self.w.m.types, v).is_some()
     }
 
     fn pointee(&self, v: ValueId) -> Option<TypeId> {
-        match self.w.m.types.get(self.ty_of(v)) {
-            Type::Pointer { base, .. } => Some(*base),
-            _ => None,
-        }
+        self.b.pointer(&self.w.m.types, v).map(|(base, _)| base)
     }
 
     /// The reference a pointer value denotes, e.g. `buf.data[i]`.
     fn place(&self, p: ValueId) -> String {
-        if let Some(name) = self.params.get(&p) {
+        if let Some(name) = self.b.params.get(&p) {
             return format!("(*{name})");
         }
-        match self.defs.get(&p) {
+        match self.b.defs.get(&p) {
             Some(Op::GlobalAddr(g)) => {
                 self.w.names.globals.get(g.index()).cloned().unwrap_or_default()
             }
-            Some(Op::LocalAddr(l)) => self.locals.get(l.index()).cloned().unwrap_or_default(),
+            Some(Op::LocalAddr(l)) => self.b.locals.get(l.index()).cloned().unwrap_or_default(),
             Some(Op::AccessIndex(base, i)) => {
                 let b = self.place(*base);
                 match self.pointee(*base).map(|t| self.w.m.types.get(t)) {
@@ -185,7 +109,7 @@ impl FnWriter<'_, '_> {
                 }
             }
             Some(Op::Access(base, i)) => format!("{}[{}]", self.place(*base), self.val(*i)),
-            _ => format!("(*{})", self.names.get(&p).cloned().unwrap_or_default()),
+            _ => format!("(*{})", self.b.names.get(&p).cloned().unwrap_or_default()),
         }
     }
 
@@ -193,22 +117,17 @@ impl FnWriter<'_, '_> {
         vs.iter().map(|v| self.val(*v)).collect::<Vec<_>>().join(", ")
     }
 
+    /// Assigns the printed `args` to `targets` (see [`Body::assign`]).
+    fn assign(&mut self, depth: usize, targets: &[String], args: &[ValueId]) {
+        let values: Vec<String> = args.iter().map(|a| self.val(*a)).collect();
+        self.b.assign(depth, targets, &values);
+    }
+
     fn block(&mut self, b: &Block, depth: usize, ctx: &Ctx) -> Res<()> {
         for inst in &b.insts {
             self.inst(inst, depth)?;
         }
         self.terminator(&b.term, depth, ctx)
-    }
-
-    fn assign(&mut self, depth: usize, targets: &[String], args: &[ValueId]) {
-        for (t, a) in targets.iter().zip(args) {
-            let value = self.val(*a);
-            if self.copy_of.get(&value) == Some(t) {
-                continue; // the state var still holds this value
-            }
-            let text = format!("{t} = {value};");
-            self.line(depth, &text);
-        }
     }
 
     fn terminator(&mut self, t: &Terminator, depth: usize, ctx: &Ctx) -> Res<()> {
@@ -226,37 +145,26 @@ impl FnWriter<'_, '_> {
                 }
             },
             Terminator::Break(args) => {
-                let vars = match self.targets.last() {
-                    Some(Target::Loop(v)) | Some(Target::Switch(v)) => v.clone(),
-                    None => Vec::new(),
-                };
+                let vars = self.b.break_vars();
                 self.assign(depth, &vars, args);
-                self.line(depth, "break;");
+                self.b.line(depth, "break;");
             }
             Terminator::Continue(args) => {
-                let vars = self
-                    .targets
-                    .iter()
-                    .rev()
-                    .find_map(|t| match t {
-                        Target::Loop(v) => Some(v.clone()),
-                        Target::Switch(_) => None,
-                    })
-                    .unwrap_or_default();
+                let vars = self.b.continue_vars();
                 self.assign(depth, &vars, args);
-                self.line(depth, "continue;");
+                self.b.line(depth, "continue;");
             }
             Terminator::Return(Some(v)) => {
                 let text = format!("return {};", self.val(*v));
-                self.line(depth, &text);
+                self.b.line(depth, &text);
             }
             Terminator::Return(None) => {
                 // A trailing `return;` at function level is implied.
                 if depth != 1 {
-                    self.line(depth, "return;");
+                    self.b.line(depth, "return;");
                 }
             }
-            Terminator::Discard => self.line(depth, "discard;"),
+            Terminator::Discard => self.b.line(depth, "discard;"),
         }
         Ok(())
     }
@@ -264,9 +172,9 @@ impl FnWriter<'_, '_> {
     fn declare_vars(&mut self, depth: usize, results: &[ValueId]) -> Vec<String> {
         let mut names = Vec::new();
         for r in results {
-            let name = self.new_name(*r);
-            let text = format!("var {name}: {};", self.w.ty(self.ty_of(*r)));
-            self.line(depth, &text);
+            let name = self.b.new_name(*r);
+            let text = format!("var {name}: {};", self.w.ty(self.b.ty(*r)));
+            self.b.line(depth, &text);
             names.push(name);
         }
         names
@@ -288,7 +196,7 @@ impl FnWriter<'_, '_> {
                 } else {
                     format!("{} = {};", self.place(*ptr), self.val(*value))
                 };
-                self.line(depth, &text);
+                self.b.line(depth, &text);
                 return Ok(());
             }
             Op::Barrier(flags) => {
@@ -300,7 +208,7 @@ impl FnWriter<'_, '_> {
                 ];
                 for (flag, text) in pairs {
                     if flags.contains(flag) {
-                        self.line(depth, text);
+                        self.b.line(depth, text);
                     }
                 }
                 return Ok(());
@@ -311,7 +219,7 @@ impl FnWriter<'_, '_> {
                     args.push(self.val(*a));
                 }
                 args.push(self.val(*value));
-                self.line(depth, &format!("textureStore({});", args.join(", ")));
+                self.b.line(depth, &format!("textureStore({});", args.join(", ")));
                 return Ok(());
             }
             Op::CoopStore { value, ptr, stride, row_major } => {
@@ -322,57 +230,54 @@ impl FnWriter<'_, '_> {
                     self.place(*ptr),
                     self.val(*stride)
                 );
-                self.line(depth, &text);
+                self.b.line(depth, &text);
                 return Ok(());
             }
             Op::Insert { base, index, value } => {
                 let Some(r) = inst.result else { return Ok(()) };
-                let name = self.new_name(r);
-                let member = self.member_text(self.ty_of(*base), *index);
+                let name = self.b.new_name(r);
+                let member = self.member_text(self.b.ty(*base), *index);
                 let text = format!("var {name} = {};", self.val(*base));
-                self.line(depth, &text);
+                self.b.line(depth, &text);
                 let text = format!("{name}{member} = {};", self.val(*value));
-                self.line(depth, &text);
+                self.b.line(depth, &text);
                 return Ok(());
             }
             Op::InsertDyn { base, index, value } => {
                 let Some(r) = inst.result else { return Ok(()) };
-                let name = self.new_name(r);
+                let name = self.b.new_name(r);
                 let text = format!("var {name} = {};", self.val(*base));
-                self.line(depth, &text);
+                self.b.line(depth, &text);
                 let text = format!("{name}[{}] = {};", self.val(*index), self.val(*value));
-                self.line(depth, &text);
+                self.b.line(depth, &text);
                 return Ok(());
             }
             Op::If { cond, then_, else_, results } => {
                 let vars = self.declare_vars(depth, results);
                 let ctx = Ctx::Arm(vars);
-                let trivial = |b: &Block| {
-                    b.insts.is_empty() && matches!(&b.term, Terminator::Yield(a) if a.is_empty())
-                };
-                if trivial(then_) && !trivial(else_) {
+                if is_trivial(then_) && !is_trivial(else_) {
                     let text = format!("if !({}) {{", self.val(*cond));
-                    self.line(depth, &text);
+                    self.b.line(depth, &text);
                     self.block(else_, depth + 1, &ctx)?;
-                    self.line(depth, "}");
+                    self.b.line(depth, "}");
                     return Ok(());
                 }
                 let text = format!("if {} {{", self.val(*cond));
-                self.line(depth, &text);
+                self.b.line(depth, &text);
                 self.block(then_, depth + 1, &ctx)?;
-                if !trivial(else_) {
-                    self.line(depth, "} else {");
+                if !is_trivial(else_) {
+                    self.b.line(depth, "} else {");
                     self.block(else_, depth + 1, &ctx)?;
                 }
-                self.line(depth, "}");
+                self.b.line(depth, "}");
                 return Ok(());
             }
             Op::Switch { selector, cases, results } => {
                 let vars = self.declare_vars(depth, results);
-                let unsigned = self.w.m.types.scalar_of(self.ty_of(*selector)) == Some(Scalar::U32);
+                let unsigned = self.w.m.types.scalar_of(self.b.ty(*selector)) == Some(Scalar::U32);
                 let text = format!("switch {} {{", self.val(*selector));
-                self.line(depth, &text);
-                self.targets.push(Target::Switch(vars.clone()));
+                self.b.line(depth, &text);
+                self.b.targets.push(Target::Switch(vars.clone()));
                 let ctx = Ctx::Arm(vars);
                 for case in cases {
                     let mut sels: Vec<String> = case
@@ -388,12 +293,12 @@ impl FnWriter<'_, '_> {
                     } else {
                         format!("case {}: {{", sels.join(", "))
                     };
-                    self.line(depth + 1, &head);
+                    self.b.line(depth + 1, &head);
                     self.block(&case.body, depth + 2, &ctx)?;
-                    self.line(depth + 1, "}");
+                    self.b.line(depth + 1, "}");
                 }
-                self.targets.pop();
-                self.line(depth, "}");
+                self.b.targets.pop();
+                self.b.line(depth, "}");
                 return Ok(());
             }
             Op::Loop { init, body, continuing, break_if, results } => {
@@ -401,48 +306,48 @@ impl FnWriter<'_, '_> {
                 let mut state = Vec::new();
                 for (i, v) in init.iter().enumerate() {
                     let hint = body.params.get(i).copied().unwrap_or(*v);
-                    let name = self.new_name(hint);
+                    let name = self.b.new_name(hint);
                     let text = format!("var {name} = {};", self.val(*v));
-                    self.line(depth, &text);
+                    self.b.line(depth, &text);
                     state.push(name);
                 }
                 for (r, s) in results.iter().zip(&state) {
-                    self.names.insert(*r, s.clone());
+                    self.b.names.insert(*r, s.clone());
                 }
-                self.line(depth, "loop {");
+                self.b.line(depth, "loop {");
                 let mut body_copies = Vec::new();
                 for (p, s) in body.params.iter().zip(&state) {
-                    let name = self.new_name(*p);
-                    self.line(depth + 1, &format!("let {name} = {s};"));
-                    self.copy_of.insert(name.clone(), s.clone());
+                    let name = self.b.new_name(*p);
+                    self.b.line(depth + 1, &format!("let {name} = {s};"));
+                    self.b.copy_of.insert(name.clone(), s.clone());
                     body_copies.push(name);
                 }
-                self.targets.push(Target::Loop(state.clone()));
+                self.b.targets.push(Target::Loop(state.clone()));
                 let ctx = Ctx::Loop(state.clone());
                 self.block(body, depth + 1, &ctx)?;
                 // The body's end assigned the state: its copies are stale in `continuing`.
                 for name in body_copies {
-                    self.copy_of.remove(&name);
+                    self.b.copy_of.remove(&name);
                 }
                 let has_continuing = !continuing.insts.is_empty()
                     || break_if.is_some()
                     || !continuing.params.is_empty();
                 if has_continuing {
-                    self.line(depth + 1, "continuing {");
+                    self.b.line(depth + 1, "continuing {");
                     for (p, s) in continuing.params.iter().zip(&state) {
-                        let name = self.new_name(*p);
-                        self.line(depth + 2, &format!("let {name} = {s};"));
-                        self.copy_of.insert(name, s.clone());
+                        let name = self.b.new_name(*p);
+                        self.b.line(depth + 2, &format!("let {name} = {s};"));
+                        self.b.copy_of.insert(name, s.clone());
                     }
                     self.block(continuing, depth + 2, &ctx)?;
                     if let Some(b) = break_if {
                         let text = format!("break if {};", self.val(*b));
-                        self.line(depth + 2, &text);
+                        self.b.line(depth + 2, &text);
                     }
-                    self.line(depth + 1, "}");
+                    self.b.line(depth + 1, "}");
                 }
-                self.targets.pop();
-                self.line(depth, "}");
+                self.b.targets.pop();
+                self.b.line(depth, "}");
                 return Ok(());
             }
             Op::Inline { .. } => return Err(self.err("an inlined call region", span)),
@@ -451,10 +356,10 @@ impl FnWriter<'_, '_> {
         let expr = self.expr(&inst.op, inst.result, span)?;
         match inst.result {
             Some(r) => {
-                let name = self.new_name(r);
-                self.line(depth, &format!("let {name} = {expr};"));
+                let name = self.b.new_name(r);
+                self.b.line(depth, &format!("let {name} = {expr};"));
             }
-            None => self.line(depth, &format!("{expr};")),
+            None => self.b.line(depth, &format!("{expr};")),
         }
         Ok(())
     }
@@ -476,7 +381,7 @@ impl FnWriter<'_, '_> {
     }
 
     fn result_ty(&self, result: Option<ValueId>) -> Option<TypeId> {
-        result.map(|r| self.ty_of(r))
+        result.map(|r| self.b.ty(r))
     }
 
     fn expr(&self, op: &Op, result: Option<ValueId>, span: ir::Span) -> Res<String> {
@@ -503,14 +408,14 @@ impl FnWriter<'_, '_> {
                 let t = self.result_ty(result).ok_or_else(|| self.err("a splat", span))?;
                 format!("{}({})", self.w.ty(t), v(a))
             }
-            Op::Extract(a, i) => format!("{}{}", v(a), self.member_text(self.ty_of(*a), *i)),
+            Op::Extract(a, i) => format!("{}{}", v(a), self.member_text(self.b.ty(*a), *i)),
             Op::ExtractDyn(a, i) => format!("{}[{}]", v(a), v(i)),
             Op::Swizzle(a, pat) => {
                 let s: String = pat.iter().map(|&i| LANES[(i as usize).min(3)]).collect();
                 format!("{}.{s}", v(a))
             }
             Op::Convert(a, to) => {
-                let size = match types.get(self.ty_of(*a)) {
+                let size = match types.get(self.b.ty(*a)) {
                     Type::Vector { size, .. } => Some(*size),
                     _ => None,
                 };
@@ -608,7 +513,7 @@ impl FnWriter<'_, '_> {
                 gather,
             } => {
                 let is_depth = matches!(
-                    types.get(self.ty_of(*image)),
+                    types.get(self.b.ty(*image)),
                     Type::Image { class: naga::ImageClass::Depth { .. }, .. }
                 );
                 let mut args = Vec::new();

@@ -1,0 +1,153 @@
+//! Shared machinery of the structured text printers (WGSL and MSL).
+//!
+//! Both printers walk the region tree the same way: SSA values become named constants, the
+//! results of an `if`/`switch` become variables declared before it and assigned where its arms
+//! yield, and loop-carried state is one variable per carried value that `Yield`, `Continue` and
+//! `Break` assign. [`Body`] holds that bookkeeping (names, definitions, break/continue targets,
+//! the output text); each printer keeps only its own syntax.
+
+use crate::ir::{AddressSpace, Block, Function, Op, Type, TypeId, Types, ValueId};
+use crate::names::Namer;
+use std::collections::HashMap;
+
+/// What a block's `Yield` means where it is printed.
+#[derive(Clone, Debug)]
+pub enum Ctx {
+    /// Function body: `Yield` passes nothing.
+    Body,
+    /// An `if` or `switch` arm: assign the region's result variables.
+    Arm(Vec<String>),
+    /// A loop body or continuing block: assign the loop's state variables.
+    Loop(Vec<String>),
+}
+
+/// An enclosing construct `break` / `continue` can target, with the variables it assigns.
+#[derive(Clone, Debug)]
+pub enum Target {
+    /// A loop and its state variables.
+    Loop(Vec<String>),
+    /// A switch and its result variables.
+    Switch(Vec<String>),
+}
+
+/// Per-function printing state.
+pub struct Body<'a> {
+    /// The function being printed.
+    pub f: &'a Function,
+    /// Names in use (module names included).
+    pub namer: Namer,
+    /// The printed name of each named value.
+    pub names: HashMap<ValueId, String>,
+    /// The operation defining each instruction result.
+    pub defs: HashMap<ValueId, &'a Op>,
+    /// Parameter names by value.
+    pub params: HashMap<ValueId, String>,
+    /// Names of the function's memory locals, by `LocalId` index.
+    pub locals: Vec<String>,
+    /// Enclosing loops and switches, innermost last.
+    pub targets: Vec<Target>,
+    /// Constant names that hold an unchanged copy of a loop state variable (assigning the
+    /// variable its own copy is skipped).
+    pub copy_of: HashMap<String, String>,
+    /// The text printed so far.
+    pub out: String,
+}
+
+impl<'a> Body<'a> {
+    /// State for printing `f`, starting from the module's `namer`.
+    pub fn new(f: &'a Function, namer: Namer) -> Self {
+        let mut defs = HashMap::new();
+        collect_defs(&f.body, &mut defs);
+        Body {
+            f,
+            namer,
+            names: HashMap::new(),
+            defs,
+            params: HashMap::new(),
+            locals: Vec::new(),
+            targets: Vec::new(),
+            copy_of: HashMap::new(),
+            out: String::new(),
+        }
+    }
+
+    /// Appends one line indented by `depth` levels of four spaces.
+    pub fn line(&mut self, depth: usize, text: &str) {
+        for _ in 0..depth {
+            self.out.push_str("    ");
+        }
+        self.out.push_str(text);
+        self.out.push('\n');
+    }
+
+    /// The type of a value.
+    pub fn ty(&self, v: ValueId) -> TypeId {
+        self.f.ty(v)
+    }
+
+    /// Gives `v` a fresh name from its source name (or `v<N>`) and records it.
+    pub fn new_name(&mut self, v: ValueId) -> String {
+        let hint = self.f.values.get(v.index()).and_then(|d| d.name.clone());
+        let name = match hint {
+            Some(h) => self.namer.name(&h),
+            None => self.namer.name(&format!("v{}", v.0)),
+        };
+        self.names.insert(v, name.clone());
+        name
+    }
+
+    /// The pointee type and address space when `v` is a pointer.
+    pub fn pointer(&self, types: &Types, v: ValueId) -> Option<(TypeId, AddressSpace)> {
+        match types.get(self.ty(v)) {
+            Type::Pointer { base, space } => Some((*base, *space)),
+            _ => None,
+        }
+    }
+
+    /// Prints `target = value;` for each pair, skipping a variable assigned its own unchanged
+    /// copy. `values` are the printed operands.
+    pub fn assign(&mut self, depth: usize, targets: &[String], values: &[String]) {
+        for (t, value) in targets.iter().zip(values) {
+            if self.copy_of.get(value) == Some(t) {
+                continue;
+            }
+            self.line(depth, &format!("{t} = {value};"));
+        }
+    }
+
+    /// The variables a `break` assigns: the innermost loop's or switch's.
+    pub fn break_vars(&self) -> Vec<String> {
+        match self.targets.last() {
+            Some(Target::Loop(v)) | Some(Target::Switch(v)) => v.clone(),
+            None => Vec::new(),
+        }
+    }
+
+    /// The variables a `continue` assigns: the innermost loop's.
+    pub fn continue_vars(&self) -> Vec<String> {
+        self.targets
+            .iter()
+            .rev()
+            .find_map(|t| match t {
+                Target::Loop(v) => Some(v.clone()),
+                Target::Switch(_) => None,
+            })
+            .unwrap_or_default()
+    }
+}
+
+fn collect_defs<'a>(b: &'a Block, defs: &mut HashMap<ValueId, &'a Op>) {
+    for inst in &b.insts {
+        if let Some(r) = inst.result {
+            defs.insert(r, &inst.op);
+        }
+        for nested in inst.op.blocks() {
+            collect_defs(nested, defs);
+        }
+    }
+}
+
+/// Whether a block does nothing and yields nothing (an `if` arm that need not be printed).
+pub fn is_trivial(b: &Block) -> bool {
+    b.insts.is_empty() && matches!(&b.term, crate::ir::Terminator::Yield(a) if a.is_empty())
+}
