@@ -24,9 +24,10 @@ use dianran_frontend::{ir, DiagKind, Diagnostic, Diagnostics};
 pub struct Options {
     /// PTX target architecture: 80 (`sm_80`) or 90 (`sm_90`); values between round down.
     pub sm: u32,
-    /// Allow TF32 tensor-core math for `f32` cooperative-matrix multiplies (the CLI's
-    /// `--tf32`). Not implemented yet: an `f32 x f32` 16x16 cooperative product is a PTX
-    /// diagnostic with or without this flag (f16 products and all 8x8 products compile).
+    /// Allow TF32 tensor-core math for `f32` 16x16 cooperative-matrix multiplies (the CLI's
+    /// `--tf32`): operands are rounded to TF32 (10-bit mantissa) and products accumulate in
+    /// f32. Without it such a product is a PTX diagnostic, as PTX has no exact f32
+    /// tensor-core product (f16 products and all 8x8 products always compile).
     pub tf32: bool,
     /// Write `enable subgroups;` in the WGSL output when the source had it (Tint and Chrome
     /// want it; naga 30 and wgpu reject it). Subgroup builtins are printed either way.
@@ -111,10 +112,10 @@ type PtxTable = (String, Vec<(String, PtxFacts)>);
 /// the PTX name, the buffer parameters as (name, group, binding) and the sizes flag. Any
 /// per-entry diagnostic fails the whole target.
 fn compile_ptx(m: &ir::Module, opts: &Options) -> Result<PtxTable, Vec<Diagnostic>> {
-    // `tf32` has no counterpart in the code generator's options yet (f32 x f32 products
-    // are a diagnostic there); pass it on here once it does.
-    let out =
-        dianran_ptx::codegen::compile_module(m, &dianran_ptx::codegen::Options { sm: opts.sm });
+    let out = dianran_ptx::codegen::compile_module(
+        m,
+        &dianran_ptx::codegen::Options { sm: opts.sm, tf32: opts.tf32 },
+    );
     if !out.diagnostics.is_empty() {
         return Err(out.diagnostics);
     }
@@ -219,5 +220,22 @@ mod tests {
         let opts = Options { sm: 90, ..Options::default() };
         let c = compile("k.wgsl", src, &opts).unwrap_or_else(|d| panic!("{d}"));
         assert!(c.ptx.unwrap().contains(".target sm_90"));
+    }
+
+    #[test]
+    fn tf32_option_reaches_ptx() {
+        let src = "enable wgpu_cooperative_matrix;
+            @group(0) @binding(0) var<storage, read_write> c: array<f32>;
+            @compute @workgroup_size(32) fn k() {
+                let a = coopLoad<coop_mat16x16<f32, A>>(&c[0], 16u);
+                let b = coopLoad<coop_mat16x16<f32, B>>(&c[256], 16u);
+                let acc = coopLoad<coop_mat16x16<f32, C>>(&c[512], 16u);
+                coopStore(coopMultiplyAdd(a, b, acc), &c[512], 16u);
+            }";
+        let plain = compile("t.wgsl", src, &Options::default()).unwrap_or_else(|d| panic!("{d}"));
+        assert!(plain.ptx.is_err());
+        let opts = Options { tf32: true, ..Options::default() };
+        let c = compile("t.wgsl", src, &opts).unwrap_or_else(|d| panic!("{d}"));
+        assert!(c.ptx.unwrap().contains("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"));
     }
 }

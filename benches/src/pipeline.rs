@@ -26,7 +26,7 @@ impl std::fmt::Display for PipelineError {
 pub fn wgsl_to_ptx(file_name: &str, source: &str, sm: u32) -> Result<CompiledPtx, PipelineError> {
     let module = dianran_frontend::compile(file_name, source, &Default::default())
         .map_err(|d| PipelineError::Frontend(first_line(&d.to_string())))?;
-    let out = compile_module(&module, &Options { sm });
+    let out = compile_module(&module, &Options { sm, tf32: false });
     if let Some(d) = out.diagnostics.first() {
         return Err(PipelineError::Codegen(d.message.clone()));
     }

@@ -45,6 +45,10 @@ pub struct PtxArgs {
     /// Target architecture: 80 (sm_80, the default) or 90 (sm_90).
     #[arg(long, default_value_t = 80, value_parser = parse_sm)]
     pub sm: u32,
+    /// Compile f32 x f32 16x16 cooperative-matrix products on TF32 tensor cores (inputs
+    /// rounded to a 10-bit mantissa, f32 accumulation); without it they are a diagnostic.
+    #[arg(long)]
+    pub tf32: bool,
     /// Write the output here instead of stdout.
     #[arg(short = 'o', value_name = "OUT")]
     pub out: Option<PathBuf>,
@@ -109,7 +113,8 @@ pub fn msl(args: &MslArgs) -> Result<String, Failure> {
     Ok(text)
 }
 
-/// One line per entry: `NAME<TAB>STAGE<TAB>WORKGROUP_SIZE<TAB>PTX_NAME<TAB>PARAMS`.
+/// One line per entry: `NAME<TAB>STAGE<TAB>WORKGROUP_SIZE<TAB>PTX_NAME<TAB>PARAMS`, with a
+/// sixth column `tf32` for an entry whose f32 cooperative products use TF32 (`--tf32`).
 pub fn ptx_entry_table(m: &Module, compiled: &dianran_ptx::codegen::CompiledPtx) -> String {
     let mut out = String::new();
     for ep in &m.entry_points {
@@ -121,11 +126,16 @@ pub fn ptx_entry_table(m: &Module, compiled: &dianran_ptx::codegen::CompiledPtx)
             }
             _ => "-".into(),
         };
-        let (name, params) = match info {
-            Some(i) => (i.ptx_name.clone(), i.params.join(",")),
-            None => ("-".into(), "-".into()),
+        let (name, params, tf32) = match info {
+            Some(i) => (i.ptx_name.clone(), i.params.join(","), i.tf32),
+            None => ("-".into(), "-".into(), false),
         };
-        out.push_str(&format!("{}\t{}\t{size}\t{name}\t{params}\n", ep.name, ep.stage.name()));
+        let tail = if tf32 { "\ttf32" } else { "" };
+        out.push_str(&format!(
+            "{}\t{}\t{size}\t{name}\t{params}{tail}\n",
+            ep.name,
+            ep.stage.name()
+        ));
     }
     out
 }
@@ -135,7 +145,7 @@ pub fn ptx(args: &PtxArgs) -> Result<String, Failure> {
     let (src, module) = args.source.compile()?;
     let compiled = dianran_ptx::codegen::compile_module(
         &module,
-        &dianran_ptx::codegen::Options { sm: args.sm },
+        &dianran_ptx::codegen::Options { sm: args.sm, tf32: args.tf32 },
     );
     let _ = std::io::stderr().lock().write_all(ptx_entry_table(&module, &compiled).as_bytes());
     let failed = report(&src, compiled.diagnostics.clone());
@@ -158,4 +168,32 @@ pub fn ptx(args: &PtxArgs) -> Result<String, Failure> {
         return Err(Failure::Message("some entry points could not be compiled to PTX".into()));
     }
     Ok(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ptx_entry_table;
+
+    /// The sixth column `tf32` appears only for an entry whose products use TF32.
+    #[test]
+    fn entry_table_marks_tf32_entries() {
+        let src = "enable wgpu_cooperative_matrix;
+@group(0) @binding(0) var<storage, read_write> c: array<f32>;
+@compute @workgroup_size(32) fn mm() {
+    let a = coopLoad<coop_mat16x16<f32, A>>(&c[0], 16u);
+    let b = coopLoad<coop_mat16x16<f32, B>>(&c[256], 16u);
+    let acc = coopLoad<coop_mat16x16<f32, C>>(&c[512], 16u);
+    coopStore(coopMultiplyAdd(a, b, acc), &c[512], 16u);
+}
+@compute @workgroup_size(1) fn plain() { c[0] = 1.0; }
+";
+        let m = dianran_frontend::compile("t.wgsl", src, &Default::default())
+            .unwrap_or_else(|d| panic!("{d}"));
+        let opts = dianran_ptx::codegen::Options { sm: 80, tf32: true };
+        let table = ptx_entry_table(&m, &dianran_ptx::codegen::compile_module(&m, &opts));
+        assert_eq!(
+            table,
+            "mm\tcompute\t32,1,1\tmm\tp_g0_b0\ttf32\nplain\tcompute\t1,1,1\tplain\tp_g0_b0\n"
+        );
+    }
 }

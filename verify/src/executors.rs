@@ -159,7 +159,7 @@ fn run_ptx(
 ) -> Result<Buffers, ExecError> {
     let compiled = dianran_ptx::codegen::compile_module(
         job.module,
-        &dianran_ptx::codegen::Options { sm: job.sm },
+        &dianran_ptx::codegen::Options { sm: job.sm, ..Default::default() },
     );
     let Some(info) = compiled.entries.iter().find(|e| e.name == job.entry) else {
         let why =

@@ -15,6 +15,18 @@
 //! pairs and issues two `mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32`, one per n-tile,
 //! accumulating in f32 (an f16 accumulator is widened and rounded once, as the reference
 //! interpreter does).
+//!
+//! PTX has no exact f32 tensor-core product, so f32 A/B matrices are a diagnostic unless
+//! [`super::Options::tf32`] is set. Then they use the layout of `mma.m16n8k8` with `.tf32`
+//! (PTX ISA "Matrix Fragments for mma.m16n8k8", `.tf32`), as two 8-wide k-steps:
+//!
+//! | role | element `i` | row | column |
+//! |---|---|---|---|
+//! | A (M x K, f32) | k-step `i>>2`, `j = i&3` | `g + 8*(j&1)` | `t + 4*(j>>1) + 8*(i>>2)` |
+//! | B (K x N, f32) | tile `i>>2`, k-step `(i>>1)&1` | `t + 4*(i&1) + 8*((i>>1)&1)` | `g + 8*tile` |
+//!
+//! and a product is four `mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32` (2 k-steps x
+//! 2 n-tiles) on operands rounded with `cvt.rna.tf32.f32`.
 
 use super::layout::kind_of;
 use super::lower::Lower;
@@ -25,10 +37,15 @@ use dianran_frontend::Diagnostic;
 type R<T> = Result<T, Diagnostic>;
 
 /// Row and column offsets of element `i` of a lane's fragment, relative to the lane's base
-/// (`(g, 2t)` for A and C, `(2t, g)` for B).
-fn elem_coords(role: CoopRole, i: u32) -> (u32, u32) {
+/// (`(g, 2t)` for A and C, `(2t, g)` for B; with `tf32`, `(g, t)` for A and `(t, g)` for B).
+fn elem_coords(role: CoopRole, tf32: bool, i: u32) -> (u32, u32) {
     // (8x8 matrices use the C layout with i < 2: (0, i).)
     match role {
+        CoopRole::A if tf32 => {
+            let j = i & 3;
+            (8 * (j & 1), 4 * (j >> 1) + 8 * (i >> 2))
+        }
+        CoopRole::B if tf32 => (4 * (i & 1) + 8 * ((i >> 1) & 1), 8 * (i >> 2)),
         CoopRole::A => (8 * ((i >> 1) & 1), (i & 1) + 8 * (i >> 2)),
         CoopRole::B => {
             let j = i & 3;
@@ -54,22 +71,34 @@ struct Frag {
     role: CoopRole,
     /// `T` form (row-major).
     row_major: bool,
+    /// The TF32 layout of f32 A/B matrices.
+    tf32: bool,
     /// Element size in bytes.
     size: u32,
 }
 
 impl Lower<'_> {
-    /// The (role, scalar, size) of a supported cooperative matrix type: 16x16 with f16 A/B and
-    /// f16/f32 C (tensor cores), or 8x8 of f16/f32 in any role (shuffles and FMA units).
+    /// The (role, scalar, size) of a supported cooperative matrix type: 16x16 with f16 A/B
+    /// (f32 A/B with [`Lower::tf32`]) and f16/f32 C (tensor cores), or 8x8 of f16/f32 in any
+    /// role (shuffles and FMA units).
     fn coop_shape(&self, ty: TypeId) -> R<(CoopRole, Scalar, u32)> {
         match self.types.get(ty) {
             Type::CoopMatrix { columns: 16, rows: 16, scalar, role } => {
                 let ok = match role {
-                    CoopRole::A | CoopRole::B => *scalar == Scalar::F16,
+                    CoopRole::A | CoopRole::B => {
+                        *scalar == Scalar::F16 || (*scalar == Scalar::F32 && self.tf32)
+                    }
                     CoopRole::C => matches!(scalar, Scalar::F16 | Scalar::F32),
                 };
                 if ok {
                     return Ok((*role, *scalar, 16));
+                }
+                if *scalar == Scalar::F32 {
+                    return Err(self
+                        .err_unsupported(
+                            "exact f32 x f32 cooperative-matrix products (coop_mat16x16<f32, A/B>)",
+                        )
+                        .help("pass --tf32 to use TF32 tensor cores (10-bit mantissa products)"));
                 }
                 Err(self.err_unsupported(
                     "cooperative matrices other than coop_mat16x16 with f16 A/B and f16/f32 C",
@@ -87,11 +116,17 @@ impl Lower<'_> {
 
     /// Each lane's element offset of its fragment's element 0: row-major `row*S + col`,
     /// column-major `col*S + row`, with (row, col) the lane's base.
-    fn coop_lane_base(&mut self, role: CoopRole, stride: VRegId, row_major: bool) -> VRegId {
+    fn coop_lane_base(
+        &mut self,
+        role: CoopRole,
+        tf32: bool,
+        stride: VRegId,
+        row_major: bool,
+    ) -> VRegId {
         let lane = self.op1(RegKind::B32, "mov.u32 {d0}, %laneid", vec![]);
         let g = self.op1(RegKind::B32, "shr.u32 {d0}, {u0}, 2", vec![lane]);
         let t = self.op1(RegKind::B32, "and.b32 {d0}, {u0}, 3", vec![lane]);
-        let t2 = self.op1(RegKind::B32, "shl.b32 {d0}, {u0}, 1", vec![t]);
+        let t2 = if tf32 { t } else { self.op1(RegKind::B32, "shl.b32 {d0}, {u0}, 1", vec![t]) };
         let (br, bc) = if role == CoopRole::B { (t2, g) } else { (g, t2) };
         let (hi, lo) = if row_major { (br, bc) } else { (bc, br) };
         self.op1(RegKind::B32, "mad.lo.s32 {d0}, {u0}, {u1}, {u2}", vec![hi, stride, lo])
@@ -99,8 +134,8 @@ impl Lower<'_> {
 
     /// Byte address of element `i` of the lane's fragment.
     fn coop_elem_addr(&mut self, f: &Frag, i: u32) -> VRegId {
-        let Frag { ptr, base, stride, role, row_major, size } = *f;
-        let (r, c) = elem_coords(role, i);
+        let Frag { ptr, base, stride, role, row_major, tf32, size } = *f;
+        let (r, c) = elem_coords(role, tf32, i);
         let (hi, lo) = if row_major { (r, c) } else { (c, r) };
         let k = self.op1(RegKind::B32, format!("mul.lo.s32 {{d0}}, {{u0}}, {hi}"), vec![stride]);
         let e = self.op1(RegKind::B32, format!("add.s32 {{d0}}, {{u0}}, {lo}"), vec![k]);
@@ -120,13 +155,15 @@ impl Lower<'_> {
         let (role, s, n) = self.coop_shape(ty)?;
         // 8x8 fragments all use the accumulator layout (row g, columns 2t, 2t+1).
         let role = if n == 8 { CoopRole::C } else { role };
+        let tf32 = tf32_layout(role, s, n);
         let p = self.ptr(ptr)?;
         let st = self.scalar(stride)?;
-        let base = self.coop_lane_base(role, st, row_major);
+        let base = self.coop_lane_base(role, tf32, st, row_major);
         let sp = p.space.name();
         let mut out = Vec::new();
         for i in 0..n * n / 32 {
-            let frag = Frag { ptr: p.addr, base, stride: st, role, row_major, size: s.size() };
+            let frag =
+                Frag { ptr: p.addr, base, stride: st, role, row_major, tf32, size: s.size() };
             let a = self.coop_elem_addr(&frag, i);
             let text = if s == Scalar::F16 {
                 format!("ld.{sp}.b16 {{d0}}, [{{u0}}+0]")
@@ -153,12 +190,14 @@ impl Lower<'_> {
         if v.len() as u32 != n * n / 32 {
             return Err(self.err_internal("cooperative matrix fragment size"));
         }
+        let tf32 = tf32_layout(role, s, n);
         let p = self.ptr(ptr)?;
         let st = self.scalar(stride)?;
-        let base = self.coop_lane_base(role, st, row_major);
+        let base = self.coop_lane_base(role, tf32, st, row_major);
         let sp = p.space.name();
         for (i, &x) in v.iter().enumerate() {
-            let frag = Frag { ptr: p.addr, base, stride: st, role, row_major, size: s.size() };
+            let frag =
+                Frag { ptr: p.addr, base, stride: st, role, row_major, tf32, size: s.size() };
             let a = self.coop_elem_addr(&frag, i as u32);
             let text = if s == Scalar::F16 {
                 format!("st.{sp}.b16 [{{u0}}+0], {{u1}}")
@@ -184,6 +223,12 @@ impl Lower<'_> {
         let (av, bv, cv) = (self.comps(a)?, self.comps(b)?, self.comps(c)?);
         if av.len() != 8 || bv.len() != 8 || cv.len() != 8 {
             return Err(self.err_internal("cooperative matrix fragment size"));
+        }
+        if sa != sb {
+            return Err(self.err_unsupported("cooperative-matrix products of f16 by f32"));
+        }
+        if sa == Scalar::F32 {
+            return Ok(self.coop_mma_tf32(&av, &bv, &cv, sc));
         }
         let pack = |l: &mut Self, x: VRegId, y: VRegId| {
             l.op1(RegKind::B32, "mov.b32 {d0}, {{u0}, {u1}}", vec![x, y])
@@ -217,6 +262,42 @@ impl Lower<'_> {
 }
 
 impl Lower<'_> {
+    /// 16x16 f32 `a·b + c` on TF32 tensor cores: operands rounded with `cvt.rna.tf32.f32`, then
+    /// per n-tile two chained `mma.m16n8k8` (k-steps 0 and 1), accumulating in f32.
+    fn coop_mma_tf32(
+        &mut self,
+        av: &[VRegId],
+        bv: &[VRegId],
+        cv: &[VRegId],
+        sc: Scalar,
+    ) -> Vec<VRegId> {
+        self.used_tf32 = true;
+        let cvt = "cvt.rna.tf32.f32 {d0}, {u0}";
+        let at: Vec<VRegId> = av.iter().map(|&x| self.op1(RegKind::B32, cvt, vec![x])).collect();
+        let bt: Vec<VRegId> = bv.iter().map(|&x| self.op1(RegKind::B32, cvt, vec![x])).collect();
+        let mut out = Vec::new();
+        for (tile, c4) in cv.chunks(4).enumerate() {
+            let mut acc: Vec<VRegId> = c4.iter().map(|&x| self.widen_f16(sc, x)).collect();
+            for (ks, a4) in at.chunks(4).enumerate() {
+                let d: Vec<VRegId> = (0..4).map(|_| self.mf.new_vreg(RegKind::B32)).collect();
+                let mut uses = a4.to_vec();
+                uses.extend(bt.iter().skip(4 * tile + 2 * ks).take(2));
+                uses.extend(acc);
+                self.emit(
+                    "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {{d0}, {d1}, {d2}, {d3}}, \
+                     {{u0}, {u1}, {u2}, {u3}}, {{u4}, {u5}}, {{u6}, {u7}, {u8}, {u9}}",
+                    d.clone(),
+                    uses,
+                );
+                acc = d;
+            }
+            for x in acc {
+                out.push(self.narrow_f16(sc, x));
+            }
+        }
+        out
+    }
+
     /// 8x8 `a·b + c` without tensor cores: lane (g, t) owns D[g][2t + e]; it gathers row g of
     /// A and columns 2t, 2t+1 of B with `shfl.sync.idx` and accumulates like the reference
     /// interpreter: products summed in order from 0 with unfused `mul.rn`/`add.rn`, then C.
@@ -266,6 +347,11 @@ impl Lower<'_> {
     }
 }
 
+/// Whether a fragment uses the TF32 layout: 16x16 f32 A and B matrices.
+fn tf32_layout(role: CoopRole, s: Scalar, n: u32) -> bool {
+    n == 16 && s == Scalar::F32 && role != CoopRole::C
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -279,7 +365,7 @@ mod tests {
             for lane in 0..32u32 {
                 let (g, t) = (lane >> 2, lane % 4);
                 for i in 0..8 {
-                    let (r, c) = elem_coords(role, i);
+                    let (r, c) = elem_coords(role, false, i);
                     let (row, col) =
                         if role == CoopRole::B { (2 * t + r, g + c) } else { (g + r, 2 * t + c) };
                     seen[row as usize][col as usize] += 1;
@@ -300,6 +386,36 @@ mod tests {
                             let row = if j < 2 { g } else { g + 8 };
                             (row, 2 * t + (j & 1) + 8 * (i / 4))
                         }
+                    };
+                    assert_eq!((row, col), want, "{role:?} lane {lane} element {i}");
+                }
+            }
+            assert!(seen.iter().flatten().all(|&n| n == 1), "{role:?}");
+        }
+    }
+
+    /// The TF32 layout: per k-step `ks` and n-tile, the ISA's m16n8k8 `.tf32` table
+    /// (A: a0 (g, t), a1 (g+8, t), a2 (g, t+4), a3 (g+8, t+4); B: b0 (t, g), b1 (t+4, g)),
+    /// and every element owned once.
+    #[test]
+    fn tf32_fragments_cover_the_matrix_once() {
+        for role in [CoopRole::A, CoopRole::B] {
+            let mut seen = [[0u32; 16]; 16];
+            for lane in 0..32u32 {
+                let (g, t) = (lane >> 2, lane % 4);
+                for i in 0..8 {
+                    let (r, c) = elem_coords(role, true, i);
+                    let (row, col) =
+                        if role == CoopRole::B { (t + r, g + c) } else { (g + r, t + c) };
+                    seen[row as usize][col as usize] += 1;
+                    let want = if role == CoopRole::A {
+                        let (ks, a) = (i / 4, i % 4);
+                        let tab = [(g, t), (g + 8, t), (g, t + 4), (g + 8, t + 4)];
+                        (tab[a as usize].0, tab[a as usize].1 + 8 * ks)
+                    } else {
+                        let (tile, ks, b) = (i / 4, (i / 2) % 2, i % 2);
+                        let tab = [(t, g), (t + 4, g)];
+                        (tab[b as usize].0 + 8 * ks, tab[b as usize].1 + 8 * tile)
                     };
                     assert_eq!((row, col), want, "{role:?} lane {lane} element {i}");
                 }

@@ -112,6 +112,10 @@ pub(crate) struct Lower<'a> {
     pub sm: u32,
     /// Registers known to hold a 32-bit integer constant (lets division skip its guards).
     pub consts: HashMap<VRegId, u32>,
+    /// Whether f32 cooperative-matrix products may use TF32 tensor cores (`--tf32`).
+    pub tf32: bool,
+    /// Set when this entry issued a TF32 product (reported in [`super::EntryInfo::tf32`]).
+    pub used_tf32: bool,
 }
 
 /// Diagnostic for something PTX code generation does not support.
@@ -200,6 +204,8 @@ impl<'a> Lower<'a> {
             span: f.span,
             sm,
             consts: HashMap::new(),
+            tf32: false,
+            used_tf32: false,
         }
     }
 

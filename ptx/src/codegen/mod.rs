@@ -28,11 +28,15 @@ use std::collections::{BTreeSet, HashMap};
 pub struct Options {
     /// Target architecture number: 80 (`sm_80`, the default) or 90.
     pub sm: u32,
+    /// Lower f32 x f32 cooperative-matrix products to TF32 tensor cores
+    /// (`mma.m16n8k8...tf32`, 10-bit mantissa inputs); without it they are a diagnostic,
+    /// since PTX has no exact f32 tensor-core product.
+    pub tf32: bool,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { sm: 80 }
+        Options { sm: 80, tf32: false }
     }
 }
 
@@ -52,6 +56,9 @@ pub struct EntryInfo {
     /// Whether the last parameter is `p_sizes`: a device pointer to one u32 per buffer
     /// parameter (in parameter order) holding the buffer's size in bytes, for `arrayLength`.
     pub uses_sizes: bool,
+    /// Whether the entry uses TF32 products (f32 cooperative matrices with
+    /// [`Options::tf32`]): its results are not f32-exact.
+    pub tf32: bool,
 }
 
 /// The result of compiling a module.
@@ -105,7 +112,7 @@ pub fn compile_module(m: &ir::Module, opts: &Options) -> CompiledPtx {
             continue;
         }
         taken.insert(ptx_name.clone(), ep.name.clone());
-        match compile_entry(m, ep, &ptx_name, &shared_names, sm) {
+        match compile_entry(m, ep, &ptx_name, &shared_names, sm, opts.tf32) {
             Ok((info, text, shared)) => {
                 used_shared.extend(shared);
                 entries.push(info);
@@ -196,6 +203,7 @@ fn compile_entry(
     ptx_name: &str,
     shared_names: &HashMap<GlobalId, String>,
     sm: u32,
+    tf32: bool,
 ) -> Result<EntryOut, Diagnostic> {
     // User functions are inlined: no `.func` is emitted (SPEC §3).
     let inlined = dianran_frontend::passes::inline_calls(m, ep.function).map_err(|d| {
@@ -289,9 +297,11 @@ fn compile_entry(
         .help("use smaller workgroup arrays"));
     }
     let mut lw = Lower::new(m, f, &layout, &ep.name, sm);
+    lw.tf32 = tf32;
     lw.prologue()?;
     lw.body()?;
     let depot = lw.depot_size;
+    let used_tf32 = lw.used_tf32;
     if u64::from(depot) > MAX_LOCAL_BYTES {
         return Err(Diagnostic::error(
             DiagKind::Limit,
@@ -332,6 +342,7 @@ fn compile_entry(
         ptx_name: ptx_name.to_string(),
         params,
         uses_sizes,
+        tf32: used_tf32,
     };
     Ok((info, text, shared))
 }

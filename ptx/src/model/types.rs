@@ -148,13 +148,16 @@ pub enum Type {
     F16x2,
     Bf16,
     Bf16x2,
+    /// TensorFloat-32 (`cvt.rna.tf32.f32` results, `mma` operands): an f32 bit pattern
+    /// with the low 13 mantissa bits zero.
+    Tf32,
     F32,
     F64,
 }
 
 impl Type {
     /// Every type, for tables and tests.
-    pub const ALL: [Type; 19] = [
+    pub const ALL: [Type; 20] = [
         Type::Pred,
         Type::B8,
         Type::B16,
@@ -172,6 +175,7 @@ impl Type {
         Type::F16x2,
         Type::Bf16,
         Type::Bf16x2,
+        Type::Tf32,
         Type::F32,
         Type::F64,
     ];
@@ -196,6 +200,7 @@ impl Type {
             Type::F16x2 => "f16x2",
             Type::Bf16 => "bf16",
             Type::Bf16x2 => "bf16x2",
+            Type::Tf32 => "tf32",
             Type::F32 => "f32",
             Type::F64 => "f64",
         }
@@ -212,7 +217,13 @@ impl Type {
             Type::Pred => 1,
             Type::B8 | Type::U8 | Type::S8 => 8,
             Type::B16 | Type::U16 | Type::S16 | Type::F16 | Type::Bf16 => 16,
-            Type::B32 | Type::U32 | Type::S32 | Type::F32 | Type::F16x2 | Type::Bf16x2 => 32,
+            Type::B32
+            | Type::U32
+            | Type::S32
+            | Type::F32
+            | Type::F16x2
+            | Type::Bf16x2
+            | Type::Tf32 => 32,
             Type::B64 | Type::U64 | Type::S64 | Type::F64 => 64,
         }
     }

@@ -3,7 +3,7 @@
 
 use super::decode::{Base, DInst, Opd, Prog};
 use super::memory::{global_base, Mem, LOCAL_WINDOW, SHARED_WINDOW};
-use super::num::{cvt, ftz32, int_range, int_val, mask, sext, Fmt};
+use super::num::{cvt, ftz32, int_range, int_val, mask, sext, tf32_rna, Fmt};
 use super::{EmuError, EmuErrorKind};
 use dianran_ptx::{
     AtomOp, BoolOp, CmpOp, Flag, Opcode, Rounding, SpecialReg, StateSpace, TestpOp, Type,
@@ -231,7 +231,10 @@ impl Cta<'_> {
             Opcode::Atom | Opcode::Red => self.atom(t, i)?,
             Opcode::Cvt => {
                 let (d, s) = (i.ty(0)?, i.ty(1)?);
-                if d == Type::F16x2 && s == Type::F32 {
+                if d == Type::Tf32 && s == Type::F32 && i.round == Some(Rounding::Rna) {
+                    let v = self.src(t, i, 1, s)?;
+                    self.dst(t, i, 0, u64::from(tf32_rna(v as u32)))?;
+                } else if d == Type::F16x2 && s == Type::F32 {
                     let (a, b) = (self.src(t, i, 1, s)?, self.src(t, i, 2, s)?);
                     let r = i.round.unwrap_or(Rounding::Rn);
                     let hi = Fmt::F16.round(f64::from(as_f32(a)), r);

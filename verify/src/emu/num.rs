@@ -162,6 +162,18 @@ pub(crate) fn round_int(x: f64, mode: Rounding) -> f64 {
     }
 }
 
+/// `cvt.rna.tf32.f32` on f32 bits: keeps 10 mantissa bits, rounding to nearest with ties
+/// away from zero, and zeroes the 13 dropped bits.
+pub(crate) fn tf32_rna(b: u32) -> u32 {
+    // Inf and NaN keep their bits; anything else rounds half away from zero on the 13 low
+    // mantissa bits (a carry into the exponent is the correct next binade, or infinity).
+    if b & 0x7f80_0000 == 0x7f80_0000 {
+        b
+    } else {
+        b.wrapping_add(0x1000) & !0x1fff
+    }
+}
+
 /// Flushes an f32 subnormal to a zero of the same sign (`.ftz`).
 pub(crate) fn ftz32(b: u64) -> u64 {
     let b = b as u32;

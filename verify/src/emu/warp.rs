@@ -5,7 +5,7 @@
 use super::decode::{Class, DInst, Opd, Prog};
 use super::exec::{Cta, Flow};
 use super::memory::Mem;
-use super::num::{int_val, mask, Fmt};
+use super::num::{int_val, mask, tf32_rna, Fmt};
 use super::{EmuError, EmuErrorKind, EmuOptions};
 use dianran_ptx::{AtomOp, Flag, Layout, Opcode, Rounding, ShflMode, StateSpace, Type, VoteMode};
 
@@ -574,15 +574,19 @@ fn elem(e: usize, eb: usize) -> (usize, usize) {
     (e * eb / 32, (e * eb) % 32)
 }
 
-/// `mma.sync.aligned` m16n8k16 / m16n8k8 (f16, bf16 inputs; f32 or f16 accumulators) and
-/// m16n8k16 / m16n8k32 (s8, u8 inputs; s32 accumulators), `.row.col`. Fragment layouts
-/// follow the PTX ISA tables (`g` = lane / 4, `t` = lane % 4).
+/// `mma.sync.aligned` m16n8k16 / m16n8k8 (f16, bf16 inputs; f32 or f16 accumulators),
+/// m16n8k16 / m16n8k32 (s8, u8 inputs; s32 accumulators) and m16n8k8 (tf32 inputs, f32
+/// accumulators), `.row.col`. Fragment layouts follow the PTX ISA tables (`g` = lane / 4,
+/// `t` = lane % 4).
 fn mma(cta: &mut Cta, i: &DInst, lo: usize) -> Result<(), EmuError> {
     let (m, n, k) = (usize::from(i.shape.0), usize::from(i.shape.1), usize::from(i.shape.2));
     if i.layouts != [Layout::Row, Layout::Col] || i.tys.len() != 4 || (m, n) != (16, 8) {
         return Err(i.unsupported());
     }
     let (dty, aty, bty, cty) = (i.tys[0], i.tys[1], i.tys[2], i.tys[3]);
+    if aty == Type::Tf32 || bty == Type::Tf32 {
+        return mma_tf32(cta, i, lo);
+    }
     let int = matches!(aty, Type::S8 | Type::U8);
     let eb = if int { 8 } else { 16 };
     let ok = match (int, k) {
@@ -693,6 +697,63 @@ fn mma(cta: &mut Cta, i: &DInst, lo: usize) -> Result<(), EmuError> {
     Ok(())
 }
 
+/// `mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32`. PTX ISA "Matrix Fragments for
+/// mma.m16n8k8", `.tf32`: A (16x8) a0 = (g, t), a1 = (g+8, t), a2 = (g, t+4),
+/// a3 = (g+8, t+4); B (8x8) b0 = (t, g), b1 = (t+4, g); C and D c0 = (g, 2t),
+/// c1 = (g, 2t+1), c2 = (g+8, 2t), c3 = (g+8, 2t+1). Inputs are rounded to TF32 as
+/// `cvt.rna.tf32.f32` does; products and sums are exact in f64 and rounded once to f32.
+fn mma_tf32(cta: &mut Cta, i: &DInst, lo: usize) -> Result<(), EmuError> {
+    let tys = (i.tys[0], i.tys[1], i.tys[2], i.tys[3]);
+    if i.shape != (16, 8, 8) || tys != (Type::F32, Type::Tf32, Type::Tf32, Type::F32) {
+        return Err(i.unsupported());
+    }
+    let ar = frag_regs(i, 1, 4)?;
+    let br = frag_regs(i, 2, 2)?;
+    let cr = frag_regs(i, 3, 4)?;
+    let dr = frag_regs(i, 0, 4)?.to_vec();
+    let mut a = [[0f64; 8]; 16];
+    let mut b = [[0f64; 8]; 8];
+    let mut c = [[0f64; 8]; 16];
+    let tf32 = |bits: u64| f64::from(f32::from_bits(tf32_rna(bits as u32)));
+    for lane in 0..32 {
+        let t = lo + lane;
+        let (g, tq) = (lane / 4, lane % 4);
+        for (e, (row, col)) in
+            [(g, tq), (g + 8, tq), (g, tq + 4), (g + 8, tq + 4)].into_iter().enumerate()
+        {
+            a[row][col] = tf32(cta.val(t, &ar[e], Type::B32, i)?);
+        }
+        for (e, kk) in [tq, tq + 4].into_iter().enumerate() {
+            b[kk][g] = tf32(cta.val(t, &br[e], Type::B32, i)?);
+        }
+        for (e, (row, col)) in c_coords(g, tq).into_iter().enumerate() {
+            c[row][col] = Fmt::F32.get(cta.val(t, &cr[e], Type::B32, i)?);
+        }
+    }
+    for lane in 0..32 {
+        let (g, tq) = (lane / 4, lane % 4);
+        for (e, (row, col)) in c_coords(g, tq).into_iter().enumerate() {
+            // Every tf32 product is exact in f64 (11 x 11 significant bits); the sum is
+            // rounded once to f32 (the ISA leaves the hardware's order and precision open).
+            let acc = (0..8).fold(c[row][col], |s, kk| s + a[row][kk] * b[kk][col]);
+            match &dr[e] {
+                Opd::Reg(s) => cta.wr(lo + lane, *s, Fmt::F32.round(acc, Rounding::Rn)),
+                _ => {
+                    return Err(
+                        i.err(EmuErrorKind::Unsupported, "mma destinations must be registers")
+                    )
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The accumulator elements (c0..c3) of lane (g, t) for an m16n8 shape.
+fn c_coords(g: usize, t: usize) -> [(usize, usize); 4] {
+    [(g, 2 * t), (g, 2 * t + 1), (g + 8, 2 * t), (g + 8, 2 * t + 1)]
+}
+
 /// `ldmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}.shared.b16`: lanes 8j..8j+7 supply the
 /// row addresses of matrix j; lane l receives row l/4, columns 2(l%4) and 2(l%4)+1 of each
 /// matrix (with `.trans`, stored rows 2(l%4)+i, column l/4).
@@ -758,4 +819,89 @@ fn ldmatrix(cta: &mut Cta, i: &DInst, lo: usize) -> Result<(), EmuError> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{run, EmuOptions};
+
+    /// `x` rounded to a 10-bit mantissa, ties away from zero, computed in f64 arithmetic
+    /// (independent of the bit manipulation in `tf32_rna`).
+    fn tf32_ref(x: f32) -> f64 {
+        let x = f64::from(x);
+        if x == 0.0 {
+            return x;
+        }
+        let q = 2f64.powi(x.abs().log2().floor() as i32 - 10);
+        x.signum() * (x.abs() / q).round() * q
+    }
+
+    /// m16n8k8 tf32 with all-distinct, non-tf32-exact inputs: each lane loads its fragment
+    /// by the ISA table (A through `cvt.rna.tf32.f32`, B raw, which `mma` rounds the same way)
+    /// and stores D by the C table; compared with a plain Rust matrix product.
+    #[test]
+    fn mma_m16n8k8_tf32() {
+        let a: Vec<f32> = (0..128).map(|i| (i as f32 * 0.7311 - 40.0) / 7.0).collect();
+        let b: Vec<f32> = (0..64).map(|i| (i as f32 * 1.0137 - 30.0) / 3.0).collect();
+        let c: Vec<f32> = (0..128).map(|i| i as f32 * 0.37 - 20.0).collect();
+        // Input: A (16x8 row-major) at 0, B (8x8, [k][n]) at 512, C (16x8) at 768.
+        let input: Vec<u8> = a.iter().chain(&b).chain(&c).flat_map(|x| x.to_le_bytes()).collect();
+        let ld = |row: &str, col: &str, cols: u32, base: u32, dst: &str| {
+            format!(
+                "\tmad.lo.u32 %r40, {row}, {cols}, {col};\n\tmul.wide.u32 %rd10, %r40, 4;\n\
+                 \tadd.s64 %rd10, %rd2, %rd10;\n\tld.global.f32 {dst}, [%rd10+{base}];\n"
+            )
+        };
+        // g = %r1, t = %r2, g+8 = %r3, t+4 = %r4, 2t = %r5, 2t+1 = %r6.
+        let mut body = String::from(
+            "\tshr.u32 %r1, %r0, 2;\n\tand.b32 %r2, %r0, 3;\n\tadd.u32 %r3, %r1, 8;\n\
+             \tadd.u32 %r4, %r2, 4;\n\tshl.b32 %r5, %r2, 1;\n\tadd.u32 %r6, %r5, 1;\n",
+        );
+        let a_map = [("%r1", "%r2"), ("%r3", "%r2"), ("%r1", "%r4"), ("%r3", "%r4")];
+        for (e, (row, col)) in a_map.iter().enumerate() {
+            body += &ld(row, col, 8, 0, &format!("%r{}", 10 + e));
+            body += &format!("\tcvt.rna.tf32.f32 %r{0}, %r{0};\n", 10 + e);
+        }
+        body += &ld("%r2", "%r1", 8, 512, "%r14");
+        body += &ld("%r4", "%r1", 8, 512, "%r15");
+        let c_map = [("%r1", "%r5"), ("%r1", "%r6"), ("%r3", "%r5"), ("%r3", "%r6")];
+        for (e, (row, col)) in c_map.iter().enumerate() {
+            body += &ld(row, col, 8, 768, &format!("%r{}", 20 + e));
+        }
+        body += "\tmma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%r30, %r31, %r32, %r33}, \
+                 {%r10, %r11, %r12, %r13}, {%r14, %r15}, {%r20, %r21, %r22, %r23};\n";
+        for (e, (row, col)) in c_map.iter().enumerate() {
+            body += &format!(
+                "\tmad.lo.u32 %r40, {row}, 8, {col};\n\tmul.wide.u32 %rd10, %r40, 4;\n\
+                 \tadd.s64 %rd10, %rd1, %rd10;\n\tst.global.f32 [%rd10], %r{};\n",
+                30 + e
+            );
+        }
+        let text = format!(
+            ".version 8.0\n.target sm_80\n.address_size 64\n\n.visible .entry k(\n\
+             \t.param .u64 p0,\n\t.param .u64 p1\n)\n.reqntid 32, 1, 1\n{{\n\
+             \t.reg .b32 %r<64>;\n\t.reg .b64 %rd<16>;\n\
+             \tld.param.u64 %rd1, [p0];\n\tcvta.to.global.u64 %rd1, %rd1;\n\
+             \tld.param.u64 %rd2, [p1];\n\tcvta.to.global.u64 %rd2, %rd2;\n\
+             \tmov.u32 %r0, %tid.x;\n{body}\tret;\n}}\n"
+        );
+        let mut bufs = vec![vec![0u8; 512], input];
+        if let Err(e) = run(&text, "k", &mut bufs, [1, 1, 1], [32, 1, 1], &EmuOptions::default()) {
+            panic!("{e}\n{text}");
+        }
+        let got: Vec<f32> =
+            bufs[0].chunks_exact(4).map(|w| f32::from_le_bytes([w[0], w[1], w[2], w[3]])).collect();
+        for r in 0..16 {
+            for n in 0..8 {
+                let mut acc = f64::from(c[r * 8 + n]);
+                for k in 0..8 {
+                    acc += tf32_ref(a[r * 8 + k]) * tf32_ref(b[k * 8 + n]);
+                }
+                assert_eq!(got[r * 8 + n], acc as f32, "D[{r}][{n}]");
+            }
+        }
+        // The rounding mattered: the exact f32 product differs somewhere.
+        let exact: f64 = (0..8).map(|k| f64::from(a[k]) * f64::from(b[k * 8])).sum();
+        assert_ne!((exact + f64::from(c[0])) as f32, got[0]);
+    }
 }
