@@ -124,7 +124,7 @@ fn compile_ptx(m: &ir::Module, opts: &Options) -> Result<PtxTable, Vec<Diagnosti
     for e in out.entries {
         let mut params = Vec::new();
         for p in e.params.iter().filter(|p| *p != "p_sizes") {
-            match reflect::parse_param_name(p) {
+            match dianran_ptx::codegen::param_binding(p) {
                 Some((g, b)) => params.push((p.clone(), g, b)),
                 None => errors.push(
                     Diagnostic::error(

@@ -389,12 +389,6 @@ pub(crate) fn entry_table(
         .collect()
 }
 
-/// Reads `(group, binding)` back from a SPEC §3 parameter name `p_g<G>_b<B>`.
-pub(crate) fn parse_param_name(name: &str) -> Option<(u32, u32)> {
-    let (g, b) = name.strip_prefix("p_g")?.split_once("_b")?;
-    Some((g.parse().ok()?, b.parse().ok()?))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -485,13 +479,5 @@ mod tests {
         );
         assert_eq!(b[0].layout.as_ref().map(|l| (l.size, l.align)), Some((16, 16)));
         assert!(b[2].layout.is_none());
-    }
-
-    #[test]
-    fn param_names_parse() {
-        assert_eq!(parse_param_name("p_g0_b12"), Some((0, 12)));
-        assert_eq!(parse_param_name("p_g3_b1"), Some((3, 1)));
-        assert_eq!(parse_param_name("p_sizes"), None);
-        assert_eq!(parse_param_name("p_g_b1"), None);
     }
 }

@@ -14,8 +14,8 @@
 //! Failures that are understood are listed in [`KNOWN`] with their cause, so they stay
 //! visible while the test passes; a listed failure that no longer happens is reported.
 
-use dianran::frontend::ir::{self, Stage, Type};
-use dianran::verify::agree::{compare, random_buffers, uses_subgroups};
+use dianran::frontend::ir::{self, Stage};
+use dianran::verify::agree::{compare, random_buffers};
 use dianran::verify::buffers::Buffers;
 use dianran::verify::executors::{self, ExecError, Executor, Job};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -151,10 +151,6 @@ impl Outcome {
     }
 }
 
-fn uses_coop(m: &ir::Module) -> bool {
-    m.types.iter().any(|(_, t)| matches!(t, Type::CoopMatrix { .. }))
-}
-
 fn buffers_for(k: &Kernel, m: &ir::Module, entry: &str) -> Result<Buffers, String> {
     let mut bufs = random_buffers(m, entry, k.runtime_len, SEED).map_err(|d| d.message)?;
     for (g, b, bytes) in &k.presets {
@@ -266,10 +262,10 @@ fn check_entry(k: &Kernel, m: &ir::Module, entry: &str, lavapipe: bool, out: &mu
             return;
         }
     };
-    let coop = uses_coop(m);
+    let coop = m.uses_cooperative_matrices();
     let mut others = vec![(Executor::Emu, 32)];
     if lavapipe && !coop {
-        let size = if uses_subgroups(m) { 8 } else { 32 };
+        let size = if m.uses_subgroups() { 8 } else { 32 };
         others.push((Executor::Lavapipe, size));
         others.push((Executor::LavapipeOut, size));
     }

@@ -994,6 +994,45 @@ impl Module {
     pub fn entry_point(&self, name: &str) -> Option<&EntryPoint> {
         self.entry_points.iter().find(|e| e.name == name)
     }
+
+    /// Whether any function uses a subgroup operation or takes a subgroup builtin (directly or
+    /// as a member of a struct parameter).
+    pub fn uses_subgroups(&self) -> bool {
+        fn block(b: &Block) -> bool {
+            b.insts.iter().any(|i| {
+                matches!(
+                    i.op,
+                    Op::SubgroupBallot(_)
+                        | Op::SubgroupCollective { .. }
+                        | Op::SubgroupGather { .. }
+                ) || i.op.blocks().into_iter().any(block)
+            })
+        }
+        let builtin = |b: &Option<IoBinding>| {
+            matches!(
+                b,
+                Some(IoBinding::BuiltIn(
+                    BuiltIn::SubgroupId
+                        | BuiltIn::SubgroupSize
+                        | BuiltIn::SubgroupInvocationId
+                        | BuiltIn::NumSubgroups
+                ))
+            )
+        };
+        self.functions.iter().any(|f| {
+            block(&f.body)
+                || f.params.iter().any(|p| {
+                    builtin(&p.binding)
+                        || matches!(self.types.get(f.ty(p.value)), Type::Struct { members, .. }
+                            if members.iter().any(|mem| builtin(&mem.binding)))
+                })
+        })
+    }
+
+    /// Whether the module has a cooperative-matrix type.
+    pub fn uses_cooperative_matrices(&self) -> bool {
+        self.types.iter().any(|(_, t)| matches!(t, Type::CoopMatrix { .. }))
+    }
 }
 
 impl Op {

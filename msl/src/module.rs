@@ -135,7 +135,7 @@ impl<'a> Writer<'a> {
             }
         }
         let mut out = String::from("#include <metal_stdlib>\n");
-        if self.m.types.iter().any(|(_, t)| matches!(t, Type::CoopMatrix { .. })) {
+        if self.m.uses_cooperative_matrices() {
             out.push_str("#include <metal_simdgroup_matrix>\n");
         }
         out.push_str("using namespace metal;\n\n");

@@ -116,7 +116,7 @@ pub fn execute(args: &Args) -> Result<String, Failure> {
                 "the reference interpreter failed on the random input: {e}\n(random contents can drive data-dependent indexing out of range: try a larger --len or another --seed)"
             ))
         })?;
-    let subgroups = dianran_verify::agree::uses_subgroups(&module);
+    let subgroups = module.uses_subgroups();
     let mut out = String::from("interp\tagree\treference\n");
     let mut all_agree = true;
     for exec in [Executor::Emu, Executor::Cuda, Executor::Lavapipe, Executor::LavapipeOut] {

@@ -299,38 +299,6 @@ fn show(s: Scalar, b: &[u8]) -> String {
     }
 }
 
-/// Whether the module uses subgroup operations or subgroup builtins.
-pub fn uses_subgroups(m: &ir::Module) -> bool {
-    use ir::{IoBinding, Type};
-    fn block(b: &ir::Block) -> bool {
-        b.insts.iter().any(|i| {
-            matches!(
-                i.op,
-                Op::SubgroupBallot(_) | Op::SubgroupCollective { .. } | Op::SubgroupGather { .. }
-            ) || i.op.blocks().into_iter().any(block)
-        })
-    }
-    let builtin = |b: &Option<IoBinding>| {
-        matches!(
-            b,
-            Some(IoBinding::BuiltIn(
-                ir::BuiltIn::SubgroupSize
-                    | ir::BuiltIn::SubgroupInvocationId
-                    | ir::BuiltIn::SubgroupId
-                    | ir::BuiltIn::NumSubgroups
-            ))
-        )
-    };
-    m.functions.iter().any(|f| {
-        block(&f.body)
-            || f.params.iter().any(|p| {
-                builtin(&p.binding)
-                    || matches!(m.types.get(f.ty(p.value)), Type::Struct { members, .. }
-                        if members.iter().any(|mem| builtin(&mem.binding)))
-            })
-    })
-}
-
 /// A runtime error from an executor, as a diagnostic.
 pub fn runtime(message: impl Into<String>) -> Diagnostic {
     Diagnostic::error(DiagKind::Runtime, message)

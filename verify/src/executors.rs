@@ -204,7 +204,7 @@ pub fn ptx_params(
             keys.push(None);
             continue;
         }
-        let key = parse_param(name)
+        let key = dianran_ptx::codegen::param_binding(name)
             .ok_or_else(|| ExecError::Failed(format!("unexpected PTX parameter '{name}'")))?;
         match input.get(&key) {
             Some(b) => {
@@ -218,13 +218,6 @@ pub fn ptx_params(
         }
     }
     Ok(PtxParams { buffers: params, bindings: keys })
-}
-
-/// `p_g<G>_b<B>` -> (G, B).
-fn parse_param(name: &str) -> Option<(u32, u32)> {
-    let rest = name.strip_prefix("p_g")?;
-    let (g, b) = rest.split_once("_b")?;
-    Some((g.parse().ok()?, b.parse().ok()?))
 }
 
 #[cfg(feature = "cuda")]
@@ -255,7 +248,7 @@ fn run_lavapipe(job: &Job<'_>, wgsl: &str, input: &Buffers) -> Result<Buffers, E
     if !crate::lavapipe::available() {
         return Err(ExecError::Skipped("no Vulkan adapter".into()));
     }
-    if job.module.types.iter().any(|(_, t)| matches!(t, ir::Type::CoopMatrix { .. })) {
+    if job.module.uses_cooperative_matrices() {
         return Err(ExecError::Skipped("lavapipe has no cooperative matrices".into()));
     }
     let bindings =
@@ -293,16 +286,4 @@ fn run_lavapipe(job: &Job<'_>, wgsl: &str, input: &Buffers) -> Result<Buffers, E
 #[cfg(not(feature = "lavapipe"))]
 fn run_lavapipe(_: &Job<'_>, _: &str, _: &Buffers) -> Result<Buffers, ExecError> {
     Err(ExecError::Skipped("no Vulkan adapter (built without the `lavapipe` feature)".into()))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parameter_names() {
-        assert_eq!(parse_param("p_g0_b3"), Some((0, 3)));
-        assert_eq!(parse_param("p_g12_b0"), Some((12, 0)));
-        assert_eq!(parse_param("p_sizes"), None);
-    }
 }

@@ -3,7 +3,7 @@
 //! each compared with the reference interpreter. Subgroup samples are compared with lavapipe at
 //! lavapipe's subgroup size (8) and with the emulator at 32.
 
-use dianran_frontend::ir::{self, Type};
+use dianran_frontend::ir;
 use dianran_verify::agree::{compare, random_buffers};
 use dianran_verify::executors::{self, ExecError, Executor, Job};
 use std::path::PathBuf;
@@ -50,10 +50,6 @@ fn compute_samples() -> Vec<Sample> {
     out
 }
 
-fn uses_coop(m: &ir::Module) -> bool {
-    m.types.iter().any(|(_, t)| matches!(t, Type::CoopMatrix { .. }))
-}
-
 #[test]
 fn every_compute_sample_agrees_across_executors() {
     dianran_verify::lavapipe::quiet_mesa_warnings();
@@ -81,8 +77,8 @@ fn every_compute_sample_agrees_across_executors() {
         } else {
             vec![s.entry.clone()]
         };
-        let subgroups = dianran_verify::agree::uses_subgroups(&module);
-        let coop = uses_coop(&module);
+        let subgroups = module.uses_subgroups();
+        let coop = module.uses_cooperative_matrices();
         for entry in entries {
             let input = match random_buffers(&module, &entry, RUNTIME_LEN, 0x5EED) {
                 Ok(b) => b,

@@ -134,13 +134,6 @@ fn fill(
     }
 }
 
-/// Parses `p_g<G>_b<B>`.
-fn param_binding(name: &str) -> Option<(u32, u32)> {
-    let rest = name.strip_prefix("p_g")?;
-    let (g, b) = rest.split_once("_b")?;
-    Some((g.parse().ok()?, b.parse().ok()?))
-}
-
 enum Outcome {
     Same,
     Skipped(String),
@@ -208,7 +201,7 @@ fn compare_sample(name: &str) -> Outcome {
     let mut params: Vec<Vec<u8>> = Vec::new();
     let mut keys = Vec::new();
     for p in &info.params {
-        if let Some(key) = param_binding(p) {
+        if let Some(key) = dianran_ptx::codegen::param_binding(p) {
             params.push(input.get(&key).cloned().unwrap_or_default());
             keys.push(Some(key));
         } else if p == "p_sizes" {

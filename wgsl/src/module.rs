@@ -75,7 +75,7 @@ impl<'a> Writer<'a> {
                 _ => {}
             }
         }
-        let subgroups = self.m.enables.subgroups || uses_subgroups(self.m);
+        let subgroups = self.m.enables.subgroups || self.m.uses_subgroups();
         let mut any = false;
         if f16 {
             out.push_str("enable f16;\n");
@@ -216,36 +216,4 @@ pub(crate) fn binding_text(b: &IoBinding) -> String {
             s
         }
     }
-}
-
-fn uses_subgroups(m: &ir::Module) -> bool {
-    fn block(b: &ir::Block) -> bool {
-        b.insts.iter().any(|i| {
-            matches!(
-                i.op,
-                ir::Op::SubgroupBallot(_)
-                    | ir::Op::SubgroupCollective { .. }
-                    | ir::Op::SubgroupGather { .. }
-            ) || i.op.blocks().into_iter().any(block)
-        })
-    }
-    let builtin = |b: &Option<IoBinding>| {
-        matches!(
-            b,
-            Some(IoBinding::BuiltIn(
-                naga::BuiltIn::SubgroupId
-                    | naga::BuiltIn::SubgroupSize
-                    | naga::BuiltIn::SubgroupInvocationId
-                    | naga::BuiltIn::NumSubgroups
-            ))
-        )
-    };
-    let struct_builtin = |t: TypeId| match m.types.get(t) {
-        Type::Struct { members, .. } => members.iter().any(|mem| builtin(&mem.binding)),
-        _ => false,
-    };
-    m.functions.iter().any(|f| {
-        block(&f.body)
-            || f.params.iter().any(|p| builtin(&p.binding) || struct_builtin(f.ty(p.value)))
-    })
 }

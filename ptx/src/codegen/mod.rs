@@ -72,6 +72,18 @@ pub struct CompiledPtx {
     pub diagnostics: Vec<Diagnostic>,
 }
 
+/// The PTX parameter name of the buffer at `@group(group) @binding(binding)`: `p_g<G>_b<B>`.
+pub fn param_name(group: u32, binding: u32) -> String {
+    format!("p_g{group}_b{binding}")
+}
+
+/// The `(group, binding)` of a buffer parameter named by [`param_name`]; `None` for other
+/// names (`p_sizes`).
+pub fn param_binding(name: &str) -> Option<(u32, u32)> {
+    let (g, b) = name.strip_prefix("p_g")?.split_once("_b")?;
+    Some((g.parse().ok()?, b.parse().ok()?))
+}
+
 /// Compiles every compute entry point of `m` to PTX (SPEC §3).
 pub fn compile_module(m: &ir::Module, opts: &Options) -> CompiledPtx {
     let sm = if opts.sm >= 90 { 90 } else { 80 };
@@ -274,12 +286,12 @@ fn compile_entry(
         }
         for i in 0..=max {
             layout.buffers.push(bufs.iter().find(|(b, _)| b.binding == i).map(|(_, g)| *g));
-            layout.param_names.push(format!("p_g0_b{i}"));
+            layout.param_names.push(param_name(0, i));
         }
     } else {
         for (b, g) in &bufs {
             layout.buffers.push(Some(*g));
-            layout.param_names.push(format!("p_g{}_b{}", b.group, b.binding));
+            layout.param_names.push(param_name(b.group, b.binding));
         }
     }
     // Static `.shared` data is limited to 48 KiB per block; ptxas would reject more.

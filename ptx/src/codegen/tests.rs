@@ -289,3 +289,17 @@ fn dump_sample() {
     std::fs::write(format!("/tmp/cg/{name}.ptx"), &out.text).expect("write");
     println!("{:?}", out.diagnostics);
 }
+
+#[test]
+fn parameter_names_round_trip() {
+    assert_eq!(super::param_name(0, 3), "p_g0_b3");
+    assert_eq!(super::param_binding("p_g0_b3"), Some((0, 3)));
+    assert_eq!(super::param_binding("p_g0_b12"), Some((0, 12)));
+    assert_eq!(super::param_binding("p_g3_b1"), Some((3, 1)));
+    assert_eq!(super::param_binding("p_g12_b0"), Some((12, 0)));
+    assert_eq!(super::param_binding("p_sizes"), None);
+    assert_eq!(super::param_binding("p_g_b1"), None);
+    for (g, b) in [(0, 0), (1, 15), (7, 123)] {
+        assert_eq!(super::param_binding(&super::param_name(g, b)), Some((g, b)));
+    }
+}
