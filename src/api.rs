@@ -24,10 +24,11 @@ use dianran_frontend::{ir, DiagKind, Diagnostic, Diagnostics};
 pub struct Options {
     /// PTX target architecture: 80 (`sm_80`) or 90 (`sm_90`); values between round down.
     pub sm: u32,
-    /// Allow TF32 tensor-core math for `f32` 16x16 cooperative-matrix multiplies (the CLI's
+    /// Allow TF32 tensor-core math for `f32` cooperative-matrix multiplies (the CLI's
     /// `--tf32`): operands are rounded to TF32 (10-bit mantissa) and products accumulate in
-    /// f32. Without it such a product is a PTX diagnostic, as PTX has no exact f32
-    /// tensor-core product (f16 products and all 8x8 products always compile).
+    /// f32. Without it a 16x16 f32 product is a PTX diagnostic, as PTX has no exact f32
+    /// tensor-core product, and an 8x8 one is computed exactly on the FMA units (f16
+    /// products always use tensor cores).
     pub tf32: bool,
     /// Write `enable subgroups;` in the WGSL output when the source had it (Tint and Chrome
     /// want it; naga 30 and wgpu reject it). Subgroup builtins are printed either way.

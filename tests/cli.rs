@@ -311,3 +311,53 @@ fn verify_catches_wrong_ptx() {
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
     assert!(text(&out.stdout).contains("emu\tDISAGREE"), "{}", text(&out.stdout));
 }
+
+/// An f32 x f32 16x16 cooperative product: TF32 tensor cores with `--tf32`, a diagnostic
+/// naming the option without it.
+const COOP_F32: &str = "enable wgpu_cooperative_matrix;\n\
+@group(0) @binding(0) var<storage, read> a: array<f32, 256>;\n\
+@group(0) @binding(1) var<storage, read> b: array<f32, 256>;\n\
+@group(0) @binding(2) var<storage, read_write> c: array<f32, 256>;\n\
+@compute @workgroup_size(32)\n\
+fn main() {\n\
+    let am = coopLoadT<coop_mat16x16<f32, A>>(&a[0], 16u);\n\
+    let bm = coopLoad<coop_mat16x16<f32, B>>(&b[0], 16u);\n\
+    let cm = coopLoad<coop_mat16x16<f32, C>>(&c[0], 16u);\n\
+    coopStore(coopMultiplyAdd(am, bm, cm), &c[0], 16u);\n\
+}\n";
+
+#[test]
+fn verify_tf32_agrees_on_interp_and_emu() {
+    let dir = scratch("verify-tf32");
+    let f = write(&dir, "coop_f32.wgsl", COOP_F32);
+    let out = dianran(&["verify", &f, "--tf32"]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    assert!(stdout.contains("interp\tagree\treference\n"), "{stdout}");
+    assert!(stdout.contains("emu\tagree\t"), "{stdout}");
+}
+
+#[test]
+fn verify_without_tf32_names_the_option() {
+    let dir = scratch("verify-no-tf32");
+    let f = write(&dir, "coop_f32.wgsl", COOP_F32);
+    let out = dianran(&["verify", &f]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{}", text(&out.stderr));
+    let emu = stdout.lines().find(|l| l.starts_with("emu\t")).unwrap_or_default();
+    assert!(emu.starts_with("emu\tDISAGREE\t"), "{stdout}");
+    assert!(emu.contains("--tf32"), "{stdout}");
+}
+
+#[test]
+fn run_on_emu_takes_tf32() {
+    let dir = scratch("run-tf32");
+    let f = write(&dir, "coop_f32.wgsl", COOP_F32);
+    let args = ["run", &f, "--entry", "main", "--dispatch", "1", "--executor", "emu"];
+    let out = dianran(&[&args[..], &["--tf32"]].concat());
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "ran 'main' over 1x1x1 workgroups on emu\n");
+    let out = dianran(&args);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("--tf32"), "{}", text(&out.stderr));
+}

@@ -243,6 +243,7 @@ fn check_entry(k: &Kernel, m: &ir::Module, entry: &str, lavapipe: bool, out: &mu
         dispatch: k.dispatch,
         subgroup_size,
         sm: 80,
+        tf32: false,
         ptx: None,
     };
     let run = |exec, size| match guarded(|| executors::run(exec, &job(size), &input)) {

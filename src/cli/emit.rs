@@ -45,8 +45,9 @@ pub struct PtxArgs {
     /// Target architecture: 80 (sm_80, the default) or 90 (sm_90).
     #[arg(long, default_value_t = 80, value_parser = parse_sm)]
     pub sm: u32,
-    /// Compile f32 x f32 16x16 cooperative-matrix products on TF32 tensor cores (inputs
-    /// rounded to a 10-bit mantissa, f32 accumulation); without it they are a diagnostic.
+    /// Compile f32 x f32 cooperative-matrix products on TF32 tensor cores (inputs rounded to
+    /// a 10-bit mantissa, f32 accumulation). Without it 16x16 ones are a diagnostic and 8x8
+    /// ones are computed exactly on the FMA units.
     #[arg(long)]
     pub tf32: bool,
     /// Write the output here instead of stdout.

@@ -18,7 +18,9 @@ pub struct Args {
     /// PTX target architecture: 80 or 90 (`sm_80`, `sm_90` also accepted).
     #[arg(long, value_name = "SM", default_value = "80", value_parser = parse_sm)]
     pub sm: u32,
-    /// Allow TF32 tensor-core math for f32 cooperative-matrix multiplies.
+    /// Compile f32 x f32 cooperative-matrix products on TF32 tensor cores (inputs rounded to
+    /// a 10-bit mantissa, f32 accumulation). Without it 16x16 ones are a diagnostic and 8x8
+    /// ones are computed exactly on the FMA units.
     #[arg(long)]
     pub tf32: bool,
     /// Leave `enable subgroups;` out of the WGSL (naga and wgpu reject it).

@@ -46,6 +46,11 @@ pub struct Args {
     /// software Vulkan) or `lavapipe-out` (the WGSL dianran prints, on lavapipe).
     #[arg(long, value_name = "EXECUTOR", default_value = "interp", value_parser = parse_executor)]
     pub executor: Executor,
+    /// Compile f32 x f32 cooperative-matrix products on TF32 tensor cores (inputs rounded to
+    /// a 10-bit mantissa, f32 accumulation). Without it 16x16 ones are a diagnostic and 8x8
+    /// ones are computed exactly on the FMA units.
+    #[arg(long)]
+    pub tf32: bool,
 }
 
 /// Parses an executor name.
@@ -135,6 +140,7 @@ pub fn execute(args: &Args) -> Result<String, Failure> {
             dispatch: args.dispatch,
             subgroup_size: args.subgroup_size,
             sm: 80,
+            tf32: args.tf32,
             ptx: None,
         };
         buffers = executors::run(args.executor, &job, &buffers).map_err(|e| match e {

@@ -4,7 +4,8 @@
 //! Output: one line per executor, `EXECUTOR<TAB>agree|DISAGREE|skipped<TAB>detail`. The
 //! interpreter's own line says `agree` with detail `reference`. Exit status 0 when every
 //! executor that ran agrees, 1 otherwise. Comparison rules (exact integers, float bounds per
-//! operation class) are documented in `dianran_verify::agree`. Kernels that use subgroup
+//! operation class, the TF32 bound for PTX executors under `--tf32`) are documented in
+//! `dianran_verify::agree`. Kernels that use subgroup
 //! operations are compared with lavapipe at lavapipe's subgroup size (8) and with the PTX
 //! executors at 32.
 
@@ -12,7 +13,7 @@ use super::input::SourceArgs;
 use super::run::{parse_buffer, parse_dispatch, BufferArg};
 use super::Failure;
 use dianran_frontend::ir::{self, Stage};
-use dianran_verify::agree::{compare, random_buffers};
+use dianran_verify::agree::{compare_with, precision_with_tf32, random_buffers};
 use dianran_verify::executors::{self, ExecError, Executor, Job};
 
 /// Arguments of `verify`.
@@ -40,6 +41,11 @@ pub struct Args {
     /// PTX target for the PTX executors (80 or 90).
     #[arg(long, default_value_t = 80)]
     pub sm: u32,
+    /// Compile f32 x f32 cooperative-matrix products on TF32 tensor cores (inputs rounded to
+    /// a 10-bit mantissa, f32 accumulation). Without it 16x16 ones are a diagnostic and 8x8
+    /// ones are computed exactly on the FMA units.
+    #[arg(long)]
+    pub tf32: bool,
     /// Run this PTX file on the PTX executors instead of the PTX dianran compiles (same entry
     /// name and parameters): checks edited or third-party PTX against the WGSL's meaning.
     #[arg(long, value_name = "PTX_FILE")]
@@ -108,6 +114,7 @@ pub fn execute(args: &Args) -> Result<String, Failure> {
         dispatch,
         subgroup_size,
         sm: args.sm,
+        tf32: args.tf32,
         ptx: ptx_text.as_deref(),
     };
     let reference32 = executors::run(Executor::Interp, &job(32), &input)
@@ -134,7 +141,10 @@ pub fn execute(args: &Args) -> Result<String, Failure> {
                 } else {
                     executors::run(Executor::Interp, &job(size), &input)
                 };
-                match reference.map(|r| compare(&module, &entry, &r, &result)) {
+                // Only the PTX executors ran TF32 products; the others keep the usual bounds.
+                let ptx_exec = matches!(exec, Executor::Emu | Executor::Cuda);
+                let p = precision_with_tf32(&module, &entry, args.tf32 && ptx_exec);
+                match reference.map(|r| compare_with(&module, &entry, &r, &result, p)) {
                     Ok(Ok(())) if subgroups => format!("agree\tsubgroup size {size}"),
                     Ok(Ok(())) => "agree\t".to_string(),
                     Ok(Err(diff)) => {

@@ -16,6 +16,15 @@
 //! | only `+ - * /`, `sqrt`, `fma`, conversions, min/max, ... | 4 ULP, or 1e-6 absolute | 2 ULP, or 1e-3 absolute |
 //! | cooperative-matrix products (`coopMultiplyAdd`) | 2^-10 relative, or 1e-4 absolute | 2^-8 relative, or 1e-2 absolute |
 //! | approximate math (`exp`, `log`, `pow`, trigonometry, `tanh`, `inverseSqrt`, ...) | 2^-11 relative, or 2^-11 absolute | 2^-8 relative, or 1e-2 absolute |
+//! | f32 x f32 cooperative products compiled with `--tf32` ([`Precision::Tf32`]) | 2^-9 relative, or 2^-7 absolute | as cooperative products |
+//!
+//! TF32 rounds each f32 product operand to a 10-bit mantissa, so a product `sum_k a_k * b_k`
+//! is off by up to about `2^-9 * sum_k |a_k * b_k|` (the bound `verify/tests/coop_tf32.rs`
+//! checks element by element). A buffer comparison does not know the terms, so the TF32 class
+//! bounds the difference by 2^-9 of the result's magnitude, with an absolute floor of
+//! 2^-7 = 2^-9 * 4: the expected `sum_k |a_k * b_k|` of a 16-term product of the random
+//! inputs below (uniform in [-1, 1), so `E|a * b|` = 1/4). Only the executors that ran TF32
+//! PTX are compared under it; [`precision_with_tf32`] chooses it.
 //!
 //! Tensor cores accumulate a product's K terms in their own order (and without IEEE rounding of
 //! every partial sum), so coop products get a bound relative to the result. The approximate
@@ -133,6 +142,9 @@ pub enum Precision {
     Accumulated,
     /// Approximate transcendental functions are involved.
     Approximate,
+    /// f32 x f32 cooperative products on TF32 tensor cores (`--tf32`): 10-bit mantissa
+    /// operands.
+    Tf32,
 }
 
 /// The precision class of `entry`: approximate when it (or a function it calls) uses a
@@ -189,6 +201,25 @@ pub fn precision(m: &ir::Module, entry: &str) -> Precision {
     }
 }
 
+/// The precision class of `entry` as run by an executor whose PTX was compiled with `tf32`
+/// ([`Precision::Tf32`] when that is on and the module multiplies f32 cooperative matrices,
+/// the looser of the bounds; otherwise [`precision`]).
+pub fn precision_with_tf32(m: &ir::Module, entry: &str, tf32: bool) -> Precision {
+    fn f32_product(f: &ir::Function, types: &ir::Types, b: &ir::Block) -> bool {
+        b.insts.iter().any(|i| match &i.op {
+            Op::CoopMultiplyAdd(a, _, _) => f.values.get(a.index()).is_some_and(|v| {
+                matches!(types.get(v.ty), Type::CoopMatrix { scalar: Scalar::F32, .. })
+            }),
+            op => op.blocks().into_iter().any(|b| f32_product(f, types, b)),
+        })
+    }
+    if tf32 && m.functions.iter().any(|f| f32_product(f, &m.types, &f.body)) {
+        Precision::Tf32
+    } else {
+        precision(m, entry)
+    }
+}
+
 fn ulp_f32(x: f32) -> f32 {
     let a = x.abs();
     if a < f32::MIN_POSITIVE {
@@ -219,7 +250,8 @@ pub fn floats_agree(reference: f32, other: f32, is_f16: bool, p: Precision) -> b
         (Precision::Exact, true) => diff <= 2.0 * ulp_f16(big) || diff <= 1e-3,
         (Precision::Accumulated, false) => diff <= big * (1.0 / 1024.0) || diff <= 1e-4,
         (Precision::Approximate, false) => diff <= (big * (1.0 / 2048.0)).max(1.0 / 2048.0),
-        (Precision::Accumulated | Precision::Approximate, true) => {
+        (Precision::Tf32, false) => diff <= big * (1.0 / 512.0) || diff <= 1.0 / 128.0,
+        (Precision::Accumulated | Precision::Approximate | Precision::Tf32, true) => {
             diff <= big * (1.0 / 256.0) || diff <= 1e-2
         }
     }
@@ -233,7 +265,17 @@ pub fn compare(
     reference: &Buffers,
     other: &Buffers,
 ) -> Result<(), String> {
-    let p = precision(m, entry);
+    compare_with(m, entry, reference, other, precision(m, entry))
+}
+
+/// [`compare`] under the float bounds of `p` (for example [`precision_with_tf32`]'s choice).
+pub fn compare_with(
+    m: &ir::Module,
+    entry: &str,
+    reference: &Buffers,
+    other: &Buffers,
+    p: Precision,
+) -> Result<(), String> {
     let bindings = entry_bindings(m, entry).map_err(|d| d.message)?;
     let mut diffs = Vec::new();
     let mut count = 0usize;
@@ -318,6 +360,11 @@ mod tests {
         assert!(!floats_agree(1.0, 1.001, false, Precision::Approximate));
         assert!(floats_agree(2.9506474, 2.9506488, false, Precision::Accumulated));
         assert!(!floats_agree(2.95, 2.96, false, Precision::Accumulated));
+        // TF32: 2^-9 of 2.0 is 0.0039; the floor 2^-7 is 0.0078.
+        assert!(floats_agree(2.0, 2.0035, false, Precision::Tf32));
+        assert!(!floats_agree(2.0, 2.0045 + 0.004, false, Precision::Tf32));
+        assert!(floats_agree(0.0, 0.0078, false, Precision::Tf32));
+        assert!(!floats_agree(0.0, 0.008, false, Precision::Tf32));
         // Cancellation near zero: absolute floor.
         assert!(floats_agree(0.0, 5e-7, false, Precision::Exact));
         assert!(floats_agree(f32::NAN, f32::NAN, false, Precision::Exact));

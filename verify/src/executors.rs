@@ -99,6 +99,10 @@ pub struct Job<'a> {
     pub subgroup_size: u32,
     /// PTX target (80 or 90).
     pub sm: u32,
+    /// f32 cooperative products use TF32 tensor cores (`--tf32`) in the PTX the PTX executors
+    /// compile; their results then compare with the TF32 bound
+    /// ([`crate::agree::precision_with_tf32`]).
+    pub tf32: bool,
     /// PTX text to run instead of compiling the module (it must follow the same entry name and
     /// parameter convention): checks hand-edited or third-party PTX against the WGSL's meaning.
     pub ptx: Option<&'a str>,
@@ -159,11 +163,19 @@ fn run_ptx(
 ) -> Result<Buffers, ExecError> {
     let compiled = dianran_ptx::codegen::compile_module(
         job.module,
-        &dianran_ptx::codegen::Options { sm: job.sm, ..Default::default() },
+        &dianran_ptx::codegen::Options { sm: job.sm, tf32: job.tf32 },
     );
     let Some(info) = compiled.entries.iter().find(|e| e.name == job.entry) else {
-        let why =
-            compiled.diagnostics.iter().map(|d| d.message.clone()).collect::<Vec<_>>().join("; ");
+        // The help says what to do about it (for example "pass --tf32").
+        let why = compiled
+            .diagnostics
+            .iter()
+            .map(|d| match &d.help {
+                Some(h) => format!("{} ({h})", d.message),
+                None => d.message.clone(),
+            })
+            .collect::<Vec<_>>()
+            .join("; ");
         return Err(ExecError::Failed(format!("no PTX for entry '{}': {why}", job.entry)));
     };
     let PtxParams { buffers: mut params, bindings: keys } = ptx_params(info, input)?;

@@ -95,6 +95,7 @@ fn every_compute_sample_agrees_across_executors() {
                 dispatch: s.dispatch,
                 subgroup_size,
                 sm: 80,
+                tf32: false,
                 ptx: None,
             };
             let reference32 = match executors::run(Executor::Interp, &job(32), &input) {

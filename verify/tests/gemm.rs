@@ -110,6 +110,7 @@ fn run_all(
         dispatch,
         subgroup_size: 32,
         sm: 80,
+        tf32: false,
         ptx: None,
     };
     let reference = match executors::run(Executor::Interp, &job, &input) {

@@ -1,4 +1,4 @@
-//! Cooperative matrices on tensor cores: `coop_mat16x16` with `mma.sync.m16n8k16`.
+//! Cooperative matrices on tensor cores: `mma.sync` m16n8k16 / m16n8k8 and `ldmatrix`.
 //!
 //! A 16x16 matrix is spread over the 32 lanes of a warp as 8 elements per lane in the
 //! fragment layout of `mma.m16n8k16` (PTX ISA "Matrix Fragments for mma.m16n8k16 with floating
@@ -10,48 +10,94 @@
 //! | B (K x N, f16) | tile `i>>2`, `j = i&3` | `2t + (j&1) + 8*(j>>1)` | `g + 8*tile` |
 //! | C (M x N, f32/f16) | tile `i>>2`, `j = i&3` | `g + 8*(j>>1)` | `2t + (j&1) + 8*tile` |
 //!
-//! `coopLoad`/`coopStore` move each lane's 8 elements one by one (element (r, c) at element
-//! offset `c*stride + r`, or `r*stride + c` for the `T` forms); `coopMultiplyAdd` packs the f16
-//! pairs and issues two `mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32`, one per n-tile,
-//! accumulating in f32 (an f16 accumulator is widened and rounded once, as the reference
-//! interpreter does).
+//! An 8x8 matrix is the top half of `mma.m16n8k8` (2 elements per lane): A and C hold
+//! `(g, 2t + i)`, B holds `(2t + i, g)`; a product passes zero registers for rows 8..15 of A
+//! and C and ignores those rows of D.
 //!
-//! PTX has no exact f32 tensor-core product, so f32 A/B matrices are a diagnostic unless
-//! [`super::Options::tf32`] is set. Then they use the layout of `mma.m16n8k8` with `.tf32`
+//! Elements `2p` and `2p + 1` of an f16 fragment form the 8x8 sub-matrix `p` at rows
+//! `8*(p&1)`, columns `8*(p>>1)`, which is exactly what `ldmatrix` delivers in register `p`
+//! (no `.trans` when the lane's pair runs along the stored rows, `.trans` otherwise).
+//!
+//! Loads and stores, for both orientations (`coopLoad` is column-major, element (r, c) at
+//! `c*stride + r`; the `T` forms are row-major, `r*stride + c`) and any stride:
+//! * f16 from workgroup memory: one `ldmatrix` (`.x4` for 16x16, `.x1` for 8x8) when every
+//!   row address is 16-byte aligned (matrix address and `2*stride` multiples of 16);
+//! * otherwise, and for other spaces, per-lane `ld`/`st`, with a lane's two neighbouring
+//!   elements as one access (`.b32` for an f16 pair, `.v2.u32` for f32) when the pair is
+//!   contiguous in memory and aligned to its width;
+//! * an alignment the compiler proves ([`super::align`]) picks the fast form directly; a
+//!   proven misalignment picks the per-element form; anything else is checked at run time
+//!   (`vote.sync.all` over the warp, so the branch is uniform and `ldmatrix` stays `.aligned`).
+//!
+//! Products: f16 A/B issue one `mma.sync` per 8-column n-tile, `.f32` or `.f16` accumulators
+//! as C's type says. PTX has no exact f32 tensor-core product, so 16x16 f32 A/B matrices are a
+//! diagnostic unless [`super::Options::tf32`] is set; 8x8 f32 products without it are computed
+//! exactly on the FMA units (shuffles, unfused products summed in order, as the reference
+//! interpreter does). With `tf32`, f32 A/B use the layout of `mma.m16n8k8` with `.tf32`
 //! (PTX ISA "Matrix Fragments for mma.m16n8k8", `.tf32`), as two 8-wide k-steps:
 //!
 //! | role | element `i` | row | column |
 //! |---|---|---|---|
 //! | A (M x K, f32) | k-step `i>>2`, `j = i&3` | `g + 8*(j&1)` | `t + 4*(j>>1) + 8*(i>>2)` |
 //! | B (K x N, f32) | tile `i>>2`, k-step `(i>>1)&1` | `t + 4*(i&1) + 8*((i>>1)&1)` | `g + 8*tile` |
+//! | A 8x8 | 0..2 | `g` | `t + 4i` |
+//! | B 8x8 | 0..2 | `t + 4i` | `g` |
 //!
-//! and a product is four `mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32` (2 k-steps x
-//! 2 n-tiles) on operands rounded with `cvt.rna.tf32.f32`.
+//! and a product is `mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32` on operands rounded
+//! with `cvt.rna.tf32.f32` (four for 16x16: 2 k-steps x 2 n-tiles; one for 8x8).
 
 use super::layout::kind_of;
-use super::lower::Lower;
-use super::regalloc::{RegKind, VRegId};
+use super::lower::{Lower, Ptr, Space};
+use super::regalloc::{RegKind, Target, Term, VRegId};
 use dianran_frontend::ir::{CoopRole, Scalar, Type, TypeId, ValueId};
 use dianran_frontend::Diagnostic;
 
 type R<T> = Result<T, Diagnostic>;
 
+/// One cooperative matrix type as the codegen lays it out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Shape {
+    role: CoopRole,
+    scalar: Scalar,
+    /// Rows = columns: 8 or 16.
+    n: u32,
+    /// The TF32 layout (f32 A/B with `--tf32`).
+    tf32: bool,
+}
+
+impl Shape {
+    /// Elements per lane.
+    fn count(self) -> u32 {
+        self.n * self.n / 32
+    }
+
+    /// Whether a lane's elements `2p` and `2p + 1` are neighbours in memory: the pair runs
+    /// along the row for A and C and along the column for B, so it is contiguous when that is
+    /// the stored (minor) direction.
+    fn pairs_contiguous(self, row_major: bool) -> bool {
+        !self.tf32 && (self.role == CoopRole::B) != row_major
+    }
+}
+
 /// Row and column offsets of element `i` of a lane's fragment, relative to the lane's base
 /// (`(g, 2t)` for A and C, `(2t, g)` for B; with `tf32`, `(g, t)` for A and `(t, g)` for B).
-fn elem_coords(role: CoopRole, tf32: bool, i: u32) -> (u32, u32) {
-    // (8x8 matrices use the C layout with i < 2: (0, i).)
-    match role {
-        CoopRole::A if tf32 => {
+fn elem_coords(sh: Shape, i: u32) -> (u32, u32) {
+    match (sh.n, sh.role, sh.tf32) {
+        (8, CoopRole::A, true) => (0, 4 * i),
+        (8, CoopRole::B, true) => (4 * i, 0),
+        (8, CoopRole::B, false) => (i, 0),
+        (8, _, _) => (0, i),
+        (_, CoopRole::A, true) => {
             let j = i & 3;
             (8 * (j & 1), 4 * (j >> 1) + 8 * (i >> 2))
         }
-        CoopRole::B if tf32 => (4 * (i & 1) + 8 * ((i >> 1) & 1), 8 * (i >> 2)),
-        CoopRole::A => (8 * ((i >> 1) & 1), (i & 1) + 8 * (i >> 2)),
-        CoopRole::B => {
+        (_, CoopRole::B, true) => (4 * (i & 1) + 8 * ((i >> 1) & 1), 8 * (i >> 2)),
+        (_, CoopRole::A, false) => (8 * ((i >> 1) & 1), (i & 1) + 8 * (i >> 2)),
+        (_, CoopRole::B, false) => {
             let j = i & 3;
             ((j & 1) + 8 * (j >> 1), 8 * (i >> 2))
         }
-        CoopRole::C => {
+        (_, CoopRole::C, _) => {
             let j = i & 3;
             (8 * (j >> 1), (j & 1) + 8 * (i >> 2))
         }
@@ -63,25 +109,31 @@ fn elem_coords(role: CoopRole, tf32: bool, i: u32) -> (u32, u32) {
 struct Frag {
     /// Address of the matrix's first element.
     ptr: VRegId,
-    /// The lane's element offset of its element 0 ([`Lower::coop_lane_base`]).
-    base: VRegId,
+    /// State space of `ptr`.
+    space: Space,
     /// Stride in elements.
     stride: VRegId,
-    /// Fragment layout.
-    role: CoopRole,
     /// `T` form (row-major).
     row_major: bool,
-    /// The TF32 layout of f32 A/B matrices.
-    tf32: bool,
-    /// Element size in bytes.
-    size: u32,
+    shape: Shape,
 }
 
+/// `mma` templates (a `{` that does not start a `{dN}`/`{uN}` placeholder is literal).
+const MMA16_F32: &str = "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 \
+     {{d0}, {d1}, {d2}, {d3}}, {{u0}, {u1}, {u2}, {u3}}, {{u4}, {u5}}, {{u6}, {u7}, {u8}, {u9}}";
+const MMA16_F16: &str = "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 \
+     {{d0}, {d1}}, {{u0}, {u1}, {u2}, {u3}}, {{u4}, {u5}}, {{u6}, {u7}}";
+const MMA8_F32: &str = "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 \
+     {{d0}, {d1}, {d2}, {d3}}, {{u0}, {u1}}, {{u2}}, {{u3}, {u4}, {u5}, {u6}}";
+const MMA8_F16: &str = "mma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f16 \
+     {{d0}, {d1}}, {{u0}, {u1}}, {{u2}}, {{u3}, {u4}}";
+const MMA8_TF32: &str = "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 \
+     {{d0}, {d1}, {d2}, {d3}}, {{u0}, {u1}, {u2}, {u3}}, {{u4}, {u5}}, {{u6}, {u7}, {u8}, {u9}}";
+
 impl Lower<'_> {
-    /// The (role, scalar, size) of a supported cooperative matrix type: 16x16 with f16 A/B
-    /// (f32 A/B with [`Lower::tf32`]) and f16/f32 C (tensor cores), or 8x8 of f16/f32 in any
-    /// role (shuffles and FMA units).
-    fn coop_shape(&self, ty: TypeId) -> R<(CoopRole, Scalar, u32)> {
+    /// The layout of a supported cooperative matrix type: 16x16 with f16 A/B (f32 A/B with
+    /// [`Lower::tf32`]) and f16/f32 C, or 8x8 of f16/f32 in any role.
+    fn coop_shape(&self, ty: TypeId) -> R<Shape> {
         match self.types.get(ty) {
             Type::CoopMatrix { columns: 16, rows: 16, scalar, role } => {
                 let ok = match role {
@@ -91,7 +143,8 @@ impl Lower<'_> {
                     CoopRole::C => matches!(scalar, Scalar::F16 | Scalar::F32),
                 };
                 if ok {
-                    return Ok((*role, *scalar, 16));
+                    let tf32 = *scalar == Scalar::F32 && *role != CoopRole::C;
+                    return Ok(Shape { role: *role, scalar: *scalar, n: 16, tf32 });
                 }
                 if *scalar == Scalar::F32 {
                     return Err(self
@@ -109,39 +162,229 @@ impl Lower<'_> {
                 rows: 8,
                 scalar: s @ (Scalar::F16 | Scalar::F32),
                 role,
-            } => Ok((*role, *s, 8)),
+            } => {
+                let tf32 = *s == Scalar::F32 && *role != CoopRole::C && self.tf32;
+                Ok(Shape { role: *role, scalar: *s, n: 8, tf32 })
+            }
             _ => Err(self.err_unsupported("this cooperative matrix type")),
         }
     }
 
     /// Each lane's element offset of its fragment's element 0: row-major `row*S + col`,
     /// column-major `col*S + row`, with (row, col) the lane's base.
-    fn coop_lane_base(
-        &mut self,
-        role: CoopRole,
-        tf32: bool,
-        stride: VRegId,
-        row_major: bool,
-    ) -> VRegId {
+    fn coop_lane_base(&mut self, f: &Frag) -> VRegId {
         let lane = self.op1(RegKind::B32, "mov.u32 {d0}, %laneid", vec![]);
         let g = self.op1(RegKind::B32, "shr.u32 {d0}, {u0}, 2", vec![lane]);
         let t = self.op1(RegKind::B32, "and.b32 {d0}, {u0}, 3", vec![lane]);
-        let t2 = if tf32 { t } else { self.op1(RegKind::B32, "shl.b32 {d0}, {u0}, 1", vec![t]) };
-        let (br, bc) = if role == CoopRole::B { (t2, g) } else { (g, t2) };
-        let (hi, lo) = if row_major { (br, bc) } else { (bc, br) };
-        self.op1(RegKind::B32, "mad.lo.s32 {d0}, {u0}, {u1}, {u2}", vec![hi, stride, lo])
+        let t2 =
+            if f.shape.tf32 { t } else { self.op1(RegKind::B32, "shl.b32 {d0}, {u0}, 1", vec![t]) };
+        let (br, bc) = if f.shape.role == CoopRole::B { (t2, g) } else { (g, t2) };
+        let (hi, lo) = if f.row_major { (br, bc) } else { (bc, br) };
+        self.op1(RegKind::B32, "mad.lo.s32 {d0}, {u0}, {u1}, {u2}", vec![hi, f.stride, lo])
     }
 
-    /// Byte address of element `i` of the lane's fragment.
-    fn coop_elem_addr(&mut self, f: &Frag, i: u32) -> VRegId {
-        let Frag { ptr, base, stride, role, row_major, tf32, size } = *f;
-        let (r, c) = elem_coords(role, tf32, i);
-        let (hi, lo) = if row_major { (r, c) } else { (c, r) };
-        let k = self.op1(RegKind::B32, format!("mul.lo.s32 {{d0}}, {{u0}}, {hi}"), vec![stride]);
+    /// Byte address of element `i` of the lane's fragment (`base` from
+    /// [`Lower::coop_lane_base`]).
+    fn coop_elem_addr(&mut self, f: &Frag, base: VRegId, i: u32) -> VRegId {
+        let (r, c) = elem_coords(f.shape, i);
+        let (hi, lo) = if f.row_major { (r, c) } else { (c, r) };
+        let size = f.shape.scalar.size();
+        let k = self.op1(RegKind::B32, format!("mul.lo.s32 {{d0}}, {{u0}}, {hi}"), vec![f.stride]);
         let e = self.op1(RegKind::B32, format!("add.s32 {{d0}}, {{u0}}, {lo}"), vec![k]);
         let e = self.op1(RegKind::B32, "add.s32 {d0}, {u0}, {u1}", vec![e, base]);
         let off = self.op1(RegKind::B64, format!("mul.wide.u32 {{d0}}, {{u0}}, {size}"), vec![e]);
-        self.op1(RegKind::B64, "add.s64 {d0}, {u0}, {u1}", vec![ptr, off])
+        self.op1(RegKind::B64, "add.s64 {d0}, {u0}, {u1}", vec![f.ptr, off])
+    }
+
+    /// Per-lane loads of a fragment; `pairs`: each contiguous aligned pair as one access.
+    fn coop_load_lanes(&mut self, f: &Frag, pairs: bool) -> Vec<VRegId> {
+        let base = self.coop_lane_base(f);
+        let sp = f.space.name();
+        let s = f.shape.scalar;
+        let mut out = Vec::new();
+        if pairs {
+            for p in 0..f.shape.count() / 2 {
+                let a = self.coop_elem_addr(f, base, 2 * p);
+                out.extend(if s == Scalar::F16 {
+                    let w =
+                        self.op1(RegKind::B32, format!("ld.{sp}.b32 {{d0}}, [{{u0}}+0]"), vec![a]);
+                    self.unpack_f16x2(w)
+                } else {
+                    let d = [self.mf.new_vreg(RegKind::B32), self.mf.new_vreg(RegKind::B32)];
+                    self.emit(
+                        format!("ld.{sp}.v2.u32 {{{{d0}}, {{d1}}}}, [{{u0}}+0]"),
+                        d.to_vec(),
+                        vec![a],
+                    );
+                    d
+                });
+            }
+            return out;
+        }
+        let ty = if s == Scalar::F16 { "b16" } else { "u32" };
+        for i in 0..f.shape.count() {
+            let a = self.coop_elem_addr(f, base, i);
+            out.push(self.op1(kind_of(s), format!("ld.{sp}.{ty} {{d0}}, [{{u0}}+0]"), vec![a]));
+        }
+        out
+    }
+
+    /// Per-lane stores of a fragment; `pairs` as in [`Lower::coop_load_lanes`].
+    fn coop_store_lanes(&mut self, f: &Frag, v: &[VRegId], pairs: bool) {
+        let base = self.coop_lane_base(f);
+        let sp = f.space.name();
+        let s = f.shape.scalar;
+        if pairs {
+            for (p, xy) in v.chunks(2).enumerate() {
+                let a = self.coop_elem_addr(f, base, 2 * p as u32);
+                if s == Scalar::F16 {
+                    let w = self.pack_f16x2(xy[0], xy[1]);
+                    self.emit(format!("st.{sp}.b32 [{{u0}}+0], {{u1}}"), vec![], vec![a, w]);
+                } else {
+                    self.emit(
+                        format!("st.{sp}.v2.u32 [{{u0}}+0], {{{{u1}}, {{u2}}}}"),
+                        vec![],
+                        vec![a, xy[0], xy[1]],
+                    );
+                }
+            }
+            return;
+        }
+        let ty = if s == Scalar::F16 { "b16" } else { "u32" };
+        for (i, &x) in v.iter().enumerate() {
+            let a = self.coop_elem_addr(f, base, i as u32);
+            self.emit(format!("st.{sp}.{ty} [{{u0}}+0], {{u1}}"), vec![], vec![a, x]);
+        }
+    }
+
+    /// One `ldmatrix` for an f16 fragment in workgroup memory (rows 16-byte aligned): lanes
+    /// `8m..8m+7` address the stored rows of sub-matrix `m`, register `p` receives elements
+    /// `2p`, `2p + 1`.
+    fn coop_ldmatrix(&mut self, f: &Frag) -> Vec<VRegId> {
+        let sh = f.shape;
+        let regs = sh.count() / 2;
+        let trans = if (sh.role == CoopRole::B) == f.row_major { ".trans" } else { "" };
+        let lane = self.op1(RegKind::B32, "mov.u32 {d0}, %laneid", vec![]);
+        // Lane l gives stored row l & 7 of sub-matrix m = l >> 3 (rows 8*(m&1), columns
+        // 8*(m>>1)); the stored rows are matrix rows when row-major, columns otherwise.
+        let off = if regs == 4 {
+            let (major, minor) = if f.row_major {
+                let r = self.op1(RegKind::B32, "and.b32 {d0}, {u0}, 15", vec![lane]);
+                let h = self.op1(RegKind::B32, "shr.u32 {d0}, {u0}, 1", vec![lane]);
+                (r, self.op1(RegKind::B32, "and.b32 {d0}, {u0}, 8", vec![h]))
+            } else {
+                let q = self.op1(RegKind::B32, "and.b32 {d0}, {u0}, 7", vec![lane]);
+                let h = self.op1(RegKind::B32, "shr.u32 {d0}, {u0}, 1", vec![lane]);
+                let h = self.op1(RegKind::B32, "and.b32 {d0}, {u0}, 8", vec![h]);
+                let r = self.op1(RegKind::B32, "add.s32 {d0}, {u0}, {u1}", vec![h, q]);
+                (r, self.op1(RegKind::B32, "and.b32 {d0}, {u0}, 8", vec![lane]))
+            };
+            self.op1(
+                RegKind::B32,
+                "mad.lo.s32 {d0}, {u0}, {u1}, {u2}",
+                vec![major, f.stride, minor],
+            )
+        } else {
+            let q = self.op1(RegKind::B32, "and.b32 {d0}, {u0}, 7", vec![lane]);
+            self.op1(RegKind::B32, "mul.lo.s32 {d0}, {u0}, {u1}", vec![q, f.stride])
+        };
+        let off = self.op1(RegKind::B64, "mul.wide.u32 {d0}, {u0}, 2", vec![off]);
+        let addr = self.op1(RegKind::B64, "add.s64 {d0}, {u0}, {u1}", vec![f.ptr, off]);
+        let d: Vec<VRegId> = (0..regs).map(|_| self.mf.new_vreg(RegKind::B32)).collect();
+        let list = (0..regs).map(|i| format!("{{d{i}}}")).collect::<Vec<_>>().join(", ");
+        self.emit(
+            format!("ldmatrix.sync.aligned.m8n8.x{regs}{trans}.shared.b16 {{{list}}}, [{{u0}}]"),
+            d.clone(),
+            vec![addr],
+        );
+        d.into_iter().flat_map(|w| self.unpack_f16x2(w)).collect()
+    }
+
+    /// `mov.b32 {lo, hi}, w`.
+    fn unpack_f16x2(&mut self, w: VRegId) -> [VRegId; 2] {
+        let h = [self.mf.new_vreg(RegKind::B16), self.mf.new_vreg(RegKind::B16)];
+        self.emit("mov.b32 {{d0}, {d1}}, {u0}", h.to_vec(), vec![w]);
+        h
+    }
+
+    /// `mov.b32 w, {lo, hi}`.
+    fn pack_f16x2(&mut self, lo: VRegId, hi: VRegId) -> VRegId {
+        self.op1(RegKind::B32, "mov.b32 {d0}, {{u0}, {u1}}", vec![lo, hi])
+    }
+
+    /// Runs `fast` when the matrix address and `stride * size` are multiples of `need` bytes,
+    /// `slow` otherwise: decided at compile time when proven either way, else by a uniform
+    /// run-time test. Returns the values of whichever ran (`kinds` says their registers).
+    #[allow(clippy::too_many_arguments)]
+    fn when_aligned(
+        &mut self,
+        p: &Ptr,
+        stride: ValueId,
+        size: u32,
+        need: u32,
+        kinds: &[RegKind],
+        fast: impl FnOnce(&mut Self) -> Vec<VRegId>,
+        slow: impl FnOnce(&mut Self) -> Vec<VRegId>,
+    ) -> R<Vec<VRegId>> {
+        let ptr_ok = p.align >= need;
+        let stride_ok = self.known.pow2(stride).saturating_mul(size) >= need;
+        if ptr_ok && stride_ok {
+            return Ok(fast(self));
+        }
+        // Proven misaligned: a constant stride, or a static offset from a root whose
+        // alignment is at least `need`.
+        let stride_bad =
+            self.known.constant(stride).is_some_and(|s| s.wrapping_mul(size) % need != 0);
+        let ptr_bad = p.static_off.is_some_and(|o| o % need != 0)
+            && p.space == Space::Shared
+            && self.types.size_align(self.root_type(p)).1.max(16) >= need;
+        if stride_bad || ptr_bad {
+            return Ok(slow(self));
+        }
+        let st = self.scalar(stride)?;
+        let mut bits = Vec::new();
+        if !ptr_ok {
+            bits.push(self.op1(RegKind::B32, "cvt.u32.u64 {d0}, {u0}", vec![p.addr]));
+        }
+        if !stride_ok {
+            bits.push(self.op1(
+                RegKind::B32,
+                format!("mul.lo.s32 {{d0}}, {{u0}}, {size}"),
+                vec![st],
+            ));
+        }
+        let mut x = bits[0];
+        for &b in &bits[1..] {
+            x = self.op1(RegKind::B32, "or.b32 {d0}, {u0}, {u1}", vec![x, b]);
+        }
+        let low = self.op1(RegKind::B32, format!("and.b32 {{d0}}, {{u0}}, {}", need - 1), vec![x]);
+        let lane_ok = self.op1(RegKind::Pred, "setp.eq.u32 {d0}, {u0}, 0", vec![low]);
+        let mask = self.op1(RegKind::B32, "activemask.b32 {d0}", vec![]);
+        let ok =
+            self.op1(RegKind::Pred, "vote.sync.all.pred {d0}, {u0}, {u1}", vec![lane_ok, mask]);
+        let (fb, sb, merge) = (self.mf.new_block(), self.mf.new_block(), self.mf.new_block());
+        let params: Vec<VRegId> = kinds.iter().map(|&k| self.mf.new_vreg(k)).collect();
+        if let Some(b) = self.mf.blocks.get_mut(merge.0 as usize) {
+            b.params = params.clone();
+        }
+        self.set_term(Term::Branch {
+            cond: ok,
+            then_: Target { block: fb, args: vec![] },
+            else_: Target { block: sb, args: vec![] },
+        });
+        self.cur = fb;
+        let v = fast(self);
+        self.jump(merge, v);
+        self.cur = sb;
+        let v = slow(self);
+        self.jump(merge, v);
+        self.cur = merge;
+        Ok(params)
+    }
+
+    /// The type of the variable a pointer is rooted in (the pointee when unknown).
+    fn root_type(&self, p: &Ptr) -> TypeId {
+        p.root.and_then(|g| self.m.globals.get(g.index())).map_or(p.pointee, |g| g.ty)
     }
 
     /// `coopLoad` / `coopLoadT`.
@@ -152,27 +395,35 @@ impl Lower<'_> {
         stride: ValueId,
         row_major: bool,
     ) -> R<Vec<VRegId>> {
-        let (role, s, n) = self.coop_shape(ty)?;
-        // 8x8 fragments all use the accumulator layout (row g, columns 2t, 2t+1).
-        let role = if n == 8 { CoopRole::C } else { role };
-        let tf32 = tf32_layout(role, s, n);
+        let shape = self.coop_shape(ty)?;
         let p = self.ptr(ptr)?;
-        let st = self.scalar(stride)?;
-        let base = self.coop_lane_base(role, tf32, st, row_major);
-        let sp = p.space.name();
-        let mut out = Vec::new();
-        for i in 0..n * n / 32 {
-            let frag =
-                Frag { ptr: p.addr, base, stride: st, role, row_major, tf32, size: s.size() };
-            let a = self.coop_elem_addr(&frag, i);
-            let text = if s == Scalar::F16 {
-                format!("ld.{sp}.b16 {{d0}}, [{{u0}}+0]")
-            } else {
-                format!("ld.{sp}.u32 {{d0}}, [{{u0}}+0]")
-            };
-            out.push(self.op1(kind_of(s), text, vec![a]));
+        let f =
+            Frag { ptr: p.addr, space: p.space, stride: self.scalar(stride)?, row_major, shape };
+        let kinds = vec![kind_of(shape.scalar); shape.count() as usize];
+        let size = shape.scalar.size();
+        if shape.scalar == Scalar::F16 && p.space == Space::Shared {
+            return self.when_aligned(
+                &p,
+                stride,
+                size,
+                16,
+                &kinds,
+                |l| l.coop_ldmatrix(&f),
+                |l| l.coop_load_lanes(&f, false),
+            );
         }
-        Ok(out)
+        if shape.pairs_contiguous(row_major) {
+            return self.when_aligned(
+                &p,
+                stride,
+                size,
+                2 * size,
+                &kinds,
+                |l| l.coop_load_lanes(&f, true),
+                |l| l.coop_load_lanes(&f, false),
+            );
+        }
+        Ok(self.coop_load_lanes(&f, false))
     }
 
     /// `coopStore` / `coopStoreT`.
@@ -184,80 +435,138 @@ impl Lower<'_> {
         row_major: bool,
     ) -> R<()> {
         let vty = self.ty(value);
-        let (role, s, n) = self.coop_shape(vty)?;
-        let role = if n == 8 { CoopRole::C } else { role };
+        let shape = self.coop_shape(vty)?;
         let v = self.comps(value)?;
-        if v.len() as u32 != n * n / 32 {
+        if v.len() as u32 != shape.count() {
             return Err(self.err_internal("cooperative matrix fragment size"));
         }
-        let tf32 = tf32_layout(role, s, n);
         let p = self.ptr(ptr)?;
-        let st = self.scalar(stride)?;
-        let base = self.coop_lane_base(role, tf32, st, row_major);
-        let sp = p.space.name();
-        for (i, &x) in v.iter().enumerate() {
-            let frag =
-                Frag { ptr: p.addr, base, stride: st, role, row_major, tf32, size: s.size() };
-            let a = self.coop_elem_addr(&frag, i as u32);
-            let text = if s == Scalar::F16 {
-                format!("st.{sp}.b16 [{{u0}}+0], {{u1}}")
-            } else {
-                format!("st.{sp}.u32 [{{u0}}+0], {{u1}}")
-            };
-            self.emit(text, vec![], vec![a, x]);
+        let f =
+            Frag { ptr: p.addr, space: p.space, stride: self.scalar(stride)?, row_major, shape };
+        if shape.pairs_contiguous(row_major) {
+            let size = shape.scalar.size();
+            self.when_aligned(
+                &p,
+                stride,
+                size,
+                2 * size,
+                &[],
+                |l| {
+                    l.coop_store_lanes(&f, &v, true);
+                    vec![]
+                },
+                |l| {
+                    l.coop_store_lanes(&f, &v, false);
+                    vec![]
+                },
+            )?;
+        } else {
+            self.coop_store_lanes(&f, &v, false);
         }
         Ok(())
     }
 
-    /// `coopMultiplyAdd(a, b, c)` = a·b + c with two `mma.sync` (one per 8-column n-tile).
+    /// `coopMultiplyAdd(a, b, c)` = a·b + c.
     pub(crate) fn coop_mma(&mut self, a: ValueId, b: ValueId, c: ValueId) -> R<Vec<VRegId>> {
-        let (ra, sa, na) = self.coop_shape(self.ty(a))?;
-        let (rb, sb, nb) = self.coop_shape(self.ty(b))?;
-        let (rc, sc, nc) = self.coop_shape(self.ty(c))?;
-        if (ra, rb, rc) != (CoopRole::A, CoopRole::B, CoopRole::C) || na != nb || nb != nc {
+        let sa = self.coop_shape(self.ty(a))?;
+        let sb = self.coop_shape(self.ty(b))?;
+        let sc = self.coop_shape(self.ty(c))?;
+        if (sa.role, sb.role, sc.role) != (CoopRole::A, CoopRole::B, CoopRole::C)
+            || sa.n != sb.n
+            || sb.n != sc.n
+        {
             return Err(self.err_internal("coopMultiplyAdd operand roles"));
         }
-        if na == 8 {
-            return self.coop_mma8(a, sa, b, sb, c, sc);
-        }
-        let (av, bv, cv) = (self.comps(a)?, self.comps(b)?, self.comps(c)?);
-        if av.len() != 8 || bv.len() != 8 || cv.len() != 8 {
-            return Err(self.err_internal("cooperative matrix fragment size"));
-        }
-        if sa != sb {
+        if sa.scalar != sb.scalar {
             return Err(self.err_unsupported("cooperative-matrix products of f16 by f32"));
         }
-        if sa == Scalar::F32 {
-            return Ok(self.coop_mma_tf32(&av, &bv, &cv, sc));
+        let (av, bv, cv) = (self.comps(a)?, self.comps(b)?, self.comps(c)?);
+        let n = sa.count() as usize;
+        if av.len() != n || bv.len() != n || cv.len() != n {
+            return Err(self.err_internal("cooperative matrix fragment size"));
         }
-        let pack = |l: &mut Self, x: VRegId, y: VRegId| {
-            l.op1(RegKind::B32, "mov.b32 {d0}, {{u0}, {u1}}", vec![x, y])
-        };
-        let mut areg = Vec::new();
-        for j in 0..4 {
-            areg.push(pack(self, av[2 * j], av[2 * j + 1]));
-        }
+        let c_f16 = sc.scalar == Scalar::F16;
+        Ok(match (sa.n, sa.scalar) {
+            (16, Scalar::F16) => self.coop_mma16_f16(&av, &bv, &cv, c_f16),
+            (16, _) => self.coop_mma_tf32(&av, &bv, &cv, sc.scalar),
+            (_, Scalar::F16) => self.coop_mma8_f16(&av, &bv, &cv, c_f16),
+            _ if sa.tf32 => self.coop_mma8_tf32(&av, &bv, &cv, sc.scalar),
+            _ => self.coop_mma8_exact(&av, &bv, &cv, sc.scalar),
+        })
+    }
+
+    /// 16x16 f16 `a·b + c`: two `mma.m16n8k16`, one per n-tile, with `.f32` or (f16 C)
+    /// `.f16` accumulators.
+    fn coop_mma16_f16(
+        &mut self,
+        av: &[VRegId],
+        bv: &[VRegId],
+        cv: &[VRegId],
+        c_f16: bool,
+    ) -> Vec<VRegId> {
+        let areg: Vec<VRegId> = av.chunks(2).map(|x| self.pack_f16x2(x[0], x[1])).collect();
         let mut out = Vec::new();
-        for tile in 0..2 {
-            let b0 = pack(self, bv[4 * tile], bv[4 * tile + 1]);
-            let b1 = pack(self, bv[4 * tile + 2], bv[4 * tile + 3]);
-            let cs: Vec<VRegId> =
-                cv[4 * tile..4 * tile + 4].iter().map(|&x| self.widen_f16(sc, x)).collect();
-            let d: Vec<VRegId> = (0..4).map(|_| self.mf.new_vreg(RegKind::B32)).collect();
+        for (tile, c4) in cv.chunks(4).enumerate() {
             let mut uses = areg.clone();
-            uses.extend([b0, b1]);
-            uses.extend(cs);
-            self.emit(
-                "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {{d0}, {d1}, {d2}, {d3}}, \
-                 {{u0}, {u1}, {u2}, {u3}}, {{u4}, {u5}}, {{u6}, {u7}, {u8}, {u9}}",
-                d.clone(),
-                uses,
-            );
-            for x in d {
-                out.push(self.narrow_f16(sc, x));
+            uses.extend(bv[4 * tile..4 * tile + 4].chunks(2).map(|x| self.pack_f16x2(x[0], x[1])));
+            if c_f16 {
+                uses.extend(c4.chunks(2).map(|x| self.pack_f16x2(x[0], x[1])));
+                let d = vec![self.mf.new_vreg(RegKind::B32), self.mf.new_vreg(RegKind::B32)];
+                self.emit(MMA16_F16, d.clone(), uses);
+                out.extend(d.into_iter().flat_map(|w| self.unpack_f16x2(w)));
+            } else {
+                uses.extend(c4);
+                let d: Vec<VRegId> = (0..4).map(|_| self.mf.new_vreg(RegKind::B32)).collect();
+                self.emit(MMA16_F32, d.clone(), uses);
+                out.extend(d);
             }
         }
-        Ok(out)
+        out
+    }
+
+    /// 8x8 f16 `a·b + c`: one `mma.m16n8k8` with zero rows 8..15 in A and C.
+    fn coop_mma8_f16(
+        &mut self,
+        av: &[VRegId],
+        bv: &[VRegId],
+        cv: &[VRegId],
+        c_f16: bool,
+    ) -> Vec<VRegId> {
+        let a = self.pack_f16x2(av[0], av[1]);
+        let b = self.pack_f16x2(bv[0], bv[1]);
+        let zero = self.imm_u32(0);
+        if c_f16 {
+            let c = self.pack_f16x2(cv[0], cv[1]);
+            let d = vec![self.mf.new_vreg(RegKind::B32), self.mf.new_vreg(RegKind::B32)];
+            self.emit(MMA8_F16, d.clone(), vec![a, zero, b, c, zero]);
+            return self.unpack_f16x2(d[0]).to_vec();
+        }
+        let d: Vec<VRegId> = (0..4).map(|_| self.mf.new_vreg(RegKind::B32)).collect();
+        self.emit(MMA8_F32, d.clone(), vec![a, zero, b, cv[0], cv[1], zero, zero]);
+        d[..2].to_vec()
+    }
+
+    /// 8x8 f32 `a·b + c` on TF32 tensor cores: one `mma.m16n8k8.tf32` with zero rows 8..15.
+    fn coop_mma8_tf32(
+        &mut self,
+        av: &[VRegId],
+        bv: &[VRegId],
+        cv: &[VRegId],
+        sc: Scalar,
+    ) -> Vec<VRegId> {
+        self.used_tf32 = true;
+        let cvt = "cvt.rna.tf32.f32 {d0}, {u0}";
+        let at: Vec<VRegId> = av.iter().map(|&x| self.op1(RegKind::B32, cvt, vec![x])).collect();
+        let bt: Vec<VRegId> = bv.iter().map(|&x| self.op1(RegKind::B32, cvt, vec![x])).collect();
+        let c: Vec<VRegId> = cv.iter().map(|&x| self.widen_f16(sc, x)).collect();
+        let zero = self.imm_u32(0);
+        let d: Vec<VRegId> = (0..4).map(|_| self.mf.new_vreg(RegKind::B32)).collect();
+        self.emit(
+            MMA8_TF32,
+            d.clone(),
+            vec![at[0], zero, at[1], zero, bt[0], bt[1], c[0], c[1], zero, zero],
+        );
+        d[..2].iter().map(|&x| self.narrow_f16(sc, x)).collect()
     }
 }
 
@@ -283,12 +592,7 @@ impl Lower<'_> {
                 let mut uses = a4.to_vec();
                 uses.extend(bt.iter().skip(4 * tile + 2 * ks).take(2));
                 uses.extend(acc);
-                self.emit(
-                    "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {{d0}, {d1}, {d2}, {d3}}, \
-                     {{u0}, {u1}, {u2}, {u3}}, {{u4}, {u5}}, {{u6}, {u7}, {u8}, {u9}}",
-                    d.clone(),
-                    uses,
-                );
+                self.emit(MMA8_TF32, d.clone(), uses);
                 acc = d;
             }
             for x in acc {
@@ -298,28 +602,22 @@ impl Lower<'_> {
         out
     }
 
-    /// 8x8 `a·b + c` without tensor cores: lane (g, t) owns D[g][2t + e]; it gathers row g of
-    /// A and columns 2t, 2t+1 of B with `shfl.sync.idx` and accumulates like the reference
-    /// interpreter: products summed in order from 0 with unfused `mul.rn`/`add.rn`, then C.
-    fn coop_mma8(
+    /// Exact 8x8 f32 `a·b + c` without tensor cores: lane (g, t) owns D[g][2t + e]; it gathers
+    /// row g of A and columns 2t, 2t+1 of B with `shfl.sync.idx` and accumulates like the
+    /// reference interpreter: products summed in order from 0 with unfused `mul.rn`/`add.rn`,
+    /// then C.
+    fn coop_mma8_exact(
         &mut self,
-        a: ValueId,
-        sa: Scalar,
-        b: ValueId,
-        sb: Scalar,
-        c: ValueId,
+        av: &[VRegId],
+        bv: &[VRegId],
+        cv: &[VRegId],
         sc: Scalar,
-    ) -> R<Vec<VRegId>> {
-        let (av, bv, cv) = (self.comps(a)?, self.comps(b)?, self.comps(c)?);
-        if av.len() != 2 || bv.len() != 2 || cv.len() != 2 {
-            return Err(self.err_internal("cooperative matrix fragment size"));
-        }
-        let av: Vec<VRegId> = av.iter().map(|&x| self.widen_f16(sa, x)).collect();
-        let bv: Vec<VRegId> = bv.iter().map(|&x| self.widen_f16(sb, x)).collect();
+    ) -> Vec<VRegId> {
         let lane = self.op1(RegKind::B32, "mov.u32 {d0}, %laneid", vec![]);
         let g = self.op1(RegKind::B32, "shr.u32 {d0}, {u0}, 2", vec![lane]);
         let t = self.op1(RegKind::B32, "and.b32 {d0}, {u0}, 3", vec![lane]);
         let g4 = self.op1(RegKind::B32, "shl.b32 {d0}, {u0}, 2", vec![g]);
+        let t8 = self.op1(RegKind::B32, "shl.b32 {d0}, {u0}, 3", vec![t]);
         let shfl = "shfl.sync.idx.b32 {d0}, {u0}, {u1}, 31, -1";
         // A[g][k] lives in lane 4g + k/2, element k%2.
         let mut arow = Vec::new();
@@ -332,10 +630,13 @@ impl Lower<'_> {
         for (e, &ce) in cv.iter().enumerate() {
             let mut acc = self.imm_f32(0.0);
             for (k, &ak) in arow.iter().enumerate() {
-                // B[k][2t + e] lives in lane 4k + t, element e.
-                let src =
-                    self.op1(RegKind::B32, format!("add.s32 {{d0}}, {{u0}}, {}", 4 * k), vec![t]);
-                let bk = self.op1(RegKind::B32, shfl, vec![bv[e], src]);
+                // B[k][c] lives in lane 4c + k/2, element k%2; here c = 2t + e.
+                let src = self.op1(
+                    RegKind::B32,
+                    format!("add.s32 {{d0}}, {{u0}}, {}", 4 * e + (k >> 1)),
+                    vec![t8],
+                );
+                let bk = self.op1(RegKind::B32, shfl, vec![bv[k & 1], src]);
                 let p = self.op1(RegKind::B32, "mul.rn.f32 {d0}, {u0}, {u1}", vec![ak, bk]);
                 acc = self.op1(RegKind::B32, "add.rn.f32 {d0}, {u0}, {u1}", vec![acc, p]);
             }
@@ -343,13 +644,8 @@ impl Lower<'_> {
             let r = self.op1(RegKind::B32, "add.rn.f32 {d0}, {u0}, {u1}", vec![acc, cw]);
             out.push(self.narrow_f16(sc, r));
         }
-        Ok(out)
+        out
     }
-}
-
-/// Whether a fragment uses the TF32 layout: 16x16 f32 A and B matrices.
-fn tf32_layout(role: CoopRole, s: Scalar, n: u32) -> bool {
-    n == 16 && s == Scalar::F32 && role != CoopRole::C
 }
 
 #[cfg(test)]
@@ -365,7 +661,8 @@ mod tests {
             for lane in 0..32u32 {
                 let (g, t) = (lane >> 2, lane % 4);
                 for i in 0..8 {
-                    let (r, c) = elem_coords(role, false, i);
+                    let sh = Shape { role, scalar: Scalar::F16, n: 16, tf32: false };
+                    let (r, c) = elem_coords(sh, i);
                     let (row, col) =
                         if role == CoopRole::B { (2 * t + r, g + c) } else { (g + r, 2 * t + c) };
                     seen[row as usize][col as usize] += 1;
@@ -404,7 +701,8 @@ mod tests {
             for lane in 0..32u32 {
                 let (g, t) = (lane >> 2, lane % 4);
                 for i in 0..8 {
-                    let (r, c) = elem_coords(role, true, i);
+                    let sh = Shape { role, scalar: Scalar::F32, n: 16, tf32: true };
+                    let (r, c) = elem_coords(sh, i);
                     let (row, col) =
                         if role == CoopRole::B { (t + r, g + c) } else { (g + r, t + c) };
                     seen[row as usize][col as usize] += 1;
@@ -421,6 +719,73 @@ mod tests {
                 }
             }
             assert!(seen.iter().flatten().all(|&n| n == 1), "{role:?}");
+        }
+    }
+
+    /// 8x8 fragments are the top half of `mma.m16n8k8`: A and C (f16) hold (g, 2t + i), B
+    /// holds (2t + i, g); with TF32, A holds (g, t + 4i) and B (t + 4i, g) (the ISA's a0/a2
+    /// and b0/b1). Every element is owned once.
+    #[test]
+    fn eight_by_eight_fragments_cover_the_matrix_once() {
+        for tf32 in [false, true] {
+            for role in [CoopRole::A, CoopRole::B, CoopRole::C] {
+                let tf32 = tf32 && role != CoopRole::C;
+                let sh = Shape { role, scalar: Scalar::F32, n: 8, tf32 };
+                let mut seen = [[0u32; 8]; 8];
+                for lane in 0..32u32 {
+                    let (g, t) = (lane >> 2, lane % 4);
+                    for i in 0..2 {
+                        let (r, c) = elem_coords(sh, i);
+                        let base = match (role, tf32) {
+                            (CoopRole::B, true) => (t, g),
+                            (CoopRole::B, false) => (2 * t, g),
+                            (_, true) => (g, t),
+                            _ => (g, 2 * t),
+                        };
+                        let (row, col) = (base.0 + r, base.1 + c);
+                        let want = match (role, tf32) {
+                            (CoopRole::A, true) => [(g, t), (g, t + 4)][i as usize],
+                            (CoopRole::B, true) => [(t, g), (t + 4, g)][i as usize],
+                            (CoopRole::B, false) => (2 * t + i, g),
+                            _ => (g, 2 * t + i),
+                        };
+                        assert_eq!((row, col), want, "{role:?} tf32={tf32} lane {lane} elem {i}");
+                        seen[row as usize][col as usize] += 1;
+                    }
+                }
+                assert!(seen.iter().flatten().all(|&n| n == 1), "{role:?} tf32={tf32}");
+            }
+        }
+    }
+
+    /// Elements 2p and 2p+1 of every f16 layout sit in the 8x8 sub-matrix at rows 8*(p&1),
+    /// columns 8*(p>>1), at the position `ldmatrix` delivers: (g, 2t + e) for A and C, the
+    /// transposed (2t + e, g) for B.
+    #[test]
+    fn pairs_are_ldmatrix_sub_matrices() {
+        for n in [8u32, 16] {
+            for role in [CoopRole::A, CoopRole::B, CoopRole::C] {
+                let sh = Shape { role, scalar: Scalar::F16, n, tf32: false };
+                for lane in 0..32u32 {
+                    let (g, t) = (lane >> 2, lane % 4);
+                    for i in 0..sh.count() {
+                        let (p, e) = (i / 2, i % 2);
+                        let (r, c) = elem_coords(sh, i);
+                        let (row, col) = if role == CoopRole::B {
+                            (2 * t + r, g + c)
+                        } else {
+                            (g + r, 2 * t + c)
+                        };
+                        let (r0, c0) = (8 * (p & 1), 8 * (p >> 1));
+                        let want = if role == CoopRole::B {
+                            (r0 + 2 * t + e, c0 + g)
+                        } else {
+                            (r0 + g, c0 + 2 * t + e)
+                        };
+                        assert_eq!((row, col), want, "{role:?} n={n} lane {lane} elem {i}");
+                    }
+                }
+            }
         }
     }
 }

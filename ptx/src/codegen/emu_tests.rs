@@ -177,6 +177,7 @@ fn alu(p: &[&str], s: &[u64]) -> u64 {
             };
             r as u64
         }
+        ("cvt", _) if p[1] == "u32" && p[2] == "u64" => s[0] & 0xffff_ffff,
         ("cvt", _) if p[1] == "rzi" && p[2] == "f32" => fb(f(0).trunc()),
         ("cvt", _) if p[1] == "rzi" && p[2] == "s32" => (f(0) as i32) as u32 as u64,
         ("cvt", _) if p[1] == "rzi" && p[2] == "u32" => (f(0) as u32) as u64,
@@ -537,21 +538,41 @@ fn run_warp(ptx: &str, bufs: &mut [Vec<u8>]) {
                 });
             }
             "mov" if args[0].starts_with('{') || args.len() != 2 => panic!("emulator: {line}"),
+            "vote" => {
+                // vote.sync.all.pred over a full warp.
+                let all = (0..32).all(|l| val(&regs, l, &args[1]) != 0);
+                (0..32).for_each(|l| {
+                    regs[l].insert(args[0].clone(), all as u64);
+                });
+            }
             "ld" | "st" => {
+                // Registers of a `.v2` access arrive as "{%r1" and "%r2}".
+                let ld = parts[0] == "ld";
+                let (addr_s, rs): (&String, Vec<String>) = match (ld, parts.contains(&"v2")) {
+                    (true, false) => (&args[1], vec![args[0].clone()]),
+                    (false, false) => (&args[0], vec![args[1].clone()]),
+                    (true, true) => (&args[2], args[..2].to_vec()),
+                    (false, true) => (&args[0], args[1..].to_vec()),
+                };
+                let rs: Vec<String> = rs
+                    .iter()
+                    .map(|r| r.trim_matches(|c| c == '{' || c == '}').to_string())
+                    .collect();
                 for l in 0..32usize {
-                    let (addr_s, reg) =
-                        if parts[0] == "ld" { (&args[1], &args[0]) } else { (&args[0], &args[1]) };
                     let inner = addr_s.trim_matches(|c| c == '[' || c == ']');
                     let (r, off) = inner.split_once('+').unwrap_or((inner, "0"));
                     let addr = regs[l][r] + off.parse::<u64>().expect("offset");
                     let buf = &mut bufs[((addr >> 40) - 1) as usize];
                     let o = (addr & 0xff_ffff_ffff) as usize;
-                    if parts[0] == "ld" {
-                        let v = u32::from_le_bytes(buf[o..o + 4].try_into().expect("4 bytes"));
-                        regs[l].insert(reg.clone(), v as u64);
-                    } else {
-                        let v = val(&regs, l, reg) as u32;
-                        buf[o..o + 4].copy_from_slice(&v.to_le_bytes());
+                    for (k, reg) in rs.iter().enumerate() {
+                        let o = o + 4 * k;
+                        if ld {
+                            let v = u32::from_le_bytes(buf[o..o + 4].try_into().expect("4 bytes"));
+                            regs[l].insert(reg.clone(), v as u64);
+                        } else {
+                            let v = val(&regs, l, reg) as u32;
+                            buf[o..o + 4].copy_from_slice(&v.to_le_bytes());
+                        }
                     }
                 }
             }

@@ -2,6 +2,7 @@
 //! registers. Values are held per scalar component (SPEC §3); structured regions become
 //! labelled blocks with block arguments.
 
+use super::align::{self, KnownAlign};
 use super::layout::{self, kind_of, leaves, Leaf};
 use super::regalloc::{BlockId, MFunction, MInst, RegKind, Target, Term, VRegId};
 use dianran_frontend::ir::{
@@ -42,6 +43,8 @@ pub(crate) struct Ptr {
     pub root: Option<GlobalId>,
     /// Byte offset from the root when it is static.
     pub static_off: Option<u32>,
+    /// A power of two known to divide the address ([`super::align`]).
+    pub align: u32,
 }
 
 /// The machine form of an SSA value.
@@ -116,6 +119,8 @@ pub(crate) struct Lower<'a> {
     pub tf32: bool,
     /// Set when this entry issued a TF32 product (reported in [`super::EntryInfo::tf32`]).
     pub used_tf32: bool,
+    /// Known alignment of the function's integer values (address and stride proofs).
+    pub known: KnownAlign<'a>,
 }
 
 /// Diagnostic for something PTX code generation does not support.
@@ -206,6 +211,7 @@ impl<'a> Lower<'a> {
             consts: HashMap::new(),
             tf32: false,
             used_tf32: false,
+            known: KnownAlign::new(f),
         }
     }
 
@@ -343,13 +349,13 @@ impl<'a> Lower<'a> {
         Ok(all)
     }
 
-    fn set_term(&mut self, t: Term) {
+    pub(crate) fn set_term(&mut self, t: Term) {
         if let Some(b) = self.mf.blocks.get_mut(self.cur.0 as usize) {
             b.term = t;
         }
     }
 
-    fn jump(&mut self, block: BlockId, args: Vec<VRegId>) {
+    pub(crate) fn jump(&mut self, block: BlockId, args: Vec<VRegId>) {
         self.set_term(Term::Jump(Target { block, args }));
     }
 
@@ -403,6 +409,7 @@ impl<'a> Lower<'a> {
                 pointee: ty,
                 root: None,
                 static_off: Some(off),
+                align: 16,
             };
             let p = self.offset_ptr(p, off, ty);
             self.store_comps(&p, &comps)?;
@@ -749,6 +756,7 @@ impl<'a> Lower<'a> {
                     pointee,
                     root: None,
                     static_off: Some(0),
+                    align: 16,
                 };
                 Some(Val::Ptr(self.offset_ptr(p, off, pointee)))
             }
@@ -777,6 +785,7 @@ impl<'a> Lower<'a> {
                     pointee: ety,
                     root: p.root,
                     static_off: None,
+                    align: p.align.min(align::lowbit(stride).saturating_mul(self.known.pow2(*idx))),
                 }))
             }
             Op::Load(p) => {
@@ -870,6 +879,9 @@ impl<'a> Lower<'a> {
                     pointee: ty,
                     root: Some(g),
                     static_off: Some(0),
+                    // Only the binding's own alignment is promised: a host may pass an
+                    // offset slice, so wider accesses check at run time.
+                    align: self.types.size_align(ty).1.max(1),
                 })
             }
             AddressSpace::Workgroup => {
@@ -886,6 +898,8 @@ impl<'a> Lower<'a> {
                     pointee: ty,
                     root: Some(g),
                     static_off: Some(0),
+                    // Declared `.align max(16, A)` (see `super::compile_module`).
+                    align: self.types.size_align(ty).1.max(16),
                 })
             }
             AddressSpace::Private | AddressSpace::Function => {
@@ -901,6 +915,7 @@ impl<'a> Lower<'a> {
                     pointee: ty,
                     root: None,
                     static_off: Some(0),
+                    align: 16,
                 };
                 Ok(self.offset_ptr(p, off, ty))
             }
@@ -921,6 +936,7 @@ impl<'a> Lower<'a> {
             pointee: ty,
             root: p.root,
             static_off: p.static_off.map(|s| s + off),
+            align: p.align.min(align::lowbit(off)),
         }
     }
 

@@ -11,6 +11,7 @@
 // Every selector step returns `Result<_, Diagnostic>`; the diagnostic is large but rare.
 #![allow(clippy::result_large_err)]
 
+mod align;
 mod arith;
 mod coop;
 pub mod layout;
@@ -29,8 +30,9 @@ pub struct Options {
     /// Target architecture number: 80 (`sm_80`, the default) or 90.
     pub sm: u32,
     /// Lower f32 x f32 cooperative-matrix products to TF32 tensor cores
-    /// (`mma.m16n8k8...tf32`, 10-bit mantissa inputs); without it they are a diagnostic,
-    /// since PTX has no exact f32 tensor-core product.
+    /// (`mma.m16n8k8...tf32`, 10-bit mantissa inputs). Without it, since PTX has no exact f32
+    /// tensor-core product, 16x16 ones are a diagnostic and 8x8 ones run exactly on the FMA
+    /// units.
     pub tf32: bool,
 }
 
