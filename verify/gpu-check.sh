@@ -2,7 +2,8 @@
 # GPU check for a machine with an NVIDIA GPU (SPEC §6 level 4): builds dianran, then for every
 # compute sample JIT-loads our PTX through the CUDA driver (cuModuleLoadData via cudarc), runs
 # it, and compares the buffers with the reference interpreter and the PTX emulator
-# (`dianran verify`). Prints one line per sample and a summary; exits 1 if any executor that
+# (`dianran verify`), then runs the cooperative-matrix form tests with the CUDA driver as a
+# third executor. Prints one line per sample and a summary; exits 1 if any executor that
 # ran disagrees. Budget: under 5 minutes on a 16-core machine (about half is the build).
 #
 #   verify/gpu-check.sh            # samples
@@ -48,6 +49,13 @@ for f in tests/samples/*.wgsl tests/realworld/*.wgsl; do
 done
 echo "== samples: $agree agree, $disagree disagree, $skipped skipped, $rejected not run ($((SECONDS - start)) s)"
 [ "${#failed_names[@]}" -gt 0 ] && echo "disagree: ${failed_names[*]}"
+
+echo "== cooperative matrices: every orientation and form (f16/f32, 16x16/8x8, ldmatrix and"
+echo "   per-lane paths, --tf32) on interp, emu and CUDA against plain Rust (verify/tests/coop_forms.rs)"
+coop_ok=0
+timeout 300 cargo test --release -p dianran-verify --test coop_forms 2>&1 | tail -n 25 \
+    | tee /dev/stderr | grep -q '^test result: ok' && coop_ok=1
+[ "$coop_ok" -eq 1 ] || { echo "coop_forms: FAILED"; disagree=$((disagree + 1)); }
 
 if [ "${1:-}" = "--bench" ]; then
     echo "== GEMM benchmark"

@@ -1,7 +1,8 @@
 //! Cooperative matrices in every orientation and form, checked against plain Rust arithmetic:
 //! `D = A * B + C` on one workgroup of 32 invocations, run by the reference interpreter and
-//! by the PTX emulator (each compared with the reference separately), and the PTX assembled
-//! with `ptxas` for sm_80 when it is installed.
+//! by the PTX emulator and, where a CUDA device is present, by the CUDA driver (each compared
+//! with the reference separately), and the PTX assembled with `ptxas` for sm_80 when it is
+//! installed.
 //!
 //! naga's semantics: `coopLoad`/`coopStore` are column-major (element (r, c) at
 //! `p[c * stride + r]`), `coopLoadT`/`coopStoreT` row-major (`p[r * stride + c]`). Inputs are
@@ -19,7 +20,7 @@ mod common;
 
 use common::{group0, Rng};
 use dianran_verify::emu::{self, EmuOptions};
-use dianran_verify::executors::ptx_params;
+use dianran_verify::executors::{self, ptx_params, ExecError, Executor, Job};
 use dianran_verify::interp::{self, Buffers, InterpOptions};
 use dianran_verify::{ptxas, tools};
 use half::f16;
@@ -83,6 +84,8 @@ struct Case {
     a_row: bool,
     b_row: bool,
     mem: Mem,
+    /// Compiled with `--tf32` (f32 A/B on TF32 tensor cores).
+    tf32: bool,
 }
 
 /// A matrix's place in a buffer: element (r, c) at `off + c * stride + r` (column-major) or
@@ -116,7 +119,8 @@ impl Case {
     fn name(&self) -> String {
         let o = |row| if row { "row" } else { "col" };
         format!(
-            "{n}x{n} {ab}*{ab}+{acc} A {} B {} {:?}",
+            "{n}x{n} {ab}*{ab}+{acc}{} A {} B {} {:?}",
+            if self.tf32 { " (tf32)" } else { "" },
             o(self.a_row),
             o(self.b_row),
             self.mem,
@@ -205,7 +209,7 @@ fn main(@builtin(local_invocation_index) lid: u32) {{
 /// Every case: (a) 16x16 f16 with f32 C from storage; (b) the same from workgroup memory,
 /// 16-byte-aligned (constant and run-time) and not (run-time, and a constant stride of 17);
 /// (c) 16x16 f16 with f16 C; (d) 8x8 f16 with f32 and f16 C from storage and workgroup memory;
-/// (e) 8x8 f32.
+/// (e) 8x8 f32 (exact); (f) 16x16 and 8x8 f32 with `--tf32`.
 fn cases(group: char) -> Vec<Case> {
     use Mem::*;
     use Ty::*;
@@ -227,13 +231,15 @@ fn cases(group: char) -> Vec<Case> {
         'b' => (&[(16, F16, F32)], &mems16),
         'c' => (&[(16, F16, F16)], &[Storage, mems16[0], mems16[3]]),
         'd' => (&[(8, F16, F32), (8, F16, F16)], &mems8),
-        _ => (&[(8, F32, F32)], &[Storage, mems8[1], mems8[3]]),
+        'e' => (&[(8, F32, F32)], &[Storage, mems8[1], mems8[3]]),
+        _ => (&[(16, F32, F32), (8, F32, F32)], &[Storage, mems8[1]]),
     };
+    let tf32 = group == 'f';
     let mut out = Vec::new();
     for &(n, ab, acc) in shapes {
         for &mem in mems {
             for (a_row, b_row) in [(false, false), (false, true), (true, false), (true, true)] {
-                out.push(Case { n, ab, acc, a_row, b_row, mem });
+                out.push(Case { n, ab, acc, a_row, b_row, mem, tf32 });
             }
         }
     }
@@ -246,9 +252,9 @@ const SENTINEL: f32 = -77.25;
 /// The inputs of a case, the buffers holding them, and the expected outputs.
 struct Data {
     input: Buffers,
-    /// Per output buffer (binding 3: column-major, 4: row-major): expected value and allowed
-    /// difference of every element.
-    expect: [Vec<(f32, f32)>; 2],
+    /// Per output buffer (binding 3: column-major, 4: row-major): expected value, allowed
+    /// difference and `sum |a*b|` of every element.
+    expect: [Vec<(f32, f32, f32)>; 2],
 }
 
 fn data(case: &Case, seed: u32) -> Data {
@@ -283,7 +289,7 @@ fn data(case: &Case, seed: u32) -> Data {
     let mut expect = [Vec::new(), Vec::new()];
     for (slot, row_major) in [(0usize, false), (1, true)] {
         let pd = case.d_place(row_major);
-        let mut want = vec![(SENTINEL, 0.0); pd.len(n)];
+        let mut want = vec![(SENTINEL, 0.0, 0.0); pd.len(n)];
         for r in 0..n as usize {
             for col in 0..n as usize {
                 let terms = (0..n as usize).map(|k| a[r][k] as f64 * b[k][col] as f64);
@@ -296,7 +302,7 @@ fn data(case: &Case, seed: u32) -> Data {
                     // One rounding to f16, which the accumulation error may tip: 1 ulp.
                     tol += f16_ulp(exact.abs() as f32) as f64;
                 }
-                want[pd.index(r as u32, col as u32)] = (exact as f32, tol as f32);
+                want[pd.index(r as u32, col as u32)] = (exact as f32, tol as f32, size as f32);
             }
         }
         expect[slot] = want;
@@ -312,14 +318,18 @@ fn f16_ulp(x: f32) -> f32 {
 }
 
 /// Differences of `out` from `data.expect`, each naming the case, the executor and the element.
+/// PTX executors of a `tf32` case get `2^-9 * sum |a*b|` more: TF32 rounds each input to a
+/// 10-bit mantissa (relative error at most 2^-11), so each product is off by about 2^-10.
 fn check(case: &Case, who: &str, data: &Data, out: &Buffers, failures: &mut Vec<String>) {
+    let tf32 = case.tf32 && who != "interp";
     for (slot, binding, what) in [(0, 3, "coopStore (column-major)"), (1, 4, "coopStoreT")] {
         let Some(buf) = out.get(&(0, binding)) else {
             failures.push(format!("{} on {who}: output binding {binding} missing", case.name()));
             continue;
         };
         let mut bad = 0;
-        for (i, &(want, tol)) in data.expect[slot].iter().enumerate() {
+        for (i, &(want, tol, size)) in data.expect[slot].iter().enumerate() {
+            let tol = if tf32 { tol + size / 512.0 } else { tol };
             let got = case.acc.get(buf, i);
             if (got - want).abs() <= tol || got == want {
                 continue;
@@ -359,7 +369,8 @@ fn run_case(case: &Case, seed: u32, ptxas_found: bool) -> Vec<String> {
         Err(d) => failures.push(format!("{name} on interp: {d:?}")),
     }
 
-    let ptx = dianran_ptx::codegen::compile_module(&module, &Default::default());
+    let opts = dianran_ptx::codegen::Options { tf32: case.tf32, ..Default::default() };
+    let ptx = dianran_ptx::codegen::compile_module(&module, &opts);
     let Some(info) = ptx.entries.iter().find(|e| e.name == "main") else {
         failures.push(format!("{name}: no PTX: {:?}", ptx.diagnostics));
         return failures;
@@ -383,6 +394,23 @@ fn run_case(case: &Case, seed: u32, ptxas_found: bool) -> Vec<String> {
             }
         }
         Err(e) => failures.push(format!("{name}: parameters: {e}")),
+    }
+    // The CUDA driver, where a device is present (elsewhere the executor says skipped).
+    let job = Job {
+        file_name: "coop_forms.wgsl",
+        source: &src,
+        module: &module,
+        entry: "main",
+        dispatch: [1, 1, 1],
+        subgroup_size: 32,
+        sm: 80,
+        tf32: case.tf32,
+        ptx: Some(&ptx.text),
+    };
+    match executors::run(Executor::Cuda, &job, &data.input) {
+        Ok(out) => check(case, "cuda", &data, &out, &mut failures),
+        Err(ExecError::Skipped(_)) => {}
+        Err(ExecError::Failed(e)) => failures.push(format!("{name} on cuda: {e}")),
     }
     if ptxas_found {
         if let Err(e) = ptxas::check(&ptx.text, 80) {
@@ -427,6 +455,11 @@ fn d_8x8_f16_f32_and_f16_acc() {
 #[test]
 fn e_8x8_f32_exact() {
     run_group('e');
+}
+
+#[test]
+fn f_f32_on_tf32_tensor_cores() {
+    run_group('f');
 }
 
 /// The checks tell orientations apart: the kernel that reads B row-major, run on the buffers
