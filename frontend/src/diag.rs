@@ -7,7 +7,7 @@
 
 use crate::ir::Span;
 use codespan_reporting::diagnostic as cs;
-use codespan_reporting::files::SimpleFile;
+use codespan_reporting::files::{self as cs_files, Files};
 use codespan_reporting::term;
 use std::fmt;
 
@@ -145,20 +145,24 @@ impl Diagnostics {
     /// Renders every diagnostic with codespan-reporting (no colour): a header with the
     /// location and context, the source line with a caret, help and notes.
     pub fn render(&self) -> String {
-        let file = SimpleFile::new(self.file_name.as_str(), self.source.as_str());
         let config = term::Config::default();
         let mut out = String::new();
         for d in &self.list {
+            // Lines longer than `MAX_LINE` characters (generated or minified sources) are
+            // shown as a window around the diagnostic's spans; line numbers stay the same.
+            let mut anchors: Vec<u32> = d.span.iter().map(|s| s.start).collect();
+            anchors.extend(d.labels.iter().map(|(s, _)| s.start));
+            let view = View::new(&self.source, &anchors);
+            let file = ViewFile { name: &self.file_name, source: &self.source, view: &view };
             let sev = if d.warning { cs::Severity::Warning } else { cs::Severity::Error };
             let mut message = d.message.clone();
             if let Some(ctx) = &d.context {
                 message = format!("{message} (in '{ctx}')");
             }
             let mut labels = Vec::new();
-            let len = self.source.len();
             let clamp = |s: Span| {
-                let a = (s.start as usize).min(len);
-                let b = (s.end as usize).clamp(a, len);
+                let a = view.map(s.start as usize);
+                let b = view.map(s.end as usize).max(a);
                 a..b
             };
             if let Some(s) = d.span {
@@ -190,6 +194,132 @@ impl Diagnostics {
     }
 }
 
+/// Longest source line a rendered diagnostic shows whole.
+const MAX_LINE: usize = 160;
+/// Characters kept before the anchor of a cut line.
+const BEFORE_ANCHOR: usize = 60;
+
+/// The source as a diagnostic shows it: every line longer than [`MAX_LINE`] characters cut to
+/// a window of that many characters around the first span that starts on it (or its start),
+/// with `...` where text was left out.
+struct View {
+    text: String,
+    /// Per source line: (start, end) byte range in the source, and the kept window
+    /// (lo, hi) with the byte offset in `text` where `lo` lands.
+    lines: Vec<(usize, usize, usize, usize, usize)>,
+}
+
+impl View {
+    fn new(source: &str, anchors: &[u32]) -> View {
+        let mut text = String::with_capacity(source.len().min(1 << 16));
+        let mut lines = Vec::new();
+        let mut start = 0;
+        for line in source.split_inclusive('\n') {
+            let end = start + line.len();
+            let body = line.trim_end_matches(['\n', '\r']);
+            let (lo, hi) = if body.chars().count() <= MAX_LINE {
+                (start, end)
+            } else {
+                let anchor = anchors
+                    .iter()
+                    .map(|&a| a as usize)
+                    .filter(|a| (start..end).contains(a))
+                    .min()
+                    .unwrap_or(start);
+                // Character boundaries of the window around the anchor.
+                let at = body.char_indices().take_while(|(i, _)| start + i < anchor).count();
+                let first = at.saturating_sub(BEFORE_ANCHOR);
+                let byte = |n: usize| body.char_indices().nth(n).map_or(body.len(), |(i, _)| i);
+                (start + byte(first), start + byte(first + MAX_LINE))
+            };
+            if lo > start {
+                text.push_str("...");
+            }
+            lines.push((start, end, lo, hi, text.len()));
+            text.push_str(&source[lo..hi]);
+            if hi < start + body.len() {
+                text.push_str("...");
+                text.push_str(&line[body.len()..]);
+            }
+            start = end;
+        }
+        View { text, lines }
+    }
+
+    /// Where source byte offset `o` is in the view (clamped into its line's window).
+    fn map(&self, o: usize) -> usize {
+        let i = self.lines.partition_point(|l| l.1 <= o);
+        match self.lines.get(i) {
+            Some(&(_, _, lo, hi, at)) => at + o.clamp(lo, hi) - lo,
+            None => self.text.len(),
+        }
+    }
+
+    /// The line of view offset `v`.
+    fn line_of(&self, v: usize) -> usize {
+        self.lines.partition_point(|l| l.4 <= v).saturating_sub(1)
+    }
+
+    /// The view's byte range of line `i` (the kept window plus any `...` markers).
+    fn line_range(&self, i: usize) -> std::ops::Range<usize> {
+        let start = self.lines.get(i).map_or(self.text.len(), |l| l.4 - self.prefix(i));
+        let end = self.lines.get(i + 1).map_or(self.text.len(), |l| l.4 - self.prefix(i + 1));
+        start..end
+    }
+
+    /// Length of the `...` a cut line starts with.
+    fn prefix(&self, i: usize) -> usize {
+        self.lines.get(i).map_or(0, |l| if l.2 > l.0 { 3 } else { 0 })
+    }
+
+    /// The source offset that view offset `v` shows (the window edge for `...`).
+    fn unmap(&self, v: usize) -> usize {
+        match self.lines.get(self.line_of(v)) {
+            Some(&(_, _, lo, hi, at)) => (lo + v.saturating_sub(at)).min(hi),
+            None => 0,
+        }
+    }
+}
+
+/// The [`View`] as codespan's file: the text is the view's, the `file:line:column` header is
+/// the source's (columns in characters of the original line).
+struct ViewFile<'a> {
+    name: &'a str,
+    source: &'a str,
+    view: &'a View,
+}
+
+impl<'a> Files<'a> for ViewFile<'a> {
+    type FileId = ();
+    type Name = &'a str;
+    type Source = &'a str;
+
+    fn name(&'a self, _: ()) -> Result<&'a str, cs_files::Error> {
+        Ok(self.name)
+    }
+    fn source(&'a self, _: ()) -> Result<&'a str, cs_files::Error> {
+        Ok(&self.view.text)
+    }
+    fn line_index(&'a self, _: (), byte_index: usize) -> Result<usize, cs_files::Error> {
+        Ok(self.view.line_of(byte_index))
+    }
+    fn line_range(
+        &'a self,
+        _: (),
+        line_index: usize,
+    ) -> Result<std::ops::Range<usize>, cs_files::Error> {
+        Ok(self.view.line_range(line_index))
+    }
+    fn column_number(
+        &'a self,
+        _: (),
+        _line_index: usize,
+        byte_index: usize,
+    ) -> Result<usize, cs_files::Error> {
+        Ok(line_col(self.source, self.view.unmap(byte_index) as u32).1)
+    }
+}
+
 impl fmt::Display for Diagnostics {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.render())
@@ -208,6 +338,27 @@ mod tests {
         assert_eq!(line_col(src, 0), (1, 1));
         assert_eq!(line_col(src, 3), (2, 1));
         assert_eq!(line_col(src, 10), (2, 4));
+    }
+
+    /// A 20000-character line shows as a window with the caret on the span, and the
+    /// reported column is still the real one.
+    #[test]
+    fn long_lines_are_cut_around_the_span() {
+        let long = format!("let x = {}y;\n", "a + ".repeat(5000));
+        let src = format!("fn f() {{\n{long}}}\n");
+        let at = src.find('y').unwrap_or(0) as u32;
+        let d = Diagnostic::error(DiagKind::Unsupported, "bad").at(Span { start: at, end: at + 1 });
+        let ds = Diagnostics::new("a.wgsl", &src, vec![d]);
+        let r = ds.render();
+        assert!(r.len() < 1200, "{} bytes:\n{r}", r.len());
+        assert!(r.contains("a.wgsl:2:20009"), "{r}");
+        assert!(r.contains("...a + a + "), "{r}");
+        assert!(r.contains("a.wgsl:2:20009\n") || r.contains("─ a.wgsl:2:20009"), "{r}");
+        // The caret sits under `y`.
+        let src_line = r.lines().find(|l| l.contains("y;")).unwrap_or_default();
+        let caret = r.lines().find(|l| l.trim_end().ends_with('^')).unwrap_or_default();
+        assert_eq!(src_line.find("y;"), caret.find('^'), "{r}");
+        assert!(!r.contains("y;..."), "nothing was cut after the end of the line:\n{r}");
     }
 
     #[test]

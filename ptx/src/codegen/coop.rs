@@ -554,10 +554,7 @@ impl Lower<'_> {
         cv: &[VRegId],
         sc: Scalar,
     ) -> Vec<VRegId> {
-        self.used_tf32 = true;
-        let cvt = "cvt.rna.tf32.f32 {d0}, {u0}";
-        let at: Vec<VRegId> = av.iter().map(|&x| self.op1(RegKind::B32, cvt, vec![x])).collect();
-        let bt: Vec<VRegId> = bv.iter().map(|&x| self.op1(RegKind::B32, cvt, vec![x])).collect();
+        let (at, bt) = self.tf32_operands(av, bv);
         let c: Vec<VRegId> = cv.iter().map(|&x| self.widen_f16(sc, x)).collect();
         let zero = self.imm_u32(0);
         let d: Vec<VRegId> = (0..4).map(|_| self.mf.new_vreg(RegKind::B32)).collect();
@@ -571,6 +568,17 @@ impl Lower<'_> {
 }
 
 impl Lower<'_> {
+    /// A and B fragments rounded to TF32 (`cvt.rna.tf32.f32`); marks the entry as using TF32.
+    fn tf32_operands(&mut self, av: &[VRegId], bv: &[VRegId]) -> (Vec<VRegId>, Vec<VRegId>) {
+        self.used_tf32 = true;
+        let cvt = "cvt.rna.tf32.f32 {d0}, {u0}";
+        let mut round = |v: &[VRegId]| -> Vec<VRegId> {
+            v.iter().map(|&x| self.op1(RegKind::B32, cvt, vec![x])).collect()
+        };
+        let at = round(av);
+        (at, round(bv))
+    }
+
     /// 16x16 f32 `a·b + c` on TF32 tensor cores: operands rounded with `cvt.rna.tf32.f32`, then
     /// per n-tile two chained `mma.m16n8k8` (k-steps 0 and 1), accumulating in f32.
     fn coop_mma_tf32(
@@ -580,10 +588,7 @@ impl Lower<'_> {
         cv: &[VRegId],
         sc: Scalar,
     ) -> Vec<VRegId> {
-        self.used_tf32 = true;
-        let cvt = "cvt.rna.tf32.f32 {d0}, {u0}";
-        let at: Vec<VRegId> = av.iter().map(|&x| self.op1(RegKind::B32, cvt, vec![x])).collect();
-        let bt: Vec<VRegId> = bv.iter().map(|&x| self.op1(RegKind::B32, cvt, vec![x])).collect();
+        let (at, bt) = self.tf32_operands(av, bv);
         let mut out = Vec::new();
         for (tile, c4) in cv.chunks(4).enumerate() {
             let mut acc: Vec<VRegId> = c4.iter().map(|&x| self.widen_f16(sc, x)).collect();
