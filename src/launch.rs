@@ -10,7 +10,8 @@
 //!
 //! Without a CUDA driver or device, every call returns [`LaunchError::NoDevice`]; nothing
 //! panics (cudarc loads `libcuda` at run time and panics when it is missing, so every path
-//! checks for the library first and contains context creation).
+//! checks for the library first and makes its context through
+//! [`dianran_verify::cuda::new_context`], which contains such panics).
 //!
 //! ```no_run
 //! use dianran::launch::{BufferArg, CudaModule, LaunchError};
@@ -32,16 +33,16 @@
 //! ```
 
 use crate::reflect::Entry;
-use cudarc::driver::{sys, CudaContext, CudaSlice, DriverError, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaContext, CudaSlice, DriverError, LaunchConfig, PushKernelArg};
 use cudarc::nvrtc::Ptx;
+use dianran_verify::cuda::{self, describe_error, CudaError};
 use std::ffi::CString;
 use std::fmt;
-use std::panic::catch_unwind;
 use std::sync::Arc;
 
 /// True when the CUDA driver library loads and reports at least one device.
 pub fn available() -> bool {
-    dianran_verify::cuda::available()
+    cuda::available()
 }
 
 /// A host buffer bound to `@group(group) @binding(binding)` for one launch. After a
@@ -172,19 +173,18 @@ impl fmt::Display for LaunchError {
 
 impl std::error::Error for LaunchError {}
 
-/// `CUDA_ERROR_NAME: description` for a driver error.
-fn describe(e: &DriverError) -> String {
-    let name = e.error_name().map(|s| s.to_string_lossy().into_owned());
-    let text = e.error_string().map(|s| s.to_string_lossy().into_owned());
-    match (name, text) {
-        (Ok(n), Ok(t)) => format!("{n}: {t}"),
-        (Ok(n), Err(_)) => n,
-        _ => format!("{e:?}"),
-    }
+fn driver(op: &str) -> impl FnOnce(DriverError) -> LaunchError + '_ {
+    move |e| LaunchError::Driver { op: op.to_string(), error: describe_error(&e) }
 }
 
-fn driver(op: &str) -> impl FnOnce(DriverError) -> LaunchError + '_ {
-    move |e| LaunchError::Driver { op: op.to_string(), error: describe(&e) }
+/// The launch error for a failed [`cuda::new_context`] (which returns only `NoDevice` or
+/// `Driver`).
+fn context_error(e: CudaError) -> LaunchError {
+    match e {
+        CudaError::NoDevice => LaunchError::NoDevice,
+        CudaError::Driver { op, error } => LaunchError::Driver { op, error },
+        other => LaunchError::Driver { op: "creating a context".into(), error: other.to_string() },
+    }
 }
 
 /// A PTX module loaded on CUDA device 0.
@@ -201,14 +201,10 @@ impl CudaModule {
             return Err(LaunchError::NoDevice);
         }
         let src = CString::new(ptx).map_err(|_| LaunchError::InvalidPtx)?;
-        let made = catch_unwind(|| CudaContext::new(0)).map_err(|_| LaunchError::NoDevice)?;
-        let ctx = made.map_err(|e| match e.0 {
-            sys::CUresult::CUDA_ERROR_NO_DEVICE => LaunchError::NoDevice,
-            _ => driver("creating a context")(e),
-        })?;
+        let ctx = cuda::new_context().map_err(context_error)?;
         let module = ctx.load_module(Ptx::from_src(ptx)).map_err(|e| LaunchError::Load {
-            error: describe(&e),
-            log: dianran_verify::cuda::jit_error_log(&ctx, &src),
+            error: describe_error(&e),
+            log: cuda::jit_error_log(&ctx, &src),
         })?;
         Ok(CudaModule { ctx, module })
     }
@@ -264,16 +260,17 @@ impl CudaModule {
             // entry table) and every buffer's length was checked against its binding's layout,
             // so in-bounds shader accesses stay inside the allocations. An out-of-bounds
             // access can only fault on the device, reported below as `Execution`.
-            unsafe { launch.launch(cfg) }.map_err(|e| LaunchError::Launch(describe(&e)))?;
+            unsafe { launch.launch(cfg) }.map_err(|e| LaunchError::Launch(describe_error(&e)))?;
         }
-        stream.synchronize().map_err(|e| LaunchError::Execution(describe(&e)))?;
+        stream.synchronize().map_err(|e| LaunchError::Execution(describe_error(&e)))?;
         for (slot, dev) in slots.iter().zip(&device) {
             let Some(b) = slot.and_then(|i| buffers.get_mut(i)) else { continue };
             let writes = entry.binding(b.group, b.binding).is_some_and(|info| info.access.writes());
             if !writes || b.data.is_empty() {
                 continue;
             }
-            let bytes = stream.clone_dtoh(dev).map_err(|e| LaunchError::Execution(describe(&e)))?;
+            let bytes =
+                stream.clone_dtoh(dev).map_err(|e| LaunchError::Execution(describe_error(&e)))?;
             let n = b.data.len().min(bytes.len());
             if let (Some(dst), Some(src)) = (b.data.get_mut(..n), bytes.get(..n)) {
                 dst.copy_from_slice(src);

@@ -6,7 +6,7 @@
 //! compared with the reference interpreter, as in `verify/tests/agreement.rs`.
 //!
 //! Besides the provenance, a file's header holds its test set-up:
-//! - `// dispatch: X,Y,Z` workgroups per dimension;
+//! - `// dispatch: X,Y,Z` workgroups per dimension (read by [`samples::header`]);
 //! - `// runtime-len: N` elements per runtime-sized array (default [`RUNTIME_LEN`]);
 //! - `// buffer G,B: u:16 f:0.5 ...` words written at the start of binding (G, B) after the
 //!   random fill, for kernels whose sizes come from a uniform or storage buffer.
@@ -18,6 +18,7 @@ use dianran::frontend::ir::{self, Stage};
 use dianran::verify::agree::{compare, random_buffers};
 use dianran::verify::buffers::Buffers;
 use dianran::verify::executors::{self, ExecError, Executor, Job};
+use dianran::verify::samples;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 
@@ -92,19 +93,16 @@ fn kernels() -> Vec<Kernel> {
         .map(|p| {
             let source = std::fs::read_to_string(&p).expect("readable kernel");
             let name = p.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+            let header = samples::header(&source).unwrap_or_else(|e| panic!("{name}: {e}"));
             let mut k = Kernel {
                 name,
                 source,
-                dispatch: [1, 1, 1],
+                dispatch: header.dispatch.unwrap_or([1, 1, 1]),
                 runtime_len: RUNTIME_LEN,
                 presets: vec![],
             };
             for line in k.source.lines() {
-                if let Some(d) = line.strip_prefix("// dispatch:") {
-                    let v: Vec<u32> = d.split(',').filter_map(|s| s.trim().parse().ok()).collect();
-                    assert_eq!(v.len(), 3, "{}: bad dispatch line", k.name);
-                    k.dispatch = [v[0], v[1], v[2]];
-                } else if let Some(n) = line.strip_prefix("// runtime-len:") {
+                if let Some(n) = line.strip_prefix("// runtime-len:") {
                     k.runtime_len = n.trim().parse().expect("runtime-len is a number");
                 } else if let Some(spec) = line.strip_prefix("// buffer ") {
                     let preset = parse_preset(spec);

@@ -77,14 +77,8 @@ fn describe(e: impl std::fmt::Debug) -> String {
 impl Gpu {
     /// Opens device 0, or says why not (`no CUDA device` without a driver or device).
     pub fn open() -> Result<Gpu, String> {
-        if !dianran_verify::cuda::available() {
-            return Err("no CUDA device".into());
-        }
-        match catch_unwind(|| CudaContext::new(0)) {
-            Ok(Ok(ctx)) => Ok(Gpu { ctx }),
-            Ok(Err(e)) => Err(format!("creating a CUDA context: {}", describe(e))),
-            Err(_) => Err("no CUDA device (the driver could not be loaded)".into()),
-        }
+        // One guarded place creates contexts (cudarc panics without a driver).
+        dianran_verify::cuda::new_context().map(|ctx| Gpu { ctx }).map_err(|e| e.to_string())
     }
 
     /// Name, compute capability, SM count and clock.

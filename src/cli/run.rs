@@ -72,20 +72,8 @@ pub struct BufferArg {
     pub path: PathBuf,
 }
 
-/// Parses `X`, `X,Y` or `X,Y,Z`.
-pub fn parse_dispatch(s: &str) -> Result<[u32; 3], String> {
-    let parts: Vec<&str> = s.split(',').map(str::trim).collect();
-    if parts.is_empty() || parts.len() > 3 {
-        return Err(format!("expected X[,Y[,Z]], got '{s}'"));
-    }
-    let mut out = [1u32; 3];
-    for (slot, p) in out.iter_mut().zip(&parts) {
-        *slot = p
-            .parse()
-            .map_err(|_| format!("'{p}' is not a workgroup count (a non-negative integer)"))?;
-    }
-    Ok(out)
-}
+/// Parses `X`, `X,Y` or `X,Y,Z` (one grammar for `--dispatch` and the `// dispatch:` header).
+pub use dianran_verify::samples::parse_dispatch;
 
 /// Parses `G:B=PATH`.
 pub fn parse_buffer(s: &str) -> Result<BufferArg, String> {

@@ -15,6 +15,7 @@ use super::Failure;
 use dianran_frontend::ir::{self, Stage};
 use dianran_verify::agree::{compare_with, precision_with_tf32, random_buffers};
 use dianran_verify::executors::{self, ExecError, Executor, Job};
+use dianran_verify::samples;
 
 /// Arguments of `verify`.
 #[derive(Clone, Debug, clap::Args)]
@@ -76,16 +77,15 @@ fn choose_entry(m: &ir::Module, wanted: &Option<String>) -> Result<String, Failu
     }
 }
 
-fn header_dispatch(text: &str) -> Option<[u32; 3]> {
-    let line = text.lines().find_map(|l| l.trim().strip_prefix("// dispatch:"))?;
-    parse_dispatch(line.trim()).ok()
-}
-
 /// Runs `dianran verify`.
 pub fn execute(args: &Args) -> Result<String, Failure> {
     let (src, module) = args.source.compile()?;
     let entry = choose_entry(&module, &args.entry)?;
-    let dispatch = args.dispatch.or_else(|| header_dispatch(&src.text)).unwrap_or([1, 1, 1]);
+    // A malformed header is ignored here: `--dispatch` is how the command line says it.
+    let dispatch = args
+        .dispatch
+        .or_else(|| samples::header(&src.text).ok().and_then(|h| h.dispatch))
+        .unwrap_or([1, 1, 1]);
     let mut input = random_buffers(&module, &entry, args.len, args.seed)
         .map_err(|d| Failure::Message(d.message))?;
     for b in &args.buffers {

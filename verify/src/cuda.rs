@@ -67,8 +67,9 @@ impl fmt::Display for CudaError {
 
 impl std::error::Error for CudaError {}
 
-/// `CUDA_ERROR_NAME: description` for a driver error.
-fn describe(e: &DriverError) -> String {
+/// `CUDA_ERROR_NAME: description` for a driver error: the text every error here carries, and
+/// what `dianran::launch` reports too.
+pub fn describe_error(e: &DriverError) -> String {
     let name = e.error_name().map(|s| s.to_string_lossy().into_owned());
     let text = e.error_string().map(|s| s.to_string_lossy().into_owned());
     match (name, text) {
@@ -79,7 +80,7 @@ fn describe(e: &DriverError) -> String {
 }
 
 fn driver(op: &str) -> impl FnOnce(DriverError) -> CudaError + '_ {
-    move |e| CudaError::Driver { op: op.to_string(), error: describe(&e) }
+    move |e| CudaError::Driver { op: op.to_string(), error: describe_error(&e) }
 }
 
 /// True when the CUDA driver library loads and reports at least one device.
@@ -108,16 +109,24 @@ fn context(slot: &mut Option<Arc<CudaContext>>) -> Result<Arc<CudaContext>, Cuda
         }
         *slot = None;
     }
+    let ctx = new_context()?;
+    *slot = Some(ctx.clone());
+    Ok(ctx)
+}
+
+/// A new handle on device 0's primary context, for callers that keep their own (the shared
+/// one behind [`run_ptx`] is private). Never panics: without a driver library or a device it
+/// returns [`CudaError::NoDevice`]; any other failure is [`CudaError::Driver`].
+pub fn new_context() -> Result<Arc<CudaContext>, CudaError> {
     if !available() {
         return Err(CudaError::NoDevice);
     }
+    // cudarc panics instead of returning an error when the driver misbehaves on load.
     let made = catch_unwind(|| CudaContext::new(0)).map_err(|_| CudaError::NoDevice)?;
-    let ctx = made.map_err(|e| match e.0 {
+    made.map_err(|e| match e.0 {
         sys::CUresult::CUDA_ERROR_NO_DEVICE => CudaError::NoDevice,
         _ => driver("creating a context")(e),
-    })?;
-    *slot = Some(ctx.clone());
-    Ok(ctx)
+    })
 }
 
 /// JIT-loads `ptx`, launches `entry_ptx_name` with block dim `block` and grid dim `grid`, and
@@ -166,7 +175,7 @@ fn run_in<B: AsRef<[u8]>>(
     let module = match ctx.load_module(Ptx::from_src(ptx)) {
         Ok(m) => m,
         Err(e) => {
-            return Err(CudaError::Load { error: describe(&e), log: jit_error_log(ctx, src) })
+            return Err(CudaError::Load { error: describe_error(&e), log: jit_error_log(ctx, src) })
         }
     };
     let func =
@@ -193,12 +202,13 @@ fn run_in<B: AsRef<[u8]>>(
         // SAFETY: every parameter is a device pointer to an allocation of the caller's size,
         // which is what SPEC §3 kernels take. A kernel that reads or writes out of bounds can
         // only fault on the device, which surfaces below as `CudaError::Execution`.
-        unsafe { launch.launch(cfg) }.map_err(|e| CudaError::Launch(describe(&e)))?;
+        unsafe { launch.launch(cfg) }.map_err(|e| CudaError::Launch(describe_error(&e)))?;
     }
-    stream.synchronize().map_err(|e| CudaError::Execution(describe(&e)))?;
+    stream.synchronize().map_err(|e| CudaError::Execution(describe_error(&e)))?;
     let mut out = Vec::with_capacity(params.len());
     for (p, buf) in params.iter().zip(&device_bufs) {
-        let mut bytes = stream.clone_dtoh(buf).map_err(|e| CudaError::Execution(describe(&e)))?;
+        let mut bytes =
+            stream.clone_dtoh(buf).map_err(|e| CudaError::Execution(describe_error(&e)))?;
         bytes.truncate(p.as_ref().len());
         out.push(bytes);
     }
@@ -278,6 +288,15 @@ mod tests {
         }
         println!("skipped: no CUDA device");
         false
+    }
+
+    #[test]
+    fn new_context_without_a_device_is_no_device() {
+        match new_context() {
+            Ok(_) => assert!(available()),
+            Err(e) if available() => panic!("device present but no context: {e}"),
+            Err(e) => assert_eq!(e, CudaError::NoDevice),
+        }
     }
 
     #[test]

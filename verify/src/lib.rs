@@ -11,4 +11,5 @@ pub mod interp;
 #[cfg(feature = "lavapipe")]
 pub mod lavapipe;
 pub mod ptxas;
+pub mod samples;
 pub mod tools;

@@ -18,7 +18,8 @@ const RUNTIME_LEN: u32 = 16384;
 struct Sample {
     name: String,
     source: String,
-    entry: String,
+    /// The header's `// entry:`; `None`: every compute entry.
+    entry: Option<String>,
     dispatch: [u32; 3],
 }
 
@@ -33,19 +34,13 @@ fn compute_samples() -> Vec<Sample> {
     let mut out = Vec::new();
     for p in paths {
         let source = std::fs::read_to_string(&p).expect("readable");
-        let Some(dispatch) = source.lines().find_map(|l| l.strip_prefix("// dispatch:")) else {
+        let header = dianran_verify::samples::header(&source)
+            .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        let Some(dispatch) = header.dispatch else {
             continue; // vertex/fragment samples have no dispatch line
         };
-        let dims: Vec<u32> = dispatch.split(',').filter_map(|d| d.trim().parse().ok()).collect();
-        let dispatch = [
-            dims.first().copied().unwrap_or(1),
-            dims.get(1).copied().unwrap_or(1),
-            dims.get(2).copied().unwrap_or(1),
-        ];
-        let entry =
-            source.lines().find_map(|l| l.strip_prefix("// entry:")).map(|e| e.trim().to_string());
         let name = p.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-        out.push(Sample { name, source, entry: entry.unwrap_or_default(), dispatch });
+        out.push(Sample { name, source, entry: header.entry, dispatch });
     }
     out
 }
@@ -67,15 +62,14 @@ fn every_compute_sample_agrees_across_executors() {
                 continue;
             }
         };
-        let entries: Vec<String> = if s.entry.is_empty() {
-            module
+        let entries: Vec<String> = match &s.entry {
+            Some(e) => vec![e.clone()],
+            None => module
                 .entry_points
                 .iter()
                 .filter(|e| e.stage == ir::Stage::Compute)
                 .map(|e| e.name.clone())
-                .collect()
-        } else {
-            vec![s.entry.clone()]
+                .collect(),
         };
         let subgroups = module.uses_subgroups();
         let coop = module.uses_cooperative_matrices();

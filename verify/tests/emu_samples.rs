@@ -8,6 +8,7 @@ use dianran_frontend::ir::{self, Scalar, Type, TypeId};
 use dianran_verify::buffers::{default_buffers, Buffers};
 use dianran_verify::emu::{self, EmuOptions};
 use dianran_verify::interp::{self, InterpOptions};
+use dianran_verify::samples::{self, SampleHeader};
 use std::path::PathBuf;
 
 /// Understood differences, each with its cause (none is in the emulator). A sample listed
@@ -16,23 +17,6 @@ const KNOWN: &[(&str, &str)] = &[];
 
 fn samples_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/samples")
-}
-
-/// `// dispatch: X,Y,Z` and the entry (`// entry: NAME` or the only @compute function).
-fn header(src: &str) -> Option<([u32; 3], Option<String>)> {
-    let mut dispatch = None;
-    let mut entry = None;
-    for line in src.lines() {
-        if let Some(rest) = line.strip_prefix("// dispatch:") {
-            let v: Vec<u32> = rest.split(',').filter_map(|s| s.trim().parse().ok()).collect();
-            if v.len() == 3 {
-                dispatch = Some([v[0], v[1], v[2]]);
-            }
-        } else if let Some(rest) = line.strip_prefix("// entry:") {
-            entry = Some(rest.trim().to_string());
-        }
-    }
-    dispatch.map(|d| (d, entry))
 }
 
 /// A tiny deterministic generator (xorshift).
@@ -145,8 +129,12 @@ fn compare_sample(name: &str) -> Outcome {
         Ok(s) => s,
         Err(e) => return Outcome::Differs(format!("cannot read: {e}")),
     };
-    let Some((dispatch, entry)) = header(&src) else {
-        return Outcome::Skipped("not a compute sample".into());
+    // The header's `// dispatch:` marks a compute sample; the entry is its `// entry:` or the
+    // first @compute function.
+    let (dispatch, entry) = match samples::header(&src) {
+        Ok(SampleHeader { dispatch: Some(d), entry }) => (d, entry),
+        Ok(_) => return Outcome::Skipped("not a compute sample".into()),
+        Err(e) => return Outcome::Differs(format!("bad header: {e}")),
     };
     let module = match dianran_frontend::compile(name, &src, &Default::default()) {
         Ok(m) => m,

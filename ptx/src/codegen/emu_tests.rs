@@ -1,101 +1,224 @@
 //! Semantic tests: small WGSL kernels through the frontend and the code generator, executed by
-//! a tiny single-thread interpreter of the emitted PTX text (the subset these kernels use), with
-//! expected buffers computed by plain Rust code.
+//! a tiny interpreter of the emitted PTX text (the subset these kernels use), with expected
+//! buffers computed by plain Rust code.
 
 use super::*;
 use std::collections::HashMap;
 
 /// Interprets one entry of `ptx` for each thread id in `0..threads` (x dimension only, one
-/// thread per block), with `bufs[i]` bound to parameter `i`.
+/// thread per block, so `%ctaid.x` is the thread id), with `bufs[i]` bound to parameter `i`.
 fn run(ptx: &str, threads: u32, bufs: &mut [Vec<u8>]) {
-    let lines: Vec<&str> = ptx.lines().collect();
-    let start = lines.iter().position(|l| l.starts_with(".visible .entry")).expect("entry");
-    let body: Vec<&str> = lines[start..].iter().map(|l| l.trim()).collect();
-    let params: Vec<String> = body
-        .iter()
-        .filter_map(|l| l.strip_prefix(".param .u64 "))
-        .map(|p| p.trim_end_matches(',').to_string())
-        .collect();
-    let labels: HashMap<&str, usize> =
-        body.iter().enumerate().filter_map(|(i, l)| l.strip_suffix(':').map(|n| (n, i))).collect();
-    let depot = params.len();
-    for tid in 0..threads {
-        let mut regs: HashMap<String, u64> = HashMap::new();
-        // The local depot is a fresh extra buffer per thread.
-        regs.insert("__local_depot".into(), ((depot as u64) + 1) << 40);
-        if bufs.len() > depot {
-            bufs[depot].iter_mut().for_each(|b| *b = 0xAB);
+    run_blocks(ptx, threads, 1, bufs);
+}
+
+/// Runs one workgroup of 32 invocations (one warp, `%tid.x` = lane) in lockstep. Control flow
+/// must be uniform across the warp (the tests below only use uniform branches).
+fn run_warp(ptx: &str, bufs: &mut [Vec<u8>]) {
+    run_blocks(ptx, 1, 32, bufs);
+}
+
+/// The entry of a PTX text, ready to step through.
+struct Kernel<'a> {
+    /// Trimmed lines from `.visible .entry` on.
+    body: Vec<&'a str>,
+    /// Parameter names, in order.
+    params: Vec<String>,
+    /// Label name to its line in `body`.
+    labels: HashMap<&'a str, usize>,
+}
+
+impl<'a> Kernel<'a> {
+    fn parse(ptx: &'a str) -> Self {
+        let lines: Vec<&str> = ptx.lines().collect();
+        let start = lines.iter().position(|l| l.starts_with(".visible .entry")).expect("entry");
+        let body: Vec<&str> = lines[start..].iter().map(|l| l.trim()).collect();
+        let params = body
+            .iter()
+            .filter_map(|l| l.strip_prefix(".param .u64 "))
+            .map(|p| p.trim_end_matches(',').to_string())
+            .collect();
+        let labels = body
+            .iter()
+            .enumerate()
+            .filter_map(|(i, l)| l.strip_suffix(':').map(|n| (n, i)))
+            .collect();
+        Kernel { body, params, labels }
+    }
+}
+
+/// Interprets `blocks` blocks (x dimension only) of `lanes` threads each, one block after
+/// the other, the lanes of a block in lockstep; `bufs[i]` is bound to parameter `i`. A buffer
+/// after the parameters is the local depot, refilled with 0xAB for each block (so kernels
+/// with local memory run with one lane per block). Control flow must be uniform in a block.
+fn run_blocks(ptx: &str, blocks: u32, lanes: u32, bufs: &mut [Vec<u8>]) {
+    let kernel = Kernel::parse(ptx);
+    let depot = kernel.params.len();
+    assert!(lanes == 1 || bufs.len() <= depot, "a local depot needs one lane per block");
+    for block in 0..blocks {
+        let mut regs: Vec<HashMap<String, u64>> = vec![HashMap::new(); lanes as usize];
+        for r in &mut regs {
+            r.insert("__local_depot".into(), ((depot as u64) + 1) << 40);
         }
-        let mut pc = 0;
-        let mut steps = 0;
-        loop {
-            steps += 1;
-            assert!(steps < 1_000_000, "runaway");
-            let line = body[pc];
-            pc += 1;
-            if line == "}" {
-                break;
+        if let Some(d) = bufs.get_mut(depot) {
+            d.iter_mut().for_each(|b| *b = 0xAB);
+        }
+        run_block(&kernel, block, &mut regs, bufs);
+    }
+}
+
+/// Runs block `block` with one register file per lane in `regs`.
+fn run_block(k: &Kernel, block: u32, regs: &mut [HashMap<String, u64>], bufs: &mut [Vec<u8>]) {
+    let lanes = regs.len();
+    let val = |regs: &[HashMap<String, u64>], lane: usize, a: &str| -> u64 {
+        special(block, lanes, lane, a).unwrap_or_else(|| operand(&regs[lane], a))
+    };
+    let set_all = |regs: &mut [HashMap<String, u64>], reg: &str, v: u64| {
+        regs.iter_mut().for_each(|r| {
+            r.insert(reg.to_string(), v);
+        })
+    };
+    let full_warp = |op: &str| assert_eq!(lanes, 32, "emulator: {op} needs a full warp");
+    let mut pc = 0;
+    let mut steps = 0;
+    loop {
+        steps += 1;
+        assert!(steps < 1_000_000, "runaway");
+        let line = k.body[pc];
+        pc += 1;
+        if line == "}" {
+            break;
+        }
+        if line.is_empty()
+            || line.starts_with('.')
+            || line.ends_with(':')
+            || line == "{"
+            || line == ")"
+        {
+            continue;
+        }
+        let line = line.trim_end_matches(';');
+        let (guard, line) = match line.strip_prefix('@') {
+            Some(rest) => {
+                let (g, r) = rest.split_once(' ').expect("guard");
+                (Some(g), r)
             }
-            if line.is_empty()
-                || line.starts_with('.')
-                || line.ends_with(':')
-                || line == "{"
-                || line == ")"
-            {
+            None => (None, line),
+        };
+        if let Some(g) = guard {
+            let taken: Vec<bool> = regs.iter().map(|r| r[g] != 0).collect();
+            assert!(taken.iter().all(|&t| t == taken[0]), "divergent branch in a block");
+            if !taken[0] {
                 continue;
             }
-            let line = line.trim_end_matches(';');
-            let (guard, line) = match line.strip_prefix('@') {
-                Some(rest) => {
-                    let (g, r) = rest.split_once(' ').expect("guard");
-                    (Some(g.to_string()), r)
-                }
-                None => (None, line),
-            };
-            if let Some(g) = guard {
-                if regs[&g] == 0 {
-                    continue;
+        }
+        let (op, args) = line.split_once(' ').unwrap_or((line, ""));
+        let args = split_args(args);
+        let parts: Vec<&str> = op.split('.').collect();
+        match parts[0] {
+            "ret" => break,
+            "bra" => {
+                pc = k.labels[args[0].as_str()];
+                continue;
+            }
+            "bar" => {}
+            "activemask" => {
+                full_warp(op);
+                set_all(regs, &args[0], 0xffff_ffff);
+            }
+            "shfl" => {
+                full_warp(op);
+                let srcs: Vec<u64> = (0..32).map(|l| val(regs, l, &args[1])).collect();
+                for l in 0..32usize {
+                    let b = val(regs, l, &args[2]) as usize;
+                    let from = match parts[2] {
+                        "idx" => b & 31,
+                        "bfly" => (l ^ b) & 31,
+                        "up" => l.checked_sub(b).unwrap_or(l),
+                        _ => {
+                            if l + b < 32 {
+                                l + b
+                            } else {
+                                l
+                            }
+                        }
+                    };
+                    regs[l].insert(args[0].clone(), srcs[from]);
                 }
             }
-            let (op, args) = line.split_once(' ').unwrap_or((line, ""));
-            let args: Vec<String> = split_args(args);
-            let val = |regs: &HashMap<String, u64>, a: &str| -> u64 { operand(regs, a, tid) };
-            let parts: Vec<&str> = op.split('.').collect();
-            match parts[0] {
-                "ret" => break,
-                "bra" => {
-                    pc = labels[args[0].as_str()];
-                    continue;
-                }
-                "ld" if parts[1] == "param" => {
-                    let name = args[1].trim_matches(|c| c == '[' || c == ']');
-                    let i = params.iter().position(|p| p == name).expect("param");
-                    regs.insert(args[0].clone(), ((i as u64) + 1) << 40);
-                }
-                "cvta" | "mov" if args.len() == 2 && !args[0].starts_with('{') => {
-                    let v = val(&regs, &args[1]);
-                    regs.insert(args[0].clone(), v);
-                }
-                "ld" | "st" => {
-                    let (addr_s, reg) =
-                        if parts[0] == "ld" { (&args[1], &args[0]) } else { (&args[0], &args[1]) };
-                    let inner = addr_s.trim_matches(|c| c == '[' || c == ']');
-                    let (r, off) = inner.split_once('+').unwrap_or((inner, "0"));
-                    let addr = regs[r] + off.parse::<u64>().expect("offset");
+            "redux" => {
+                full_warp(op);
+                let xs: Vec<u64> = (0..32).map(|l| val(regs, l, &args[1])).collect();
+                let r = match parts[2] {
+                    "add" => xs.iter().fold(0u32, |a, &x| a.wrapping_add(x as u32)),
+                    "min" if parts[3] == "s32" => {
+                        xs.iter().map(|&x| x as u32 as i32).min().unwrap_or(0) as u32
+                    }
+                    "max" if parts[3] == "s32" => {
+                        xs.iter().map(|&x| x as u32 as i32).max().unwrap_or(0) as u32
+                    }
+                    "min" => xs.iter().map(|&x| x as u32).min().unwrap_or(0),
+                    "max" => xs.iter().map(|&x| x as u32).max().unwrap_or(0),
+                    "and" => xs.iter().fold(u32::MAX, |a, &x| a & x as u32),
+                    "or" => xs.iter().fold(0, |a, &x| a | x as u32),
+                    _ => xs.iter().fold(0, |a, &x| a ^ x as u32),
+                };
+                set_all(regs, &args[0], r as u64);
+            }
+            "vote" => {
+                // vote.sync.all.pred over a full warp.
+                full_warp(op);
+                let all = (0..32).all(|l| val(regs, l, &args[1]) != 0);
+                set_all(regs, &args[0], all as u64);
+            }
+            "ld" if parts[1] == "param" => {
+                let name = args[1].trim_matches(|c| c == '[' || c == ']');
+                let i = k.params.iter().position(|p| p == name).expect("param");
+                set_all(regs, &args[0], ((i as u64) + 1) << 40);
+            }
+            "mov" if args[0].starts_with('{') || args.len() != 2 => panic!("emulator: {line}"),
+            "ld" | "st" => {
+                // Registers of a `.v2` access arrive as "{%r1" and "%r2}".
+                let ld = parts[0] == "ld";
+                let (addr_s, rs): (&String, Vec<String>) = match (ld, parts.contains(&"v2")) {
+                    (true, false) => (&args[1], vec![args[0].clone()]),
+                    (false, false) => (&args[0], vec![args[1].clone()]),
+                    (true, true) => (&args[2], args[..2].to_vec()),
+                    (false, true) => (&args[0], args[1..].to_vec()),
+                };
+                let rs: Vec<String> = rs
+                    .iter()
+                    .map(|r| r.trim_matches(|c| c == '{' || c == '}').to_string())
+                    .collect();
+                let inner = addr_s.trim_matches(|c| c == '[' || c == ']');
+                let (r, off) = inner.split_once('+').unwrap_or((inner, "0"));
+                let off = off.parse::<u64>().expect("offset");
+                for l in 0..lanes {
+                    let addr = regs[l][r] + off;
                     let buf = &mut bufs[((addr >> 40) - 1) as usize];
                     let o = (addr & 0xff_ffff_ffff) as usize;
-                    if parts[0] == "ld" {
-                        let v = u32::from_le_bytes(buf[o..o + 4].try_into().expect("4 bytes"));
-                        regs.insert(reg.clone(), v as u64);
-                    } else {
-                        let v = val(&regs, reg) as u32;
-                        buf[o..o + 4].copy_from_slice(&v.to_le_bytes());
+                    for (k, reg) in rs.iter().enumerate() {
+                        let o = o + 4 * k;
+                        if ld {
+                            let v = u32::from_le_bytes(buf[o..o + 4].try_into().expect("4 bytes"));
+                            regs[l].insert(reg.clone(), v as u64);
+                        } else {
+                            let v = val(regs, l, reg) as u32;
+                            buf[o..o + 4].copy_from_slice(&v.to_le_bytes());
+                        }
                     }
                 }
-                _ => {
-                    let srcs: Vec<u64> = args[1..].iter().map(|a| val(&regs, a)).collect();
+            }
+            "cvta" | "mov" => {
+                for l in 0..lanes {
+                    let v = val(regs, l, &args[1]);
+                    regs[l].insert(args[0].clone(), v);
+                }
+            }
+            _ => {
+                for l in 0..lanes {
+                    let srcs: Vec<u64> = args[1..].iter().map(|a| val(regs, l, a)).collect();
                     let v = alu(&parts, &srcs);
-                    regs.insert(args[0].clone(), v);
+                    regs[l].insert(args[0].clone(), v);
                 }
             }
         }
@@ -106,23 +229,29 @@ fn split_args(s: &str) -> Vec<String> {
     s.split(", ").map(|a| a.trim().to_string()).filter(|a| !a.is_empty()).collect()
 }
 
-fn operand(regs: &HashMap<String, u64>, a: &str, tid: u32) -> u64 {
+/// A special register's value for `lane` of block `block` (blocks of `lanes` threads along x).
+fn special(block: u32, lanes: usize, lane: usize, a: &str) -> Option<u64> {
+    Some(match a {
+        "%tid.x" | "%laneid" => lane as u64,
+        "%ntid.x" => lanes as u64,
+        "%ctaid.x" => block as u64,
+        "%ntid.y" | "%ntid.z" => 1,
+        "%tid.y" | "%tid.z" | "%ctaid.y" | "%ctaid.z" => 0,
+        _ => return None,
+    })
+}
+
+/// A register's value or an immediate.
+fn operand(regs: &HashMap<String, u64>, a: &str) -> u64 {
     if let Some(v) = regs.get(a) {
         return *v;
     }
-    match a {
-        "%ctaid.x" => tid as u64,
-        "%ntid.x" | "%ntid.y" | "%ntid.z" => 1,
-        "%tid.x" | "%tid.y" | "%tid.z" | "%ctaid.y" | "%ctaid.z" => 0,
-        _ => {
-            if let Some(h) = a.strip_prefix("0f") {
-                u32::from_str_radix(h, 16).expect("f32 imm") as u64
-            } else if let Some(h) = a.strip_prefix("0x") {
-                u32::from_str_radix(h, 16).expect("hex imm") as u64
-            } else {
-                a.parse::<i64>().unwrap_or_else(|_| panic!("operand {a}")) as u32 as u64
-            }
-        }
+    if let Some(h) = a.strip_prefix("0f") {
+        u32::from_str_radix(h, 16).expect("f32 imm") as u64
+    } else if let Some(h) = a.strip_prefix("0x") {
+        u32::from_str_radix(h, 16).expect("hex imm") as u64
+    } else {
+        a.parse::<i64>().unwrap_or_else(|_| panic!("operand {a}")) as u32 as u64
     }
 }
 
@@ -416,178 +545,6 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
             ((y as i32) as f32 + (y as u32) as f32).to_bits(),
         ];
         assert_eq!(got[4 * k..4 * k + 4], want, "x={x} y={y}");
-    }
-}
-
-/// Runs one workgroup of 32 invocations (one warp, `%tid.x` = lane) in lockstep. Control flow
-/// must be uniform across the warp (the tests below only use uniform branches).
-fn run_warp(ptx: &str, bufs: &mut [Vec<u8>]) {
-    let lines: Vec<&str> = ptx.lines().collect();
-    let start = lines.iter().position(|l| l.starts_with(".visible .entry")).expect("entry");
-    let body: Vec<&str> = lines[start..].iter().map(|l| l.trim()).collect();
-    let params: Vec<String> = body
-        .iter()
-        .filter_map(|l| l.strip_prefix(".param .u64 "))
-        .map(|p| p.trim_end_matches(',').to_string())
-        .collect();
-    let labels: HashMap<&str, usize> =
-        body.iter().enumerate().filter_map(|(i, l)| l.strip_suffix(':').map(|n| (n, i))).collect();
-    let mut regs: Vec<HashMap<String, u64>> = vec![HashMap::new(); 32];
-    let special = |lane: usize, a: &str| -> Option<u64> {
-        Some(match a {
-            "%tid.x" | "%laneid" => lane as u64,
-            "%ntid.x" => 32,
-            "%ntid.y" | "%ntid.z" => 1,
-            "%tid.y" | "%tid.z" | "%ctaid.x" | "%ctaid.y" | "%ctaid.z" => 0,
-            _ => return None,
-        })
-    };
-    let val = |regs: &Vec<HashMap<String, u64>>, lane: usize, a: &str| -> u64 {
-        special(lane, a).unwrap_or_else(|| operand(&regs[lane], a, 0))
-    };
-    let mut pc = 0;
-    let mut steps = 0;
-    loop {
-        steps += 1;
-        assert!(steps < 1_000_000, "runaway");
-        let line = body[pc];
-        pc += 1;
-        if line == "}" {
-            break;
-        }
-        if line.is_empty()
-            || line.starts_with('.')
-            || line.ends_with(':')
-            || line == "{"
-            || line == ")"
-        {
-            continue;
-        }
-        let line = line.trim_end_matches(';');
-        let (guard, line) = match line.strip_prefix('@') {
-            Some(rest) => {
-                let (g, r) = rest.split_once(' ').expect("guard");
-                (Some(g.to_string()), r)
-            }
-            None => (None, line),
-        };
-        if let Some(g) = guard {
-            let taken: Vec<bool> = (0..32).map(|l| regs[l][&g] != 0).collect();
-            assert!(taken.iter().all(|&t| t == taken[0]), "divergent branch in a warp test");
-            if !taken[0] {
-                continue;
-            }
-        }
-        let (op, args) = line.split_once(' ').unwrap_or((line, ""));
-        let args = split_args(args);
-        let parts: Vec<&str> = op.split('.').collect();
-        match parts[0] {
-            "ret" => break,
-            "bra" => {
-                pc = labels[args[0].as_str()];
-                continue;
-            }
-            "bar" => {}
-            "activemask" => (0..32).for_each(|l| {
-                regs[l].insert(args[0].clone(), 0xffff_ffff);
-            }),
-            "shfl" => {
-                let srcs: Vec<u64> = (0..32).map(|l| val(&regs, l, &args[1])).collect();
-                for l in 0..32usize {
-                    let b = val(&regs, l, &args[2]) as usize;
-                    let from = match parts[2] {
-                        "idx" => b & 31,
-                        "bfly" => (l ^ b) & 31,
-                        "up" => l.checked_sub(b).unwrap_or(l),
-                        _ => {
-                            if l + b < 32 {
-                                l + b
-                            } else {
-                                l
-                            }
-                        }
-                    };
-                    regs[l].insert(args[0].clone(), srcs[from]);
-                }
-            }
-            "redux" => {
-                let xs: Vec<u64> = (0..32).map(|l| val(&regs, l, &args[1])).collect();
-                let r = match parts[2] {
-                    "add" => xs.iter().fold(0u32, |a, &x| a.wrapping_add(x as u32)),
-                    "min" if parts[3] == "s32" => {
-                        xs.iter().map(|&x| x as u32 as i32).min().unwrap_or(0) as u32
-                    }
-                    "max" if parts[3] == "s32" => {
-                        xs.iter().map(|&x| x as u32 as i32).max().unwrap_or(0) as u32
-                    }
-                    "min" => xs.iter().map(|&x| x as u32).min().unwrap_or(0),
-                    "max" => xs.iter().map(|&x| x as u32).max().unwrap_or(0),
-                    "and" => xs.iter().fold(u32::MAX, |a, &x| a & x as u32),
-                    "or" => xs.iter().fold(0, |a, &x| a | x as u32),
-                    _ => xs.iter().fold(0, |a, &x| a ^ x as u32),
-                };
-                (0..32).for_each(|l| {
-                    regs[l].insert(args[0].clone(), r as u64);
-                });
-            }
-            "ld" if parts[1] == "param" => {
-                let name = args[1].trim_matches(|c| c == '[' || c == ']');
-                let i = params.iter().position(|p| p == name).expect("param");
-                (0..32).for_each(|l| {
-                    regs[l].insert(args[0].clone(), ((i as u64) + 1) << 40);
-                });
-            }
-            "mov" if args[0].starts_with('{') || args.len() != 2 => panic!("emulator: {line}"),
-            "vote" => {
-                // vote.sync.all.pred over a full warp.
-                let all = (0..32).all(|l| val(&regs, l, &args[1]) != 0);
-                (0..32).for_each(|l| {
-                    regs[l].insert(args[0].clone(), all as u64);
-                });
-            }
-            "ld" | "st" => {
-                // Registers of a `.v2` access arrive as "{%r1" and "%r2}".
-                let ld = parts[0] == "ld";
-                let (addr_s, rs): (&String, Vec<String>) = match (ld, parts.contains(&"v2")) {
-                    (true, false) => (&args[1], vec![args[0].clone()]),
-                    (false, false) => (&args[0], vec![args[1].clone()]),
-                    (true, true) => (&args[2], args[..2].to_vec()),
-                    (false, true) => (&args[0], args[1..].to_vec()),
-                };
-                let rs: Vec<String> = rs
-                    .iter()
-                    .map(|r| r.trim_matches(|c| c == '{' || c == '}').to_string())
-                    .collect();
-                for l in 0..32usize {
-                    let inner = addr_s.trim_matches(|c| c == '[' || c == ']');
-                    let (r, off) = inner.split_once('+').unwrap_or((inner, "0"));
-                    let addr = regs[l][r] + off.parse::<u64>().expect("offset");
-                    let buf = &mut bufs[((addr >> 40) - 1) as usize];
-                    let o = (addr & 0xff_ffff_ffff) as usize;
-                    for (k, reg) in rs.iter().enumerate() {
-                        let o = o + 4 * k;
-                        if ld {
-                            let v = u32::from_le_bytes(buf[o..o + 4].try_into().expect("4 bytes"));
-                            regs[l].insert(reg.clone(), v as u64);
-                        } else {
-                            let v = val(&regs, l, reg) as u32;
-                            buf[o..o + 4].copy_from_slice(&v.to_le_bytes());
-                        }
-                    }
-                }
-            }
-            "cvta" | "mov" => (0..32).for_each(|l| {
-                let v = val(&regs, l, &args[1]);
-                regs[l].insert(args[0].clone(), v);
-            }),
-            _ => {
-                for l in 0..32usize {
-                    let srcs: Vec<u64> = args[1..].iter().map(|a| val(&regs, l, a)).collect();
-                    let v = alu(&parts, &srcs);
-                    regs[l].insert(args[0].clone(), v);
-                }
-            }
-        }
     }
 }
 

@@ -7,6 +7,7 @@
 use std::path::PathBuf;
 
 use dianran_verify::interp::{self, Buffers, InterpOptions};
+use dianran_verify::samples;
 
 /// xorshift32: small, deterministic, no external crates.
 pub struct Rng(u32);
@@ -55,23 +56,13 @@ pub fn sample_path(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/samples").join(name)
 }
 
-/// The `// dispatch: X,Y,Z` and optional `// entry: NAME` header lines of a compute
-/// sample, and the entry name (the only `@compute` function when no `// entry:` line).
+/// The dispatch and entry of a compute sample from its header
+/// ([`dianran_verify::samples::header`]); without an `// entry:` line, the only `@compute`
+/// function. Panics on a malformed or missing `// dispatch:` line.
 pub fn sample_header(src: &str) -> ([u32; 3], String) {
-    let mut dispatch = None;
-    let mut entry = None;
-    for line in src.lines() {
-        if let Some(rest) = line.strip_prefix("// dispatch:") {
-            let v: Vec<u32> =
-                rest.split(',').map(|s| s.trim().parse().expect("bad dispatch header")).collect();
-            assert_eq!(v.len(), 3, "dispatch header needs three numbers");
-            dispatch = Some([v[0], v[1], v[2]]);
-        } else if let Some(rest) = line.strip_prefix("// entry:") {
-            entry = Some(rest.trim().to_string());
-        }
-    }
-    let dispatch = dispatch.expect("compute sample without a `// dispatch:` header");
-    let entry = entry.unwrap_or_else(|| {
+    let header = samples::header(src).unwrap_or_else(|e| panic!("bad sample header: {e}"));
+    let dispatch = header.dispatch.expect("compute sample without a `// dispatch:` header");
+    let entry = header.entry.unwrap_or_else(|| {
         let names = compute_entries(src);
         assert_eq!(names.len(), 1, "several @compute entries and no `// entry:` header");
         names[0].clone()

@@ -1,0 +1,138 @@
+//! The set-up header of a WGSL sample: comment lines that say how to run a compute entry,
+//! read by the sample tests, the real-world kernel tests and `dianran verify`.
+//!
+//! ```text
+//! // dispatch: 4,2,1     workgroups per dimension, `X[,Y[,Z]]` (missing ones are 1)
+//! // entry: scale_rows   the compute entry to run when the file has several
+//! ```
+//!
+//! A key counts on any line that starts with it after leading blanks; when a key appears
+//! twice, the first line wins. Keys only one caller uses (such as the real-world tests'
+//! `// runtime-len:`) stay with that caller.
+
+use std::fmt;
+
+/// What a sample's header comments ask for.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SampleHeader {
+    /// `// dispatch: X[,Y[,Z]]`: workgroups per dimension. `None` for files without the line
+    /// (vertex and fragment samples).
+    pub dispatch: Option<[u32; 3]>,
+    /// `// entry: NAME`: the compute entry to run. `None` when the line is absent, in which
+    /// case the caller picks (usually the only `@compute` function).
+    pub entry: Option<String>,
+}
+
+/// A header line that could not be read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HeaderError {
+    /// 1-based line number in the source.
+    pub line: usize,
+    /// What is wrong with it.
+    pub message: String,
+}
+
+impl fmt::Display for HeaderError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}: {}", self.line, self.message)
+    }
+}
+
+impl std::error::Error for HeaderError {}
+
+const DISPATCH: &str = "// dispatch:";
+const ENTRY: &str = "// entry:";
+
+/// Reads the `// dispatch:` and `// entry:` lines of `source`.
+///
+/// A malformed value (`// dispatch: 4,x`, an empty `// entry:`) is an error rather than
+/// being ignored, so a typo does not silently run the default.
+pub fn header(source: &str) -> Result<SampleHeader, HeaderError> {
+    let mut out = SampleHeader::default();
+    for (i, line) in source.lines().enumerate() {
+        let line = line.trim();
+        let bad = |message: String| HeaderError { line: i + 1, message };
+        if let Some(rest) = line.strip_prefix(DISPATCH) {
+            if out.dispatch.is_none() {
+                out.dispatch = Some(parse_dispatch(rest.trim()).map_err(bad)?);
+            }
+        } else if let Some(rest) = line.strip_prefix(ENTRY) {
+            let name = rest.trim();
+            if name.is_empty() || name.contains(char::is_whitespace) {
+                return Err(bad(format!("`{ENTRY}` needs one entry point name, got '{name}'")));
+            }
+            if out.entry.is_none() {
+                out.entry = Some(name.to_string());
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Parses a workgroup count `X[,Y[,Z]]` (blanks around numbers allowed); missing dimensions
+/// are 1. The error says which part is wrong.
+pub fn parse_dispatch(s: &str) -> Result<[u32; 3], String> {
+    let parts: Vec<&str> = s.split(',').map(str::trim).collect();
+    if parts.is_empty() || parts.len() > 3 {
+        return Err(format!("expected X[,Y[,Z]], got '{s}'"));
+    }
+    let mut out = [1u32; 3];
+    for (slot, p) in out.iter_mut().zip(&parts) {
+        *slot = p
+            .parse()
+            .map_err(|_| format!("'{p}' is not a workgroup count (a non-negative integer)"))?;
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_dispatch_and_entry() {
+        let src = "// sample\n// dispatch: 4,2,1\n// entry: scale_rows\n@compute fn f() {}\n";
+        let h = header(src);
+        assert_eq!(
+            h,
+            Ok(SampleHeader { dispatch: Some([4, 2, 1]), entry: Some("scale_rows".into()) })
+        );
+    }
+
+    #[test]
+    fn missing_dimensions_are_one_and_blanks_are_allowed() {
+        assert_eq!(header("  //   dispatch: 7").map(|h| h.dispatch), Ok(None));
+        assert_eq!(header("  // dispatch:  7 , 3 ").map(|h| h.dispatch), Ok(Some([7, 3, 1])));
+        assert_eq!(parse_dispatch("5"), Ok([5, 1, 1]));
+        assert_eq!(parse_dispatch("2, 3, 4"), Ok([2, 3, 4]));
+    }
+
+    #[test]
+    fn absent_lines_are_none() {
+        let h = header("@vertex fn v() -> @builtin(position) vec4<f32> { return vec4(0.0); }");
+        assert_eq!(h, Ok(SampleHeader::default()));
+    }
+
+    #[test]
+    fn first_line_of_a_key_wins() {
+        let h = header("// dispatch: 1,1,1\n// entry: a\n// dispatch: 2,2,2\n// entry: b\n");
+        assert_eq!(h, Ok(SampleHeader { dispatch: Some([1, 1, 1]), entry: Some("a".into()) }));
+    }
+
+    #[test]
+    fn malformed_lines_are_errors_with_their_line() {
+        let e = header("\n// dispatch: 4,x,1\n").err();
+        assert_eq!(e.as_ref().map(|e| e.line), Some(2));
+        assert!(e.is_some_and(|e| e.message.contains("'x'")));
+        assert_eq!(header("// dispatch: 1,2,3,4").err().map(|e| e.line), Some(1));
+        assert_eq!(header("// dispatch:").err().map(|e| e.line), Some(1));
+        assert_eq!(header("// entry:   ").err().map(|e| e.line), Some(1));
+        assert_eq!(header("// entry: a b").err().map(|e| e.line), Some(1));
+    }
+
+    #[test]
+    fn other_comments_are_ignored() {
+        let h = header("// runtime-len: 64\n// dispatcher: 3\n// entry point below\n");
+        assert_eq!(h, Ok(SampleHeader::default()));
+    }
+}
