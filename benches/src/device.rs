@@ -2,7 +2,6 @@
 //! device buffers, and reports seconds per launch and TFLOP/s. Nothing here runs without a
 //! device: [`Gpu::open`] says why, and the bench prints `skipped: ...`.
 
-use std::panic::catch_unwind;
 use std::sync::Arc;
 use std::time::Instant;
 

@@ -4,10 +4,19 @@
 //! results of an `if`/`switch` become variables declared before it and assigned where its arms
 //! yield, and loop-carried state is one variable per carried value that `Yield`, `Continue` and
 //! `Break` assign. [`Body`] holds that bookkeeping (names, definitions, break/continue targets,
-//! the output text); each printer keeps only its own syntax.
+//! the output text); [`walk::Walk`] is the walk itself and [`operands::Operands`] prints
+//! operands, both written once over a [`syntax::Syntax`] that each printer implements with its
+//! own spelling (as naga's back ends own their syntax while control flow follows the IR).
+
+pub mod operands;
+pub mod syntax;
+pub mod walk;
+
+#[cfg(test)]
+mod tests;
 
 use crate::ir::{AddressSpace, Block, Function, Op, Type, TypeId, Types, ValueId};
-use crate::names::Namer;
+use crate::names::{ModuleNames, Namer};
 use std::collections::HashMap;
 
 /// What a block's `Yield` means where it is printed.
@@ -34,6 +43,10 @@ pub enum Target {
 pub struct Body<'a> {
     /// The function being printed.
     pub f: &'a Function,
+    /// The module's types.
+    pub types: &'a Types,
+    /// The module's item names (globals and functions are printed by name).
+    pub module_names: &'a ModuleNames,
     /// Names in use (module names included).
     pub namer: Namer,
     /// The printed name of each named value.
@@ -54,13 +67,16 @@ pub struct Body<'a> {
 }
 
 impl<'a> Body<'a> {
-    /// State for printing `f`, starting from the module's `namer`.
-    pub fn new(f: &'a Function, namer: Namer) -> Self {
+    /// State for printing `f` of a module with these types and item names; the function's
+    /// names are taken after the module's.
+    pub fn new(f: &'a Function, types: &'a Types, module_names: &'a ModuleNames) -> Self {
         let mut defs = HashMap::new();
         collect_defs(&f.body, &mut defs);
         Body {
             f,
-            namer,
+            types,
+            module_names,
+            namer: module_names.namer.clone(),
             names: HashMap::new(),
             defs,
             params: HashMap::new(),
@@ -97,8 +113,8 @@ impl<'a> Body<'a> {
     }
 
     /// The pointee type and address space when `v` is a pointer.
-    pub fn pointer(&self, types: &Types, v: ValueId) -> Option<(TypeId, AddressSpace)> {
-        match types.get(self.ty(v)) {
+    pub fn pointer(&self, v: ValueId) -> Option<(TypeId, AddressSpace)> {
+        match self.types.get(self.ty(v)) {
             Type::Pointer { base, space } => Some((*base, *space)),
             _ => None,
         }

@@ -18,8 +18,12 @@
 //! Cooperative matrices map to `simdgroup_matrix` 8×8 tiles; a 16×16 matrix is four tiles.
 
 mod body;
+mod builtins;
+mod coop;
+mod helpers;
 pub mod layout;
 mod module;
+mod syntax;
 mod types;
 
 use dianran_frontend::{ir, DiagKind, Diagnostic};

@@ -140,7 +140,7 @@ impl<'a> Writer<'a> {
         }
         out.push_str("using namespace metal;\n\n");
         for h in self.helpers.borrow().iter() {
-            out.push_str(crate::body::helper_text(h));
+            out.push_str(crate::helpers::helper_text(h));
             out.push('\n');
         }
         out.push_str(&body);

@@ -3,9 +3,10 @@
 //! The printer is structured: regions become `if` / `switch` / `loop` with `continuing` and
 //! `break if`. SSA values become `let`s; the results of a region become `var`s declared before
 //! it and assigned where the region's arms yield. Loop-carried state is one `var` per carried
-//! value: `Yield`, `Continue` and `Break` assign it (through temporaries when the assignment is
-//! a parallel move that would otherwise clobber its own inputs), the loop body reads it into
-//! `let`s at the top of every iteration, and after the loop it holds the loop's results.
+//! value: `Yield`, `Continue` and `Break` assign it, the loop body and continuing block read it
+//! into `let`s at their tops (so an assignment never reads a variable an earlier one in the same
+//! move overwrote), and after the loop it holds the loop's results. The walk is shared with the
+//! MSL printer ([`dianran_frontend::printer`]); this crate spells it.
 //! Pointers are never bound to names: a pointer value is printed at each use as the place it
 //! denotes (`buf.data[i]`), which WGSL evaluates to the same reference.
 //!

@@ -189,9 +189,16 @@ impl Lower<'_> {
         let (r, c) = elem_coords(f.shape, i);
         let (hi, lo) = if f.row_major { (r, c) } else { (c, r) };
         let size = f.shape.scalar.size();
-        let k = self.op1(RegKind::B32, format!("mul.lo.s32 {{d0}}, {{u0}}, {hi}"), vec![f.stride]);
-        let e = self.op1(RegKind::B32, format!("add.s32 {{d0}}, {{u0}}, {lo}"), vec![k]);
-        let e = self.op1(RegKind::B32, "add.s32 {d0}, {u0}, {u1}", vec![e, base]);
+        // base + hi*stride + lo, leaving out the zero terms (element 0 is the base itself).
+        let mut e = base;
+        if hi != 0 {
+            let k =
+                self.op1(RegKind::B32, format!("mul.lo.s32 {{d0}}, {{u0}}, {hi}"), vec![f.stride]);
+            e = self.op1(RegKind::B32, "add.s32 {d0}, {u0}, {u1}", vec![k, e]);
+        }
+        if lo != 0 {
+            e = self.op1(RegKind::B32, format!("add.s32 {{d0}}, {{u0}}, {lo}"), vec![e]);
+        }
         let off = self.op1(RegKind::B64, format!("mul.wide.u32 {{d0}}, {{u0}}, {size}"), vec![e]);
         self.op1(RegKind::B64, "add.s64 {d0}, {u0}, {u1}", vec![f.ptr, off])
     }
