@@ -14,70 +14,25 @@
 use regalloc2 as ra;
 use std::collections::BTreeMap;
 
-/// The four PTX register kinds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum RegKind {
-    /// `.pred`, printed `%p`.
-    Pred,
-    /// `.b16`, printed `%h`.
-    B16,
-    /// `.b32`, printed `%r`.
-    B32,
-    /// `.b64`, printed `%rd`.
-    B64,
+/// The register kinds are the PTX model's: one definition of `%p/%h/%r/%rd`.
+pub use crate::model::RegKind;
+
+/// The regalloc2 class in the run a kind is allocated in (A for all but `Pred`).
+fn class(k: RegKind) -> ra::RegClass {
+    match k {
+        RegKind::Pred | RegKind::B32 => ra::RegClass::Int,
+        RegKind::B64 => ra::RegClass::Float,
+        RegKind::B16 => ra::RegClass::Vector,
+    }
 }
 
-impl RegKind {
-    /// All kinds in declaration order.
-    pub const ALL: [RegKind; 4] = [RegKind::Pred, RegKind::B16, RegKind::B32, RegKind::B64];
-
-    /// Register name prefix (`%p`, `%h`, `%r`, `%rd`).
-    pub fn prefix(self) -> &'static str {
-        match self {
-            RegKind::Pred => "%p",
-            RegKind::B16 => "%h",
-            RegKind::B32 => "%r",
-            RegKind::B64 => "%rd",
-        }
-    }
-
-    /// PTX declaration type (`.pred`, `.b16`, `.b32`, `.b64`).
-    pub fn decl_type(self) -> &'static str {
-        match self {
-            RegKind::Pred => ".pred",
-            RegKind::B16 => ".b16",
-            RegKind::B32 => ".b32",
-            RegKind::B64 => ".b64",
-        }
-    }
-
-    /// The `mov` type suffix for a plain copy.
-    pub fn mov_type(self) -> &'static str {
-        match self {
-            RegKind::Pred => ".pred",
-            RegKind::B16 => ".b16",
-            RegKind::B32 => ".b32",
-            RegKind::B64 => ".b64",
-        }
-    }
-
-    /// The regalloc2 class in the run this kind is allocated in (A for all but `Pred`).
-    fn class(self) -> ra::RegClass {
-        match self {
-            RegKind::Pred | RegKind::B32 => ra::RegClass::Int,
-            RegKind::B64 => ra::RegClass::Float,
-            RegKind::B16 => ra::RegClass::Vector,
-        }
-    }
-
-    /// The kind a register of `class` has in the run that allocates predicates or not.
-    fn from_class(class: ra::RegClass, pred_run: bool) -> RegKind {
-        match (class, pred_run) {
-            (_, true) => RegKind::Pred,
-            (ra::RegClass::Int, false) => RegKind::B32,
-            (ra::RegClass::Float, false) => RegKind::B64,
-            (ra::RegClass::Vector, false) => RegKind::B16,
-        }
+/// The kind of a register of `class` in the run that allocates predicates (`pred_run`) or not.
+fn from_class(class: ra::RegClass, pred_run: bool) -> RegKind {
+    match (class, pred_run) {
+        (_, true) => RegKind::Pred,
+        (ra::RegClass::Int, false) => RegKind::B32,
+        (ra::RegClass::Float, false) => RegKind::B64,
+        (ra::RegClass::Vector, false) => RegKind::B16,
     }
 }
 
@@ -201,7 +156,7 @@ pub struct PhysReg {
 
 impl std::fmt::Display for PhysReg {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}{}", self.kind.prefix(), self.num)
+        write!(f, "%{}{}", self.kind.prefix(), self.num)
     }
 }
 
@@ -438,7 +393,7 @@ struct View<'a> {
 impl<'a> View<'a> {
     fn new(f: &'a MFunction, pred_run: bool) -> Self {
         let ours = |v: VRegId| (f.kind(v) == RegKind::Pred) == pred_run;
-        let vr = |v: VRegId| ra::VReg::new(v.0 as usize, f.kind(v).class());
+        let vr = |v: VRegId| ra::VReg::new(v.0 as usize, class(f.kind(v)));
         let mut view = View {
             f,
             ranges: Vec::new(),
@@ -593,7 +548,7 @@ fn assemble(
             let Some(class) = class else {
                 return Err(AllocError("memory-to-memory move".into()));
             };
-            let kind = RegKind::from_class(class, run == 1);
+            let kind = from_class(class, run == 1);
             let (from, to) = (phys(*from, kind)?, phys(*to, kind)?);
             if from != to {
                 edits.entry(point.to_index()).or_default().push(AInst::Move { to, from });
@@ -717,7 +672,7 @@ pub fn print_body(a: &Allocated, label: &dyn Fn(usize) -> String, out: &mut Stri
     let target = |b: usize| label(resolve(b));
     for (k, &n) in RegKind::ALL.iter().zip(&a.counts) {
         if n > 0 {
-            out.push_str(&format!("\t.reg {} {}<{}>;\n", k.decl_type(), k.prefix(), n));
+            out.push_str(&format!("\t.reg .{} %{}<{}>;\n", k.decl_type(), k.prefix(), n));
         }
     }
     for (bi, b) in a.blocks.iter().enumerate() {
@@ -734,7 +689,7 @@ pub fn print_body(a: &Allocated, label: &dyn Fn(usize) -> String, out: &mut Stri
                     }
                 }
                 AInst::Move { to, from } => {
-                    out.push_str(&format!("\tmov{} {}, {};\n", to.kind.mov_type(), to, from));
+                    out.push_str(&format!("\tmov.{} {}, {};\n", to.kind.decl_type(), to, from));
                 }
             }
         }
