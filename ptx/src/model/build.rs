@@ -33,110 +33,64 @@ pub fn unpack(t: Type, parts: &[Reg], a: Reg) -> Instruction {
     Instruction::new(Opcode::Mov, vec![ty(t)], vec![Operand::vector(parts), a.into()])
 }
 
-/// A two-operand instruction with modifiers then the type: `op{.mods}.T d, a, b`
-/// (`add.s32`, `div.rn.f32`, `shr.u32`, `and.pred`, `min.f32`, ...).
-pub fn binary(
-    op: Opcode,
-    mods: &[Modifier],
-    t: Type,
-    d: impl Into<Operand>,
-    a: impl Into<Operand>,
-    b: impl Into<Operand>,
-) -> Instruction {
+/// `op{.mods}.T` over `operands`: the shape of most forms (one type, last).
+fn typed(op: Opcode, mods: &[Modifier], t: Type, operands: Vec<Operand>) -> Instruction {
     let mut m = mods.to_vec();
     m.push(ty(t));
-    Instruction::new(op, m, vec![d.into(), a.into(), b.into()])
+    Instruction::new(op, m, operands)
 }
 
-/// A one-operand instruction: `op{.mods}.T d, a` (`neg`, `abs`, `not`, `sqrt.rn`,
-/// `ex2.approx`, `popc`, ...).
-pub fn unary(
-    op: Opcode,
-    mods: &[Modifier],
-    t: Type,
-    d: impl Into<Operand>,
-    a: impl Into<Operand>,
-) -> Instruction {
-    let mut m = mods.to_vec();
-    m.push(ty(t));
-    Instruction::new(op, m, vec![d.into(), a.into()])
+/// Declares the generic forms: `name(d, a, ..)` becomes
+/// `pub fn name(op: Opcode, mods: &[Modifier], t: Type, d: impl Into<Operand>, ..)`.
+macro_rules! generic_forms {
+    ($($(#[$doc:meta])* $name:ident($($arg:ident),+);)*) => {$(
+        $(#[$doc])*
+        pub fn $name(
+            op: Opcode,
+            mods: &[Modifier],
+            t: Type,
+            $($arg: impl Into<Operand>),+
+        ) -> Instruction {
+            typed(op, mods, t, vec![$($arg.into()),+])
+        }
+    )*};
 }
 
-/// A three-operand instruction: `op{.mods}.T d, a, b, c` (`mad.lo`, `fma.rn`, `bfe`, `prmt`).
-pub fn ternary(
-    op: Opcode,
-    mods: &[Modifier],
-    t: Type,
-    d: impl Into<Operand>,
-    a: impl Into<Operand>,
-    b: impl Into<Operand>,
-    c: impl Into<Operand>,
-) -> Instruction {
-    let mut m = mods.to_vec();
-    m.push(ty(t));
-    Instruction::new(op, m, vec![d.into(), a.into(), b.into(), c.into()])
+generic_forms! {
+    /// A one-operand instruction: `op{.mods}.T d, a` (`neg`, `abs`, `not`, `sqrt.rn`,
+    /// `ex2.approx`, `popc`, ...).
+    unary(d, a);
+    /// A two-operand instruction with modifiers then the type: `op{.mods}.T d, a, b`
+    /// (`add.s32`, `div.rn.f32`, `shr.u32`, `and.pred`, `min.f32`, ...).
+    binary(d, a, b);
+    /// A three-operand instruction: `op{.mods}.T d, a, b, c` (`mad.lo`, `fma.rn`, `bfe`, `prmt`).
+    ternary(d, a, b, c);
 }
 
-/// `add.T d, a, b`.
-pub fn add(
-    t: Type,
-    d: impl Into<Operand>,
-    a: impl Into<Operand>,
-    b: impl Into<Operand>,
-) -> Instruction {
-    binary(Opcode::Add, &[], t, d, a, b)
+/// Declares forms with a fixed opcode and modifiers: `name: Op [mods] (d, a, ..)` becomes
+/// `pub fn name(t: Type, d: impl Into<Operand>, ..)` building `op{.mods}.T d, a, ..`.
+macro_rules! fixed_forms {
+    ($($(#[$doc:meta])* $name:ident: $op:ident [$($m:expr),*] ($($arg:ident),+);)*) => {$(
+        $(#[$doc])*
+        pub fn $name(t: Type, $($arg: impl Into<Operand>),+) -> Instruction {
+            typed(Opcode::$op, &[$($m),*], t, vec![$($arg.into()),+])
+        }
+    )*};
 }
 
-/// `sub.T d, a, b`.
-pub fn sub(
-    t: Type,
-    d: impl Into<Operand>,
-    a: impl Into<Operand>,
-    b: impl Into<Operand>,
-) -> Instruction {
-    binary(Opcode::Sub, &[], t, d, a, b)
-}
-
-/// `mul.lo.T d, a, b` (integers).
-pub fn mul_lo(
-    t: Type,
-    d: impl Into<Operand>,
-    a: impl Into<Operand>,
-    b: impl Into<Operand>,
-) -> Instruction {
-    binary(Opcode::Mul, &[flag(Flag::Lo)], t, d, a, b)
-}
-
-/// `mul.wide.T d, a, b`: `d` is twice as wide as `T`.
-pub fn mul_wide(
-    t: Type,
-    d: impl Into<Operand>,
-    a: impl Into<Operand>,
-    b: impl Into<Operand>,
-) -> Instruction {
-    binary(Opcode::Mul, &[flag(Flag::Wide)], t, d, a, b)
-}
-
-/// `mad.lo.T d, a, b, c` (integers).
-pub fn mad_lo(
-    t: Type,
-    d: impl Into<Operand>,
-    a: impl Into<Operand>,
-    b: impl Into<Operand>,
-    c: impl Into<Operand>,
-) -> Instruction {
-    ternary(Opcode::Mad, &[flag(Flag::Lo)], t, d, a, b, c)
-}
-
-/// `fma.rn.T d, a, b, c` (floats).
-pub fn fma_rn(
-    t: Type,
-    d: impl Into<Operand>,
-    a: impl Into<Operand>,
-    b: impl Into<Operand>,
-    c: impl Into<Operand>,
-) -> Instruction {
-    ternary(Opcode::Fma, &[Modifier::Round(Rounding::Rn)], t, d, a, b, c)
+fixed_forms! {
+    /// `add.T d, a, b`.
+    add: Add [] (d, a, b);
+    /// `sub.T d, a, b`.
+    sub: Sub [] (d, a, b);
+    /// `mul.lo.T d, a, b` (integers).
+    mul_lo: Mul [flag(Flag::Lo)] (d, a, b);
+    /// `mul.wide.T d, a, b`: `d` is twice as wide as `T`.
+    mul_wide: Mul [flag(Flag::Wide)] (d, a, b);
+    /// `mad.lo.T d, a, b, c` (integers).
+    mad_lo: Mad [flag(Flag::Lo)] (d, a, b, c);
+    /// `fma.rn.T d, a, b, c` (floats).
+    fma_rn: Fma [Modifier::Round(Rounding::Rn)] (d, a, b, c);
 }
 
 /// `setp.CMP.T p, a, b`.
@@ -147,11 +101,7 @@ pub fn setp(
     a: impl Into<Operand>,
     b: impl Into<Operand>,
 ) -> Instruction {
-    Instruction::new(
-        Opcode::Setp,
-        vec![Modifier::Cmp(cmp), ty(t)],
-        vec![p.into(), a.into(), b.into()],
-    )
+    typed(Opcode::Setp, &[Modifier::Cmp(cmp)], t, vec![p.into(), a.into(), b.into()])
 }
 
 /// `setp.CMP.BOOL.T p, a, b, c` (`c` may be [`Operand::Not`]).
@@ -164,16 +114,13 @@ pub fn setp_combine(
     b: impl Into<Operand>,
     c: impl Into<Operand>,
 ) -> Instruction {
-    Instruction::new(
-        Opcode::Setp,
-        vec![Modifier::Cmp(cmp), Modifier::Bool(op), ty(t)],
-        vec![p.into(), a.into(), b.into(), c.into()],
-    )
+    let m = [Modifier::Cmp(cmp), Modifier::Bool(op)];
+    typed(Opcode::Setp, &m, t, vec![p.into(), a.into(), b.into(), c.into()])
 }
 
 /// `selp.T d, a, b, p`: `d = p ? a : b`.
 pub fn selp(t: Type, d: Reg, a: impl Into<Operand>, b: impl Into<Operand>, p: Reg) -> Instruction {
-    Instruction::new(Opcode::Selp, vec![ty(t)], vec![d.into(), a.into(), b.into(), p.into()])
+    typed(Opcode::Selp, &[], t, vec![d.into(), a.into(), b.into(), p.into()])
 }
 
 /// `cvt{.round}{.sat}.D.S d, a`.
@@ -215,18 +162,28 @@ pub fn cvta(space: StateSpace, d: Reg, a: impl Into<Operand>) -> Instruction {
     )
 }
 
-fn space_mods(space: StateSpace) -> Vec<Modifier> {
-    match space {
+/// `{.space}{.extra}.T`: the modifiers of a memory access after its semantics and scope
+/// (the generic and register spaces are not written).
+fn mem_mods(space: StateSpace, extra: Option<Modifier>, t: Type) -> Vec<Modifier> {
+    let mut m = match space {
         StateSpace::Generic | StateSpace::Reg => Vec::new(),
         s => vec![Modifier::Space(s)],
-    }
+    };
+    m.extend(extra);
+    m.push(ty(t));
+    m
+}
+
+/// `.relaxed.gpu{.space}.T`: WGSL atomics are relaxed and device-wide.
+fn relaxed_mods(space: StateSpace, t: Type) -> Vec<Modifier> {
+    let mut m = vec![Modifier::Sem(MemSem::Relaxed), Modifier::Scope(Scope::Gpu)];
+    m.extend(mem_mods(space, None, t));
+    m
 }
 
 /// `ld{.space}.T d, [addr]`.
 pub fn ld(space: StateSpace, t: Type, d: impl Into<Operand>, addr: Operand) -> Instruction {
-    let mut m = space_mods(space);
-    m.push(ty(t));
-    Instruction::new(Opcode::Ld, m, vec![d.into(), addr])
+    Instruction::new(Opcode::Ld, mem_mods(space, None, t), vec![d.into(), addr])
 }
 
 /// `ld.param.T d, [name]`.
@@ -236,41 +193,29 @@ pub fn ld_param(t: Type, d: Reg, name: &str) -> Instruction {
 
 /// `ld{.space}.vN.T {d..}, [addr]`.
 pub fn ld_vec(space: StateSpace, t: Type, d: &[Reg], addr: Operand) -> Instruction {
-    let mut m = space_mods(space);
-    m.push(Modifier::Vec(d.len() as u8));
-    m.push(ty(t));
+    let m = mem_mods(space, Some(Modifier::Vec(d.len() as u8)), t);
     Instruction::new(Opcode::Ld, m, vec![Operand::vector(d), addr])
 }
 
 /// `st{.space}.T [addr], v`.
 pub fn st(space: StateSpace, t: Type, addr: Operand, v: impl Into<Operand>) -> Instruction {
-    let mut m = space_mods(space);
-    m.push(ty(t));
-    Instruction::new(Opcode::St, m, vec![addr, v.into()])
+    Instruction::new(Opcode::St, mem_mods(space, None, t), vec![addr, v.into()])
 }
 
 /// `st{.space}.vN.T [addr], {v..}`.
 pub fn st_vec(space: StateSpace, t: Type, addr: Operand, v: &[Reg]) -> Instruction {
-    let mut m = space_mods(space);
-    m.push(Modifier::Vec(v.len() as u8));
-    m.push(ty(t));
+    let m = mem_mods(space, Some(Modifier::Vec(v.len() as u8)), t);
     Instruction::new(Opcode::St, m, vec![addr, Operand::vector(v)])
 }
 
 /// `ld.relaxed.gpu{.space}.T d, [addr]` (WGSL `atomicLoad`).
 pub fn ld_relaxed(space: StateSpace, t: Type, d: Reg, addr: Operand) -> Instruction {
-    let mut m = vec![Modifier::Sem(MemSem::Relaxed), Modifier::Scope(Scope::Gpu)];
-    m.extend(space_mods(space));
-    m.push(ty(t));
-    Instruction::new(Opcode::Ld, m, vec![d.into(), addr])
+    Instruction::new(Opcode::Ld, relaxed_mods(space, t), vec![d.into(), addr])
 }
 
 /// `st.relaxed.gpu{.space}.T [addr], v` (WGSL `atomicStore`).
 pub fn st_relaxed(space: StateSpace, t: Type, addr: Operand, v: impl Into<Operand>) -> Instruction {
-    let mut m = vec![Modifier::Sem(MemSem::Relaxed), Modifier::Scope(Scope::Gpu)];
-    m.extend(space_mods(space));
-    m.push(ty(t));
-    Instruction::new(Opcode::St, m, vec![addr, v.into()])
+    Instruction::new(Opcode::St, relaxed_mods(space, t), vec![addr, v.into()])
 }
 
 /// `atom{.space}.OP.T d, [addr], b` (not `cas`; see [`atom_cas`]).
@@ -282,9 +227,7 @@ pub fn atom(
     addr: Operand,
     b: impl Into<Operand>,
 ) -> Instruction {
-    let mut m = space_mods(space);
-    m.push(Modifier::Atom(op));
-    m.push(ty(t));
+    let m = mem_mods(space, Some(Modifier::Atom(op)), t);
     Instruction::new(Opcode::Atom, m, vec![d.into(), addr, b.into()])
 }
 
@@ -297,9 +240,7 @@ pub fn atom_cas(
     cmp: impl Into<Operand>,
     new: impl Into<Operand>,
 ) -> Instruction {
-    let mut m = space_mods(space);
-    m.push(Modifier::Atom(AtomOp::Cas));
-    m.push(ty(t));
+    let m = mem_mods(space, Some(Modifier::Atom(AtomOp::Cas)), t);
     Instruction::new(Opcode::Atom, m, vec![d.into(), addr, cmp.into(), new.into()])
 }
 
@@ -311,9 +252,7 @@ pub fn red(
     addr: Operand,
     b: impl Into<Operand>,
 ) -> Instruction {
-    let mut m = space_mods(space);
-    m.push(Modifier::Atom(op));
-    m.push(ty(t));
+    let m = mem_mods(space, Some(Modifier::Atom(op)), t);
     Instruction::new(Opcode::Red, m, vec![addr, b.into()])
 }
 
@@ -342,19 +281,23 @@ pub fn bra_uni(label: &str) -> Instruction {
     Instruction::new(Opcode::Bra, vec![flag(Flag::Uni)], vec![Operand::sym(label)])
 }
 
-/// `ret`.
-pub fn ret() -> Instruction {
-    Instruction::new(Opcode::Ret, vec![], vec![])
+/// Declares forms without modifiers or operands: `name: Op` becomes `pub fn name()`.
+macro_rules! bare_forms {
+    ($($(#[$doc:meta])* $name:ident: $op:ident;)*) => {$(
+        $(#[$doc])*
+        pub fn $name() -> Instruction {
+            Instruction::new(Opcode::$op, vec![], vec![])
+        }
+    )*};
 }
 
-/// `exit`.
-pub fn exit() -> Instruction {
-    Instruction::new(Opcode::Exit, vec![], vec![])
-}
-
-/// `trap`.
-pub fn trap() -> Instruction {
-    Instruction::new(Opcode::Trap, vec![], vec![])
+bare_forms! {
+    /// `ret`.
+    ret: Ret;
+    /// `exit`.
+    exit: Exit;
+    /// `trap`.
+    trap: Trap;
 }
 
 /// `activemask.b32 d`.
@@ -371,11 +314,8 @@ pub fn shfl_sync(
     c: impl Into<Operand>,
     mask: impl Into<Operand>,
 ) -> Instruction {
-    Instruction::new(
-        Opcode::Shfl,
-        vec![flag(Flag::Sync), Modifier::Shfl(mode), ty(Type::B32)],
-        vec![d.into(), a.into(), b.into(), c.into(), mask.into()],
-    )
+    let m = [flag(Flag::Sync), Modifier::Shfl(mode)];
+    typed(Opcode::Shfl, &m, Type::B32, vec![d.into(), a.into(), b.into(), c.into(), mask.into()])
 }
 
 /// `vote.sync.MODE.{pred|b32} d, p, mask` (`.b32` for ballot).
@@ -386,11 +326,8 @@ pub fn vote_sync(
     mask: impl Into<Operand>,
 ) -> Instruction {
     let t = if mode == VoteMode::Ballot { Type::B32 } else { Type::Pred };
-    Instruction::new(
-        Opcode::Vote,
-        vec![flag(Flag::Sync), Modifier::Vote(mode), ty(t)],
-        vec![d.into(), p.into(), mask.into()],
-    )
+    let m = [flag(Flag::Sync), Modifier::Vote(mode)];
+    typed(Opcode::Vote, &m, t, vec![d.into(), p.into(), mask.into()])
 }
 
 /// `redux.sync.OP.T d, a, mask` (`.u32`/`.s32` for add/min/max, `.b32` for and/or/xor).
@@ -401,16 +338,13 @@ pub fn redux_sync(
     a: impl Into<Operand>,
     mask: impl Into<Operand>,
 ) -> Instruction {
-    Instruction::new(
-        Opcode::Redux,
-        vec![flag(Flag::Sync), Modifier::Atom(op), ty(t)],
-        vec![d.into(), a.into(), mask.into()],
-    )
+    let m = [flag(Flag::Sync), Modifier::Atom(op)];
+    typed(Opcode::Redux, &m, t, vec![d.into(), a.into(), mask.into()])
 }
 
 /// `testp.OP.T p, a`.
 pub fn testp(op: TestpOp, t: Type, p: Reg, a: impl Into<Operand>) -> Instruction {
-    Instruction::new(Opcode::Testp, vec![Modifier::Testp(op), ty(t)], vec![p.into(), a.into()])
+    typed(Opcode::Testp, &[Modifier::Testp(op)], t, vec![p.into(), a.into()])
 }
 
 /// `mma.sync.aligned.mMnNkK.row.col.D.A.B.C {d..}, {a..}, {b..}, {c..}`.
@@ -541,6 +475,69 @@ mod tests {
                 "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 \t{%r1, %r2, %r3, %r4}, \
                  {%r5, %r6, %r7, %r8}, {%r9, %r10}, {%r1, %r2, %r3, %r4};",
             ),
+        ];
+        for (inst, text) in cases {
+            assert_eq!(inst.to_string(), text);
+        }
+    }
+
+    /// The fixed forms and the generic ones they are made from, with the same source:
+    /// the PTX ISA's syntax sections.
+    #[test]
+    fn fixed_and_generic_forms_print_as_the_isa_writes_them() {
+        let r = Reg::b32;
+        let a64 = || Operand::addr(Reg::b64(1), 4);
+        let cases: Vec<(Instruction, &str)> = vec![
+            (add(Type::S32, r(1), r(2), Operand::imm(1)), "add.s32 \t%r1, %r2, 1;"),
+            (sub(Type::U32, r(1), r(2), r(3)), "sub.u32 \t%r1, %r2, %r3;"),
+            (mul_lo(Type::S32, r(1), r(2), r(3)), "mul.lo.s32 \t%r1, %r2, %r3;"),
+            (mad_lo(Type::U32, r(1), r(2), r(3), r(4)), "mad.lo.u32 \t%r1, %r2, %r3, %r4;"),
+            (fma_rn(Type::F32, r(1), r(2), r(3), r(4)), "fma.rn.f32 \t%r1, %r2, %r3, %r4;"),
+            (
+                unary(Opcode::Sqrt, &[Modifier::Round(Rounding::Rn)], Type::F32, r(1), r(2)),
+                "sqrt.rn.f32 \t%r1, %r2;",
+            ),
+            (
+                binary(Opcode::Div, &[Modifier::Round(Rounding::Rn)], Type::F32, r(1), r(2), r(3)),
+                "div.rn.f32 \t%r1, %r2, %r3;",
+            ),
+            (
+                ternary(Opcode::Bfe, &[], Type::U32, r(1), r(2), r(3), r(4)),
+                "bfe.u32 \t%r1, %r2, %r3, %r4;",
+            ),
+            (unpack(Type::B32, &[Reg::b16(1), Reg::b16(2)], r(1)), "mov.b32 \t{%h1, %h2}, %r1;"),
+            (
+                setp(CmpOp::Lt, Type::S32, Reg::pred(1), r(1), Operand::imm(0)),
+                "setp.lt.s32 \t%p1, %r1, 0;",
+            ),
+            (selp(Type::U32, r(1), r(2), r(3), Reg::pred(1)), "selp.u32 \t%r1, %r2, %r3, %p1;"),
+            (cvta(StateSpace::Shared, Reg::b64(1), Reg::b64(2)), "cvta.shared.u64 \t%rd1, %rd2;"),
+            (ld(StateSpace::Generic, Type::U32, r(1), a64()), "ld.u32 \t%r1, [%rd1+4];"),
+            (st(StateSpace::Global, Type::F32, a64(), r(1)), "st.global.f32 \t[%rd1+4], %r1;"),
+            (
+                st_vec(StateSpace::Shared, Type::B32, a64(), &[r(1), r(2), r(3), r(4)]),
+                "st.shared.v4.b32 \t[%rd1+4], {%r1, %r2, %r3, %r4};",
+            ),
+            (
+                st_relaxed(StateSpace::Global, Type::U32, a64(), r(1)),
+                "st.relaxed.gpu.global.u32 \t[%rd1+4], %r1;",
+            ),
+            (
+                atom(StateSpace::Global, AtomOp::Add, Type::U32, r(1), a64(), r(2)),
+                "atom.global.add.u32 \t%r1, [%rd1+4], %r2;",
+            ),
+            (
+                red(StateSpace::Shared, AtomOp::Max, Type::S32, a64(), r(1)),
+                "red.shared.max.s32 \t[%rd1+4], %r1;",
+            ),
+            (membar(Scope::Gl), "membar.gl;"),
+            (bra("L1"), "bra \tL1;"),
+            (bra_uni("L1"), "bra.uni \tL1;"),
+            (ret(), "ret;"),
+            (exit(), "exit;"),
+            (trap(), "trap;"),
+            (activemask(r(1)), "activemask.b32 \t%r1;"),
+            (testp(TestpOp::Finite, Type::F32, Reg::pred(1), r(1)), "testp.finite.f32 \t%p1, %r1;"),
         ];
         for (inst, text) in cases {
             assert_eq!(inst.to_string(), text);

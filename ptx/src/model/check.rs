@@ -73,7 +73,39 @@ fn is_addr(o: &Operand) -> bool {
     matches!(o, Operand::Address(_))
 }
 
-/// Checks one instruction against the rules of its opcode.
+/// Checks that `i` has from `lo` to `hi` operands.
+fn arity(i: &Instruction, lo: usize, hi: usize) -> Result<(), PtxError> {
+    let n = i.operands.len();
+    if (lo..=hi).contains(&n) {
+        return Ok(());
+    }
+    let want = if lo == hi { format!("{lo}") } else { format!("{lo} or {hi}") };
+    Err(invalid(i, format!("expected {want} operand(s), found {n}")))
+}
+
+/// Checks that every operand from the `from`-th on fits register file `want`.
+fn rest_fit(i: &Instruction, from: usize, want: Option<RegKind>) -> Result<(), PtxError> {
+    i.operands.iter().skip(from).try_for_each(|o| fits(i, o, want, "operand"))
+}
+
+/// A source operand's register file and its name in errors.
+type Source<'a> = (Option<RegKind>, &'a str);
+
+/// Checks the common layout `d, a, b, ..`: a destination in file `d`, then exactly one
+/// operand per entry of `sources`.
+fn dest_then_sources(
+    i: &Instruction,
+    d: Option<RegKind>,
+    sources: &[Source<'_>],
+) -> Result<(), PtxError> {
+    arity(i, sources.len() + 1, sources.len() + 1)?;
+    dest(i, i.operands.first().unwrap_or(&Operand::Sink), d)?;
+    let rest = i.operands.iter().skip(1);
+    sources.iter().zip(rest).try_for_each(|(&(want, what), o)| fits(i, o, want, what))
+}
+
+/// Checks one instruction against the rules of its opcode. Each opcode's operand count is
+/// checked in the arm that checks its operands, so that one list of opcodes says both.
 pub fn check_instruction(i: &Instruction) -> Result<(), PtxError> {
     use Opcode as O;
     if let Some(g) = i.guard {
@@ -94,87 +126,42 @@ pub fn check_instruction(i: &Instruction) -> Result<(), PtxError> {
             format!("expected {want_types} type modifier(s), found {}", types.len()),
         ));
     }
+    // The opcodes without a type never look at `k`.
+    let k = types.first().copied().and_then(file_of);
     let n = i.operands.len();
-    let (lo, hi) = match i.op {
-        O::Ret | O::Exit | O::Trap | O::Membar | O::Fence => (0, 0),
-        O::Bra | O::Activemask => (1, 1),
-        O::Bar | O::Barrier => (1, 2),
-        O::Mov
-        | O::Neg
-        | O::Abs
-        | O::Not
-        | O::Cnot
-        | O::Popc
-        | O::Clz
-        | O::Bfind
-        | O::Brev
-        | O::Sqrt
-        | O::Rsqrt
-        | O::Ex2
-        | O::Lg2
-        | O::Sin
-        | O::Cos
-        | O::Tanh
-        | O::Rcp
-        | O::Testp
-        | O::Cvta
-        | O::Ld
-        | O::St
-        | O::Red
-        | O::Ldmatrix => (2, 2),
-        O::Add
-        | O::Sub
-        | O::Mul
-        | O::Div
-        | O::Rem
-        | O::Min
-        | O::Max
-        | O::And
-        | O::Or
-        | O::Xor
-        | O::Shl
-        | O::Shr
-        | O::Copysign
-        | O::Vote
-        | O::Redux => (3, 3),
-        O::Setp | O::Set | O::Atom => (3, 4),
-        O::Cvt => (2, 3),
-        O::Mad | O::Fma | O::Bfe | O::Prmt | O::Selp | O::Mma | O::Dp4a => (4, 4),
-        O::Bfi | O::Lop3 | O::Shfl => (5, 5),
-    };
-    if n < lo || n > hi {
-        let want = if lo == hi { format!("{lo}") } else { format!("{lo} or {hi}") };
-        return Err(invalid(i, format!("expected {want} operand(s), found {n}")));
-    }
-    let Some(&t) = types.first() else {
-        return match i.op {
-            O::Bra if !matches!(i.operands.first(), Some(Operand::Symbol(_))) => {
-                Err(invalid(i, "the target must be a label"))
-            }
-            _ => Ok(()),
-        };
-    };
-    let k = file_of(t);
-    let ops = &i.operands;
-    let op = |n: usize| ops.get(n).unwrap_or(&Operand::Sink);
-    let wide = i.has(Modifier::Flag(Flag::Wide));
+    let op = |n: usize| i.operands.get(n).unwrap_or(&Operand::Sink);
+    // `.wide` products are twice as wide as their factors.
+    let dk = if i.has(Modifier::Flag(Flag::Wide)) { wider(k) } else { k };
     let b32 = Some(RegKind::B32);
+    let b64 = Some(RegKind::B64);
     let pred = Some(RegKind::Pred);
     match i.op {
-        O::Mov => match (op(0), op(1)) {
-            (Operand::Vector(parts), src) => {
-                parts.iter().try_for_each(|p| dest(i, p, None))?;
-                fits(i, src, k, "source")
+        O::Ret | O::Exit | O::Trap | O::Membar | O::Fence => arity(i, 0, 0),
+        O::Bar | O::Barrier => arity(i, 1, 2),
+        O::Bra => {
+            arity(i, 1, 1)?;
+            match op(0) {
+                Operand::Symbol(_) => Ok(()),
+                _ => Err(invalid(i, "the target must be a label")),
             }
-            (d, Operand::Vector(parts)) => {
-                dest(i, d, k)?;
-                parts.iter().try_for_each(|p| fits(i, p, None, "element"))
+        }
+        O::Mov => {
+            arity(i, 2, 2)?;
+            match (op(0), op(1)) {
+                (Operand::Vector(parts), src) => {
+                    parts.iter().try_for_each(|p| dest(i, p, None))?;
+                    fits(i, src, k, "source")
+                }
+                (d, Operand::Vector(parts)) => {
+                    dest(i, d, k)?;
+                    parts.iter().try_for_each(|p| fits(i, p, None, "element"))
+                }
+                (d, s) => {
+                    dest(i, d, k)?;
+                    fits(i, s, k, "source")
+                }
             }
-            (d, s) => {
-                dest(i, d, k)?;
-                fits(i, s, k, "source")
-            }
-        },
+        }
         O::Add
         | O::Sub
         | O::Mul
@@ -185,22 +172,10 @@ pub fn check_instruction(i: &Instruction) -> Result<(), PtxError> {
         | O::And
         | O::Or
         | O::Xor
-        | O::Copysign => {
-            dest(i, op(0), if wide { wider(k) } else { k })?;
-            fits(i, op(1), k, "operand a")?;
-            fits(i, op(2), k, "operand b")
-        }
-        O::Shl | O::Shr => {
-            dest(i, op(0), k)?;
-            fits(i, op(1), k, "operand a")?;
-            fits(i, op(2), b32, "shift amount")
-        }
+        | O::Copysign => dest_then_sources(i, dk, &[(k, "operand a"), (k, "operand b")]),
+        O::Shl | O::Shr => dest_then_sources(i, k, &[(k, "operand a"), (b32, "shift amount")]),
         O::Mad | O::Fma => {
-            let dk = if wide { wider(k) } else { k };
-            dest(i, op(0), dk)?;
-            fits(i, op(1), k, "operand a")?;
-            fits(i, op(2), k, "operand b")?;
-            fits(i, op(3), dk, "operand c")
+            dest_then_sources(i, dk, &[(k, "operand a"), (k, "operand b"), (dk, "operand c")])
         }
         O::Neg
         | O::Abs
@@ -214,38 +189,22 @@ pub fn check_instruction(i: &Instruction) -> Result<(), PtxError> {
         | O::Sin
         | O::Cos
         | O::Tanh
-        | O::Rcp => {
-            dest(i, op(0), k)?;
-            fits(i, op(1), k, "source")
-        }
-        O::Popc | O::Clz | O::Bfind => {
-            dest(i, op(0), b32)?;
-            fits(i, op(1), k, "source")
-        }
-        O::Bfe => {
-            dest(i, op(0), k)?;
-            fits(i, op(1), k, "source")?;
-            fits(i, op(2), b32, "position")?;
-            fits(i, op(3), b32, "length")
-        }
-        O::Bfi => {
-            dest(i, op(0), k)?;
-            fits(i, op(1), k, "inserted value")?;
-            fits(i, op(2), k, "base")?;
-            fits(i, op(3), b32, "position")?;
-            fits(i, op(4), b32, "length")
-        }
-        O::Prmt | O::Lop3 | O::Dp4a => {
-            dest(i, op(0), k)?;
-            ops[1..].iter().try_for_each(|o| fits(i, o, k, "operand"))
-        }
+        | O::Rcp => dest_then_sources(i, k, &[(k, "source")]),
+        O::Popc | O::Clz | O::Bfind => dest_then_sources(i, b32, &[(k, "source")]),
+        O::Bfe => dest_then_sources(i, k, &[(k, "source"), (b32, "position"), (b32, "length")]),
+        O::Bfi => dest_then_sources(
+            i,
+            k,
+            &[(k, "inserted value"), (k, "base"), (b32, "position"), (b32, "length")],
+        ),
+        O::Prmt | O::Dp4a => dest_then_sources(i, k, &[(k, "operand"); 3]),
+        // `lop3` also takes its lookup table.
+        O::Lop3 => dest_then_sources(i, k, &[(k, "operand"); 4]),
         O::Selp => {
-            dest(i, op(0), k)?;
-            fits(i, op(1), k, "operand a")?;
-            fits(i, op(2), k, "operand b")?;
-            fits(i, op(3), pred, "selector")
+            dest_then_sources(i, k, &[(k, "operand a"), (k, "operand b"), (pred, "selector")])
         }
         O::Setp | O::Set => {
+            arity(i, 3, 4)?;
             let combine = i.mods.iter().any(|m| matches!(m, Modifier::Bool(_)));
             if combine != (n == 4) {
                 return Err(invalid(
@@ -267,30 +226,26 @@ pub fn check_instruction(i: &Instruction) -> Result<(), PtxError> {
             }
             Ok(())
         }
-        O::Testp => {
-            dest(i, op(0), pred)?;
-            fits(i, op(1), k, "source")
-        }
+        O::Testp => dest_then_sources(i, pred, &[(k, "source")]),
         O::Cvt => {
+            arity(i, 2, 3)?;
             // `cvt.rn.f16x2.f32 d, a, b` packs two converted values.
-            let packs = matches!(t, Type::F16x2 | Type::Bf16x2);
+            let packs = matches!(types.first(), Some(Type::F16x2 | Type::Bf16x2));
             if n != if packs { 3 } else { 2 } {
                 return Err(invalid(i, "cvt takes two operands (three when packing to f16x2)"));
             }
             dest(i, op(0), k)?;
             let src = types.get(1).copied().and_then(file_of);
-            ops[1..].iter().try_for_each(|o| fits(i, o, src, "source"))
+            i.operands.iter().skip(1).try_for_each(|o| fits(i, o, src, "source"))
         }
-        O::Cvta => {
-            dest(i, op(0), Some(RegKind::B64))?;
-            fits(i, op(1), Some(RegKind::B64), "source")
-        }
+        O::Cvta => dest_then_sources(i, b64, &[(b64, "source")]),
         O::Ld | O::St => {
+            arity(i, 2, 2)?;
             let (addr, val) = if i.op == O::Ld { (op(1), op(0)) } else { (op(0), op(1)) };
             if !is_addr(addr) {
                 return Err(invalid(i, "needs a memory operand [..]"));
             }
-            let lanes = i.mods.iter().find_map(|m| match m {
+            let lanes = i.find_mod(|m| match m {
                 Modifier::Vec(n) => Some(usize::from(*n)),
                 _ => None,
             });
@@ -308,6 +263,7 @@ pub fn check_instruction(i: &Instruction) -> Result<(), PtxError> {
             }
         }
         O::Atom => {
+            arity(i, 3, 4)?;
             let cas = i.has(Modifier::Atom(super::inst::AtomOp::Cas));
             if cas != (n == 4) {
                 return Err(invalid(i, "cas takes four operands, other operations three"));
@@ -316,41 +272,37 @@ pub fn check_instruction(i: &Instruction) -> Result<(), PtxError> {
             if !is_addr(op(1)) {
                 return Err(invalid(i, "needs a memory operand [..]"));
             }
-            ops[2..].iter().try_for_each(|o| fits(i, o, k, "operand"))
+            rest_fit(i, 2, k)
         }
         O::Red => {
+            arity(i, 2, 2)?;
             if !is_addr(op(0)) {
                 return Err(invalid(i, "needs a memory operand [..]"));
             }
             fits(i, op(1), k, "operand")
         }
-        O::Activemask => dest(i, op(0), b32),
+        O::Activemask => dest_then_sources(i, b32, &[]),
         O::Shfl => {
+            arity(i, 5, 5)?;
             match op(0) {
                 Operand::Pair(a, b) if a.kind == RegKind::B32 && b.kind == RegKind::Pred => {}
                 d => dest(i, d, b32)?,
             }
-            ops[1..].iter().try_for_each(|o| fits(i, o, b32, "operand"))
+            rest_fit(i, 1, b32)
         }
-        O::Vote => {
-            dest(i, op(0), k)?;
-            fits(i, op(1), pred, "predicate")?;
-            fits(i, op(2), b32, "member mask")
-        }
-        O::Redux => {
-            dest(i, op(0), k)?;
-            fits(i, op(1), k, "source")?;
-            fits(i, op(2), b32, "member mask")
-        }
+        O::Vote => dest_then_sources(i, k, &[(pred, "predicate"), (b32, "member mask")]),
+        O::Redux => dest_then_sources(i, k, &[(k, "source"), (b32, "member mask")]),
         O::Mma => {
-            if ops.iter().all(|o| matches!(o, Operand::Vector(_))) {
+            arity(i, 4, 4)?;
+            if i.operands.iter().all(|o| matches!(o, Operand::Vector(_))) {
                 Ok(())
             } else {
                 Err(invalid(i, "every operand must be a brace list of registers"))
             }
         }
         O::Ldmatrix => {
-            let count = i.mods.iter().find_map(|m| match m {
+            arity(i, 2, 2)?;
+            let count = i.find_mod(|m| match m {
                 Modifier::Num(n) => Some(usize::from(*n)),
                 _ => None,
             });
@@ -361,7 +313,6 @@ pub fn check_instruction(i: &Instruction) -> Result<(), PtxError> {
                 _ => Err(invalid(i, "needs .xN, a brace list of N registers and a memory operand")),
             }
         }
-        O::Bar | O::Barrier | O::Membar | O::Fence | O::Bra | O::Ret | O::Exit | O::Trap => Ok(()),
     }
 }
 
