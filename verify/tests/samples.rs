@@ -27,29 +27,40 @@ const TESTED_ELSEWHERE: &[&str] = &[
     "gemm_bias_relu.wgsl",
 ];
 
-#[test]
-fn every_sample_is_covered() {
-    let dir = sample_path("");
-    let this_file = include_str!("samples.rs");
-    let mut names: Vec<String> = std::fs::read_dir(&dir)
+/// The names of the `.wgsl` files in `tests/samples/`, sorted, each with its source.
+fn samples_with_source() -> Vec<(String, String)> {
+    let mut names: Vec<String> = std::fs::read_dir(sample_path(""))
         .expect("tests/samples missing")
         .filter_map(|e| e.ok())
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .filter(|n| n.ends_with(".wgsl"))
         .collect();
     names.sort();
+    names
+        .into_iter()
+        .map(|name| {
+            let src = std::fs::read_to_string(sample_path(&name)).expect("read sample");
+            (name, src)
+        })
+        .collect()
+}
+
+#[test]
+fn every_sample_is_covered() {
+    let this_file = include_str!("samples.rs");
+    let samples = samples_with_source();
+    let names: Vec<&String> = samples.iter().map(|(name, _)| name).collect();
     assert!(names.len() >= 45, "expected at least 45 samples, found {}", names.len());
     let mut missing = Vec::new();
-    for name in &names {
-        let src = std::fs::read_to_string(dir.join(name)).expect("read sample");
-        let is_compute = !compute_entries(&src).is_empty();
+    for (name, src) in &samples {
+        let is_compute = !compute_entries(src).is_empty();
         if NON_COMPUTE.contains(&name.as_str()) {
             assert!(!is_compute, "{name} is listed as non-compute but has a @compute entry");
             continue;
         }
         assert!(is_compute, "{name} has no @compute entry; list it in NON_COMPUTE");
         // Header must parse.
-        let _ = sample_header(&src);
+        let _ = sample_header(src);
         let uses = this_file.matches(&format!("\"{name}\"")).count();
         if uses == 0 {
             missing.push(name.clone());
@@ -64,17 +75,8 @@ fn every_sample_is_covered() {
 /// Every sample, compute or not, goes through naga's parser and validator and the lowering.
 #[test]
 fn every_sample_compiles() {
-    let dir = sample_path("");
     let mut failures = Vec::new();
-    let mut names: Vec<String> = std::fs::read_dir(&dir)
-        .expect("tests/samples missing")
-        .filter_map(|e| e.ok())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".wgsl"))
-        .collect();
-    names.sort();
-    for name in names {
-        let src = std::fs::read_to_string(dir.join(&name)).expect("read sample");
+    for (name, src) in samples_with_source() {
         if let Err(d) = dianran_frontend::compile(&name, &src, &Default::default()) {
             failures.push(format!("{d}"));
         }
@@ -87,9 +89,8 @@ fn every_sample_compiles() {
 
 #[test]
 fn double_unicode() {
-    let mut rng = Rng::new(1);
-    let data = rng.vec(16, |r| r.next_u32());
-    let bufs = run("double_unicode.wgsl", group0(vec![(0, u32_bytes(&data))]));
+    let data = Rng::new(1).vec(16, |r| r.next_u32());
+    let bufs = run_bound("double_unicode.wgsl", vec![u32_bytes(&data)]);
     let want: Vec<u32> = data.iter().map(|x| x.wrapping_mul(2)).collect();
     check_eq("数据", &u32s(out(&bufs, 0)), &want);
 }
@@ -120,20 +121,18 @@ fn int_division() {
     for k in (100..n).step_by(7) {
         b[k] = rng.next_u32() as i32;
     }
-    let bufs = run(
-        "int_division.wgsl",
-        group0(vec![(0, i32_bytes(&a)), (1, i32_bytes(&b)), (2, zeros(16 * n))]),
-    );
-    let mut want = Vec::new();
-    for (&x, &y) in a.iter().zip(&b) {
+    let got = run_io("int_division.wgsl", vec![i32_bytes(&a), i32_bytes(&b)], 16 * n);
+    let want = per_item(a.iter().zip(&b), |(&x, &y)| {
         let (ux, uy) = (x as u32, y as u32);
         // WGSL: x / 0 == x, x % 0 == 0; MIN / -1 == MIN, MIN % -1 == 0 (wrapping_* does that).
-        want.push(if y == 0 { x } else { x.wrapping_div(y) } as u32);
-        want.push(if y == 0 { 0 } else { x.wrapping_rem(y) } as u32);
-        want.push(ux.checked_div(uy).unwrap_or(ux));
-        want.push(ux.checked_rem(uy).unwrap_or(0));
-    }
-    check_eq("QuotRem", &u32s(out(&bufs, 2)), &want);
+        [
+            if y == 0 { x } else { x.wrapping_div(y) } as u32,
+            if y == 0 { 0 } else { x.wrapping_rem(y) } as u32,
+            ux.checked_div(uy).unwrap_or(ux),
+            ux.checked_rem(uy).unwrap_or(0),
+        ]
+    });
+    check_eq("QuotRem", &u32s(&got), &want);
 }
 
 #[test]
@@ -150,20 +149,18 @@ fn int_shifts() {
     amounts[2] = 31;
     amounts[3] = 0;
     amounts[4] = 64;
-    let bufs = run(
-        "int_shifts.wgsl",
-        group0(vec![(0, u32_bytes(&values)), (1, u32_bytes(&amounts)), (2, zeros(20 * n))]),
-    );
-    let mut want = Vec::new();
-    for (&x, &k) in values.iter().zip(&amounts) {
-        // Runtime shift amounts are taken modulo 32 (wrapping_shl/shr mask the same way).
-        want.push(x.wrapping_shl(k));
-        want.push(x.wrapping_shr(k));
-        want.push((x as i32).wrapping_shl(k) as u32);
-        want.push((x as i32).wrapping_shr(k) as u32);
-        want.push(x.rotate_left(k & 31));
-    }
-    check_eq("Shifted", &u32s(out(&bufs, 2)), &want);
+    let got = run_io("int_shifts.wgsl", vec![u32_bytes(&values), u32_bytes(&amounts)], 20 * n);
+    // Runtime shift amounts are taken modulo 32 (wrapping_shl/shr mask the same way).
+    let want = per_item(values.iter().zip(&amounts), |(&x, &k)| {
+        [
+            x.wrapping_shl(k),
+            x.wrapping_shr(k),
+            (x as i32).wrapping_shl(k) as u32,
+            (x as i32).wrapping_shr(k) as u32,
+            x.rotate_left(k & 31),
+        ]
+    });
+    check_eq("Shifted", &u32s(&got), &want);
 }
 
 #[test]
@@ -185,22 +182,9 @@ fn int_arith() {
     b[0] = -1;
     a[3] = i32::MAX;
     b[3] = 1;
-    let bufs = run(
-        "int_arith.wgsl",
-        group0(vec![(0, i32_bytes(&a)), (1, i32_bytes(&b)), (2, zeros(40 * n))]),
-    );
-    let mut want = Vec::new();
-    for (&x, &y) in a.iter().zip(&b) {
+    let got = run_io("int_arith.wgsl", vec![i32_bytes(&a), i32_bytes(&b)], 40 * n);
+    let want = per_item(a.iter().zip(&b), |(&x, &y)| {
         let (ux, uy) = (x as u32, y as u32);
-        want.push(x.wrapping_add(y));
-        want.push(x.wrapping_sub(y));
-        want.push(x.wrapping_mul(y));
-        want.push(x.wrapping_neg());
-        want.push(x.wrapping_abs()); // abs(i32::MIN) == i32::MIN
-        want.push(x.min(y));
-        want.push(x.max(y));
-        want.push(x.clamp(-1000, 1000));
-        want.push(ux.wrapping_mul(uy).wrapping_sub(ux.min(uy)).wrapping_add(ux.max(uy)) as i32);
         let mut f = 0u32;
         f |= (x < y) as u32;
         f |= ((x <= y) as u32) << 1;
@@ -211,9 +195,20 @@ fn int_arith() {
         f |= (((x & y) != 0) as u32) << 6;
         f |= (((x | y) < 0) as u32) << 7;
         f |= 1 << 8;
-        want.push(f as i32);
-    }
-    check_eq("int_arith out", &i32s(out(&bufs, 2)), &want);
+        [
+            x.wrapping_add(y),
+            x.wrapping_sub(y),
+            x.wrapping_mul(y),
+            x.wrapping_neg(),
+            x.wrapping_abs(), // abs(i32::MIN) == i32::MIN
+            x.min(y),
+            x.max(y),
+            x.clamp(-1000, 1000),
+            ux.wrapping_mul(uy).wrapping_sub(ux.min(uy)).wrapping_add(ux.max(uy)) as i32,
+            f as i32,
+        ]
+    });
+    check_eq("int_arith out", &i32s(&got), &want);
 }
 
 #[test]
@@ -227,32 +222,32 @@ fn int_vectors() {
     for k in (1..n).step_by(3) {
         b[k][k % 4] = rng.next_u32() as i32;
     }
-    let flat = |v: &Vec<[i32; 4]>| i32_bytes(&v.iter().flatten().copied().collect::<Vec<_>>());
-    let bufs =
-        run("int_vectors.wgsl", group0(vec![(0, flat(&a)), (1, flat(&b)), (2, zeros(96 * n))]));
-    let mut want: Vec<i32> = Vec::new();
-    for i in 0..n {
-        let (x, y) = (a[i], b[i]);
+    let got = run_io("int_vectors.wgsl", vec![i32_bytes(&flat(&a)), i32_bytes(&flat(&b))], 96 * n);
+    let want = per_item(a.iter().zip(&b), |(&x, &y)| {
         let (ux, uy) = (x.map(|v| v as u32), y.map(|v| v as u32));
-        // Component-wise WGSL division: x / 0 == x, x % 0 == 0, MIN / -1 == MIN.
-        want.extend((0..4).map(|k| if y[k] == 0 { x[k] } else { x[k].wrapping_div(y[k]) }));
-        want.extend((0..4).map(|k| if y[k] == 0 { 0 } else { x[k].wrapping_rem(y[k]) }));
-        want.extend((0..4).map(|k| {
-            let q = ux[k].checked_div(uy[k]).unwrap_or(ux[k]);
-            let r = ux[k].checked_rem(uy[k]).unwrap_or(0);
-            q.wrapping_add(r) as i32
-        }));
         let dot = (0..4).fold(0i32, |s, k| s.wrapping_add(x[k].wrapping_mul(y[k])));
         let udot = ux[0].wrapping_mul(uy[2]).wrapping_add(ux[1].wrapping_mul(uy[3])) & 0x7fff_ffff;
         let extra = [dot, udot as i32, 0, 1];
-        want.extend((0..4).map(|k| x[k].wrapping_mul(3).wrapping_sub(y[k]).wrapping_add(extra[k])));
-        want.extend((0..4).map(|k| {
-            x[k].wrapping_abs().wrapping_add(x[k].min(y[k])).wrapping_sub(x[k].max(y[k]))
-        }));
         let amounts = [ux[1] & 7, ux[2] & 15, ux[3] & 31, ux[0] & 63];
-        want.extend((0..4).map(|k| x[k].wrapping_shr(amounts[k]) ^ y[k].wrapping_shl(uy[k])));
-    }
-    check_eq("int_vectors out", &i32s(out(&bufs, 2)), &want);
+        let k4 = [0, 1, 2, 3];
+        [
+            // Component-wise WGSL division: x / 0 == x, x % 0 == 0, MIN / -1 == MIN.
+            k4.map(|k| if y[k] == 0 { x[k] } else { x[k].wrapping_div(y[k]) }),
+            k4.map(|k| if y[k] == 0 { 0 } else { x[k].wrapping_rem(y[k]) }),
+            k4.map(|k| {
+                let q = ux[k].checked_div(uy[k]).unwrap_or(ux[k]);
+                let r = ux[k].checked_rem(uy[k]).unwrap_or(0);
+                q.wrapping_add(r) as i32
+            }),
+            k4.map(|k| x[k].wrapping_mul(3).wrapping_sub(y[k]).wrapping_add(extra[k])),
+            k4.map(|k| {
+                x[k].wrapping_abs().wrapping_add(x[k].min(y[k])).wrapping_sub(x[k].max(y[k]))
+            }),
+            k4.map(|k| x[k].wrapping_shr(amounts[k]) ^ y[k].wrapping_shl(uy[k])),
+        ]
+        .concat()
+    });
+    check_eq("int_vectors out", &i32s(&got), &want);
 }
 
 fn classify(x: u32) -> u32 {
@@ -299,34 +294,30 @@ fn control_nesting() {
     input[0] = 0;
     input[1] = 0x5555_5555;
     input[2] = 0xffff_ffff;
-    let bufs = run("control_nesting.wgsl", group0(vec![(0, u32_bytes(&input)), (1, zeros(4 * n))]));
-    let want: Vec<u32> = input
-        .iter()
-        .map(|&x| {
-            let c = classify(x);
-            let (mut v, mut steps) = (c, 0u32);
-            while v > 10 {
-                if v & 1 == 1 {
-                    v -= 7;
-                } else if v & 2 == 2 {
-                    v /= 2;
-                } else {
-                    v = v / 4 + 1;
-                }
-                steps += 1;
+    let got = run_io("control_nesting.wgsl", vec![u32_bytes(&input)], 4 * n);
+    let want = per_item(&input, |&x| {
+        let c = classify(x);
+        let (mut v, mut steps) = (c, 0u32);
+        while v > 10 {
+            if v & 1 == 1 {
+                v -= 7;
+            } else if v & 2 == 2 {
+                v /= 2;
+            } else {
+                v = v / 4 + 1;
             }
-            c | (steps << 20) | (v << 26)
-        })
-        .collect();
-    check_eq("control_nesting out", &u32s(out(&bufs, 1)), &want);
+            steps += 1;
+        }
+        [c | (steps << 20) | (v << 26)]
+    });
+    check_eq("control_nesting out", &u32s(&got), &want);
 }
 
 #[test]
 fn hash_pcg() {
-    let mut rng = Rng::new(5);
     let n = 256;
-    let keys = rng.vec(n, |r| r.next_u32());
-    let bufs = run("hash_pcg.wgsl", group0(vec![(0, u32_bytes(&keys)), (1, zeros(12 * n))]));
+    let keys = Rng::new(5).vec(n, |r| r.next_u32());
+    let got = run_io("hash_pcg.wgsl", vec![u32_bytes(&keys)], 12 * n);
     fn pcg(v: u32) -> u32 {
         let state = v.wrapping_mul(747796405).wrapping_add(2891336453);
         let word = ((state >> ((state >> 28) + 4)) ^ state).wrapping_mul(277803737);
@@ -340,13 +331,10 @@ fn hash_pcg() {
         h ^= h >> 16;
         h
     }
-    let mut want = Vec::new();
-    for (i, &k) in keys.iter().enumerate() {
-        want.push(pcg(k));
-        want.push(avalanche(k));
-        want.push(pcg(avalanche(k) ^ i as u32));
-    }
-    check_eq("hashes", &u32s(out(&bufs, 1)), &want);
+    let want = per_item(keys.iter().enumerate(), |(i, &k)| {
+        [pcg(k), avalanche(k), pcg(avalanche(k) ^ i as u32)]
+    });
+    check_eq("hashes", &u32s(&got), &want);
 }
 
 #[test]
@@ -364,25 +352,23 @@ fn conversions() {
     ints[2] = -1;
     ints[3] = 16777217;
     ints[4] = 0;
-    let bufs = run(
-        "conversions.wgsl",
-        group0(vec![(0, f32_bytes(&floats)), (1, i32_bytes(&ints)), (2, zeros(40 * n))]),
-    );
-    let mut want = Vec::new();
-    for (&f, &v) in floats.iter().zip(&ints) {
-        // f32 -> integer truncates toward zero and saturates (Rust `as` does the same).
-        want.push(f as i32 as u32);
-        want.push(f as u32);
-        want.push((v as f32).to_bits());
-        want.push((v as u32 as f32).to_bits());
-        want.push(f.to_bits());
-        want.push(f32::from_bits((v as u32 & 0x807f_ffff) | 0x3f80_0000).to_bits());
-        want.push((f > 0.0) as u32 + 2 * (v < 0) as u32 + (((f < 1.0) as u32 as f32) * 4.0) as u32);
-        want.push(0); // padding: not compared
-        want.push((f * 0.5) as i32 as u32);
-        want.push((-f * 0.5) as i32 as u32);
-    }
-    let mut got = u32s(out(&bufs, 2));
+    let got = run_io("conversions.wgsl", vec![f32_bytes(&floats), i32_bytes(&ints)], 40 * n);
+    // f32 -> integer truncates toward zero and saturates (Rust `as` does the same).
+    let want = per_item(floats.iter().zip(&ints), |(&f, &v)| {
+        [
+            f as i32 as u32,
+            f as u32,
+            (v as f32).to_bits(),
+            (v as u32 as f32).to_bits(),
+            f.to_bits(),
+            f32::from_bits((v as u32 & 0x807f_ffff) | 0x3f80_0000).to_bits(),
+            (f > 0.0) as u32 + 2 * (v < 0) as u32 + (((f < 1.0) as u32 as f32) * 4.0) as u32,
+            0, // padding: not compared
+            (f * 0.5) as i32 as u32,
+            (-f * 0.5) as i32 as u32,
+        ]
+    });
+    let mut got = u32s(&got);
     for k in 0..n {
         got[10 * k + 7] = 0;
     }
@@ -403,15 +389,9 @@ fn bits_count() {
     for k in (10..n).step_by(5) {
         input[k] >>= rng.below(32);
     }
-    let bufs = run("bits_count.wgsl", group0(vec![(0, u32_bytes(&input)), (1, zeros(36 * n))]));
-    let mut want = Vec::new();
-    for &x in &input {
+    let got = run_io("bits_count.wgsl", vec![u32_bytes(&input)], 36 * n);
+    let want = per_item(&input, |&x| {
         let xi = x as i32;
-        want.push(x.count_ones());
-        want.push(x.leading_zeros());
-        want.push(x.trailing_zeros());
-        want.push(x.reverse_bits());
-        want.push(if x == 0 { u32::MAX } else { 31 - x.leading_zeros() });
         // Signed: position of the most significant bit that differs from the sign bit.
         let fl = if xi == 0 || xi == -1 {
             -1
@@ -420,32 +400,32 @@ fn bits_count() {
         } else {
             31 - x.leading_zeros() as i32
         };
-        want.push(fl as u32);
-        want.push(if x == 0 { u32::MAX } else { x.trailing_zeros() });
         let vy = (xi >> 7).count_ones() as i32;
-        want.push((xi.count_ones() as i32 * 100 + vy) as u32);
-        want.push(x.reverse_bits() ^ !x);
-    }
-    check_eq("bits_count out", &u32s(out(&bufs, 1)), &want);
+        [
+            x.count_ones(),
+            x.leading_zeros(),
+            x.trailing_zeros(),
+            x.reverse_bits(),
+            if x == 0 { u32::MAX } else { 31 - x.leading_zeros() },
+            fl as u32,
+            if x == 0 { u32::MAX } else { x.trailing_zeros() },
+            (xi.count_ones() as i32 * 100 + vy) as u32,
+            x.reverse_bits() ^ !x,
+        ]
+    });
+    check_eq("bits_count out", &u32s(&got), &want);
 }
 
-fn extract_u(e: u32, offset: u32, count: u32) -> u32 {
+/// WGSL `extractBits`: `count` bits from bit `offset` (both clamped to the word),
+/// sign-extended when `signed`.
+fn extract(e: u32, offset: u32, count: u32, signed: bool) -> u32 {
     let o = offset.min(32);
     let c = count.min(32 - o);
     match c {
         0 => 0,
         32 => e,
+        _ if signed => (((e << (32 - o - c)) as i32) >> (32 - c)) as u32,
         _ => (e >> o) & ((1u32 << c) - 1),
-    }
-}
-
-fn extract_i(e: u32, offset: u32, count: u32) -> u32 {
-    let o = offset.min(32);
-    let c = count.min(32 - o);
-    match c {
-        0 => 0,
-        32 => e,
-        _ => (((e << (32 - o - c)) as i32) >> (32 - c)) as u32,
     }
 }
 
@@ -471,19 +451,18 @@ fn bits_extract_insert() {
     fields[3][2..].copy_from_slice(&[4, 0]);
     fields[4][2..].copy_from_slice(&[0, 1]);
     fields[5][2..].copy_from_slice(&[28, 8]);
-    let flat: Vec<u32> = fields.iter().flatten().copied().collect();
-    let bufs =
-        run("bits_extract_insert.wgsl", group0(vec![(0, u32_bytes(&flat)), (1, zeros(16 * n))]));
-    let mut want = Vec::new();
-    for f in &fields {
-        want.push(extract_u(f[0], f[2], f[3]));
-        want.push(extract_i(f[0], f[2], f[3]));
-        want.push(insert(f[0], f[1], f[2], f[3]));
+    let got = run_io("bits_extract_insert.wgsl", vec![u32_bytes(&flat(&fields))], 16 * n);
+    let want = per_item(&fields, |f| {
         let vx = insert(f[0], f[1], 4, 8);
         let vy = insert(f[1], u32::MAX, 4, 8);
-        want.push(vx ^ (vy << 1));
-    }
-    check_eq("bits_extract_insert out", &u32s(out(&bufs, 1)), &want);
+        [
+            extract(f[0], f[2], f[3], false),
+            extract(f[0], f[2], f[3], true),
+            insert(f[0], f[1], f[2], f[3]),
+            vx ^ (vy << 1),
+        ]
+    });
+    check_eq("bits_extract_insert out", &u32s(&got), &want);
 }
 
 #[test]
@@ -508,8 +487,7 @@ fn pack_unpack() {
         v2s.push(v2);
         words.push(w);
     }
-    let bufs = run("pack_unpack.wgsl", group0(vec![(0, input), (1, zeros(64 * n))]));
-    let got = out(&bufs, 1);
+    let got = &run_io("pack_unpack.wgsl", vec![input], 64 * n);
     // The packs are exact: floor(0.5 + scale * clamp(e)) as the WGSL spec writes them.
     let mut packs_got = Vec::new();
     let mut packs_want = Vec::new();
@@ -576,50 +554,43 @@ fn float_arith() {
     for (k, v) in [2.5f32, -2.5, 0.5, 1.5, -0.5, 0.0, -3.0, 7.0].iter().enumerate() {
         a[k] = *v;
     }
-    let bufs = run(
-        "float_arith.wgsl",
-        group0(vec![
-            (0, f32_bytes(&a)),
-            (1, f32_bytes(&b)),
-            (2, f32_bytes(&c)),
-            (3, zeros(80 * n)),
-        ]),
-    );
-    let mut want = Vec::new();
-    for i in 0..n {
+    let got = run_io("float_arith.wgsl", vec![f32_bytes(&a), f32_bytes(&b), f32_bytes(&c)], 80 * n);
+    let want = per_item(0..n, |i| {
         let (x, y, t) = (a[i], b[i], c[i]);
-        want.push(x + y);
-        want.push(x - y);
-        want.push(x * y);
-        want.push(x / y);
-        want.push(x - y * (x / y).trunc()); // WGSL's float %
-        want.push(x.mul_add(y, t));
-        want.push(x.min(y));
-        want.push(x.max(y));
-        want.push(x.clamp(-2.5, 2.5));
-        want.push(x.abs());
-        want.push(x.floor());
-        want.push(x.ceil());
-        want.push(x.round_ties_even()); // WGSL round: ties to even
-        want.push(x.trunc());
-        want.push(x - x.floor());
-        want.push(if x > 0.0 {
-            1.0
-        } else if x < 0.0 {
-            -1.0
-        } else {
-            0.0
-        });
-        want.push(if y <= x { 1.0 } else { 0.0 });
-        want.push(x * (1.0 - t) + y * t);
         let s = ((x + 1.0) / 4.0).clamp(0.0, 1.0);
-        want.push(s * s * (3.0 - 2.0 * s));
-        want.push((t * 2.0 - 0.5).clamp(0.0, 1.0) + x);
-    }
+        [
+            x + y,
+            x - y,
+            x * y,
+            x / y,
+            x - y * (x / y).trunc(), // WGSL's float %
+            x.mul_add(y, t),
+            x.min(y),
+            x.max(y),
+            x.clamp(-2.5, 2.5),
+            x.abs(),
+            x.floor(),
+            x.ceil(),
+            x.round_ties_even(), // WGSL round: ties to even
+            x.trunc(),
+            x - x.floor(),
+            if x > 0.0 {
+                1.0
+            } else if x < 0.0 {
+                -1.0
+            } else {
+                0.0
+            },
+            if y <= x { 1.0 } else { 0.0 },
+            x * (1.0 - t) + y * t,
+            s * s * (3.0 - 2.0 * s),
+            (t * 2.0 - 0.5).clamp(0.0, 1.0) + x,
+        ]
+    });
     // Single correctly rounded operations agree to a few ulp whatever the evaluation order
     // (fma may be fused or not, % may be fmod-exact or the trunc formula): 2e-6 absolute
     // plus 2e-6 relative for values of magnitude <= 100.
-    check_f32("float_arith out", &f32s(out(&bufs, 3)), &want, 2e-6, 2e-6);
+    check_f32("float_arith out", &f32s(&got), &want, 2e-6, 2e-6);
 }
 
 #[test]
@@ -630,15 +601,11 @@ fn float_math() {
     let ps = rng.vec(n, |r| r.f32_in(0.1, 10.0));
     xs[0] = 0.0;
     xs[1] = -1.0;
-    let bufs = run(
-        "float_math.wgsl",
-        group0(vec![(0, f32_bytes(&xs)), (1, f32_bytes(&ps)), (2, zeros(72 * n))]),
-    );
-    let mut want = Vec::new();
-    for i in 0..n {
+    let got = run_io("float_math.wgsl", vec![f32_bytes(&xs), f32_bytes(&ps)], 72 * n);
+    let want = per_item(0..n, |i| {
         // Reference in f64, rounded once.
         let (x, p) = (xs[i] as f64, ps[i] as f64);
-        let v = [
+        [
             x.exp(),
             ((xs[i] * 4.0) as f64).exp2(),
             p.ln(),
@@ -657,12 +624,12 @@ fn float_math() {
             x.sinh() + x.cosh(),
             x.to_degrees() + p.to_radians(),
             (x * x + p * p).sqrt() + (x - p).abs(),
-        ];
-        want.extend(v.map(|e| e as f32));
-    }
+        ]
+        .map(|e| e as f32)
+    });
     // Transcendentals: the interpreter uses host libm-quality functions; 1e-5 relative plus
     // 1e-6 absolute (near zeros of sin/cos/atan2) covers a few ulp of f32.
-    check_f32("float_math out", &f32s(out(&bufs, 2)), &want, 1e-6, 1e-5);
+    check_f32("float_math out", &f32s(&got), &want, 1e-6, 1e-5);
 }
 
 #[test]
@@ -673,14 +640,13 @@ fn activations() {
     x[0] = 0.0;
     x[1] = -0.0;
     x[2] = 6.0;
-    let bufs = run("activations.wgsl", group0(vec![(0, f32_bytes(&x)), (1, zeros(40 * n))]));
-    let mut want = Vec::new();
-    for &vf in &x {
+    let got = run_io("activations.wgsl", vec![f32_bytes(&x)], 40 * n);
+    let want = per_item(&x, |&vf| {
         let v = vf as f64;
         let sigmoid = 1.0 / (1.0 + (-v).exp());
         let softplus = (1.0 + v.exp()).ln();
         let gelu = 0.5 * v * (1.0 + (0.7978845608028654 * (v + 0.044715 * v * v * v)).tanh());
-        let o = [
+        [
             v.max(0.0),
             if v > 0.0 { v } else { 0.01 * v },
             sigmoid,
@@ -691,11 +657,11 @@ fn activations() {
             softplus,
             v * softplus.tanh(),
             (v / 6.0 + 0.5).clamp(0.0, 1.0) / (1.0 + v * v).sqrt() + (v.abs() + 1.0).powf(0.75),
-        ];
-        want.extend(o.map(|e| e as f32));
-    }
+        ]
+        .map(|e| e as f32)
+    });
     // Chains of a few f32 transcendentals: 1e-5 relative plus 1e-6 absolute.
-    check_f32("activations out", &f32s(out(&bufs, 1)), &want, 1e-6, 1e-5);
+    check_f32("activations out", &f32s(&got), &want, 1e-6, 1e-5);
 }
 
 #[test]
@@ -704,36 +670,31 @@ fn vector_swizzle() {
     let n = 128;
     let a: Vec<[f32; 4]> = rng.vec(n, |r| [0; 4].map(|_| r.f32_in(-1.0, 1.0)));
     let b: Vec<[f32; 4]> = rng.vec(n, |r| [0; 4].map(|_| r.f32_in(-1.0, 1.0)));
-    let flat = |v: &Vec<[f32; 4]>| f32_bytes(&v.iter().flatten().copied().collect::<Vec<_>>());
-    let bufs =
-        run("vector_swizzle.wgsl", group0(vec![(0, flat(&a)), (1, flat(&b)), (2, zeros(64 * n))]));
-    let mut want = Vec::new();
-    for i in 0..n {
-        let (u, v) = (a[i], b[i]);
-        want.extend([u[3] + v[0] * 2.0, u[2] + v[0] * 2.0, u[1] + v[1] * 2.0, u[0] + v[1] * 2.0]);
-        let dot = |p: &[f32], q: &[f32]| p.iter().zip(q).map(|(x, y)| x * y).sum::<f32>();
+    let got =
+        run_io("vector_swizzle.wgsl", vec![f32_bytes(&flat(&a)), f32_bytes(&flat(&b))], 64 * n);
+    let dot = |p: &[f32], q: &[f32]| p.iter().zip(q).map(|(x, y)| x * y).sum::<f32>();
+    let want = per_item(a.iter().zip(&b), |(&u, &v)| {
         let len = dot(&u, &u).sqrt();
         let d: Vec<f32> = u.iter().zip(&v).map(|(x, y)| x - y).collect();
-        want.extend([
-            dot(&u, &v),
-            len,
-            dot(&d, &d).sqrt(),
-            u[0] * v[2] + u[1] * v[1] + u[2] * v[0],
-        ]);
         let mut w = u;
         w[1] = v[3];
         w[2] += 1.0;
         let w = [w[2] * 1.0, w[0] * 2.0, w[1] * 3.0, w[3] * 4.0];
-        want.extend([
-            u[1] * v[2] - u[2] * v[1],
-            u[2] * v[0] - u[0] * v[2],
-            u[0] * v[1] - u[1] * v[0],
-            w[0] + w[1] - w[2] * w[3],
-        ]);
-        want.extend([u[0] / len + v[1], u[1] / len + v[0], u[2] / len + 1.5, u[3] / len + 0.5]);
-    }
+        [
+            [u[3] + v[0] * 2.0, u[2] + v[0] * 2.0, u[1] + v[1] * 2.0, u[0] + v[1] * 2.0],
+            [dot(&u, &v), len, dot(&d, &d).sqrt(), u[0] * v[2] + u[1] * v[1] + u[2] * v[0]],
+            [
+                u[1] * v[2] - u[2] * v[1],
+                u[2] * v[0] - u[0] * v[2],
+                u[0] * v[1] - u[1] * v[0],
+                w[0] + w[1] - w[2] * w[3],
+            ],
+            [u[0] / len + v[1], u[1] / len + v[0], u[2] / len + 1.5, u[3] / len + 0.5],
+        ]
+        .concat()
+    });
     // Dot products and square roots of values in [-1, 1]: 1e-5 absolute, 1e-5 relative.
-    check_f32("vector_swizzle out", &f32s(out(&bufs, 2)), &want, 1e-5, 1e-5);
+    check_f32("vector_swizzle out", &f32s(&got), &want, 1e-5, 1e-5);
 }
 
 type Mat4 = [[f32; 4]; 4]; // [column][row]
@@ -762,13 +723,8 @@ fn matrix_ops() {
     let n = 32;
     let mats: Vec<Mat4> = rng.vec(n, |r| [0; 4].map(|_| [0; 4].map(|_| r.f32_in(-1.0, 1.0))));
     let vecs: Vec<[f32; 4]> = rng.vec(n, |r| [0; 4].map(|_| r.f32_in(-1.0, 1.0)));
-    let mflat: Vec<f32> = mats.iter().flatten().flatten().copied().collect();
-    let vflat: Vec<f32> = vecs.iter().flatten().copied().collect();
-    let bufs = run(
-        "matrix_ops.wgsl",
-        group0(vec![(0, f32_bytes(&mflat)), (1, f32_bytes(&vflat)), (2, zeros(176 * n))]),
-    );
-    let got = out(&bufs, 2);
+    let (mflat, vflat) = (f32_bytes(&flat(&flat(&mats))), f32_bytes(&flat(&vecs)));
+    let got = &run_io("matrix_ops.wgsl", vec![mflat, vflat], 176 * n);
     let mut g = Vec::new();
     let mut want = Vec::new();
     for i in 0..n {
@@ -831,8 +787,7 @@ fn matrix_nonsquare() {
         }
         ts.push((m23, m32, v2, v3));
     }
-    let bufs = run("matrix_nonsquare.wgsl", group0(vec![(0, input), (1, zeros(112 * n))]));
-    let got = out(&bufs, 1);
+    let got = &run_io("matrix_nonsquare.wgsl", vec![input], 112 * n);
     let mut g = Vec::new();
     let mut want = Vec::new();
     for (i, (m23, m32, v2, v3)) in ts.iter().enumerate() {
@@ -888,7 +843,7 @@ fn struct_layout() {
     }
     let points: Vec<f32> = rng.vec(4 * n, |r| r.f32_in(-5.0, 5.0));
     let input = particles.clone();
-    let bufs = run("struct_layout.wgsl", group0(vec![(0, particles), (1, f32_bytes(&points))]));
+    let bufs = run_bound("struct_layout.wgsl", vec![particles, f32_bytes(&points)]);
     let got = out(&bufs, 0);
     let (mut gf, mut wf, mut gu, mut wu) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for i in 0..n {
@@ -956,10 +911,7 @@ fn uniform_params() {
     }
     let x = rng.vec(n, |r| r.f32_in(-10.0, 10.0));
     let y = rng.vec(n, |r| r.f32_in(-10.0, 10.0));
-    let bufs = run(
-        "uniform_params.wgsl",
-        group0(vec![(0, params), (1, f32_bytes(&x)), (2, f32_bytes(&y))]),
-    );
+    let bufs = run_bound("uniform_params.wgsl", vec![params, f32_bytes(&x), f32_bytes(&y)]);
     let want: Vec<f32> = (0..n)
         .map(|i| {
             if i as u32 >= limit {
@@ -1007,10 +959,8 @@ fn uniform_lights() {
         }
         sf.push((p, nrm));
     }
-    let bufs =
-        run("uniform_lights.wgsl", group0(vec![(0, scene), (1, surfels), (2, zeros(16 * n))]));
-    let mut want = Vec::new();
-    for (p, nrm) in &sf {
+    let got = run_io("uniform_lights.wgsl", vec![scene, surfels], 16 * n);
+    let want = per_item(&sf, |(p, nrm)| {
         let mut total = ambient;
         for (lp, intensity) in &lights[..count as usize] {
             let t = [0, 1, 2].map(|j| lp[j] - p[j]);
@@ -1022,11 +972,11 @@ fn uniform_lights() {
                 *c += lambert * intensity / d2;
             }
         }
-        want.extend([total[0], total[1], total[2], count as f32]);
-    }
+        [total[0], total[1], total[2], count as f32]
+    });
     // Three lights with inverseSqrt and a division by d2 >= 1e-4: 1e-4 relative plus
     // 1e-5 absolute.
-    check_f32("radiance", &f32s(out(&bufs, 2)), &want, 1e-5, 1e-4);
+    check_f32("radiance", &f32s(&got), &want, 1e-5, 1e-4);
 }
 
 #[test]
@@ -1042,10 +992,7 @@ fn runtime_array_length() {
     for (k, v) in xy.iter().enumerate() {
         set_f32(&mut items, 8 + 4 * k, *v);
     }
-    let bufs = run(
-        "runtime_array_length.wgsl",
-        group0(vec![(0, u32_bytes(&values)), (1, items), (2, zeros(16))]),
-    );
+    let bufs = run_bound("runtime_array_length.wgsl", vec![u32_bytes(&values), items, zeros(16)]);
     let total: u32 = values.iter().fold(0u32, |a, v| a.wrapping_add(*v));
     check_eq("summary", &u32s(out(&bufs, 2)), &[37, total, m as u32, 3700 + m as u32]);
     let got = out(&bufs, 1);
@@ -1058,7 +1005,7 @@ fn runtime_array_length() {
 
 #[test]
 fn workgroup_ids() {
-    let bufs = run("workgroup_ids.wgsl", group0(vec![(0, zeros(192 * 64))]));
+    let got = run_io("workgroup_ids.wgsl", vec![], 192 * 64);
     let mut want = vec![0u32; 192 * 16];
     for wz in 0..2u32 {
         for wy in 0..3u32 {
@@ -1093,7 +1040,7 @@ fn workgroup_ids() {
             }
         }
     }
-    check_eq("builtins", &u32s(out(&bufs, 0)), &want);
+    check_eq("builtins", &u32s(&got), &want);
 }
 
 #[test]
@@ -1101,10 +1048,7 @@ fn override_block() {
     let mut rng = Rng::new(19);
     let n = 256;
     let x = rng.vec(n, |r| r.f32_in(-10.0, 10.0));
-    let bufs = run(
-        "override_block.wgsl",
-        group0(vec![(0, f32_bytes(&x)), (1, zeros(4 * n)), (2, zeros(4 * n))]),
-    );
+    let bufs = run_bound("override_block.wgsl", vec![f32_bytes(&x), zeros(4 * n), zeros(4 * n)]);
     // Defaults: BLOCK = 64, SCALE = 2, USE_BIAS = true, BIAS = 0.5.
     let want: Vec<f32> = (0..n).map(|i| x[i] * 2.0 + 0.5 * (i / 64) as f32).collect();
     check_f32("y", &f32s(out(&bufs, 1)), &want, 1e-6, 1e-6);
@@ -1142,10 +1086,8 @@ fn loops_for_while() {
     input[0] = 0;
     input[1] = 1;
     input[2] = 9999;
-    let bufs =
-        run("loops_for_while.wgsl", group0(vec![(0, u32_bytes(&input)), (1, zeros(16 * n))]));
-    let mut want = Vec::new();
-    for &x in &input {
+    let got = run_io("loops_for_while.wgsl", vec![u32_bytes(&input)], 16 * n);
+    let want = per_item(&input, |&x| {
         let w: u32 = (0..(x & 15)).map(|k| k * x).sum();
         let mut c = x as u64 + 1;
         let mut steps = 0;
@@ -1155,9 +1097,9 @@ fn loops_for_while() {
         }
         let digits = x.to_string().len() as u32;
         let sq = (0u32..).find(|k| k * k > x).unwrap();
-        want.extend([w, steps, digits, sq]);
-    }
-    check_eq("LoopOut", &u32s(out(&bufs, 1)), &want);
+        [w, steps, digits, sq]
+    });
+    check_eq("LoopOut", &u32s(&got), &want);
 }
 
 #[test]
@@ -1165,10 +1107,8 @@ fn loop_continuing() {
     let mut rng = Rng::new(21);
     let n = 128;
     let input = rng.vec(n, |r| if r.below(2) == 0 { r.next_u32() } else { r.below(500) });
-    let bufs =
-        run("loop_continuing.wgsl", group0(vec![(0, u32_bytes(&input)), (1, zeros(12 * n))]));
-    let mut want = Vec::new();
-    for &x in &input {
+    let got = run_io("loop_continuing.wgsl", vec![u32_bytes(&input)], 12 * n);
+    let want = per_item(&input, |&x| {
         let n = x % 23 + 1;
         let mut acc = 0u32;
         let mut i = 0u32;
@@ -1211,9 +1151,9 @@ fn loop_continuing() {
                 break;
             }
         }
-        want.extend([acc, pairs, lo | (probes << 16)]);
-    }
-    check_eq("loop_continuing out", &u32s(out(&bufs, 1)), &want);
+        [acc, pairs, lo | (probes << 16)]
+    });
+    check_eq("loop_continuing out", &u32s(&got), &want);
 }
 
 #[test]
@@ -1221,9 +1161,8 @@ fn switch_cases() {
     let mut rng = Rng::new(22);
     let n = 128;
     let input = rng.vec(n, |r| if r.below(2) == 0 { r.next_u32() } else { r.below(2000) });
-    let bufs = run("switch_cases.wgsl", group0(vec![(0, u32_bytes(&input)), (1, zeros(12 * n))]));
-    let mut want = Vec::new();
-    for &x in &input {
+    let got = run_io("switch_cases.wgsl", vec![u32_bytes(&input)], 12 * n);
+    let want = per_item(&input, |&x| {
         let r = match x & 15 {
             0 | 1 => 10,
             2 => 20u32.wrapping_add(x),
@@ -1254,9 +1193,9 @@ fn switch_cases() {
             }
             acc = acc.wrapping_add(1);
         }
-        want.extend([r, q as u32, acc]);
-    }
-    check_eq("switch out", &u32s(out(&bufs, 1)), &want);
+        [r, q as u32, acc]
+    });
+    check_eq("switch out", &u32s(&got), &want);
 }
 
 #[test]
@@ -1264,9 +1203,7 @@ fn functions_ptr() {
     let mut rng = Rng::new(23);
     let n = 128;
     let input: Vec<[f32; 4]> = rng.vec(n, |r| [0; 4].map(|_| r.f32_in(-5.0, 5.0)));
-    let flat: Vec<f32> = input.iter().flatten().copied().collect();
-    let bufs = run("functions_ptr.wgsl", group0(vec![(0, f32_bytes(&flat)), (1, zeros(32 * n))]));
-    let got = out(&bufs, 1);
+    let got = &run_io("functions_ptr.wgsl", vec![f32_bytes(&flat(&input))], 32 * n);
     let (mut gf, mut wf, mut gu, mut wu) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for (i, v) in input.iter().enumerate() {
         let mut arr = [v[0], v[1], v[2]];
@@ -1304,10 +1241,8 @@ fn ptr_address_spaces() {
     let mut rng = Rng::new(52);
     let n = 128;
     let input = rng.vec(n, |r| r.next_u32());
-    let bufs =
-        run("ptr_address_spaces.wgsl", group0(vec![(0, u32_bytes(&input)), (1, zeros(16 * n))]));
-    let mut want = Vec::new();
-    for (gid, &x) in input.iter().enumerate() {
+    let got = run_io("ptr_address_spaces.wgsl", vec![u32_bytes(&input)], 16 * n);
+    let want = per_item(input.iter().enumerate(), |(gid, &x)| {
         let lid = gid % 64;
         let base = gid - lid;
         // Private memory starts zeroed for every invocation.
@@ -1320,14 +1255,14 @@ fn ptr_address_spaces() {
         let mut m = [[(x & 255) as f32, 1.0], [2.0, lid as f32]];
         let (col, row) = ((x & 1) as usize, ((x >> 1) & 1) as usize);
         m[col][row] += 0.5;
-        want.extend([
+        [
             history[(x % 4) as usize],
             counts[0] | (counts[1] << 8) | (counts[2] << 16) | (counts[3] << 24),
             (m[row][col] + m[col][row]).to_bits(),
             history[3].wrapping_add(history[1]),
-        ]);
-    }
-    check_eq("ptr_address_spaces out", &u32s(out(&bufs, 1)), &want);
+        ]
+    });
+    check_eq("ptr_address_spaces out", &u32s(&got), &want);
 }
 
 #[test]
@@ -1335,9 +1270,8 @@ fn private_globals() {
     let mut rng = Rng::new(24);
     let n = 128;
     let seeds = rng.vec(n, |r| r.next_u32());
-    let bufs = run("private_globals.wgsl", group0(vec![(0, u32_bytes(&seeds)), (1, zeros(8 * n))]));
-    let mut want = Vec::new();
-    for &seed in &seeds {
+    let got = run_io("private_globals.wgsl", vec![u32_bytes(&seeds)], 8 * n);
+    let want = per_item(&seeds, |&seed| {
         let mut state = seed | 1;
         let mut calls = 7u32;
         let mut table = [3u32, 1, 4, 1, 5, 9, 2, 6];
@@ -1350,9 +1284,9 @@ fn private_globals() {
             mixed = (mixed ^ state).wrapping_add(table[(state & 7) as usize]);
             table[(k & 7) as usize] += 1;
         }
-        want.extend([mixed, calls + table[0] * 1000]);
-    }
-    check_eq("private_globals out", &u32s(out(&bufs, 1)), &want);
+        [mixed, calls + table[0] * 1000]
+    });
+    check_eq("private_globals out", &u32s(&got), &want);
 }
 
 #[test]
@@ -1360,10 +1294,8 @@ fn local_array_sort() {
     let mut rng = Rng::new(25);
     let n = 64;
     let input = rng.vec(8 * n, |r| r.f32_in(-100.0, 100.0));
-    let bufs = run(
-        "local_array_sort.wgsl",
-        group0(vec![(0, f32_bytes(&input)), (1, zeros(32 * n)), (2, zeros(4 * n))]),
-    );
+    let bufs =
+        run_bound("local_array_sort.wgsl", vec![f32_bytes(&input), zeros(32 * n), zeros(4 * n)]);
     let mut sorted = input.clone();
     let mut medians = Vec::new();
     for chunk in sorted.chunks_mut(8) {
@@ -1392,11 +1324,8 @@ fn select_bool() {
             a[i] = [-1.0, -1.0, -1.0, -1.0];
         }
     }
-    let flat = |v: &Vec<[f32; 4]>| f32_bytes(&v.iter().flatten().copied().collect::<Vec<_>>());
-    let bufs = run(
-        "select_bool.wgsl",
-        group0(vec![(0, flat(&a)), (1, flat(&b)), (2, zeros(16 * n)), (3, zeros(4 * n))]),
-    );
+    let (fa, fb) = (f32_bytes(&flat(&a)), f32_bytes(&flat(&b)));
+    let bufs = run_bound("select_bool.wgsl", vec![fa, fb, zeros(16 * n), zeros(4 * n)]);
     let mut picked = Vec::new();
     let mut flags = Vec::new();
     for i in 0..n {
@@ -1427,14 +1356,9 @@ fn reduce_tree() {
     let mut rng = Rng::new(27);
     let ints = rng.vec(1024, |r| r.next_u32());
     let floats = rng.vec(1024, |r| r.f32_in(-100.0, 100.0));
-    let bufs = run(
+    let bufs = run_bound(
         "reduce_tree.wgsl",
-        group0(vec![
-            (0, u32_bytes(&ints)),
-            (1, f32_bytes(&floats)),
-            (2, zeros(16)),
-            (3, zeros(16)),
-        ]),
+        vec![u32_bytes(&ints), f32_bytes(&floats), zeros(16), zeros(16)],
     );
     let sums: Vec<u32> =
         ints.chunks(256).map(|c| c.iter().fold(0u32, |a, v| a.wrapping_add(*v))).collect();
@@ -1450,10 +1374,7 @@ fn matmul_tiled() {
     let n = 64;
     let a = rng.vec(n * n, |r| r.f32_in(-1.0, 1.0));
     let b = rng.vec(n * n, |r| r.f32_in(-1.0, 1.0));
-    let bufs = run(
-        "matmul_tiled.wgsl",
-        group0(vec![(0, f32_bytes(&a)), (1, f32_bytes(&b)), (2, zeros(4 * n * n))]),
-    );
+    let got = run_io("matmul_tiled.wgsl", vec![f32_bytes(&a), f32_bytes(&b)], 4 * n * n);
     let mut c = vec![0.0f32; n * n];
     for r in 0..n {
         for col in 0..n {
@@ -1462,17 +1383,14 @@ fn matmul_tiled() {
         }
     }
     // 64 products of values in [-1, 1] accumulated in f32: 1e-4 absolute.
-    check_f32("C", &f32s(out(&bufs, 2)), &c, 1e-4, 0.0);
+    check_f32("C", &f32s(&got), &c, 1e-4, 0.0);
 }
 
 #[test]
 fn scan_blelloch() {
     let mut rng = Rng::new(29);
     let input = rng.vec(1024, |r| r.below(1000));
-    let bufs = run(
-        "scan_blelloch.wgsl",
-        group0(vec![(0, u32_bytes(&input)), (1, zeros(4096)), (2, zeros(8))]),
-    );
+    let bufs = run_bound("scan_blelloch.wgsl", vec![u32_bytes(&input), zeros(4096), zeros(8)]);
     let mut scan = Vec::new();
     let mut sums = Vec::new();
     for block in input.chunks(512) {
@@ -1491,8 +1409,7 @@ fn scan_blelloch() {
 fn scan_hillis_steele() {
     let mut rng = Rng::new(30);
     let input = rng.vec(384, |r| r.i32_in(-1000, 1000));
-    let bufs =
-        run("scan_hillis_steele.wgsl", group0(vec![(0, i32_bytes(&input)), (1, zeros(4 * 384))]));
+    let got = run_io("scan_hillis_steele.wgsl", vec![i32_bytes(&input)], 4 * 384);
     let mut scan = Vec::new();
     for block in input.chunks(128) {
         let mut acc = 0i32;
@@ -1501,7 +1418,7 @@ fn scan_hillis_steele() {
             scan.push(acc);
         }
     }
-    check_eq("inclusive scan", &i32s(out(&bufs, 1)), &scan);
+    check_eq("inclusive scan", &i32s(&got), &scan);
 }
 
 #[test]
@@ -1509,15 +1426,14 @@ fn transpose_shared() {
     let mut rng = Rng::new(31);
     let (w, h) = (64, 48);
     let input = rng.vec(w * h, |r| r.f32_in(-1000.0, 1000.0));
-    let bufs =
-        run("transpose_shared.wgsl", group0(vec![(0, f32_bytes(&input)), (1, zeros(4 * w * h))]));
+    let got = run_io("transpose_shared.wgsl", vec![f32_bytes(&input)], 4 * w * h);
     let mut want = vec![0.0f32; w * h];
     for r in 0..w {
         for c in 0..h {
             want[r * h + c] = input[c * w + r];
         }
     }
-    check_f32("transposed", &f32s(out(&bufs, 1)), &want, 0.0, 0.0);
+    check_f32("transposed", &f32s(&got), &want, 0.0, 0.0);
 }
 
 #[test]
@@ -1527,7 +1443,7 @@ fn bitonic_sort() {
     for k in (0..512).step_by(9) {
         keys[k] = keys[(k * 7) % 512]; // duplicates
     }
-    let bufs = run("bitonic_sort.wgsl", group0(vec![(0, u32_bytes(&keys))]));
+    let bufs = run_bound("bitonic_sort.wgsl", vec![u32_bytes(&keys)]);
     let mut want = keys.clone();
     for chunk in want.chunks_mut(256) {
         chunk.sort();
@@ -1543,8 +1459,7 @@ fn conv1d() {
     let mut uniform = f32_bytes(&taps);
     uniform.extend(u32_bytes(&[n as u32, 0, 0, 0]));
     let signal = rng.vec(n, |r| r.f32_in(-1.0, 1.0));
-    let bufs =
-        run("conv1d.wgsl", group0(vec![(0, uniform), (1, f32_bytes(&signal)), (2, zeros(4 * n))]));
+    let got = run_io("conv1d.wgsl", vec![uniform, f32_bytes(&signal)], 4 * n);
     let want: Vec<f32> = (0..n as i32)
         .map(|g| {
             let mut acc = 0.0f32;
@@ -1555,7 +1470,7 @@ fn conv1d() {
         })
         .collect();
     // Seven products of values in [-1, 1]: 1e-5 absolute.
-    check_f32("result", &f32s(out(&bufs, 2)), &want, 1e-5, 0.0);
+    check_f32("result", &f32s(&got), &want, 1e-5, 0.0);
 }
 
 #[test]
@@ -1563,7 +1478,7 @@ fn stencil2d() {
     let mut rng = Rng::new(34);
     let w = 32;
     let src = rng.vec(w * w, |r| r.f32_in(0.0, 10.0));
-    let bufs = run("stencil2d.wgsl", group0(vec![(0, f32_bytes(&src)), (1, zeros(4 * w * w))]));
+    let got = run_io("stencil2d.wgsl", vec![f32_bytes(&src)], 4 * w * w);
     let mut want = src.clone();
     for y in 1..w - 1 {
         for x in 1..w - 1 {
@@ -1573,7 +1488,7 @@ fn stencil2d() {
         }
     }
     // Five additions and a multiply of values <= 10: 1e-5 absolute.
-    check_f32("dst", &f32s(out(&bufs, 1)), &want, 1e-5, 0.0);
+    check_f32("dst", &f32s(&got), &want, 1e-5, 0.0);
 }
 
 #[test]
@@ -1583,8 +1498,7 @@ fn gemv() {
     let a = rng.vec(rows * cols, |r| r.f32_in(-1.0, 1.0));
     let x = rng.vec(cols, |r| r.f32_in(-1.0, 1.0));
     let y = rng.vec(rows, |r| r.f32_in(-1.0, 1.0));
-    let bufs =
-        run("gemv.wgsl", group0(vec![(0, f32_bytes(&a)), (1, f32_bytes(&x)), (2, f32_bytes(&y))]));
+    let bufs = run_bound("gemv.wgsl", vec![f32_bytes(&a), f32_bytes(&x), f32_bytes(&y)]);
     let want: Vec<f32> = (0..rows)
         .map(|r| {
             let dot: f64 = (0..cols).map(|c| a[r * cols + c] as f64 * x[c] as f64).sum();
@@ -1600,10 +1514,8 @@ fn workgroup_uniform_load() {
     let mut rng = Rng::new(36);
     let counts = rng.vec(2, |r| r.next_u32());
     let values = rng.vec(512, |r| r.below(1000));
-    let bufs = run(
-        "workgroup_uniform_load.wgsl",
-        group0(vec![(0, u32_bytes(&counts)), (1, u32_bytes(&values)), (2, zeros(8))]),
-    );
+    let got =
+        run_io("workgroup_uniform_load.wgsl", vec![u32_bytes(&counts), u32_bytes(&values)], 8);
     let want: Vec<u32> = (0..2)
         .map(|w| {
             let n = counts[w] % 8 + 1;
@@ -1616,7 +1528,7 @@ fn workgroup_uniform_load() {
             t + n * 1_000_000
         })
         .collect();
-    check_eq("out", &u32s(out(&bufs, 2)), &want);
+    check_eq("out", &u32s(&got), &want);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1627,10 +1539,7 @@ fn histogram_atomic() {
     let mut rng = Rng::new(37);
     let samples = rng.vec(1024, |r| r.next_u32());
     let initial = rng.vec(64, |r| r.below(1000));
-    let bufs = run(
-        "histogram_atomic.wgsl",
-        group0(vec![(0, u32_bytes(&samples)), (1, u32_bytes(&initial))]),
-    );
+    let bufs = run_bound("histogram_atomic.wgsl", vec![u32_bytes(&samples), u32_bytes(&initial)]);
     let mut want = initial.clone();
     for s in &samples {
         want[(s >> 26) as usize] += 1;
@@ -1643,8 +1552,7 @@ fn atomic_minmax() {
     let mut rng = Rng::new(38);
     let values: Vec<i32> = rng.vec(256, |r| r.next_u32() as i32);
     let init: Vec<u32> = rng.vec(9, |r| r.next_u32());
-    let bufs =
-        run("atomic_minmax.wgsl", group0(vec![(0, i32_bytes(&values)), (1, u32_bytes(&init))]));
+    let bufs = run_bound("atomic_minmax.wgsl", vec![i32_bytes(&values), u32_bytes(&init)]);
     let mut w = init.clone();
     for &v in &values {
         let u = v as u32;
@@ -1666,10 +1574,8 @@ fn atomic_float_max() {
     let mut rng = Rng::new(39);
     let values = rng.vec(256, |r| r.f32_in(-1000.0, 1000.0));
     let init = -5000.0f32;
-    let bufs = run(
-        "atomic_float_max.wgsl",
-        group0(vec![(0, f32_bytes(&values)), (1, f32_bytes(&[init])), (2, zeros(16))]),
-    );
+    let bufs =
+        run_bound("atomic_float_max.wgsl", vec![f32_bytes(&values), f32_bytes(&[init]), zeros(16)]);
     let global = values.iter().copied().fold(init, f32::max);
     let groups: Vec<f32> =
         values.chunks(64).map(|c| c.iter().copied().fold(-3.0e38, f32::max)).collect();
@@ -1683,14 +1589,9 @@ fn atomic_exchange() {
     let n = 128;
     let slots = rng.vec(n, |r| r.next_u32());
     let replacements = rng.vec(n, |r| r.next_u32());
-    let bufs = run(
+    let bufs = run_bound(
         "atomic_exchange.wgsl",
-        group0(vec![
-            (0, u32_bytes(&slots)),
-            (1, u32_bytes(&replacements)),
-            (2, zeros(4 * n)),
-            (3, u32_bytes(&[5, 9])),
-        ]),
+        vec![u32_bytes(&slots), u32_bytes(&replacements), zeros(4 * n), u32_bytes(&[5, 9])],
     );
     check_eq("slots", &u32s(out(&bufs, 0)), &replacements);
     let prev: Vec<u32> = slots.iter().map(|s| s ^ 0xffff).collect();
@@ -1702,10 +1603,7 @@ fn atomic_exchange() {
 fn stream_compact() {
     let mut rng = Rng::new(41);
     let input = rng.vec(256, |r| r.below(1000));
-    let bufs = run(
-        "stream_compact.wgsl",
-        group0(vec![(0, u32_bytes(&input)), (1, zeros(4)), (2, zeros(1024))]),
-    );
+    let bufs = run_bound("stream_compact.wgsl", vec![u32_bytes(&input), zeros(4), zeros(1024)]);
     let mut want: Vec<u32> = input.iter().copied().filter(|v| v % 3 == 0).collect();
     want.sort();
     let count = u32s(out(&bufs, 1))[0] as usize;
@@ -1726,16 +1624,15 @@ fn softmax() {
     let mut rng = Rng::new(42);
     let (rows, cols) = (16, 128);
     let x = rng.vec(rows * cols, |r| r.f32_in(-5.0, 5.0));
-    let bufs = run("softmax.wgsl", group0(vec![(0, f32_bytes(&x)), (1, zeros(4 * rows * cols))]));
-    let mut want = Vec::new();
-    for row in x.chunks(cols) {
+    let got = run_io("softmax.wgsl", vec![f32_bytes(&x)], 4 * rows * cols);
+    let want = per_item(x.chunks(cols), |row| {
         let m = row.iter().copied().fold(f32::MIN, f32::max) as f64;
         let e: Vec<f64> = row.iter().map(|v| (*v as f64 - m).exp()).collect();
         let s: f64 = e.iter().sum();
-        want.extend(e.iter().map(|v| (v / s) as f32));
-    }
+        e.iter().map(|v| (v / s) as f32).collect::<Vec<_>>()
+    });
     // exp and a 128-term f32 sum: 2e-5 relative plus 1e-8 absolute.
-    check_f32("softmax", &f32s(out(&bufs, 1)), &want, 1e-8, 2e-5);
+    check_f32("softmax", &f32s(&got), &want, 1e-8, 2e-5);
 }
 
 #[test]
@@ -1745,26 +1642,24 @@ fn layer_norm() {
     let x = rng.vec(rows * cols, |r| r.f32_in(-3.0, 3.0));
     let gamma = rng.vec(cols, |r| r.f32_in(0.5, 1.5));
     let beta = rng.vec(cols, |r| r.f32_in(-0.5, 0.5));
-    let bufs = run(
+    let got = run_io(
         "layer_norm.wgsl",
-        group0(vec![
-            (0, f32_bytes(&x)),
-            (1, f32_bytes(&gamma)),
-            (2, f32_bytes(&beta)),
-            (3, zeros(4 * rows * cols)),
-        ]),
+        vec![f32_bytes(&x), f32_bytes(&gamma), f32_bytes(&beta)],
+        4 * rows * cols,
     );
-    let mut want = Vec::new();
-    for row in x.chunks(cols) {
+    let want = per_item(x.chunks(cols), |row| {
         let mean = row.iter().map(|v| *v as f64).sum::<f64>() / cols as f64;
         let var = row.iter().map(|v| (*v as f64 - mean).powi(2)).sum::<f64>() / cols as f64;
         let rstd = 1.0 / (var + 1e-5).sqrt();
-        for (j, v) in row.iter().enumerate() {
-            want.push(((*v as f64 - mean) * rstd * gamma[j] as f64 + beta[j] as f64) as f32);
-        }
-    }
+        let affine = gamma.iter().zip(&beta);
+        let norm = row
+            .iter()
+            .zip(affine)
+            .map(|(v, (g, b))| ((*v as f64 - mean) * rstd * *g as f64 + *b as f64) as f32);
+        norm.collect::<Vec<_>>()
+    });
     // Mean and variance from 256-term f32 sums, outputs of magnitude <= ~3: 1e-4 absolute.
-    check_f32("layer_norm", &f32s(out(&bufs, 3)), &want, 1e-4, 1e-5);
+    check_f32("layer_norm", &f32s(&got), &want, 1e-4, 1e-5);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1784,9 +1679,9 @@ fn f16_arith() {
         let m = r.f32_in(0.25, 4.0);
         f16::from_f32(if r.below(2) == 0 { m } else { -m })
     });
-    let bufs = run(
+    let bufs = run_bound(
         "f16_arith.wgsl",
-        group0(vec![(0, f16_bytes(&a)), (1, f16_bytes(&b)), (2, zeros(12 * n)), (3, zeros(4 * n))]),
+        vec![f16_bytes(&a), f16_bytes(&b), zeros(12 * n), zeros(4 * n)],
     );
     let mut want = Vec::new();
     let mut wide = Vec::new();
@@ -1817,10 +1712,8 @@ fn f16_vec2_storage() {
     // Host side the pairs are u32 words: x in the low 16 bits, y in the high 16 bits.
     let words: Vec<u32> =
         halves.chunks(2).map(|p| p[0].to_bits() as u32 | ((p[1].to_bits() as u32) << 16)).collect();
-    let bufs = run(
-        "f16_vec2_storage.wgsl",
-        group0(vec![(0, u32_bytes(&words)), (1, zeros(4 * n)), (2, zeros(8 * n))]),
-    );
+    let bufs =
+        run_bound("f16_vec2_storage.wgsl", vec![u32_bytes(&words), zeros(4 * n), zeros(8 * n)]);
     let mut rep = Vec::new();
     let mut wid = Vec::new();
     for p in halves.chunks(2) {
@@ -1843,6 +1736,14 @@ fn f16_vec2_storage() {
 // Subgroups. The interpreter's subgroups are consecutive runs of local_invocation_index;
 // the references below model that for any subgroup size.
 
+/// The inputs of the subgroup of `size` lanes that invocation `gid` belongs to, and its lane
+/// in it, for workgroups of `wg` invocations.
+fn subgroup(input: &[u32], gid: usize, wg: usize, size: usize) -> (&[u32], usize) {
+    let lane = (gid % wg) % size;
+    let base = gid - lane;
+    (&input[base..base + size], lane)
+}
+
 fn subgroup_ops_case(size: usize) {
     let mut rng = Rng::new(46);
     let n = 128;
@@ -1852,12 +1753,8 @@ fn subgroup_ops_case(size: usize) {
         group0(vec![(0, u32_bytes(&input)), (1, zeros(32 * n))]),
         size as u32,
     );
-    let mut want = Vec::new();
-    for gid in 0..n {
-        let lid = gid % 64;
-        let lane = lid % size;
-        let base = gid - lane;
-        let group = &input[base..base + size];
+    let want = per_item(0..n, |gid| {
+        let (group, lane) = subgroup(&input, gid, 64, size);
         let sum = group.iter().sum::<u32>();
         let excl = group[..lane].iter().sum::<u32>();
         let mut ballot = [0u32; 4];
@@ -1866,9 +1763,9 @@ fn subgroup_ops_case(size: usize) {
                 ballot[l / 32] |= 1 << (l % 32);
             }
         }
-        want.extend([sum, excl, group[3], lane as u32 | ((size as u32) << 16)]);
-        want.extend(ballot);
-    }
+        let [b0, b1, b2, b3] = ballot;
+        [sum, excl, group[3], lane as u32 | ((size as u32) << 16), b0, b1, b2, b3]
+    });
     check_eq(&format!("SubgroupOut (size {size})"), &u32s(out(&bufs, 1)), &want);
 }
 
@@ -1894,8 +1791,7 @@ fn subgroup_butterfly_case(size: usize) {
     let mut partial = Vec::new();
     let mut maxima = Vec::new();
     for gid in 0..n {
-        let base = gid - (gid % 128) % size;
-        let group = &input[base..base + size];
+        let (group, _) = subgroup(&input, gid, 128, size);
         partial.push(group.iter().sum::<u32>());
         maxima.push(group.iter().map(|v| (v & 0xffff) as f32 - 1000.0).fold(f32::MIN, f32::max));
     }
@@ -1931,9 +1827,7 @@ fn subgroup_misc_case(size: usize) {
     let got = out(&bufs, 1);
     let (mut gu, mut wu, mut gf, mut wf) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for gid in 0..n {
-        let lane = (gid % 64) % size;
-        let base = gid - lane;
-        let group = &input[base..base + size];
+        let (group, lane) = subgroup(&input, gid, 64, size);
         let inclusive = group[..=lane].iter().map(|v| v & 0xffff).sum::<u32>();
         let min_v = group.iter().map(|v| *v as i32).min().unwrap();
         let shuffled = group[(lane + 1) % size];
@@ -1972,10 +1866,7 @@ fn coop_matmul_16() {
     let a: Vec<f16> = rng.vec(n * n, |r| f16::from_f32(r.f32_in(-1.0, 1.0)));
     let b: Vec<f16> = rng.vec(n * n, |r| f16::from_f32(r.f32_in(-1.0, 1.0)));
     let c = rng.vec(n * n, |r| r.f32_in(-1.0, 1.0));
-    let bufs = run(
-        "coop_matmul_16.wgsl",
-        group0(vec![(0, f16_bytes(&a)), (1, f16_bytes(&b)), (2, f32_bytes(&c))]),
-    );
+    let bufs = run_bound("coop_matmul_16.wgsl", vec![f16_bytes(&a), f16_bytes(&b), f32_bytes(&c)]);
     // C += A * B (A times B, not B times A), all row-major.
     let mut want = c.clone();
     for r in 0..n {
@@ -1996,15 +1887,8 @@ fn coop_matmul_8() {
     let a = rng.vec(n * n, |r| r.f32_in(-1.0, 1.0));
     let b = rng.vec(n * n, |r| r.f32_in(-1.0, 1.0));
     let c = rng.vec(n * n, |r| r.f32_in(-1.0, 1.0));
-    let bufs = run(
-        "coop_matmul_8.wgsl",
-        group0(vec![
-            (0, f32_bytes(&a)),
-            (1, f32_bytes(&b)),
-            (2, f32_bytes(&c)),
-            (3, zeros(4 * n * n)),
-        ]),
-    );
+    let got =
+        run_io("coop_matmul_8.wgsl", vec![f32_bytes(&a), f32_bytes(&b), f32_bytes(&c)], 4 * n * n);
     let mut want = vec![0.0f32; n * n];
     for r in 0..n {
         for col in 0..n {
@@ -2013,5 +1897,5 @@ fn coop_matmul_8() {
         }
     }
     // 16 products of values in [-1, 1] in f32: 1e-4 absolute.
-    check_f32("D", &f32s(out(&bufs, 3)), &want, 1e-4, 0.0);
+    check_f32("D", &f32s(&got), &want, 1e-4, 0.0);
 }

@@ -26,34 +26,61 @@ fn call(m: &Module, f: FuncId, x: i32) -> Option<Val> {
     }
 }
 
-/// Lowers `src`, checks `name(x) == expect(x)` before and after `optimize`, returns the result.
-fn check(src: &str, name: &str, inputs: &[i32], expect: impl Fn(i32) -> i32) -> Module {
+/// Asserts `f(x) == expect(x)` for every input; `stage` names the pipeline step in failures.
+fn check_calls(m: &Module, f: FuncId, inputs: &[i32], expect: &impl Fn(i32) -> i32, stage: &str) {
+    for &x in inputs {
+        let want = Some(Val::I(expect(x)));
+        assert_eq!(call(m, f, x), want, "{stage}, input {x}\n{}", module_text(m));
+    }
+}
+
+/// `optimize`, panicking with the module text on a diagnostic.
+fn optimized(m: &mut Module) {
+    if let Err(d) = optimize(m) {
+        panic!("{d:#?}\n{}", module_text(m));
+    }
+}
+
+/// Lowers `src`, checks `name(x) == expect(x)` before and after `optimize`; returns the
+/// optimized module and the function.
+fn check(src: &str, name: &str, inputs: &[i32], expect: impl Fn(i32) -> i32) -> (Module, FuncId) {
     let mut m = lower(src);
     let f = fid(&m, name);
-    for &x in inputs {
-        assert_eq!(call(&m, f, x), Some(Val::I(expect(x))), "memory form, input {x}");
-    }
-    if let Err(d) = optimize(&mut m) {
-        panic!("{d:#?}\n{}", module_text(&m));
-    }
+    check_calls(&m, f, inputs, &expect, "memory form");
+    optimized(&mut m);
     if std::env::var("SHOW_SSA").is_ok() {
         eprintln!("{}", module_text(&m));
     }
-    for &x in inputs {
-        assert_eq!(
-            call(&m, f, x),
-            Some(Val::I(expect(x))),
-            "optimized, input {x}\n{}",
-            module_text(&m)
-        );
-    }
-    m
+    check_calls(&m, f, inputs, &expect, "optimized");
+    (m, f)
 }
 
-fn memory_ops(m: &Module, f: FuncId) -> usize {
-    count_insts(&m.functions[f.index()].body, &|op| {
+/// Inlines every call in `f` (the verifier must accept the result and no call may remain),
+/// then checks `f(x) == expect(x)` before and after optimizing again.
+fn inline_and_check(m: &mut Module, f: FuncId, inputs: &[i32], expect: impl Fn(i32) -> i32) {
+    m.functions[f.index()] = inline_calls(m, f).unwrap_or_else(|d| panic!("{d:#?}"));
+    crate::verifier::verify(m).unwrap_or_else(|d| panic!("{d:#?}\n{}", module_text(m)));
+    let calls = count_insts(&m.functions[f.index()].body, &|op| matches!(op, Op::Call(..)));
+    assert_eq!(calls, 0, "{}", module_text(m));
+    check_calls(m, f, inputs, &expect, "inlined");
+    optimized(m);
+    check_calls(m, f, inputs, &expect, "inlined and optimized");
+}
+
+/// [`check`], then asserts that no memory operation (load, store, local address) is left in
+/// `name`: every local was promoted to SSA values.
+fn check_promoted(
+    src: &str,
+    name: &str,
+    inputs: &[i32],
+    expect: impl Fn(i32) -> i32,
+) -> (Module, FuncId) {
+    let (m, f) = check(src, name, inputs, expect);
+    let memory_ops = count_insts(&m.functions[f.index()].body, &|op| {
         matches!(op, Op::Load(_) | Op::Store { .. } | Op::LocalAddr(_))
-    })
+    });
+    assert_eq!(memory_ops, 0, "{}", module_text(&m));
+    (m, f)
 }
 
 #[test]
@@ -82,9 +109,8 @@ fn f(n: i32) -> i32 {
     };
     // Hand check: n = 7 visits 0, 2, 3, 5 (+100), 6 -> 0 + 2 + 3 + 100 + 6.
     assert_eq!(expect(7), 111);
-    let m = check(src, "f", &[0, 1, 2, 5, 7, 12], expect);
-    assert_eq!(memory_ops(&m, fid(&m, "f")), 0, "{}", module_text(&m));
-    assert!(m.functions[fid(&m, "f").index()].locals.is_empty());
+    let (m, f) = check_promoted(src, "f", &[0, 1, 2, 5, 7, 12], expect);
+    assert!(m.functions[f.index()].locals.is_empty());
 }
 
 #[test]
@@ -112,8 +138,7 @@ fn w(x: i32) -> i32 {
         c * 1000 + i
     };
     assert_eq!(expect(6), 8001); // 6 3 10 5 16 8 4 2 1: eight steps
-    let m = check(src, "w", &[0, 1, 2, 6, 7, 27], expect);
-    assert_eq!(memory_ops(&m, fid(&m, "w")), 0, "{}", module_text(&m));
+    check_promoted(src, "w", &[0, 1, 2, 6, 7, 27], expect);
 }
 
 #[test]
@@ -145,8 +170,7 @@ fn l(x: i32) -> i32 {
             }
         }
     };
-    let m = check(src, "l", &[0, 1, 40, 41, 49, 60], expect);
-    assert_eq!(memory_ops(&m, fid(&m, "l")), 0, "{}", module_text(&m));
+    check_promoted(src, "l", &[0, 1, 40, 41, 49, 60], expect);
 }
 
 #[test]
@@ -175,8 +199,8 @@ fn g(p: i32) -> i32 {
         a[(p & 3) as usize] = 0;
         v[0] + v[1] * 10 + v[2] * 100 + a[1] * 1000 + (sa + sv[0] + sv[1]) * 10000
     };
-    let m = check(src, "g", &[0, 1, 2, 5], expect);
-    let f = &m.functions[fid(&m, "g").index()];
+    let (m, g) = check(src, "g", &[0, 1, 2, 5], expect);
+    let f = &m.functions[g.index()];
     let names: Vec<&str> = f.locals.iter().map(|l| l.name.as_str()).collect();
     assert_eq!(names, ["a"], "only the runtime-indexed array stays in memory");
 }
@@ -191,8 +215,8 @@ fn c(x: i32) -> i32 {
     let z = x * 0 + (x - x);
     return b + z;
 }"#;
-    let m = check(src, "c", &[3, -9], |_| 43);
-    let f = &m.functions[fid(&m, "c").index()];
+    let (m, c) = check(src, "c", &[3, -9], |_| 43);
+    let f = &m.functions[c.index()];
     assert_eq!(f.body.insts.len(), 1, "{}", module_text(&m));
     assert!(matches!(f.body.insts[0].op, Op::Const(ConstValue::I32(43))), "{}", module_text(&m));
 }
@@ -208,28 +232,17 @@ fn h(x: i32) -> i32 {
     bump(&a, twice(x));
     return a;
 }"#;
-    let mut m = check(src, "h", &[0, 4, -3], |x| x + 5 + 2 * x);
-    let h = fid(&m, "h");
+    let expect = |x: i32| x + 5 + 2 * x;
+    let (mut m, h) = check(src, "h", &[0, 4, -3], expect);
     // Before inlining `a` escapes through the calls.
     assert_eq!(m.functions[h.index()].locals.len(), 1);
-    let inlined = inline_calls(&m, h).unwrap();
-    m.functions[h.index()] = inlined;
-    crate::verifier::verify(&m).unwrap_or_else(|d| panic!("{d:#?}\n{}", module_text(&m)));
-    let calls = count_insts(&m.functions[h.index()].body, &|op| matches!(op, Op::Call(..)));
-    assert_eq!(calls, 0);
-    for x in [0, 4, -3] {
-        assert_eq!(call(&m, h, x), Some(Val::I(3 * x + 5)));
-    }
-    optimize(&mut m).unwrap_or_else(|d| panic!("{d:#?}\n{}", module_text(&m)));
+    inline_and_check(&mut m, h, &[0, 4, -3], expect);
     assert!(m.functions[h.index()].locals.is_empty(), "{}", module_text(&m));
-    for x in [0, 4, -3] {
-        assert_eq!(call(&m, h, x), Some(Val::I(3 * x + 5)), "{}", module_text(&m));
-    }
 }
 
-#[test]
-fn inline_return_inside_loop_leaves_the_region() {
-    let src = r#"
+/// A callee with a `return` inside a loop, for the inlining tests; [`first_multiple`] is its
+/// reference.
+const FIRST_MULTIPLE: &str = r#"
 fn first_multiple(k: i32) -> i32 {
     var i = 1;
     loop {
@@ -239,19 +252,23 @@ fn first_multiple(k: i32) -> i32 {
     }
     return -1;
 }
-fn q(x: i32) -> i32 { return first_multiple(x + 3) + first_multiple(7); }
 "#;
-    let expect = |x: i32| {
-        let fm = |k: i32| (1..=100).find(|i| i % k == 0).unwrap_or(-1);
-        fm(x + 3) + fm(7)
-    };
-    let mut m = check(src, "q", &[0, 2, 50, 200], expect);
-    let q = fid(&m, "q");
-    m.functions[q.index()] = inline_calls(&m, q).unwrap();
-    optimize(&mut m).unwrap_or_else(|d| panic!("{d:#?}\n{}", module_text(&m)));
-    for x in [0, 2, 50, 200] {
-        assert_eq!(call(&m, q, x), Some(Val::I(expect(x))), "{}", module_text(&m));
-    }
+
+/// The smallest multiple of `k` in 1..=100, or -1.
+fn first_multiple(k: i32) -> i32 {
+    (1..=100).find(|i| i % k == 0).unwrap_or(-1)
+}
+
+#[test]
+fn inline_return_inside_loop_leaves_the_region() {
+    let src = [
+        FIRST_MULTIPLE,
+        "fn q(x: i32) -> i32 { return first_multiple(x + 3) + first_multiple(7); }",
+    ]
+    .concat();
+    let expect = |x: i32| first_multiple(x + 3) + first_multiple(7);
+    let (mut m, q) = check(&src, "q", &[0, 2, 50, 200], expect);
+    inline_and_check(&mut m, q, &[0, 2, 50, 200], expect);
     let inlines = count_insts(&m.functions[q.index()].body, &|op| matches!(op, Op::Inline { .. }));
     assert_eq!(inlines, 2);
 }
@@ -275,7 +292,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     if (v.x > 3.0) { data[gid.x] = tile[(li + 1u) % 64u]; }
 }"#;
     let mut m = lower(src);
-    optimize(&mut m).unwrap_or_else(|d| panic!("{d:#?}\n{}", module_text(&m)));
+    optimized(&mut m);
     let f = &m.functions[m.entry_points[0].function.index()];
     assert!(f.locals.is_empty(), "{}", module_text(&m));
     let barriers = count_insts(&f.body, &|op| matches!(op, Op::Barrier(_)));
@@ -327,40 +344,26 @@ fn s(x: i32) -> i32 {
     }
     return r;
 }"#;
-    let m = check(src, "s", &[1, 7, -4], |x| x * 3);
-    let f = &m.functions[fid(&m, "s").index()];
+    let (m, s) = check(src, "s", &[1, 7, -4], |x| x * 3);
+    let f = &m.functions[s.index()];
     assert_eq!(count_insts(&f.body, &|o| matches!(o, Op::Switch { .. })), 0, "{}", module_text(&m));
 }
 
 #[test]
 fn inlined_callee_locals_inside_a_caller_loop() {
-    let src = r#"
-fn fm(k: i32) -> i32 {
-    var i = 1;
-    loop {
-        if (i % k == 0) { return i; }
-        i++;
-        if (i > 100) { break; }
-    }
-    return -1;
-}
+    let caller = r#"
 fn z(x: i32) -> i32 {
     var acc = 0;
     for (var j = 1; j < 4; j++) {
-        acc += fm(x + j) * j;
+        acc += first_multiple(x + j) * j;
     }
     return acc;
 }"#;
-    let fm = |k: i32| (1..=100).find(|i| i % k == 0).unwrap_or(-1);
-    let expect = |x: i32| (1..4).map(|j| fm(x + j) * j).sum::<i32>();
-    let mut m = check(src, "z", &[0, 5, 120], expect);
-    let z = fid(&m, "z");
-    m.functions[z.index()] = inline_calls(&m, z).unwrap();
-    optimize(&mut m).unwrap_or_else(|d| panic!("{d:#?}\n{}", module_text(&m)));
+    let src = [FIRST_MULTIPLE, caller].concat();
+    let expect = |x: i32| (1..4).map(|j| first_multiple(x + j) * j).sum::<i32>();
+    let (mut m, z) = check(&src, "z", &[0, 5, 120], expect);
+    inline_and_check(&mut m, z, &[0, 5, 120], expect);
     assert!(m.functions[z.index()].locals.is_empty(), "{}", module_text(&m));
-    for x in [0, 5, 120] {
-        assert_eq!(call(&m, z, x), Some(Val::I(expect(x))), "{}", module_text(&m));
-    }
 }
 
 #[test]
@@ -376,14 +379,9 @@ fn y(x: i32) -> i32 {
     return a;
 }"#;
     let expect = |x: i32| if x < 0 { 7 } else { x };
-    let mut m = check(src, "y", &[-2, 0, 9], expect);
-    let y = fid(&m, "y");
-    m.functions[y.index()] = inline_calls(&m, y).unwrap();
-    optimize(&mut m).unwrap_or_else(|d| panic!("{d:#?}\n{}", module_text(&m)));
+    let (mut m, y) = check(src, "y", &[-2, 0, 9], expect);
+    inline_and_check(&mut m, y, &[-2, 0, 9], expect);
     assert_eq!(m.functions[y.index()].locals.len(), 1, "{}", module_text(&m));
-    for x in [-2, 0, 9] {
-        assert_eq!(call(&m, y, x), Some(Val::I(expect(x))), "{}", module_text(&m));
-    }
 }
 
 /// Deep nesting (as deep as naga's parser accepts) does not exhaust the stack in the passes.

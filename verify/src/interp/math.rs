@@ -42,48 +42,21 @@ pub(crate) fn unary(
 /// One scalar binary operation.
 fn bin1(op: BinaryOperator, s: Scalar, x: u32, y: u32) -> Option<u32> {
     use BinaryOperator as B;
-    let b = |v: bool| Some(u32::from(v));
     match s {
         Scalar::I32 => {
             let (a, c) = (x as i32, y as i32);
             match op {
-                B::Add => Some(a.wrapping_add(c) as u32),
-                B::Subtract => Some(a.wrapping_sub(c) as u32),
-                B::Multiply => Some(a.wrapping_mul(c) as u32),
                 B::Divide => Some(if c == 0 { x } else { a.wrapping_div(c) as u32 }),
                 B::Modulo => Some(if c == 0 { 0 } else { a.wrapping_rem(c) as u32 }),
-                B::Equal => b(a == c),
-                B::NotEqual => b(a != c),
-                B::Less => b(a < c),
-                B::LessEqual => b(a <= c),
-                B::Greater => b(a > c),
-                B::GreaterEqual => b(a >= c),
-                B::And => Some(x & y),
-                B::InclusiveOr => Some(x | y),
-                B::ExclusiveOr => Some(x ^ y),
-                B::ShiftLeft => Some(x << (y & 31)),
                 B::ShiftRight => Some((a >> (y & 31)) as u32),
-                B::LogicalAnd | B::LogicalOr => None,
+                _ => int_bits(op, x, y).or_else(|| compare(op, a, c)),
             }
         }
         Scalar::U32 => match op {
-            B::Add => Some(x.wrapping_add(y)),
-            B::Subtract => Some(x.wrapping_sub(y)),
-            B::Multiply => Some(x.wrapping_mul(y)),
             B::Divide => Some(x.checked_div(y).unwrap_or(x)),
             B::Modulo => Some(if y == 0 { 0 } else { x % y }),
-            B::Equal => b(x == y),
-            B::NotEqual => b(x != y),
-            B::Less => b(x < y),
-            B::LessEqual => b(x <= y),
-            B::Greater => b(x > y),
-            B::GreaterEqual => b(x >= y),
-            B::And => Some(x & y),
-            B::InclusiveOr => Some(x | y),
-            B::ExclusiveOr => Some(x ^ y),
-            B::ShiftLeft => Some(x << (y & 31)),
             B::ShiftRight => Some(x >> (y & 31)),
-            B::LogicalAnd | B::LogicalOr => None,
+            _ => int_bits(op, x, y).or_else(|| compare(op, x, y)),
         },
         Scalar::F32 | Scalar::F16 => {
             let (a, c) = (fget(s, x), fget(s, y));
@@ -94,23 +67,48 @@ fn bin1(op: BinaryOperator, s: Scalar, x: u32, y: u32) -> Option<u32> {
                 B::Multiply => f(a * c),
                 B::Divide => f(a / c),
                 B::Modulo => f(a - c * (a / c).trunc()),
-                B::Equal => b(a == c),
-                B::NotEqual => b(a != c),
-                B::Less => b(a < c),
-                B::LessEqual => b(a <= c),
-                B::Greater => b(a > c),
-                B::GreaterEqual => b(a >= c),
-                _ => None,
+                _ => compare(op, a, c),
             }
         }
         Scalar::Bool => match op {
-            B::Equal => b(x == y),
-            B::NotEqual => b(x != y),
+            B::Equal | B::NotEqual => compare(op, x, y),
             B::And | B::LogicalAnd => Some(x & y),
             B::InclusiveOr | B::LogicalOr => Some(x | y),
             _ => None,
         },
     }
+}
+
+/// The integer operations whose result bits are the same for `i32` and `u32` (wrapping
+/// two's-complement arithmetic, bitwise operations, shift left); `None` for the others.
+fn int_bits(op: BinaryOperator, x: u32, y: u32) -> Option<u32> {
+    use BinaryOperator as B;
+    match op {
+        B::Add => Some(x.wrapping_add(y)),
+        B::Subtract => Some(x.wrapping_sub(y)),
+        B::Multiply => Some(x.wrapping_mul(y)),
+        B::And => Some(x & y),
+        B::InclusiveOr => Some(x | y),
+        B::ExclusiveOr => Some(x ^ y),
+        B::ShiftLeft => Some(x << (y & 31)),
+        _ => None,
+    }
+}
+
+/// A comparison of two values of one scalar type as a `bool` word (1 or 0); `None` when
+/// `op` is not a comparison.
+fn compare<T: PartialOrd>(op: BinaryOperator, a: T, c: T) -> Option<u32> {
+    use BinaryOperator as B;
+    let holds = match op {
+        B::Equal => a == c,
+        B::NotEqual => a != c,
+        B::Less => a < c,
+        B::LessEqual => a <= c,
+        B::Greater => a > c,
+        B::GreaterEqual => a >= c,
+        _ => return None,
+    };
+    Some(u32::from(holds))
 }
 
 /// `a op b`: component-wise, or one of the linear-algebra forms of `*`.

@@ -133,6 +133,36 @@ pub fn group0(list: Vec<(u32, Vec<u8>)>) -> Buffers {
     list.into_iter().map(|(b, bytes)| ((0, b), bytes)).collect()
 }
 
+/// Runs sample `name` (subgroups of 32) with `buffers` bound in order at bindings 0, 1, …
+/// of group 0.
+pub fn run_bound(name: &str, buffers: Vec<Vec<u8>>) -> Buffers {
+    run(name, group0((0..).zip(buffers).collect()))
+}
+
+/// Runs sample `name` (subgroups of 32) with `inputs` bound in order at bindings 0, 1, … of
+/// group 0 and a zero-filled output of `out_bytes` bytes at the binding after them; returns
+/// the output's bytes.
+pub fn run_io(name: &str, mut inputs: Vec<Vec<u8>>, out_bytes: usize) -> Vec<u8> {
+    let binding = inputs.len() as u32;
+    inputs.push(zeros(out_bytes));
+    let mut bufs = run_bound(name, inputs);
+    bufs.remove(&(0, binding)).expect("output buffer missing after run")
+}
+
+/// Reference outputs of a kernel that writes a fixed group of values per input element: the
+/// values `f` gives for each element of `items`, concatenated in order.
+pub fn per_item<T, I: IntoIterator>(
+    items: impl IntoIterator<Item = T>,
+    f: impl FnMut(T) -> I,
+) -> Vec<I::Item> {
+    items.into_iter().flat_map(f).collect()
+}
+
+/// The components of `K`-vectors (or matrix columns), one after the other.
+pub fn flat<T: Copy, const K: usize>(v: &[[T; K]]) -> Vec<T> {
+    v.iter().flatten().copied().collect()
+}
+
 /// The bytes of buffer (0, binding) after a run.
 pub fn out(bufs: &Buffers, binding: u32) -> &[u8] {
     bufs.get(&(0, binding)).map(|v| v.as_slice()).expect("buffer missing after run")
