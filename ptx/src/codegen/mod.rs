@@ -189,19 +189,32 @@ fn scan(block: &ir::Block, globals: &mut BTreeSet<GlobalId>, sizes: &mut bool) {
     }
 }
 
-/// Finds calls that were not inlined (reported as unsupported with their span).
-fn find_call(block: &ir::Block) -> Option<ir::Span> {
+/// The span of the first instruction in `block` (nested blocks included) that `pick` selects.
+fn find_op(block: &ir::Block, pick: &impl Fn(&Op) -> bool) -> Option<ir::Span> {
     for inst in &block.insts {
-        if matches!(inst.op, Op::Call(..)) {
+        if pick(&inst.op) {
             return Some(inst.span);
         }
         for b in inst.op.blocks() {
-            if let Some(s) = find_call(b) {
+            if let Some(s) = find_op(b, pick) {
                 return Some(s);
             }
         }
     }
     None
+}
+
+/// Finds calls that were not inlined (reported as unsupported with their span).
+fn find_call(block: &ir::Block) -> Option<ir::Span> {
+    find_op(block, &|op| matches!(op, Op::Call(..)))
+}
+
+/// Finds a cooperative-matrix load, store or product (the ops that become warp-wide
+/// `ldmatrix`/`mma.sync` or per-lane fragment accesses).
+fn find_coop(block: &ir::Block) -> Option<ir::Span> {
+    find_op(block, &|op| {
+        matches!(op, Op::CoopLoad { .. } | Op::CoopStore { .. } | Op::CoopMultiplyAdd(..))
+    })
 }
 
 /// Static shared memory per block (bytes).
@@ -270,6 +283,24 @@ fn compile_entry(
         EntryLayout { shared: shared_names.clone(), private, uses_sizes, ..Default::default() };
     // WGSL zero-initializes workgroup memory; every entry clears what it uses.
     layout.threads = ep.workgroup_size.iter().map(|&d| d.max(1)).product::<u32>().max(1);
+    // A cooperative matrix is spread over a whole warp and `mma.sync`/`ldmatrix` are
+    // `.aligned`: a partial warp would be undefined behaviour on the device.
+    if layout.threads % 32 != 0 {
+        if let Some(span) = find_coop(&f.body) {
+            let [x, y, z] = ep.workgroup_size;
+            return Err(Diagnostic::error(
+                DiagKind::Unsupported,
+                format!(
+                    "cooperative matrices in PTX need whole 32-invocation subgroups, but the \
+                     workgroup size {x}x{y}x{z} has {} invocations",
+                    layout.threads
+                ),
+            )
+            .at(span)
+            .in_fn(ep.name.clone())
+            .help("use a workgroup size whose product is a multiple of 32"));
+        }
+    }
     for &g in &shared {
         if let (Some(global), Some(name)) = (m.globals.get(g.index()), shared_names.get(&g)) {
             let words = m.types.size_align(global.ty).0.max(1).div_ceil(4);

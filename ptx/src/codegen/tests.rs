@@ -303,3 +303,38 @@ fn parameter_names_round_trip() {
         assert_eq!(super::param_binding(&super::param_name(g, b)), Some((g, b)));
     }
 }
+
+/// Cooperative matrices occupy whole warps: a workgroup whose size is not a multiple of 32 is
+/// a diagnostic at the first cooperative op (not PTX that fails on the device), and the
+/// same kernel with 64 invocations compiles.
+#[test]
+fn coop_needs_whole_warps() {
+    let src = |x: u32| {
+        format!(
+            "enable f16;
+enable wgpu_cooperative_matrix;
+@group(0) @binding(0) var<storage, read_write> a: array<f16>;
+@compute @workgroup_size({x}, 2)
+fn mm() {{
+    let m = coopLoad<coop_mat16x16<f16, A>>(&a[0], 16u);
+    coopStore(m, &a[0], 16u);
+}}
+"
+        )
+    };
+    let compile = |x: u32| {
+        let m = dianran_frontend::compile("w.wgsl", &src(x), &Default::default())
+            .unwrap_or_else(|d| panic!("{d}"));
+        compile_module(&m, &Options::default())
+    };
+    let out = compile(8);
+    assert!(out.entries.is_empty());
+    let [d] = out.diagnostics.as_slice() else { panic!("{:?}", out.diagnostics) };
+    assert_eq!(d.kind, DiagKind::Unsupported);
+    assert!(d.message.contains("8x2x1 has 16 invocations"), "{}", d.message);
+    assert!(d.help.as_deref().unwrap_or("").contains("multiple of 32"), "{d:?}");
+    let at = d.span.map(|s| s.start as usize).unwrap_or(0);
+    assert!(src(8)[at..].starts_with("coopLoad"), "span at {:?}", &src(8)[at..]);
+    let ok = compile(32);
+    assert!(ok.diagnostics.is_empty(), "{:?}", ok.diagnostics);
+}
