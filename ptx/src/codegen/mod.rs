@@ -285,7 +285,7 @@ fn compile_entry(
     layout.threads = ep.workgroup_size.iter().map(|&d| d.max(1)).product::<u32>().max(1);
     // A cooperative matrix is spread over a whole warp and `mma.sync`/`ldmatrix` are
     // `.aligned`: a partial warp would be undefined behaviour on the device.
-    if layout.threads % 32 != 0 {
+    if !layout.threads.is_multiple_of(32) {
         if let Some(span) = find_coop(&f.body) {
             let [x, y, z] = ep.workgroup_size;
             return Err(Diagnostic::error(
