@@ -1,7 +1,8 @@
 //! No input may panic or hang (SPEC §5): every sample and error sample, truncated at about 40
 //! points and mutated about 100 ways (deterministically), goes through the frontend inside
-//! `catch_unwind`; whatever compiles runs each compute entry on the interpreter with small
-//! buffers and a step limit.
+//! `catch_unwind`; whatever compiles goes through every back end (PTX with and without TF32,
+//! MSL, WGSL) and runs each compute entry on the interpreter with small buffers and a step
+//! limit.
 
 use dianran::frontend::ir::Stage;
 use dianran::verify::buffers::default_buffers;
@@ -175,6 +176,15 @@ fn exercise(name: &str, src: &str) -> Outcome {
         let Ok(module) = dianran::frontend::compile(name, src, &Default::default()) else {
             return Outcome::Rejected;
         };
+        // Every back end, with and without TF32: a diagnostic is fine, a panic is not.
+        for tf32 in [false, true] {
+            let _ = dianran::ptx::codegen::compile_module(
+                &module,
+                &dianran::ptx::codegen::Options { sm: 80, tf32 },
+            );
+        }
+        let _ = dianran::msl::write_module(&module);
+        let _ = dianran::wgsl::write_module(&module, &Default::default());
         let mut ran = 0;
         for ep in module.entry_points.iter().filter(|e| e.stage == Stage::Compute) {
             let Ok(mut buffers) = default_buffers(&module, &ep.name, 16) else { continue };
