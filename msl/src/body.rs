@@ -82,8 +82,8 @@ pub(crate) fn write_function(
                         let _ = writeln!(pre, "    {} {gname} = {init};", w.ty(glob.ty));
                     }
                     _ => {
-                        if let (Some(decl), Some(attr)) = (w.global_param(*g), w.resource_attr(*g))
-                        {
+                        let attr = w.resource_attr(*g).map_err(|d| d.in_fn(e.name.clone()))?;
+                        if let (Some(decl), Some(attr)) = (w.global_param(*g), attr) {
                             params.push(format!("{decl} {attr}"));
                         }
                     }

@@ -215,14 +215,10 @@ impl FnWriter<'_> {
             Some(Type::Array { stride, .. }) => *stride,
             _ => return Err(self.unsupported("arrayLength of a non-array", span)),
         };
-        let b = self
+        let (idx, _) = self
             .w
-            .m
-            .globals
-            .get(g.index())
-            .and_then(|g| g.binding)
+            .metal_index(g)?
             .ok_or_else(|| self.unsupported("arrayLength of an unbound variable", span))?;
-        let idx = b.group * 16 + b.binding;
         Ok(format!("((_buffer_sizes[{idx}] - {offset}u) / {stride}u)"))
     }
 }

@@ -8,6 +8,7 @@ use dianran_frontend::ir::{
     self, AddressSpace, FuncId, GlobalId, IoBinding, Op, Stage, Type, TypeId,
 };
 use dianran_frontend::names::{escape, ModuleNames};
+use dianran_frontend::{DiagKind, Diagnostic};
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fmt::Write;
 
@@ -212,16 +213,42 @@ impl<'a> Writer<'a> {
         })
     }
 
+    /// The Metal index of a bound resource, `group × 16 + binding`, or a diagnostic when it
+    /// is beyond Metal's argument tables: buffers 0-30 (30 is `_buffer_sizes`, so 0-29 here),
+    /// textures 0-127, samplers 0-15. `Ok(None)` for a global without a binding.
+    pub fn metal_index(&self, g: GlobalId) -> Result<Option<(u32, &'static str)>, Box<Diagnostic>> {
+        let Some(glob) = self.m.globals.get(g.index()) else { return Ok(None) };
+        let Some(b) = glob.binding else { return Ok(None) };
+        let (kind, limit) = match (glob.space, self.m.types.get(glob.ty)) {
+            (AddressSpace::Handle, Type::Sampler { .. }) => ("sampler", 16),
+            (AddressSpace::Handle, _) => ("texture", 128),
+            _ => ("buffer", crate::SIZES_BUFFER_INDEX),
+        };
+        match b.group.checked_mul(16).and_then(|n| n.checked_add(b.binding)) {
+            Some(n) if n < limit => Ok(Some((n, kind))),
+            n => {
+                let index = n.map_or_else(|| format!("above {}", u32::MAX), |n| n.to_string());
+                Err(Box::new(
+                    Diagnostic::error(
+                        DiagKind::Limit,
+                        format!(
+                            "@group({}) @binding({}) would be Metal {kind} index {index}; Metal \
+                             {kind} indices here are 0-{}",
+                            b.group,
+                            b.binding,
+                            limit - 1
+                        ),
+                    )
+                    .at(glob.span)
+                    .help("the Metal index is group × 16 + binding: use small groups and bindings"),
+                ))
+            }
+        }
+    }
+
     /// The `[[buffer(n)]]`-style attribute of a resource global in a kernel signature.
-    pub fn resource_attr(&self, g: GlobalId) -> Option<String> {
-        let glob = self.m.globals.get(g.index())?;
-        let b = glob.binding?;
-        let n = b.group * 16 + b.binding;
-        Some(match (glob.space, self.m.types.get(glob.ty)) {
-            (AddressSpace::Handle, Type::Sampler { .. }) => format!("[[sampler({n})]]"),
-            (AddressSpace::Handle, _) => format!("[[texture({n})]]"),
-            _ => format!("[[buffer({n})]]"),
-        })
+    pub fn resource_attr(&self, g: GlobalId) -> Result<Option<String>, Box<Diagnostic>> {
+        Ok(self.metal_index(g)?.map(|(n, kind)| format!("[[{kind}({n})]]")))
     }
 
     pub fn entry_attr(&self, e: &ir::EntryPoint) -> String {
