@@ -5,7 +5,9 @@
 //! * Resources are function parameters with index `group * 16 + binding`: buffers
 //!   `[[buffer(n)]]`, textures `[[texture(n)]]`, samplers `[[sampler(n)]]`. A storage buffer
 //!   whose type is a runtime-sized array is `device T*` (`const device T*` when read-only),
-//!   other storage buffers are `device T&`, uniform buffers `constant T&`.
+//!   other storage buffers are `device T&`, uniform buffers `constant T&`. An index past
+//!   Metal's argument tables (buffers 0-29, 30 being `_buffer_sizes`; textures 0-127;
+//!   samplers 0-15) is a diagnostic for the entry that uses the resource.
 //! * Helper functions take the resources, workgroup variables and private variables they use
 //!   (directly or through calls) as extra trailing parameters, in module order.
 //! * `arrayLength` reads a `constant uint* _buffer_sizes [[buffer(30)]]` parameter holding the
