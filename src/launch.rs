@@ -197,11 +197,10 @@ pub struct CudaModule {
 impl CudaModule {
     /// JIT-loads `ptx` on device 0. A JIT failure carries the driver's error log.
     pub fn load(ptx: &str) -> Result<Self, LaunchError> {
-        if !available() {
-            return Err(LaunchError::NoDevice);
-        }
-        let src = CString::new(ptx).map_err(|_| LaunchError::InvalidPtx)?;
+        // `new_context` checks for a driver and device first, so no device stays `NoDevice`
+        // whatever the PTX.
         let ctx = cuda::new_context().map_err(context_error)?;
+        let src = CString::new(ptx).map_err(|_| LaunchError::InvalidPtx)?;
         let module = ctx.load_module(Ptx::from_src(ptx)).map_err(|e| LaunchError::Load {
             error: describe_error(&e),
             log: cuda::jit_error_log(&ctx, &src),

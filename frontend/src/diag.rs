@@ -204,9 +204,20 @@ const BEFORE_ANCHOR: usize = 60;
 /// with `...` where text was left out.
 struct View {
     text: String,
-    /// Per source line: (start, end) byte range in the source, and the kept window
-    /// (lo, hi) with the byte offset in `text` where `lo` lands.
-    lines: Vec<(usize, usize, usize, usize, usize)>,
+    lines: Vec<ViewLine>,
+}
+
+/// One source line in a [`View`].
+struct ViewLine {
+    /// End of the line (after its terminator) in the source.
+    end: usize,
+    /// The kept window `lo..hi` of the source (the whole line when it is short).
+    lo: usize,
+    hi: usize,
+    /// Where the line starts in the view (at its `...` when cut on the left).
+    begin: usize,
+    /// Where `lo` lands in the view.
+    at: usize,
 }
 
 impl View {
@@ -232,10 +243,11 @@ impl View {
                 let byte = |n: usize| body.char_indices().nth(n).map_or(body.len(), |(i, _)| i);
                 (start + byte(first), start + byte(first + MAX_LINE))
             };
+            let begin = text.len();
             if lo > start {
                 text.push_str("...");
             }
-            lines.push((start, end, lo, hi, text.len()));
+            lines.push(ViewLine { end, lo, hi, begin, at: text.len() });
             text.push_str(&source[lo..hi]);
             if hi < start + body.len() {
                 text.push_str("...");
@@ -248,34 +260,28 @@ impl View {
 
     /// Where source byte offset `o` is in the view (clamped into its line's window).
     fn map(&self, o: usize) -> usize {
-        let i = self.lines.partition_point(|l| l.1 <= o);
+        let i = self.lines.partition_point(|l| l.end <= o);
         match self.lines.get(i) {
-            Some(&(_, _, lo, hi, at)) => at + o.clamp(lo, hi) - lo,
+            Some(l) => l.at + o.clamp(l.lo, l.hi) - l.lo,
             None => self.text.len(),
         }
     }
 
     /// The line of view offset `v`.
     fn line_of(&self, v: usize) -> usize {
-        self.lines.partition_point(|l| l.4 <= v).saturating_sub(1)
+        self.lines.partition_point(|l| l.begin <= v).saturating_sub(1)
     }
 
     /// The view's byte range of line `i` (the kept window plus any `...` markers).
     fn line_range(&self, i: usize) -> std::ops::Range<usize> {
-        let start = self.lines.get(i).map_or(self.text.len(), |l| l.4 - self.prefix(i));
-        let end = self.lines.get(i + 1).map_or(self.text.len(), |l| l.4 - self.prefix(i + 1));
-        start..end
-    }
-
-    /// Length of the `...` a cut line starts with.
-    fn prefix(&self, i: usize) -> usize {
-        self.lines.get(i).map_or(0, |l| if l.2 > l.0 { 3 } else { 0 })
+        let begin = |i: usize| self.lines.get(i).map_or(self.text.len(), |l| l.begin);
+        begin(i)..begin(i + 1)
     }
 
     /// The source offset that view offset `v` shows (the window edge for `...`).
     fn unmap(&self, v: usize) -> usize {
         match self.lines.get(self.line_of(v)) {
-            Some(&(_, _, lo, hi, at)) => (lo + v.saturating_sub(at)).min(hi),
+            Some(l) => (l.lo + v.saturating_sub(l.at)).min(l.hi),
             None => 0,
         }
     }

@@ -180,40 +180,38 @@ pub fn precision(m: &ir::Module, entry: &str) -> Precision {
                 | M::Refract
         )
     }
-    fn block(b: &ir::Block) -> bool {
-        b.insts.iter().any(|i| {
-            matches!(&i.op, Op::Math(f, _) if approx_fn(*f)) || i.op.blocks().into_iter().any(block)
-        })
-    }
-    fn coop(b: &ir::Block) -> bool {
-        b.insts.iter().any(|i| {
-            matches!(&i.op, Op::CoopMultiplyAdd(..)) || i.op.blocks().into_iter().any(coop)
-        })
-    }
     // The whole module is scanned: cheap, and functions the entry calls are covered.
     let _ = entry;
-    if m.functions.iter().any(|f| block(&f.body)) {
+    if any_op(m, &|_, op| matches!(op, Op::Math(f, _) if approx_fn(*f))) {
         Precision::Approximate
-    } else if m.functions.iter().any(|f| coop(&f.body)) {
+    } else if any_op(m, &|_, op| matches!(op, Op::CoopMultiplyAdd(..))) {
         Precision::Accumulated
     } else {
         Precision::Exact
     }
 }
 
+/// Whether some instruction of some function of `m` (nested blocks included) satisfies `pick`.
+fn any_op(m: &ir::Module, pick: &dyn Fn(&ir::Function, &Op) -> bool) -> bool {
+    fn block(f: &ir::Function, b: &ir::Block, pick: &dyn Fn(&ir::Function, &Op) -> bool) -> bool {
+        b.insts
+            .iter()
+            .any(|i| pick(f, &i.op) || i.op.blocks().into_iter().any(|b| block(f, b, pick)))
+    }
+    m.functions.iter().any(|f| block(f, &f.body, pick))
+}
+
 /// The precision class of `entry` as run by an executor whose PTX was compiled with `tf32`
 /// ([`Precision::Tf32`] when that is on and the module multiplies f32 cooperative matrices,
 /// the looser of the bounds; otherwise [`precision`]).
 pub fn precision_with_tf32(m: &ir::Module, entry: &str, tf32: bool) -> Precision {
-    fn f32_product(f: &ir::Function, types: &ir::Types, b: &ir::Block) -> bool {
-        b.insts.iter().any(|i| match &i.op {
-            Op::CoopMultiplyAdd(a, _, _) => f.values.get(a.index()).is_some_and(|v| {
-                matches!(types.get(v.ty), Type::CoopMatrix { scalar: Scalar::F32, .. })
-            }),
-            op => op.blocks().into_iter().any(|b| f32_product(f, types, b)),
-        })
-    }
-    if tf32 && m.functions.iter().any(|f| f32_product(f, &m.types, &f.body)) {
+    let f32_product = |f: &ir::Function, op: &Op| match op {
+        Op::CoopMultiplyAdd(a, _, _) => f.values.get(a.index()).is_some_and(|v| {
+            matches!(m.types.get(v.ty), Type::CoopMatrix { scalar: Scalar::F32, .. })
+        }),
+        _ => false,
+    };
+    if tf32 && any_op(m, &f32_product) {
         Precision::Tf32
     } else {
         precision(m, entry)

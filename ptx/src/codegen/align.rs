@@ -84,8 +84,8 @@ impl<'a> KnownAlign<'a> {
             return self.params.get(&v).copied().unwrap_or(1);
         };
         match op {
-            Op::Const(ConstValue::U32(x)) => const_pow2(*x),
-            Op::Const(ConstValue::I32(x)) => const_pow2(*x as u32),
+            Op::Const(ConstValue::U32(x)) => lowbit(*x),
+            Op::Const(ConstValue::I32(x)) => lowbit(*x as u32),
             Op::Binary(BinaryOperator::Multiply, a, b) => {
                 self.pow2_at(*a, d).saturating_mul(self.pow2_at(*b, d)).min(CAP)
             }
@@ -111,8 +111,9 @@ impl<'a> KnownAlign<'a> {
     }
 }
 
-/// The lowest set bit of a constant; zero is divisible by everything.
-fn const_pow2(x: u32) -> u32 {
+/// The lowest set bit of a constant, byte count or offset; zero is divisible by everything,
+/// so it gives the cap.
+pub(crate) fn lowbit(x: u32) -> u32 {
     if x == 0 {
         CAP
     } else {
@@ -190,11 +191,6 @@ fn continues(b: &Block, out: &mut Vec<Vec<ValueId>>) {
             continues(nb, out);
         }
     }
-}
-
-/// The lowest set bit of a byte count or offset (`u32::MAX`-free: zero gives the cap).
-pub(crate) fn lowbit(x: u32) -> u32 {
-    const_pow2(x)
 }
 
 #[cfg(test)]
