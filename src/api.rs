@@ -19,7 +19,8 @@ use crate::reflect::{self, Binding, Entry, PtxFacts};
 use dianran_frontend::names::ModuleNames;
 use dianran_frontend::{ir, DiagKind, Diagnostic, Diagnostics};
 
-/// What to compile for. `Default` gives `sm_80`, no TF32, `enable subgroups;` kept.
+/// What to compile for. `Default` gives `sm_80`, no TF32, precise math, `enable subgroups;`
+/// kept.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Options {
     /// PTX target architecture: 80 (`sm_80`) or 90 (`sm_90`); values between round down.
@@ -30,6 +31,11 @@ pub struct Options {
     /// tensor-core product, and an 8x8 one is computed exactly on the FMA units (f16
     /// products always use tensor cores).
     pub tf32: bool,
+    /// Math builtins with the targets' fast approximations (the CLI's `--fast-math`): PTX's
+    /// `.approx` instructions and `metal::fast::` in MSL. Off by default: PTX math is precise
+    /// (dianran's own library, CUDA-library accuracy) and MSL calls `metal::precise::`
+    /// (`docs/math.md`).
+    pub fast_math: bool,
     /// Write `enable subgroups;` in the WGSL output when the source had it (Tint and Chrome
     /// want it; naga 30 and wgpu reject it). Subgroup builtins are printed either way.
     pub wgsl_subgroups_enable: bool,
@@ -39,7 +45,13 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options { sm: 80, tf32: false, wgsl_subgroups_enable: true, overrides: Vec::new() }
+        Options {
+            sm: 80,
+            tf32: false,
+            fast_math: false,
+            wgsl_subgroups_enable: true,
+            overrides: Vec::new(),
+        }
     }
 }
 
@@ -84,7 +96,10 @@ pub fn compile(name: &str, source: &str, opts: &Options) -> Result<Compiled, Dia
     let wgsl_opts = dianran_wgsl::Options { omit_subgroups_enable: !opts.wgsl_subgroups_enable };
     let wgsl = dianran_wgsl::write_module(&module, &wgsl_opts).map_err(diags);
 
-    let msl_out = dianran_msl::write_module(&module);
+    let msl_out = dianran_msl::write_module_with(
+        &module,
+        &dianran_msl::Options { fast_math: opts.fast_math },
+    );
     let msl_sizes: Vec<(String, bool)> =
         msl_out.entries.iter().map(|e| (e.name.clone(), e.uses_sizes)).collect();
     let msl = if msl_out.errors.is_empty() { Ok(msl_out.text) } else { Err(diags(msl_out.errors)) };
@@ -115,7 +130,7 @@ type PtxTable = (String, Vec<(String, PtxFacts)>);
 fn compile_ptx(m: &ir::Module, opts: &Options) -> Result<PtxTable, Vec<Diagnostic>> {
     let out = dianran_ptx::codegen::compile_module(
         m,
-        &dianran_ptx::codegen::Options { sm: opts.sm, tf32: opts.tf32 },
+        &dianran_ptx::codegen::Options { sm: opts.sm, tf32: opts.tf32, fast_math: opts.fast_math },
     );
     if !out.diagnostics.is_empty() {
         return Err(out.diagnostics);

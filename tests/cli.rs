@@ -361,3 +361,40 @@ fn run_on_emu_takes_tf32() {
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stderr).contains("--tf32"), "{}", text(&out.stderr));
 }
+
+/// GELU with `pow` of negative bases: precise by default (the PTX executors agree with the
+/// interpreter everywhere, lavapipe's NaNs are reported as WGSL-undefined values), and the
+/// old NaNs under `--fast-math`, which the table marks.
+const GELU_POW: &str = "@group(0) @binding(0) var<storage, read> x: array<f32>;\n\
+@group(0) @binding(1) var<storage, read_write> y: array<f32>;\n\
+@compute @workgroup_size(64)\n\
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {\n\
+    let v = x[g.x];\n\
+    y[g.x] = 0.5 * v * (1.0 + tanh(0.7978846 * (v + 0.044715 * pow(v, 3.0 + 0.0 * v))));\n\
+}\n";
+
+#[test]
+fn precise_math_by_default_fast_math_on_request() {
+    let dir = scratch("fast-math");
+    let f = write(&dir, "gelu.wgsl", GELU_POW);
+    let out = dianran(&["verify", &f, "--dispatch", "4"]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    assert!(stdout.contains("emu\tagree\t\n"), "{stdout}");
+    let out = dianran(&["verify", &f, "--dispatch", "4", "--fast-math"]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("emu\tDISAGREE\t") && stdout.contains("got NaN"), "{stdout}");
+    let out = dianran(&["ptx", &f]);
+    assert_eq!(text(&out.stderr), "main\tcompute\t64,1,1\tmain\tp_g0_b0,p_g0_b1\n");
+    assert!(!text(&out.stdout).contains(".approx"));
+    let out = dianran(&["ptx", &f, "--fast-math"]);
+    assert_eq!(text(&out.stderr), "main\tcompute\t64,1,1\tmain\tp_g0_b0,p_g0_b1\tfast-math\n");
+    assert!(text(&out.stdout).contains("lg2.approx.f32"));
+    let out = dianran(&["run", &f, "--entry", "main", "--dispatch", "1", "--executor", "emu"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let out = dianran(&["msl", &f]);
+    assert!(text(&out.stdout).contains("precise::tanh("), "{}", text(&out.stdout));
+    let out = dianran(&["msl", &f, "--fast-math"]);
+    assert!(text(&out.stdout).contains("fast::tanh("), "{}", text(&out.stdout));
+}

@@ -91,3 +91,30 @@ fn printed_outputs_match_golden_files() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// `float_math` in both math modes: the precise PTX library and `metal::precise::` (the
+/// default), and `--fast-math`'s `.approx` instructions and `metal::fast::`. The fast PTX is the
+/// lowering dianran used before precise math became the default.
+#[test]
+fn math_modes_match_golden_files() {
+    let name = "float_math";
+    let path = root().join("tests/samples").join(format!("{name}.wgsl"));
+    let src = std::fs::read_to_string(&path).expect("golden sample exists");
+    let module = dianran_frontend::compile(&format!("{name}.wgsl"), &src, &Default::default())
+        .unwrap_or_else(|d| panic!("{d}"));
+    let mut failures = Vec::new();
+    for (fast_math, suffix) in [(false, ""), (true, ".fast")] {
+        let opts = dianran_ptx::codegen::Options { fast_math, ..Default::default() };
+        let ptx = dianran_ptx::codegen::compile_module(&module, &opts);
+        assert!(ptx.diagnostics.is_empty() && ptx.text.is_ascii());
+        failures
+            .extend(check(&root().join(format!("tests/golden/ptx/{name}{suffix}.ptx")), &ptx.text));
+        let msl = dianran_msl::write_module_with(&module, &dianran_msl::Options { fast_math });
+        assert!(msl.errors.is_empty());
+        failures.extend(check(
+            &root().join(format!("tests/golden/msl/{name}{suffix}.metal")),
+            &msl.text,
+        ));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

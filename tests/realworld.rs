@@ -15,7 +15,7 @@
 //! visible while the test passes; a listed failure that no longer happens is reported.
 
 use dianran::frontend::ir::{self, Stage};
-use dianran::verify::agree::{compare, random_buffers};
+use dianran::verify::agree::random_buffers;
 use dianran::verify::buffers::Buffers;
 use dianran::verify::executors::{self, ExecError, Executor, Job};
 use dianran::verify::samples;
@@ -38,8 +38,16 @@ const KNOWN: &[(&str, &str, &str)] = &[(
 )];
 
 /// Entries whose result legitimately depends on scheduling (a data race the kernel's
-/// authors put there on purpose): a disagreement is reported, not failed.
+/// authors put there on purpose) or on last-bit rounding choices WGSL leaves open (a
+/// disagreement of our PTX, which fuses multiply-adds as CUDA does, with the interpreter, which
+/// rounds every product): a disagreement is reported, not failed.
 const RACY: &[(&str, &str)] = &[
+    (
+        "gpucpp_aurora/main",
+        "its noise hash takes fract() of products near 10^4, which turns the last-bit \
+         difference of a fused dot product (PTX) against rounded products (interpreter) into \
+         about 1e-5 absolute; the sin() of arguments near 1000 is exact on both",
+    ),
     (
         "wgpu_hello_synchronization/hasty_main",
         "reads a workgroup atomic without a barrier: the example shows the race on purpose",
@@ -242,6 +250,7 @@ fn check_entry(k: &Kernel, m: &ir::Module, entry: &str, lavapipe: bool, out: &mu
         subgroup_size,
         sm: 80,
         tf32: false,
+        fast_math: false,
         ptx: None,
     };
     let run = |exec, size| match guarded(|| executors::run(exec, &job(size), &input)) {
@@ -283,10 +292,14 @@ fn check_entry(k: &Kernel, m: &ir::Module, entry: &str, lavapipe: bool, out: &mu
         };
         match run(exec, size) {
             Ok(result) => {
-                if let Err(diff) = compare(m, entry, &reference, &result) {
+                let verdict = executors::compare_run(exec, &job(size), &input, &reference, &result);
+                if let Ok(Some(note)) = &verdict {
+                    out.report.push(format!("{key}: {}: {note}", exec.name()));
+                }
+                if let Err(diff) = verdict {
                     match racy {
                         Some((_, why)) => out.report.push(format!(
-                            "{key}: {} differs from interp, as a racy kernel may ({why}): {diff}",
+                            "{key}: {} differs from interp, as this kernel may ({why}): {diff}",
                             exec.name()
                         )),
                         None => {

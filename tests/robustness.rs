@@ -180,7 +180,7 @@ fn exercise(name: &str, src: &str) -> Outcome {
         for tf32 in [false, true] {
             let _ = dianran::ptx::codegen::compile_module(
                 &module,
-                &dianran::ptx::codegen::Options { sm: 80, tf32 },
+                &dianran::ptx::codegen::Options { sm: 80, tf32, ..Default::default() },
             );
         }
         let _ = dianran::msl::write_module(&module);
@@ -188,7 +188,8 @@ fn exercise(name: &str, src: &str) -> Outcome {
         let mut ran = 0;
         for ep in module.entry_points.iter().filter(|e| e.stage == Stage::Compute) {
             let Ok(mut buffers) = default_buffers(&module, &ep.name, 16) else { continue };
-            let opts = InterpOptions { subgroup_size: 32, max_steps: 200_000 };
+            let opts =
+                InterpOptions { subgroup_size: 32, max_steps: 200_000, ..Default::default() };
             let _ = interp::run(&module, &ep.name, [1, 1, 1], &mut buffers, &opts);
             ran += 1;
         }

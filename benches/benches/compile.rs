@@ -1,6 +1,9 @@
 //! Compile time: every sample through dianran (WGSL text -> PTX text, sm_80), and the CUDA C++
 //! equivalents of some of them through NVRTC (CUDA C++ -> PTX, sm_80), then a table of the
-//! pairs with the ratio. NVRTC absent: its half prints `skipped: nvrtc not found`.
+//! pairs with the ratio, and a table of what precise math costs: the pairs that call math
+//! builtins in both modes of both compilers (dianran's precise default and `--fast-math`,
+//! NVRTC's default and `--use_fast_math`). NVRTC absent: its half prints
+//! `skipped: nvrtc not found`.
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -8,7 +11,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, SamplingMode};
-use dianran_benches::kernels::{self, PAIRS};
+use dianran_benches::kernels::{self, MATH_PAIRS, PAIRS};
 use dianran_benches::nvrtc::{self, NvrtcError};
 use dianran_benches::pipeline;
 use dianran_benches::table::{ms, ratio, Table};
@@ -76,6 +79,22 @@ fn main() {
         }
         g.finish();
     }
+    // The math samples again, with --fast-math.
+    let mut ours_fast = Means::new();
+    {
+        let mut g = c.benchmark_group("wgsl_to_ptx_fast_math");
+        g.sampling_mode(SamplingMode::Flat);
+        let opts = dianran_ptx::codegen::Options { fast_math: true, ..Default::default() };
+        for (name, src) in samples.iter().filter(|(n, _)| MATH_PAIRS.contains(&n.as_str())) {
+            if pipeline::wgsl_to_ptx_with(name, src, &opts).is_err() {
+                continue;
+            }
+            bench(&mut g, name, &mut ours_fast, || {
+                let _ = black_box(pipeline::wgsl_to_ptx_with(name, src, &opts));
+            });
+        }
+        g.finish();
+    }
     if !not_timed.is_empty() {
         println!("\nsamples without PTX (not timed):");
         for line in &not_timed {
@@ -117,6 +136,23 @@ fn main() {
         g.finish();
     }
 
+    let mut theirs_fast = Means::new();
+    if nvrtc_missing.is_none() {
+        let mut g = c.benchmark_group("nvrtc_fast_math");
+        g.sampling_mode(SamplingMode::Flat);
+        g.measurement_time(Duration::from_secs(3));
+        for pair in PAIRS.iter().filter(|p| MATH_PAIRS.contains(&p.sample)) {
+            let Ok(src) = kernels::cuda_source(pair) else { continue };
+            if nvrtc::compile_with(&src, pair.cuda_file, 80, true).is_err() {
+                continue;
+            }
+            bench(&mut g, pair.sample, &mut theirs_fast, || {
+                let _ = black_box(nvrtc::compile_with(&src, pair.cuda_file, 80, true));
+            });
+        }
+        g.finish();
+    }
+
     println!("\nCompile time, source text -> PTX text for sm_80 (mean per compile):");
     if let Some(why) = &nvrtc_missing {
         println!("skipped: nvrtc not found ({why})");
@@ -147,6 +183,36 @@ fn main() {
     for (sample, e) in &nvrtc_failed {
         println!("NVRTC failed on the equivalent of {sample}: {e}");
     }
+
+    println!(
+        "\nWhat precise math costs in compile time (sm_80, mean per compile; fast = dianran \
+         --fast-math, NVRTC --use_fast_math):"
+    );
+    let mut t = Table::new(&[
+        "kernel",
+        "dianran precise",
+        "dianran fast",
+        "precise/fast",
+        "NVRTC default",
+        "NVRTC fast",
+    ]);
+    for sample in MATH_PAIRS {
+        let get = |m: &Means| m.get(sample).copied();
+        let cell = |d: Option<Duration>| d.map(ms).unwrap_or_else(|| "-".into());
+        let r = match (get(&ours), get(&ours_fast)) {
+            (Some(p), Some(f)) => ratio(p.as_secs_f64(), f.as_secs_f64()),
+            _ => "-".into(),
+        };
+        t.row(vec![
+            sample.trim_end_matches(".wgsl").into(),
+            cell(get(&ours)),
+            cell(get(&ours_fast)),
+            r,
+            cell(get(&theirs)),
+            cell(get(&theirs_fast)),
+        ]);
+    }
+    print!("{}", t.render());
     c.final_summary();
 }
 

@@ -1,8 +1,10 @@
 //! `ptxas -v` resources of our PTX against NVRTC's for the same kernels (sm_80 and sm_90):
-//! registers per thread, spill stores/loads and static shared memory. Without ptxas the
-//! bench prints `skipped: ptxas not found`; without NVRTC its columns say `skipped`.
+//! registers per thread, spill stores/loads and static shared memory; then, for the kernels
+//! that call math builtins, both math modes of both compilers side by side (registers and
+//! PTX instruction count: what precise math costs). Without ptxas the bench prints
+//! `skipped: ptxas not found`; without NVRTC its columns say `skipped`.
 
-use dianran_benches::kernels::{self, Pair, PAIRS};
+use dianran_benches::kernels::{self, Pair, MATH_PAIRS, PAIRS};
 use dianran_benches::nvrtc::{self, NvrtcError};
 use dianran_benches::pipeline;
 use dianran_benches::table::Table;
@@ -84,8 +86,65 @@ fn main() {
         }
     }
     print!("{}", t.render());
+    math_modes();
     notes.dedup();
     for n in notes.iter().filter(|n| !n.ends_with(": skipped")) {
         println!("note: {n}");
     }
+}
+
+/// PTX instructions in a module: lines ending in `;` that are not directives or declarations.
+fn instructions(ptx: &str) -> usize {
+    ptx.lines()
+        .map(str::trim)
+        .filter(|l| l.ends_with(';') && !l.starts_with('.') && !l.starts_with("//"))
+        .count()
+}
+
+/// `registers / PTX instructions` of one compiler's PTX for the kernel named `entry`.
+fn mode_cell(ptx: Result<String, String>, entry: &str) -> String {
+    let Ok(ptx) = ptx else { return "skipped".into() };
+    match ptxas::check(&ptx, 80) {
+        Ok(stats) => match stats.into_iter().find(|s| s.kernel == entry) {
+            Some(s) => format!("{} / {}", s.registers, instructions(&ptx)),
+            None => "no report".into(),
+        },
+        Err(_) => "error".into(),
+    }
+}
+
+/// Both math modes of both compilers for the kernels that call math builtins (sm_80).
+fn math_modes() {
+    println!(
+        "\nWhat precise math costs (sm_80): registers / PTX instructions; fast = dianran \
+         --fast-math, NVRTC --use_fast_math"
+    );
+    let mut t =
+        Table::new(&["kernel", "dianran precise", "dianran fast", "NVRTC default", "NVRTC fast"]);
+    for pair in PAIRS.iter().filter(|p| MATH_PAIRS.contains(&p.sample)) {
+        let Ok(src) = kernels::sample_source(pair.sample) else { continue };
+        let ours = |fast_math: bool| {
+            let opts = dianran_ptx::codegen::Options { fast_math, ..Default::default() };
+            pipeline::wgsl_to_ptx_with(pair.sample, &src, &opts)
+                .map(|o| {
+                    (o.text, o.entries.first().map(|e| e.ptx_name.clone()).unwrap_or_default())
+                })
+                .map_err(|e| e.to_string())
+        };
+        let cuda = kernels::cuda_source(pair);
+        let theirs = |fast: bool| match &cuda {
+            Ok(s) => nvrtc::compile_with(s, pair.cuda_file, 80, fast).map_err(|e| e.to_string()),
+            Err(e) => Err(e.clone()),
+        };
+        let (p, f) = (ours(false), ours(true));
+        let entry = p.as_ref().map(|(_, n)| n.clone()).unwrap_or_default();
+        t.row(vec![
+            pair.sample.trim_end_matches(".wgsl").into(),
+            mode_cell(p.map(|(t, _)| t), &entry),
+            mode_cell(f.map(|(t, _)| t), &entry),
+            mode_cell(theirs(false), pair.cuda_entry),
+            mode_cell(theirs(true), pair.cuda_entry),
+        ]);
+    }
+    print!("{}", t.render());
 }

@@ -30,7 +30,20 @@ pub const PAIRS: &[Pair] = &[
         cuda_file: "gemm_bias_relu.cu",
         cuda_entry: "gemm_bias_relu",
     },
+    Pair { sample: "gelu.wgsl", cuda_file: "gelu.cu", cuda_entry: "gelu" },
+    Pair {
+        sample: "layer_norm_pow.wgsl",
+        cuda_file: "layer_norm_pow.cu",
+        cuda_entry: "layer_norm_pow",
+    },
+    Pair { sample: "trig_waves.wgsl", cuda_file: "trig_waves.cu", cuda_entry: "trig_waves" },
 ];
+
+/// The pairs whose kernels call math builtins: the benches also compare both math modes
+/// (dianran's precise default against `--fast-math`, NVRTC's default against
+/// `--use_fast_math`).
+pub const MATH_PAIRS: [&str; 4] =
+    ["softmax.wgsl", "gelu.wgsl", "layer_norm_pow.wgsl", "trig_waves.wgsl"];
 
 /// The GEMM pair the device benchmark times.
 pub const GEMM: Pair = Pair {

@@ -86,6 +86,16 @@ pub fn load() -> Result<(), NvrtcError> {
 /// Compiles CUDA C++ `source` to PTX for `sm_<sm>`, as `name` in messages; `#include "..."`
 /// finds the files of `benches/cuda/`.
 pub fn compile(source: &str, name: &str, sm: u32) -> Result<String, NvrtcError> {
+    compile_with(source, name, sm, false)
+}
+
+/// [`compile`], with `--use_fast_math` when `fast_math` is set.
+pub fn compile_with(
+    source: &str,
+    name: &str,
+    sm: u32,
+    fast_math: bool,
+) -> Result<String, NvrtcError> {
     load()?;
     let arch: &'static str = match sm {
         80 => "sm_80",
@@ -99,6 +109,8 @@ pub fn compile(source: &str, name: &str, sm: u32) -> Result<String, NvrtcError> 
         name: Some(name.to_string()),
         // The shared `wmma_ptx.cuh` of the GEMM equivalents.
         include_paths: vec![crate::kernels::cuda_dir().display().to_string()],
+        // Not `use_fast_math: Some(true)`: cudarc 0.19 turns that into `--fmad=true` only.
+        options: if fast_math { vec!["--use_fast_math".into()] } else { Vec::new() },
         ..Default::default()
     };
     // cudarc panics when a symbol is missing from the library it loaded.

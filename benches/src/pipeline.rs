@@ -24,9 +24,18 @@ impl std::fmt::Display for PipelineError {
 /// Compiles `source` to PTX for `sm_<sm>`. Any codegen diagnostic is an error: a partial
 /// module is not a fair thing to time or to hand to ptxas.
 pub fn wgsl_to_ptx(file_name: &str, source: &str, sm: u32) -> Result<CompiledPtx, PipelineError> {
+    wgsl_to_ptx_with(file_name, source, &Options { sm, ..Options::default() })
+}
+
+/// [`wgsl_to_ptx`] with code generation options (for example `fast_math`).
+pub fn wgsl_to_ptx_with(
+    file_name: &str,
+    source: &str,
+    opts: &Options,
+) -> Result<CompiledPtx, PipelineError> {
     let module = dianran_frontend::compile(file_name, source, &Default::default())
         .map_err(|d| PipelineError::Frontend(first_line(&d.to_string())))?;
-    let out = compile_module(&module, &Options { sm, tf32: false });
+    let out = compile_module(&module, opts);
     if let Some(d) = out.diagnostics.first() {
         return Err(PipelineError::Codegen(d.message.clone()));
     }

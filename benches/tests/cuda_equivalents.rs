@@ -129,3 +129,93 @@ fn softmax_equivalent() {
     // Outputs are below 1; expf and the division are within a few ulp: 1e-6.
     check_close("y", &f32s(&params[1]), &want, 1e-6);
 }
+
+/// `got` within `rel` relative (or `abs` absolute) of `want`, element by element.
+fn check_rel(what: &str, got: &[f32], want: &[f32], abs: f32, rel: f32) {
+    assert_eq!(got.len(), want.len(), "{what}: length");
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        let ok = (g - w).abs() <= abs || (g - w).abs() <= rel * w.abs();
+        assert!(ok, "{what}[{i}] = {g}, expected {w}");
+    }
+}
+
+#[test]
+fn gelu_equivalent() {
+    let n = 512;
+    let mut rng = Rng(11);
+    let x: Vec<f32> = (0..n).map(|_| 6.0 * rng.unit()).collect();
+    let mut params = vec![bytes_f32(&x), vec![0; 12 * n]];
+    if run("gelu.wgsl", &mut params, [8, 1, 1], [64, 1, 1]).is_none() {
+        return;
+    }
+    let want: Vec<f32> = x
+        .iter()
+        .flat_map(|&vf| {
+            let v = vf as f64;
+            let inner = 0.7978845608028654 * (v + 0.044715 * v.powf(3.0));
+            [0.5 * v * (1.0 + inner.tanh()), v / (1.0 + (-1.702 * v).exp()), v / (1.0 + (-v).exp())]
+                .map(|e| e as f32)
+        })
+        .collect();
+    // NVRTC's powf of negative bases is C99's too.
+    check_rel("y", &f32s(&params[1]), &want, 1e-6, 1e-5);
+}
+
+#[test]
+fn layer_norm_pow_equivalent() {
+    let (rows, cols) = (4, 256);
+    let mut rng = Rng(12);
+    let x: Vec<f32> = (0..rows * cols).map(|_| 4.0 * rng.unit()).collect();
+    let mut params = vec![bytes_f32(&x), vec![0; 8 * rows], vec![0; 4 * rows * cols]];
+    if run("layer_norm_pow.wgsl", &mut params, [4, 1, 1], [256, 1, 1]).is_none() {
+        return;
+    }
+    let mut stats = Vec::new();
+    let mut y = Vec::new();
+    for row in x.chunks(cols) {
+        let mean = row.iter().map(|v| *v as f64).sum::<f64>() / cols as f64;
+        let var = row.iter().map(|v| (*v as f64 - mean).powi(2)).sum::<f64>() / cols as f64;
+        let std = (var + 1e-5).sqrt();
+        stats.extend([mean as f32, std as f32]);
+        y.extend(row.iter().map(|v| ((*v as f64 - mean) / std) as f32));
+    }
+    check_rel("stats", &f32s(&params[1]), &stats, 1e-5, 1e-5);
+    check_rel("y", &f32s(&params[2]), &y, 1e-5, 1e-5);
+}
+
+#[test]
+fn trig_waves_equivalent() {
+    let n = 256;
+    let mut rng = Rng(13);
+    let t: Vec<f32> = (0..n).map(|_| rng.unit()).collect();
+    let mut params = vec![bytes_f32(&t), vec![0; 32 * n]];
+    if run("trig_waves.wgsl", &mut params, [4, 1, 1], [64, 1, 1]).is_none() {
+        return;
+    }
+    let f = |x: f64| x as f32 as f64;
+    let want: Vec<f32> = t
+        .iter()
+        .flat_map(|&v| {
+            let big = (v * 98765.4) as f64;
+            let huge = (v * 1.0e9) as f64;
+            let w = v as f64;
+            [
+                big.sin(),
+                ((v * 98765.4 + 0.5) as f64).cos(),
+                f(huge.sin()) * f(huge.cos()),
+                ((v * 1234.5) as f64).tan(),
+                f(big.sin()).atan2(f(huge.cos())),
+                f(((v * 0.99) as f64).asin())
+                    + f(((v * 0.5) as f64).acos())
+                    + f(((v * 50.0) as f64).atan()),
+                f(((v * 2.0) as f64).sinh()) - f(w.cosh()) + f(((v * 8.0) as f64).tanh()),
+                f(((v * 100.0) as f64).asinh())
+                    + f(((v * 0.9) as f64).atanh())
+                    + f(((2.0 + v) as f64).acosh()),
+            ]
+            .map(|e| e as f32)
+        })
+        .collect();
+    // CUDA's library runs here with its `.approx` steps evaluated exactly by the emulator.
+    check_rel("out", &f32s(&params[1]), &want, 1e-6, 1e-5);
+}

@@ -48,6 +48,10 @@ impl FnWriter<'_> {
         let (x, y) = (self.val(a), self.val(b));
         let int = sa.is_some_and(|s| s.is_int());
         Ok(match o {
+            // Metal's `/` on floats is not correctly rounded even with fast math off.
+            B::Divide if sa == Some(Scalar::F32) && !self.w.fast_math => {
+                format!("precise::divide({x}, {y})")
+            }
             B::Divide if int => {
                 let f = if sa == Some(Scalar::I32) { "dr_sdiv" } else { "dr_udiv" };
                 self.helper(f);
@@ -85,25 +89,33 @@ impl FnWriter<'_> {
         let a = self.vals(args);
         let first = args.first().map(|x| self.val(*x)).unwrap_or_default();
         let plain = |name: &str| format!("{name}({a})");
+        // f32 math with an explicit precision: Metal compiles with fast math by default.
+        let (s0, _) = args.first().map(|x| self.shape(*x)).unwrap_or((None, None));
+        let ns = match (s0, self.w.fast_math) {
+            (Some(Scalar::F32), false) => "precise::",
+            (Some(Scalar::F32), true) => "fast::",
+            _ => "",
+        };
+        let float = |name: &str| format!("{ns}{name}({a})");
         Ok(match fun {
             M::Abs => plain("abs"),
             M::Min => plain("min"),
             M::Max => plain("max"),
             M::Clamp => plain("clamp"),
             M::Saturate => plain("saturate"),
-            M::Cos => plain("cos"),
-            M::Cosh => plain("cosh"),
-            M::Sin => plain("sin"),
-            M::Sinh => plain("sinh"),
-            M::Tan => plain("tan"),
-            M::Tanh => plain("tanh"),
-            M::Acos => plain("acos"),
-            M::Asin => plain("asin"),
-            M::Atan => plain("atan"),
-            M::Atan2 => plain("atan2"),
-            M::Asinh => plain("asinh"),
-            M::Acosh => plain("acosh"),
-            M::Atanh => plain("atanh"),
+            M::Cos => float("cos"),
+            M::Cosh => float("cosh"),
+            M::Sin => float("sin"),
+            M::Sinh => float("sinh"),
+            M::Tan => float("tan"),
+            M::Tanh => float("tanh"),
+            M::Acos => float("acos"),
+            M::Asin => float("asin"),
+            M::Atan => float("atan"),
+            M::Atan2 => float("atan2"),
+            M::Asinh => float("asinh"),
+            M::Acosh => float("acosh"),
+            M::Atanh => float("atanh"),
             M::Radians => format!("({first} * 0.017453292519943295)"),
             M::Degrees => format!("({first} * 57.29577951308232)"),
             M::Ceil => plain("ceil"),
@@ -113,11 +125,11 @@ impl FnWriter<'_> {
             M::Fract => format!("({first} - floor({first}))"),
             M::Trunc => plain("trunc"),
             M::Ldexp => plain("ldexp"),
-            M::Exp => plain("exp"),
-            M::Exp2 => plain("exp2"),
-            M::Log => plain("log"),
-            M::Log2 => plain("log2"),
-            M::Pow => plain("pow"),
+            M::Exp => float("exp"),
+            M::Exp2 => float("exp2"),
+            M::Log => float("log"),
+            M::Log2 => float("log2"),
+            M::Pow => float("pow"),
             M::Dot => plain("dot"),
             M::Cross => plain("cross"),
             M::Distance => plain("distance"),
@@ -131,8 +143,8 @@ impl FnWriter<'_> {
             M::Mix => plain("mix"),
             M::Step => plain("step"),
             M::SmoothStep => plain("smoothstep"),
-            M::Sqrt => plain("sqrt"),
-            M::InverseSqrt => plain("rsqrt"),
+            M::Sqrt => float("sqrt"),
+            M::InverseSqrt => float("rsqrt"),
             M::Transpose => plain("transpose"),
             M::Determinant => plain("determinant"),
             M::QuantizeToF16 => {

@@ -17,6 +17,10 @@
 //! * Names are kept (Unicode included) and escaped through the shared namer, so WGSL and MSL
 //!   use the same identifiers.
 //!
+//! * f32 math builtins, division and square roots call `metal::precise::` (correctly rounded
+//!   division and square root, Metal's precise accuracy table) unless [`Options::fast_math`]
+//!   asks for `metal::fast::`; `half` math has one variant.
+//!
 //! Cooperative matrices map to `simdgroup_matrix` 8×8 tiles; a 16×16 matrix is four tiles.
 
 mod body;
@@ -55,10 +59,27 @@ pub struct MslOutput {
 /// The Metal buffer index (`[[buffer(n)]]`) of the sizes buffer used by `arrayLength`.
 pub const SIZES_BUFFER_INDEX: u32 = 30;
 
-/// Prints `m` as MSL. An entry point (or function) that uses something MSL cannot express is
-/// left out with a diagnostic; the others still print.
+/// How to print.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Call Metal's fast f32 math (`metal::fast::sin`, plain `/`) instead of the precise
+    /// variants (`metal::precise::sin`, `metal::precise::divide`), which are the default
+    /// because Metal compiles with fast math unless the host asks otherwise (see
+    /// `docs/math.md` for what each guarantees).
+    pub fast_math: bool,
+}
+
+/// Prints `m` as MSL with precise math. An entry point (or function) that uses something MSL
+/// cannot express is left out with a diagnostic; the others still print.
 pub fn write_module(m: &ir::Module) -> MslOutput {
-    module::Writer::new(m).write()
+    write_module_with(m, &Options::default())
+}
+
+/// [`write_module`] with [`Options`].
+pub fn write_module_with(m: &ir::Module, opts: &Options) -> MslOutput {
+    let mut w = module::Writer::new(m);
+    w.fast_math = opts.fast_math;
+    w.write()
 }
 
 fn unsupported(what: impl Into<String>, span: ir::Span, func: &str) -> Diagnostic {

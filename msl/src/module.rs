@@ -23,6 +23,8 @@ pub(crate) struct Writer<'a> {
     pub packed: HashSet<(TypeId, u32)>,
     /// Helper templates the bodies asked for.
     pub helpers: std::cell::RefCell<BTreeSet<&'static str>>,
+    /// f32 math through `metal::fast::` rather than `metal::precise::`.
+    pub fast_math: bool,
 }
 
 impl<'a> Writer<'a> {
@@ -67,7 +69,7 @@ impl<'a> Writer<'a> {
                 }
             }
         }
-        Writer { m, names, uses, uses_sizes, packed, helpers: Default::default() }
+        Writer { m, names, uses, uses_sizes, packed, helpers: Default::default(), fast_math: false }
     }
 
     pub fn struct_name(&self, t: TypeId) -> String {

@@ -288,6 +288,16 @@ DR_FN2(cross) DR_FN2(reflect)
 DR_FN3(clamp) DR_FN3(mix) DR_FN3(smoothstep) DR_FN3(fma) DR_FN3(faceforward) DR_FN3(refract)
 DR_FN3(select) DR_FN3(extract_bits)
 template <typename T, typename U, typename V, typename W> T insert_bits(T e, U n, V o, W c);
+// f32 math with an explicit precision (float and float vectors only: passing half is an error).
+#define DR_FF1(f) float f(float x); template <int N> vec<float, N> f(vec<float, N> x);
+#define DR_FF2(f) float f(float x, float y); \
+    template <int N> vec<float, N> f(vec<float, N> x, vec<float, N> y);
+#define DR_FFALL \
+    DR_FF1(sin) DR_FF1(cos) DR_FF1(tan) DR_FF1(asin) DR_FF1(acos) DR_FF1(atan) DR_FF1(sinh) \
+    DR_FF1(cosh) DR_FF1(tanh) DR_FF1(asinh) DR_FF1(acosh) DR_FF1(atanh) DR_FF1(exp) DR_FF1(exp2) \
+    DR_FF1(log) DR_FF1(log2) DR_FF1(sqrt) DR_FF1(rsqrt) DR_FF2(pow) DR_FF2(atan2) DR_FF2(divide)
+namespace precise { DR_FFALL }
+namespace fast { DR_FFALL }
 template <typename T, int N> T dot(vec<T, N> a, vec<T, N> b);
 template <typename T, int N> T length(vec<T, N> a);
 template <typename T, int N> T distance(vec<T, N> a, vec<T, N> b);

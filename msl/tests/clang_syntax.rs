@@ -164,15 +164,19 @@ fn printed_msl_of_every_sample_passes_clang_syntax_check() {
                     continue;
                 }
             };
-        let out = dianran_msl::write_module(&module);
-        for d in &out.errors {
-            // A construct MSL cannot express is a diagnostic, not a failure of this test;
-            // the printed remainder must still be valid.
-            println!("{name}: diagnostic: {}", d.message);
-        }
-        checked += 1;
-        if let Err(e) = syntax_check(&clang, &dir, &out.text, &name) {
-            failures.push(format!("{name}:\n{e}"));
+        // Precise math (the default) and fast math print different calls; both must compile.
+        for fast_math in [false, true] {
+            let out = dianran_msl::write_module_with(&module, &dianran_msl::Options { fast_math });
+            for d in out.errors.iter().filter(|_| !fast_math) {
+                // A construct MSL cannot express is a diagnostic, not a failure of this test;
+                // the printed remainder must still be valid.
+                println!("{name}: diagnostic: {}", d.message);
+            }
+            checked += 1;
+            if let Err(e) = syntax_check(&clang, &dir, &out.text, &name) {
+                let mode = if fast_math { " (fast math)" } else { "" };
+                failures.push(format!("{name}{mode}:\n{e}"));
+            }
         }
     }
     let _ = std::fs::remove_dir_all(&dir);

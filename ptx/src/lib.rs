@@ -56,6 +56,7 @@ extern crate self as dianran_ptx;
 
 pub mod codegen;
 pub mod error;
+pub mod math;
 pub mod model;
 pub mod names;
 pub mod parse;

@@ -6,7 +6,7 @@
 //! and nothing is printed.
 
 use crate::error::{PtxError, PtxErrorKind};
-use crate::model::{Entry, Module, RegKind, StateSpace, Statement, VarDecl};
+use crate::model::{Entry, Module, RegKind, StateSpace, Statement, Type, VarDecl};
 use crate::names::is_identifier;
 use std::fmt::Write;
 
@@ -59,6 +59,19 @@ fn push_var(out: &mut String, indent: &str, v: &VarDecl) {
     let _ = write!(out, ".{} {}", v.ty, v.name);
     if let Some(n) = v.len {
         let _ = write!(out, "[{n}]");
+    }
+    if !v.init.is_empty() {
+        let item = |x: u64| match v.ty {
+            Type::F32 => format!("0f{:08X}", x as u32),
+            Type::F64 => format!("0d{x:016X}"),
+            _ => x.to_string(),
+        };
+        let items: Vec<String> = v.init.iter().map(|&x| item(x)).collect();
+        if v.len.is_some() {
+            let _ = write!(out, " = {{{}}}", items.join(", "));
+        } else {
+            let _ = write!(out, " = {}", items.join(", "));
+        }
     }
     out.push_str(";\n");
 }
@@ -135,6 +148,28 @@ fn check_name(name: &str, what: &str) -> Result<(), PtxError> {
 
 fn check_var(v: &VarDecl) -> Result<(), PtxError> {
     check_name(&v.name, "variable")?;
+    let room = v.len.unwrap_or(1);
+    if !v.init.is_empty() {
+        if !matches!(v.space, StateSpace::Global | StateSpace::Const) {
+            return Err(PtxError::new(
+                PtxErrorKind::InvalidName,
+                format!(
+                    "variable '{}': only .global and .const variables have initializers",
+                    v.name
+                ),
+            ));
+        }
+        if v.init.len() as u64 > room {
+            return Err(PtxError::new(
+                PtxErrorKind::InvalidName,
+                format!(
+                    "variable '{}' has {} initializers for {room} elements",
+                    v.name,
+                    v.init.len()
+                ),
+            ));
+        }
+    }
     if matches!(v.space, StateSpace::Reg | StateSpace::Generic | StateSpace::Param) {
         return Err(PtxError::new(
             PtxErrorKind::InvalidName,

@@ -31,6 +31,9 @@ pub struct MslArgs {
     /// FILE and overrides.
     #[command(flatten)]
     pub source: SourceArgs,
+    /// Call `metal::fast::` f32 math and plain `/` instead of `metal::precise::`.
+    #[arg(long)]
+    pub fast_math: bool,
     /// Write the output here instead of stdout.
     #[arg(short = 'o', value_name = "OUT")]
     pub out: Option<PathBuf>,
@@ -50,6 +53,11 @@ pub struct PtxArgs {
     /// ones are computed exactly on the FMA units.
     #[arg(long)]
     pub tf32: bool,
+    /// Lower math builtins to PTX's approximate instructions (`ex2.approx`, `sin.approx`,
+    /// ...): faster, with the hardware's bounds; `pow` of a negative base is NaN. Without it
+    /// math is precise (CUDA-library accuracy, see docs/math.md).
+    #[arg(long)]
+    pub fast_math: bool,
     /// Write the output here instead of stdout.
     #[arg(short = 'o', value_name = "OUT")]
     pub out: Option<PathBuf>,
@@ -103,7 +111,10 @@ pub fn wgsl(args: &WgslArgs) -> Result<String, Failure> {
 /// Runs `dianran msl`.
 pub fn msl(args: &MslArgs) -> Result<String, Failure> {
     let (src, module) = args.source.compile()?;
-    let out = dianran_msl::write_module(&module);
+    let out = dianran_msl::write_module_with(
+        &module,
+        &dianran_msl::Options { fast_math: args.fast_math },
+    );
     let failed = report(&src, out.errors);
     let text = deliver(out.text, &args.out)?;
     if failed {
@@ -115,7 +126,9 @@ pub fn msl(args: &MslArgs) -> Result<String, Failure> {
 }
 
 /// One line per entry: `NAME<TAB>STAGE<TAB>WORKGROUP_SIZE<TAB>PTX_NAME<TAB>PARAMS`, with a
-/// sixth column `tf32` for an entry whose f32 cooperative products use TF32 (`--tf32`).
+/// sixth column of comma-separated flags when an entry has any: `tf32` when its f32
+/// cooperative products use TF32 (`--tf32`), `fast-math` when its math builtins use the
+/// approximate instructions (`--fast-math`).
 pub fn ptx_entry_table(m: &Module, compiled: &dianran_ptx::codegen::CompiledPtx) -> String {
     let mut out = String::new();
     for ep in &m.entry_points {
@@ -127,11 +140,17 @@ pub fn ptx_entry_table(m: &Module, compiled: &dianran_ptx::codegen::CompiledPtx)
             }
             _ => "-".into(),
         };
-        let (name, params, tf32) = match info {
-            Some(i) => (i.ptx_name.clone(), i.params.join(","), i.tf32),
-            None => ("-".into(), "-".into(), false),
+        let (name, params, flags) = match info {
+            Some(i) => {
+                let flags: Vec<&str> = [(i.tf32, "tf32"), (i.fast_math, "fast-math")]
+                    .into_iter()
+                    .filter_map(|(on, f)| on.then_some(f))
+                    .collect();
+                (i.ptx_name.clone(), i.params.join(","), flags.join(","))
+            }
+            None => ("-".into(), "-".into(), String::new()),
         };
-        let tail = if tf32 { "\ttf32" } else { "" };
+        let tail = if flags.is_empty() { String::new() } else { format!("\t{flags}") };
         out.push_str(&format!(
             "{}\t{}\t{size}\t{name}\t{params}{tail}\n",
             ep.name,
@@ -146,7 +165,7 @@ pub fn ptx(args: &PtxArgs) -> Result<String, Failure> {
     let (src, module) = args.source.compile()?;
     let compiled = dianran_ptx::codegen::compile_module(
         &module,
-        &dianran_ptx::codegen::Options { sm: args.sm, tf32: args.tf32 },
+        &dianran_ptx::codegen::Options { sm: args.sm, tf32: args.tf32, fast_math: args.fast_math },
     );
     let _ = std::io::stderr().lock().write_all(ptx_entry_table(&module, &compiled).as_bytes());
     let failed = report(&src, compiled.diagnostics.clone());
@@ -190,11 +209,42 @@ mod tests {
 ";
         let m = dianran_frontend::compile("t.wgsl", src, &Default::default())
             .unwrap_or_else(|d| panic!("{d}"));
-        let opts = dianran_ptx::codegen::Options { sm: 80, tf32: true };
+        let opts = dianran_ptx::codegen::Options { sm: 80, tf32: true, fast_math: false };
         let table = ptx_entry_table(&m, &dianran_ptx::codegen::compile_module(&m, &opts));
         assert_eq!(
             table,
             "mm\tcompute\t32,1,1\tmm\tp_g0_b0\ttf32\nplain\tcompute\t1,1,1\tplain\tp_g0_b0\n"
         );
+    }
+
+    /// `fast-math` marks the entries whose math builtins use approximate instructions, and
+    /// only under `--fast-math`; flags are comma-separated.
+    #[test]
+    fn entry_table_marks_fast_math_entries() {
+        let src = "enable wgpu_cooperative_matrix;
+@group(0) @binding(0) var<storage, read_write> c: array<f32>;
+@compute @workgroup_size(32) fn both() {
+    let a = coopLoad<coop_mat16x16<f32, A>>(&c[0], 16u);
+    let b = coopLoad<coop_mat16x16<f32, B>>(&c[256], 16u);
+    let acc = coopLoad<coop_mat16x16<f32, C>>(&c[512], 16u);
+    coopStore(coopMultiplyAdd(a, b, acc), &c[512], 16u);
+    c[1] = sin(c[0]);
+}
+@compute @workgroup_size(1) fn waves() { c[0] = pow(c[1], c[2]); }
+@compute @workgroup_size(1) fn plain() { c[0] = c[1] * 2.0; }
+";
+        let m = dianran_frontend::compile("t.wgsl", src, &Default::default())
+            .unwrap_or_else(|d| panic!("{d}"));
+        let table = |fast_math| {
+            let opts = dianran_ptx::codegen::Options { sm: 80, tf32: true, fast_math };
+            ptx_entry_table(&m, &dianran_ptx::codegen::compile_module(&m, &opts))
+        };
+        assert_eq!(
+            table(true),
+            "both\tcompute\t32,1,1\tboth\tp_g0_b0\ttf32,fast-math\n\
+             waves\tcompute\t1,1,1\twaves\tp_g0_b0\tfast-math\n\
+             plain\tcompute\t1,1,1\tplain\tp_g0_b0\n"
+        );
+        assert!(!table(false).contains("fast-math"));
     }
 }

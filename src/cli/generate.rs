@@ -23,6 +23,9 @@ pub struct Args {
     /// ones are computed exactly on the FMA units.
     #[arg(long)]
     pub tf32: bool,
+    /// Fast approximate math builtins (PTX `.approx` instructions, `metal::fast::`).
+    #[arg(long)]
+    pub fast_math: bool,
     /// Leave `enable subgroups;` out of the WGSL (naga and wgpu reject it).
     #[arg(long)]
     pub no_subgroups_enable: bool,
@@ -43,6 +46,7 @@ pub fn execute(args: &Args) -> Result<String, Failure> {
     let opts = Options {
         sm: args.sm,
         tf32: args.tf32,
+        fast_math: args.fast_math,
         wgsl_subgroups_enable: !args.no_subgroups_enable,
         overrides: args.source.overrides.clone(),
     };
@@ -68,6 +72,7 @@ mod tests {
             source: SourceArgs { file: file.clone(), overrides: Vec::new() },
             sm: 80,
             tf32: false,
+            fast_math: false,
             no_subgroups_enable: false,
         };
         let printed = execute(&args).unwrap_or_else(|f| panic!("{}", f.render()));

@@ -51,6 +51,9 @@ pub struct Args {
     /// ones are computed exactly on the FMA units.
     #[arg(long)]
     pub tf32: bool,
+    /// Compile math builtins to PTX's approximate instructions (PTX executors only).
+    #[arg(long)]
+    pub fast_math: bool,
 }
 
 /// Parses an executor name.
@@ -129,6 +132,7 @@ pub fn execute(args: &Args) -> Result<String, Failure> {
             subgroup_size: args.subgroup_size,
             sm: 80,
             tf32: args.tf32,
+            fast_math: args.fast_math,
             ptx: None,
         };
         buffers = executors::run(args.executor, &job, &buffers).map_err(|e| match e {

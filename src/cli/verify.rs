@@ -4,7 +4,8 @@
 //! Output: one line per executor, `EXECUTOR<TAB>agree|DISAGREE|skipped<TAB>detail`. The
 //! interpreter's own line says `agree` with detail `reference`. Exit status 0 when every
 //! executor that ran agrees, 1 otherwise. Comparison rules (exact integers, float bounds per
-//! operation class, the TF32 bound for PTX executors under `--tf32`) are documented in
+//! operation class and executor: precise or `--fast-math` PTX math, Vulkan's bounds for
+//! lavapipe, the TF32 bound for PTX executors under `--tf32`) are documented in
 //! `dianran_verify::agree`. Kernels that use subgroup
 //! operations are compared with lavapipe at lavapipe's subgroup size (8) and with the PTX
 //! executors at 32.
@@ -13,7 +14,7 @@ use super::input::SourceArgs;
 use super::run::{parse_buffer, parse_dispatch, BufferArg};
 use super::Failure;
 use dianran_frontend::ir::{self, Stage};
-use dianran_verify::agree::{compare_with, precision_with_tf32, random_buffers};
+use dianran_verify::agree::random_buffers;
 use dianran_verify::executors::{self, ExecError, Executor, Job};
 use dianran_verify::samples;
 
@@ -47,6 +48,10 @@ pub struct Args {
     /// ones are computed exactly on the FMA units.
     #[arg(long)]
     pub tf32: bool,
+    /// Compile the PTX executors' math builtins to PTX's approximate instructions and
+    /// compare them with the fast-math bounds.
+    #[arg(long)]
+    pub fast_math: bool,
     /// Run this PTX file on the PTX executors instead of the PTX dianran compiles (same entry
     /// name and parameters): checks edited or third-party PTX against the WGSL's meaning.
     #[arg(long, value_name = "PTX_FILE")]
@@ -115,6 +120,7 @@ pub fn execute(args: &Args) -> Result<String, Failure> {
         subgroup_size,
         sm: args.sm,
         tf32: args.tf32,
+        fast_math: args.fast_math,
         ptx: ptx_text.as_deref(),
     };
     let reference32 = executors::run(Executor::Interp, &job(32), &input)
@@ -141,12 +147,18 @@ pub fn execute(args: &Args) -> Result<String, Failure> {
                 } else {
                     executors::run(Executor::Interp, &job(size), &input)
                 };
-                // Only the PTX executors ran TF32 products; the others keep the usual bounds.
-                let ptx_exec = matches!(exec, Executor::Emu | Executor::Cuda);
-                let p = precision_with_tf32(&module, &entry, args.tf32 && ptx_exec);
-                match reference.map(|r| compare_with(&module, &entry, &r, &result, p)) {
-                    Ok(Ok(())) if subgroups => format!("agree\tsubgroup size {size}"),
-                    Ok(Ok(())) => "agree\t".to_string(),
+                // Each executor has its own bounds (precise or fast PTX math, TF32, Vulkan's).
+                let verdict = reference
+                    .map(|r| executors::compare_run(exec, &job(size), &input, &r, &result));
+                match verdict {
+                    Ok(Ok(note)) => {
+                        let mut detail = Vec::new();
+                        if subgroups {
+                            detail.push(format!("subgroup size {size}"));
+                        }
+                        detail.extend(note);
+                        format!("agree\t{}", detail.join("; "))
+                    }
                     Ok(Err(diff)) => {
                         all_agree = false;
                         format!("DISAGREE\t{diff}")

@@ -101,11 +101,62 @@ pub struct Job<'a> {
     pub sm: u32,
     /// f32 cooperative products use TF32 tensor cores (`--tf32`) in the PTX the PTX executors
     /// compile; their results then compare with the TF32 bound
-    /// ([`crate::agree::precision_with_tf32`]).
+    /// ([`crate::agree::precision_for`]).
     pub tf32: bool,
+    /// Math builtins use PTX's approximate instructions (`--fast-math`) in the PTX the PTX
+    /// executors compile; their results then compare with the fast-math bound
+    /// ([`crate::agree::precision_for`]).
+    pub fast_math: bool,
     /// PTX text to run instead of compiling the module (it must follow the same entry name and
     /// parameter convention): checks hand-edited or third-party PTX against the WGSL's meaning.
     pub ptx: Option<&'a str>,
+}
+
+/// Whether `exec` runs the PTX dianran compiles (its bounds depend on the PTX options).
+pub fn runs_our_ptx(exec: Executor) -> bool {
+    matches!(exec, Executor::Emu | Executor::Cuda)
+}
+
+/// Compares `result`, produced by `exec` from `input`, with the interpreter's `reference`
+/// (run at the same subgroup size) under the executor's float bounds
+/// ([`crate::agree::precision_for`]). `Ok(None)`: agree. `Ok(Some(note))`: agree, with a note.
+///
+/// Executors other than our PTX (lavapipe) are not compared on values WGSL leaves undefined:
+/// the interpreter runs once more with [`crate::interp::InterpOptions::undefined_math_nan`]
+/// and the slots that become NaN there are left out; the note says how many of them differ
+/// (a conforming Vulkan driver computes `pow` of a negative base as NaN and `sin` beyond ±pi
+/// with no stated accuracy). Our PTX is compared everywhere: it computes C99's results.
+pub fn compare_run(
+    exec: Executor,
+    job: &Job<'_>,
+    input: &Buffers,
+    reference: &Buffers,
+    result: &Buffers,
+) -> Result<Option<String>, String> {
+    use crate::agree::{compare_except, has_undefined_math, precision_for, PtxMode, Slots};
+    let ptx = runs_our_ptx(exec).then_some(PtxMode { tf32: job.tf32, fast_math: job.fast_math });
+    let p = precision_for(job.module, job.entry, ptx);
+    let skip = if ptx.is_none() && exec != Executor::Interp && has_undefined_math(job.module) {
+        let mut bufs = input.clone();
+        let opts = crate::interp::InterpOptions {
+            subgroup_size: job.subgroup_size,
+            undefined_math_nan: true,
+            ..Default::default()
+        };
+        match crate::interp::run(job.module, job.entry, job.dispatch, &mut bufs, &opts) {
+            Ok(()) => crate::agree::undefined_slots(job.module, job.entry, reference, &bufs)?,
+            Err(_) => Slots::new(),
+        }
+    } else {
+        Slots::new()
+    };
+    let excused = compare_except(job.module, job.entry, reference, result, p, &skip)?;
+    Ok((excused > 0).then(|| {
+        format!(
+            "{excused} values WGSL leaves undefined differ (pow of a negative base, sin/cos/tan \
+             beyond +-pi); not compared"
+        )
+    }))
 }
 
 /// Runs `exec` on `input` and returns the buffers afterwards. A panic inside a third-party
@@ -163,7 +214,7 @@ fn run_ptx(
 ) -> Result<Buffers, ExecError> {
     let compiled = dianran_ptx::codegen::compile_module(
         job.module,
-        &dianran_ptx::codegen::Options { sm: job.sm, tf32: job.tf32 },
+        &dianran_ptx::codegen::Options { sm: job.sm, tf32: job.tf32, fast_math: job.fast_math },
     );
     let Some(info) = compiled.entries.iter().find(|e| e.name == job.entry) else {
         // The help says what to do about it (for example "pass --tf32").

@@ -405,6 +405,7 @@ fn run_case(case: &Case, seed: u32, ptxas_found: bool) -> Vec<String> {
         subgroup_size: 32,
         sm: 80,
         tf32: case.tf32,
+        fast_math: false,
         ptx: Some(&ptx.text),
     };
     match executors::run(Executor::Cuda, &job, &data.input) {

@@ -43,7 +43,10 @@ fn module() -> dianran_frontend::ir::Module {
 }
 
 fn compile(tf32: bool, sm: u32) -> dianran_ptx::codegen::CompiledPtx {
-    dianran_ptx::codegen::compile_module(&module(), &dianran_ptx::codegen::Options { sm, tf32 })
+    dianran_ptx::codegen::compile_module(
+        &module(),
+        &dianran_ptx::codegen::Options { sm, tf32, ..Default::default() },
+    )
 }
 
 #[test]

@@ -84,3 +84,22 @@ fn errors_name_the_source_register_and_line() {
     let line = text.lines().position(|l| l.contains("add.f32 \t%f3")).map(|p| p as u32 + 1);
     assert_eq!(e.line, line);
 }
+
+/// Module-scope `.global` and `.const` variables with initializers, as NVRTC emits for CUDA's
+/// math tables: read through `mov` of the symbol and `ld.global`, and through `ld.const`.
+#[test]
+fn module_variables_with_initializers() {
+    let text = ".version 8.0\n.target sm_80\n.address_size 64\n\
+.global .align 4 .b8 tbl[8] = {1, 0, 0, 0, 2, 1, 0, 0};\n\
+.const .align 4 .u32 k[2] = {10, 20};\n\
+.visible .entry t(.param .u64 out)\n{\n\
+\t.reg .b32 %r<6>;\n\t.reg .b64 %rd<6>;\n\
+\tld.param.u64 %rd1, [out];\n\tcvta.to.global.u64 %rd2, %rd1;\n\
+\tmov.u64 %rd3, tbl;\n\tld.global.nc.u32 %r1, [%rd3+4];\n\
+\tld.const.u32 %r2, [k+4];\n\tadd.s32 %r3, %r1, %r2;\n\
+\tst.global.u32 [%rd2], %r3;\n\tret;\n}\n";
+    let mut bufs = vec![vec![0u8; 4]];
+    run(text, "t", &mut bufs, [1, 1, 1], [1, 1, 1], &EmuOptions::default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(u32::from_le_bytes([bufs[0][0], bufs[0][1], bufs[0][2], bufs[0][3]]), 258 + 20);
+}

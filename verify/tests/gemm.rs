@@ -111,6 +111,7 @@ fn run_all(
         subgroup_size: 32,
         sm: 80,
         tf32: false,
+        fast_math: false,
         ptx: None,
     };
     let reference = match executors::run(Executor::Interp, &job, &input) {

@@ -11,6 +11,7 @@
 mod common;
 
 use common::*;
+use dianran_verify::executors::Executor;
 use half::f16;
 
 /// Samples without a compute entry point (no reference test).
@@ -1898,4 +1899,97 @@ fn coop_matmul_8() {
     }
     // 16 products of values in [-1, 1] in f32: 1e-4 absolute.
     check_f32("D", &f32s(&got), &want, 1e-4, 0.0);
+}
+
+// ---------------------------------------------------------------------------------------
+// Precise math (PTX's default): each kernel runs on the reference interpreter and, as PTX, on
+// the emulator; both must match plain Rust in f64.
+
+/// The executors the precise-math samples are checked on.
+const MATH_EXECUTORS: [Executor; 2] = [Executor::Interp, Executor::Emu];
+
+#[test]
+fn gelu() {
+    let mut rng = Rng::new(71);
+    let n = 512;
+    let mut x = rng.vec(n, |r| r.f32_in(-6.0, 6.0));
+    x[..6].copy_from_slice(&[0.0, -0.0, -6.0, -1.0, -0.5, 6.0]);
+    let want = per_item(&x, |&vf| {
+        let v = vf as f64;
+        let inner = 0.7978845608028654 * (v + 0.044715 * v.powf(3.0));
+        [0.5 * v * (1.0 + inner.tanh()), v / (1.0 + (-1.702 * v).exp()), v / (1.0 + (-v).exp())]
+            .map(|e| e as f32)
+    });
+    for exec in MATH_EXECUTORS {
+        let bufs = run_bound_on(exec, "gelu.wgsl", vec![f32_bytes(&x), zeros(12 * n)]);
+        let got = f32s(&bufs[&(0, 1)]);
+        // Negative inputs included: pow(v, 3.0) of a negative base is -|v|^3, never NaN.
+        assert!(got.iter().all(|g| !g.is_nan()), "gelu on {}: NaN", exec.name());
+        check_f32(&format!("gelu on {}", exec.name()), &got, &want, 1e-6, 1e-5);
+    }
+}
+
+#[test]
+fn layer_norm_pow() {
+    let mut rng = Rng::new(72);
+    let (rows, cols) = (4, 256);
+    let x = rng.vec(rows * cols, |r| r.f32_in(-4.0, 4.0));
+    let mut want_stats = Vec::new();
+    let mut want_y = Vec::new();
+    for row in x.chunks(cols) {
+        let mean = row.iter().map(|v| *v as f64).sum::<f64>() / cols as f64;
+        let var = row.iter().map(|v| (*v as f64 - mean).powi(2)).sum::<f64>() / cols as f64;
+        let std = (var + 1e-5).sqrt();
+        want_stats.extend([mean as f32, std as f32]);
+        want_y.extend(row.iter().map(|v| ((*v as f64 - mean) / std) as f32));
+    }
+    for exec in MATH_EXECUTORS {
+        let inputs = vec![f32_bytes(&x), zeros(8 * rows), zeros(4 * rows * cols)];
+        let bufs = run_bound_on(exec, "layer_norm_pow.wgsl", inputs);
+        let what = format!("layer_norm_pow on {}", exec.name());
+        // 256-term f32 sums: 1e-5 absolute on means near 0, 1e-5 relative.
+        check_f32(&format!("{what} stats"), &f32s(&bufs[&(0, 1)]), &want_stats, 1e-5, 1e-5);
+        check_f32(&format!("{what} y"), &f32s(&bufs[&(0, 2)]), &want_y, 1e-5, 1e-5);
+    }
+}
+
+#[test]
+fn trig_waves() {
+    let mut rng = Rng::new(73);
+    let n = 256;
+    let mut t = rng.vec(n, |r| r.f32_in(-1.0, 1.0));
+    t[..4].copy_from_slice(&[0.0, -0.0, 1.0, -1.0]);
+    let want = per_item(&t, |&v| {
+        // The kernel's f32 intermediates, then f64 functions rounded once per call.
+        let big = (v * 98765.4) as f64;
+        let huge = (v * 1.0e9) as f64;
+        let f = |x: f64| x as f32 as f64;
+        let w = v as f64;
+        [
+            big.sin(),
+            ((v * 98765.4 + 0.5) as f64).cos(),
+            f(huge.sin()) * f(huge.cos()),
+            ((v * 1234.5) as f64).tan(),
+            f(big.sin()).atan2(f(huge.cos())),
+            f(((v * 0.99) as f64).asin())
+                + f(((v * 0.5) as f64).acos())
+                + f(((v * 50.0) as f64).atan()),
+            f(((v * 2.0) as f64).sinh()) - f(w.cosh()) + f(((v * 8.0) as f64).tanh()),
+            f(((v * 100.0) as f64).asinh())
+                + f(((v * 0.9) as f64).atanh())
+                + f(((2.0 + v) as f64).acosh()),
+        ]
+        .map(|e| e as f32)
+    });
+    for exec in MATH_EXECUTORS {
+        let bufs = run_bound_on(exec, "trig_waves.wgsl", vec![f32_bytes(&t), zeros(32 * n)]);
+        // tan near its poles magnifies the argument's last bit: relative 1e-5.
+        check_f32(
+            &format!("trig_waves on {}", exec.name()),
+            &f32s(&bufs[&(0, 1)]),
+            &want,
+            1e-6,
+            1e-5,
+        );
+    }
 }

@@ -3,7 +3,9 @@
 
 use super::layout::{self, arith_ty, kind_of};
 use super::lower::Lower;
+use super::mathops::Opnd;
 use super::regalloc::{RegKind, Target, Term, VRegId};
+use crate::math;
 use dianran_frontend::ir::{
     BinaryOperator as B, MathFunction as M, Op, RelationalFunction, Scalar, Type, TypeId,
     UnaryOperator as U,
@@ -11,6 +13,12 @@ use dianran_frontend::ir::{
 use dianran_frontend::Diagnostic;
 
 type R<T> = Result<T, Diagnostic>;
+
+/// Whether `fun` is lowered to an approximation under `--fast-math` (everything the precise
+/// library covers, plus `normalize` through `rsqrt.approx`).
+fn approximate_under_fast_math(fun: M) -> bool {
+    math::FUNCTIONS.contains(&fun) || fun == M::Normalize
+}
 
 /// atan(t) ~ t * P(t^2) on [0, 1], highest power first (the odd minimax polynomial of the Cg
 /// reference implementation; max error about 1e-6 rad, checked by a test against `f64::atan`).
@@ -602,6 +610,13 @@ impl Lower<'_> {
                 return Err(self.err_internal("empty math operand"));
             }
         }
+        if self.fast_math {
+            if approximate_under_fast_math(fun) {
+                self.used_fast_math = true;
+            }
+        } else if let Some(out) = self.precise_math(fun, args)? {
+            return Ok(out);
+        }
         match fun {
             M::Abs => self.per_comp(args, |l, s, x| {
                 Ok(match s {
@@ -1108,6 +1123,92 @@ impl Lower<'_> {
                 Err(self.err_unsupported(&format!("the math function {fun:?}")))
             }
         }
+    }
+
+    /// The precise lowering (the default, [`crate::math`]) of the functions that have one;
+    /// `None` for the others, which have one lowering for both modes.
+    fn precise_math(
+        &mut self,
+        fun: M,
+        args: &[dianran_frontend::ir::ValueId],
+    ) -> R<Option<Vec<VRegId>>> {
+        let out = match fun {
+            // pow(x, n) for n = 1, 2, 3, -1 as products and a quotient, like CUDA: exactly
+            // C99's special cases, within 1.5 ulp (docs/math.md).
+            M::Pow if self.scalar_ty(args[0])? == Scalar::F32 => {
+                self.per_comp(args, |l, _, x| {
+                    let mul = |l: &mut Self, a, b| l.f("mul.rn.f32 {d0}, {u0}, {u1}", vec![a, b]);
+                    Ok(match l.fconsts.get(&x[1]).copied() {
+                        Some(1.0) => x[0],
+                        Some(2.0) => mul(l, x[0], x[0]),
+                        Some(3.0) => {
+                            let sq = mul(l, x[0], x[0]);
+                            mul(l, sq, x[0])
+                        }
+                        Some(-1.0) => l.f("div.rn.f32 {d0}, 0f3F800000, {u0}", vec![x[0]]),
+                        _ => {
+                            let r = math::binary(l, fun, Opnd::R(x[0]), Opnd::R(x[1]));
+                            let r = r.unwrap_or(Opnd::R(x[0]));
+                            l.reg(r)
+                        }
+                    })
+                })?
+            }
+            _ if math::FUNCTIONS.contains(&fun) => self.per_comp(args, |l, s, x| {
+                Ok(l.via_f32(s, x, |l, y| {
+                    let a = Opnd::R(y[0]);
+                    let r = match y.get(1) {
+                        Some(&b) => math::binary(l, fun, a, Opnd::R(b)),
+                        None => math::unary(l, fun, a),
+                    };
+                    let r = r.unwrap_or(a);
+                    l.reg(r)
+                }))
+            })?,
+            M::Ldexp => self.per_comp(args, |l, s, x| {
+                let xf = l.widen_f16(s, x[0]);
+                let r = math::ldexp(l, Opnd::R(xf), Opnd::R(x[1]));
+                let r = l.reg(r);
+                Ok(l.narrow_f16(s, r))
+            })?,
+            M::Frexp | M::Modf => {
+                let s = self.scalar_ty(args[0])?;
+                let mut first = Vec::new();
+                let mut second = Vec::new();
+                for v in self.comps(args[0])? {
+                    let v32 = Opnd::R(self.widen_f16(s, v));
+                    let (a, b) = if fun == M::Frexp {
+                        let (fr, e) = math::frexp(self, v32);
+                        let fr = self.reg(fr);
+                        (self.narrow_f16(s, fr), self.reg(e))
+                    } else {
+                        let (fr, w) = math::modf(self, v32);
+                        let (fr, w) = (self.reg(fr), self.reg(w));
+                        (self.narrow_f16(s, fr), self.narrow_f16(s, w))
+                    };
+                    first.push(a);
+                    second.push(b);
+                }
+                first.extend(second);
+                first
+            }
+            M::Normalize => {
+                // v / sqrt(dot(v, v)), correctly rounded square root and quotients.
+                let s = self.scalar_ty(args[0])?;
+                let a = self.comps(args[0])?;
+                let a32: Vec<VRegId> = a.iter().map(|&v| self.widen_f16(s, v)).collect();
+                let d = self.dot(Scalar::F32, &a32, &a32);
+                let r = self.f("sqrt.rn.f32 {d0}, {u0}", vec![d]);
+                let mut out = Vec::new();
+                for &v in &a32 {
+                    let t = self.f("div.rn.f32 {d0}, {u0}, {u1}", vec![v, r]);
+                    out.push(self.narrow_f16(s, t));
+                }
+                out
+            }
+            _ => return Ok(None),
+        };
+        Ok(Some(out))
     }
 
     /// Determinant by cofactor expansion along the first column.

@@ -115,10 +115,18 @@ pub(crate) struct Lower<'a> {
     pub sm: u32,
     /// Registers known to hold a 32-bit integer constant (lets division skip its guards).
     pub consts: HashMap<VRegId, u32>,
+    /// Registers known to hold an f32 constant (lets `pow` with a small integral constant
+    /// exponent multiply instead).
+    pub fconsts: HashMap<VRegId, f32>,
     /// Whether f32 cooperative-matrix products may use TF32 tensor cores (`--tf32`).
     pub tf32: bool,
     /// Set when this entry issued a TF32 product (reported in [`super::EntryInfo::tf32`]).
     pub used_tf32: bool,
+    /// Whether math builtins use the approximate lowering (`--fast-math`).
+    pub fast_math: bool,
+    /// Set when this entry emitted approximate math (reported in
+    /// [`super::EntryInfo::fast_math`]).
+    pub used_fast_math: bool,
     /// Known alignment of the function's integer values (address and stride proofs).
     pub known: KnownAlign<'a>,
 }
@@ -209,8 +217,11 @@ impl<'a> Lower<'a> {
             span: f.span,
             sm,
             consts: HashMap::new(),
+            fconsts: HashMap::new(),
             tf32: false,
             used_tf32: false,
+            fast_math: false,
+            used_fast_math: false,
             known: KnownAlign::new(f),
         }
     }
@@ -246,7 +257,9 @@ impl<'a> Lower<'a> {
 
     /// A register holding an f32 constant.
     pub(crate) fn imm_f32(&mut self, v: f32) -> VRegId {
-        self.op1(RegKind::B32, format!("mov.f32 {{d0}}, {}", f32_imm(v.to_bits())), vec![])
+        let r = self.op1(RegKind::B32, format!("mov.f32 {{d0}}, {}", f32_imm(v.to_bits())), vec![]);
+        self.fconsts.insert(r, v);
+        r
     }
 
     /// A register holding an f16 constant (by bit pattern).
@@ -1077,9 +1090,7 @@ impl<'a> Lower<'a> {
             ConstValue::Bool(b) => vec![self.imm_pred(*b)],
             ConstValue::I32(v) => vec![self.imm_u32(*v as u32)],
             ConstValue::U32(v) => vec![self.imm_u32(*v)],
-            ConstValue::F32(bits) => {
-                vec![self.op1(RegKind::B32, format!("mov.f32 {{d0}}, {}", f32_imm(*bits)), vec![])]
-            }
+            ConstValue::F32(bits) => vec![self.imm_f32(f32::from_bits(*bits))],
             ConstValue::F16(bits) => vec![self.imm_f16(*bits)],
             ConstValue::Composite(cty, parts) => {
                 let mut out = Vec::new();

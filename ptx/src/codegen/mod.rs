@@ -16,6 +16,7 @@ mod arith;
 mod coop;
 pub mod layout;
 mod lower;
+mod mathops;
 pub mod regalloc;
 
 use crate::names;
@@ -34,11 +35,17 @@ pub struct Options {
     /// tensor-core product, 16x16 ones are a diagnostic and 8x8 ones run exactly on the FMA
     /// units.
     pub tf32: bool,
+    /// Lower math builtins to PTX's approximate instructions (`ex2.approx`, `lg2.approx`,
+    /// `sin.approx`, `cos.approx`, `tanh.approx`, `rsqrt.approx`; `pow` as
+    /// `ex2(y * lg2(x))`, NaN for negative bases) instead of the precise library
+    /// ([`crate::math`], the default). Faster, with the hardware's documented bounds
+    /// (`docs/math.md`).
+    pub fast_math: bool,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { sm: 80, tf32: false }
+        Options { sm: 80, tf32: false, fast_math: false }
     }
 }
 
@@ -61,6 +68,9 @@ pub struct EntryInfo {
     /// Whether the entry uses TF32 products (f32 cooperative matrices with
     /// [`Options::tf32`]): its results are not f32-exact.
     pub tf32: bool,
+    /// Whether the entry uses approximate math (math builtins compiled with
+    /// [`Options::fast_math`]).
+    pub fast_math: bool,
 }
 
 /// The result of compiling a module.
@@ -126,7 +136,7 @@ pub fn compile_module(m: &ir::Module, opts: &Options) -> CompiledPtx {
             continue;
         }
         taken.insert(ptx_name.clone(), ep.name.clone());
-        match compile_entry(m, ep, &ptx_name, &shared_names, sm, opts.tf32) {
+        match compile_entry(m, ep, &ptx_name, &shared_names, sm, opts) {
             Ok((info, text, shared)) => {
                 used_shared.extend(shared);
                 entries.push(info);
@@ -230,7 +240,7 @@ fn compile_entry(
     ptx_name: &str,
     shared_names: &HashMap<GlobalId, String>,
     sm: u32,
-    tf32: bool,
+    opts: &Options,
 ) -> Result<EntryOut, Diagnostic> {
     // User functions are inlined: no `.func` is emitted (SPEC §3).
     let inlined = dianran_frontend::passes::inline_calls(m, ep.function).map_err(|d| {
@@ -342,11 +352,13 @@ fn compile_entry(
         .help("use smaller workgroup arrays"));
     }
     let mut lw = Lower::new(m, f, &layout, &ep.name, sm);
-    lw.tf32 = tf32;
+    lw.tf32 = opts.tf32;
+    lw.fast_math = opts.fast_math;
     lw.prologue()?;
     lw.body()?;
     let depot = lw.depot_size;
     let used_tf32 = lw.used_tf32;
+    let used_fast_math = lw.used_fast_math;
     if u64::from(depot) > MAX_LOCAL_BYTES {
         return Err(Diagnostic::error(
             DiagKind::Limit,
@@ -388,6 +400,7 @@ fn compile_entry(
         params,
         uses_sizes,
         tf32: used_tf32,
+        fast_math: used_fast_math,
     };
     Ok((info, text, shared))
 }

@@ -151,7 +151,7 @@ fn doubling_kernel_unicode_names() {
     assert!(t.is_ascii());
     // Deterministic.
     assert_eq!(compile_module(&m, &Options::default()).text, out.text);
-    let t90 = compile_module(&m, &Options { sm: 90, tf32: false }).text;
+    let t90 = compile_module(&m, &Options { sm: 90, ..Options::default() }).text;
     assert!(t90.contains(".target sm_90\n"));
     for (sm, text) in [(80, t.clone()), (90, t90)] {
         match ptxas(&text, sm, "doubling") {
@@ -240,7 +240,7 @@ fn samples_compile_and_pass_ptxas() {
             }
         };
         for sm in [80, 90] {
-            let out = compile_module(&m, &Options { sm, tf32: false });
+            let out = compile_module(&m, &Options { sm, ..Options::default() });
             assert!(out.text.is_ascii(), "{name}: non-ASCII output");
             // The toolkit's own model reads every emitted module back and finds it well formed
             // (the emulator depends on this parser).
@@ -255,7 +255,7 @@ fn samples_compile_and_pass_ptxas() {
                 }
             }
             assert_eq!(
-                compile_module(&m, &Options { sm, tf32: false }).text,
+                compile_module(&m, &Options { sm, ..Options::default() }).text,
                 out.text,
                 "{name}: not deterministic"
             );

@@ -42,6 +42,10 @@ pub struct VarDecl {
     pub name: String,
     /// `Some(n)`: an array `[n]`; `None`: a scalar.
     pub len: Option<u64>,
+    /// `= {v0, v1, ...}` (or `= v` for a scalar): the first elements' bit patterns
+    /// (integers as written, two's complement for negative ones; floats as `0f`/`0d`
+    /// bits); empty for no initializer. Only `.global` and `.const` variables have one.
+    pub init: Vec<u64>,
 }
 
 impl VarDecl {
@@ -53,6 +57,7 @@ impl VarDecl {
             ty: Type::B8,
             name: name.into(),
             len: Some(bytes),
+            init: Vec::new(),
         }
     }
 
@@ -64,6 +69,19 @@ impl VarDecl {
     /// Size in bytes.
     pub fn size_bytes(&self) -> u64 {
         u64::from(self.ty.bytes()).saturating_mul(self.len.unwrap_or(1))
+    }
+
+    /// The initial contents, little-endian, `size_bytes` long (zeros past the initializer).
+    pub fn init_bytes(&self) -> Vec<u8> {
+        let size = usize::try_from(self.size_bytes()).unwrap_or(0);
+        let w = self.ty.bytes().clamp(1, 8) as usize;
+        let mut out = vec![0u8; size];
+        for (i, v) in self.init.iter().enumerate() {
+            if let Some(dst) = out.get_mut(i * w..i * w + w) {
+                dst.copy_from_slice(&v.to_le_bytes()[..w]);
+            }
+        }
+        out
     }
 }
 
@@ -258,6 +276,7 @@ mod tests {
             ty: Type::F32,
             name: "g".into(),
             len: None,
+            init: Vec::new(),
         };
         assert_eq!(v.size_bytes(), 4);
     }

@@ -379,11 +379,50 @@ impl Parser {
             len = Some(self.expect_u64("array length")?);
             self.expect_punct(']', "after the array length")?;
         }
-        if self.is_punct('=') {
-            return Err(unsupported(line, format!("initializer of variable '{name}'")));
+        let mut init = Vec::new();
+        if self.eat_punct('=') {
+            let braced = self.eat_punct('{');
+            loop {
+                init.push(self.init_value(ty, line)?);
+                if !braced || !self.eat_punct(',') {
+                    break;
+                }
+            }
+            if braced {
+                self.expect_punct('}', "after the initializer")?;
+            }
         }
         self.expect_punct(';', "after the variable declaration")?;
-        Ok(VarDecl { space, align, ty, name, len })
+        Ok(VarDecl { space, align, ty, name, len, init })
+    }
+
+    /// One initializer element of a `ty` variable, as its bit pattern.
+    fn init_value(&mut self, ty: Type, line: u32) -> Result<u64, PtxError> {
+        let neg = self.eat_punct('-');
+        let op = match self.next() {
+            Some(Tok::Num(n)) => number(&n, line)?,
+            t => {
+                return Err(syntax(
+                    line,
+                    format!("expected an initializer element, found {}", describe(t.as_ref())),
+                ))
+            }
+        };
+        let bits = match op {
+            Operand::Imm(v) => (if neg { v.wrapping_neg() } else { v }) as u64,
+            Operand::ImmHex(v) => {
+                if neg {
+                    v.wrapping_neg()
+                } else {
+                    v
+                }
+            }
+            Operand::ImmF32(b) if !neg => u64::from(b),
+            Operand::ImmF64(b) if !neg => b,
+            _ => return Err(syntax(line, "an initializer element must be a number")),
+        };
+        let w = ty.bytes().clamp(1, 8) * 8;
+        Ok(if w == 64 { bits } else { bits & ((1u64 << w) - 1) })
     }
 
     fn dims(&mut self) -> Result<[u32; 3], PtxError> {

@@ -412,3 +412,29 @@ fn never_panics_on_garbage() {
         }
     }
 }
+
+/// Module variables with initializers (CUDA's math tables are `.global .b8 t[24] = {...}`):
+/// parsed, printed back, and laid out little-endian.
+#[test]
+fn variable_initializers() {
+    let text = ".version 8.0\n.target sm_80\n.address_size 64\n\
+        .global .align 4 .b8 tbl[6] = {65, 144, -1, 0x3c};\n\
+        .const .align 4 .u32 words[2] = {1, 4294967295};\n\
+        .const .f32 one = 0f3F800000;\n";
+    let m = parse_module(text).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(m.globals[0].init, vec![65, 144, 255, 0x3c]);
+    assert_eq!(m.globals[0].init_bytes(), vec![65, 144, 255, 0x3c, 0, 0]);
+    assert_eq!(m.globals[1].init_bytes(), vec![1, 0, 0, 0, 255, 255, 255, 255]);
+    assert_eq!(m.globals[2].init, vec![0x3F80_0000]);
+    round_trip(&m);
+    let printed = print_module(&m).unwrap_or_default();
+    assert!(printed.contains(".global .align 4 .b8 tbl[6] = {65, 144, 255, 60};"), "{printed}");
+    assert!(printed.contains(".const .f32 one = 0f3F800000;"), "{printed}");
+    // Too many elements, or an initializer on a .shared variable, is rejected.
+    let mut bad = m.clone();
+    bad.globals[0].init = vec![0; 7];
+    assert!(print_module(&bad).is_err());
+    let mut bad = m;
+    bad.globals[0].space = StateSpace::Shared;
+    assert!(print_module(&bad).is_err());
+}

@@ -1,6 +1,7 @@
 //! Pre-decoding: every instruction of the entry becomes a [`DInst`] with resolved register
 //! slots, branch targets and symbol addresses, once per launch.
 
+use super::memory::MODULE_BASE;
 use super::{EmuError, EmuErrorKind};
 use dianran_ptx::{
     AddrBase, AtomOp, BoolOp, CmpOp, Entry, Flag, Layout, Modifier, Module, Opcode, Operand,
@@ -137,6 +138,8 @@ pub(crate) struct Prog {
     pub shared_size: usize,
     /// Local bytes per thread.
     pub local_size: usize,
+    /// Initial contents of the module's `.global`/`.const` variables (at `MODULE_BASE`).
+    pub module_data: Vec<u8>,
     /// Immediate post-dominator of each instruction (`insts.len()` = the exit): where the
     /// lanes of a divergent branch reconverge.
     pub ipdom: Vec<usize>,
@@ -245,13 +248,28 @@ pub(crate) fn decode(
     // local variables one window per thread. Offsets start at 0 in each space.
     let mut vars = HashMap::new();
     let (mut shared, mut local) = (0u64, 0u64);
+    // Module-scope `.global` and `.const` variables (CUDA's math tables, for one) share a
+    // region of global memory at MODULE_BASE holding their initial values.
+    let mut module_data = Vec::new();
     for v in m.globals.iter().chain(&e.vars) {
         let align = u64::from(v.align.unwrap_or(v.ty.bytes().max(1)));
         let cursor = match v.space {
             StateSpace::Shared => &mut shared,
             StateSpace::Local => &mut local,
-            // Module-scope `.global`/`.const` variables hold no data here (no initialisers
-            // are parsed); a use is reported as an unknown symbol.
+            StateSpace::Global | StateSpace::Const => {
+                let at = align_up(module_data.len() as u64, align);
+                if at + v.size_bytes() > 1 << 26 {
+                    return Err(EmuError::new(
+                        EmuErrorKind::Launch,
+                        None,
+                        format!("module variable '{}' does not fit the emulator", v.name),
+                    ));
+                }
+                module_data.resize(at as usize, 0);
+                module_data.extend(v.init_bytes());
+                vars.insert(v.name.as_str(), (v.space, MODULE_BASE + at));
+                continue;
+            }
             _ => continue,
         };
         let at = align_up(*cursor, align);
@@ -367,6 +385,7 @@ pub(crate) fn decode(
         slot_bits,
         shared_size: shared as usize,
         local_size: local as usize,
+        module_data,
     })
 }
 

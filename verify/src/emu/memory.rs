@@ -9,6 +9,10 @@ pub const SHARED_WINDOW: u64 = 0x1000_0000;
 pub const LOCAL_WINDOW: u64 = 0x2000_0000;
 const WINDOW: u64 = 0x1000_0000;
 
+/// Global (and generic) address of the module's `.global` and `.const` variables (one
+/// region, laid out in declaration order, initialized from their initializers).
+pub const MODULE_BASE: u64 = 0x7FFF_0000_0000_0000;
+
 /// Global (and generic) address of byte 0 of parameter buffer `i`.
 pub fn global_base(i: usize) -> u64 {
     (i as u64 + 1) << 32
@@ -17,6 +21,8 @@ pub fn global_base(i: usize) -> u64 {
 /// The memory a CTA sees.
 pub(crate) struct Mem<'a> {
     pub global: &'a mut [Vec<u8>],
+    /// The module's `.global`/`.const` variables at [`MODULE_BASE`].
+    pub module: Vec<u8>,
     pub shared: Vec<u8>,
     /// Every thread's local bytes, `local_size` each.
     pub local: Vec<u8>,
@@ -58,6 +64,18 @@ impl Mem<'_> {
             let end = start.checked_add(size)?;
             (end <= len).then_some(start..end)
         };
+        if matches!(space, StateSpace::Global | StateSpace::Const) && off >= MODULE_BASE {
+            let len = self.module.len();
+            let start = usize::try_from(off - MODULE_BASE).ok();
+            return match start.and_then(|s| Some(s..s.checked_add(size)?)).filter(|r| r.end <= len)
+            {
+                Some(r) => self.module.get_mut(r).ok_or_else(String::new),
+                None => Err(format!(
+                    "{} ({size} bytes) is outside the {len} bytes of the module's variables",
+                    describe(space, addr)
+                )),
+            };
+        }
         match space {
             StateSpace::Global => {
                 let idx = (off >> 32).checked_sub(1).map(|i| i as usize);

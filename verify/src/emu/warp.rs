@@ -57,6 +57,7 @@ pub(crate) fn launch(
         def: vec![false; n * prog.nslots],
         mem: Mem {
             global: params,
+            module: prog.module_data.clone(),
             shared: vec![0; prog.shared_size],
             local: vec![0; n * prog.local_size],
             local_size: prog.local_size,

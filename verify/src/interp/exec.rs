@@ -925,7 +925,12 @@ impl<'m> Machine<'m> {
                     tys.push(fr.ty(*a)?);
                     vals.push(fr.get(lane, *a));
                 }
+                let start = out.len();
                 math::math(types, *fun, &tys, &vals, rty()?, out)?;
+                if self.opts.undefined_math_nan {
+                    let res = out.get_mut(start..).unwrap_or_default();
+                    math::poison_undefined(types, *fun, &tys, &vals, res);
+                }
             }
             Op::Relational(fun, a) => math::relational(types, *fun, fr.ty(*a)?, fr.get(lane, *a), out),
             Op::Derivative(..) => {

@@ -95,6 +95,37 @@ fn int_bits(op: BinaryOperator, x: u32, y: u32) -> Option<u32> {
     }
 }
 
+/// Replaces with NaN the results WGSL leaves undefined (for
+/// [`super::InterpOptions::undefined_math_nan`]): `sin`, `cos`, `tan` beyond ±pi (WGSL states
+/// no accuracy there) and `pow` of a negative base or of zero with a non-positive exponent
+/// (WGSL's `pow` is `exp2(y * log2(x))`). `out[start..]` holds the function's results.
+pub(crate) fn poison_undefined(
+    types: &Types,
+    fun: MathFunction,
+    tys: &[TypeId],
+    args: &[&[u32]],
+    out: &mut [u32],
+) {
+    use MathFunction as M;
+    let s = tys.first().map_or(Scalar::F32, |t| scal(types, *t));
+    let (Some(a), Some(first)) = (args.first(), tys.first()) else { return };
+    let _ = first;
+    for (i, o) in out.iter_mut().enumerate() {
+        let x = fget(s, at(a, i));
+        let undefined = match fun {
+            M::Sin | M::Cos | M::Tan => x.abs() > std::f32::consts::PI,
+            M::Pow => {
+                let y = args.get(1).map_or(1.0, |b| fget(s, at(b, i)));
+                x < 0.0 || (x == 0.0 && y <= 0.0)
+            }
+            _ => false,
+        };
+        if undefined {
+            *o = fput(s, f32::NAN);
+        }
+    }
+}
+
 /// A comparison of two values of one scalar type as a `bool` word (1 or 0); `None` when
 /// `op` is not a comparison.
 fn compare<T: PartialOrd>(op: BinaryOperator, a: T, c: T) -> Option<u32> {
@@ -273,6 +304,15 @@ fn wgsl_max_i(s: Scalar, x: u32, y: u32) -> u32 {
     }
 }
 
+/// WGSL's `clamp(x, 0, 1)`: `min(max(x, 0), 1)` with IEEE maxNum/minNum, so NaN gives 0.
+fn clamp01(x: f32) -> f32 {
+    if x.is_nan() {
+        0.0
+    } else {
+        x.clamp(0.0, 1.0)
+    }
+}
+
 fn frexp(x: f32) -> (f32, i32) {
     if x == 0.0 || !x.is_finite() {
         return (x, 0);
@@ -372,7 +412,7 @@ pub(crate) fn math(
                 });
             }
         }
-        M::Saturate => f1(out, &|x| x.clamp(0.0, 1.0)),
+        M::Saturate => f1(out, &clamp01),
         M::Cos => f1(out, &f32::cos),
         M::Cosh => f1(out, &f32::cosh),
         M::Sin => f1(out, &f32::sin),
@@ -437,7 +477,9 @@ pub(crate) fn math(
             }
         }
         M::Modf => {
-            f1(out, &|x| x - x.trunc());
+            // C99: the fraction keeps x's sign (-0 for negative integers) and is ±0 for
+            // infinities.
+            f1(out, &|x| (if x.is_infinite() { 0.0 } else { x - x.trunc() }).copysign(x));
             f1(out, &f32::trunc);
         }
         M::Frexp => {
@@ -447,7 +489,10 @@ pub(crate) fn math(
         M::Ldexp => {
             let e = arg(1)?;
             for (i, &a0i) in a0.iter().enumerate() {
-                let v = f64::from(fget(s, a0i)) * 2f64.powi(at(e, i) as i32);
+                // Beyond ±400 every f32 (and f16) result is 0 or infinite anyway; the clamp
+                // keeps 0 * 2^2000 from becoming 0 * inf = NaN.
+                let n = (at(e, i) as i32).clamp(-400, 400);
+                let v = f64::from(fget(s, a0i)) * 2f64.powi(n);
                 out.push(match s {
                     Scalar::F16 => u32::from(half::f16::from_f64(v).to_bits()),
                     _ => (v as f32).to_bits(),
@@ -465,7 +510,7 @@ pub(crate) fn math(
                         M::Fma => x.mul_add(y, z),
                         M::Mix => x * (1.0 - z) + y * z,
                         _ => {
-                            let t = ((z - x) / (y - x)).clamp(0.0, 1.0);
+                            let t = clamp01((z - x) / (y - x));
                             t * t * (3.0 - 2.0 * t)
                         }
                     },

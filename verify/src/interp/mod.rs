@@ -49,11 +49,17 @@ pub struct InterpOptions {
     /// however many invocations are active, plus one per loop iteration) before the run is
     /// stopped as a probable infinite loop.
     pub max_steps: u64,
+    /// Make the results WGSL leaves undefined NaN (`pow` of a negative base, `sin`/`cos`/`tan`
+    /// beyond ±pi), so that what depends on them shows up as NaN: `dianran verify` runs the
+    /// interpreter this way to know which values a Vulkan implementation may compute
+    /// differently (see `agree::undefined_slots`). Off for the reference itself, which
+    /// computes C99's exact results.
+    pub undefined_math_nan: bool,
 }
 
 impl Default for InterpOptions {
     fn default() -> Self {
-        InterpOptions { subgroup_size: 32, max_steps: 1 << 32 }
+        InterpOptions { subgroup_size: 32, max_steps: 1 << 32, undefined_math_nan: false }
     }
 }
 

@@ -266,3 +266,31 @@ pub fn close(got: f32, want: f32, abs: f32, rel: f32) -> bool {
     }
     (got - want).abs() <= abs + rel * want.abs()
 }
+
+/// Runs sample `name` (header dispatch and entry) on executor `exec` (precise PTX math, no
+/// TF32 for the PTX executors) with `buffers` bound at bindings 0, 1, … of group 0.
+pub fn run_bound_on(
+    exec: dianran_verify::executors::Executor,
+    name: &str,
+    buffers: Vec<Vec<u8>>,
+) -> Buffers {
+    let src = std::fs::read_to_string(sample_path(name)).expect("cannot read sample");
+    let (dispatch, entry) = sample_header(&src);
+    let module = dianran_frontend::compile(name, &src, &Default::default())
+        .unwrap_or_else(|d| panic!("{name}: frontend failed:\n{d}"));
+    let job = dianran_verify::executors::Job {
+        file_name: name,
+        source: &src,
+        module: &module,
+        entry: &entry,
+        dispatch,
+        subgroup_size: 32,
+        sm: 80,
+        tf32: false,
+        fast_math: false,
+        ptx: None,
+    };
+    let input = group0((0..).zip(buffers).collect());
+    dianran_verify::executors::run(exec, &job, &input)
+        .unwrap_or_else(|e| panic!("{name} on {}: {e}", exec.name()))
+}

@@ -1,0 +1,114 @@
+//! Hyperbolic functions and their inverses.
+
+use super::coeffs::{LN2_HI, SINH, TANH};
+use super::explog::{exp, exp_scaled, log, log1p};
+use super::odd_poly;
+use super::ops::{Cmp, Ops};
+
+/// `sinh`: an odd polynomial below 1 (no cancellation near 0), `h - 1/(4h)` with
+/// `h = e^|x| / 2` (scaled exactly, so it overflows exactly where sinh does) above.
+pub(crate) fn sinh<O: Ops>(o: &mut O, x: O::F) -> O::F {
+    let ax = o.abs(x);
+    let p = odd_poly(o, ax, &SINH);
+    let h = exp_scaled(o, ax, -1);
+    let q = o.cf(0.25);
+    let inv = o.div(q, h);
+    let big = o.sub(h, inv);
+    let one = o.cf(1.0);
+    let small = o.fcmp(Cmp::Lt, ax, one);
+    let r = o.fsel(small, p, big);
+    o.copysign(r, x)
+}
+
+/// `cosh = h + 1/(4h)` with `h = e^|x| / 2`.
+pub(crate) fn cosh<O: Ops>(o: &mut O, x: O::F) -> O::F {
+    let ax = o.abs(x);
+    let h = exp_scaled(o, ax, -1);
+    let q = o.cf(0.25);
+    let inv = o.div(q, h);
+    o.add(h, inv)
+}
+
+/// `tanh`: an odd polynomial below 0.9, `1 - 2 / (e^(2|x|) + 1)` above (exactly 1 once the
+/// exponential overflows).
+pub(crate) fn tanh<O: Ops>(o: &mut O, x: O::F) -> O::F {
+    let ax = o.abs(x);
+    let p = odd_poly(o, ax, &TANH);
+    let two = o.cf(2.0);
+    let a2 = o.mul(ax, two);
+    let e = exp(o, a2);
+    let one = o.cf(1.0);
+    let d = o.add(e, one);
+    let q = o.div(two, d);
+    let big = o.sub(one, q);
+    let lim = o.cf(0.9);
+    let small = o.fcmp(Cmp::Lt, ax, lim);
+    let r = o.fsel(small, p, big);
+    o.copysign(r, x)
+}
+
+/// Above this magnitude `asinh(x) = log(2|x|)` and `acosh(x) = log(2x)` to f32 precision.
+const LOG_ONLY: f32 = 4096.0;
+
+/// `log(|x|) + ln 2` for the large-argument branches.
+fn log_twice<O: Ops>(o: &mut O, ax: O::F) -> O::F {
+    let l = log(o, ax);
+    let k = o.cf(LN2_HI);
+    o.add(l, k)
+}
+
+/// `asinh(x) = log1p(|x| + x^2 / (1 + sqrt(1 + x^2)))` (no cancellation near 0), with the
+/// sign of x; `log(2|x|)` for large |x|.
+pub(crate) fn asinh<O: Ops>(o: &mut O, x: O::F) -> O::F {
+    let ax = o.abs(x);
+    let one = o.cf(1.0);
+    let sq = o.mul(ax, ax);
+    let t = o.add(sq, one);
+    let t = o.sqrt(t);
+    let t = o.add(t, one);
+    let t = o.div(sq, t);
+    let u = o.add(ax, t);
+    let r = log1p(o, u);
+    let big = log_twice(o, ax);
+    let lim = o.cf(LOG_ONLY);
+    let large = o.fcmp(Cmp::Gt, ax, lim);
+    let r = o.fsel(large, big, r);
+    o.copysign(r, x)
+}
+
+/// `acosh(x) = log1p(t + sqrt(t (t + 2)))` with `t = x - 1` (exact for x in [1, 2^24]);
+/// `log(2x)` for large x; NaN below 1.
+pub(crate) fn acosh<O: Ops>(o: &mut O, x: O::F) -> O::F {
+    let one = o.cf(1.0);
+    let t = o.sub(x, one);
+    let t2 = o.add(t, t);
+    let w = o.fma(t, t, t2);
+    let w = o.sqrt(w);
+    let u = o.add(t, w);
+    let r = log1p(o, u);
+    let big = log_twice(o, x);
+    let lim = o.cf(LOG_ONLY);
+    let large = o.fcmp(Cmp::Gt, x, lim);
+    let r = o.fsel(large, big, r);
+    let ok = o.fcmp(Cmp::Ge, x, one);
+    let nan = o.cf(f32::NAN);
+    o.fsel(ok, r, nan)
+}
+
+/// `atanh(x) = log1p(2|x| / (1 - |x|)) / 2` with the sign of x; below 1/2 the argument is
+/// formed as `2|x| + 2|x| |x| / (1 - |x|)` (fdlibm), whose rounding is smaller.
+pub(crate) fn atanh<O: Ops>(o: &mut O, x: O::F) -> O::F {
+    let ax = o.abs(x);
+    let one = o.cf(1.0);
+    let d = o.sub(one, ax);
+    let t = o.add(ax, ax);
+    let big = o.div(t, d);
+    let q = o.div(ax, d);
+    let small = o.fma(t, q, t);
+    let h = o.cf(0.5);
+    let lim = o.fcmp(Cmp::Lt, ax, h);
+    let u = o.fsel(lim, small, big);
+    let r = log1p(o, u);
+    let r = o.mul(r, h);
+    o.copysign(r, x)
+}
