@@ -3,7 +3,8 @@
 # compute sample JIT-loads our PTX through the CUDA driver (cuModuleLoadData via cudarc), runs
 # it, and compares the buffers with the reference interpreter and the PTX emulator
 # (`dianran verify`), then runs the cooperative-matrix form tests with the CUDA driver as a
-# third executor. Prints one line per sample and a summary; exits 1 if any executor that
+# third executor, and the precise-math accuracy test (device results bit-identical to the
+# emulator's). Prints one line per sample and a summary; exits 1 if any executor that
 # ran disagrees. Budget: under 5 minutes on a 16-core machine (about half is the build).
 #
 #   verify/gpu-check.sh            # samples
@@ -56,6 +57,13 @@ coop_ok=0
 timeout 300 cargo test --release -p dianran-verify --test coop_forms 2>&1 | tail -n 25 \
     | tee /dev/stderr | grep -q '^test result: ok' && coop_ok=1
 [ "$coop_ok" -eq 1 ] || { echo "coop_forms: FAILED"; disagree=$((disagree + 1)); }
+
+echo "== precise math: every builtin's PTX on the device bit-identical to the emulator, and within"
+echo "   its ulp bound (verify/tests/math_accuracy.rs)"
+math_ok=0
+timeout 300 cargo test --release -p dianran-verify --test math_accuracy 2>&1 | tail -n 8 \
+    | tee /dev/stderr | grep -q '^test result: ok' && math_ok=1
+[ "$math_ok" -eq 1 ] || { echo "math_accuracy: FAILED"; disagree=$((disagree + 1)); }
 
 if [ "${1:-}" = "--bench" ]; then
     echo "== GEMM benchmark"
