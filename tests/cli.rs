@@ -398,3 +398,31 @@ fn precise_math_by_default_fast_math_on_request() {
     let out = dianran(&["msl", &f, "--fast-math"]);
     assert!(text(&out.stdout).contains("fast::tanh("), "{}", text(&out.stdout));
 }
+
+/// An executor that takes longer than `--timeout` is reported as `timeout` and left behind,
+/// and the command still ends (lavapipe compiles this array initializer for minutes).
+#[test]
+fn verify_reports_executor_timeouts() {
+    let dir = scratch("timeout");
+    let n = 32767;
+    let init = vec!["true"; n].join(", ");
+    let src = format!(
+        "@group(0) @binding(0) var<storage, read_write> out: array<u32>;\n\
+         var<private> flags: array<bool, {n}> = array<bool, {n}>({init});\n\
+         @compute @workgroup_size(1) fn main() {{ out[0] = select(0u, 1u, flags[7]); }}\n"
+    );
+    let f = write(&dir, "slow.wgsl", &src);
+    let start = std::time::Instant::now();
+    let out = dianran(&["verify", &f, "--timeout", "2"]);
+    let stdout = text(&out.stdout);
+    assert!(start.elapsed().as_secs() < 60, "verify did not end in time");
+    assert_eq!(out.status.code(), Some(1), "{stdout}{}", text(&out.stderr));
+    assert!(stdout.contains("emu\tagree"), "{stdout}");
+    assert!(
+        stdout.contains("lavapipe\ttimeout\tno result after 2 s")
+            || stdout.contains("lavapipe\tskipped"),
+        "{stdout}"
+    );
+    let out = dianran(&["verify", &f, "--timeout", "0"]);
+    assert_eq!(out.status.code(), Some(2), "a zero limit is a usage error");
+}

@@ -313,7 +313,7 @@ fn check_entry(k: &Kernel, m: &ir::Module, entry: &str, lavapipe: bool, out: &mu
             Err(ExecError::Skipped(why)) => {
                 out.report.push(format!("{key}: {} skipped: {why}", exec.name()))
             }
-            Err(ExecError::Failed(why)) => out.fail(&key, exec.name(), why),
+            Err(e) => out.fail(&key, exec.name(), e.to_string()),
         }
     }
 }

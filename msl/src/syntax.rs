@@ -263,6 +263,22 @@ impl<'a> Syntax<'a> for FnWriter<'a> {
                     _ => format!("{}({})", self.w.ty(t), self.vals(parts)),
                 }
             }
+            Op::Convert(a, to) if matches!(types.get(self.b.ty(*a)), Type::Matrix { .. }) => {
+                // Metal has no conversion between matrix element types: convert column by
+                // column (a same-type "conversion" is WGSL's identity constructor, a copy).
+                let Type::Matrix { columns, rows, scalar } = types.get(self.b.ty(*a)).clone()
+                else {
+                    return Err(self.unsupported("a matrix conversion", span));
+                };
+                if scalar == *to {
+                    v(a)
+                } else {
+                    let col = Self::shaped(*to, Some(rows as u8));
+                    let cols: Vec<String> =
+                        (0..columns as u8).map(|i| format!("{col}(({})[{i}])", v(a))).collect();
+                    format!("{}({})", self.w.ty(rty()?), cols.join(", "))
+                }
+            }
             Op::Convert(a, to) => {
                 let (from, size) = self.shape(*a);
                 let target = Self::shaped(*to, size);

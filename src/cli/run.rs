@@ -12,7 +12,7 @@ use super::Failure;
 use dianran_frontend::ir::{Module, Stage};
 use dianran_frontend::{Diagnostic, Diagnostics};
 use dianran_verify::buffers::{default_buffers, entry_bindings, Buffers};
-use dianran_verify::executors::{self, ExecError, Executor, Job};
+use dianran_verify::executors::{self, Executor, Job};
 use dianran_verify::interp::{self, InterpOptions};
 use std::path::PathBuf;
 
@@ -135,10 +135,8 @@ pub fn execute(args: &Args) -> Result<String, Failure> {
             fast_math: args.fast_math,
             ptx: None,
         };
-        buffers = executors::run(args.executor, &job, &buffers).map_err(|e| match e {
-            ExecError::Skipped(why) => Failure::Message(format!("{}: {why}", args.executor.name())),
-            ExecError::Failed(why) => Failure::Message(format!("{}: {why}", args.executor.name())),
-        })?;
+        buffers = executors::run(args.executor, &job, &buffers)
+            .map_err(|e| Failure::Message(format!("{}: {e}", args.executor.name())))?;
     }
     if let Some(dir) = &args.dump {
         dump(dir, &buffers)?;

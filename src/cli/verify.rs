@@ -1,9 +1,10 @@
 //! `dianran verify FILE`: run one compute entry on every available executor with seeded
 //! random buffers and compare each with the reference interpreter.
 //!
-//! Output: one line per executor, `EXECUTOR<TAB>agree|DISAGREE|skipped<TAB>detail`. The
-//! interpreter's own line says `agree` with detail `reference`. Exit status 0 when every
-//! executor that ran agrees, 1 otherwise. Comparison rules (exact integers, float bounds per
+//! Output: one line per executor, `EXECUTOR<TAB>agree|DISAGREE|skipped|timeout<TAB>detail`.
+//! The interpreter's own line says `agree` with detail `reference`. Each executor gets
+//! `--timeout` seconds (default 60); one that takes longer is reported as `timeout` and left
+//! behind. Exit status 0 when every executor that ran agrees, 1 otherwise (a timeout included). Comparison rules (exact integers, float bounds per
 //! operation class and executor: precise or `--fast-math` PTX math, Vulkan's bounds for
 //! lavapipe, the TF32 bound for PTX executors under `--tf32`) are documented in
 //! `dianran_verify::agree`. Kernels that use subgroup
@@ -52,10 +53,22 @@ pub struct Args {
     /// compare them with the fast-math bounds.
     #[arg(long)]
     pub fast_math: bool,
+    /// Seconds each executor may take (the reference interpreter included) before it is
+    /// reported as `timeout` and the next one runs.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60.0, value_parser = parse_seconds)]
+    pub timeout: f64,
     /// Run this PTX file on the PTX executors instead of the PTX dianran compiles (same entry
     /// name and parameters): checks edited or third-party PTX against the WGSL's meaning.
     #[arg(long, value_name = "PTX_FILE")]
     pub ptx: Option<std::path::PathBuf>,
+}
+
+/// A positive number of seconds.
+fn parse_seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v > 0.0 && v.is_finite() => Ok(v),
+        _ => Err(format!("'{s}' is not a positive number of seconds")),
+    }
 }
 
 fn choose_entry(m: &ir::Module, wanted: &Option<String>) -> Result<String, Failure> {
@@ -123,7 +136,8 @@ pub fn execute(args: &Args) -> Result<String, Failure> {
         fast_math: args.fast_math,
         ptx: ptx_text.as_deref(),
     };
-    let reference32 = executors::run(Executor::Interp, &job(32), &input)
+    let limit = std::time::Duration::from_secs_f64(args.timeout);
+    let reference32 = executors::run_limited(Executor::Interp, &job(32), &input, limit)
         .map_err(|e| {
             Failure::Message(format!(
                 "the reference interpreter failed on the random input: {e}\n(random contents can drive data-dependent indexing out of range: try a larger --len or another --seed)"
@@ -135,8 +149,15 @@ pub fn execute(args: &Args) -> Result<String, Failure> {
     for exec in [Executor::Emu, Executor::Cuda, Executor::Lavapipe, Executor::LavapipeOut] {
         let lava = matches!(exec, Executor::Lavapipe | Executor::LavapipeOut);
         let size = if lava && subgroups { 8 } else { 32 };
-        let line = match executors::run(exec, &job(size), &input) {
+        let line = match executors::run_limited(exec, &job(size), &input, limit) {
             Err(ExecError::Skipped(why)) => format!("skipped\t{why}"),
+            Err(ExecError::Timeout(d)) => {
+                all_agree = false;
+                format!(
+                    "timeout\tno result after {} s (raise --timeout to wait longer)",
+                    d.as_secs_f64()
+                )
+            }
             Err(ExecError::Failed(why)) => {
                 all_agree = false;
                 format!("DISAGREE\t{why}")
@@ -145,7 +166,7 @@ pub fn execute(args: &Args) -> Result<String, Failure> {
                 let reference = if size == 32 {
                     Ok(reference32.clone())
                 } else {
-                    executors::run(Executor::Interp, &job(size), &input)
+                    executors::run_limited(Executor::Interp, &job(size), &input, limit)
                 };
                 // Each executor has its own bounds (precise or fast PTX math, TF32, Vulkan's).
                 let verdict = reference

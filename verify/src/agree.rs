@@ -308,22 +308,30 @@ pub fn has_undefined_math(m: &ir::Module) -> bool {
     any_op(m, &|_, op| matches!(op, Op::Math(M::Pow | M::Sin | M::Cos | M::Tan, _)))
 }
 
-/// The float slots of `entry` whose value WGSL leaves undefined: NaN in `poisoned` (the
-/// interpreter with `InterpOptions::undefined_math_nan`) but a number in `reference`.
-pub fn undefined_slots(
+/// Whether `m` exchanges values between subgroup invocations (`subgroupShuffle`,
+/// `subgroupBroadcast`, quad operations, ...): reading an inactive invocation that way gives
+/// an indeterminate value.
+pub fn has_subgroup_exchanges(m: &ir::Module) -> bool {
+    any_op(m, &|_, op| matches!(op, Op::SubgroupGather { .. }))
+}
+
+/// The scalar slots of `entry` that differ between two runs of the interpreter (bit for bit,
+/// NaN equal to NaN): the values that depend on what one run made undefined
+/// (`InterpOptions::undefined_math_nan`, `InterpOptions::inactive_read`).
+pub fn differing_slots(
     m: &ir::Module,
     entry: &str,
     reference: &Buffers,
-    poisoned: &Buffers,
+    other: &Buffers,
 ) -> Result<Slots, String> {
     let mut out = Slots::new();
-    for (key, s, r, p) in paired_slots(m, entry, reference, poisoned)? {
+    for (key, s, r, o) in paired_slots(m, entry, reference, other)? {
         let nan = |b: &[u8]| match s {
             Scalar::F32 => f32::from_le_bytes([b[0], b[1], b[2], b[3]]).is_nan(),
             Scalar::F16 => half::f16::from_le_bytes([b[0], b[1]]).is_nan(),
             _ => false,
         };
-        if nan(p.1) && !nan(r.1) {
+        if r.1 != o.1 && !(nan(r.1) && nan(o.1)) {
             out.insert((key, r.0));
         }
     }
@@ -384,7 +392,7 @@ pub fn compare_with(
     compare_except(m, entry, reference, other, p, &Slots::new()).map(|_| ())
 }
 
-/// [`compare_with`], leaving out the slots in `skip`; returns how many of those differ.
+/// [`compare_with`], leaving out the slots in `skip`; returns those of them that differ.
 pub fn compare_except(
     m: &ir::Module,
     entry: &str,
@@ -392,10 +400,10 @@ pub fn compare_except(
     other: &Buffers,
     p: Precision,
     skip: &Slots,
-) -> Result<usize, String> {
+) -> Result<Slots, String> {
     let mut diffs = Vec::new();
     let mut count = 0usize;
-    let mut skipped = 0usize;
+    let mut skipped = Slots::new();
     for (key, scalar, (at, rb), (_, ob)) in paired_slots(m, entry, reference, other)? {
         let ok = match scalar {
             Scalar::F32 => floats_agree(
@@ -416,7 +424,7 @@ pub fn compare_except(
             continue;
         }
         if skip.contains(&(key, at)) {
-            skipped += 1;
+            skipped.insert((key, at));
             continue;
         }
         count += 1;

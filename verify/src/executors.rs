@@ -73,12 +73,15 @@ pub enum ExecError {
     Skipped(String),
     /// The executor ran (or tried to) and failed.
     Failed(String),
+    /// The executor produced nothing within its time limit ([`run_limited`]).
+    Timeout(std::time::Duration),
 }
 
 impl fmt::Display for ExecError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ExecError::Skipped(s) | ExecError::Failed(s) => f.write_str(s),
+            ExecError::Timeout(d) => write!(f, "no result after {} s", d.as_secs_f64()),
         }
     }
 }
@@ -112,6 +115,62 @@ pub struct Job<'a> {
     pub ptx: Option<&'a str>,
 }
 
+/// [`run`] with a time limit: the executor runs on its own thread, and when it has produced
+/// nothing after `limit` the call returns [`ExecError::Timeout`] and leaves the thread behind
+/// (an executor cannot be interrupted; a process that exits ends it). The job is copied for the
+/// thread.
+pub fn run_limited(
+    exec: Executor,
+    job: &Job<'_>,
+    input: &Buffers,
+    limit: std::time::Duration,
+) -> Result<Buffers, ExecError> {
+    struct Owned {
+        file_name: String,
+        source: String,
+        module: ir::Module,
+        entry: String,
+        ptx: Option<String>,
+    }
+    let owned = Owned {
+        file_name: job.file_name.to_string(),
+        source: job.source.to_string(),
+        module: job.module.clone(),
+        entry: job.entry.to_string(),
+        ptx: job.ptx.map(str::to_string),
+    };
+    let (dispatch, subgroup_size, sm, tf32, fast_math) =
+        (job.dispatch, job.subgroup_size, job.sm, job.tf32, job.fast_math);
+    let input = input.clone();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let spawned =
+        std::thread::Builder::new().name(format!("dianran-{}", exec.name())).spawn(move || {
+            let job = Job {
+                file_name: &owned.file_name,
+                source: &owned.source,
+                module: &owned.module,
+                entry: &owned.entry,
+                dispatch,
+                subgroup_size,
+                sm,
+                tf32,
+                fast_math,
+                ptx: owned.ptx.as_deref(),
+            };
+            let _ = tx.send(run(exec, &job, &input));
+        });
+    if let Err(e) = spawned {
+        return Err(ExecError::Failed(format!("cannot start a thread: {e}")));
+    }
+    match rx.recv_timeout(limit) {
+        Ok(r) => r,
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => Err(ExecError::Timeout(limit)),
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+            Err(ExecError::Failed(format!("{} stopped without a result", exec.name())))
+        }
+    }
+}
+
 /// Whether `exec` runs the PTX dianran compiles (its bounds depend on the PTX options).
 pub fn runs_our_ptx(exec: Executor) -> bool {
     matches!(exec, Executor::Emu | Executor::Cuda)
@@ -119,13 +178,19 @@ pub fn runs_our_ptx(exec: Executor) -> bool {
 
 /// Compares `result`, produced by `exec` from `input`, with the interpreter's `reference`
 /// (run at the same subgroup size) under the executor's float bounds
-/// ([`crate::agree::precision_for`]). `Ok(None)`: agree. `Ok(Some(note))`: agree, with a note.
+/// ([`crate::agree::precision_for`]). `Ok(None)`: agree. `Ok(Some(note))`: agree, with a note
+/// about values that were not compared because WGSL does not define them:
 ///
-/// Executors other than our PTX (lavapipe) are not compared on values WGSL leaves undefined:
-/// the interpreter runs once more with [`crate::interp::InterpOptions::undefined_math_nan`]
-/// and the slots that become NaN there are left out; the note says how many of them differ
-/// (a conforming Vulkan driver computes `pow` of a negative base as NaN and `sin` beyond ±pi
-/// with no stated accuracy). Our PTX is compared everywhere: it computes C99's results.
+/// * values that depend on a subgroup exchange reading an inactive invocation (indeterminate
+///   in WGSL; our PTX and the emulator return the reader's own value, a Vulkan driver may
+///   return anything) are left out for every executor. They are found by running the
+///   interpreter again with such reads filled
+///   ([`crate::interp::InterpOptions::inactive_read`]);
+/// * for executors other than our PTX (lavapipe), values that depend on `pow` of a negative
+///   base or on `sin`/`cos`/`tan` beyond ±pi (a conforming Vulkan driver computes the first as
+///   NaN and the others with no stated accuracy), found with
+///   [`crate::interp::InterpOptions::undefined_math_nan`]. Our PTX computes C99's results and
+///   is compared on them.
 pub fn compare_run(
     exec: Executor,
     job: &Job<'_>,
@@ -133,30 +198,50 @@ pub fn compare_run(
     reference: &Buffers,
     result: &Buffers,
 ) -> Result<Option<String>, String> {
-    use crate::agree::{compare_except, has_undefined_math, precision_for, PtxMode, Slots};
+    use crate::agree::{
+        compare_except, differing_slots, has_subgroup_exchanges, has_undefined_math, precision_for,
+        PtxMode, Slots,
+    };
+    use crate::interp::InterpOptions;
     let ptx = runs_our_ptx(exec).then_some(PtxMode { tf32: job.tf32, fast_math: job.fast_math });
     let p = precision_for(job.module, job.entry, ptx);
-    let skip = if ptx.is_none() && exec != Executor::Interp && has_undefined_math(job.module) {
+    // The interpreter again with `opts`; the slots whose values change.
+    let changed = |opts: InterpOptions| -> Result<Slots, String> {
         let mut bufs = input.clone();
-        let opts = crate::interp::InterpOptions {
-            subgroup_size: job.subgroup_size,
-            undefined_math_nan: true,
-            ..Default::default()
-        };
+        let opts = InterpOptions { subgroup_size: job.subgroup_size, ..opts };
         match crate::interp::run(job.module, job.entry, job.dispatch, &mut bufs, &opts) {
-            Ok(()) => crate::agree::undefined_slots(job.module, job.entry, reference, &bufs)?,
-            Err(_) => Slots::new(),
+            Ok(()) => differing_slots(job.module, job.entry, reference, &bufs),
+            Err(_) => Ok(Slots::new()),
         }
+    };
+    let indeterminate = if has_subgroup_exchanges(job.module) {
+        changed(InterpOptions { inactive_read: Some(u32::MAX), ..Default::default() })?
     } else {
         Slots::new()
     };
+    let undefined = if ptx.is_none() && exec != Executor::Interp && has_undefined_math(job.module) {
+        changed(InterpOptions { undefined_math_nan: true, ..Default::default() })?
+    } else {
+        Slots::new()
+    };
+    let skip: Slots = indeterminate.union(&undefined).copied().collect();
     let excused = compare_except(job.module, job.entry, reference, result, p, &skip)?;
-    Ok((excused > 0).then(|| {
-        format!(
-            "{excused} values WGSL leaves undefined differ (pow of a negative base, sin/cos/tan \
+    let mut notes = Vec::new();
+    let n = excused.iter().filter(|s| indeterminate.contains(s)).count();
+    if n > 0 {
+        notes.push(format!(
+            "{n} values depend on subgroup reads of inactive invocations (indeterminate in WGSL); \
+             not compared"
+        ));
+    }
+    let n = excused.iter().filter(|s| !indeterminate.contains(s)).count();
+    if n > 0 {
+        notes.push(format!(
+            "{n} values WGSL leaves undefined differ (pow of a negative base, sin/cos/tan \
              beyond +-pi); not compared"
-        )
-    }))
+        ));
+    }
+    Ok((!notes.is_empty()).then(|| notes.join("; ")))
 }
 
 /// Runs `exec` on `input` and returns the buffers afterwards. A panic inside a third-party
@@ -314,22 +399,30 @@ fn run_lavapipe(job: &Job<'_>, wgsl: &str, input: &Buffers) -> Result<Buffers, E
     if job.module.uses_cooperative_matrices() {
         return Err(ExecError::Skipped("lavapipe has no cooperative matrices".into()));
     }
-    let bindings =
-        entry_bindings(job.module, job.entry).map_err(|d| ExecError::Failed(d.message))?;
-    let lava: Vec<LavaBinding> = bindings
-        .iter()
-        .map(|b| LavaBinding {
-            group: b.group,
-            binding: b.binding,
-            kind: match b.space {
-                AddressSpace::Uniform => LavaBindingKind::Uniform,
-                AddressSpace::Storage { writable } => {
-                    LavaBindingKind::Storage { read_only: !writable }
-                }
-                _ => LavaBindingKind::Storage { read_only: false },
-            },
-        })
-        .collect();
+    let mut bufs = input.clone();
+    let lava: Vec<LavaBinding> = if std::ptr::eq(wgsl, job.source) {
+        // The input WGSL: its pipeline layout holds every buffer the entry point uses in the
+        // *source*, which can be more than the SSA keeps after dead-code elimination
+        // (`let x = buf;` with x unused); those get zeroed buffers of their size.
+        source_bindings(job, &mut bufs)?
+    } else {
+        let bindings =
+            entry_bindings(job.module, job.entry).map_err(|d| ExecError::Failed(d.message))?;
+        bindings
+            .iter()
+            .map(|b| LavaBinding {
+                group: b.group,
+                binding: b.binding,
+                kind: match b.space {
+                    AddressSpace::Uniform => LavaBindingKind::Uniform,
+                    AddressSpace::Storage { writable } => {
+                        LavaBindingKind::Storage { read_only: !writable }
+                    }
+                    _ => LavaBindingKind::Storage { read_only: false },
+                },
+            })
+            .collect()
+    };
     // wgpu knows the entry by its name in the WGSL it gets: printed WGSL may escape it.
     let entry = if std::ptr::eq(wgsl, job.source) {
         job.entry.to_string()
@@ -340,10 +433,52 @@ fn run_lavapipe(job: &Job<'_>, wgsl: &str, input: &Buffers) -> Result<Buffers, E
             .and_then(|e| names.functions.get(e.function.index()).cloned())
             .unwrap_or_else(|| job.entry.to_string())
     };
-    let mut bufs = input.clone();
     crate::lavapipe::run_wgsl(wgsl, &entry, job.dispatch, &mut bufs, &lava)
         .map_err(|e| ExecError::Failed(e.to_string()))?;
+    // Only the buffers the caller gave come back.
+    bufs.retain(|k, _| input.contains_key(k));
     Ok(bufs)
+}
+
+/// The buffers entry `job.entry` uses according to naga's analysis of the input source (what
+/// wgpu's automatic pipeline layout contains), adding a zeroed buffer to `bufs` for each one
+/// the caller has none for.
+#[cfg(feature = "lavapipe")]
+fn source_bindings(
+    job: &Job<'_>,
+    bufs: &mut Buffers,
+) -> Result<Vec<crate::lavapipe::LavaBinding>, ExecError> {
+    use crate::lavapipe::{LavaBinding, LavaBindingKind};
+    let parsed = dianran_frontend::parse(job.file_name, job.source, &Default::default())
+        .map_err(|d| ExecError::Failed(format!("the input does not parse: {d}")))?;
+    let (m, info) = (&parsed.module, &parsed.info);
+    let index = m
+        .entry_points
+        .iter()
+        .position(|e| e.name == job.entry)
+        .ok_or_else(|| ExecError::Failed(format!("no entry point '{}'", job.entry)))?;
+    let uses = info.get_entry_point(index);
+    let mut layouter = naga::proc::Layouter::default();
+    layouter.update(m.to_ctx()).map_err(|e| ExecError::Failed(format!("type layout: {e}")))?;
+    let mut out = Vec::new();
+    for (h, g) in m.global_variables.iter() {
+        let (Some(rb), false) = (&g.binding, uses[h].is_empty()) else { continue };
+        let kind = match g.space {
+            naga::AddressSpace::Uniform => LavaBindingKind::Uniform,
+            naga::AddressSpace::Storage { access } => {
+                LavaBindingKind::Storage { read_only: !access.contains(naga::StorageAccess::STORE) }
+            }
+            _ => continue,
+        };
+        let key = (rb.group, rb.binding);
+        if !bufs.contains_key(&key) {
+            // A runtime-sized array's fixed part may be empty: give it a few elements.
+            let size = (layouter[g.ty].size as usize).max(256);
+            bufs.insert(key, vec![0u8; size]);
+        }
+        out.push(LavaBinding { group: rb.group, binding: rb.binding, kind });
+    }
+    Ok(out)
 }
 
 #[cfg(not(feature = "lavapipe"))]

@@ -159,8 +159,8 @@ fn every_compute_sample_agrees_across_executors() {
                             exec.name()
                         ))
                     }
-                    Err(ExecError::Failed(why)) => {
-                        failures.push(format!("{}/{entry}: {} failed: {why}", s.name, exec.name()))
+                    Err(e @ (ExecError::Failed(_) | ExecError::Timeout(_))) => {
+                        failures.push(format!("{}/{entry}: {} failed: {e}", s.name, exec.name()))
                     }
                 }
             }

@@ -411,7 +411,7 @@ fn run_case(case: &Case, seed: u32, ptxas_found: bool) -> Vec<String> {
     match executors::run(Executor::Cuda, &job, &data.input) {
         Ok(out) => check(case, "cuda", &data, &out, &mut failures),
         Err(ExecError::Skipped(_)) => {}
-        Err(ExecError::Failed(e)) => failures.push(format!("{name} on cuda: {e}")),
+        Err(e) => failures.push(format!("{name} on cuda: {e}")),
     }
     if ptxas_found {
         if let Err(e) = ptxas::check(&ptx.text, 80) {

@@ -134,7 +134,7 @@ fn run_all(
             Err(ExecError::Failed(why)) if uses_coop && why.starts_with("no PTX for entry") => {
                 eprintln!("skipped: {sample} on {}: {why}", exec.name())
             }
-            Err(ExecError::Failed(why)) => panic!("{sample} on {}: {why}", exec.name()),
+            Err(e) => panic!("{sample} on {}: {e}", exec.name()),
         }
     }
     reference

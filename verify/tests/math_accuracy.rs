@@ -122,7 +122,14 @@ fn run_kernel(src: &str, a: &[u8], b: &[u8], out_len: usize, n: usize, ptxas: bo
 /// Runs the PTX through the CUDA driver when a device is present and requires the output (the
 /// last parameter) to be bit-identical to the emulator's `emu_out` (NaN payloads aside).
 #[cfg(feature = "cuda")]
-fn on_device(ptx: &str, entry: &str, inputs: &[Vec<u8>], grid: [u32; 3], emu_out: &[u8], src: &str) {
+fn on_device(
+    ptx: &str,
+    entry: &str,
+    inputs: &[Vec<u8>],
+    grid: [u32; 3],
+    emu_out: &[u8],
+    src: &str,
+) {
     if !dianran_verify::cuda::available() {
         return;
     }

@@ -1993,3 +1993,99 @@ fn trig_waves() {
         );
     }
 }
+
+#[test]
+fn bool_memory() {
+    let bufs = run_bound("bool_memory.wgsl", vec![zeros(64)]);
+    let flags = |l: u32| (l == 1, l > 1, l * 10, l != 2);
+    let mut want = Vec::new();
+    for l in 0..4u32 {
+        let mut bits = [true, false, true, true, false, false, true];
+        bits[l as usize] = !bits[l as usize];
+        let count: u32 = (0..7).filter(|&i| bits[i]).map(|i| 1u32 << i).sum();
+        let (a, b, n, c) = flags((l + 1) % 4);
+        want.extend([count, a as u32 + 2 * b as u32 + 4 * c as u32, n, flags(l).1 as u32]);
+    }
+    check_eq("bool_memory out", &u32s(&bufs[&(0, 0)]), &want);
+    let emu = run_bound_on(Executor::Emu, "bool_memory.wgsl", vec![zeros(64)]);
+    check_eq("bool_memory out on emu", &u32s(&emu[&(0, 0)]), &want);
+}
+
+#[test]
+fn matrix_conversions() {
+    let x: [f32; 8] = [1.25, -2.5, 3.0, 0.1, -0.3, 2.75, 1.6, -0.9];
+    let h = |v: f32| f16::from_f32(v).to_f32();
+    let mut want = vec![0.0f32; 16];
+    for c in 0..3 {
+        want[2 * c] = x[2 * c] + h(x[2 * c + 1]);
+        want[2 * c + 1] = h(x[2 * c]) * 2.0;
+    }
+    want[6] = (x[6] * 4.0).trunc();
+    want[7] = (x[7] * 4.0).trunc();
+    want[8] = (x[0] * 4.0).trunc();
+    want[9] = 10.0;
+    let lava = dianran_verify::tools::require_that(
+        dianran_verify::lavapipe::available(),
+        "no Vulkan adapter (lavapipe)",
+    );
+    for exec in [Executor::Interp, Executor::Emu, Executor::LavapipeOut] {
+        if exec == Executor::LavapipeOut && !lava {
+            continue;
+        }
+        let bufs = vec![f32_bytes(&x), zeros(64)];
+        let got = run_bound_on(exec, "matrix_conversions.wgsl", bufs);
+        check_f32(
+            &format!("matrix_conversions on {}", exec.name()),
+            &f32s(&got[&(0, 1)]),
+            &want,
+            0.0,
+            0.0,
+        );
+    }
+}
+
+#[test]
+fn unused_binding_load() {
+    let want: Vec<u32> = (0..8).map(|i| i * 3 + 1).collect();
+    let lava = dianran_verify::tools::require_that(
+        dianran_verify::lavapipe::available(),
+        "no Vulkan adapter (lavapipe)",
+    );
+    for exec in [Executor::Interp, Executor::Emu, Executor::Lavapipe] {
+        if exec == Executor::Lavapipe && !lava {
+            continue;
+        }
+        let bufs = vec![zeros(8), zeros(16), zeros(32)];
+        let got = run_bound_on(exec, "unused_binding_load.wgsl", bufs);
+        check_eq(&format!("unused_binding_load on {}", exec.name()), &u32s(&got[&(0, 2)]), &want);
+    }
+}
+
+#[test]
+fn subgroup_inactive_read() {
+    // Only the lanes whose source is active are defined (at every subgroup size).
+    for size in [32u32, 8] {
+        let want: Vec<u32> = (0..32)
+            .map(|lid| {
+                let lane = lid % size;
+                if lane % 2 == 0 {
+                    ((lane + 2) % size) * 10
+                } else {
+                    1000 + lane
+                }
+            })
+            .collect();
+        let bufs = run_sample(
+            "subgroup_inactive_read.wgsl",
+            group0(vec![(0, zeros(128)), (1, zeros(128))]),
+            size,
+        );
+        check_eq(&format!("defined at subgroup size {size}"), &u32s(&bufs[&(0, 0)]), &want);
+    }
+    // The emulator runs the indeterminate reads without an error; the defined values match.
+    let bufs =
+        run_bound_on(Executor::Emu, "subgroup_inactive_read.wgsl", vec![zeros(128), zeros(128)]);
+    let want: Vec<u32> =
+        (0..32).map(|s| if s % 2 == 0 { ((s + 2) % 32) * 10 } else { 1000 + s }).collect();
+    check_eq("defined on emu", &u32s(&bufs[&(0, 0)]), &want);
+}

@@ -232,13 +232,15 @@ impl<'a> Syntax<'a> for FnWriter<'a> {
                 let t = self.result_ty(result, "a compose", span)?;
                 format!("{}({})", self.w.ty(t), self.vals(parts))
             }
-            Op::Convert(a, to) => {
-                let size = match types.get(self.b.ty(*a)) {
-                    Type::Vector { size, .. } => Some(*size),
-                    _ => None,
-                };
-                format!("{}({})", shaped(*to, size), v(a))
-            }
+            Op::Convert(a, to) => match types.get(self.b.ty(*a)) {
+                Type::Vector { size, .. } => format!("{}({})", shaped(*to, Some(*size)), v(a)),
+                // `mat3x2<f16>(m)`: a matrix converts (or is copied) with its own constructor.
+                Type::Matrix { .. } => {
+                    let t = self.result_ty(result, "a matrix conversion", span)?;
+                    format!("{}({})", self.w.ty(t), v(a))
+                }
+                _ => format!("{}({})", shaped(*to, None), v(a)),
+            },
             Op::Bitcast(a) => {
                 let t = self.result_ty(result, "a bitcast", span)?;
                 format!("bitcast<{}>({})", self.w.ty(t), v(a))

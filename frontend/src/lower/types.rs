@@ -51,6 +51,17 @@ impl<'m> TypeLowerer<'m> {
         Ok(id)
     }
 
+    /// Whether an IR type holds a `bool` (directly, or in an array or struct).
+    fn contains_bool(&self, ty: TypeId) -> bool {
+        match self.types.get(ty) {
+            ir::Type::Scalar(ir::Scalar::Bool) => true,
+            ir::Type::Vector { scalar, .. } => *scalar == ir::Scalar::Bool,
+            ir::Type::Array { base, .. } => self.contains_bool(*base),
+            ir::Type::Struct { members, .. } => members.iter().any(|m| self.contains_bool(m.ty)),
+            _ => false,
+        }
+    }
+
     /// The IR type of a type resolution from naga's validator.
     pub fn resolution(&mut self, r: &TypeResolution) -> Result<TypeId, Diagnostic> {
         match r {
@@ -110,7 +121,17 @@ impl<'m> TypeLowerer<'m> {
                         .help("give the override a value with `--override NAME=VALUE`"))
                     }
                 };
-                ir::Type::Array { base: self.handle(base)?, len, stride }
+                let base = self.handle(base)?;
+                // naga lays `bool` out as one byte; dianran stores it as a 4-byte word (SPEC
+                // §3), so arrays of (structs of) bools get their stride from the IR layout.
+                // Such types are never host-shareable, so no buffer layout changes.
+                let stride = if self.contains_bool(base) {
+                    let (size, align) = self.types.size_align(base);
+                    size.div_ceil(align.max(1)) * align.max(1)
+                } else {
+                    stride
+                };
+                ir::Type::Array { base, len, stride }
             }
             TypeInner::Struct { ref members, span } => {
                 let Some(h) = h else {
@@ -134,8 +155,22 @@ impl<'m> TypeLowerer<'m> {
                     .clone()
                     .unwrap_or_else(|| format!("struct{}", h.index()));
                 // `round_up(1)` of an alignment is the alignment itself.
-                let align = self.layouter[h].alignment.round_up(1);
-                ir::Type::Struct { name, members: out, size: span, align }
+                let mut align = self.layouter[h].alignment.round_up(1);
+                let mut size = span;
+                if out.iter().any(|m| self.contains_bool(m.ty)) {
+                    // As for arrays: 4-byte bools, so the members are laid out again in order.
+                    let mut end = 0u32;
+                    align = 1;
+                    for m in &mut out {
+                        let (s, a) = self.types.size_align(m.ty);
+                        let a = a.max(1);
+                        m.offset = end.div_ceil(a) * a;
+                        end = m.offset + s;
+                        align = align.max(a);
+                    }
+                    size = end.div_ceil(align) * align;
+                }
+                ir::Type::Struct { name, members: out, size, align }
             }
             TypeInner::Image { dim, arrayed, class } => {
                 if let naga::ImageClass::External = class {

@@ -467,6 +467,11 @@ fn shfl(cta: &mut Cta, i: &DInst, lo: usize, members: u32) -> Result<(), EmuErro
             }
         };
         let j = if ok { j } else { l };
+        // A source lane that does not execute this shfl (inactive, or exited): PTX leaves the
+        // value undefined and WGSL calls it indeterminate; the lane gets its own value, as for
+        // an out-of-range source. (A lane that executes the shfl outside the member mask is an
+        // error above: that is a mask bug.)
+        let j = if (0..32).contains(&j) && members & (1 << j) != 0 { j } else { l };
         if !(0..32).contains(&j) || members & (1 << j) == 0 {
             return Err(i.err(
                 EmuErrorKind::MemberMask,

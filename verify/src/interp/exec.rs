@@ -726,7 +726,8 @@ impl<'m> Machine<'m> {
                     if vals.len() != n * run.len() {
                         return Err(internal("subgroup operand of the wrong size"));
                     }
-                    subgroup::gather(*mode, &ids, n, &vals, &idx, sg, &mut out);
+                    let fill = self.opts.inactive_read;
+                    subgroup::gather(*mode, &ids, n, &vals, &idx, sg, fill, &mut out);
                     n
                 }
                 _ => return Err(internal("not a subgroup operation")),

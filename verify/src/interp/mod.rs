@@ -55,11 +55,22 @@ pub struct InterpOptions {
     /// differently (see `agree::undefined_slots`). Off for the reference itself, which
     /// computes C99's exact results.
     pub undefined_math_nan: bool,
+    /// What a subgroup exchange (`subgroupShuffle` and friends) returns when its source
+    /// invocation is inactive or outside the subgroup, which WGSL leaves indeterminate: the
+    /// reading invocation's own value (`None`, the default, as the PTX emulator does) or this
+    /// word in every component. `dianran verify` runs with a fill to find the values that
+    /// depend on such reads.
+    pub inactive_read: Option<u32>,
 }
 
 impl Default for InterpOptions {
     fn default() -> Self {
-        InterpOptions { subgroup_size: 32, max_steps: 1 << 32, undefined_math_nan: false }
+        InterpOptions {
+            subgroup_size: 32,
+            max_steps: 1 << 32,
+            undefined_math_nan: false,
+            inactive_read: None,
+        }
     }
 }
 

@@ -5,8 +5,10 @@
 //! and appends one result per lane, in the same order, to `out`.
 //!
 //! Lane exchanges whose source lane is outside the subgroup or inactive return the reading
-//! lane's own value (what `shfl.sync` does for an out-of-range source); WGSL leaves that
-//! result indeterminate, so portable code never depends on it.
+//! lane's own value (what `shfl.sync` does for an out-of-range source, and what the PTX
+//! emulator returns for an inactive one), or `fill` when given
+//! ([`super::InterpOptions::inactive_read`]): WGSL leaves that result indeterminate, and
+//! `dianran verify` runs the interpreter with a fill to find the values that depend on it.
 
 use super::value::{fget, fput, internal};
 use dianran_frontend::ir::Direction;
@@ -106,6 +108,7 @@ pub(crate) fn gather(
     vals: &[u32],
     index: &[u32],
     subgroup_size: u32,
+    fill: Option<u32>,
     out: &mut Vec<u32>,
 ) {
     // Position in `ids` of the lane with a given subgroup invocation id.
@@ -125,7 +128,10 @@ pub(crate) fn gather(
                 Direction::Diagonal => id ^ 3,
             }),
         };
-        let from = src.filter(|&s| s < subgroup_size).and_then(pos).unwrap_or(l);
-        out.extend_from_slice(&vals[from * n..from * n + n]);
+        match (src.filter(|&s| s < subgroup_size).and_then(pos), fill) {
+            (Some(from), _) => out.extend_from_slice(&vals[from * n..from * n + n]),
+            (None, Some(w)) => out.extend(std::iter::repeat_n(w, n)),
+            (None, None) => out.extend_from_slice(&vals[l * n..l * n + n]),
+        }
     }
 }
