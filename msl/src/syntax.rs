@@ -273,9 +273,9 @@ impl<'a> Syntax<'a> for FnWriter<'a> {
                 if scalar == *to {
                     v(a)
                 } else {
-                    let col = Self::shaped(*to, Some(rows as u8));
+                    let col = Self::shaped(*to, Some(rows));
                     let cols: Vec<String> =
-                        (0..columns as u8).map(|i| format!("{col}(({})[{i}])", v(a))).collect();
+                        (0..columns).map(|i| format!("{col}(({})[{i}])", v(a))).collect();
                     format!("{}({})", self.w.ty(rty()?), cols.join(", "))
                 }
             }
