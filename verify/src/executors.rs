@@ -471,11 +471,9 @@ fn source_bindings(
             _ => continue,
         };
         let key = (rb.group, rb.binding);
-        if !bufs.contains_key(&key) {
-            // A runtime-sized array's fixed part may be empty: give it a few elements.
-            let size = (layouter[g.ty].size as usize).max(256);
-            bufs.insert(key, vec![0u8; size]);
-        }
+        // A runtime-sized array's fixed part may be empty: give it a few elements.
+        let size = (layouter[g.ty].size as usize).max(256);
+        bufs.entry(key).or_insert_with(|| vec![0u8; size]);
         out.push(LavaBinding { group: rb.group, binding: rb.binding, kind });
     }
     Ok(out)

@@ -727,7 +727,7 @@ impl<'m> Machine<'m> {
                         return Err(internal("subgroup operand of the wrong size"));
                     }
                     let fill = self.opts.inactive_read;
-                    subgroup::gather(*mode, &ids, n, &vals, &idx, sg, fill, &mut out);
+                    subgroup::gather(*mode, &ids, n, &vals, &idx, (sg, fill), &mut out);
                     n
                 }
                 _ => return Err(internal("not a subgroup operation")),

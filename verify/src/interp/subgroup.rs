@@ -107,8 +107,7 @@ pub(crate) fn gather(
     n: usize,
     vals: &[u32],
     index: &[u32],
-    subgroup_size: u32,
-    fill: Option<u32>,
+    (subgroup_size, fill): (u32, Option<u32>),
     out: &mut Vec<u32>,
 ) {
     // Position in `ids` of the lane with a given subgroup invocation id.
