@@ -130,7 +130,12 @@ type PtxTable = (String, Vec<(String, PtxFacts)>);
 fn compile_ptx(m: &ir::Module, opts: &Options) -> Result<PtxTable, Vec<Diagnostic>> {
     let out = dianran_ptx::codegen::compile_module(
         m,
-        &dianran_ptx::codegen::Options { sm: opts.sm, tf32: opts.tf32, fast_math: opts.fast_math },
+        &dianran_ptx::codegen::Options {
+            sm: opts.sm,
+            tf32: opts.tf32,
+            fast_math: opts.fast_math,
+            ..Default::default()
+        },
     );
     if !out.diagnostics.is_empty() {
         return Err(out.diagnostics);

@@ -5,7 +5,8 @@
 //!
 //! * [`frontend`]: WGSL (through naga) to the structured SSA form, with diagnostics;
 //! * [`ptx`], [`msl`], [`wgsl`]: the three printers;
-//! * [`verify`]: the reference interpreter, the PTX emulator and the external runners.
+//! * [`verify`]: the reference interpreter, the PTX emulator and the external runners;
+//! * [`fuzz`]: the random program generator, reducer and campaign behind `dianran fuzz`.
 //!
 //! ```no_run
 //! let src = std::fs::read_to_string("kernel.wgsl").unwrap();
@@ -16,6 +17,7 @@
 //! ```
 
 pub use dianran_frontend as frontend;
+pub use dianran_fuzz as fuzz;
 pub use dianran_msl as msl;
 pub use dianran_ptx as ptx;
 pub use dianran_verify as verify;

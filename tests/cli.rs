@@ -426,3 +426,47 @@ fn verify_reports_executor_timeouts() {
     let out = dianran(&["verify", &f, "--timeout", "0"]);
     assert_eq!(out.status.code(), Some(2), "a zero limit is a usage error");
 }
+
+/// `verify --executors` picks the executors; lavapipe runs in a child process of the binary
+/// (`dianran run --executor lavapipe` with the same buffers and overrides), whose results come
+/// back for the comparison.
+#[test]
+fn verify_executors_option_and_lavapipe_child_process() {
+    let dir = scratch("verify-child");
+    let f = dir.join("k.wgsl");
+    let src = "override scale: u32 = 3u;\n\
+@group(0) @binding(0) var<storage, read> a: array<u32>;\n\
+@group(0) @binding(1) var<storage, read_write> b: array<u32>;\n\
+@compute @workgroup_size(8)\n\
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {\n\
+    b[g.x] = a[g.x] * scale + g.x;\n\
+}\n";
+    std::fs::write(&f, src).expect("writable");
+    let f = f.display().to_string();
+    let out = dianran(&["verify", &f, "--dispatch", "4", "--len", "32", "--executors", "emu"]);
+    assert_eq!(out.status.code(), Some(0), "{}{}", text(&out.stdout), text(&out.stderr));
+    assert_eq!(text(&out.stdout), "interp\tagree\treference\nemu\tagree\t\n");
+    let out = dianran(&[
+        "verify",
+        &f,
+        "--dispatch",
+        "4",
+        "--len",
+        "32",
+        "--override",
+        "scale=7",
+        "--executors",
+        "lavapipe,lavapipe-out",
+    ]);
+    let stdout = text(&out.stdout);
+    if !dianran::verify::tools::require_that(!stdout.contains("\tskipped\t"), "no Vulkan adapter") {
+        return;
+    }
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    assert!(
+        stdout.contains("lavapipe\tagree") && stdout.contains("lavapipe-out\tagree"),
+        "{stdout}"
+    );
+    let out = dianran(&["verify", &f, "--executors", "interp"]);
+    assert_eq!(out.status.code(), Some(2), "interp is not a choice: {}", text(&out.stderr));
+}

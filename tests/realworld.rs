@@ -244,6 +244,7 @@ fn check_entry(k: &Kernel, m: &ir::Module, entry: &str, lavapipe: bool, out: &mu
     let job = |subgroup_size| Job {
         file_name: &k.name,
         source: &k.source,
+        overrides: &[],
         module: m,
         entry,
         dispatch: k.dispatch,

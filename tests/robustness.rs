@@ -11,27 +11,11 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use dianran::fuzz::mutate::{mutant, truncations};
+use dianran::fuzz::rng::Rng;
+
 const CUTS: usize = 40;
 const MUTANTS: usize = 150;
-
-/// xorshift64*: small, deterministic, good enough to pick mutation sites.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        if n == 0 {
-            0
-        } else {
-            (self.next() % n as u64) as usize
-        }
-    }
-}
 
 fn wgsl_files() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
@@ -46,120 +30,6 @@ fn wgsl_files() -> Vec<PathBuf> {
     }
     files.sort();
     files
-}
-
-/// Byte ranges of tokens: identifier/number runs, and single other characters.
-fn tokens(src: &str) -> Vec<(usize, usize)> {
-    let mut out = Vec::new();
-    let mut it = src.char_indices().peekable();
-    while let Some((i, c)) = it.next() {
-        if c.is_whitespace() {
-            continue;
-        }
-        let mut end = i + c.len_utf8();
-        if c.is_alphanumeric() || c == '_' {
-            while let Some(&(j, d)) = it.peek() {
-                if d.is_alphanumeric() || d == '_' || d == '.' {
-                    end = j + d.len_utf8();
-                    it.next();
-                } else {
-                    break;
-                }
-            }
-        }
-        out.push((i, end));
-    }
-    out
-}
-
-/// The truncated versions: ~CUTS evenly spaced byte cuts (a cut inside a multi-byte
-/// character leaves a replacement character) plus the boundaries around non-ASCII chars.
-fn truncations(src: &str) -> Vec<String> {
-    let bytes = src.as_bytes();
-    let mut cuts: Vec<usize> = (0..=CUTS).map(|k| k * bytes.len() / CUTS).collect();
-    for (i, c) in src.char_indices().filter(|(_, c)| !c.is_ascii()).take(8) {
-        cuts.extend([i, i + 1, i + c.len_utf8()]);
-    }
-    cuts.sort_unstable();
-    cuts.dedup();
-    cuts.into_iter()
-        .map(|n| String::from_utf8_lossy(&bytes[..n.min(bytes.len())]).into_owned())
-        .collect()
-}
-
-const INSERTS: [&str; 8] = ["加", "é", "\u{200B}", "🦀", "\u{FEFF}", "\u{0301}", "ß", "\u{FFFD}"];
-
-const EDGE_NUMBERS: [&str; 10] = [
-    "0",
-    "1",
-    "0u",
-    "4294967295u",
-    "2147483647",
-    "(-2147483647 - 1)",
-    "65536",
-    "1e38",
-    "0.0",
-    "31u",
-];
-
-/// One deterministic mutant of `src`.
-fn mutate(src: &str, rng: &mut Rng) -> String {
-    let toks = tokens(src);
-    match rng.below(7) {
-        0 => {
-            // Flip one bit of one byte.
-            let mut b = src.as_bytes().to_vec();
-            if !b.is_empty() {
-                let i = rng.below(b.len());
-                b[i] ^= 1 << rng.below(8);
-            }
-            String::from_utf8_lossy(&b).into_owned()
-        }
-        1 if !toks.is_empty() => {
-            let (a, e) = toks[rng.below(toks.len())];
-            format!("{}{}", &src[..a], &src[e..])
-        }
-        2 if !toks.is_empty() => {
-            let (a, e) = toks[rng.below(toks.len())];
-            format!("{}{} {}", &src[..e], &src[a..e], &src[e..])
-        }
-        3 => {
-            let mut lines: Vec<&str> = src.lines().collect();
-            if lines.len() > 1 {
-                let i = rng.below(lines.len());
-                let j = rng.below(lines.len());
-                lines.swap(i, j);
-            }
-            lines.join("\n")
-        }
-        4 if !toks.is_empty() => {
-            // Replace a token with another token of the file.
-            let (a, e) = toks[rng.below(toks.len())];
-            let (c, d) = toks[rng.below(toks.len())];
-            format!("{}{}{}", &src[..a], &src[c..d], &src[e..])
-        }
-        5 => {
-            // Replace a number with an edge value: likely to still compile, and to reach
-            // the interpreter with extreme sizes, indices and shift amounts.
-            let nums: Vec<(usize, usize)> = toks
-                .iter()
-                .copied()
-                .filter(|&(a, _)| src[a..].starts_with(|c: char| c.is_ascii_digit()))
-                .collect();
-            if nums.is_empty() {
-                return src.to_string();
-            }
-            let (a, e) = nums[rng.below(nums.len())];
-            format!("{}{}{}", &src[..a], EDGE_NUMBERS[rng.below(EDGE_NUMBERS.len())], &src[e..])
-        }
-        _ => {
-            let mut at = rng.below(src.len() + 1);
-            while !src.is_char_boundary(at) {
-                at -= 1;
-            }
-            format!("{}{}{}", &src[..at], INSERTS[rng.below(INSERTS.len())], &src[at..])
-        }
-    }
 }
 
 /// What happened to one input.
@@ -197,14 +67,7 @@ fn exercise(name: &str, src: &str) -> Outcome {
     }));
     match result {
         Ok(o) => o,
-        Err(e) => {
-            let msg = e
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_default();
-            Outcome::Panicked(msg)
-        }
+        Err(e) => Outcome::Panicked(dianran::fuzz::check::panic_text(&*e)),
     }
 }
 
@@ -216,12 +79,12 @@ fn truncated_and_mutated_sources_never_panic() {
     for (k, path) in files.iter().enumerate() {
         let Ok(src) = std::fs::read_to_string(path) else { continue };
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        for (i, t) in truncations(&src).into_iter().enumerate() {
+        for (i, t) in truncations(&src, CUTS).into_iter().enumerate() {
             jobs.push((name.clone(), format!("truncation {i} ({} bytes)", t.len()), t));
         }
-        let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ (k as u64 + 1));
+        let mut rng = Rng::new(0x9E37_79B9_7F4A_7C15 ^ (k as u64 + 1));
         for i in 0..MUTANTS {
-            jobs.push((name.clone(), format!("mutant {i}"), mutate(&src, &mut rng)));
+            jobs.push((name.clone(), format!("mutant {i}"), mutant(&src, &mut rng)));
         }
     }
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).min(8);
@@ -263,15 +126,4 @@ fn truncated_and_mutated_sources_never_panic() {
         started.elapsed()
     );
     assert!(failures.is_empty(), "{} input(s) panicked:\n{}", failures.len(), failures.join("\n"));
-}
-
-#[test]
-fn helpers_are_deterministic() {
-    let mut a = Rng(7);
-    let mut b = Rng(7);
-    assert_eq!((a.next(), a.next()), (b.next(), b.next()));
-    assert_eq!(tokens("let x1 = a.b;"), vec![(0, 3), (4, 6), (7, 8), (9, 12), (12, 13)]);
-    let t = truncations("a加b");
-    assert!(t.iter().any(|s| s == "a\u{FFFD}"), "{t:?}");
-    assert!(t.iter().any(|s| s == "a加"), "{t:?}");
 }

@@ -534,6 +534,31 @@ pub struct Block {
     pub term: Terminator,
 }
 
+impl Block {
+    /// For a loop body: how many of its leading instructions run on every path to the
+    /// continuing block, i.e. come before the first instruction that may `continue`. Only their
+    /// values are visible in the continuing block (WGSL forbids a `continue` that skips a
+    /// declaration the continuing block uses).
+    pub fn insts_before_continue(&self) -> usize {
+        fn may_continue(b: &Block) -> bool {
+            matches!(b.term, Terminator::Continue(_))
+                || b.insts.iter().any(|i| match &i.op {
+                    // A nested loop's `continue` is its own; an `Inline` region cannot be left
+                    // by `continue`.
+                    Op::Loop { .. } | Op::Inline { .. } => false,
+                    op => op.blocks().into_iter().any(may_continue),
+                })
+        }
+        self.insts
+            .iter()
+            .position(|i| match &i.op {
+                Op::Loop { .. } | Op::Inline { .. } => false,
+                op => op.blocks().into_iter().any(may_continue),
+            })
+            .unwrap_or(self.insts.len())
+    }
+}
+
 /// How control leaves a [`Block`]; see the module doc for targets.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub enum Terminator {

@@ -62,6 +62,10 @@ pub struct Body<'a> {
     /// Constant names that hold an unchanged copy of a loop state variable (assigning the
     /// variable its own copy is skipped).
     pub copy_of: HashMap<String, String>,
+    /// Values of a loop body that the loop's continuing block uses, where the syntax prints
+    /// the continuing block before the body: the variable (declared before the loop) each is
+    /// copied into right after its definition.
+    pub carry: HashMap<ValueId, String>,
     /// The text printed so far.
     pub out: String,
 }
@@ -83,6 +87,7 @@ impl<'a> Body<'a> {
             locals: Vec::new(),
             targets: Vec::new(),
             copy_of: HashMap::new(),
+            carry: HashMap::new(),
             out: String::new(),
         }
     }

@@ -11,7 +11,8 @@
 //!   instruction result or a region result.
 //! * Every use is dominated by its definition under the structured rules: a value is visible
 //!   later in its block and in regions nested there; a loop's continuing block also sees the
-//!   values defined at the top level of the loop body; region results are visible after the
+//!   values defined at the top level of the loop body before its first instruction that may
+//!   `continue` ([`Block::insts_before_continue`]); region results are visible after the
 //!   region instruction only. `break_if` must be a visible `bool` at the end of the continuing
 //!   block.
 //! * Operand and result types per operation: unary/binary operand shapes (component-wise ops
@@ -401,7 +402,15 @@ impl<'a> FnVerifier<'a> {
                     if let Some(Frame::Loop { in_continuing, .. }) = self.frames.last_mut() {
                         *in_continuing = true;
                     }
-                    // The continuing block sees the body's top-level values.
+                    // The continuing block sees the body's top-level values defined on every
+                    // path to it: those before the first instruction that may `continue`.
+                    for i in &body.insts[body.insts_before_continue()..] {
+                        for v in i.result.iter().chain(i.op.region_results()) {
+                            if let Some(x) = self.visible.get_mut(v.index()) {
+                                *x = false;
+                            }
+                        }
+                    }
                     r = (|| {
                         let cmark = self.log.len();
                         for &p in &continuing.params {

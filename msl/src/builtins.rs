@@ -116,8 +116,15 @@ impl FnWriter<'_> {
             M::Asinh => float("asinh"),
             M::Acosh => float("acosh"),
             M::Atanh => float("atanh"),
-            M::Radians => format!("({first} * 0.017453292519943295)"),
-            M::Degrees => format!("({first} * 57.29577951308232)"),
+            // A typed constant: a bare double literal would make the product a double.
+            M::Radians => {
+                let t = Self::shaped(s0.unwrap_or(Scalar::F32), None);
+                format!("({first} * {t}(0.017453292519943295))")
+            }
+            M::Degrees => {
+                let t = Self::shaped(s0.unwrap_or(Scalar::F32), None);
+                format!("({first} * {t}(57.29577951308232))")
+            }
             M::Ceil => plain("ceil"),
             M::Floor => plain("floor"),
             // WGSL rounds half to even, like `rint`; Metal's `round` rounds half away from zero.

@@ -257,7 +257,21 @@ impl<'a> Syntax<'a> for FnWriter<'a> {
             Op::Compose(parts) => {
                 let t = rty()?;
                 match types.get(t) {
-                    Type::Struct { .. } | Type::Array { .. } => {
+                    Type::Struct { members, size, .. } => {
+                        // Aggregate initialization in declaration order: explicit padding
+                        // members (layout parity) get `{}`.
+                        let mut items = Vec::new();
+                        for m in crate::layout::plan_struct(types, members, *size) {
+                            match m {
+                                crate::layout::MslMember::Pad(_) => items.push("{}".to_string()),
+                                crate::layout::MslMember::Field { index, .. } => {
+                                    items.push(parts.get(index).map(v).unwrap_or_default())
+                                }
+                            }
+                        }
+                        format!("{}{{{}}}", self.w.ty(t), items.join(", "))
+                    }
+                    Type::Array { .. } => {
                         format!("{}{{{}}}", self.w.ty(t), self.vals(parts))
                     }
                     _ => format!("{}({})", self.w.ty(t), self.vals(parts)),

@@ -1,87 +1,10 @@
 //! Every MSL the printer emits for the samples passes `clang++ -fsyntax-only -std=c++17`
 //! against the Metal stub header in `msl/stub/` (types, address-space keywords and functions
 //! the printer uses; attributes ignored). This catches syntax and type errors; it is not a
-//! Metal compiler.
+//! Metal compiler. The check itself is `dianran_verify::msl_check`.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-const LANES: [&str; 4] = ["x", "y", "z", "w"];
-
-/// The `vec<T, N>` specializations, with swizzles as `__declspec(property)` members.
-fn vector_specializations() -> String {
-    let mut out = String::new();
-    for n in 2..=4usize {
-        let fields: Vec<&str> = LANES[..n].to_vec();
-        out.push_str(&format!(
-            "template <typename T> struct vec<T, {n}> {{\n    union {{\n        struct {{ T {}; }};\n        T d[{n}];\n    }};\n",
-            fields.join(", ")
-        ));
-        out.push_str(&format!(
-            "    vec() : d{{}} {{}}\n    explicit vec(T s) {{ for (int i = 0; i < {n}; ++i) d[i] = s; }}\n    template <typename S, typename = std::enable_if_t<dr_is_scalar<S>::value && !std::is_same<S, T>::value>> explicit vec(S s) {{ for (int i = 0; i < {n}; ++i) d[i] = T(s); }}\n    template <typename A, typename B, typename... R> vec(A a, B b, R... r) {{\n        int at = 0;\n        dr_fill(d, at, a, b, r...);\n    }}\n    template <typename U, typename = std::enable_if_t<!std::is_same<U, T>::value>> explicit vec(vec<U, {n}> o) {{ for (int i = 0; i < {n}; ++i) d[i] = T(o.d[i]); }}\n    vec(packed_vec<T, {n}> p) {{ for (int i = 0; i < {n}; ++i) d[i] = p.d[i]; }}\n    T& operator[](int i) {{ return d[i]; }}\n    const T& operator[](int i) const {{ return d[i]; }}\n"
-        ));
-        for k in 2..=4usize {
-            let mut idx = vec![0usize; k];
-            loop {
-                let name: String = idx.iter().map(|&i| LANES[i]).collect();
-                let comps: Vec<String> = idx.iter().map(|&i| format!("d[{i}]")).collect();
-                out.push_str(&format!(
-                    "    vec<T, {k}> get_{name}() const {{ return vec<T, {k}>({}); }}\n",
-                    comps.join(", ")
-                ));
-                let distinct = {
-                    let mut s = idx.clone();
-                    s.sort();
-                    s.dedup();
-                    s.len() == k
-                };
-                if distinct {
-                    let sets: Vec<String> = idx
-                        .iter()
-                        .enumerate()
-                        .map(|(j, &i)| format!("d[{i}] = v.d[{j}];"))
-                        .collect();
-                    out.push_str(&format!(
-                        "    void put_{name}(vec<T, {k}> v) {{ {} }}\n    __declspec(property(get = get_{name}, put = put_{name})) vec<T, {k}> {name};\n",
-                        sets.join(" ")
-                    ));
-                } else {
-                    out.push_str(&format!(
-                        "    __declspec(property(get = get_{name})) vec<T, {k}> {name};\n"
-                    ));
-                }
-                // Next index tuple in base n.
-                let mut p = k;
-                loop {
-                    if p == 0 {
-                        break;
-                    }
-                    p -= 1;
-                    idx[p] += 1;
-                    if idx[p] < n {
-                        break;
-                    }
-                    idx[p] = 0;
-                }
-                if idx.iter().all(|&i| i == 0) {
-                    break;
-                }
-            }
-        }
-        out.push_str("};\n\n");
-    }
-    out
-}
-
-fn write_stub(dir: &Path) -> std::io::Result<()> {
-    let base = include_str!("../stub/metal_stub_base.h");
-    let header = base.replace("// @VECTORS@", &vector_specializations());
-    std::fs::write(dir.join("metal_stdlib"), header)?;
-    std::fs::write(
-        dir.join("metal_simdgroup_matrix"),
-        include_str!("../stub/metal_simdgroup_matrix.h"),
-    )
-}
+use dianran_verify::msl_check::{syntax_check, write_stub};
+use std::path::PathBuf;
 
 /// The samples and the third-party kernels in `tests/realworld/`.
 fn samples() -> Vec<PathBuf> {
@@ -94,29 +17,6 @@ fn samples() -> Vec<PathBuf> {
     v.retain(|p| p.extension().is_some_and(|e| e == "wgsl"));
     v.sort();
     v
-}
-
-fn syntax_check(clang: &Path, stub_dir: &Path, msl: &str, name: &str) -> Result<(), String> {
-    let file = stub_dir.join(format!("{name}.metal.cpp"));
-    std::fs::write(&file, msl).map_err(|e| e.to_string())?;
-    let out = Command::new(clang)
-        .args(["-fsyntax-only", "-std=c++17", "-fdeclspec", "-x", "c++"])
-        .args([
-            "-Wno-unknown-attributes",
-            "-Wno-user-defined-literals",
-            "-Wno-gnu-anonymous-struct",
-        ])
-        .args(["-Wno-nested-anon-types", "-ferror-limit=5"])
-        .arg("-I")
-        .arg(stub_dir)
-        .arg(&file)
-        .output()
-        .map_err(|e| e.to_string())?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(String::from_utf8_lossy(&out.stderr).into_owned())
-    }
 }
 
 fn stub_dir() -> PathBuf {

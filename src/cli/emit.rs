@@ -165,7 +165,12 @@ pub fn ptx(args: &PtxArgs) -> Result<String, Failure> {
     let (src, module) = args.source.compile()?;
     let compiled = dianran_ptx::codegen::compile_module(
         &module,
-        &dianran_ptx::codegen::Options { sm: args.sm, tf32: args.tf32, fast_math: args.fast_math },
+        &dianran_ptx::codegen::Options {
+            sm: args.sm,
+            tf32: args.tf32,
+            fast_math: args.fast_math,
+            ..Default::default()
+        },
     );
     let _ = std::io::stderr().lock().write_all(ptx_entry_table(&module, &compiled).as_bytes());
     let failed = report(&src, compiled.diagnostics.clone());
@@ -209,7 +214,7 @@ mod tests {
 ";
         let m = dianran_frontend::compile("t.wgsl", src, &Default::default())
             .unwrap_or_else(|d| panic!("{d}"));
-        let opts = dianran_ptx::codegen::Options { sm: 80, tf32: true, fast_math: false };
+        let opts = dianran_ptx::codegen::Options { sm: 80, tf32: true, ..Default::default() };
         let table = ptx_entry_table(&m, &dianran_ptx::codegen::compile_module(&m, &opts));
         assert_eq!(
             table,
@@ -236,7 +241,12 @@ mod tests {
         let m = dianran_frontend::compile("t.wgsl", src, &Default::default())
             .unwrap_or_else(|d| panic!("{d}"));
         let table = |fast_math| {
-            let opts = dianran_ptx::codegen::Options { sm: 80, tf32: true, fast_math };
+            let opts = dianran_ptx::codegen::Options {
+                sm: 80,
+                tf32: true,
+                fast_math,
+                ..Default::default()
+            };
             ptx_entry_table(&m, &dianran_ptx::codegen::compile_module(&m, &opts))
         };
         assert_eq!(

@@ -1,7 +1,7 @@
 //! The `dianran` command-line interface.
 //!
 //! One module per command (`check`, `ssa`, `run`, `emit` for `wgsl`/`msl`/`ptx`, `verify`,
-//! `generate`); each has an `Args` struct (clap derive) and an `execute` function returning
+//! `generate`, `fuzz`); each has an `Args` struct (clap derive) and an `execute` function returning
 //! the text for stdout or a [`Failure`]. [`main`] maps the result to the exit status: 0 on
 //! success, 1 on an error in the input or at run time (the diagnostic goes to stderr), 2 on
 //! a usage error (clap's own). A new command is a new module plus one variant of
@@ -9,8 +9,10 @@
 
 pub mod check;
 pub mod emit;
+pub mod fuzz;
 pub mod generate;
 pub mod input;
+pub mod isolated;
 pub mod run;
 pub mod ssa;
 pub mod verify;
@@ -52,6 +54,9 @@ pub enum Command {
     Verify(verify::Args),
     /// Print the Rust module `dianran::build` generates for FILE (texts, entries, bindings).
     Generate(generate::Args),
+    /// Differential fuzzing: random WGSL programs through every target and executor, reduced
+    /// on failure; mutated real kernels through every command.
+    Fuzz(fuzz::Args),
 }
 
 /// Why a command failed.
@@ -90,6 +95,7 @@ pub fn execute(command: &Command) -> Result<String, Failure> {
         Command::Msl(a) => emit::msl(a),
         Command::Ptx(a) => emit::ptx(a),
         Command::Verify(a) => verify::execute(a),
+        Command::Fuzz(a) => fuzz::execute(a),
     }
 }
 

@@ -126,6 +126,7 @@ pub fn execute(args: &Args) -> Result<String, Failure> {
         let job = Job {
             file_name: &src.name,
             source: &src.text,
+            overrides: &args.source.overrides,
             module: &module,
             entry: &args.entry,
             dispatch: args.dispatch,

@@ -1,7 +1,9 @@
 //! `dianran verify FILE`: run one compute entry on every available executor with seeded
 //! random buffers and compare each with the reference interpreter.
 //!
-//! Output: one line per executor, `EXECUTOR<TAB>agree|DISAGREE|skipped|timeout<TAB>detail`.
+//! Output: one line per executor,
+//! `EXECUTOR<TAB>agree|DISAGREE|skipped|timeout|crashed<TAB>detail` (`crashed`: the Vulkan
+//! driver died; lavapipe runs in a child process, see [`super::isolated`]).
 //! The interpreter's own line says `agree` with detail `reference`. Each executor gets
 //! `--timeout` seconds (default 60); one that takes longer is reported as `timeout` and left
 //! behind. Exit status 0 when every executor that ran agrees, 1 otherwise (a timeout included). Comparison rules (exact integers, float bounds per
@@ -12,6 +14,7 @@
 //! executors at 32.
 
 use super::input::SourceArgs;
+use super::isolated;
 use super::run::{parse_buffer, parse_dispatch, BufferArg};
 use super::Failure;
 use dianran_frontend::ir::{self, Stage};
@@ -57,10 +60,25 @@ pub struct Args {
     /// reported as `timeout` and the next one runs.
     #[arg(long, value_name = "SECONDS", default_value_t = 60.0, value_parser = parse_seconds)]
     pub timeout: f64,
+    /// The executors to compare with the interpreter, comma-separated (`emu`, `cuda`,
+    /// `lavapipe`, `lavapipe-out`; default: all of them).
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_executor)]
+    pub executors: Vec<Executor>,
     /// Run this PTX file on the PTX executors instead of the PTX dianran compiles (same entry
     /// name and parameters): checks edited or third-party PTX against the WGSL's meaning.
     #[arg(long, value_name = "PTX_FILE")]
     pub ptx: Option<std::path::PathBuf>,
+}
+
+/// An executor other than the reference interpreter.
+pub fn parse_executor(n: &str) -> Result<Executor, String> {
+    match Executor::from_name(n.trim()) {
+        Some(Executor::Interp) => Err("`interp` is the reference and always runs".to_string()),
+        Some(e) => Ok(e),
+        None => {
+            Err(format!("unknown executor '{n}' (expected emu, cuda, lavapipe or lavapipe-out)"))
+        }
+    }
 }
 
 /// A positive number of seconds.
@@ -127,6 +145,7 @@ pub fn execute(args: &Args) -> Result<String, Failure> {
     let job = |subgroup_size| Job {
         file_name: &src.name,
         source: &src.text,
+        overrides: &args.source.overrides,
         module: &module,
         entry: &entry,
         dispatch,
@@ -146,10 +165,29 @@ pub fn execute(args: &Args) -> Result<String, Failure> {
     let subgroups = module.uses_subgroups();
     let mut out = String::from("interp\tagree\treference\n");
     let mut all_agree = true;
-    for exec in [Executor::Emu, Executor::Cuda, Executor::Lavapipe, Executor::LavapipeOut] {
+    // Excused values by (subgroup size, undefined math excused): computed once for each.
+    let mut excuses = std::collections::HashMap::new();
+    let all = [Executor::Emu, Executor::Cuda, Executor::Lavapipe, Executor::LavapipeOut];
+    for exec in all.into_iter().filter(|e| args.executors.is_empty() || args.executors.contains(e))
+    {
         let lava = matches!(exec, Executor::Lavapipe | Executor::LavapipeOut);
         let size = if lava && subgroups { 8 } else { 32 };
-        let line = match executors::run_limited(exec, &job(size), &input, limit) {
+        // lavapipe runs in a child process: a driver that crashes ends only that line.
+        let skip = if lava { executors::lavapipe_skips(&job(size)) } else { None };
+        let outcome = if let Some(why) = skip {
+            Err(ExecError::Skipped(why))
+        } else if lava {
+            let child = isolated::Child {
+                file: &args.source.file,
+                overrides: &args.source.overrides,
+                entry: &entry,
+                dispatch,
+            };
+            isolated::run(exec, &child, &input, limit)
+        } else {
+            executors::run_limited(exec, &job(size), &input, limit)
+        };
+        let line = match outcome {
             Err(ExecError::Skipped(why)) => format!("skipped\t{why}"),
             Err(ExecError::Timeout(d)) => {
                 all_agree = false;
@@ -157,6 +195,10 @@ pub fn execute(args: &Args) -> Result<String, Failure> {
                     "timeout\tno result after {} s (raise --timeout to wait longer)",
                     d.as_secs_f64()
                 )
+            }
+            Err(ExecError::Failed(why)) if why.starts_with("the Vulkan driver crashed") => {
+                all_agree = false;
+                format!("crashed\t{why}")
             }
             Err(ExecError::Failed(why)) => {
                 all_agree = false;
@@ -169,8 +211,14 @@ pub fn execute(args: &Args) -> Result<String, Failure> {
                     executors::run_limited(Executor::Interp, &job(size), &input, limit)
                 };
                 // Each executor has its own bounds (precise or fast PTX math, TF32, Vulkan's).
-                let verdict = reference
-                    .map(|r| executors::compare_run(exec, &job(size), &input, &r, &result));
+                let key = (size, executors::excuses_undefined_math(exec));
+                let verdict = reference.map(|r| {
+                    if let std::collections::hash_map::Entry::Vacant(e) = excuses.entry(key) {
+                        e.insert(executors::excuses(exec, &job(size), &input, &r)?);
+                    }
+                    let e = excuses.get(&key).cloned().unwrap_or_default();
+                    executors::compare_excused(exec, &job(size), &r, &result, &e)
+                });
                 match verdict {
                     Ok(Ok(note)) => {
                         let mut detail = Vec::new();

@@ -17,7 +17,7 @@
 //! | [`Precision::PreciseMath`] | math builtins (`exp`, `log`, `pow`, trigonometry, `tanh`, `inverseSqrt`, ...) on the PTX executors in the default (precise) mode | 8 ULP, or 1e-6 absolute | 2 ULP, or 1e-3 absolute |
 //! | [`Precision::FastMath`] | math builtins on the PTX executors under `--fast-math` | 2^-11 relative, or 2^-11 absolute | 2^-8 relative, or 1e-2 absolute |
 //! | [`Precision::Approximate`] | math builtins on lavapipe (Vulkan) | 2^-11 relative, or 2^-11 absolute | 2^-8 relative, or 1e-2 absolute |
-//! | [`Precision::Accumulated`] | cooperative-matrix products (`coopMultiplyAdd`) | 2^-10 relative, or 1e-4 absolute | 2^-8 relative, or 1e-2 absolute |
+//! | [`Precision::Accumulated`] | cooperative-matrix products (`coopMultiplyAdd`), float subgroup sums and products (their order is the implementation's) | 2^-10 relative, or 1e-4 absolute | 2^-8 relative, or 1e-2 absolute |
 //! | [`Precision::Tf32`] | f32 x f32 cooperative products compiled with `--tf32`, PTX executors | 2^-9 relative, or 2^-7 absolute | as cooperative products |
 //!
 //! Why these numbers:
@@ -50,7 +50,7 @@
 //! Values that are NaN on both sides agree; NaN against a number does not.
 
 use crate::buffers::{entry_bindings, Buffers};
-use dianran_frontend::ir::{self, MathFunction, Op, Scalar, Type, TypeId};
+use dianran_frontend::ir::{self, MathFunction, Op, Scalar, SubgroupOperation, Type, TypeId};
 use dianran_frontend::{DiagKind, Diagnostic};
 
 /// A scalar slot in a buffer.
@@ -204,10 +204,31 @@ pub fn precision(m: &ir::Module, entry: &str) -> Precision {
     let _ = entry;
     if any_op(m, &|_, op| matches!(op, Op::Math(f, _) if approx_fn(*f))) {
         Precision::Approximate
-    } else if any_op(m, &|_, op| matches!(op, Op::CoopMultiplyAdd(..))) {
+    } else if accumulates(m) {
         Precision::Accumulated
     } else {
         Precision::Exact
+    }
+}
+
+/// Whether `m` sums in an order the implementation chooses: cooperative-matrix products and
+/// float subgroup sums.
+fn accumulates(m: &ir::Module) -> bool {
+    any_op(m, &|_, op| matches!(op, Op::CoopMultiplyAdd(..)))
+        || any_op(m, &|f, op| float_subgroup_sum(m, f, op))
+}
+
+/// A subgroup sum or product (reduction or scan) of floats: WGSL leaves the order of its
+/// operations to the implementation, so its rounding differs between executors.
+fn float_subgroup_sum(m: &ir::Module, f: &ir::Function, op: &Op) -> bool {
+    match op {
+        Op::SubgroupCollective {
+            op: SubgroupOperation::Add | SubgroupOperation::Mul, arg, ..
+        } => f
+            .values
+            .get(arg.index())
+            .is_some_and(|v| matches!(m.types.scalar_of(v.ty), Some(Scalar::F32 | Scalar::F16))),
+        _ => false,
     }
 }
 
@@ -238,6 +259,8 @@ pub fn precision_for(m: &ir::Module, entry: &str, ptx: Option<PtxMode>) -> Preci
     }
     match precision(m, entry) {
         Precision::Approximate if mode.fast_math => Precision::FastMath,
+        // Precise math next to sums in another order: the sums' bound is the looser.
+        Precision::Approximate if accumulates(m) => Precision::Accumulated,
         Precision::Approximate => Precision::PreciseMath,
         p => p,
     }

@@ -92,6 +92,9 @@ pub struct Job<'a> {
     pub file_name: &'a str,
     /// The input WGSL as the user wrote it.
     pub source: &'a str,
+    /// `--override NAME=VALUE` pairs `module` was compiled with: lavapipe, which runs
+    /// `source`, gets them as pipeline constants.
+    pub overrides: &'a [(String, f64)],
     /// The compiled SSA module.
     pub module: &'a ir::Module,
     /// The entry point's WGSL name.
@@ -128,6 +131,7 @@ pub fn run_limited(
     struct Owned {
         file_name: String,
         source: String,
+        overrides: Vec<(String, f64)>,
         module: ir::Module,
         entry: String,
         ptx: Option<String>,
@@ -135,6 +139,7 @@ pub fn run_limited(
     let owned = Owned {
         file_name: job.file_name.to_string(),
         source: job.source.to_string(),
+        overrides: job.overrides.to_vec(),
         module: job.module.clone(),
         entry: job.entry.to_string(),
         ptx: job.ptx.map(str::to_string),
@@ -148,6 +153,7 @@ pub fn run_limited(
             let job = Job {
                 file_name: &owned.file_name,
                 source: &owned.source,
+                overrides: &owned.overrides,
                 module: &owned.module,
                 entry: &owned.entry,
                 dispatch,
@@ -179,18 +185,9 @@ pub fn runs_our_ptx(exec: Executor) -> bool {
 /// Compares `result`, produced by `exec` from `input`, with the interpreter's `reference`
 /// (run at the same subgroup size) under the executor's float bounds
 /// ([`crate::agree::precision_for`]). `Ok(None)`: agree. `Ok(Some(note))`: agree, with a note
-/// about values that were not compared because WGSL does not define them:
-///
-/// * values that depend on a subgroup exchange reading an inactive invocation (indeterminate
-///   in WGSL; our PTX and the emulator return the reader's own value, a Vulkan driver may
-///   return anything) are left out for every executor. They are found by running the
-///   interpreter again with such reads filled
-///   ([`crate::interp::InterpOptions::inactive_read`]);
-/// * for executors other than our PTX (lavapipe), values that depend on `pow` of a negative
-///   base or on `sin`/`cos`/`tan` beyond ±pi (a conforming Vulkan driver computes the first as
-///   NaN and the others with no stated accuracy), found with
-///   [`crate::interp::InterpOptions::undefined_math_nan`]. Our PTX computes C99's results and
-///   is compared on them.
+/// about values that were not compared because WGSL does not define them ([`excuses`]).
+/// [`excuses`] then [`compare_excused`]; callers comparing several executors at one subgroup
+/// size compute the excuses once.
 pub fn compare_run(
     exec: Executor,
     job: &Job<'_>,
@@ -198,13 +195,49 @@ pub fn compare_run(
     reference: &Buffers,
     result: &Buffers,
 ) -> Result<Option<String>, String> {
-    use crate::agree::{
-        compare_except, differing_slots, has_subgroup_exchanges, has_undefined_math, precision_for,
-        PtxMode, Slots,
-    };
+    let e = excuses(exec, job, input, reference)?;
+    compare_excused(exec, job, reference, result, &e)
+}
+
+/// The values a comparison leaves out.
+#[derive(Clone, Debug, Default)]
+pub struct Excuses {
+    /// Values that depend on a subgroup exchange reading an inactive or nonexistent
+    /// invocation.
+    pub indeterminate: crate::agree::Slots,
+    /// Values that depend on math WGSL leaves undefined (non-PTX executors only).
+    pub undefined: crate::agree::Slots,
+}
+
+/// Whether [`excuses`] for `exec` include the undefined-math values: the same for every
+/// executor with the same answer (and subgroup size).
+pub fn excuses_undefined_math(exec: Executor) -> bool {
+    !runs_our_ptx(exec) && exec != Executor::Interp
+}
+
+/// The values [`compare_run`] leaves out for `exec`:
+///
+/// * values that depend on a subgroup exchange reading an inactive invocation or one past the
+///   subgroup's ends (indeterminate in WGSL; our PTX and the emulator return the reader's own
+///   value, a Vulkan driver may return anything) are left out for every executor. They are
+///   found by running the interpreter again with such reads filled with six different words
+///   ([`crate::interp::InterpOptions::inactive_read`]): a value that changes with the fill
+///   depends on such a read. This is an estimate: a value that depends on the read only
+///   weakly (`max(x, y)` where the filled `y` never wins) can still differ on another
+///   executor and be reported;
+/// * for executors other than our PTX (lavapipe), values that depend on `pow` of a negative
+///   base or on `sin`/`cos`/`tan` beyond ±pi (a conforming Vulkan driver computes the first as
+///   NaN and the others with no stated accuracy), found with
+///   [`crate::interp::InterpOptions::undefined_math_nan`]. Our PTX computes C99's results and
+///   is compared on them.
+pub fn excuses(
+    exec: Executor,
+    job: &Job<'_>,
+    input: &Buffers,
+    reference: &Buffers,
+) -> Result<Excuses, String> {
+    use crate::agree::{differing_slots, has_subgroup_exchanges, has_undefined_math, Slots};
     use crate::interp::InterpOptions;
-    let ptx = runs_our_ptx(exec).then_some(PtxMode { tf32: job.tf32, fast_math: job.fast_math });
-    let p = precision_for(job.module, job.entry, ptx);
     // The interpreter again with `opts`; the slots whose values change.
     let changed = |opts: InterpOptions| -> Result<Slots, String> {
         let mut bufs = input.clone();
@@ -214,24 +247,52 @@ pub fn compare_run(
             Err(_) => Ok(Slots::new()),
         }
     };
-    let indeterminate = if has_subgroup_exchanges(job.module) {
-        changed(InterpOptions { inactive_read: Some(u32::MAX), ..Default::default() })?
-    } else {
-        Slots::new()
+    // Several fills, since one may make the run fail (an index out of range) and another
+    // may happen to give the reference's value (a branch not taken, a buffer element that
+    // equals the old contents): all ones, zero (what lavapipe returns), small, the sign bit,
+    // 1.0f, and an arbitrary pattern.
+    let mut indeterminate = Slots::new();
+    // One counted run first: without any indeterminate read there is nothing to find.
+    let reads = || {
+        let mut bufs = input.clone();
+        let opts = InterpOptions { subgroup_size: job.subgroup_size, ..Default::default() };
+        crate::interp::run_counted(job.module, job.entry, job.dispatch, &mut bufs, &opts)
+            .map_or(1, |s| s.indeterminate_reads)
     };
-    let undefined = if ptx.is_none() && exec != Executor::Interp && has_undefined_math(job.module) {
+    if has_subgroup_exchanges(job.module) && reads() > 0 {
+        for fill in [u32::MAX, 0, 1, 0x8000_0000, 0x3f80_0000, 0x9e37_79b9] {
+            let opts = InterpOptions { inactive_read: Some(fill), ..Default::default() };
+            indeterminate.extend(changed(opts)?);
+        }
+    }
+    let undefined = if excuses_undefined_math(exec) && has_undefined_math(job.module) {
         changed(InterpOptions { undefined_math_nan: true, ..Default::default() })?
     } else {
         Slots::new()
     };
-    let skip: Slots = indeterminate.union(&undefined).copied().collect();
+    Ok(Excuses { indeterminate, undefined })
+}
+
+/// [`compare_run`] with the excuses computed already.
+pub fn compare_excused(
+    exec: Executor,
+    job: &Job<'_>,
+    reference: &Buffers,
+    result: &Buffers,
+    excuses: &Excuses,
+) -> Result<Option<String>, String> {
+    use crate::agree::{compare_except, precision_for, PtxMode, Slots};
+    let ptx = runs_our_ptx(exec).then_some(PtxMode { tf32: job.tf32, fast_math: job.fast_math });
+    let p = precision_for(job.module, job.entry, ptx);
+    let Excuses { indeterminate, undefined } = excuses;
+    let skip: Slots = indeterminate.union(undefined).copied().collect();
     let excused = compare_except(job.module, job.entry, reference, result, p, &skip)?;
     let mut notes = Vec::new();
     let n = excused.iter().filter(|s| indeterminate.contains(s)).count();
     if n > 0 {
         notes.push(format!(
-            "{n} values depend on subgroup reads of inactive invocations (indeterminate in WGSL); \
-             not compared"
+            "{n} values depend on subgroup reads of inactive or nonexistent invocations \
+             (indeterminate in WGSL); not compared"
         ));
     }
     let n = excused.iter().filter(|s| !indeterminate.contains(s)).count();
@@ -299,7 +360,12 @@ fn run_ptx(
 ) -> Result<Buffers, ExecError> {
     let compiled = dianran_ptx::codegen::compile_module(
         job.module,
-        &dianran_ptx::codegen::Options { sm: job.sm, tf32: job.tf32, fast_math: job.fast_math },
+        &dianran_ptx::codegen::Options {
+            sm: job.sm,
+            tf32: job.tf32,
+            fast_math: job.fast_math,
+            ..Default::default()
+        },
     );
     let Some(info) = compiled.entries.iter().find(|e| e.name == job.entry) else {
         // The help says what to do about it (for example "pass --tf32").
@@ -388,19 +454,35 @@ fn run_cuda(_: &Job<'_>, _: &Buffers) -> Result<Buffers, ExecError> {
     Err(ExecError::Skipped("no CUDA device (built without the `cuda` feature)".into()))
 }
 
+/// Why the lavapipe executors would skip `job` without running it (no adapter, or a kernel
+/// lavapipe cannot run), if they would: a caller that runs them in a child process asks first.
+pub fn lavapipe_skips(job: &Job<'_>) -> Option<String> {
+    if !cfg!(feature = "lavapipe") {
+        return Some("no Vulkan adapter (built without the `lavapipe` feature)".into());
+    }
+    #[cfg(feature = "lavapipe")]
+    if !crate::lavapipe::available() {
+        return Some("no Vulkan adapter".into());
+    }
+    if job.module.uses_cooperative_matrices() {
+        return Some("lavapipe has no cooperative matrices".into());
+    }
+    None
+}
+
 #[cfg(feature = "lavapipe")]
 fn run_lavapipe(job: &Job<'_>, wgsl: &str, input: &Buffers) -> Result<Buffers, ExecError> {
     use crate::buffers::entry_bindings;
     use crate::lavapipe::{LavaBinding, LavaBindingKind};
     use dianran_frontend::ir::AddressSpace;
-    if !crate::lavapipe::available() {
-        return Err(ExecError::Skipped("no Vulkan adapter".into()));
-    }
-    if job.module.uses_cooperative_matrices() {
-        return Err(ExecError::Skipped("lavapipe has no cooperative matrices".into()));
+    if let Some(why) = lavapipe_skips(job) {
+        return Err(ExecError::Skipped(why));
     }
     let mut bufs = input.clone();
-    let lava: Vec<LavaBinding> = if std::ptr::eq(wgsl, job.source) {
+    let input_wgsl = std::ptr::eq(wgsl, job.source);
+    // Printed WGSL has the override values folded in; the input needs them as constants.
+    let constants = if input_wgsl { pipeline_constants(job)? } else { Vec::new() };
+    let lava: Vec<LavaBinding> = if input_wgsl {
         // The input WGSL: its pipeline layout holds every buffer the entry point uses in the
         // *source*, which can be more than the SSA keeps after dead-code elimination
         // (`let x = buf;` with x unused); those get zeroed buffers of their size.
@@ -424,7 +506,7 @@ fn run_lavapipe(job: &Job<'_>, wgsl: &str, input: &Buffers) -> Result<Buffers, E
             .collect()
     };
     // wgpu knows the entry by its name in the WGSL it gets: printed WGSL may escape it.
-    let entry = if std::ptr::eq(wgsl, job.source) {
+    let entry = if input_wgsl {
         job.entry.to_string()
     } else {
         let names = dianran_frontend::names::ModuleNames::new(job.module);
@@ -433,11 +515,35 @@ fn run_lavapipe(job: &Job<'_>, wgsl: &str, input: &Buffers) -> Result<Buffers, E
             .and_then(|e| names.functions.get(e.function.index()).cloned())
             .unwrap_or_else(|| job.entry.to_string())
     };
-    crate::lavapipe::run_wgsl(wgsl, &entry, job.dispatch, &mut bufs, &lava)
+    crate::lavapipe::run_wgsl(wgsl, &entry, job.dispatch, &mut bufs, &lava, &constants)
         .map_err(|e| ExecError::Failed(e.to_string()))?;
     // Only the buffers the caller gave come back.
     bufs.retain(|k, _| input.contains_key(k));
     Ok(bufs)
+}
+
+/// `job.overrides` keyed as wgpu wants them: by `@id` where the declaration has one, by name
+/// otherwise.
+#[cfg(feature = "lavapipe")]
+fn pipeline_constants(job: &Job<'_>) -> Result<Vec<(String, f64)>, ExecError> {
+    if job.overrides.is_empty() {
+        return Ok(Vec::new());
+    }
+    let text = dianran_frontend::source::preprocess(job.source).0;
+    let m = naga::front::wgsl::parse_str(&text)
+        .map_err(|e| ExecError::Failed(format!("the input does not parse: {e}")))?;
+    Ok(job
+        .overrides
+        .iter()
+        .map(|(name, value)| {
+            let id = m.overrides.iter().find(|(_, o)| o.name.as_deref() == Some(name));
+            let key = match id.and_then(|(_, o)| o.id) {
+                Some(id) => id.to_string(),
+                None => name.clone(),
+            };
+            (key, *value)
+        })
+        .collect())
 }
 
 /// The buffers entry `job.entry` uses according to naga's analysis of the input source (what
@@ -449,7 +555,8 @@ fn source_bindings(
     bufs: &mut Buffers,
 ) -> Result<Vec<crate::lavapipe::LavaBinding>, ExecError> {
     use crate::lavapipe::{LavaBinding, LavaBindingKind};
-    let parsed = dianran_frontend::parse(job.file_name, job.source, &Default::default())
+    let opts = dianran_frontend::Options { overrides: job.overrides.to_vec() };
+    let parsed = dianran_frontend::parse(job.file_name, job.source, &opts)
         .map_err(|d| ExecError::Failed(format!("the input does not parse: {d}")))?;
     let (m, info) = (&parsed.module, &parsed.info);
     let index = m

@@ -178,13 +178,15 @@ pub fn quiet_mesa_warnings() {
 /// WGSL's host-shareable layout. Buffers are padded to a multiple of 4 bytes (16 for uniform
 /// buffers) with zeros; after the run each writable storage buffer is replaced by its new
 /// contents, at its original length. `enable subgroups;` is removed before wgpu sees the text,
-/// since naga rejects it.
+/// since naga rejects it. `constants` are the pipeline-overridable constants' values, keyed by
+/// `@id` or name as wgpu wants them.
 pub fn run_wgsl(
     wgsl: &str,
     entry: &str,
     dispatch: [u32; 3],
     buffers: &mut BTreeMap<(u32, u32), Vec<u8>>,
     bindings: &[LavaBinding],
+    constants: &[(String, f64)],
 ) -> Result<(), LavapipeError> {
     let r = runner()?;
     // A panic in another run leaves the lock poisoned but the device usable.
@@ -269,7 +271,10 @@ pub fn run_wgsl(
         layout: Some(&pipeline_layout),
         module: &module,
         entry_point: Some(entry),
-        compilation_options: wgpu::PipelineCompilationOptions::default(),
+        compilation_options: wgpu::PipelineCompilationOptions {
+            constants: &constants.iter().map(|(k, v)| (k.as_str(), *v)).collect::<Vec<_>>(),
+            ..Default::default()
+        },
         cache: None,
     });
     scopes.pop().map_err(|e| match e {
@@ -480,7 +485,7 @@ fn double_it(@builtin(global_invocation_id) id: vec3<u32>) {
             },
             LavaBinding { group: 0, binding: 1, kind: LavaBindingKind::Uniform },
         ];
-        run_wgsl(DOUBLE, "double_it", [2, 1, 1], &mut buffers, &bindings)
+        run_wgsl(DOUBLE, "double_it", [2, 1, 1], &mut buffers, &bindings, &[])
             .unwrap_or_else(|e| panic!("{e}"));
         let want: Vec<u32> = input.iter().map(|v| v * 2 + 5).collect();
         assert_eq!(u32s(&buffers[&(0, 0)]), want);
@@ -511,7 +516,7 @@ fn sums(@builtin(local_invocation_index) i: u32) {
             binding: 3,
             kind: LavaBindingKind::Storage { read_only: false },
         }];
-        run_wgsl(wgsl, "sums", [1, 1, 1], &mut buffers, &bindings)
+        run_wgsl(wgsl, "sums", [1, 1, 1], &mut buffers, &bindings, &[])
             .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(u32s(&buffers[&(1, 3)]), vec![size; 32]);
     }
@@ -536,7 +541,7 @@ fn halves() {
             binding: 0,
             kind: LavaBindingKind::Storage { read_only: false },
         }];
-        run_wgsl(wgsl, "halves", [1, 1, 1], &mut buffers, &bindings)
+        run_wgsl(wgsl, "halves", [1, 1, 1], &mut buffers, &bindings, &[])
             .unwrap_or_else(|e| panic!("{e}"));
         // IEEE half: 3.0 = 0x4200, -4.0 = 0xC400; x in the low half.
         assert_eq!(u32s(&buffers[&(0, 0)]), [0xC400_4200]);
@@ -551,26 +556,51 @@ fn halves() {
         let one = [LavaBinding { group: 0, binding: 0, kind: storage }];
         let mut buffers = BTreeMap::new();
         assert_eq!(
-            run_wgsl(DOUBLE, "double_it", [1, 1, 1], &mut buffers, &one),
+            run_wgsl(DOUBLE, "double_it", [1, 1, 1], &mut buffers, &one, &[]),
             Err(LavapipeError::MissingBuffer { group: 0, binding: 0 })
         );
         buffers.insert((0, 0), vec![0u8; 16]);
         let twice = [one[0], one[0]];
         assert_eq!(
-            run_wgsl(DOUBLE, "double_it", [1, 1, 1], &mut buffers, &twice),
+            run_wgsl(DOUBLE, "double_it", [1, 1, 1], &mut buffers, &twice, &[]),
             Err(LavapipeError::DuplicateBinding { group: 0, binding: 0 })
         );
         let bad = "@compute @workgroup_size(1) fn f() { let x: u32 = 1.5; }";
-        match run_wgsl(bad, "f", [1, 1, 1], &mut buffers, &[]) {
+        match run_wgsl(bad, "f", [1, 1, 1], &mut buffers, &[], &[]) {
             Err(LavapipeError::Shader(m)) => assert!(!m.is_empty()),
             other => panic!("expected a shader error, got {other:?}"),
         }
         let ok = "@compute @workgroup_size(1) fn f() {}";
-        match run_wgsl(ok, "nope", [1, 1, 1], &mut buffers, &[]) {
+        match run_wgsl(ok, "nope", [1, 1, 1], &mut buffers, &[], &[]) {
             Err(LavapipeError::Shader(_)) => {}
             other => panic!("expected a missing-entry error, got {other:?}"),
         }
         // The device still works after errors.
-        assert_eq!(run_wgsl(ok, "f", [1, 1, 1], &mut buffers, &[]), Ok(()));
+        assert_eq!(run_wgsl(ok, "f", [1, 1, 1], &mut buffers, &[], &[]), Ok(()));
+    }
+
+    #[test]
+    fn pipeline_constants_by_name_and_id() {
+        if !lavapipe() {
+            return;
+        }
+        let src = "override scale: u32 = 3u;\n@id(7) override shift: u32 = 1u;\n\
+            @group(0) @binding(0) var<storage, read_write> b: array<u32, 4>;\n\
+            @compute @workgroup_size(4) fn f(@builtin(local_invocation_index) i: u32) {\n\
+            b[i] = i * scale + shift;\n}\n";
+        let bindings = [LavaBinding {
+            group: 0,
+            binding: 0,
+            kind: LavaBindingKind::Storage { read_only: false },
+        }];
+        let mut buffers = BTreeMap::new();
+        buffers.insert((0, 0), vec![0u8; 16]);
+        run_wgsl(src, "f", [1, 1, 1], &mut buffers, &bindings, &[])
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(u32s(&buffers[&(0, 0)]), [1, 4, 7, 10]);
+        let constants = [("scale".to_string(), 5.0), ("7".to_string(), 2.0)];
+        run_wgsl(src, "f", [1, 1, 1], &mut buffers, &bindings, &constants)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(u32s(&buffers[&(0, 0)]), [2, 7, 12, 17]);
     }
 }

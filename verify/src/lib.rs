@@ -1,5 +1,5 @@
 //! Verification for dianran: the reference interpreter of the SSA form, the PTX emulator,
-//! ptxas, the CUDA driver runner and the lavapipe runner (SPEC §6).
+//! ptxas, the CUDA driver runner, the lavapipe runner and the MSL syntax check (SPEC §6).
 
 pub mod agree;
 pub mod buffers;
@@ -10,6 +10,7 @@ pub mod executors;
 pub mod interp;
 #[cfg(feature = "lavapipe")]
 pub mod lavapipe;
+pub mod msl_check;
 pub mod ptxas;
 pub mod samples;
 pub mod tools;

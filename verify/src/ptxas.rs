@@ -107,6 +107,22 @@ pub fn assemble(ptx: &str, sm: u32) -> Result<PtxasReport, PtxasError> {
 
 /// Like [`assemble`] with an explicit `ptxas` binary.
 pub fn assemble_with(ptxas: &Path, ptx: &str, sm: u32) -> Result<PtxasReport, PtxasError> {
+    assemble_opt(ptxas, ptx, sm, None)
+}
+
+/// [`assemble_with`] at `-O0`: the same checks of the PTX (syntax, types, state spaces,
+/// the target's instruction set) without the optimizer, about a quarter faster on large
+/// kernels. For checking many programs (`dianran fuzz`), not for register counts.
+pub fn check_with(ptxas: &Path, ptx: &str, sm: u32) -> Result<PtxasReport, PtxasError> {
+    assemble_opt(ptxas, ptx, sm, Some("-O0"))
+}
+
+fn assemble_opt(
+    ptxas: &Path,
+    ptx: &str,
+    sm: u32,
+    opt: Option<&str>,
+) -> Result<PtxasReport, PtxasError> {
     let dir = ScratchDir::new()?;
     let ptx_name = "kernel.ptx";
     let cubin_name = "kernel.cubin";
@@ -116,6 +132,7 @@ pub fn assemble_with(ptxas: &Path, ptx: &str, sm: u32) -> Result<PtxasReport, Pt
     let out = Command::new(ptxas)
         .current_dir(&dir.path)
         .arg(format!("-arch=sm_{sm}"))
+        .args(opt)
         .arg("-v")
         .arg(ptx_name)
         .arg("-o")

@@ -84,6 +84,7 @@ fn every_compute_sample_agrees_across_executors() {
             let job = |subgroup_size| Job {
                 file_name: &s.name,
                 source: &s.source,
+                overrides: &[],
                 module: &module,
                 entry: &entry,
                 dispatch: s.dispatch,

@@ -399,6 +399,7 @@ fn run_case(case: &Case, seed: u32, ptxas_found: bool) -> Vec<String> {
     let job = Job {
         file_name: "coop_forms.wgsl",
         source: &src,
+        overrides: &[],
         module: &module,
         entry: "main",
         dispatch: [1, 1, 1],

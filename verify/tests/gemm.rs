@@ -105,6 +105,7 @@ fn run_all(
     let job = Job {
         file_name: sample,
         source: &src,
+        overrides: &[],
         module: &module,
         entry: &entry,
         dispatch,

@@ -2089,3 +2089,140 @@ fn subgroup_inactive_read() {
         (0..32).map(|s| if s % 2 == 0 { ((s + 2) % 32) * 10 } else { 1000 + s }).collect();
     check_eq("defined on emu", &u32s(&bufs[&(0, 0)]), &want);
 }
+
+#[test]
+fn loop_continuing_uses_body() {
+    let x = [3u32, 8, 5, 10];
+    let mut want = vec![0u32; 8];
+    let (mut acc, mut last) = (0u32, 0u32);
+    for (i, &v) in x.iter().enumerate() {
+        let t = v * 3 + 1;
+        if t % 2 == 0 {
+            acc += 100;
+        } else {
+            acc += t;
+        }
+        last = t + v;
+        want[i] = last;
+    }
+    want[4] = acc;
+    want[5] = last;
+    for exec in MATH_EXECUTORS {
+        let bufs =
+            run_bound_on(exec, "loop_continuing_uses_body.wgsl", vec![u32_bytes(&x), zeros(32)]);
+        check_eq(
+            &format!("loop_continuing_uses_body on {}", exec.name()),
+            &u32s(&bufs[&(0, 1)]),
+            &want,
+        );
+    }
+}
+
+#[test]
+fn padded_struct_constructor() {
+    // l = Loc(1.5, (2, 7), [1, -4, 3], 1, (1.5, 0.5)); g = Loc(3, (3, 8), [1, -4, 3], 0, (3, 1)).
+    let a = [1.5f32, 2.0, -4.0, 0.5];
+    let want = [1.5f32, 9.0, 0.0, 1.0, 2.0, 3.0, 8.0, 1.0];
+    for exec in MATH_EXECUTORS {
+        let bufs =
+            run_bound_on(exec, "padded_struct_constructor.wgsl", vec![f32_bytes(&a), zeros(32)]);
+        check_eq(
+            &format!("padded_struct_constructor on {}", exec.name()),
+            &f32s(&bufs[&(0, 1)]),
+            &want,
+        );
+    }
+}
+
+#[test]
+fn degrees_radians() {
+    let a = [1.0f32, -0.5, 2.0, 0.25];
+    let (deg, rad) = (180.0 / std::f64::consts::PI, std::f64::consts::PI / 180.0);
+    let mut want: Vec<f64> = a.iter().map(|&x| f64::from(x) * deg).collect();
+    want.extend(a.iter().map(|&x| f64::from(x) * rad));
+    want.extend(a[..3].iter().map(|&x| f64::from(x) * deg));
+    want.push(0.25 * rad);
+    want.push(deg);
+    for exec in MATH_EXECUTORS {
+        let bufs = run_bound_on(exec, "degrees_radians.wgsl", vec![f32_bytes(&a), zeros(64)]);
+        let got = f32s(&bufs[&(0, 1)]);
+        for (i, (&g, &w)) in got.iter().zip(&want).enumerate() {
+            // f16 results (8..12) within 2^-10 relative, f32 ones within 2 ulp.
+            let rel = if (8..12).contains(&i) { 1.0 / 1024.0 } else { 2.5e-7 };
+            assert!(
+                close(g, w as f32, 0.0, rel),
+                "degrees_radians on {} [{i}]: {g}, want {w}",
+                exec.name()
+            );
+        }
+    }
+}
+
+#[test]
+fn division_by_folded_zero() {
+    // WGSL: x / 0 = x, x % 0 = 0; -i32::MIN wraps to itself.
+    let a = [7i32, -9, 0, i32::MIN];
+    let want: Vec<i32> = a.iter().flat_map(|&x| [x, 0, x / 2, x.wrapping_neg()]).collect();
+    for exec in MATH_EXECUTORS {
+        let bufs =
+            run_bound_on(exec, "division_by_folded_zero.wgsl", vec![i32_bytes(&a), zeros(64)]);
+        check_eq(
+            &format!("division_by_folded_zero on {}", exec.name()),
+            &i32s(&bufs[&(0, 1)]),
+            &want,
+        );
+    }
+}
+
+#[test]
+fn subgroup_float_sum() {
+    // Every lane holds v = x[32 % 8] * 1.1; the sum is 32 v and lane s's inclusive scan is
+    // (s + 1) v, each up to a few roundings away (the order of the additions is free).
+    let x = [0.3f32, 0.5, -0.25, 1.0, 0.125, 2.0, -1.5, 0.75];
+    let v = x[0] * 1.1f32;
+    for exec in MATH_EXECUTORS {
+        let bufs = run_bound_on(exec, "subgroup_float_sum.wgsl", vec![f32_bytes(&x), zeros(256)]);
+        let got = f32s(&bufs[&(0, 1)]);
+        for s in 0..32 {
+            let (sum, scan) = (got[2 * s], got[2 * s + 1]);
+            let what = format!("subgroup_float_sum on {} lane {s}", exec.name());
+            assert!(close(sum, 32.0 * v, 0.0, 1e-5), "{what}: sum {sum}, want {}", 32.0 * v);
+            let want = (s as f32 + 1.0) * v;
+            assert!(close(scan, want, 0.0, 1e-5), "{what}: scan {scan}, want {want}");
+        }
+    }
+}
+
+#[test]
+fn loop_continue_skips_body_value() {
+    // Iterations 0 and 2 run the body: m = (2, 0 + 2); all four run the continuing block:
+    // v = (4, 0 + 1 + 2 + 3).
+    let want: Vec<u32> = (0..4).flat_map(|_| [2, 2, 4, 6]).collect();
+    for exec in MATH_EXECUTORS {
+        let bufs = run_bound_on(exec, "loop_continue_skips_body_value.wgsl", vec![zeros(64)]);
+        check_eq(
+            &format!("loop_continue_skips_body_value on {}", exec.name()),
+            &u32s(&bufs[&(0, 0)]),
+            &want,
+        );
+    }
+}
+
+#[test]
+fn loop_continuing_uses_place() {
+    // Four iterations: the body writes i + 10k, the continuing block adds 100 to it and sums
+    // i = 0..3 into the even slot.
+    let mut want = vec![0u32; 8];
+    for k in 0..4u32 {
+        want[(2 * k) as usize] = 6;
+        want[(2 * k + 1) as usize] = 3 + 10 * k + 100;
+    }
+    for exec in MATH_EXECUTORS {
+        let bufs = run_bound_on(exec, "loop_continuing_uses_place.wgsl", vec![zeros(32)]);
+        check_eq(
+            &format!("loop_continuing_uses_place on {}", exec.name()),
+            &u32s(&bufs[&(0, 0)]),
+            &want,
+        );
+    }
+}

@@ -53,6 +53,60 @@ pub(crate) fn write_function(
     Ok(fw.b.out)
 }
 
+impl FnWriter<'_> {
+    /// When `v` is an integer constant with a zero component, or a vector built from parts of
+    /// which one is (naga looks through constructors too): its text with ones there.
+    fn zero_divisor(&self, v: ValueId) -> Option<String> {
+        if let Some(Op::Compose(parts)) = self.b.defs.get(&v) {
+            let texts: Vec<Option<String>> = parts.iter().map(|p| self.zero_divisor(*p)).collect();
+            if texts.iter().all(Option::is_none) {
+                return None;
+            }
+            let ty = self.w.ty(self.b.ty(v));
+            let args: Vec<String> =
+                parts.iter().zip(texts).map(|(p, t)| t.unwrap_or_else(|| self.val(*p))).collect();
+            return Some(format!("{ty}({})", args.join(", ")));
+        }
+        let Some(Op::Const(c)) = self.b.defs.get(&v) else { return None };
+        let types = &self.w.m.types;
+        fn ones(types: &ir::Types, c: &ConstValue) -> Option<ConstValue> {
+            use ir::Scalar as S;
+            let one = |s: S| match s {
+                S::I32 => Some(ConstValue::I32(1)),
+                S::U32 => Some(ConstValue::U32(1)),
+                _ => None,
+            };
+            match c {
+                ConstValue::I32(0) => Some(ConstValue::I32(1)),
+                ConstValue::U32(0) => Some(ConstValue::U32(1)),
+                ConstValue::Composite(t, parts) => {
+                    let mut changed = false;
+                    let parts = parts
+                        .iter()
+                        .map(|p| match ones(types, p) {
+                            Some(q) => {
+                                changed = true;
+                                q
+                            }
+                            None => p.clone(),
+                        })
+                        .collect();
+                    changed.then_some(ConstValue::Composite(*t, parts))
+                }
+                ConstValue::Zero(t) => match types.get(*t) {
+                    Type::Scalar(s) => one(*s),
+                    Type::Vector { size, scalar } => {
+                        Some(ConstValue::Composite(*t, vec![one(*scalar)?; *size as usize]))
+                    }
+                    _ => None,
+                },
+                _ => None,
+            }
+        }
+        ones(types, c).map(|c| self.constant(&c))
+    }
+}
+
 impl<'a> Syntax<'a> for FnWriter<'a> {
     fn body(&self) -> &Body<'a> {
         &self.b
@@ -223,6 +277,14 @@ impl<'a> Syntax<'a> for FnWriter<'a> {
                     naga::UnaryOperator::BitwiseNot => "~",
                 };
                 format!("{sym}({})", v(a))
+            }
+            // naga rejects an integer `/` or `%` by a constant with a zero component; WGSL
+            // defines `x / 0` as `x / 1` and `x % 0` as `x % 1`, so print the ones.
+            Op::Binary(o @ (naga::BinaryOperator::Divide | naga::BinaryOperator::Modulo), a, b)
+                if self.zero_divisor(*b).is_some() =>
+            {
+                let ones = self.zero_divisor(*b).unwrap_or_default();
+                format!("({} {} {ones})", v(a), binary_symbol(*o))
             }
             Op::Binary(o, a, b) => format!("({} {} {})", v(a), binary_symbol(*o), v(b)),
             Op::Select { cond, accept, reject } => {

@@ -2,7 +2,7 @@
 //!
 //! A scoped hash table follows dominance: an instruction is available in the rest of its
 //! block and in every region nested there (a loop's continuing block also sees the body's
-//! top-level instructions). A pure instruction (no side effects, no memory read) identical to
+//! top-level instructions before the first one that may `continue`). A pure instruction (no side effects, no memory read) identical to
 //! an available one, with the same result type, is dropped and its uses read the first one.
 
 use super::util::Subst;
@@ -41,9 +41,18 @@ impl Cse<'_> {
     }
 
     fn block(&mut self, b: &mut Block) {
+        self.block_cut(b, None);
+    }
+
+    /// [`Self::block`]; with `cut`, the instructions from index `cut` on go into a scope of
+    /// their own, which is left open (the caller pops it).
+    fn block_cut(&mut self, b: &mut Block, cut: Option<usize>) {
         let old = std::mem::take(&mut b.insts);
         let mut out = Vec::with_capacity(old.len());
-        for mut inst in old {
+        for (k, mut inst) in old.into_iter().enumerate() {
+            if cut == Some(k) {
+                self.scopes.push(HashMap::new());
+            }
             self.subst.apply_op(&mut inst.op);
             match &mut inst.op {
                 Op::If { then_, else_, .. } => {
@@ -56,8 +65,14 @@ impl Cse<'_> {
                     }
                 }
                 Op::Loop { body, continuing, break_if, .. } => {
+                    // Body instructions after a possible `continue` do not dominate the
+                    // continuing block: they get a scope that ends with the body.
                     self.scopes.push(HashMap::new());
-                    self.block(body);
+                    let (cut, n) = (body.insts_before_continue(), body.insts.len());
+                    self.block_cut(body, Some(cut));
+                    if cut < n {
+                        self.scopes.pop();
+                    }
                     self.nested(continuing);
                     self.scopes.pop();
                     if let Some(b) = break_if {

@@ -114,6 +114,32 @@ fn f(n: i32) -> i32 {
 }
 
 #[test]
+fn continuing_recomputes_what_the_body_computes_after_a_continue() {
+    // `n * 3 + 1` in the body comes after a possible `continue`, so it does not dominate the
+    // continuing block: CSE must not make the continuing block use it (found by `dianran fuzz`:
+    // the PTX register allocator then failed with `EntryLivein`).
+    let src = r#"
+fn f(n: i32) -> i32 {
+    var s = 0;
+    var i = 0;
+    loop {
+        if (i % 2 == 1) { continue; }
+        s += n * 3 + 1;
+        continuing {
+            s += (n * 3 + 1) * 10;
+            i++;
+            break if i >= 4;
+        }
+    }
+    return s;
+}"#;
+    // i = 0 and 2 run the body (k each); all four iterations run the continuing block (10 k).
+    let expect = |n: i32| 42 * (3 * n + 1);
+    assert_eq!(expect(1), 168);
+    check(src, "f", &[0, 1, 5, -7], expect);
+}
+
+#[test]
 fn while_loop_with_break_in_nested_if() {
     let src = r#"
 fn w(x: i32) -> i32 {

@@ -38,6 +38,14 @@ pub trait Walk<'a>: Syntax<'a> {
     fn block(&mut self, b: &Block, depth: usize, ctx: &Ctx) -> Res<()> {
         for inst in &b.insts {
             self.inst(inst, depth)?;
+            // A value the loop's continuing block (printed earlier) reads: copy it out.
+            let results = inst.result.iter().chain(inst.op.region_results());
+            let carried: Vec<(String, ValueId)> =
+                results.filter_map(|r| self.body().carry.get(r).map(|c| (c.clone(), *r))).collect();
+            for (c, r) in carried {
+                let text = format!("{c} = {};", self.val(r));
+                self.body_mut().line(depth, &text);
+            }
         }
         self.terminator(&b.term, depth, ctx)
     }
@@ -285,10 +293,43 @@ pub trait Walk<'a>: Syntax<'a> {
         }
         let has_continuing =
             !continuing.insts.is_empty() || break_if.is_some() || !continuing.params.is_empty();
+        let continuing_first = self.continuing_first();
+        if has_continuing && continuing_first {
+            // The continuing block comes first in the text but runs after the body: body
+            // values it reads are carried in variables declared before the loop.
+            let mut used = std::collections::HashSet::new();
+            uses(continuing, &mut used);
+            if let Some(b) = break_if {
+                used.insert(b);
+            }
+            // A pointer is printed as its place (`out[v30]`) at each use: what it is built
+            // from is used too.
+            for inst in body.insts.iter().rev() {
+                let ptr = inst.result.filter(|r| used.contains(r) && self.is_pointer(*r));
+                if ptr.is_some() {
+                    inst.op.for_each_operand(|v| {
+                        used.insert(v);
+                    });
+                }
+            }
+            for inst in &body.insts {
+                // Constants and pointers are printed at their uses: nothing to carry.
+                if matches!(inst.op, Op::Const(_) | Op::GlobalAddr(_) | Op::LocalAddr(_)) {
+                    continue;
+                }
+                for r in inst.result.iter().chain(inst.op.region_results()) {
+                    if used.contains(r) && !self.is_pointer(*r) {
+                        let name = self.body_mut().new_name(*r);
+                        let text = self.var_decl(&name, self.body().ty(*r), None);
+                        self.body_mut().line(depth, &text);
+                        self.body_mut().carry.insert(*r, name);
+                    }
+                }
+            }
+        }
         let label = self.loop_open(depth, has_continuing);
         self.body_mut().targets.push(Target::Loop(state.clone()));
         let ctx = Ctx::Loop(state.clone());
-        let continuing_first = self.continuing_first();
         if has_continuing && continuing_first {
             self.continuing(continuing, break_if, &state, &label, depth + 1, &ctx)?;
         }
@@ -378,3 +419,24 @@ pub trait Walk<'a>: Syntax<'a> {
 }
 
 impl<'a, S: Syntax<'a> + ?Sized> Walk<'a> for S {}
+
+/// Every value used in `b` (nested blocks and terminators included).
+fn uses(b: &Block, out: &mut std::collections::HashSet<ValueId>) {
+    for inst in &b.insts {
+        inst.op.for_each_operand(|v| {
+            out.insert(v);
+        });
+        for nested in inst.op.blocks() {
+            uses(nested, out);
+        }
+    }
+    match &b.term {
+        Terminator::Yield(v) | Terminator::Break(v) | Terminator::Continue(v) => {
+            out.extend(v.iter().copied())
+        }
+        Terminator::Return(Some(v)) => {
+            out.insert(*v);
+        }
+        _ => {}
+    }
+}

@@ -301,6 +301,9 @@ impl Lower<'_> {
         let t = arith_ty(s);
         Ok(match op {
             B::Add => self.bin("add", s, a, b),
+            B::Subtract if self.inject == Some(super::InjectedBug::SubSwapped) => {
+                self.bin("sub", s, b, a)
+            }
             B::Subtract => self.bin("sub", s, a, b),
             B::Multiply if float => self.bin("mul", s, a, b),
             B::Multiply => {

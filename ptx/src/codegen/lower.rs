@@ -127,6 +127,8 @@ pub(crate) struct Lower<'a> {
     /// Set when this entry emitted approximate math (reported in
     /// [`super::EntryInfo::fast_math`]).
     pub used_fast_math: bool,
+    /// A deliberate wrong selection (fuzzer self-test, [`super::Options::inject`]).
+    pub inject: Option<super::InjectedBug>,
     /// Known alignment of the function's integer values (address and stride proofs).
     pub known: KnownAlign<'a>,
 }
@@ -222,6 +224,7 @@ impl<'a> Lower<'a> {
             used_tf32: false,
             fast_math: false,
             used_fast_math: false,
+            inject: None,
             known: KnownAlign::new(f),
         }
     }
@@ -821,7 +824,7 @@ impl<'a> Lower<'a> {
             Op::Barrier(b) => {
                 if *b == ir::Barrier::SUB_GROUP {
                     self.emit("bar.warp.sync 0xffffffff", vec![], vec![]);
-                } else {
+                } else if self.inject != Some(super::InjectedBug::DroppedBarrier) {
                     self.emit("bar.sync 0", vec![], vec![]);
                 }
                 None

@@ -41,12 +41,25 @@ pub struct Options {
     /// ([`crate::math`], the default). Faster, with the hardware's documented bounds
     /// (`docs/math.md`).
     pub fast_math: bool,
+    /// A deliberate wrong instruction selection, for testing that the differential fuzzer
+    /// catches one (`dianran fuzz --inject-bug`). Never set it otherwise.
+    #[doc(hidden)]
+    pub inject: Option<InjectedBug>,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { sm: 80, tf32: false, fast_math: false }
+        Options { sm: 80, tf32: false, fast_math: false, inject: None }
     }
+}
+
+/// A deliberate code-generator bug ([`Options::inject`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InjectedBug {
+    /// `a - b` is emitted as `sub b, a`.
+    SubSwapped,
+    /// `workgroupBarrier()` emits no `bar.sync`.
+    DroppedBarrier,
 }
 
 /// What the host needs to launch one compiled entry point.
@@ -354,6 +367,7 @@ fn compile_entry(
     let mut lw = Lower::new(m, f, &layout, &ep.name, sm);
     lw.tf32 = opts.tf32;
     lw.fast_math = opts.fast_math;
+    lw.inject = opts.inject;
     lw.prologue()?;
     lw.body()?;
     let depot = lw.depot_size;

@@ -169,6 +169,8 @@ pub(crate) struct Machine<'m> {
     buf: Vec<u32>,
     out: Vec<u32>,
     depth: u32,
+    /// Lane reads of subgroup exchanges whose source was inactive or outside the subgroup.
+    pub indeterminate_reads: u64,
 }
 
 fn union(mut a: Vec<u32>, b: &[u32]) -> Vec<u32> {
@@ -209,6 +211,7 @@ impl<'m> Machine<'m> {
             buf: Vec::new(),
             out: Vec::new(),
             depth: 0,
+            indeterminate_reads: 0,
         }
     }
 
@@ -727,7 +730,8 @@ impl<'m> Machine<'m> {
                         return Err(internal("subgroup operand of the wrong size"));
                     }
                     let fill = self.opts.inactive_read;
-                    subgroup::gather(*mode, &ids, n, &vals, &idx, (sg, fill), &mut out);
+                    self.indeterminate_reads +=
+                        subgroup::gather(*mode, &ids, n, &vals, &idx, (sg, fill), &mut out);
                     n
                 }
                 _ => return Err(internal("not a subgroup operation")),

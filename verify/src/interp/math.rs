@@ -425,8 +425,17 @@ pub(crate) fn math(
         M::Asinh => f1(out, &f32::asinh),
         M::Acosh => f1(out, &f32::acosh),
         M::Atanh => f1(out, &f32::atanh),
-        M::Radians => f1(out, &f32::to_radians),
-        M::Degrees => f1(out, &f32::to_degrees),
+        M::Radians | M::Degrees => {
+            // WGSL: `e * 57.29...`, the factor a constant of e's type (an f16 factor is not
+            // f32's), then one rounding: a product of two f16 values is exact in f32.
+            let k = if fun == M::Degrees {
+                180.0 / std::f64::consts::PI
+            } else {
+                std::f64::consts::PI / 180.0
+            };
+            let k = fget(s, fput(s, k as f32));
+            f1(out, &|x| x * k)
+        }
         M::Ceil => f1(out, &f32::ceil),
         M::Floor => f1(out, &f32::floor),
         M::Round => f1(out, &f32::round_ties_even),

@@ -86,6 +86,25 @@ pub fn run(
     buffers: &mut Buffers,
     opts: &InterpOptions,
 ) -> Result<(), Diagnostic> {
+    run_counted(m, entry, dispatch, buffers, opts).map(|_| ())
+}
+
+/// What a run saw besides its results.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RunStats {
+    /// Lane reads of subgroup exchanges whose source invocation was inactive or outside the
+    /// subgroup (indeterminate in WGSL; see [`InterpOptions::inactive_read`]).
+    pub indeterminate_reads: u64,
+}
+
+/// [`run`], also returning [`RunStats`].
+pub fn run_counted(
+    m: &ir::Module,
+    entry: &str,
+    dispatch: [u32; 3],
+    buffers: &mut Buffers,
+    opts: &InterpOptions,
+) -> Result<RunStats, Diagnostic> {
     let ep = m.entry_point(entry).ok_or_else(|| {
         let names: Vec<&str> = m.entry_points.iter().map(|e| e.name.as_str()).collect();
         Diagnostic::error(DiagKind::Runtime, format!("no entry point named '{entry}'"))
@@ -162,7 +181,7 @@ pub fn run(
     for (k, v) in keys.into_iter().zip(std::mem::take(&mut mach.mem.buffers)) {
         buffers.insert(k, v);
     }
-    result
+    result.map(|()| RunStats { indeterminate_reads: mach.indeterminate_reads })
 }
 
 fn dispatch_inner<'m>(

@@ -100,7 +100,7 @@ pub(crate) fn collective(
 }
 
 /// Lane exchanges. `index` holds each lane's lane/delta/mask operand (empty when the mode
-/// takes none).
+/// takes none). Returns how many lanes read an inactive or nonexistent source.
 pub(crate) fn gather(
     mode: GatherMode,
     ids: &[u32],
@@ -109,9 +109,10 @@ pub(crate) fn gather(
     index: &[u32],
     (subgroup_size, fill): (u32, Option<u32>),
     out: &mut Vec<u32>,
-) {
+) -> u64 {
     // Position in `ids` of the lane with a given subgroup invocation id.
     let pos = |id: u32| ids.binary_search(&id).ok();
+    let mut missing = 0;
     for (l, &id) in ids.iter().enumerate() {
         let idx = index.get(l).copied().unwrap_or(0);
         let src: Option<u32> = match mode {
@@ -129,8 +130,15 @@ pub(crate) fn gather(
         };
         match (src.filter(|&s| s < subgroup_size).and_then(pos), fill) {
             (Some(from), _) => out.extend_from_slice(&vals[from * n..from * n + n]),
-            (None, Some(w)) => out.extend(std::iter::repeat_n(w, n)),
-            (None, None) => out.extend_from_slice(&vals[l * n..l * n + n]),
+            (None, Some(w)) => {
+                missing += 1;
+                out.extend(std::iter::repeat_n(w, n))
+            }
+            (None, None) => {
+                missing += 1;
+                out.extend_from_slice(&vals[l * n..l * n + n])
+            }
         }
     }
+    missing
 }

@@ -281,6 +281,7 @@ pub fn run_bound_on(
     let job = dianran_verify::executors::Job {
         file_name: name,
         source: &src,
+        overrides: &[],
         module: &module,
         entry: &entry,
         dispatch,

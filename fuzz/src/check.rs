@@ -1,0 +1,318 @@
+//! What every generated program goes through: naga's validation, the frontend, each target
+//! (PTX with `ptxas`, MSL with the clang syntax check, WGSL re-validated by naga), and every
+//! available executor on seeded random buffers, compared with the reference interpreter by
+//! `verify`'s rules.
+
+use dianran_frontend::ir;
+use dianran_verify::agree::random_buffers;
+use dianran_verify::executors::{self, ExecError, Executor, Job};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// How a program failed (the campaign's counters).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Kind {
+    /// naga rejected the generated WGSL: a generator bug.
+    Rejected,
+    /// dianran could not compile it (frontend, PTX codegen, MSL or WGSL printer, or the printed
+    /// WGSL failed naga's validation, or the MSL failed the clang syntax check).
+    CompileError,
+    /// `ptxas` rejected the PTX.
+    PtxasError,
+    /// An executor's results differ from the reference, or it failed where the reference ran.
+    Disagreement,
+    /// A panic, or a run past its time limit.
+    Crash,
+}
+
+impl Kind {
+    /// The name used in file names and reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Rejected => "rejected",
+            Kind::CompileError => "compile-error",
+            Kind::PtxasError => "ptxas-error",
+            Kind::Disagreement => "disagreement",
+            Kind::Crash => "crash",
+        }
+    }
+}
+
+/// A failed check.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    /// The counter it goes to.
+    pub kind: Kind,
+    /// Where: `naga`, `frontend`, `ptx`, `ptxas`, `msl`, `msl-clang`, `wgsl`, or an executor.
+    pub stage: String,
+    /// What happened (the executors' outputs for disagreements).
+    pub detail: String,
+}
+
+impl Failure {
+    fn new(kind: Kind, stage: &str, detail: impl Into<String>) -> Failure {
+        Failure { kind, stage: stage.into(), detail: detail.into() }
+    }
+
+    /// Whether `other` is the same failure for the reducer: same kind and stage and, for
+    /// rejections and compile errors, the same message (with names and numbers left out).
+    pub fn same(&self, other: &Failure) -> bool {
+        self.kind == other.kind
+            && self.stage == other.stage
+            && (!matches!(self.kind, Kind::Rejected | Kind::CompileError | Kind::PtxasError)
+                || signature(&self.detail) == signature(&other.detail))
+    }
+}
+
+/// The gist of an error message: its first `error:` line without quoted names, paths and
+/// numbers.
+fn signature(detail: &str) -> String {
+    let line = detail
+        .lines()
+        .find(|l| l.contains("error"))
+        .or_else(|| detail.lines().next())
+        .unwrap_or("");
+    let line = line.rsplit("error:").next().unwrap_or(line);
+    let mut out = String::new();
+    let mut quoted = false;
+    for c in line.chars() {
+        match c {
+            '\'' | '`' | '"' => quoted = !quoted,
+            _ if quoted || c.is_ascii_digit() => {}
+            _ => out.push(c),
+        }
+    }
+    out.trim().to_string()
+}
+
+/// A wrong instruction selection to inject into the PTX code generator, to show that the
+/// campaign catches one (`dianran fuzz --inject-bug`).
+pub use dianran_ptx::codegen::InjectedBug;
+
+/// What to check.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Executors to compare with the reference interpreter.
+    pub executors: Vec<Executor>,
+    /// `ptxas` to assemble the PTX with (`None`: not checked).
+    pub ptxas: Option<PathBuf>,
+    /// `clang++` for the MSL syntax check (`None`: not checked).
+    pub clang: Option<PathBuf>,
+    /// Time limit of each executor.
+    pub timeout: Duration,
+    /// A deliberate code-generator bug.
+    pub inject: Option<InjectedBug>,
+}
+
+impl Options {
+    /// Every executor except the CUDA driver when there is no device, tools where found.
+    pub fn available() -> Options {
+        Options {
+            executors: vec![
+                Executor::Emu,
+                Executor::Cuda,
+                Executor::Lavapipe,
+                Executor::LavapipeOut,
+            ],
+            ptxas: dianran_verify::tools::ptxas(),
+            clang: dianran_verify::tools::clang(),
+            timeout: Duration::from_secs(30),
+            inject: None,
+        }
+    }
+}
+
+impl Options {
+    /// The options that reproduce `f` quickly while reducing: only the failing executor, and
+    /// `ptxas`/clang only when they are where it failed.
+    pub fn narrowed(&self, f: &Failure) -> Options {
+        let mut o = self.clone();
+        o.executors.retain(|e| e.name() == f.stage);
+        if f.stage != "ptxas" {
+            o.ptxas = None;
+        }
+        if f.stage != "msl-clang" {
+            o.clang = None;
+        }
+        o
+    }
+}
+
+/// Runs every check on program text `wgsl` (file name `name`), dispatching `dispatch`
+/// workgroups with `runtime_len` elements per runtime-sized array and buffers seeded by
+/// `seed`. A panic anywhere is a [`Kind::Crash`].
+pub fn check(
+    name: &str,
+    wgsl: &str,
+    dispatch: [u32; 3],
+    runtime_len: u32,
+    seed: u64,
+    opts: &Options,
+) -> Result<(), Failure> {
+    match catch_unwind(AssertUnwindSafe(|| {
+        check_unguarded(name, wgsl, dispatch, runtime_len, seed, opts)
+    })) {
+        Ok(r) => r,
+        Err(p) => Err(Failure::new(Kind::Crash, "panic", format!("panicked: {}", panic_text(&*p)))),
+    }
+}
+
+/// The message of a caught panic (`"unknown panic"` when its payload is not text).
+pub fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "unknown panic".into())
+}
+
+fn check_unguarded(
+    name: &str,
+    wgsl: &str,
+    dispatch: [u32; 3],
+    runtime_len: u32,
+    seed: u64,
+    opts: &Options,
+) -> Result<(), Failure> {
+    let parsed = dianran_frontend::parse(name, wgsl, &Default::default())
+        .map_err(|d| Failure::new(Kind::Rejected, "naga", d.to_string()))?;
+    let mut module = dianran_frontend::lower(&parsed)
+        .map_err(|d| Failure::new(Kind::CompileError, "frontend", d.to_string()))?;
+    dianran_frontend::passes::optimize(&mut module)
+        .map_err(|d| Failure::new(Kind::CompileError, "frontend", d.message))?;
+    let ptx = targets(name, &module, opts)?;
+    executors_agree(name, wgsl, &module, &ptx, (dispatch, runtime_len, seed), opts)
+}
+
+/// PTX (and ptxas), MSL (and clang), WGSL (and naga); returns the PTX.
+fn targets(name: &str, m: &ir::Module, opts: &Options) -> Result<String, Failure> {
+    let popts = dianran_ptx::codegen::Options { inject: opts.inject, ..Default::default() };
+    let ptx = dianran_ptx::codegen::compile_module(m, &popts);
+    if let Some(d) = ptx.diagnostics.first() {
+        return Err(Failure::new(Kind::CompileError, "ptx", d.message.clone()));
+    }
+    if let Some(p) = &opts.ptxas {
+        if let Err(e) = dianran_verify::ptxas::check_with(p, &ptx.text, 80) {
+            return Err(Failure::new(Kind::PtxasError, "ptxas", e.to_string()));
+        }
+    }
+    let msl = dianran_msl::write_module(m);
+    if let Some(d) = msl.errors.first() {
+        return Err(Failure::new(Kind::CompileError, "msl", d.message.clone()));
+    }
+    if let Some(c) = &opts.clang {
+        let dir = dianran_verify::msl_check::stub_dir()
+            .map_err(|e| Failure::new(Kind::CompileError, "msl-clang", e.to_string()))?;
+        let file = format!("{}-{}", name.replace(['/', '.'], "_"), std::process::id());
+        dianran_verify::msl_check::syntax_check(c, &dir, &msl.text, &file)
+            .map_err(|e| Failure::new(Kind::CompileError, "msl-clang", e))?;
+    }
+    let wopts = dianran_wgsl::Options { omit_subgroups_enable: true };
+    let printed = dianran_wgsl::write_module(m, &wopts).map_err(|ds| {
+        let msgs: Vec<String> = ds.iter().map(|d| d.message.clone()).collect();
+        Failure::new(Kind::CompileError, "wgsl", msgs.join("; "))
+    })?;
+    dianran_frontend::parse(name, &printed, &Default::default()).map_err(|d| {
+        Failure::new(
+            Kind::CompileError,
+            "wgsl",
+            format!("the printed WGSL is invalid: {d}\n{printed}"),
+        )
+    })?;
+    Ok(ptx.text)
+}
+
+/// Every executor against the reference interpreter.
+fn executors_agree(
+    name: &str,
+    wgsl: &str,
+    m: &ir::Module,
+    ptx: &str,
+    (dispatch, runtime_len, seed): ([u32; 3], u32, u64),
+    opts: &Options,
+) -> Result<(), Failure> {
+    let entry = crate::ast::ENTRY;
+    let input = random_buffers(m, entry, runtime_len, seed)
+        .map_err(|d| Failure::new(Kind::CompileError, "buffers", d.message))?;
+    let job = |subgroup_size| Job {
+        file_name: name,
+        source: wgsl,
+        overrides: &[],
+        module: m,
+        entry,
+        dispatch,
+        subgroup_size,
+        sm: 80,
+        tf32: false,
+        fast_math: false,
+        // The PTX checked above (with an injected bug, when asked for).
+        ptx: Some(ptx),
+    };
+    let run =
+        |exec: Executor, size: u32| executors::run_limited(exec, &job(size), &input, opts.timeout);
+    let reference = |size: u32| match run(Executor::Interp, size) {
+        Ok(b) => Ok(b),
+        Err(ExecError::Timeout(d)) => {
+            Err(Failure::new(Kind::Crash, "interp", format!("no result after {} s", d.as_secs())))
+        }
+        Err(e) => Err(Failure::new(
+            Kind::Disagreement,
+            "interp",
+            format!("the reference interpreter failed: {e}"),
+        )),
+    };
+    let ref32 = reference(32)?;
+    let lava_size = lavapipe_subgroup_size();
+    let mut ref_lava = None;
+    let mut excuses = std::collections::HashMap::new();
+    for &exec in &opts.executors {
+        let lava = matches!(exec, Executor::Lavapipe | Executor::LavapipeOut);
+        let size = if lava && m.uses_subgroups() { lava_size } else { 32 };
+        let result = match run(exec, size) {
+            Ok(r) => r,
+            Err(ExecError::Skipped(_)) => continue,
+            Err(ExecError::Timeout(d)) => {
+                return Err(Failure::new(
+                    Kind::Crash,
+                    exec.name(),
+                    format!("no result after {} s", d.as_secs()),
+                ))
+            }
+            Err(ExecError::Failed(why)) => {
+                let kind = if why.contains("panicked") { Kind::Crash } else { Kind::Disagreement };
+                return Err(Failure::new(kind, exec.name(), why));
+            }
+        };
+        let reference = if size == 32 {
+            &ref32
+        } else {
+            if ref_lava.is_none() {
+                ref_lava = Some(reference(size)?);
+            }
+            ref_lava.as_ref().unwrap_or(&ref32)
+        };
+        // The excused values depend on the subgroup size and on whether undefined math is
+        // excused: computed once for each.
+        let key = (size, executors::excuses_undefined_math(exec));
+        let e = match excuses.entry(key) {
+            std::collections::hash_map::Entry::Occupied(o) => o.into_mut(),
+            std::collections::hash_map::Entry::Vacant(v) => v.insert(
+                executors::excuses(exec, &job(size), &input, reference)
+                    .map_err(|d| Failure::new(Kind::Disagreement, exec.name(), d))?,
+            ),
+        };
+        if let Err(diff) = executors::compare_excused(exec, &job(size), reference, &result, e) {
+            return Err(Failure::new(Kind::Disagreement, exec.name(), diff));
+        }
+    }
+    Ok(())
+}
+
+/// lavapipe's subgroup size (8 when unknown).
+fn lavapipe_subgroup_size() -> u32 {
+    #[cfg(feature = "lavapipe")]
+    return dianran_verify::lavapipe::subgroup_size().unwrap_or(8);
+    #[cfg(not(feature = "lavapipe"))]
+    8
+}
