@@ -399,8 +399,9 @@ fn precise_math_by_default_fast_math_on_request() {
     assert!(text(&out.stdout).contains("fast::tanh("), "{}", text(&out.stdout));
 }
 
-/// An executor that takes longer than `--timeout` is reported as `timeout` and left behind,
-/// and the command still ends (lavapipe compiles this array initializer for minutes).
+/// An executor that takes longer than `--timeout` is reported as `timeout` (lavapipe's child
+/// process is killed), the next one still runs and the command ends (lavapipe compiles this
+/// array initializer for minutes).
 #[test]
 fn verify_reports_executor_timeouts() {
     let dir = scratch("timeout");
@@ -413,16 +414,19 @@ fn verify_reports_executor_timeouts() {
     );
     let f = write(&dir, "slow.wgsl", &src);
     let start = std::time::Instant::now();
-    let out = dianran(&["verify", &f, "--timeout", "2"]);
+    // Only the lavapipe executors: compiling 32767 stores for the PTX executors takes seconds
+    // in CI's build (debug assertions, the SSA verifier after every pass), which would make
+    // the test depend on the machine's speed.
+    let out = dianran(&["verify", &f, "--timeout", "2", "--executors", "lavapipe,lavapipe-out"]);
     let stdout = text(&out.stdout);
     assert!(start.elapsed().as_secs() < 60, "verify did not end in time");
+    if !dianran::verify::tools::require_that(!stdout.contains("\tskipped\t"), "no Vulkan adapter") {
+        return;
+    }
     assert_eq!(out.status.code(), Some(1), "{stdout}{}", text(&out.stderr));
-    assert!(stdout.contains("emu\tagree"), "{stdout}");
-    assert!(
-        stdout.contains("lavapipe\ttimeout\tno result after 2 s")
-            || stdout.contains("lavapipe\tskipped"),
-        "{stdout}"
-    );
+    assert!(stdout.starts_with("interp\tagree\treference\n"), "{stdout}");
+    assert!(stdout.contains("lavapipe\ttimeout\tno result after 2 s"), "{stdout}");
+    assert!(stdout.contains("lavapipe-out\ttimeout\tno result after 2 s"), "{stdout}");
     let out = dianran(&["verify", &f, "--timeout", "0"]);
     assert_eq!(out.status.code(), Some(2), "a zero limit is a usage error");
 }

@@ -96,6 +96,26 @@ pub fn all_samples() -> Result<Vec<(String, String)>, String> {
     names.into_iter().map(|n| sample_source(&n).map(|s| (n, s))).collect()
 }
 
+/// Every sample and every kernel of `tests/realworld/` as `(name, source)`; real-world
+/// kernels are named `realworld/FILE`.
+pub fn samples_and_realworld() -> Result<Vec<(String, String)>, String> {
+    let mut out = all_samples()?;
+    let dir = root().join("tests/realworld");
+    let entries =
+        std::fs::read_dir(&dir).map_err(|e| format!("cannot list {}: {e}", dir.display()))?;
+    let mut names: Vec<String> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".wgsl"))
+        .collect();
+    names.sort();
+    for n in names {
+        let src = read(dir.join(&n))?;
+        out.push((format!("realworld/{n}"), src));
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

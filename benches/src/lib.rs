@@ -2,14 +2,16 @@
 //!
 //! * compile time of every sample, WGSL -> PTX, and of equivalent CUDA C++ through NVRTC;
 //! * `ptxas -v` registers and spills of our PTX against NVRTC's for the same kernels;
-//! * on a CUDA device, GEMM TFLOP/s at 4096³ for both.
+//! * on a CUDA device, GEMM TFLOP/s at 4096³ for both;
+//! * where compile time goes, stage by stage, against naga's own parse + validate.
 //!
 //! This library holds what the bench targets share: the kernel pairs ([`kernels`]), our
-//! pipeline ([`pipeline`]), NVRTC loading ([`nvrtc`]), the CUDA GEMM timer ([`device`]) and
+//! pipeline ([`pipeline`]) and its stages timed one by one ([`stages`]), NVRTC loading ([`nvrtc`]), the CUDA GEMM timer ([`device`]) and
 //! plain-text tables ([`table`]).
 
 pub mod device;
 pub mod kernels;
 pub mod nvrtc;
 pub mod pipeline;
+pub mod stages;
 pub mod table;

@@ -12,7 +12,6 @@
 //! moves regalloc2 inserted (block-argument copies, cycle breaking, live-range splits).
 
 use regalloc2 as ra;
-use std::collections::BTreeMap;
 
 /// The register kinds are the PTX model's: one definition of `%p/%h/%r/%rd`.
 pub use crate::model::RegKind;
@@ -252,8 +251,7 @@ pub fn machine_env() -> ra::MachineEnv {
 
 /// Splits critical edges, removes unreachable blocks and checks the basic shape (entry
 /// without parameters, argument counts and kinds matching the targets' parameters).
-pub fn prepare(f: &MFunction) -> Result<MFunction, AllocError> {
-    let mut f = f.clone();
+pub fn prepare(mut f: MFunction) -> Result<MFunction, AllocError> {
     if f.blocks.is_empty() {
         return Err(AllocError("function has no blocks".into()));
     }
@@ -373,9 +371,22 @@ pub fn prepare(f: &MFunction) -> Result<MFunction, AllocError> {
     Ok(f)
 }
 
-/// The regalloc2 view of an [`MFunction`] for one run (predicates or the rest).
-struct View<'a> {
-    f: &'a MFunction,
+/// What an instruction index of a [`View`] stands for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Slot {
+    /// An ordinary instruction.
+    Inst,
+    /// The block's terminator: `ret`.
+    Ret,
+    /// The block's terminator: a branch.
+    Branch,
+}
+
+/// The regalloc2 view of an [`MFunction`] for one run (predicates or the rest). Operands live
+/// in one flat vector (`op_start[i]..op_start[i + 1]` for instruction `i`): building the view
+/// is a large part of allocation time, and one allocation per instruction was most of it.
+struct View {
+    num_vregs: usize,
     /// Per block: first and one-past-last instruction index (terminator included).
     ranges: Vec<(usize, usize)>,
     succs: Vec<Vec<ra::Block>>,
@@ -383,61 +394,58 @@ struct View<'a> {
     params: Vec<Vec<ra::VReg>>,
     /// Per block, per successor: the arguments of this run's kinds.
     branch_args: Vec<Vec<Vec<ra::VReg>>>,
-    /// Per instruction: regalloc2 operands, and for each the (is_def, index) it stands for.
-    operands: Vec<Vec<ra::Operand>>,
-    slots: Vec<Vec<(bool, usize)>>,
-    /// Instruction index -> (block, position in block; `insts.len()` = terminator).
-    locs: Vec<(usize, usize)>,
+    /// regalloc2 operands of every instruction, and for each the (is_def, index) it stands for.
+    operands: Vec<ra::Operand>,
+    slots: Vec<(bool, u32)>,
+    /// Per instruction: where its operands start (one more entry at the end).
+    op_start: Vec<u32>,
+    kinds: Vec<Slot>,
 }
 
-impl<'a> View<'a> {
-    fn new(f: &'a MFunction, pred_run: bool) -> Self {
+impl View {
+    fn new(f: &MFunction, pred_run: bool) -> Self {
         let ours = |v: VRegId| (f.kind(v) == RegKind::Pred) == pred_run;
         let vr = |v: VRegId| ra::VReg::new(v.0 as usize, class(f.kind(v)));
+        let ninsts: usize = f.blocks.iter().map(|b| b.insts.len() + 1).sum();
         let mut view = View {
-            f,
-            ranges: Vec::new(),
+            num_vregs: f.kinds.len(),
+            ranges: Vec::with_capacity(f.blocks.len()),
             succs: vec![Vec::new(); f.blocks.len()],
             preds: vec![Vec::new(); f.blocks.len()],
-            params: Vec::new(),
-            branch_args: Vec::new(),
-            operands: Vec::new(),
-            slots: Vec::new(),
-            locs: Vec::new(),
+            params: Vec::with_capacity(f.blocks.len()),
+            branch_args: Vec::with_capacity(f.blocks.len()),
+            operands: Vec::with_capacity(ninsts * 2),
+            slots: Vec::with_capacity(ninsts * 2),
+            op_start: Vec::with_capacity(ninsts + 1),
+            kinds: Vec::with_capacity(ninsts),
         };
         for (bi, b) in f.blocks.iter().enumerate() {
-            let start = view.operands.len();
-            for (ii, m) in b.insts.iter().enumerate() {
-                let mut ops = Vec::new();
-                let mut slots = Vec::new();
+            let start = view.kinds.len();
+            for m in &b.insts {
+                view.op_start.push(view.operands.len() as u32);
+                view.kinds.push(Slot::Inst);
                 for (k, &u) in m.uses.iter().enumerate() {
                     if ours(u) {
-                        ops.push(ra::Operand::any_use(vr(u)));
-                        slots.push((false, k));
+                        view.operands.push(ra::Operand::any_use(vr(u)));
+                        view.slots.push((false, k as u32));
                     }
                 }
                 for (k, &d) in m.defs.iter().enumerate() {
                     if ours(d) {
-                        ops.push(ra::Operand::any_def(vr(d)));
-                        slots.push((true, k));
+                        view.operands.push(ra::Operand::any_def(vr(d)));
+                        view.slots.push((true, k as u32));
                     }
                 }
-                view.operands.push(ops);
-                view.slots.push(slots);
-                view.locs.push((bi, ii));
             }
-            let mut ops = Vec::new();
-            let mut slots = Vec::new();
+            view.op_start.push(view.operands.len() as u32);
             if let Term::Branch { cond, .. } = &b.term {
                 if ours(*cond) {
-                    ops.push(ra::Operand::any_use(vr(*cond)));
-                    slots.push((false, 0));
+                    view.operands.push(ra::Operand::any_use(vr(*cond)));
+                    view.slots.push((false, 0));
                 }
             }
-            view.operands.push(ops);
-            view.slots.push(slots);
-            view.locs.push((bi, b.insts.len()));
-            view.ranges.push((start, view.operands.len()));
+            view.kinds.push(if matches!(b.term, Term::Ret) { Slot::Ret } else { Slot::Branch });
+            view.ranges.push((start, view.kinds.len()));
             view.params.push(b.params.iter().copied().filter(|&v| ours(v)).map(vr).collect());
             let mut per_succ = Vec::new();
             for t in b.term.targets() {
@@ -447,16 +455,22 @@ impl<'a> View<'a> {
             }
             view.branch_args.push(per_succ);
         }
+        view.op_start.push(view.operands.len() as u32);
         view
+    }
+
+    /// The operand slots of instruction `i`.
+    fn slots_of(&self, i: usize) -> &[(bool, u32)] {
+        &self.slots[self.op_start[i] as usize..self.op_start[i + 1] as usize]
     }
 }
 
-impl ra::Function for View<'_> {
+impl ra::Function for View {
     fn num_insts(&self) -> usize {
-        self.operands.len()
+        self.kinds.len()
     }
     fn num_blocks(&self) -> usize {
-        self.f.blocks.len()
+        self.ranges.len()
     }
     fn entry_block(&self) -> ra::Block {
         ra::Block::new(0)
@@ -475,12 +489,10 @@ impl ra::Function for View<'_> {
         &self.params[block.index()]
     }
     fn is_ret(&self, insn: ra::Inst) -> bool {
-        let (b, i) = self.locs[insn.index()];
-        i == self.f.blocks[b].insts.len() && matches!(self.f.blocks[b].term, Term::Ret)
+        self.kinds[insn.index()] == Slot::Ret
     }
     fn is_branch(&self, insn: ra::Inst) -> bool {
-        let (b, i) = self.locs[insn.index()];
-        i == self.f.blocks[b].insts.len() && !matches!(self.f.blocks[b].term, Term::Ret)
+        self.kinds[insn.index()] == Slot::Branch
     }
     fn branch_blockparams(
         &self,
@@ -491,13 +503,14 @@ impl ra::Function for View<'_> {
         &self.branch_args[block.index()][succ_idx]
     }
     fn inst_operands(&self, insn: ra::Inst) -> &[ra::Operand] {
-        &self.operands[insn.index()]
+        let i = insn.index();
+        &self.operands[self.op_start[i] as usize..self.op_start[i + 1] as usize]
     }
     fn inst_clobbers(&self, _insn: ra::Inst) -> ra::PRegSet {
         ra::PRegSet::empty()
     }
     fn num_vregs(&self) -> usize {
-        self.f.kinds.len()
+        self.num_vregs
     }
     fn spillslot_size(&self, _regclass: ra::RegClass) -> usize {
         1
@@ -515,11 +528,7 @@ fn phys(alloc: ra::Allocation, kind: RegKind) -> Result<PhysReg, AllocError> {
     }
 }
 
-fn run_view(
-    view: &View<'_>,
-    env: &ra::MachineEnv,
-    validate: bool,
-) -> Result<ra::Output, AllocError> {
+fn run_view(view: &View, env: &ra::MachineEnv, validate: bool) -> Result<ra::Output, AllocError> {
     let opts = ra::RegallocOptions { validate_ssa: validate, ..Default::default() };
     ra::run(view, env, &opts).map_err(|e| AllocError(format!("register allocation failed: {e}")))
 }
@@ -527,21 +536,27 @@ fn run_view(
 /// Allocates registers for `f` (after [`prepare`]) and returns the function on physical
 /// registers. `validate` turns on regalloc2's SSA validation (tests).
 pub fn allocate(f: &MFunction, validate: bool) -> Result<Allocated, AllocError> {
+    allocate_owned(f.clone(), validate)
+}
+
+/// [`allocate`], consuming `f` (its instruction templates move into the result).
+pub fn allocate_owned(f: MFunction, validate: bool) -> Result<Allocated, AllocError> {
     let f = prepare(f)?;
     let env = machine_env();
     let views = [View::new(&f, false), View::new(&f, true)];
     let outs = [run_view(&views[0], &env, validate)?, run_view(&views[1], &env, validate)?];
-    assemble(&f, &views, &outs)
+    assemble(f, &views, &outs)
 }
 
 /// Builds the allocated blocks from both runs' outputs.
 fn assemble(
-    f: &MFunction,
-    views: &[View<'_>; 2],
+    f: MFunction,
+    views: &[View; 2],
     outs: &[ra::Output; 2],
 ) -> Result<Allocated, AllocError> {
     // Edits by program point: run A's first, then run B's (different kinds never interact).
-    let mut edits: BTreeMap<u32, Vec<AInst>> = BTreeMap::new();
+    // Each run's edits are sorted by program point; a stable sort keeps A before B.
+    let mut edits: Vec<(u32, AInst)> = Vec::new();
     for (run, out) in outs.iter().enumerate() {
         for (point, ra::Edit::Move { from, to }) in &out.edits {
             let class = to.as_reg().or(from.as_reg()).map(|r| r.class());
@@ -551,52 +566,63 @@ fn assemble(
             let kind = from_class(class, run == 1);
             let (from, to) = (phys(*from, kind)?, phys(*to, kind)?);
             if from != to {
-                edits.entry(point.to_index()).or_default().push(AInst::Move { to, from });
+                edits.push((point.to_index(), AInst::Move { to, from }));
             }
         }
     }
+    edits.sort_by_key(|e| e.0);
+    let mut next_edit = edits.into_iter().peekable();
     let mut counts = [0u32; 4];
     let mut note = |r: PhysReg| {
         let k = RegKind::ALL.iter().position(|&k| k == r.kind).unwrap_or(0);
         counts[k] = counts[k].max(r.num + 1);
     };
-    let mut blocks = Vec::new();
-    for (bi, b) in f.blocks.iter().enumerate() {
-        let mut insts = Vec::new();
+    let kinds = f.kinds;
+    let kind_of = |v: VRegId| kinds.get(v.0 as usize).copied().unwrap_or(RegKind::B32);
+    let mut blocks = Vec::with_capacity(f.blocks.len());
+    for (bi, b) in f.blocks.into_iter().enumerate() {
+        let mut insts = Vec::with_capacity(b.insts.len());
         let (start, end) = views[0].ranges[bi];
         let mut cond = None;
+        let ninsts = b.insts.len();
+        let mut templates = b.insts.into_iter();
         for idx in start..end {
             let inst = ra::Inst::new(idx);
-            if let Some(e) = edits.get(&ra::ProgPoint::before(inst).to_index()) {
-                insts.extend(e.iter().cloned());
+            let before = ra::ProgPoint::before(inst).to_index();
+            let after = ra::ProgPoint::after(inst).to_index();
+            while let Some((_, e)) = next_edit.next_if(|e| e.0 <= before) {
+                insts.push(e);
             }
             let pos = idx - start;
-            let mut defs = vec![None; b.insts.get(pos).map_or(0, |m| m.defs.len())];
-            let mut uses = vec![None; b.insts.get(pos).map_or(0, |m| m.uses.len())];
-            for (run, out) in outs.iter().enumerate() {
-                let allocs = out.inst_allocs(inst);
-                for (slot, alloc) in views[run].slots[idx].iter().zip(allocs) {
-                    if pos == b.insts.len() {
-                        cond = Some(phys(*alloc, RegKind::Pred)?);
-                        continue;
+            if pos == ninsts {
+                for (run, out) in outs.iter().enumerate() {
+                    if let Some(alloc) = out.inst_allocs(inst).first() {
+                        if !views[run].slots_of(idx).is_empty() {
+                            cond = Some(phys(*alloc, RegKind::Pred)?);
+                        }
                     }
-                    let m = &b.insts[pos];
-                    let (list, regs) =
-                        if slot.0 { (&mut defs, &m.defs) } else { (&mut uses, &m.uses) };
-                    let kind = f.kind(regs[slot.1]);
-                    list[slot.1] = Some(phys(*alloc, kind)?);
                 }
-            }
-            if let Some(m) = b.insts.get(pos) {
-                let defs: Option<Vec<PhysReg>> = defs.into_iter().collect();
-                let uses: Option<Vec<PhysReg>> = uses.into_iter().collect();
-                let (Some(defs), Some(uses)) = (defs, uses) else {
+            } else if let Some(m) = templates.next() {
+                let mut defs = vec![PhysReg { kind: RegKind::Pred, num: u32::MAX }; m.defs.len()];
+                let mut uses = vec![PhysReg { kind: RegKind::Pred, num: u32::MAX }; m.uses.len()];
+                let mut filled = 0;
+                for (run, out) in outs.iter().enumerate() {
+                    let allocs = out.inst_allocs(inst);
+                    for (&(is_def, k), alloc) in views[run].slots_of(idx).iter().zip(allocs) {
+                        let (list, regs) =
+                            if is_def { (&mut defs, &m.defs) } else { (&mut uses, &m.uses) };
+                        let k = k as usize;
+                        list[k] = phys(*alloc, kind_of(regs[k]))?;
+                        filled += 1;
+                    }
+                }
+                if filled != defs.len() + uses.len() {
                     return Err(AllocError("operand without allocation".into()));
-                };
-                insts.push(AInst::Inst { text: m.text.clone(), defs, uses });
+                }
+                insts.push(AInst::Inst { text: m.text, defs, uses });
             }
-            if let Some(e) = edits.get(&ra::ProgPoint::after(inst).to_index()) {
-                insts.extend(e.iter().cloned());
+            while let Some((_, e)) = next_edit.next_if(|e| e.0 <= after) {
+                insts.push(e);
             }
         }
         let term = match &b.term {
@@ -627,30 +653,65 @@ fn assemble(
 /// Substitutes `{dN}` / `{uN}` placeholders of a template with register names.
 pub fn render(text: &str, defs: &[PhysReg], uses: &[PhysReg]) -> String {
     let mut out = String::with_capacity(text.len() + 16);
+    render_into(text, defs, uses, "\n", &mut out);
+    out
+}
+
+/// Appends a register's name (`%r12`) to `out` without going through `format!`.
+fn push_reg(out: &mut String, r: PhysReg) {
+    out.push('%');
+    out.push_str(r.kind.prefix());
+    let mut digits = [0u8; 10];
+    let mut n = r.num;
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for &d in &digits[i..] {
+        out.push(d as char);
+    }
+}
+
+/// [`render`] appending to `out`, with each newline of the template written as `newline`.
+fn render_into(text: &str, defs: &[PhysReg], uses: &[PhysReg], newline: &str, out: &mut String) {
     let bytes = text.as_bytes();
     let mut i = 0;
+    // Start of the run of plain text not yet copied.
+    let mut plain = 0;
     while i < bytes.len() {
-        if bytes[i] == b'{' && i + 2 < bytes.len() && (bytes[i + 1] == b'd' || bytes[i + 1] == b'u')
-        {
+        let c = bytes[i];
+        if c == b'{' && i + 2 < bytes.len() && (bytes[i + 1] == b'd' || bytes[i + 1] == b'u') {
             let mut j = i + 2;
+            let mut n = 0usize;
             while j < bytes.len() && bytes[j].is_ascii_digit() {
+                n = n.saturating_mul(10).saturating_add(usize::from(bytes[j] - b'0'));
                 j += 1;
             }
             if j > i + 2 && j < bytes.len() && bytes[j] == b'}' {
-                let n: usize = text[i + 2..j].parse().unwrap_or(usize::MAX);
                 let list = if bytes[i + 1] == b'd' { defs } else { uses };
-                if let Some(r) = list.get(n) {
-                    out.push_str(&r.to_string());
+                if let Some(&r) = list.get(n) {
+                    out.push_str(&text[plain..i]);
+                    push_reg(out, r);
                     i = j + 1;
+                    plain = i;
                     continue;
                 }
             }
+        } else if c == b'\n' {
+            out.push_str(&text[plain..i]);
+            out.push_str(newline);
+            i += 1;
+            plain = i;
+            continue;
         }
-        let c = text[i..].chars().next().unwrap_or('?');
-        out.push(c);
-        i += c.len_utf8();
+        i += 1;
     }
-    out
+    out.push_str(&text[plain..]);
 }
 
 /// Prints the body of an allocated function: register declarations, then labelled blocks.
@@ -682,14 +743,18 @@ pub fn print_body(a: &Allocated, label: &dyn Fn(usize) -> String, out: &mut Stri
         for i in &b.insts {
             match i {
                 AInst::Inst { text, defs, uses } => {
-                    for line in render(text, defs, uses).split('\n') {
-                        out.push('\t');
-                        out.push_str(line);
-                        out.push_str(";\n");
-                    }
+                    out.push('\t');
+                    render_into(text, defs, uses, ";\n\t", out);
+                    out.push_str(";\n");
                 }
                 AInst::Move { to, from } => {
-                    out.push_str(&format!("\tmov.{} {}, {};\n", to.kind.decl_type(), to, from));
+                    out.push_str("\tmov.");
+                    out.push_str(to.kind.decl_type().name());
+                    out.push(' ');
+                    push_reg(out, *to);
+                    out.push_str(", ");
+                    push_reg(out, *from);
+                    out.push_str(";\n");
                 }
             }
         }

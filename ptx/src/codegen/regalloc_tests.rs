@@ -97,7 +97,7 @@ fn run_allocated(a: &Allocated) -> Vec<u64> {
 /// evaluator results with `expected`.
 fn check(f: &MFunction, expected: &[u64]) -> Allocated {
     assert_eq!(run_virtual(f), expected, "virtual program");
-    let prepared = prepare(f).expect("prepare");
+    let prepared = prepare(f.clone()).expect("prepare");
     let env = machine_env();
     for pred_run in [false, true] {
         let view = View::new(&prepared, pred_run);
@@ -209,7 +209,7 @@ fn critical_edge_with_args_is_split() {
         then_: Target { block: j, args: vec![x] },
         else_: Target { block: side, args: vec![] },
     };
-    let prepared = prepare(&f).expect("prepare");
+    let prepared = prepare(f.clone()).expect("prepare");
     assert_eq!(prepared.blocks.len(), 4, "one edge block added");
     check(&f, &[3]);
 }
