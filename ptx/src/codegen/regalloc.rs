@@ -385,6 +385,13 @@ enum Slot {
 /// The regalloc2 view of an [`MFunction`] for one run (predicates or the rest). Operands live
 /// in one flat vector (`op_start[i]..op_start[i + 1]` for instruction `i`): building the view
 /// is a large part of allocation time, and one allocation per instruction was most of it.
+///
+/// The predicate run's view leaves out the instructions without predicate operands (most of
+/// them): nothing between two kept instructions touches a predicate, so a move regalloc2
+/// places before or after a kept instruction means the same before or after it in the whole
+/// function, and the run does a fraction of the work. `orig` maps a view instruction to its
+/// index in the full numbering (every instruction and terminator, block by block), which
+/// the other run's view uses unchanged.
 struct View {
     num_vregs: usize,
     /// Per block: first and one-past-last instruction index (terminator included).
@@ -400,15 +407,31 @@ struct View {
     /// Per instruction: where its operands start (one more entry at the end).
     op_start: Vec<u32>,
     kinds: Vec<Slot>,
+    /// Per view instruction: its index in the full numbering.
+    orig: Vec<u32>,
+    /// Per instruction of the full numbering: its view index, `u32::MAX` when left out.
+    to_view: Vec<u32>,
 }
 
 impl View {
     fn new(f: &MFunction, pred_run: bool) -> Self {
         let ours = |v: VRegId| (f.kind(v) == RegKind::Pred) == pred_run;
-        let vr = |v: VRegId| ra::VReg::new(v.0 as usize, class(f.kind(v)));
+        // The run numbers only its own registers, densely and in the same order: regalloc2's
+        // per-register work then scales with this run's registers, not with all of them.
+        let mut local = Vec::with_capacity(f.kinds.len());
+        let mut num_vregs = 0usize;
+        for &k in &f.kinds {
+            if (k == RegKind::Pred) == pred_run {
+                local.push(num_vregs as u32);
+                num_vregs += 1;
+            } else {
+                local.push(u32::MAX);
+            }
+        }
+        let vr = |v: VRegId| ra::VReg::new(local[v.0 as usize] as usize, class(f.kind(v)));
         let ninsts: usize = f.blocks.iter().map(|b| b.insts.len() + 1).sum();
         let mut view = View {
-            num_vregs: f.kinds.len(),
+            num_vregs,
             ranges: Vec::with_capacity(f.blocks.len()),
             succs: vec![Vec::new(); f.blocks.len()],
             preds: vec![Vec::new(); f.blocks.len()],
@@ -418,10 +441,18 @@ impl View {
             slots: Vec::with_capacity(ninsts * 2),
             op_start: Vec::with_capacity(ninsts + 1),
             kinds: Vec::with_capacity(ninsts),
+            orig: Vec::with_capacity(ninsts),
+            to_view: Vec::with_capacity(ninsts),
         };
         for (bi, b) in f.blocks.iter().enumerate() {
             let start = view.kinds.len();
             for m in &b.insts {
+                if pred_run && !m.uses.iter().chain(&m.defs).any(|&v| ours(v)) {
+                    view.to_view.push(u32::MAX);
+                    continue;
+                }
+                view.to_view.push(view.kinds.len() as u32);
+                view.orig.push(view.to_view.len() as u32 - 1);
                 view.op_start.push(view.operands.len() as u32);
                 view.kinds.push(Slot::Inst);
                 for (k, &u) in m.uses.iter().enumerate() {
@@ -437,6 +468,8 @@ impl View {
                     }
                 }
             }
+            view.to_view.push(view.kinds.len() as u32);
+            view.orig.push(view.to_view.len() as u32 - 1);
             view.op_start.push(view.operands.len() as u32);
             if let Term::Branch { cond, .. } = &b.term {
                 if ours(*cond) {
@@ -462,6 +495,11 @@ impl View {
     /// The operand slots of instruction `i`.
     fn slots_of(&self, i: usize) -> &[(bool, u32)] {
         &self.slots[self.op_start[i] as usize..self.op_start[i + 1] as usize]
+    }
+
+    /// The view index of instruction `i` of the full numbering, if the view has it.
+    fn view_index(&self, i: usize) -> Option<usize> {
+        self.to_view.get(i).filter(|&&v| v != u32::MAX).map(|&v| v as usize)
     }
 }
 
@@ -528,9 +566,20 @@ fn phys(alloc: ra::Allocation, kind: RegKind) -> Result<PhysReg, AllocError> {
     }
 }
 
+thread_local! {
+    /// regalloc2's working memory, kept between runs on this thread: allocating it afresh
+    /// for every run was a visible share of compile time.
+    static CTX: std::cell::RefCell<ra::Ctx> = std::cell::RefCell::new(ra::Ctx::default());
+}
+
 fn run_view(view: &View, env: &ra::MachineEnv, validate: bool) -> Result<ra::Output, AllocError> {
     let opts = ra::RegallocOptions { validate_ssa: validate, ..Default::default() };
-    ra::run(view, env, &opts).map_err(|e| AllocError(format!("register allocation failed: {e}")))
+    CTX.with(|ctx| {
+        let mut ctx = ctx.borrow_mut();
+        ra::run_with_ctx(view, env, &opts, &mut ctx)
+            .map_err(|e| AllocError(format!("register allocation failed: {e}")))?;
+        Ok(std::mem::take(&mut ctx.output))
+    })
 }
 
 /// Allocates registers for `f` (after [`prepare`]) and returns the function on physical
@@ -566,7 +615,12 @@ fn assemble(
             let kind = from_class(class, run == 1);
             let (from, to) = (phys(*from, kind)?, phys(*to, kind)?);
             if from != to {
-                edits.push((point.to_index(), AInst::Move { to, from }));
+                // The same program point in the full numbering.
+                let Some(&inst) = views[run].orig.get(point.inst().index()) else {
+                    return Err(AllocError("move at a missing instruction".into()));
+                };
+                let after = u32::from(point.pos() == ra::InstPosition::After);
+                edits.push(((inst << 1) | after, AInst::Move { to, from }));
             }
         }
     }
@@ -596,8 +650,9 @@ fn assemble(
             let pos = idx - start;
             if pos == ninsts {
                 for (run, out) in outs.iter().enumerate() {
-                    if let Some(alloc) = out.inst_allocs(inst).first() {
-                        if !views[run].slots_of(idx).is_empty() {
+                    let Some(vi) = views[run].view_index(idx) else { continue };
+                    if let Some(alloc) = out.inst_allocs(ra::Inst::new(vi)).first() {
+                        if !views[run].slots_of(vi).is_empty() {
                             cond = Some(phys(*alloc, RegKind::Pred)?);
                         }
                     }
@@ -607,8 +662,9 @@ fn assemble(
                 let mut uses = vec![PhysReg { kind: RegKind::Pred, num: u32::MAX }; m.uses.len()];
                 let mut filled = 0;
                 for (run, out) in outs.iter().enumerate() {
-                    let allocs = out.inst_allocs(inst);
-                    for (&(is_def, k), alloc) in views[run].slots_of(idx).iter().zip(allocs) {
+                    let Some(vi) = views[run].view_index(idx) else { continue };
+                    let allocs = out.inst_allocs(ra::Inst::new(vi));
+                    for (&(is_def, k), alloc) in views[run].slots_of(vi).iter().zip(allocs) {
                         let (list, regs) =
                             if is_def { (&mut defs, &m.defs) } else { (&mut uses, &m.uses) };
                         let k = k as usize;
