@@ -552,6 +552,10 @@ pub fn worker(
     Ok(())
 }
 
+/// What the lavapipe executors report when the driver lost its device
+/// (`dianran_verify::lavapipe::LavapipeError::DeviceLost`).
+const DEVICE_LOST: &str = "the Vulkan driver lost the device";
+
 /// Checks program `i`; on failure reduces it and writes the files. Returns the answer line
 /// and whether the worker should exit (an executor timed out and may still be running).
 fn program_task(settings: &Settings, i: u64, lavapipe: bool) -> (String, bool) {
@@ -566,6 +570,13 @@ fn program_task(settings: &Settings, i: u64, lavapipe: bool) -> (String, bool) {
     let Err(f) = check::check(&name, &text, p.dispatch, p.runtime_len, seed, &opts) else {
         return (format!("done {i} ok"), false);
     };
+    if f.detail.contains(DEVICE_LOST) {
+        // lavapipe lost its device on this program: the driver's failure, like a crash. The
+        // worker ends as if it had crashed, so the campaign checks the program again without
+        // lavapipe and counts a driver crash if it passes.
+        eprintln!("fuzz worker: program {i}: {}", f.detail);
+        std::process::exit(3);
+    }
     let timed_out = f.detail.starts_with("no result after");
     let narrow = opts.narrowed(&f);
     let test = |c: &crate::ast::Program| {

@@ -3,7 +3,8 @@
 //!
 //! Output: one line per executor,
 //! `EXECUTOR<TAB>agree|DISAGREE|skipped|timeout|crashed<TAB>detail` (`crashed`: the Vulkan
-//! driver died; lavapipe runs in a child process, see [`super::isolated`]).
+//! driver died or lost its device; lavapipe runs in a child process, see
+//! [`super::isolated`]).
 //! The interpreter's own line says `agree` with detail `reference`. Each executor gets
 //! `--timeout` seconds (default 60); one that takes longer is reported as `timeout` and left
 //! behind. Exit status 0 when every executor that ran agrees, 1 otherwise (a timeout included). Comparison rules (exact integers, float bounds per
@@ -196,7 +197,8 @@ pub fn execute(args: &Args) -> Result<String, Failure> {
                     d.as_secs_f64()
                 )
             }
-            Err(ExecError::Failed(why)) if why.starts_with("the Vulkan driver crashed") => {
+            // The driver died, or lost its device: lavapipe's failure, not the kernel's.
+            Err(ExecError::Failed(why)) if why.contains("the Vulkan driver") => {
                 all_agree = false;
                 format!("crashed\t{why}")
             }

@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// How a buffer is bound (must match the shader's declaration).
@@ -64,6 +64,9 @@ pub enum LavapipeError {
     Timeout(Duration),
     /// Reading results back failed.
     Readback(String),
+    /// The driver lost the device during this run (lavapipe does on some valid kernels while
+    /// compiling them). Not a failure of the kernel; the next run gets a new device.
+    DeviceLost(String),
 }
 
 impl fmt::Display for LavapipeError {
@@ -84,6 +87,10 @@ impl fmt::Display for LavapipeError {
                 write!(f, "lavapipe dispatch did not finish within {} s", d.as_secs())
             }
             LavapipeError::Readback(m) => write!(f, "reading results back failed: {m}"),
+            LavapipeError::DeviceLost(m) => write!(
+                f,
+                "the Vulkan driver lost the device ({m}); not a dianran failure, but nothing to compare"
+            ),
         }
     }
 }
@@ -102,16 +109,37 @@ struct Runner {
     limits: wgpu::Limits,
     /// Runs are serialized: lavapipe already uses every core for one dispatch.
     lock: Mutex<()>,
+    /// Set by the device-lost callback. A lost device fails every later call without an
+    /// error (WebGPU reports nothing after a loss), so runs check it and [`runner`] replaces
+    /// a lost device.
+    lost: Arc<std::sync::atomic::AtomicBool>,
 }
 
-fn runner() -> Result<&'static Runner, LavapipeError> {
-    static RUNNER: OnceLock<Result<Runner, String>> = OnceLock::new();
-    let made = RUNNER.get_or_init(|| {
+impl Runner {
+    fn is_lost(&self) -> bool {
+        self.lost.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+fn runner() -> Result<Arc<Runner>, LavapipeError> {
+    static RUNNER: Mutex<Option<Result<Arc<Runner>, String>>> = Mutex::new(None);
+    let mut slot = RUNNER.lock().unwrap_or_else(|p| p.into_inner());
+    let stale = match &*slot {
+        None => true,
+        Some(Ok(r)) => r.is_lost(),
+        Some(Err(_)) => false,
+    };
+    if stale {
         // wgpu/ash may panic on a broken Vulkan installation; treat that as "no adapter".
-        std::panic::catch_unwind(make_runner)
-            .unwrap_or_else(|_| Err("Vulkan initialisation panicked".to_string()))
-    });
-    made.as_ref().map_err(|why| LavapipeError::NoAdapter(why.clone()))
+        let made = std::panic::catch_unwind(make_runner)
+            .unwrap_or_else(|_| Err("Vulkan initialisation panicked".to_string()));
+        *slot = Some(made.map(Arc::new));
+    }
+    match slot.as_ref() {
+        Some(Ok(r)) => Ok(Arc::clone(r)),
+        Some(Err(why)) => Err(LavapipeError::NoAdapter(why.clone())),
+        None => Err(LavapipeError::NoAdapter("not initialised".into())),
+    }
 }
 
 fn make_runner() -> Result<Runner, String> {
@@ -140,7 +168,12 @@ fn make_runner() -> Result<Runner, String> {
     .map_err(|e| format!("request_device on {}: {e}", info.name))?;
     // Errors outside an error scope would otherwise panic inside wgpu.
     device.on_uncaptured_error(Arc::new(|e| eprintln!("lavapipe: uncaptured wgpu error: {e}")));
-    Ok(Runner { device, queue, info, limits, lock: Mutex::new(()) })
+    let lost = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = Arc::clone(&lost);
+    device.set_device_lost_callback(move |_, _| {
+        flag.store(true, std::sync::atomic::Ordering::SeqCst);
+    });
+    Ok(Runner { device, queue, info, limits, lock: Mutex::new(()), lost })
 }
 
 /// True when a lavapipe adapter and device are usable.
@@ -156,8 +189,8 @@ pub fn adapter_name() -> Option<String> {
 /// lavapipe's subgroup size (8 with Mesa's defaults), read from the adapter; `None` without an
 /// adapter or when the adapter reports a range rather than one size.
 pub fn subgroup_size() -> Option<u32> {
-    let info = &runner().ok()?.info;
-    (info.subgroup_min_size == info.subgroup_max_size).then_some(info.subgroup_min_size)
+    let r = runner().ok()?;
+    (r.info.subgroup_min_size == r.info.subgroup_max_size).then_some(r.info.subgroup_min_size)
 }
 
 /// For tests and harnesses: points `XDG_RUNTIME_DIR` at the temporary directory when it is
@@ -188,9 +221,38 @@ pub fn run_wgsl(
     bindings: &[LavaBinding],
     constants: &[(String, f64)],
 ) -> Result<(), LavapipeError> {
-    let r = runner()?;
+    let mut r = runner()?;
     // A panic in another run leaves the lock poisoned but the device usable.
-    let _serial = r.lock.lock().unwrap_or_else(|p| p.into_inner());
+    let mut serial = r.lock.lock().unwrap_or_else(|p| p.into_inner());
+    if r.is_lost() {
+        // Lost by the run this one waited for: take the replacement.
+        drop(serial);
+        r = runner()?;
+        serial = r.lock.lock().unwrap_or_else(|p| p.into_inner());
+    }
+    let result = run_on(&r, wgsl, entry, dispatch, buffers, bindings, constants);
+    drop(serial);
+    if r.is_lost() {
+        // Whatever the run reported (usually "buffer is invalid"), the cause is the loss.
+        let what = match result {
+            Ok(()) => "after the run".to_string(),
+            Err(e) => e.to_string(),
+        };
+        return Err(LavapipeError::DeviceLost(what));
+    }
+    result
+}
+
+/// [`run_wgsl`] on one device.
+fn run_on(
+    r: &Runner,
+    wgsl: &str,
+    entry: &str,
+    dispatch: [u32; 3],
+    buffers: &mut BTreeMap<(u32, u32), Vec<u8>>,
+    bindings: &[LavaBinding],
+    constants: &[(String, f64)],
+) -> Result<(), LavapipeError> {
     let device = &r.device;
 
     // Check the request before touching the device.
@@ -602,5 +664,49 @@ fn halves() {
         run_wgsl(src, "f", [1, 1, 1], &mut buffers, &bindings, &constants)
             .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(u32s(&buffers[&(0, 0)]), [2, 7, 12, 17]);
+    }
+
+    /// Mesa 22.3's lavapipe loses its device on this valid kernel (found by `dianran fuzz`;
+    /// naga's SPIR-V for the product of two transposed matrices). The loss is reported as
+    /// such, and the next run gets a new device instead of failing silently forever.
+    #[test]
+    fn a_lost_device_is_reported_and_replaced() {
+        if !lavapipe() {
+            return;
+        }
+        let lost = "var<private> pv1: mat2x4<f32>;\n\
+            @group(0) @binding(0) var<storage, read_write> out: array<f32, 4>;\n\
+            @compute @workgroup_size(1) fn main() {\n\
+            pv1 = transpose(mat4x2<f32>()) * transpose(mat2x2<f32>());\n\
+            out[0] = pv1[0][0] + 1.0;\n}\n";
+        let bindings = [LavaBinding {
+            group: 0,
+            binding: 0,
+            kind: LavaBindingKind::Storage { read_only: false },
+        }];
+        let mut buffers = BTreeMap::new();
+        buffers.insert((0, 0), vec![0u8; 16]);
+        match run_wgsl(lost, "main", [1, 1, 1], &mut buffers, &bindings, &[]) {
+            // A driver without the bug computes it.
+            Ok(()) => assert_eq!(buffers[&(0, 0)][..4], 1.0f32.to_le_bytes()),
+            Err(LavapipeError::DeviceLost(_)) => {}
+            Err(e) => panic!("expected a result or a lost device, got {e}"),
+        }
+        let input: Vec<u32> = (0..64u32).collect();
+        let mut buffers = BTreeMap::new();
+        buffers.insert((0, 0), bytes(&input));
+        buffers.insert((0, 1), bytes(&[1, 0, 0, 0]));
+        let bindings = [
+            LavaBinding {
+                group: 0,
+                binding: 0,
+                kind: LavaBindingKind::Storage { read_only: false },
+            },
+            LavaBinding { group: 0, binding: 1, kind: LavaBindingKind::Uniform },
+        ];
+        run_wgsl(DOUBLE, "double_it", [1, 1, 1], &mut buffers, &bindings, &[])
+            .unwrap_or_else(|e| panic!("the next run needs a working device: {e}"));
+        let want: Vec<u32> = input.iter().map(|v| v * 2 + 1).collect();
+        assert_eq!(u32s(&buffers[&(0, 0)]), want);
     }
 }
