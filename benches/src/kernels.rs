@@ -84,16 +84,20 @@ pub fn cuda_source(pair: &Pair) -> Result<String, String> {
 
 /// Every sample as `(file name, source)`, sorted by name.
 pub fn all_samples() -> Result<Vec<(String, String)>, String> {
-    let dir = samples_dir();
+    wgsl_names(&samples_dir())?.into_iter().map(|n| sample_source(&n).map(|s| (n, s))).collect()
+}
+
+/// The `.wgsl` file names in `dir`, sorted.
+fn wgsl_names(dir: &std::path::Path) -> Result<Vec<String>, String> {
     let entries =
-        std::fs::read_dir(&dir).map_err(|e| format!("cannot list {}: {e}", dir.display()))?;
+        std::fs::read_dir(dir).map_err(|e| format!("cannot list {}: {e}", dir.display()))?;
     let mut names: Vec<String> = entries
         .filter_map(Result::ok)
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .filter(|n| n.ends_with(".wgsl"))
         .collect();
     names.sort();
-    names.into_iter().map(|n| sample_source(&n).map(|s| (n, s))).collect()
+    Ok(names)
 }
 
 /// Every sample and every kernel of `tests/realworld/` as `(name, source)`; real-world
@@ -101,15 +105,7 @@ pub fn all_samples() -> Result<Vec<(String, String)>, String> {
 pub fn samples_and_realworld() -> Result<Vec<(String, String)>, String> {
     let mut out = all_samples()?;
     let dir = root().join("tests/realworld");
-    let entries =
-        std::fs::read_dir(&dir).map_err(|e| format!("cannot list {}: {e}", dir.display()))?;
-    let mut names: Vec<String> = entries
-        .filter_map(Result::ok)
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".wgsl"))
-        .collect();
-    names.sort();
-    for n in names {
+    for n in wgsl_names(&dir)? {
         let src = read(dir.join(&n))?;
         out.push((format!("realworld/{n}"), src));
     }

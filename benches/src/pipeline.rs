@@ -46,7 +46,7 @@ pub fn wgsl_to_ptx_with(
 }
 
 /// The first non-empty line of a (possibly multi-line, rendered) message.
-fn first_line(s: &str) -> String {
+pub(crate) fn first_line(s: &str) -> String {
     s.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("").to_string()
 }
 

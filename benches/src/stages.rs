@@ -3,6 +3,7 @@
 
 use std::time::{Duration, Instant};
 
+use crate::pipeline::first_line;
 use dianran_ptx::codegen::{compile_module, Options};
 
 /// One stage of the pipeline.
@@ -117,10 +118,6 @@ pub fn run(name: &str, source: &str) -> Result<StageTimes, String> {
     t.0[Stage::Regalloc as usize] = out.times.regalloc;
     t.0[Stage::Print as usize] = out.times.print;
     Ok(t)
-}
-
-fn first_line(s: &str) -> String {
-    s.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("").to_string()
 }
 
 #[cfg(test)]
