@@ -72,5 +72,5 @@ pub use model::{
     Rounding, Scope, ShflMode, SpecialReg, StateSpace, Statement, Target, TestpOp, Type, VarDecl,
     Version, VoteMode,
 };
-pub use parse::parse_module;
+pub use parse::{parse_instruction, parse_module};
 pub use print::print_module;

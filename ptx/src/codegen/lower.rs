@@ -4,7 +4,8 @@
 
 use super::align::{self, KnownAlign};
 use super::layout::{self, kind_of, leaves, Leaf};
-use super::regalloc::{BlockId, MFunction, MInst, RegKind, Target, Term, VRegId};
+use super::regalloc::{BlockId, MFunction, RegKind, Target, Term, VRegId};
+use crate::model::{build, CmpOp, Instruction, Modifier, Opcode, Operand, Type as PT};
 use dianran_frontend::ir::{
     self, AddressSpace, Block, ConstValue, GlobalId, Inst, IoBinding, Op, Scalar, Terminator, Type,
     TypeId, Types, ValueId,
@@ -232,14 +233,78 @@ impl<'a> Lower<'a> {
     // ---- emission helpers ----
 
     /// Appends an instruction to the current block.
-    pub(crate) fn emit(&mut self, text: impl Into<String>, defs: Vec<VRegId>, uses: Vec<VRegId>) {
+    pub(crate) fn push(&mut self, inst: Instruction) {
         let b = self.cur.0 as usize;
         if let Some(block) = self.mf.blocks.get_mut(b) {
-            block.insts.push(MInst::new(text, defs, uses));
+            block.insts.push(inst);
         }
     }
 
+    /// Appends an instruction given as a template (`{d0}` names the defs, `{u0}` the uses).
+    /// TRANSITIONAL: parses the text into the model; being replaced by typed builders.
+    pub(crate) fn emit(&mut self, text: impl Into<String>, defs: Vec<VRegId>, uses: Vec<VRegId>) {
+        let text = text.into();
+        let mut s = String::with_capacity(text.len() + 16);
+        let mut rest = text.as_str();
+        while let Some(i) = rest.find('{') {
+            s.push_str(&rest[..i]);
+            let tail = &rest[i..];
+            let list = match tail.as_bytes().get(1) {
+                Some(b'd') => Some(&defs),
+                Some(b'u') => Some(&uses),
+                _ => None,
+            };
+            let end = tail.find('}');
+            let idx = end.and_then(|e| tail.get(2..e)).and_then(|n| n.parse::<usize>().ok());
+            match (list, idx, end) {
+                (Some(l), Some(n), Some(e)) if n < l.len() => {
+                    s.push_str(&l[n].to_string());
+                    rest = &tail[e + 1..];
+                }
+                _ => {
+                    s.push('{');
+                    rest = &tail[1..];
+                }
+            }
+        }
+        s.push_str(rest);
+        s.push(';');
+        match crate::parse::parse_instruction(&s) {
+            Ok(i) => self.push(i),
+            Err(e) => panic!("template {text:?} -> {s:?}: {e}"),
+        }
+    }
+
+    /// Pushes the instruction `make(d)` for a new register `d` of `kind` (its destination) and
+    /// returns `d`: `self.def(RegKind::B32, |d| build::add(Type::S32, d, a, b))`.
+    pub(crate) fn def(
+        &mut self,
+        kind: RegKind,
+        make: impl FnOnce(VRegId) -> Instruction,
+    ) -> VRegId {
+        let d = self.mf.new_vreg(kind);
+        self.push(make(d));
+        d
+    }
+
+    /// `op{.mods} d, srcs..` for a new register `d` of `kind`: the generic form.
+    pub(crate) fn op(
+        &mut self,
+        kind: RegKind,
+        op: Opcode,
+        mods: &[Modifier],
+        srcs: &[Operand],
+    ) -> VRegId {
+        self.def(kind, |d| {
+            let mut operands = Vec::with_capacity(srcs.len() + 1);
+            operands.push(Operand::Reg(d));
+            operands.extend_from_slice(srcs);
+            Instruction::new(op, mods.to_vec(), operands)
+        })
+    }
+
     /// Emits an instruction with one new def of `kind`.
+    /// TRANSITIONAL: template form, see [`Lower::emit`].
     pub(crate) fn op1(
         &mut self,
         kind: RegKind,
@@ -253,27 +318,27 @@ impl<'a> Lower<'a> {
 
     /// A register holding a 32-bit constant.
     pub(crate) fn imm_u32(&mut self, v: u32) -> VRegId {
-        let r = self.op1(RegKind::B32, format!("mov.u32 {{d0}}, {v}"), vec![]);
+        let r = self.def(RegKind::B32, |d| build::mov(PT::U32, d, Operand::Imm(i64::from(v))));
         self.consts.insert(r, v);
         r
     }
 
     /// A register holding an f32 constant.
     pub(crate) fn imm_f32(&mut self, v: f32) -> VRegId {
-        let r = self.op1(RegKind::B32, format!("mov.f32 {{d0}}, {}", f32_imm(v.to_bits())), vec![]);
+        let r = self.def(RegKind::B32, |d| build::mov(PT::F32, d, Operand::f32(v)));
         self.fconsts.insert(r, v);
         r
     }
 
     /// A register holding an f16 constant (by bit pattern).
     pub(crate) fn imm_f16(&mut self, bits: u16) -> VRegId {
-        self.op1(RegKind::B16, format!("mov.b16 {{d0}}, 0x{bits:04X}"), vec![])
+        self.def(RegKind::B16, |d| build::mov(PT::B16, d, Operand::f16_bits(bits)))
     }
 
     /// A predicate holding a constant.
     pub(crate) fn imm_pred(&mut self, v: bool) -> VRegId {
         let r = self.imm_u32(v as u32);
-        self.op1(RegKind::Pred, "setp.ne.u32 {d0}, {u0}, 0", vec![r])
+        self.def(RegKind::Pred, |p| build::setp(CmpOp::Ne, PT::U32, p, r, Operand::Imm(0)))
     }
 
     /// A constant of scalar type `s` from an f64 value (used by the math library).

@@ -11,6 +11,7 @@
 //! The result, [`Allocated`], holds the same blocks with physical register numbers and the
 //! moves regalloc2 inserted (block-argument copies, cycle breaking, live-range splits).
 
+use crate::model::{build, Instruction, Operand, Reg, Statement};
 use regalloc2 as ra;
 
 /// The register kinds are the PTX model's: one definition of `%p/%h/%r/%rd`.
@@ -35,33 +36,18 @@ fn from_class(class: ra::RegClass, pred_run: bool) -> RegKind {
     }
 }
 
-/// A virtual register of an [`MFunction`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct VRegId(pub u32);
+/// A virtual register of an [`MFunction`]: a model register whose number indexes
+/// [`MFunction::kinds`] (numbers are unique across kinds until allocation renumbers them).
+pub type VRegId = crate::model::Reg;
 
 /// A basic block of an [`MFunction`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct BlockId(pub u32);
 
-/// One machine instruction (one or more lines of PTX that read all `uses` before writing any
-/// `defs`). `text` is a template: `{d0}`, `{d1}`, ... name the defs and `{u0}`, ... the uses;
-/// every other character, braces included, is printed as is.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MInst {
-    /// PTX template without the trailing `;`, e.g. `add.s32 {d0}, {u0}, {u1}`.
-    pub text: String,
-    /// Registers written.
-    pub defs: Vec<VRegId>,
-    /// Registers read.
-    pub uses: Vec<VRegId>,
-}
-
-impl MInst {
-    /// Builds an instruction from a template and its registers.
-    pub fn new(text: impl Into<String>, defs: Vec<VRegId>, uses: Vec<VRegId>) -> Self {
-        MInst { text: text.into(), defs, uses }
-    }
-}
+/// One selected instruction on virtual registers. Its regalloc2 operands are derived from it:
+/// the registers of a destination operand are defs, every other register (guard, sources,
+/// address bases) a use ([`Instruction::for_each_reg_access`]).
+pub type MInst = Instruction;
 
 /// A branch target with the arguments bound to the target's block parameters.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -131,46 +117,27 @@ impl MFunction {
     /// A new virtual register of `kind`.
     pub fn new_vreg(&mut self, kind: RegKind) -> VRegId {
         self.kinds.push(kind);
-        VRegId(self.kinds.len() as u32 - 1)
+        Reg { kind, num: self.kinds.len() as u32 - 1 }
     }
     /// A new empty block ending in `ret` (the caller sets the real terminator).
     pub fn new_block(&mut self) -> BlockId {
         self.blocks.push(MBlock { params: Vec::new(), insts: Vec::new(), term: Term::Ret });
         BlockId(self.blocks.len() as u32 - 1)
     }
-    /// Kind of a register (B32 for an unknown id, which the checks reject earlier).
+    /// Kind of a register.
     pub fn kind(&self, v: VRegId) -> RegKind {
-        self.kinds.get(v.0 as usize).copied().unwrap_or(RegKind::B32)
+        v.kind
     }
 }
 
-/// A physical register: kind and number.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct PhysReg {
-    /// Register kind.
-    pub kind: RegKind,
-    /// Number after the prefix.
-    pub num: u32,
-}
-
-impl std::fmt::Display for PhysReg {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "%{}{}", self.kind.prefix(), self.num)
-    }
-}
+/// A physical register: kind and number (the model's register).
+pub type PhysReg = Reg;
 
 /// An instruction after allocation.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum AInst {
-    /// A selected instruction with physical registers.
-    Inst {
-        /// The template of the [`MInst`].
-        text: String,
-        /// Physical defs.
-        defs: Vec<PhysReg>,
-        /// Physical uses.
-        uses: Vec<PhysReg>,
-    },
+    /// A selected instruction on physical registers.
+    Inst(Instruction),
     /// A register copy inserted by the allocator (`mov` of the kind).
     Move {
         /// Destination.
@@ -333,11 +300,17 @@ pub fn prepare(mut f: MFunction) -> Result<MFunction, AllocError> {
                 return Err(AllocError(format!("block {i}: branch condition is not a predicate")));
             }
         }
-        let all = b.params.iter().chain(b.insts.iter().flat_map(|m| m.defs.iter().chain(&m.uses)));
-        for v in all {
-            if v.0 as usize >= f.kinds.len() {
-                return Err(AllocError(format!("block {i}: unknown register {}", v.0)));
-            }
+        let known = |v: &VRegId| f.kinds.get(v.num as usize) == Some(&v.kind);
+        let mut bad = b.params.iter().find(|v| !known(v)).copied();
+        for m in &b.insts {
+            m.for_each_reg(|r| {
+                if !known(&r) {
+                    bad = bad.or(Some(r));
+                }
+            });
+        }
+        if let Some(v) = bad {
+            return Err(AllocError(format!("block {i}: unknown register {v}")));
         }
     }
     // Critical edges: from a block with several successors to one with several predecessors.
@@ -401,9 +374,10 @@ struct View {
     params: Vec<Vec<ra::VReg>>,
     /// Per block, per successor: the arguments of this run's kinds.
     branch_args: Vec<Vec<Vec<ra::VReg>>>,
-    /// regalloc2 operands of every instruction, and for each the (is_def, index) it stands for.
+    /// regalloc2 operands of every instruction, and for each the register occurrence of the
+    /// instruction it stands for ([`Instruction::for_each_reg`] order).
     operands: Vec<ra::Operand>,
-    slots: Vec<(bool, u32)>,
+    slots: Vec<u32>,
     /// Per instruction: where its operands start (one more entry at the end).
     op_start: Vec<u32>,
     kinds: Vec<Slot>,
@@ -428,7 +402,7 @@ impl View {
                 local.push(u32::MAX);
             }
         }
-        let vr = |v: VRegId| ra::VReg::new(local[v.0 as usize] as usize, class(f.kind(v)));
+        let vr = |v: VRegId| ra::VReg::new(local[v.num as usize] as usize, class(v.kind));
         let ninsts: usize = f.blocks.iter().map(|b| b.insts.len() + 1).sum();
         let mut view = View {
             num_vregs,
@@ -447,26 +421,32 @@ impl View {
         for (bi, b) in f.blocks.iter().enumerate() {
             let start = view.kinds.len();
             for m in &b.insts {
-                if pred_run && !m.uses.iter().chain(&m.defs).any(|&v| ours(v)) {
-                    view.to_view.push(u32::MAX);
-                    continue;
+                if pred_run {
+                    let mut any = false;
+                    m.for_each_reg(|r| any |= ours(r));
+                    if !any {
+                        view.to_view.push(u32::MAX);
+                        continue;
+                    }
                 }
                 view.to_view.push(view.kinds.len() as u32);
                 view.orig.push(view.to_view.len() as u32 - 1);
                 view.op_start.push(view.operands.len() as u32);
                 view.kinds.push(Slot::Inst);
-                for (k, &u) in m.uses.iter().enumerate() {
-                    if ours(u) {
-                        view.operands.push(ra::Operand::any_use(vr(u)));
-                        view.slots.push((false, k as u32));
+                // Operand k of this run stands for the k-th register occurrence of the
+                // instruction (guard, then operands in order), which `assemble` rewrites.
+                let mut k = 0u32;
+                m.for_each_reg_access(|r, def| {
+                    if ours(r) {
+                        view.operands.push(if def {
+                            ra::Operand::any_def(vr(r))
+                        } else {
+                            ra::Operand::any_use(vr(r))
+                        });
+                        view.slots.push(k);
                     }
-                }
-                for (k, &d) in m.defs.iter().enumerate() {
-                    if ours(d) {
-                        view.operands.push(ra::Operand::any_def(vr(d)));
-                        view.slots.push((true, k as u32));
-                    }
-                }
+                    k += 1;
+                });
             }
             view.to_view.push(view.kinds.len() as u32);
             view.orig.push(view.to_view.len() as u32 - 1);
@@ -474,7 +454,7 @@ impl View {
             if let Term::Branch { cond, .. } = &b.term {
                 if ours(*cond) {
                     view.operands.push(ra::Operand::any_use(vr(*cond)));
-                    view.slots.push((false, 0));
+                    view.slots.push(0);
                 }
             }
             view.kinds.push(if matches!(b.term, Term::Ret) { Slot::Ret } else { Slot::Branch });
@@ -493,7 +473,7 @@ impl View {
     }
 
     /// The operand slots of instruction `i`.
-    fn slots_of(&self, i: usize) -> &[(bool, u32)] {
+    fn slots_of(&self, i: usize) -> &[u32] {
         &self.slots[self.op_start[i] as usize..self.op_start[i + 1] as usize]
     }
 
@@ -631,8 +611,7 @@ fn assemble(
         let k = RegKind::ALL.iter().position(|&k| k == r.kind).unwrap_or(0);
         counts[k] = counts[k].max(r.num + 1);
     };
-    let kinds = f.kinds;
-    let kind_of = |v: VRegId| kinds.get(v.0 as usize).copied().unwrap_or(RegKind::B32);
+    let mut phys_regs: Vec<PhysReg> = Vec::new();
     let mut blocks = Vec::with_capacity(f.blocks.len());
     for (bi, b) in f.blocks.into_iter().enumerate() {
         let mut insts = Vec::with_capacity(b.insts.len());
@@ -657,25 +636,32 @@ fn assemble(
                         }
                     }
                 }
-            } else if let Some(m) = templates.next() {
-                let mut defs = vec![PhysReg { kind: RegKind::Pred, num: u32::MAX }; m.defs.len()];
-                let mut uses = vec![PhysReg { kind: RegKind::Pred, num: u32::MAX }; m.uses.len()];
+            } else if let Some(mut m) = templates.next() {
+                let mut occurrences = 0usize;
+                m.for_each_reg(|_| occurrences += 1);
+                phys_regs.clear();
+                phys_regs.resize(occurrences, Reg { kind: RegKind::Pred, num: u32::MAX });
                 let mut filled = 0;
                 for (run, out) in outs.iter().enumerate() {
                     let Some(vi) = views[run].view_index(idx) else { continue };
                     let allocs = out.inst_allocs(ra::Inst::new(vi));
-                    for (&(is_def, k), alloc) in views[run].slots_of(vi).iter().zip(allocs) {
-                        let (list, regs) =
-                            if is_def { (&mut defs, &m.defs) } else { (&mut uses, &m.uses) };
-                        let k = k as usize;
-                        list[k] = phys(*alloc, kind_of(regs[k]))?;
+                    for (&k, alloc) in views[run].slots_of(vi).iter().zip(allocs) {
+                        let Some(slot) = phys_regs.get_mut(k as usize) else {
+                            return Err(AllocError("operand slot out of range".into()));
+                        };
+                        *slot = phys(*alloc, slot_kind(&m, k as usize))?;
                         filled += 1;
                     }
                 }
-                if filled != defs.len() + uses.len() {
+                if filled != occurrences {
                     return Err(AllocError("operand without allocation".into()));
                 }
-                insts.push(AInst::Inst { text: m.text, defs, uses });
+                let mut k = 0;
+                m.for_each_reg_mut(|r| {
+                    *r = phys_regs[k];
+                    k += 1;
+                });
+                insts.push(AInst::Inst(m));
             }
             while let Some((_, e)) = next_edit.next_if(|e| e.0 <= after) {
                 insts.push(e);
@@ -694,7 +680,7 @@ fn assemble(
         };
         for i in &insts {
             match i {
-                AInst::Inst { defs, uses, .. } => defs.iter().chain(uses).for_each(|&r| note(r)),
+                AInst::Inst(m) => m.for_each_reg(&mut note),
                 AInst::Move { to, from } => {
                     note(*to);
                     note(*from)
@@ -706,75 +692,24 @@ fn assemble(
     Ok(Allocated { blocks, counts })
 }
 
-/// Substitutes `{dN}` / `{uN}` placeholders of a template with register names.
-pub fn render(text: &str, defs: &[PhysReg], uses: &[PhysReg]) -> String {
-    let mut out = String::with_capacity(text.len() + 16);
-    render_into(text, defs, uses, "\n", &mut out);
-    out
-}
-
-/// Appends a register's name (`%r12`) to `out` without going through `format!`.
-fn push_reg(out: &mut String, r: PhysReg) {
-    out.push('%');
-    out.push_str(r.kind.prefix());
-    let mut digits = [0u8; 10];
-    let mut n = r.num;
-    let mut i = digits.len();
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    for &d in &digits[i..] {
-        out.push(d as char);
-    }
-}
-
-/// [`render`] appending to `out`, with each newline of the template written as `newline`.
-fn render_into(text: &str, defs: &[PhysReg], uses: &[PhysReg], newline: &str, out: &mut String) {
-    let bytes = text.as_bytes();
+/// The kind of the `k`-th register occurrence of `m`.
+fn slot_kind(m: &Instruction, k: usize) -> RegKind {
+    let mut kind = RegKind::B32;
     let mut i = 0;
-    // Start of the run of plain text not yet copied.
-    let mut plain = 0;
-    while i < bytes.len() {
-        let c = bytes[i];
-        if c == b'{' && i + 2 < bytes.len() && (bytes[i + 1] == b'd' || bytes[i + 1] == b'u') {
-            let mut j = i + 2;
-            let mut n = 0usize;
-            while j < bytes.len() && bytes[j].is_ascii_digit() {
-                n = n.saturating_mul(10).saturating_add(usize::from(bytes[j] - b'0'));
-                j += 1;
-            }
-            if j > i + 2 && j < bytes.len() && bytes[j] == b'}' {
-                let list = if bytes[i + 1] == b'd' { defs } else { uses };
-                if let Some(&r) = list.get(n) {
-                    out.push_str(&text[plain..i]);
-                    push_reg(out, r);
-                    i = j + 1;
-                    plain = i;
-                    continue;
-                }
-            }
-        } else if c == b'\n' {
-            out.push_str(&text[plain..i]);
-            out.push_str(newline);
-            i += 1;
-            plain = i;
-            continue;
+    m.for_each_reg(|r| {
+        if i == k {
+            kind = r.kind;
         }
         i += 1;
-    }
-    out.push_str(&text[plain..]);
+    });
+    kind
 }
 
-/// Prints the body of an allocated function: register declarations, then labelled blocks.
-/// `label` names block `i` (`$L__BB<i>` style). Branches to the next block are omitted.
-pub fn print_body(a: &Allocated, label: &dyn Fn(usize) -> String, out: &mut String) {
-    // A branch to a block that holds only `bra T` goes to T directly (edge blocks whose
-    // moves turned out empty).
+/// The body of an allocated function as model statements: labelled blocks (`label(i)` names
+/// block `i`), the allocator's moves as `mov` of the register's width, terminators as `bra`
+/// and `ret`. Branches to the next block are omitted, and a branch to a block that holds only
+/// `bra T` goes to T directly.
+pub fn to_statements(a: Allocated, label: &dyn Fn(usize) -> String) -> Vec<Statement> {
     let resolve = |mut b: usize| -> usize {
         for _ in 0..a.blocks.len() {
             match a.blocks.get(b) {
@@ -786,49 +721,51 @@ pub fn print_body(a: &Allocated, label: &dyn Fn(usize) -> String, out: &mut Stri
         }
         b
     };
-    let target = |b: usize| label(resolve(b));
-    for (k, &n) in RegKind::ALL.iter().zip(&a.counts) {
-        if n > 0 {
-            out.push_str(&format!("\t.reg .{} %{}<{}>;\n", k.decl_type(), k.prefix(), n));
-        }
-    }
-    for (bi, b) in a.blocks.iter().enumerate() {
-        if bi > 0 {
-            out.push_str(&format!("{}:\n", label(bi)));
-        }
-        for i in &b.insts {
-            match i {
-                AInst::Inst { text, defs, uses } => {
-                    out.push('\t');
-                    render_into(text, defs, uses, ";\n\t", out);
-                    out.push_str(";\n");
-                }
-                AInst::Move { to, from } => {
-                    out.push_str("\tmov.");
-                    out.push_str(to.kind.decl_type().name());
-                    out.push(' ');
-                    push_reg(out, *to);
-                    out.push_str(", ");
-                    push_reg(out, *from);
-                    out.push_str(";\n");
-                }
-            }
-        }
-        match &b.term {
-            ATerm::Ret => out.push_str("\tret;\n"),
-            ATerm::Jump(t) => {
-                if *t != bi + 1 {
-                    out.push_str(&format!("\tbra {};\n", target(*t)));
-                }
-            }
+    let targets: Vec<(ATerm, Option<usize>, Option<usize>)> = a
+        .blocks
+        .iter()
+        .map(|b| match b.term {
+            ATerm::Ret => (ATerm::Ret, None, None),
+            ATerm::Jump(t) => (ATerm::Jump(t), Some(resolve(t)), None),
             ATerm::Branch { cond, then_, else_ } => {
-                out.push_str(&format!("\t@{} bra {};\n", cond, target(*then_)));
-                if *else_ != bi + 1 {
-                    out.push_str(&format!("\tbra {};\n", target(*else_)));
+                (ATerm::Branch { cond, then_, else_ }, Some(resolve(then_)), Some(resolve(else_)))
+            }
+        })
+        .collect();
+    let n: usize = a.blocks.iter().map(|b| b.insts.len() + 3).sum();
+    let mut out = Vec::with_capacity(n);
+    for (bi, (b, (term, t1, t2))) in a.blocks.into_iter().zip(targets).enumerate() {
+        if bi > 0 {
+            out.push(Statement::Label(label(bi)));
+        }
+        for i in b.insts {
+            out.push(Statement::Inst(match i {
+                AInst::Inst(m) => m,
+                AInst::Move { to, from } => build::mov(to.kind.decl_type(), to, from),
+            }));
+        }
+        let bra = |t: usize| build::bra(&label(t));
+        match (term, t1, t2) {
+            (ATerm::Jump(t), Some(r), _) => {
+                if t != bi + 1 {
+                    out.push(Statement::Inst(bra(r)));
                 }
             }
+            (ATerm::Branch { cond, else_, .. }, Some(r1), Some(r2)) => {
+                out.push(Statement::Inst(bra(r1).guarded(cond, false)));
+                if else_ != bi + 1 {
+                    out.push(Statement::Inst(bra(r2)));
+                }
+            }
+            _ => out.push(Statement::Inst(build::ret())),
         }
     }
+    out
+}
+
+/// The operand of a register (instruction selection's shorthand).
+pub fn reg(r: VRegId) -> Operand {
+    Operand::Reg(r)
 }
 
 #[cfg(test)]

@@ -2,20 +2,35 @@
 //! running both the virtual-register program and the allocated program in a tiny evaluator.
 
 use super::*;
+use crate::model::{CmpOp, Opcode, StateSpace, Type};
 use std::collections::HashMap;
 
-/// Test instruction set: `mov.u32 d, IMM`, `mov.u32 d, u`, `add.u32 d, a, b`,
-/// `setp.lt.u32 p, a, b`, `and.pred p, a, b`, `out u` (records a value).
-fn eval_op(text: &str, uses: &[u64]) -> Option<u64> {
-    let op = text.split_whitespace().next().unwrap_or("");
-    let imm = text.rsplit(", ").next().and_then(|s| s.trim().parse::<u64>().ok());
-    match op {
-        "mov.u32" | "mov.pred" => Some(imm.unwrap_or_else(|| uses[0])),
-        "add.u32" => Some(uses[0].wrapping_add(uses[1]) & 0xffff_ffff),
-        "setp.lt.u32" => Some((uses[0] < uses[1]) as u64),
-        "and.pred" => Some(uses[0] & uses[1]),
-        "out" => None,
-        other => panic!("unknown test op {other}"),
+/// Test instruction set: `mov.u32 d, IMM`, `add.u32 d, a, b`, `setp.lt.u32 p, a, b`,
+/// `and.pred p, a, b`, `selp.u32 d, 1, 0, p`, and `st.global.u32 [out], u` (records a value).
+/// Returns the destination and its value, or `None` for the store (whose value is pushed to
+/// `log`).
+fn eval(i: &Instruction, regs: &HashMap<Reg, u64>, log: &mut Vec<u64>) -> Option<(Reg, u64)> {
+    let val = |o: &Operand| match o {
+        Operand::Reg(r) => regs[r],
+        Operand::Imm(v) => *v as u64,
+        other => panic!("unexpected operand {other}"),
+    };
+    let dest = || match &i.operands[0] {
+        Operand::Reg(r) => *r,
+        other => panic!("unexpected destination {other}"),
+    };
+    let o = &i.operands;
+    match (i.op, i.opcode_text().as_str()) {
+        (Opcode::St, _) => {
+            log.push(val(&o[1]));
+            None
+        }
+        (_, "mov.u32") => Some((dest(), val(&o[1]))),
+        (_, "add.u32") => Some((dest(), val(&o[1]).wrapping_add(val(&o[2])) & 0xffff_ffff)),
+        (_, "setp.lt.u32") => Some((dest(), (val(&o[1]) < val(&o[2])) as u64)),
+        (_, "and.pred") => Some((dest(), val(&o[1]) & val(&o[2]))),
+        (_, "selp.u32") => Some((dest(), if val(&o[3]) != 0 { val(&o[1]) } else { val(&o[2]) })),
+        (_, other) => panic!("unknown test op {other}"),
     }
 }
 
@@ -27,11 +42,8 @@ fn run_virtual(f: &MFunction) -> Vec<u64> {
     for _ in 0..10_000 {
         let block = &f.blocks[b];
         for m in &block.insts {
-            let uses: Vec<u64> = m.uses.iter().map(|u| regs[u]).collect();
-            if m.text.starts_with("out") {
-                log.push(uses[0]);
-            } else if let Some(v) = eval_op(&m.text, &uses) {
-                regs.insert(m.defs[0], v);
+            if let Some((d, v)) = eval(m, &regs, &mut log) {
+                regs.insert(d, v);
             }
         }
         let target = match &block.term {
@@ -64,12 +76,9 @@ fn run_allocated(a: &Allocated) -> Vec<u64> {
         let block = &a.blocks[b];
         for i in &block.insts {
             match i {
-                AInst::Inst { text, defs, uses } => {
-                    let uses: Vec<u64> = uses.iter().map(|u| regs[u]).collect();
-                    if text.starts_with("out") {
-                        log.push(uses[0]);
-                    } else if let Some(v) = eval_op(text, &uses) {
-                        regs.insert(defs[0], v);
+                AInst::Inst(m) => {
+                    if let Some((d, v)) = eval(m, &regs, &mut log) {
+                        regs.insert(d, v);
                     }
                 }
                 AInst::Move { to, from } => {
@@ -113,28 +122,25 @@ fn check(f: &MFunction, expected: &[u64]) -> Allocated {
 
 fn mov_imm(f: &mut MFunction, b: BlockId, v: u32) -> VRegId {
     let d = f.new_vreg(RegKind::B32);
-    f.blocks[b.0 as usize].insts.push(MInst::new(format!("mov.u32 {{d0}}, {v}"), vec![d], vec![]));
+    f.blocks[b.0 as usize].insts.push(build::mov(Type::U32, d, Operand::Imm(i64::from(v))));
     d
 }
 
 fn add(f: &mut MFunction, b: BlockId, x: VRegId, y: VRegId) -> VRegId {
     let d = f.new_vreg(RegKind::B32);
-    f.blocks[b.0 as usize].insts.push(MInst::new("add.u32 {d0}, {u0}, {u1}", vec![d], vec![x, y]));
+    f.blocks[b.0 as usize].insts.push(build::add(Type::U32, d, x, y));
     d
 }
 
 fn lt(f: &mut MFunction, b: BlockId, x: VRegId, y: VRegId) -> VRegId {
     let d = f.new_vreg(RegKind::Pred);
-    f.blocks[b.0 as usize].insts.push(MInst::new(
-        "setp.lt.u32 {d0}, {u0}, {u1}",
-        vec![d],
-        vec![x, y],
-    ));
+    f.blocks[b.0 as usize].insts.push(build::setp(CmpOp::Lt, Type::U32, d, x, y));
     d
 }
 
 fn out(f: &mut MFunction, b: BlockId, x: VRegId) {
-    f.blocks[b.0 as usize].insts.push(MInst::new("out {u0}", vec![], vec![x]));
+    let addr = Operand::sym_addr("out", 0);
+    f.blocks[b.0 as usize].insts.push(build::st(StateSpace::Global, Type::U32, addr, x));
 }
 
 fn jump(block: BlockId, args: Vec<VRegId>) -> Term {
@@ -184,7 +190,7 @@ fn diamond_with_block_args() {
     check(&f, &[6]);
     // Flip the condition's inputs: the else arm runs.
     let mut g = f.clone();
-    g.blocks[0].insts[2].uses = vec![ten, x];
+    g.blocks[0].insts[2].operands[1..].clone_from_slice(&[ten.into(), x.into()]);
     check(&g, &[7]);
 }
 
@@ -300,11 +306,11 @@ fn pressure_spills_become_registers() {
     let mut pacc = preds[0];
     for &p in &preds[1..] {
         let d = f.new_vreg(RegKind::Pred);
-        f.blocks[0].insts.push(MInst::new("and.pred {d0}, {u0}, {u1}", vec![d], vec![pacc, p]));
+        f.blocks[0].insts.push(build::binary(Opcode::And, &[], Type::Pred, d, pacc, p));
         pacc = d;
     }
     let o = f.new_vreg(RegKind::B32);
-    f.blocks[0].insts.push(MInst::new("mov.pred {d0}, {u0}", vec![o], vec![pacc]));
+    f.blocks[0].insts.push(build::selp(Type::U32, o, Operand::Imm(1), Operand::Imm(0), pacc));
     out(&mut f, e, o);
     let a = check(&f, &[4950, 1]);
     assert!(a.counts[2] > 63, "spilled values get numbers >= 63: {:?}", a.counts);
@@ -321,14 +327,24 @@ fn entry_with_params_is_rejected() {
 }
 
 #[test]
-fn render_placeholders() {
-    let r = |n| PhysReg { kind: RegKind::B16, num: n };
-    let s = render(
-        "mov.b32 {{d0}, {d1}}, {u0}",
-        &[r(1), r(2)],
-        &[PhysReg { kind: RegKind::B32, num: 7 }],
-    );
-    assert_eq!(s, "mov.b32 {%h1, %h2}, %r7");
+fn statements_name_physical_registers() {
+    let mut f = MFunction::default();
+    let e = f.new_block();
+    let x = mov_imm(&mut f, e, 2);
+    let y = add(&mut f, e, x, x);
+    out(&mut f, e, y);
+    let a = allocate(&f, true).expect("allocate");
+    let body = to_statements(a, &|i| format!("$L{i}"));
+    let text: Vec<String> = body
+        .iter()
+        .map(|s| match s {
+            Statement::Inst(i) => i.to_string(),
+            other => format!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(text.len(), 4, "{text:?}");
+    assert!(text[1].starts_with("add.u32 \t%r"), "{text:?}");
+    assert_eq!(text[3], "ret;");
 }
 
 #[test]

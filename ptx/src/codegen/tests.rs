@@ -336,3 +336,56 @@ fn mm() {{
     let ok = compile(32);
     assert!(ok.diagnostics.is_empty(), "{:?}", ok.diagnostics);
 }
+
+/// Compiles every sample and real-world kernel in four configurations (default, sm_90,
+/// fast math, TF32) and compares the PTX with the files in `$DIANRAN_REF`, or writes them
+/// there when `DIANRAN_REF_WRITE=1`: a check that a refactoring of instruction selection
+/// changes no output (run with `--ignored`).
+#[test]
+#[ignore]
+fn same_as_reference() {
+    let Ok(dir) = std::env::var("DIANRAN_REF") else {
+        panic!("set DIANRAN_REF to a directory");
+    };
+    let write = std::env::var("DIANRAN_REF_WRITE").is_ok();
+    let _ = std::fs::create_dir_all(&dir);
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut files = Vec::new();
+    for sub in ["tests/samples", "tests/realworld"] {
+        if let Ok(rd) = std::fs::read_dir(root.join(sub)) {
+            files.extend(
+                rd.flatten()
+                    .map(|e| e.path())
+                    .filter(|p| p.extension().is_some_and(|x| x == "wgsl")),
+            );
+        }
+    }
+    files.sort();
+    let configs = [
+        ("sm80", Options::default()),
+        ("sm90", Options { sm: 90, ..Options::default() }),
+        ("fast", Options { fast_math: true, ..Options::default() }),
+        ("tf32", Options { tf32: true, ..Options::default() }),
+    ];
+    let mut diffs = Vec::new();
+    for file in &files {
+        let name = file.file_stem().and_then(|n| n.to_str()).unwrap_or("?").to_string();
+        let Ok(src) = std::fs::read_to_string(file) else { continue };
+        let Ok(m) = dianran_frontend::compile(&name, &src, &Default::default()) else { continue };
+        for (tag, opts) in &configs {
+            let out = compile_module(&m, opts);
+            let mut text = out.text.clone();
+            for d in &out.diagnostics {
+                text.push_str(&format!("// diagnostic: {}\n", d.message));
+            }
+            let path = Path::new(&dir).join(format!("{name}.{tag}.ptx"));
+            if write {
+                std::fs::write(&path, &text).expect("write reference");
+            } else if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
+                let _ = std::fs::write(path.with_extension("new"), &text);
+                diffs.push(format!("{name}.{tag}"));
+            }
+        }
+    }
+    assert!(diffs.is_empty(), "differ from the reference (see *.new): {diffs:?}");
+}

@@ -173,6 +173,26 @@ named_enum! {
     }
 }
 
+impl Opcode {
+    /// Whether the first operand is written (a destination) rather than read. Stores,
+    /// reductions, barriers, fences and control flow write no register.
+    pub fn writes_first_operand(self) -> bool {
+        !matches!(
+            self,
+            Opcode::St
+                | Opcode::Red
+                | Opcode::Bar
+                | Opcode::Barrier
+                | Opcode::Membar
+                | Opcode::Fence
+                | Opcode::Bra
+                | Opcode::Ret
+                | Opcode::Exit
+                | Opcode::Trap
+        )
+    }
+}
+
 /// A typed modifier; printed as `.` followed by its spelling, in the order stored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Modifier {
@@ -219,6 +239,23 @@ pub enum Modifier {
     },
     /// A payload-free modifier.
     Flag(Flag),
+}
+
+/// `impl From<X> for Modifier` for each payload type, so constructors can take `T.into()`.
+macro_rules! modifier_from {
+    ($($t:ty => $v:ident),* $(,)?) => {$(
+        impl From<$t> for Modifier {
+            fn from(x: $t) -> Modifier {
+                Modifier::$v(x)
+            }
+        }
+    )*};
+}
+
+modifier_from! {
+    Type => Type, StateSpace => Space, Rounding => Round, CmpOp => Cmp, BoolOp => Bool,
+    AtomOp => Atom, Scope => Scope, MemSem => Sem, CacheOp => Cache, ShflMode => Shfl,
+    VoteMode => Vote, TestpOp => Testp, PrmtMode => Prmt, Layout => Layout, Flag => Flag,
 }
 
 impl fmt::Display for Modifier {
@@ -443,6 +480,21 @@ impl Operand {
         }
     }
 
+    /// Calls `f` on every register named by this operand, mutably, in the order of
+    /// [`Operand::for_each_reg`].
+    pub fn for_each_reg_mut(&mut self, f: &mut impl FnMut(&mut Reg)) {
+        match self {
+            Operand::Reg(r) | Operand::Not(r) => f(r),
+            Operand::Pair(a, b) => {
+                f(a);
+                f(b);
+            }
+            Operand::Address(Address { base: AddrBase::Reg(r), .. }) => f(r),
+            Operand::Vector(v) => v.iter_mut().for_each(|o| o.for_each_reg_mut(f)),
+            _ => {}
+        }
+    }
+
     /// Calls `f` on every symbol named by this operand (for name checks).
     pub fn for_each_symbol(&self, f: &mut impl FnMut(&str)) {
         match self {
@@ -554,6 +606,31 @@ impl Instruction {
         }
         for o in &self.operands {
             o.for_each_reg(&mut f);
+        }
+    }
+
+    /// Calls `f` on every register the instruction names, in the order of
+    /// [`Instruction::for_each_reg`], with whether the instruction writes it (registers of a
+    /// destination operand) or reads it (the guard, sources and address bases).
+    pub fn for_each_reg_access(&self, mut f: impl FnMut(Reg, bool)) {
+        if let Some(g) = self.guard {
+            f(g.reg, false);
+        }
+        let writes = self.op.writes_first_operand();
+        for (i, o) in self.operands.iter().enumerate() {
+            let def = writes && i == 0;
+            o.for_each_reg(&mut |r| f(r, def));
+        }
+    }
+
+    /// Calls `f` on every register the instruction names, mutably, in the order of
+    /// [`Instruction::for_each_reg`] (register allocation rewrites them in place).
+    pub fn for_each_reg_mut(&mut self, mut f: impl FnMut(&mut Reg)) {
+        if let Some(g) = &mut self.guard {
+            f(&mut g.reg);
+        }
+        for o in &mut self.operands {
+            o.for_each_reg_mut(&mut f);
         }
     }
 

@@ -24,6 +24,24 @@ pub fn parse_module(text: &str) -> Result<Module, PtxError> {
     Parser { toks: tokens, pos: 0, last_line }.module()
 }
 
+/// Parses one instruction, `;` included, whose registers carry the printer's names (`%r7` is
+/// number 7 of the `.b32` file) and need no declaration: `@%p1 add.s32 %r3, %r1, 4;`.
+pub fn parse_instruction(text: &str) -> Result<Instruction, PtxError> {
+    let tokens = lex(text)?;
+    let last_line = tokens.last().map_or(1, |t| t.line);
+    let mut scope = Scope::default();
+    for k in RegKind::ALL {
+        scope.ranges.insert(k.prefix().to_string(), (k, 0, u32::MAX));
+    }
+    let regs = Regs { scopes: vec![scope], next: [0; 4] };
+    let mut p = Parser { toks: tokens, pos: 0, last_line };
+    let inst = p.instruction(&regs)?;
+    match p.peek() {
+        None => Ok(inst),
+        t => Err(syntax(p.line(), format!("expected the end after ';', found {}", describe(t)))),
+    }
+}
+
 /// Register names declared in one `{ }` scope.
 #[derive(Default)]
 struct Scope {
