@@ -6,6 +6,7 @@ use super::lower::Lower;
 use super::mathops::Opnd;
 use super::regalloc::{RegKind, Target, Term, VRegId};
 use crate::math;
+use crate::model::{build, CmpOp, Opcode};
 use dianran_frontend::ir::{
     BinaryOperator as B, MathFunction as M, Op, RelationalFunction, Scalar, Type, TypeId,
     UnaryOperator as U,
@@ -221,14 +222,14 @@ impl Lower<'_> {
         }
     }
 
-    /// A two-operand instruction `name.ty d, a, b` on scalar `s`.
-    pub(crate) fn bin(&mut self, name: &str, s: Scalar, a: VRegId, b: VRegId) -> VRegId {
-        self.op1(kind_of(s), format!("{name}.{} {{d0}}, {{u0}}, {{u1}}", arith_ty(s)), vec![a, b])
+    /// A two-operand instruction `op.ty d, a, b` on scalar `s`.
+    pub(crate) fn bin(&mut self, op: Opcode, s: Scalar, a: VRegId, b: VRegId) -> VRegId {
+        self.def(kind_of(s), |d| build::binary(op, &[], arith_ty(s), d, a, b))
     }
 
-    /// A one-operand instruction `name.ty d, a` on scalar `s`.
-    pub(crate) fn un(&mut self, name: &str, s: Scalar, a: VRegId) -> VRegId {
-        self.op1(kind_of(s), format!("{name}.{} {{d0}}, {{u0}}", arith_ty(s)), vec![a])
+    /// A one-operand instruction `op.ty d, a` on scalar `s`.
+    pub(crate) fn un(&mut self, op: Opcode, s: Scalar, a: VRegId) -> VRegId {
+        self.def(kind_of(s), |d| build::unary(op, &[], arith_ty(s), d, a))
     }
 
     pub(crate) fn unary(&mut self, u: U, s: Scalar, v: VRegId) -> R<VRegId> {
@@ -237,7 +238,7 @@ impl Lower<'_> {
                 self.op1(RegKind::Pred, "not.pred {d0}, {u0}", vec![v])
             }
             (U::BitwiseNot, _) => self.op1(RegKind::B32, "not.b32 {d0}, {u0}", vec![v]),
-            (U::Negate, Scalar::F32 | Scalar::F16) => self.un("neg", s, v),
+            (U::Negate, Scalar::F32 | Scalar::F16) => self.un(Opcode::Neg, s, v),
             (U::Negate, _) => self.op1(RegKind::B32, "neg.s32 {d0}, {u0}", vec![v]),
         })
     }
@@ -292,12 +293,12 @@ impl Lower<'_> {
         let float = s.is_float();
         let t = arith_ty(s);
         Ok(match op {
-            B::Add => self.bin("add", s, a, b),
+            B::Add => self.bin(Opcode::Add, s, a, b),
             B::Subtract if self.inject == Some(super::InjectedBug::SubSwapped) => {
-                self.bin("sub", s, b, a)
+                self.bin(Opcode::Sub, s, b, a)
             }
-            B::Subtract => self.bin("sub", s, a, b),
-            B::Multiply if float => self.bin("mul", s, a, b),
+            B::Subtract => self.bin(Opcode::Sub, s, a, b),
+            B::Multiply if float => self.bin(Opcode::Mul, s, a, b),
             B::Multiply => {
                 self.op1(RegKind::B32, format!("mul.lo.{t} {{d0}}, {{u0}}, {{u1}}"), vec![a, b])
             }
@@ -410,10 +411,10 @@ impl Lower<'_> {
         let shape_err = || self.err_internal("matrix product shapes");
         match (xt, yt) {
             (Type::Matrix { .. }, Type::Scalar(_)) => {
-                Ok(a.into_iter().map(|v| self.bin("mul", s, v, b[0])).collect())
+                Ok(a.into_iter().map(|v| self.bin(Opcode::Mul, s, v, b[0])).collect())
             }
             (Type::Scalar(_), Type::Matrix { .. }) => {
-                Ok(b.into_iter().map(|v| self.bin("mul", s, a[0], v)).collect())
+                Ok(b.into_iter().map(|v| self.bin(Opcode::Mul, s, a[0], v)).collect())
             }
             (Type::Matrix { columns, rows, .. }, Type::Vector { size, .. }) => {
                 let (c, r) = (*columns as usize, *rows as usize);
@@ -461,7 +462,7 @@ impl Lower<'_> {
             return self.imm_of(s, 0.0);
         }
         let mut acc = if s.is_float() {
-            self.bin("mul", s, a[0], b[0])
+            self.bin(Opcode::Mul, s, a[0], b[0])
         } else {
             self.op1(RegKind::B32, "mul.lo.s32 {d0}, {u0}, {u1}", vec![a[0], b[0]])
         };
@@ -499,7 +500,7 @@ impl Lower<'_> {
             (I32 | U32, Bool) => self.op1(RegKind::Pred, "setp.ne.u32 {d0}, {u0}, 0", vec![v]),
             (F32 | F16, Bool) => {
                 let z = self.imm_of(from, 0.0);
-                self.bin_setp("neu", from, v, z)
+                self.bin_setp(CmpOp::Neu, from, v, z)
             }
             (I32 | U32, F32 | F16) => self.op1(
                 kind_of(to),
@@ -517,12 +518,9 @@ impl Lower<'_> {
         })
     }
 
-    pub(crate) fn bin_setp(&mut self, cmp: &str, s: Scalar, a: VRegId, b: VRegId) -> VRegId {
-        self.op1(
-            RegKind::Pred,
-            format!("setp.{cmp}.{} {{d0}}, {{u0}}, {{u1}}", arith_ty(s)),
-            vec![a, b],
-        )
+    /// `setp.cmp.ty p, a, b` on scalar `s`.
+    pub(crate) fn bin_setp(&mut self, cmp: CmpOp, s: Scalar, a: VRegId, b: VRegId) -> VRegId {
+        self.def(RegKind::Pred, |p| build::setp(cmp, arith_ty(s), p, a, b))
     }
 
     pub(crate) fn bitcast(

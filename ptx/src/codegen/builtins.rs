@@ -7,6 +7,7 @@ use super::lower::Lower;
 use super::mathops::Opnd;
 use super::regalloc::{RegKind, Target, Term, VRegId};
 use crate::math;
+use crate::model::{build, CmpOp, Opcode};
 use dianran_frontend::ir::{
     BinaryOperator as B, MathFunction as M, Op, RelationalFunction, Scalar, Type, TypeId,
     UnaryOperator as U,
@@ -54,18 +55,18 @@ impl Lower<'_> {
         match fun {
             M::Abs => self.per_comp(args, |l, s, x| {
                 Ok(match s {
-                    Scalar::F32 | Scalar::F16 => l.un("abs", s, x[0]),
-                    Scalar::I32 => l.un("abs", s, x[0]),
+                    Scalar::F32 | Scalar::F16 => l.un(Opcode::Abs, s, x[0]),
+                    Scalar::I32 => l.un(Opcode::Abs, s, x[0]),
                     _ => x[0],
                 })
             }),
             M::Min | M::Max => {
-                let name = if fun == M::Min { "min" } else { "max" };
-                self.per_comp(args, |l, s, x| Ok(l.bin(name, s, x[0], x[1])))
+                let op = if fun == M::Min { Opcode::Min } else { Opcode::Max };
+                self.per_comp(args, |l, s, x| Ok(l.bin(op, s, x[0], x[1])))
             }
             M::Clamp => self.per_comp(args, |l, s, x| {
-                let t = l.bin("max", s, x[0], x[1]);
-                Ok(l.bin("min", s, t, x[2]))
+                let t = l.bin(Opcode::Max, s, x[0], x[1]);
+                Ok(l.bin(Opcode::Min, s, t, x[2]))
             }),
             M::Saturate => self.per_comp(args, |l, s, x| {
                 Ok(l.via_f32(s, x, |l, y| l.f("cvt.sat.f32.f32 {d0}, {u0}", vec![y[0]])))
@@ -191,7 +192,7 @@ impl Lower<'_> {
                 };
                 self.per_comp(args, |l, s, x| {
                     let kk = l.imm_of(s, k);
-                    Ok(l.bin("mul", s, x[0], kk))
+                    Ok(l.bin(Opcode::Mul, s, x[0], kk))
                 })
             }
             M::Floor | M::Ceil | M::Round | M::Trunc => {
@@ -209,7 +210,7 @@ impl Lower<'_> {
             M::Fract => self.per_comp(args, |l, s, x| {
                 let t = arith_ty(s);
                 let fl = l.op1(kind_of(s), format!("cvt.rmi.{t}.{t} {{d0}}, {{u0}}"), vec![x[0]]);
-                Ok(l.bin("sub", s, x[0], fl))
+                Ok(l.bin(Opcode::Sub, s, x[0], fl))
             }),
             M::Fma => self.per_comp(args, |l, s, x| {
                 Ok(l.op1(
@@ -219,7 +220,7 @@ impl Lower<'_> {
                 ))
             }),
             M::Mix => self.per_comp(args, |l, s, x| {
-                let d = l.bin("sub", s, x[1], x[0]);
+                let d = l.bin(Opcode::Sub, s, x[1], x[0]);
                 Ok(l.op1(
                     kind_of(s),
                     format!("fma.rn.{} {{d0}}, {{u0}}, {{u1}}, {{u2}}", arith_ty(s)),
@@ -227,7 +228,7 @@ impl Lower<'_> {
                 ))
             }),
             M::Step => self.per_comp(args, |l, s, x| {
-                let p = l.bin_setp("ge", s, x[1], x[0]);
+                let p = l.bin_setp(CmpOp::Ge, s, x[1], x[0]);
                 let one = l.imm_of(s, 1.0);
                 let zero = l.imm_of(s, 0.0);
                 Ok(l.select(s, p, one, zero))
@@ -249,8 +250,8 @@ impl Lower<'_> {
                 let zero = l.imm_of(s, 0.0);
                 let one = l.imm_of(s, 1.0);
                 let m1 = l.imm_of(s, -1.0);
-                let gt = l.bin_setp("gt", s, x[0], zero);
-                let lt = l.bin_setp("lt", s, x[0], zero);
+                let gt = l.bin_setp(CmpOp::Gt, s, x[0], zero);
+                let lt = l.bin_setp(CmpOp::Lt, s, x[0], zero);
                 let a = l.select(s, lt, m1, x[0]);
                 let a = if s.is_float() { a } else { l.select(s, lt, m1, zero) };
                 Ok(l.select(s, gt, one, a))
@@ -272,8 +273,8 @@ impl Lower<'_> {
                 let mut out = Vec::new();
                 for i in 0..3 {
                     let (j, k) = ((i + 1) % 3, (i + 2) % 3);
-                    let p = self.bin("mul", s, a[k], b[j]);
-                    let np = self.un("neg", s, p);
+                    let p = self.bin(Opcode::Mul, s, a[k], b[j]);
+                    let np = self.un(Opcode::Neg, s, p);
                     out.push(self.op1(
                         kind_of(s),
                         format!("fma.rn.{} {{d0}}, {{u0}}, {{u1}}, {{u2}}", arith_ty(s)),
@@ -288,7 +289,7 @@ impl Lower<'_> {
                 if fun == M::Distance {
                     let b = self
                         .comps(*args.get(1).ok_or_else(|| self.err_internal("distance arity"))?)?;
-                    a = a.iter().zip(&b).map(|(&p, &q)| self.bin("sub", s, p, q)).collect();
+                    a = a.iter().zip(&b).map(|(&p, &q)| self.bin(Opcode::Sub, s, p, q)).collect();
                 }
                 let a32: Vec<VRegId> = a.iter().map(|&v| self.widen_f16(s, v)).collect();
                 let d = self.dot(Scalar::F32, &a32, &a32);
@@ -313,10 +314,10 @@ impl Lower<'_> {
                 let nr = self.comps(*args.get(2).ok_or_else(|| self.err_internal("arity"))?)?;
                 let d = self.dot(s, &nr, &i);
                 let z = self.imm_of(s, 0.0);
-                let p = self.bin_setp("lt", s, d, z);
+                let p = self.bin_setp(CmpOp::Lt, s, d, z);
                 Ok(n.iter()
                     .map(|&v| {
-                        let nv = self.un("neg", s, v);
+                        let nv = self.un(Opcode::Neg, s, v);
                         self.select(s, p, v, nv)
                     })
                     .collect())
@@ -328,7 +329,7 @@ impl Lower<'_> {
                 let n = self.comps(*args.get(1).ok_or_else(|| self.err_internal("arity"))?)?;
                 let d = self.dot(s, &n, &i);
                 let m2 = self.imm_of(s, -2.0);
-                let k = self.bin("mul", s, d, m2);
+                let k = self.bin(Opcode::Mul, s, d, m2);
                 Ok(i.iter()
                     .zip(&n)
                     .map(|(&iv, &nv)| {
@@ -498,8 +499,11 @@ impl Lower<'_> {
                 .and_then(|whole| {
                     let x = self.comps(args[0])?;
                     let s = self.scalar_ty(args[0])?;
-                    let mut out: Vec<VRegId> =
-                        x.iter().zip(&whole).map(|(&v, &w)| self.bin("sub", s, v, w)).collect();
+                    let mut out: Vec<VRegId> = x
+                        .iter()
+                        .zip(&whole)
+                        .map(|(&v, &w)| self.bin(Opcode::Sub, s, v, w))
+                        .collect();
                     out.extend(whole);
                     Ok(out)
                 }),
@@ -649,9 +653,9 @@ impl Lower<'_> {
     pub(crate) fn det(&mut self, s: Scalar, cols: &[Vec<VRegId>]) -> VRegId {
         let n = cols.len();
         if n == 2 {
-            let ad = self.bin("mul", s, cols[0][0], cols[1][1]);
-            let bc = self.bin("mul", s, cols[1][0], cols[0][1]);
-            return self.bin("sub", s, ad, bc);
+            let ad = self.bin(Opcode::Mul, s, cols[0][0], cols[1][1]);
+            let bc = self.bin(Opcode::Mul, s, cols[1][0], cols[0][1]);
+            return self.bin(Opcode::Sub, s, ad, bc);
         }
         let mut acc: Option<VRegId> = None;
         for r in 0..n {
@@ -660,11 +664,11 @@ impl Lower<'_> {
                 .map(|c| c.iter().enumerate().filter(|(i, _)| *i != r).map(|(_, &v)| v).collect())
                 .collect();
             let d = self.det(s, &minor);
-            let term = self.bin("mul", s, cols[0][r], d);
+            let term = self.bin(Opcode::Mul, s, cols[0][r], d);
             acc = Some(match acc {
                 None => term,
-                Some(a) if r % 2 == 1 => self.bin("sub", s, a, term),
-                Some(a) => self.bin("add", s, a, term),
+                Some(a) if r % 2 == 1 => self.bin(Opcode::Sub, s, a, term),
+                Some(a) => self.bin(Opcode::Add, s, a, term),
             });
         }
         acc.unwrap_or(cols[0][0])

@@ -22,14 +22,15 @@ pub fn kind_of(s: Scalar) -> RegKind {
     }
 }
 
-/// The PTX type suffix for arithmetic on a scalar.
-pub fn arith_ty(s: Scalar) -> &'static str {
+/// The PTX type of arithmetic on a scalar.
+pub fn arith_ty(s: Scalar) -> crate::model::Type {
+    use crate::model::Type as T;
     match s {
-        Scalar::Bool => "pred",
-        Scalar::I32 => "s32",
-        Scalar::U32 => "u32",
-        Scalar::F32 => "f32",
-        Scalar::F16 => "f16",
+        Scalar::Bool => T::Pred,
+        Scalar::I32 => T::S32,
+        Scalar::U32 => T::U32,
+        Scalar::F32 => T::F32,
+        Scalar::F16 => T::F16,
     }
 }
 

@@ -7,6 +7,7 @@ use super::lower::Lower;
 use super::mathops::Opnd;
 use super::regalloc::{RegKind, Target, Term, VRegId};
 use crate::math;
+use crate::model::{build, CmpOp, Opcode, Type as PT};
 use dianran_frontend::ir::{
     BinaryOperator as B, MathFunction as M, Op, RelationalFunction, Scalar, Type, TypeId,
     UnaryOperator as U,
@@ -153,18 +154,18 @@ impl Lower<'_> {
         mask: VRegId,
     ) -> R<VRegId> {
         use dianran_frontend::ir::{CollectiveOperation as C, SubgroupOperation as S};
-        let (id, name): (f64, &str) = match (op, s) {
-            (S::Add, _) => (0.0, "add"),
-            (S::Mul, _) => (1.0, "mul"),
-            (S::Min, Scalar::F32) => (f64::INFINITY, "min"),
-            (S::Max, Scalar::F32) => (f64::NEG_INFINITY, "max"),
-            (S::Min, Scalar::I32) => (i32::MAX as f64, "min"),
-            (S::Max, Scalar::I32) => (i32::MIN as f64, "max"),
-            (S::Min, _) => (u32::MAX as f64, "min"),
-            (S::Max, _) => (0.0, "max"),
-            (S::And, _) => (-1.0, "and"),
-            (S::Or, _) => (0.0, "or"),
-            (S::Xor, _) => (0.0, "xor"),
+        let (id, name): (f64, Opcode) = match (op, s) {
+            (S::Add, _) => (0.0, Opcode::Add),
+            (S::Mul, _) => (1.0, Opcode::Mul),
+            (S::Min, Scalar::F32) => (f64::INFINITY, Opcode::Min),
+            (S::Max, Scalar::F32) => (f64::NEG_INFINITY, Opcode::Max),
+            (S::Min, Scalar::I32) => (i32::MAX as f64, Opcode::Min),
+            (S::Max, Scalar::I32) => (i32::MIN as f64, Opcode::Max),
+            (S::Min, _) => (u32::MAX as f64, Opcode::Min),
+            (S::Max, _) => (0.0, Opcode::Max),
+            (S::And, _) => (-1.0, Opcode::And),
+            (S::Or, _) => (0.0, Opcode::Or),
+            (S::Xor, _) => (0.0, Opcode::Xor),
             _ => return Err(self.err_unsupported("this subgroup operation")),
         };
         let ident = match (s, op) {
@@ -173,10 +174,12 @@ impl Lower<'_> {
         };
         let apply = |l: &mut Self, a: VRegId, b: VRegId| -> VRegId {
             match name {
-                "and" | "or" | "xor" => {
-                    l.f(&format!("{name}.b32 {{d0}}, {{u0}}, {{u1}}"), vec![a, b])
+                Opcode::And | Opcode::Or | Opcode::Xor => {
+                    l.def(RegKind::B32, |d| build::binary(name, &[], PT::B32, d, a, b))
                 }
-                "mul" if !s.is_float() => l.f("mul.lo.s32 {d0}, {u0}, {u1}", vec![a, b]),
+                Opcode::Mul if !s.is_float() => {
+                    l.def(RegKind::B32, |d| build::mul_lo(PT::S32, d, a, b))
+                }
                 _ => l.bin(name, s, a, b),
             }
         };
