@@ -351,8 +351,13 @@ fn same_as_reference() {
     let _ = std::fs::create_dir_all(&dir);
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut files = Vec::new();
-    for sub in ["tests/samples", "tests/realworld"] {
-        if let Ok(rd) = std::fs::read_dir(root.join(sub)) {
+    let mut dirs = vec![root.join("tests/samples"), root.join("tests/realworld")];
+    // More kernels, such as a corpus written by `dianran-fuzz`'s `dump_programs` example.
+    if let Ok(extra) = std::env::var("DIANRAN_REF_EXTRA") {
+        dirs.push(extra.into());
+    }
+    for sub in dirs {
+        if let Ok(rd) = std::fs::read_dir(sub) {
             files.extend(
                 rd.flatten()
                     .map(|e| e.path())
