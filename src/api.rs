@@ -157,7 +157,8 @@ fn compile_ptx(m: &ir::Module, opts: &Options) -> Result<PtxTable, Vec<Diagnosti
                 ),
             }
         }
-        facts.push((e.name, PtxFacts { name: e.ptx_name, params, uses_sizes: e.uses_sizes }));
+        let uses_sizes = e.uses_sizes();
+        facts.push((e.name, PtxFacts { name: e.ptx_name, params, uses_sizes }));
     }
     if errors.is_empty() {
         Ok((out.text, facts))

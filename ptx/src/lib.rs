@@ -67,10 +67,10 @@ mod ptxas_check;
 pub use error::{PtxError, PtxErrorKind};
 pub use model::build;
 pub use model::{
-    AddrBase, Address, AtomOp, BoolOp, CacheOp, CmpOp, Dim, Entry, Flag, Guard, Instruction,
+    AddrBase, Address, AtomOp, BoolOp, CacheOp, CmpOp, Dim, Entry, Flag, Flags, Guard, Instruction,
     Layout, MemSem, Modifier, Module, Opcode, Operand, Param, PrmtMode, Reg, RegKind, RegPool,
     Rounding, Scope, ShflMode, SpecialReg, StateSpace, Statement, Target, TestpOp, Type, VarDecl,
     Version, VoteMode,
 };
 pub use parse::{parse_instruction, parse_module};
-pub use print::print_module;
+pub use print::{print_module, print_module_lines};

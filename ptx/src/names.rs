@@ -192,8 +192,9 @@ pub fn name_with_prefix(name: &str, prefix: &str) -> String {
         if b.is_ascii_alphanumeric() {
             out.push(char::from(b));
         } else {
+            // `_` and the byte in two lowercase hex digits (`é` is `_c3_a9`).
             out.push('_');
-            out.push_str(&format!("{b:02x}"));
+            out.push_str(&hex::encode([b]));
         }
     }
     out

@@ -12,6 +12,12 @@ use std::fmt::Write;
 
 /// Prints `m` as PTX text.
 pub fn print_module(m: &Module) -> Result<String, PtxError> {
+    print_module_lines(m).map(|(text, _)| text)
+}
+
+/// [`print_module`], also returning for every entry the 1-based line of each statement of its
+/// body (what an executor of the model names in its messages).
+pub fn print_module_lines(m: &Module) -> Result<(String, Vec<Vec<u32>>), PtxError> {
     check_module(m)?;
     let mut out = String::new();
     for c in &m.comments {
@@ -35,11 +41,12 @@ pub fn print_module(m: &Module) -> Result<String, PtxError> {
     if !m.globals.is_empty() {
         out.push('\n');
     }
+    let mut lines = Vec::with_capacity(m.entries.len());
     for e in &m.entries {
-        push_entry(&mut out, e);
+        lines.push(push_entry(&mut out, e));
     }
     debug_assert!(out.is_ascii());
-    Ok(out)
+    Ok((out, lines))
 }
 
 fn push_comment(out: &mut String, indent: &str, text: &str) {
@@ -62,8 +69,8 @@ fn push_var(out: &mut String, indent: &str, v: &VarDecl) {
     }
     if !v.init.is_empty() {
         let item = |x: u64| match v.ty {
-            Type::F32 => format!("0f{:08X}", x as u32),
-            Type::F64 => format!("0d{x:016X}"),
+            Type::F32 => crate::model::types::f32_bits_text(x as u32),
+            Type::F64 => crate::model::types::f64_bits_text(x),
             _ => x.to_string(),
         };
         let items: Vec<String> = v.init.iter().map(|&x| item(x)).collect();
@@ -76,7 +83,8 @@ fn push_var(out: &mut String, indent: &str, v: &VarDecl) {
     out.push_str(";\n");
 }
 
-fn push_entry(out: &mut String, e: &Entry) {
+/// Appends entry `e`; returns the line of each statement of its body.
+fn push_entry(out: &mut String, e: &Entry) -> Vec<u32> {
     let _ = write!(out, ".visible .entry {}(", e.name);
     for (i, p) in e.params.iter().enumerate() {
         let _ = write!(out, "{}\n\t.param .{} {}", if i == 0 { "" } else { "," }, p.ty, p.name);
@@ -100,6 +108,8 @@ fn push_entry(out: &mut String, e: &Entry) {
         push_var(out, "\t", v);
     }
     out.push('\n');
+    let first = out.bytes().filter(|&b| b == b'\n').count() as u32 + 1;
+    let lines = (first..first + e.body.len() as u32).collect();
     for s in &e.body {
         match s {
             Statement::Label(l) => {
@@ -112,6 +122,7 @@ fn push_entry(out: &mut String, e: &Entry) {
         }
     }
     out.push_str("\n}\n\n");
+    lines
 }
 
 fn check_comment(text: &str, context: &str) -> Result<(), PtxError> {

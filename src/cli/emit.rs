@@ -142,7 +142,7 @@ pub fn ptx_entry_table(m: &Module, compiled: &dianran_ptx::codegen::CompiledPtx)
         };
         let (name, params, flags) = match info {
             Some(i) => {
-                let flags: Vec<&str> = [(i.tf32, "tf32"), (i.fast_math, "fast-math")]
+                let flags: Vec<&str> = [(i.tf32(), "tf32"), (i.fast_math(), "fast-math")]
                     .into_iter()
                     .filter_map(|(on, f)| on.then_some(f))
                     .collect();

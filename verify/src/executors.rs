@@ -332,9 +332,15 @@ fn run_unguarded(exec: Executor, job: &Job<'_>, input: &Buffers) -> Result<Buffe
                 .map_err(|d| ExecError::Failed(d.message))?;
             Ok(bufs)
         }
+        // The emulator runs the compiled model directly; text only for `--ptx` overrides.
         Executor::Emu => run_ptx(job, input, |ptx, name, params, grid, block| {
-            crate::emu::run(ptx, name, params, grid, block, &EMU_OPTIONS)
-                .map_err(|e| ExecError::Failed(e.to_string()))
+            match ptx {
+                Ptx::Module(m, _) => {
+                    crate::emu::run_module(m, name, params, grid, block, &EMU_OPTIONS)
+                }
+                Ptx::Text(t) => crate::emu::run(t, name, params, grid, block, &EMU_OPTIONS),
+            }
+            .map_err(|e| ExecError::Failed(e.to_string()))
         }),
         Executor::Cuda => run_cuda(job, input),
         Executor::Lavapipe => run_lavapipe(job, job.source, input),
@@ -349,14 +355,29 @@ fn run_unguarded(exec: Executor, job: &Job<'_>, input: &Buffers) -> Result<Buffe
     }
 }
 
+/// The PTX an executor runs: the compiled module (with its printed text), or text given by
+/// the caller (`--ptx`).
+enum Ptx<'a> {
+    Module(&'a dianran_ptx::Module, &'a str),
+    Text(&'a str),
+}
+
+impl Ptx<'_> {
+    fn text(&self) -> &str {
+        match self {
+            Ptx::Module(_, t) | Ptx::Text(t) => t,
+        }
+    }
+}
+
 type PtxRunner<'r> =
-    dyn FnMut(&str, &str, &mut [Vec<u8>], [u32; 3], [u32; 3]) -> Result<(), ExecError> + 'r;
+    dyn FnMut(Ptx<'_>, &str, &mut [Vec<u8>], [u32; 3], [u32; 3]) -> Result<(), ExecError> + 'r;
 
 /// Compiles the entry to PTX, lays the buffers out as parameters, runs, and maps back.
 fn run_ptx(
     job: &Job<'_>,
     input: &Buffers,
-    mut runner: impl FnMut(&str, &str, &mut [Vec<u8>], [u32; 3], [u32; 3]) -> Result<(), ExecError>,
+    mut runner: impl FnMut(Ptx<'_>, &str, &mut [Vec<u8>], [u32; 3], [u32; 3]) -> Result<(), ExecError>,
 ) -> Result<Buffers, ExecError> {
     let compiled = dianran_ptx::codegen::compile_module(
         job.module,
@@ -383,8 +404,11 @@ fn run_ptx(
     let PtxParams { buffers: mut params, bindings: keys } = ptx_params(info, input)?;
     let block = info.workgroup_size;
     let runner: &mut PtxRunner<'_> = &mut runner;
-    let text = job.ptx.unwrap_or(&compiled.text);
-    runner(text, &info.ptx_name, &mut params, job.dispatch, block)?;
+    let ptx = match job.ptx {
+        Some(t) => Ptx::Text(t),
+        None => Ptx::Module(&compiled.module, &compiled.text),
+    };
+    runner(ptx, &info.ptx_name, &mut params, job.dispatch, block)?;
     let mut out = input.clone();
     for (p, key) in params.into_iter().zip(keys) {
         if let Some(k) = key {
@@ -440,7 +464,7 @@ fn run_cuda(job: &Job<'_>, input: &Buffers) -> Result<Buffers, ExecError> {
         return Err(ExecError::Skipped("no CUDA device".into()));
     }
     run_ptx(job, input, |ptx, name, params, grid, block| {
-        let out = crate::cuda::run_ptx(ptx, name, params, block, grid)
+        let out = crate::cuda::run_ptx(ptx.text(), name, params, block, grid)
             .map_err(|e| ExecError::Failed(e.to_string()))?;
         for (p, o) in params.iter_mut().zip(out) {
             *p = o;

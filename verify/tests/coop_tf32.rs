@@ -65,7 +65,7 @@ fn with_tf32_uses_m16n8k8_and_assembles() {
     for sm in [80, 90] {
         let out = compile(true, sm);
         assert!(out.diagnostics.is_empty(), "{:?}", out.diagnostics);
-        assert!(out.entries.iter().all(|e| e.tf32));
+        assert!(out.entries.iter().all(|e| e.tf32()));
         // 2 k-steps x 2 n-tiles per product.
         assert_eq!(
             out.text.matches("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32").count(),

@@ -93,7 +93,7 @@ fn run_kernel(src: &str, a: &[u8], b: &[u8], out_len: usize, n: usize, ptxas: bo
         .unwrap_or_else(|d| panic!("{d}\n{src}"));
     let c = dianran_ptx::codegen::compile_module(&m, &Default::default());
     assert!(c.diagnostics.is_empty(), "{:?}", c.diagnostics);
-    assert!(c.entries.iter().all(|e| !e.fast_math), "precise math is the default");
+    assert!(c.entries.iter().all(|e| !e.fast_math()), "precise math is the default");
     if ptxas {
         if let Err(e) = ptxas::check(&c.text, 80) {
             panic!("ptxas rejects the PTX of\n{src}\n{e}");

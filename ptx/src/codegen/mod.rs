@@ -77,17 +77,46 @@ pub struct EntryInfo {
     pub workgroup_size: [u32; 3],
     /// Name of the `.entry` in the PTX text.
     pub ptx_name: String,
-    /// Parameter names in order (`p_g<G>_b<B>`, then `p_sizes` when `uses_sizes`).
+    /// Parameter names in order (`p_g<G>_b<B>`, then `p_sizes` with
+    /// [`EntryFlags::ARRAY_LENGTH`]).
     pub params: Vec<String>,
-    /// Whether the last parameter is `p_sizes`: a device pointer to one u32 per buffer
-    /// parameter (in parameter order) holding the buffer's size in bytes, for `arrayLength`.
-    pub uses_sizes: bool,
-    /// Whether the entry uses TF32 products (f32 cooperative matrices with
-    /// [`Options::tf32`]): its results are not f32-exact.
-    pub tf32: bool,
-    /// Whether the entry uses approximate math (math builtins compiled with
-    /// [`Options::fast_math`]).
-    pub fast_math: bool,
+    /// What the entry uses that its host or its results depend on.
+    pub flags: EntryFlags,
+}
+
+bitflags::bitflags! {
+    /// Properties of a compiled entry ([`EntryInfo::flags`]).
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+    pub struct EntryFlags: u8 {
+        /// `arrayLength`: the last parameter is `p_sizes`, a device pointer to one u32 per
+        /// buffer parameter (in parameter order) holding the buffer's size in bytes.
+        const ARRAY_LENGTH = 1 << 0;
+        /// TF32 products (f32 cooperative matrices with [`Options::tf32`]): results are not
+        /// f32-exact.
+        const TF32 = 1 << 1;
+        /// Approximate math (math builtins compiled with [`Options::fast_math`]).
+        const FAST_MATH = 1 << 2;
+        /// Subgroup operations or builtins (`shfl.sync`, `vote.sync`, `%laneid`): the entry
+        /// assumes 32-lane warps.
+        const SUBGROUPS = 1 << 3;
+        /// Cooperative matrices (`mma.sync`, `ldmatrix`): whole warps must run it.
+        const COOP_MATRIX = 1 << 4;
+    }
+}
+
+impl EntryInfo {
+    /// Whether the last parameter is `p_sizes` ([`EntryFlags::ARRAY_LENGTH`]).
+    pub fn uses_sizes(&self) -> bool {
+        self.flags.contains(EntryFlags::ARRAY_LENGTH)
+    }
+    /// Whether the entry uses TF32 products ([`EntryFlags::TF32`]).
+    pub fn tf32(&self) -> bool {
+        self.flags.contains(EntryFlags::TF32)
+    }
+    /// Whether the entry uses approximate math ([`EntryFlags::FAST_MATH`]).
+    pub fn fast_math(&self) -> bool {
+        self.flags.contains(EntryFlags::FAST_MATH)
+    }
 }
 
 /// The result of compiling a module.
@@ -213,20 +242,43 @@ pub fn compile_module(m: &ir::Module, opts: &Options) -> CompiledPtx {
     CompiledPtx { module, text, entries, diagnostics, times }
 }
 
-/// Every global the function addresses (nested regions included), and whether it calls
-/// `arrayLength`.
-fn scan(block: &ir::Block, globals: &mut BTreeSet<GlobalId>, sizes: &mut bool) {
+/// Every global the function addresses (nested regions included), and which of
+/// `arrayLength`, subgroup operations and cooperative matrices it uses.
+fn scan(block: &ir::Block, globals: &mut BTreeSet<GlobalId>, flags: &mut EntryFlags) {
     for inst in &block.insts {
         match &inst.op {
             Op::GlobalAddr(g) => {
                 globals.insert(*g);
             }
-            Op::ArrayLength(_) => *sizes = true,
+            Op::ArrayLength(_) => *flags |= EntryFlags::ARRAY_LENGTH,
+            Op::SubgroupBallot(_) | Op::SubgroupCollective { .. } | Op::SubgroupGather { .. } => {
+                *flags |= EntryFlags::SUBGROUPS
+            }
+            Op::CoopLoad { .. } | Op::CoopStore { .. } | Op::CoopMultiplyAdd(..) => {
+                *flags |= EntryFlags::COOP_MATRIX
+            }
             _ => {}
         }
         for b in inst.op.blocks() {
-            scan(b, globals, sizes);
+            scan(b, globals, flags);
         }
+    }
+}
+
+/// Whether an entry parameter is (or holds) a subgroup builtin.
+fn subgroup_input(m: &ir::Module, p: &ir::Param, ty: ir::TypeId) -> bool {
+    use ir::{BuiltIn as B, IoBinding};
+    let sub = |b: &Option<IoBinding>| {
+        matches!(
+            b,
+            Some(IoBinding::BuiltIn(B::SubgroupId | B::SubgroupSize | B::SubgroupInvocationId))
+        )
+    };
+    match m.types.get(ty) {
+        ir::Type::Struct { members, .. } if p.binding.is_none() => {
+            members.iter().any(|mm| sub(&mm.binding))
+        }
+        _ => sub(&p.binding),
     }
 }
 
@@ -292,8 +344,12 @@ fn compile_entry(
         ));
     }
     let mut used = BTreeSet::new();
-    let mut uses_sizes = false;
-    scan(&f.body, &mut used, &mut uses_sizes);
+    let mut flags = EntryFlags::empty();
+    scan(&f.body, &mut used, &mut flags);
+    let uses_sizes = flags.contains(EntryFlags::ARRAY_LENGTH);
+    if f.params.iter().any(|p| subgroup_input(m, p, f.ty(p.value))) {
+        flags |= EntryFlags::SUBGROUPS;
+    }
     // Buffers: group-0 rule (SPEC §3).
     let mut bufs: Vec<(ir::ResourceBinding, GlobalId)> = Vec::new();
     let mut shared = Vec::new();
@@ -440,9 +496,9 @@ fn compile_entry(
         workgroup_size: ep.workgroup_size,
         ptx_name: ptx_name.to_string(),
         params,
-        uses_sizes,
-        tf32: used_tf32,
-        fast_math: used_fast_math,
+        flags: flags
+            | if used_tf32 { EntryFlags::TF32 } else { EntryFlags::empty() }
+            | if used_fast_math { EntryFlags::FAST_MATH } else { EntryFlags::empty() },
     };
     Ok((info, entry, shared))
 }

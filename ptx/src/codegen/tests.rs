@@ -135,7 +135,7 @@ fn doubling_kernel_unicode_names() {
     let e = &out.entries[0];
     assert_eq!(e.ptx_name, "yy_e5_8a_a0_e5_80_8d");
     assert_eq!(e.params, vec!["p_g0_b0".to_string()]);
-    assert!(!e.uses_sizes);
+    assert!(!e.uses_sizes());
     let t = &out.text;
     assert!(t.contains(".version 8.0\n.target sm_80\n.address_size 64\n"), "{t}");
     assert!(

@@ -193,6 +193,63 @@ impl Opcode {
     }
 }
 
+bitflags::bitflags! {
+    /// The payload-free modifiers of an instruction as a set ([`Instruction::flags`]): what
+    /// an executor asks about (`.ftz`, `.sat`, `.approx`, ...) in one test instead of a scan
+    /// of the modifier list. One bit per [`Flag`], in [`Flag::ALL`] order.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+    pub struct Flags: u32 {
+        /// `.ftz`.
+        const FTZ = 1 << 0;
+        /// `.noftz`.
+        const NOFTZ = 1 << 1;
+        /// `.sat`.
+        const SAT = 1 << 2;
+        /// `.satfinite`.
+        const SATFINITE = 1 << 3;
+        /// `.approx`.
+        const APPROX = 1 << 4;
+        /// `.full`.
+        const FULL = 1 << 5;
+        /// `.lo`.
+        const LO = 1 << 6;
+        /// `.hi`.
+        const HI = 1 << 7;
+        /// `.wide`.
+        const WIDE = 1 << 8;
+        /// `.uni`.
+        const UNI = 1 << 9;
+        /// `.sync`.
+        const SYNC = 1 << 10;
+        /// `.aligned`.
+        const ALIGNED = 1 << 11;
+        /// `.trans`.
+        const TRANS = 1 << 12;
+        /// `.to`.
+        const TO = 1 << 13;
+        /// `.nc`.
+        const NC = 1 << 14;
+        /// `.volatile`.
+        const VOLATILE = 1 << 15;
+        /// `.NaN`.
+        const NAN = 1 << 16;
+        /// `.xorsign`.
+        const XORSIGN = 1 << 17;
+        /// `.abs`.
+        const ABS = 1 << 18;
+        /// `.warp`.
+        const WARP = 1 << 19;
+    }
+}
+
+impl Flag {
+    /// This flag's bit in [`Flags`].
+    pub fn bit(self) -> Flags {
+        let pos = Flag::ALL.iter().position(|&f| f == self).unwrap_or(0);
+        Flags::from_bits_truncate(1 << pos)
+    }
+}
+
 /// A typed modifier; printed as `.` followed by its spelling, in the order stored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Modifier {
@@ -524,8 +581,8 @@ impl fmt::Display for Operand {
             Operand::Reg(r) => write!(f, "{r}"),
             Operand::Imm(v) => write!(f, "{v}"),
             Operand::ImmHex(v) => write!(f, "0x{v:X}"),
-            Operand::ImmF32(b) => write!(f, "0f{b:08X}"),
-            Operand::ImmF64(b) => write!(f, "0d{b:016X}"),
+            Operand::ImmF32(b) => f.write_str(&super::types::f32_bits_text(*b)),
+            Operand::ImmF64(b) => f.write_str(&super::types::f64_bits_text(*b)),
             Operand::Symbol(s) => f.write_str(s),
             Operand::Address(a) => {
                 match &a.base {
@@ -649,7 +706,15 @@ impl Instruction {
 
     /// Whether flag `fl` is among the modifiers.
     pub fn has_flag(&self, fl: Flag) -> bool {
-        self.has(Modifier::Flag(fl))
+        self.flags().intersects(fl.bit())
+    }
+
+    /// The payload-free modifiers as a set.
+    pub fn flags(&self) -> Flags {
+        self.mods.iter().fold(Flags::empty(), |acc, m| match m {
+            Modifier::Flag(f) => acc | f.bit(),
+            _ => acc,
+        })
     }
 
     /// The first modifier `f` maps to a value (a generic accessor for emulators).
@@ -737,6 +802,23 @@ impl fmt::Display for Instruction {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn flag_bits_follow_the_flag_table() {
+        assert_eq!(Flag::ALL.len(), Flags::all().iter().count());
+        assert_eq!(Flag::Ftz.bit(), Flags::FTZ);
+        assert_eq!(Flag::Warp.bit(), Flags::WARP);
+        for (i, f) in Flag::ALL.iter().enumerate() {
+            assert_eq!(f.bit().bits(), 1 << i, "{f}");
+        }
+        let i = Instruction::new(
+            Opcode::Cvt,
+            vec![Rounding::Rn.into(), Flag::Ftz.into(), Flag::Sat.into(), Type::F32.into()],
+            vec![],
+        );
+        assert_eq!(i.flags(), Flags::FTZ | Flags::SAT);
+        assert!(i.has_flag(Flag::Sat) && !i.has_flag(Flag::Approx));
+    }
 
     #[test]
     fn modifier_context() {

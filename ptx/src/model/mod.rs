@@ -6,8 +6,8 @@ pub mod inst;
 pub mod types;
 
 pub use inst::{
-    AddrBase, Address, AtomOp, BoolOp, CacheOp, CmpOp, Flag, Guard, Instruction, Layout, MemSem,
-    Modifier, Opcode, Operand, PrmtMode, Rounding, Scope, ShflMode, TestpOp, VoteMode,
+    AddrBase, Address, AtomOp, BoolOp, CacheOp, CmpOp, Flag, Flags, Guard, Instruction, Layout,
+    MemSem, Modifier, Opcode, Operand, PrmtMode, Rounding, Scope, ShflMode, TestpOp, VoteMode,
 };
 pub use types::{Dim, Reg, RegKind, RegPool, SpecialReg, StateSpace, Type};
 

@@ -465,3 +465,42 @@ mod tests {
         assert_eq!(SpecialReg::from_name("tid.w"), None);
     }
 }
+
+/// The spelling of an f32 immediate by its bits: `0f` and eight uppercase hex digits, most
+/// significant first (`0f3F800000` is 1.0).
+pub fn f32_bits_text(bits: u32) -> String {
+    format!("0f{}", hex::encode_upper(bits.to_be_bytes()))
+}
+
+/// The spelling of an f64 immediate by its bits: `0d` and sixteen uppercase hex digits.
+pub fn f64_bits_text(bits: u64) -> String {
+    format!("0d{}", hex::encode_upper(bits.to_be_bytes()))
+}
+
+/// The bits of an immediate's hex digits after `0f` (8 digits) or `0d` (16 digits), either
+/// case; `None` for any other length or a non-hex digit.
+pub fn float_bits_from_hex(digits: &str) -> Option<u64> {
+    let mut b = [0u8; 8];
+    let n = digits.len() / 2;
+    if !matches!(digits.len(), 8 | 16) {
+        return None;
+    }
+    hex::decode_to_slice(digits, &mut b[8 - n..]).ok()?;
+    Some(u64::from_be_bytes(b))
+}
+
+#[cfg(test)]
+mod bits_tests {
+    use super::*;
+
+    #[test]
+    fn float_immediates_round_trip() {
+        assert_eq!(f32_bits_text(1.0f32.to_bits()), "0f3F800000");
+        assert_eq!(f32_bits_text(0x7F), "0f0000007F");
+        assert_eq!(f64_bits_text(1.0f64.to_bits()), "0d3FF0000000000000");
+        assert_eq!(float_bits_from_hex("3f800000"), Some(0x3F80_0000));
+        assert_eq!(float_bits_from_hex("3FF0000000000000"), Some(1.0f64.to_bits()));
+        assert_eq!(float_bits_from_hex("3F80000"), None);
+        assert_eq!(float_bits_from_hex("3F80000G"), None);
+    }
+}

@@ -10,6 +10,7 @@
 pub mod lexer;
 
 use crate::error::{PtxError, PtxErrorKind};
+use crate::model::types::float_bits_from_hex;
 use crate::model::{
     AddrBase, Address, Entry, Guard, Instruction, Modifier, Module, Opcode, Operand, Param, Reg,
     RegKind, SpecialReg, StateSpace, Statement, Target, Type, VarDecl, Version,
@@ -116,17 +117,15 @@ fn number(s: &str, line: u32) -> Result<Operand, PtxError> {
     let bad = || syntax(line, format!("bad number '{s}'"));
     let lower = s.to_ascii_lowercase();
     if let Some(h) = lower.strip_prefix("0f") {
-        return if h.len() == 8 {
-            u32::from_str_radix(h, 16).map(Operand::ImmF32).map_err(|_| bad())
-        } else {
-            Err(bad())
+        return match float_bits_from_hex(h) {
+            Some(b) if h.len() == 8 => Ok(Operand::ImmF32(b as u32)),
+            _ => Err(bad()),
         };
     }
     if let Some(h) = lower.strip_prefix("0d") {
-        return if h.len() == 16 {
-            u64::from_str_radix(h, 16).map(Operand::ImmF64).map_err(|_| bad())
-        } else {
-            Err(bad())
+        return match float_bits_from_hex(h) {
+            Some(b) if h.len() == 16 => Ok(Operand::ImmF64(b)),
+            _ => Err(bad()),
         };
     }
     let body = lower.strip_suffix('u').unwrap_or(&lower);

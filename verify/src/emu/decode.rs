@@ -4,7 +4,7 @@
 use super::memory::MODULE_BASE;
 use super::{EmuError, EmuErrorKind};
 use dianran_ptx::{
-    AddrBase, AtomOp, BoolOp, CmpOp, Entry, Flag, Layout, Modifier, Module, Opcode, Operand,
+    AddrBase, AtomOp, BoolOp, CmpOp, Entry, Flag, Flags, Layout, Modifier, Module, Opcode, Operand,
     PrmtMode, Reg, RegKind, Rounding, ShflMode, SpecialReg, StateSpace, Statement, TestpOp, Type,
     VoteMode,
 };
@@ -71,7 +71,7 @@ pub(crate) struct DInst {
     pub guard: Option<(u32, bool)>,
     pub tys: Vec<Type>,
     pub round: Option<Rounding>,
-    flags: u32,
+    flags: Flags,
     pub cmp: Option<CmpOp>,
     pub boolop: Option<BoolOp>,
     pub atom: Option<AtomOp>,
@@ -88,14 +88,10 @@ pub(crate) struct DInst {
     pub class: Class,
 }
 
-fn flag_bit(f: Flag) -> u32 {
-    Flag::ALL.iter().position(|x| *x == f).map_or(0, |p| 1u32 << p)
-}
-
 impl DInst {
     /// Whether flag `f` is among the modifiers.
     pub fn has(&self, f: Flag) -> bool {
-        self.flags & flag_bit(f) != 0
+        self.flags.intersects(f.bit())
     }
 
     /// Type modifier `k` (0: the first).
@@ -327,7 +323,7 @@ pub(crate) fn decode(
             guard: i.guard.map(|g| (slot(&bases, g.reg), g.negated)),
             tys: i.types().collect(),
             round: i.rounding(),
-            flags: 0,
+            flags: i.flags(),
             cmp: i.cmp_op(),
             boolop: i.bool_op(),
             atom: i.atom_op(),
@@ -357,11 +353,6 @@ pub(crate) fn decode(
             ops,
             class: Class::Lane,
         };
-        for m in &i.mods {
-            if let Modifier::Flag(f) = m {
-                d.flags |= flag_bit(*f);
-            }
-        }
         d.class = match i.op {
             Opcode::Bar | Opcode::Barrier if !d.has(Flag::Warp) => Class::Barrier,
             Opcode::Bar

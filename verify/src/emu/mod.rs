@@ -131,14 +131,59 @@ pub fn run(
 ) -> Result<(), EmuError> {
     let module = dianran_ptx::parse_module(ptx)
         .map_err(|e| EmuError::new(EmuErrorKind::Parse, e.line, e.message))?;
-    let Some(e) = module.entry(entry) else {
+    let e = find_entry(&module, entry)?;
+    let lines = lines::statement_lines(ptx, entry).filter(|l| l.len() == e.body.len());
+    let names = lines::register_names(ptx, entry);
+    launch(&module, e, lines.as_deref(), names, params, grid, block, opts)
+}
+
+/// [`run`] on a module of the PTX model, such as [`dianran_ptx::codegen::CompiledPtx::module`]:
+/// no text is parsed. Messages name the lines of the module as
+/// [`dianran_ptx::print_module`] prints it.
+pub fn run_module(
+    module: &dianran_ptx::Module,
+    entry: &str,
+    params: &mut [Vec<u8>],
+    grid: [u32; 3],
+    block: [u32; 3],
+    opts: &EmuOptions,
+) -> Result<(), EmuError> {
+    let e = find_entry(module, entry)?;
+    // The printer checks names and instructions; a module it rejects is not run.
+    let (_, lines) = dianran_ptx::print_module_lines(module)
+        .map_err(|e| EmuError::new(EmuErrorKind::Parse, e.line, e.message))?;
+    let index = module.entries.iter().position(|x| x.name == entry);
+    let lines = index.and_then(|i| lines.into_iter().nth(i));
+    launch(module, e, lines.as_deref(), None, params, grid, block, opts)
+}
+
+fn find_entry<'m>(
+    module: &'m dianran_ptx::Module,
+    entry: &str,
+) -> Result<&'m dianran_ptx::Entry, EmuError> {
+    module.entry(entry).ok_or_else(|| {
         let names: Vec<&str> = module.entries.iter().map(|e| e.name.as_str()).collect();
-        return Err(EmuError::new(
+        EmuError::new(
             EmuErrorKind::Parse,
             None,
             format!("no entry named '{entry}'; the module has: {}", names.join(", ")),
-        ));
-    };
+        )
+    })
+}
+
+/// Checks the launch against entry `e` of `module`, decodes it and runs it.
+#[allow(clippy::too_many_arguments)]
+fn launch(
+    module: &dianran_ptx::Module,
+    e: &dianran_ptx::Entry,
+    lines: Option<&[u32]>,
+    names: Option<[Vec<String>; 4]>,
+    params: &mut [Vec<u8>],
+    grid: [u32; 3],
+    block: [u32; 3],
+    opts: &EmuOptions,
+) -> Result<(), EmuError> {
+    let entry = e.name.as_str();
     let threads: u64 = block.iter().map(|&d| u64::from(d)).product();
     if threads == 0 || threads > MAX_CTA {
         return Err(EmuError::new(
@@ -180,8 +225,6 @@ pub fn run(
             ),
         ));
     }
-    let lines = lines::statement_lines(ptx, entry).filter(|l| l.len() == e.body.len());
-    let names = lines::register_names(ptx, entry);
-    let prog = decode::decode(&module, e, lines.as_deref(), names)?;
+    let prog = decode::decode(module, e, lines, names)?;
     warp::launch(&prog, params, grid, block, opts)
 }
