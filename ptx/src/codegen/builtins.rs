@@ -7,7 +7,7 @@ use super::lower::Lower;
 use super::mathops::Opnd;
 use super::regalloc::{RegKind, Target, Term, VRegId};
 use crate::math;
-use crate::model::{build, CmpOp, Opcode};
+use crate::model::{build, CmpOp, Flag, Modifier, Opcode, Operand, Rounding, Type as PT};
 use dianran_frontend::ir::{
     BinaryOperator as B, MathFunction as M, Op, RelationalFunction, Scalar, Type, TypeId,
     UnaryOperator as U,
@@ -26,6 +26,68 @@ fn approximate_under_fast_math(fun: M) -> bool {
 /// reference implementation; max error about 1e-6 rad, checked by a test against `f64::atan`).
 const ATAN_COEFFS: [f32; 6] =
     [-0.013_480_47, 0.057_477_314, -0.121_239_07, 0.195_635_93, -0.332_994_6, 0.999_995_6];
+
+const RN: Modifier = Modifier::Round(Rounding::Rn);
+const APPROX: Modifier = Modifier::Flag(Flag::Approx);
+
+/// `op{.mods}.f32 d, a` into a new 32-bit register.
+fn f32_un(l: &mut Lower<'_>, op: Opcode, mods: &[Modifier], a: impl Into<Operand>) -> VRegId {
+    l.def(RegKind::B32, |d| build::unary(op, mods, PT::F32, d, a))
+}
+
+/// `op{.mods}.f32 d, a, b` into a new 32-bit register.
+fn f32_bin(
+    l: &mut Lower<'_>,
+    op: Opcode,
+    mods: &[Modifier],
+    a: impl Into<Operand>,
+    b: impl Into<Operand>,
+) -> VRegId {
+    l.def(RegKind::B32, |d| build::binary(op, mods, PT::F32, d, a, b))
+}
+
+/// `fma.rn.f32 d, a, b, c` into a new 32-bit register.
+fn f32_fma(l: &mut Lower<'_>, a: VRegId, b: VRegId, c: VRegId) -> VRegId {
+    l.def(RegKind::B32, |d| build::fma_rn(PT::F32, d, a, b, c))
+}
+
+/// `op.T d, a` into a new 32-bit register.
+fn b32_un(l: &mut Lower<'_>, op: Opcode, t: PT, a: impl Into<Operand>) -> VRegId {
+    l.def(RegKind::B32, |d| build::unary(op, &[], t, d, a))
+}
+
+/// `op.T d, a, b` into a new 32-bit register.
+fn b32_bin(
+    l: &mut Lower<'_>,
+    op: Opcode,
+    t: PT,
+    a: impl Into<Operand>,
+    b: impl Into<Operand>,
+) -> VRegId {
+    l.def(RegKind::B32, |d| build::binary(op, &[], t, d, a, b))
+}
+
+/// `selp.b32 d, a, b, p`.
+fn selp_b32(l: &mut Lower<'_>, a: VRegId, b: VRegId, p: VRegId) -> VRegId {
+    l.def(RegKind::B32, |d| build::selp(PT::B32, d, a, b, p))
+}
+
+/// `setp.CMP.f32 p, a, b` into a new predicate.
+fn setp_f32(l: &mut Lower<'_>, cmp: CmpOp, a: VRegId, b: VRegId) -> VRegId {
+    l.def(RegKind::Pred, |p| build::setp(cmp, PT::F32, p, a, b))
+}
+
+/// `bfe.T d, a, pos, len` with immediate position and length.
+fn bfe_imm(l: &mut Lower<'_>, t: PT, a: VRegId, pos: u32, len: u32) -> VRegId {
+    let (pos, len) = (Operand::Imm(i64::from(pos)), Operand::Imm(i64::from(len)));
+    l.def(RegKind::B32, |d| build::ternary(Opcode::Bfe, &[], t, d, a, pos, len))
+}
+
+/// `bfi.b32 d, a, b, pos, len` with immediate position and length.
+fn bfi_imm(l: &mut Lower<'_>, a: VRegId, b: VRegId, pos: usize, len: usize) -> VRegId {
+    let srcs = [a.into(), b.into(), Operand::Imm(pos as i64), Operand::Imm(len as i64)];
+    l.op(RegKind::B32, Opcode::Bfi, &[PT::B32.into()], &srcs)
+}
 
 impl Lower<'_> {
     pub(crate) fn math(
@@ -69,63 +131,63 @@ impl Lower<'_> {
                 Ok(l.bin(Opcode::Min, s, t, x[2]))
             }),
             M::Saturate => self.per_comp(args, |l, s, x| {
-                Ok(l.via_f32(s, x, |l, y| l.f("cvt.sat.f32.f32 {d0}, {u0}", vec![y[0]])))
+                Ok(l.via_f32(s, x, |l, y| {
+                    l.def(RegKind::B32, |d| build::cvt(None, true, PT::F32, PT::F32, d, y[0]))
+                }))
             }),
             M::Sqrt => self.per_comp(args, |l, s, x| {
-                Ok(l.via_f32(s, x, |l, y| l.f("sqrt.rn.f32 {d0}, {u0}", vec![y[0]])))
+                Ok(l.via_f32(s, x, |l, y| f32_un(l, Opcode::Sqrt, &[RN], y[0])))
             }),
             M::InverseSqrt => self.per_comp(args, |l, s, x| {
-                Ok(l.via_f32(s, x, |l, y| l.f("rsqrt.approx.f32 {d0}, {u0}", vec![y[0]])))
+                Ok(l.via_f32(s, x, |l, y| f32_un(l, Opcode::Rsqrt, &[APPROX], y[0])))
             }),
             M::Exp2 => self.per_comp(args, |l, s, x| {
-                Ok(l.via_f32(s, x, |l, y| l.f("ex2.approx.f32 {d0}, {u0}", vec![y[0]])))
+                Ok(l.via_f32(s, x, |l, y| f32_un(l, Opcode::Ex2, &[APPROX], y[0])))
             }),
             M::Log2 => self.per_comp(args, |l, s, x| {
-                Ok(l.via_f32(s, x, |l, y| l.f("lg2.approx.f32 {d0}, {u0}", vec![y[0]])))
+                Ok(l.via_f32(s, x, |l, y| f32_un(l, Opcode::Lg2, &[APPROX], y[0])))
             }),
             M::Exp => self.per_comp(args, |l, s, x| Ok(l.via_f32(s, x, |l, y| l.exp_f32(y[0])))),
             M::Log => self.per_comp(args, |l, s, x| {
                 Ok(l.via_f32(s, x, |l, y| {
-                    let t = l.f("lg2.approx.f32 {d0}, {u0}", vec![y[0]]);
+                    let t = f32_un(l, Opcode::Lg2, &[APPROX], y[0]);
                     let k = l.imm_f32(std::f32::consts::LN_2);
-                    l.f("mul.f32 {d0}, {u0}, {u1}", vec![t, k])
+                    f32_bin(l, Opcode::Mul, &[], t, k)
                 }))
             }),
             M::Pow => self.per_comp(args, |l, s, x| {
                 Ok(l.via_f32(s, x, |l, y| {
-                    let t = l.f("lg2.approx.f32 {d0}, {u0}", vec![y[0]]);
-                    let t = l.f("mul.f32 {d0}, {u0}, {u1}", vec![y[1], t]);
-                    l.f("ex2.approx.f32 {d0}, {u0}", vec![t])
+                    let t = f32_un(l, Opcode::Lg2, &[APPROX], y[0]);
+                    let t = f32_bin(l, Opcode::Mul, &[], y[1], t);
+                    f32_un(l, Opcode::Ex2, &[APPROX], t)
                 }))
             }),
             M::Sin | M::Cos => {
-                let name = if fun == M::Sin { "sin" } else { "cos" };
+                let op = if fun == M::Sin { Opcode::Sin } else { Opcode::Cos };
                 self.per_comp(args, |l, s, x| {
-                    Ok(l.via_f32(s, x, |l, y| {
-                        l.f(&format!("{name}.approx.f32 {{d0}}, {{u0}}"), vec![y[0]])
-                    }))
+                    Ok(l.via_f32(s, x, |l, y| f32_un(l, op, &[APPROX], y[0])))
                 })
             }
             M::Tan => self.per_comp(args, |l, s, x| {
                 Ok(l.via_f32(s, x, |l, y| {
-                    let sn = l.f("sin.approx.f32 {d0}, {u0}", vec![y[0]]);
-                    let cs = l.f("cos.approx.f32 {d0}, {u0}", vec![y[0]]);
-                    l.f("div.rn.f32 {d0}, {u0}, {u1}", vec![sn, cs])
+                    let sn = f32_un(l, Opcode::Sin, &[APPROX], y[0]);
+                    let cs = f32_un(l, Opcode::Cos, &[APPROX], y[0]);
+                    f32_bin(l, Opcode::Div, &[RN], sn, cs)
                 }))
             }),
             M::Tanh => self.per_comp(args, |l, s, x| {
-                Ok(l.via_f32(s, x, |l, y| l.f("tanh.approx.f32 {d0}, {u0}", vec![y[0]])))
+                Ok(l.via_f32(s, x, |l, y| f32_un(l, Opcode::Tanh, &[APPROX], y[0])))
             }),
             M::Sinh | M::Cosh => {
-                let sign = if fun == M::Sinh { "sub" } else { "add" };
+                let sign = if fun == M::Sinh { Opcode::Sub } else { Opcode::Add };
                 self.per_comp(args, |l, s, x| {
                     Ok(l.via_f32(s, x, |l, y| {
                         let e = l.exp_f32(y[0]);
-                        let n = l.f("neg.f32 {d0}, {u0}", vec![y[0]]);
+                        let n = f32_un(l, Opcode::Neg, &[], y[0]);
                         let en = l.exp_f32(n);
-                        let t = l.f(&format!("{sign}.f32 {{d0}}, {{u0}}, {{u1}}"), vec![e, en]);
+                        let t = f32_bin(l, sign, &[], e, en);
                         let h = l.imm_f32(0.5);
-                        l.f("mul.f32 {d0}, {u0}, {u1}", vec![t, h])
+                        f32_bin(l, Opcode::Mul, &[], t, h)
                     }))
                 })
             }
@@ -139,9 +201,9 @@ impl Lower<'_> {
                     Ok(l.via_f32(s, x, |l, y| {
                         // asin(x) = atan2(x, sqrt(1 - x^2)); acos(x) = atan2(sqrt(1 - x^2), x).
                         let one = l.imm_f32(1.0);
-                        let nx = l.f("neg.f32 {d0}, {u0}", vec![y[0]]);
-                        let t = l.f("fma.rn.f32 {d0}, {u0}, {u1}, {u2}", vec![nx, y[0], one]);
-                        let r = l.f("sqrt.rn.f32 {d0}, {u0}", vec![t]);
+                        let nx = f32_un(l, Opcode::Neg, &[], y[0]);
+                        let t = f32_fma(l, nx, y[0], one);
+                        let r = f32_un(l, Opcode::Sqrt, &[RN], t);
                         if is_asin {
                             l.atan2_f32(y[0], r)
                         } else {
@@ -158,29 +220,29 @@ impl Lower<'_> {
                             // ln(x + sqrt(x^2 ± 1))
                             M::Asinh | M::Acosh => {
                                 let sq = if fun == M::Asinh {
-                                    l.f("fma.rn.f32 {d0}, {u0}, {u1}, {u2}", vec![y[0], y[0], one])
+                                    f32_fma(l, y[0], y[0], one)
                                 } else {
                                     let m1 = l.imm_f32(-1.0);
-                                    l.f("fma.rn.f32 {d0}, {u0}, {u1}, {u2}", vec![y[0], y[0], m1])
+                                    f32_fma(l, y[0], y[0], m1)
                                 };
-                                let r = l.f("sqrt.rn.f32 {d0}, {u0}", vec![sq]);
-                                l.f("add.f32 {d0}, {u0}, {u1}", vec![y[0], r])
+                                let r = f32_un(l, Opcode::Sqrt, &[RN], sq);
+                                f32_bin(l, Opcode::Add, &[], y[0], r)
                             }
                             // 0.5 ln((1 + x) / (1 - x))
                             _ => {
-                                let a = l.f("add.f32 {d0}, {u0}, {u1}", vec![one, y[0]]);
-                                let b = l.f("sub.f32 {d0}, {u0}, {u1}", vec![one, y[0]]);
-                                l.f("div.rn.f32 {d0}, {u0}, {u1}", vec![a, b])
+                                let a = f32_bin(l, Opcode::Add, &[], one, y[0]);
+                                let b = f32_bin(l, Opcode::Sub, &[], one, y[0]);
+                                f32_bin(l, Opcode::Div, &[RN], a, b)
                             }
                         };
-                        let t = l.f("lg2.approx.f32 {d0}, {u0}", vec![arg]);
+                        let t = f32_un(l, Opcode::Lg2, &[APPROX], arg);
                         let k = if fun == M::Atanh {
                             0.5 * std::f32::consts::LN_2
                         } else {
                             std::f32::consts::LN_2
                         };
                         let k = l.imm_f32(k);
-                        l.f("mul.f32 {d0}, {u0}, {u1}", vec![t, k])
+                        f32_bin(l, Opcode::Mul, &[], t, k)
                     }))
                 })
             }
@@ -197,35 +259,30 @@ impl Lower<'_> {
             }
             M::Floor | M::Ceil | M::Round | M::Trunc => {
                 let r = match fun {
-                    M::Floor => "rmi",
-                    M::Ceil => "rpi",
-                    M::Round => "rni",
-                    _ => "rzi",
+                    M::Floor => Rounding::Rmi,
+                    M::Ceil => Rounding::Rpi,
+                    M::Round => Rounding::Rni,
+                    _ => Rounding::Rzi,
                 };
                 self.per_comp(args, |l, s, x| {
                     let t = arith_ty(s);
-                    Ok(l.op1(kind_of(s), format!("cvt.{r}.{t}.{t} {{d0}}, {{u0}}"), vec![x[0]]))
+                    Ok(l.def(kind_of(s), |d| build::cvt(Some(r), false, t, t, d, x[0])))
                 })
             }
             M::Fract => self.per_comp(args, |l, s, x| {
                 let t = arith_ty(s);
-                let fl = l.op1(kind_of(s), format!("cvt.rmi.{t}.{t} {{d0}}, {{u0}}"), vec![x[0]]);
+                let fl =
+                    l.def(kind_of(s), |d| build::cvt(Some(Rounding::Rmi), false, t, t, d, x[0]));
                 Ok(l.bin(Opcode::Sub, s, x[0], fl))
             }),
             M::Fma => self.per_comp(args, |l, s, x| {
-                Ok(l.op1(
-                    kind_of(s),
-                    format!("fma.rn.{} {{d0}}, {{u0}}, {{u1}}, {{u2}}", arith_ty(s)),
-                    x.to_vec(),
-                ))
+                let (a, b, c) = (x[0], x[1], x[2]);
+                Ok(l.def(kind_of(s), |d| build::fma_rn(arith_ty(s), d, a, b, c)))
             }),
             M::Mix => self.per_comp(args, |l, s, x| {
                 let d = l.bin(Opcode::Sub, s, x[1], x[0]);
-                Ok(l.op1(
-                    kind_of(s),
-                    format!("fma.rn.{} {{d0}}, {{u0}}, {{u1}}, {{u2}}", arith_ty(s)),
-                    vec![d, x[2], x[0]],
-                ))
+                let (b, c) = (x[2], x[0]);
+                Ok(l.def(kind_of(s), |dd| build::fma_rn(arith_ty(s), dd, d, b, c)))
             }),
             M::Step => self.per_comp(args, |l, s, x| {
                 let p = l.bin_setp(CmpOp::Ge, s, x[1], x[0]);
@@ -235,15 +292,15 @@ impl Lower<'_> {
             }),
             M::SmoothStep => self.per_comp(args, |l, s, x| {
                 Ok(l.via_f32(s, x, |l, y| {
-                    let num = l.f("sub.f32 {d0}, {u0}, {u1}", vec![y[2], y[0]]);
-                    let den = l.f("sub.f32 {d0}, {u0}, {u1}", vec![y[1], y[0]]);
-                    let t = l.f("div.rn.f32 {d0}, {u0}, {u1}", vec![num, den]);
-                    let t = l.f("cvt.sat.f32.f32 {d0}, {u0}", vec![t]);
+                    let num = f32_bin(l, Opcode::Sub, &[], y[2], y[0]);
+                    let den = f32_bin(l, Opcode::Sub, &[], y[1], y[0]);
+                    let t = f32_bin(l, Opcode::Div, &[RN], num, den);
+                    let t = l.def(RegKind::B32, |d| build::cvt(None, true, PT::F32, PT::F32, d, t));
                     let m2 = l.imm_f32(-2.0);
                     let three = l.imm_f32(3.0);
-                    let k = l.f("fma.rn.f32 {d0}, {u0}, {u1}, {u2}", vec![m2, t, three]);
-                    let tt = l.f("mul.f32 {d0}, {u0}, {u1}", vec![t, t]);
-                    l.f("mul.f32 {d0}, {u0}, {u1}", vec![tt, k])
+                    let k = f32_fma(l, m2, t, three);
+                    let tt = f32_bin(l, Opcode::Mul, &[], t, t);
+                    f32_bin(l, Opcode::Mul, &[], tt, k)
                 }))
             }),
             M::Sign => self.per_comp(args, |l, s, x| {
@@ -275,11 +332,8 @@ impl Lower<'_> {
                     let (j, k) = ((i + 1) % 3, (i + 2) % 3);
                     let p = self.bin(Opcode::Mul, s, a[k], b[j]);
                     let np = self.un(Opcode::Neg, s, p);
-                    out.push(self.op1(
-                        kind_of(s),
-                        format!("fma.rn.{} {{d0}}, {{u0}}, {{u1}}, {{u2}}", arith_ty(s)),
-                        vec![a[j], b[k], np],
-                    ));
+                    let (aj, bk) = (a[j], b[k]);
+                    out.push(self.def(kind_of(s), |d| build::fma_rn(arith_ty(s), d, aj, bk, np)));
                 }
                 Ok(out)
             }
@@ -294,15 +348,15 @@ impl Lower<'_> {
                 let a32: Vec<VRegId> = a.iter().map(|&v| self.widen_f16(s, v)).collect();
                 let d = self.dot(Scalar::F32, &a32, &a32);
                 if fun == M::Normalize {
-                    let r = self.f("rsqrt.approx.f32 {d0}, {u0}", vec![d]);
+                    let r = f32_un(self, Opcode::Rsqrt, &[APPROX], d);
                     let mut out = Vec::new();
                     for &v in &a32 {
-                        let t = self.f("mul.f32 {d0}, {u0}, {u1}", vec![v, r]);
+                        let t = f32_bin(self, Opcode::Mul, &[], v, r);
                         out.push(self.narrow_f16(s, t));
                     }
                     Ok(out)
                 } else {
-                    let r = self.f("sqrt.rn.f32 {d0}, {u0}", vec![d]);
+                    let r = f32_un(self, Opcode::Sqrt, &[RN], d);
                     Ok(vec![self.narrow_f16(s, r)])
                 }
             }
@@ -333,68 +387,78 @@ impl Lower<'_> {
                 Ok(i.iter()
                     .zip(&n)
                     .map(|(&iv, &nv)| {
-                        self.op1(
-                            kind_of(s),
-                            format!("fma.rn.{} {{d0}}, {{u0}}, {{u1}}, {{u2}}", arith_ty(s)),
-                            vec![k, nv, iv],
-                        )
+                        self.def(kind_of(s), |d| build::fma_rn(arith_ty(s), d, k, nv, iv))
                     })
                     .collect())
             }
             M::CountOneBits => {
-                self.per_comp(args, |l, _, x| Ok(l.f("popc.b32 {d0}, {u0}", vec![x[0]])))
+                self.per_comp(args, |l, _, x| Ok(b32_un(l, Opcode::Popc, PT::B32, x[0])))
             }
             M::ReverseBits => {
-                self.per_comp(args, |l, _, x| Ok(l.f("brev.b32 {d0}, {u0}", vec![x[0]])))
+                self.per_comp(args, |l, _, x| Ok(b32_un(l, Opcode::Brev, PT::B32, x[0])))
             }
             M::CountLeadingZeros => {
-                self.per_comp(args, |l, _, x| Ok(l.f("clz.b32 {d0}, {u0}", vec![x[0]])))
+                self.per_comp(args, |l, _, x| Ok(b32_un(l, Opcode::Clz, PT::B32, x[0])))
             }
             M::CountTrailingZeros => self.per_comp(args, |l, _, x| {
-                let r = l.f("brev.b32 {d0}, {u0}", vec![x[0]]);
-                Ok(l.f("clz.b32 {d0}, {u0}", vec![r]))
+                let r = b32_un(l, Opcode::Brev, PT::B32, x[0]);
+                Ok(b32_un(l, Opcode::Clz, PT::B32, r))
             }),
             M::FirstLeadingBit => self.per_comp(args, |l, s, x| {
-                let t = if s == Scalar::I32 { "s32" } else { "u32" };
-                Ok(l.f(&format!("bfind.{t} {{d0}}, {{u0}}"), vec![x[0]]))
+                let t = if s == Scalar::I32 { PT::S32 } else { PT::U32 };
+                Ok(b32_un(l, Opcode::Bfind, t, x[0]))
             }),
             M::FirstTrailingBit => self.per_comp(args, |l, _, x| {
-                let n = l.f("neg.s32 {d0}, {u0}", vec![x[0]]);
-                let low = l.f("and.b32 {d0}, {u0}, {u1}", vec![x[0], n]);
-                Ok(l.f("bfind.u32 {d0}, {u0}", vec![low]))
+                let n = b32_un(l, Opcode::Neg, PT::S32, x[0]);
+                let low = b32_bin(l, Opcode::And, PT::B32, x[0], n);
+                Ok(b32_un(l, Opcode::Bfind, PT::U32, low))
             }),
             M::ExtractBits => self.per_comp(args, |l, s, x| {
                 let (o, c) = l.clamp_bits(x[1], x[2]);
-                let t = if s == Scalar::I32 { "s32" } else { "u32" };
-                Ok(l.f(&format!("bfe.{t} {{d0}}, {{u0}}, {{u1}}, {{u2}}"), vec![x[0], o, c]))
+                let t = if s == Scalar::I32 { PT::S32 } else { PT::U32 };
+                let a = x[0];
+                Ok(l.def(RegKind::B32, |d| build::ternary(Opcode::Bfe, &[], t, d, a, o, c)))
             }),
             M::InsertBits => self.per_comp(args, |l, _, x| {
                 let (o, c) = l.clamp_bits(x[2], x[3]);
-                Ok(l.f("bfi.b32 {d0}, {u0}, {u1}, {u2}, {u3}", vec![x[1], x[0], o, c]))
+                let (a, b) = (x[1], x[0]);
+                Ok(l.op(
+                    RegKind::B32,
+                    Opcode::Bfi,
+                    &[PT::B32.into()],
+                    &[a.into(), b.into(), o.into(), c.into()],
+                ))
             }),
             M::QuantizeToF16 => self.per_comp(args, |l, _, x| {
-                let h = l.op1(RegKind::B16, "cvt.rn.f16.f32 {d0}, {u0}", vec![x[0]]);
-                Ok(l.f("cvt.f32.f16 {d0}, {u0}", vec![h]))
+                let a = x[0];
+                let h = l.def(RegKind::B16, |d| {
+                    build::cvt(Some(Rounding::Rn), false, PT::F16, PT::F32, d, a)
+                });
+                Ok(l.def(RegKind::B32, |d| build::cvt(None, false, PT::F32, PT::F16, d, h)))
             }),
             M::Pack2x16float => {
                 let c = self.comps(args[0])?;
                 let h: Vec<VRegId> = c
                     .iter()
-                    .map(|&v| self.op1(RegKind::B16, "cvt.rn.f16.f32 {d0}, {u0}", vec![v]))
+                    .map(|&v| {
+                        self.def(RegKind::B16, |d| {
+                            build::cvt(Some(Rounding::Rn), false, PT::F16, PT::F32, d, v)
+                        })
+                    })
                     .collect();
                 if h.len() != 2 {
                     return Err(self.err_internal("pack2x16float shape"));
                 }
-                Ok(vec![self.f("mov.b32 {d0}, {{u0}, {u1}}", h)])
+                Ok(vec![self.def(RegKind::B32, |d| build::pack(PT::B32, d, &h))])
             }
             M::Unpack2x16float => {
                 let v = self.scalar(args[0])?;
                 let lo = self.mf.new_vreg(RegKind::B16);
                 let hi = self.mf.new_vreg(RegKind::B16);
-                self.emit("mov.b32 {{d0}, {d1}}, {u0}", vec![lo, hi], vec![v]);
+                self.push(build::unpack(PT::B32, &[lo, hi], v));
                 Ok(vec![
-                    self.f("cvt.f32.f16 {d0}, {u0}", vec![lo]),
-                    self.f("cvt.f32.f16 {d0}, {u0}", vec![hi]),
+                    self.def(RegKind::B32, |d| build::cvt(None, false, PT::F32, PT::F16, d, lo)),
+                    self.def(RegKind::B32, |d| build::cvt(None, false, PT::F32, PT::F16, d, hi)),
                 ])
             }
             M::Pack4x8snorm | M::Pack4x8unorm | M::Pack2x16snorm | M::Pack2x16unorm => {
@@ -411,15 +475,14 @@ impl Lower<'_> {
                 for (i, &v) in c.iter().enumerate() {
                     // WGSL: floor(0.5 + scale * clamp(v)), not round-to-even. Explicit `.rn`
                     // keeps ptxas from contracting the multiply-add into an fma.
-                    let t = self.f("max.f32 {d0}, {u0}, {u1}", vec![v, lo]);
-                    let t = self.f("min.f32 {d0}, {u0}, {u1}", vec![t, hi]);
-                    let t = self.f("mul.rn.f32 {d0}, {u0}, {u1}", vec![t, k]);
-                    let t = self.f("add.rn.f32 {d0}, {u0}, {u1}", vec![t, half]);
-                    let t = self.f("cvt.rmi.s32.f32 {d0}, {u0}", vec![t]);
-                    acc = self.f(
-                        &format!("bfi.b32 {{d0}}, {{u0}}, {{u1}}, {}, {bits}", i * bits),
-                        vec![t, acc],
-                    );
+                    let t = f32_bin(self, Opcode::Max, &[], v, lo);
+                    let t = f32_bin(self, Opcode::Min, &[], t, hi);
+                    let t = f32_bin(self, Opcode::Mul, &[RN], t, k);
+                    let t = f32_bin(self, Opcode::Add, &[RN], t, half);
+                    let t = self.def(RegKind::B32, |d| {
+                        build::cvt(Some(Rounding::Rmi), false, PT::S32, PT::F32, d, t)
+                    });
+                    acc = bfi_imm(self, t, acc, i * bits, bits);
                 }
                 Ok(vec![acc])
             }
@@ -429,14 +492,15 @@ impl Lower<'_> {
                 for (i, &v) in c.iter().enumerate() {
                     let v = match fun {
                         M::Pack4xI8Clamp => {
-                            let t = self.f("max.s32 {d0}, {u0}, -128", vec![v]);
-                            self.f("min.s32 {d0}, {u0}, 127", vec![t])
+                            let t = b32_bin(self, Opcode::Max, PT::S32, v, Operand::Imm(-128));
+                            b32_bin(self, Opcode::Min, PT::S32, t, Operand::Imm(127))
                         }
-                        M::Pack4xU8Clamp => self.f("min.u32 {d0}, {u0}, 255", vec![v]),
+                        M::Pack4xU8Clamp => {
+                            b32_bin(self, Opcode::Min, PT::U32, v, Operand::Imm(255))
+                        }
                         _ => v,
                     };
-                    acc = self
-                        .f(&format!("bfi.b32 {{d0}}, {{u0}}, {{u1}}, {}, 8", i * 8), vec![v, acc]);
+                    acc = bfi_imm(self, v, acc, i * 8, 8);
                 }
                 Ok(vec![acc])
             }
@@ -448,38 +512,33 @@ impl Lower<'_> {
                     M::Unpack2x16snorm => (2, 16, true, 32767.0),
                     _ => (2, 16, false, 65535.0),
                 };
-                let t = if signed { "s32" } else { "u32" };
+                let t = if signed { PT::S32 } else { PT::U32 };
                 let k = self.imm_f32(scale);
                 let m1 = self.imm_f32(-1.0);
                 let mut out = Vec::new();
                 for i in 0..n {
-                    let b =
-                        self.f(&format!("bfe.{t} {{d0}}, {{u0}}, {}, {bits}", i * bits), vec![x]);
-                    let f = self.f(&format!("cvt.rn.f32.{t} {{d0}}, {{u0}}"), vec![b]);
-                    let f = self.f("div.rn.f32 {d0}, {u0}, {u1}", vec![f, k]);
-                    out.push(if signed {
-                        self.f("max.f32 {d0}, {u0}, {u1}", vec![f, m1])
-                    } else {
-                        f
+                    let b = bfe_imm(self, t, x, i * bits, bits);
+                    let f = self.def(RegKind::B32, |d| {
+                        build::cvt(Some(Rounding::Rn), false, PT::F32, t, d, b)
                     });
+                    let f = f32_bin(self, Opcode::Div, &[RN], f, k);
+                    out.push(if signed { f32_bin(self, Opcode::Max, &[], f, m1) } else { f });
                 }
                 Ok(out)
             }
             M::Unpack4xI8 | M::Unpack4xU8 => {
                 let x = self.scalar(args[0])?;
-                let t = if fun == M::Unpack4xI8 { "s32" } else { "u32" };
-                Ok((0..4)
-                    .map(|i| self.f(&format!("bfe.{t} {{d0}}, {{u0}}, {}, 8", i * 8), vec![x]))
-                    .collect())
+                let t = if fun == M::Unpack4xI8 { PT::S32 } else { PT::U32 };
+                Ok((0..4).map(|i| bfe_imm(self, t, x, i * 8, 8)).collect())
             }
             M::Dot4I8Packed | M::Dot4U8Packed => {
                 let a = self.scalar(args[0])?;
                 let b = self.scalar(*args.get(1).ok_or_else(|| self.err_internal("arity"))?)?;
-                let t = if fun == M::Dot4I8Packed { "s32" } else { "u32" };
+                let t = if fun == M::Dot4I8Packed { PT::S32 } else { PT::U32 };
                 let z = self.imm_u32(0);
-                Ok(vec![
-                    self.f(&format!("dp4a.{t}.{t} {{d0}}, {{u0}}, {{u1}}, {{u2}}"), vec![a, b, z])
-                ])
+                Ok(vec![self.def(RegKind::B32, |d| {
+                    build::ternary(Opcode::Dp4a, &[t.into()], t, d, a, b, z)
+                })])
             }
             M::Determinant => {
                 let s = self.scalar_ty(args[0])?;
@@ -494,7 +553,8 @@ impl Lower<'_> {
             M::Modf => self
                 .per_comp(args, |l, s, x| {
                     let t = arith_ty(s);
-                    Ok(l.op1(kind_of(s), format!("cvt.rzi.{t}.{t} {{d0}}, {{u0}}"), vec![x[0]]))
+                    let a = x[0];
+                    Ok(l.def(kind_of(s), |d| build::cvt(Some(Rounding::Rzi), false, t, t, d, a)))
                 })
                 .and_then(|whole| {
                     let x = self.comps(args[0])?;
@@ -515,16 +575,15 @@ impl Lower<'_> {
                 let mut ex = Vec::new();
                 for &v in &x {
                     let v32 = self.widen_f16(s, v);
-                    let e = self.f("bfe.u32 {d0}, {u0}, 23, 8", vec![v32]);
-                    let e = self.f("sub.s32 {d0}, {u0}, 126", vec![e]);
-                    let m = self.f("and.b32 {d0}, {u0}, 0x807FFFFF", vec![v32]);
-                    let m = self.f("or.b32 {d0}, {u0}, 0x3F000000", vec![m]);
+                    let e = bfe_imm(self, PT::U32, v32, 23, 8);
+                    let e = b32_bin(self, Opcode::Sub, PT::S32, e, Operand::Imm(126));
+                    let m = b32_bin(self, Opcode::And, PT::B32, v32, Operand::ImmHex(0x807F_FFFF));
+                    let m = b32_bin(self, Opcode::Or, PT::B32, m, Operand::ImmHex(0x3F00_0000));
                     let zero = self.imm_f32(0.0);
-                    let z =
-                        self.op1(RegKind::Pred, "setp.eq.f32 {d0}, {u0}, {u1}", vec![v32, zero]);
-                    let m = self.f("selp.b32 {d0}, {u0}, {u1}, {u2}", vec![v32, m, z]);
+                    let z = setp_f32(self, CmpOp::Eq, v32, zero);
+                    let m = selp_b32(self, v32, m, z);
                     let zi = self.imm_u32(0);
-                    ex.push(self.f("selp.b32 {d0}, {u0}, {u1}, {u2}", vec![zi, e, z]));
+                    ex.push(selp_b32(self, zi, e, z));
                     fr.push(self.narrow_f16(s, m));
                 }
                 fr.extend(ex);
@@ -548,12 +607,12 @@ impl Lower<'_> {
             M::Ldexp => self.per_comp(args, |l, s, x| {
                 // x * 2^e, with 2^e built exactly from its exponent bits (e clamped to [-126, 127]).
                 let lo = l.imm_u32((-126i32) as u32);
-                let e = l.f("max.s32 {d0}, {u0}, {u1}", vec![x[1], lo]);
-                let e = l.f("min.s32 {d0}, {u0}, 127", vec![e]);
-                let b = l.f("add.s32 {d0}, {u0}, 127", vec![e]);
-                let p = l.f("shl.b32 {d0}, {u0}, 23", vec![b]);
+                let e = b32_bin(l, Opcode::Max, PT::S32, x[1], lo);
+                let e = b32_bin(l, Opcode::Min, PT::S32, e, Operand::Imm(127));
+                let b = b32_bin(l, Opcode::Add, PT::S32, e, Operand::Imm(127));
+                let p = b32_bin(l, Opcode::Shl, PT::B32, b, Operand::Imm(23));
                 let xf = l.widen_f16(s, x[0]);
-                let r = l.f("mul.f32 {d0}, {u0}, {u1}", vec![xf, p]);
+                let r = f32_bin(l, Opcode::Mul, &[], xf, p);
                 Ok(l.narrow_f16(s, r))
             }),
             _ => {
@@ -575,7 +634,8 @@ impl Lower<'_> {
             // C99's special cases, within 1.5 ulp (docs/math.md).
             M::Pow if self.scalar_ty(args[0])? == Scalar::F32 => {
                 self.per_comp(args, |l, _, x| {
-                    let mul = |l: &mut Self, a, b| l.f("mul.rn.f32 {d0}, {u0}, {u1}", vec![a, b]);
+                    let mul =
+                        |l: &mut Self, a: VRegId, b: VRegId| f32_bin(l, Opcode::Mul, &[RN], a, b);
                     Ok(match l.fconsts.get(&x[1]).copied() {
                         Some(1.0) => x[0],
                         Some(2.0) => mul(l, x[0], x[0]),
@@ -583,7 +643,9 @@ impl Lower<'_> {
                             let sq = mul(l, x[0], x[0]);
                             mul(l, sq, x[0])
                         }
-                        Some(-1.0) => l.f("div.rn.f32 {d0}, 0f3F800000, {u0}", vec![x[0]]),
+                        Some(-1.0) => {
+                            f32_bin(l, Opcode::Div, &[RN], Operand::ImmF32(0x3F80_0000), x[0])
+                        }
                         _ => {
                             let r = math::binary(l, fun, Opnd::R(x[0]), Opnd::R(x[1]));
                             let r = r.unwrap_or(Opnd::R(x[0]));
@@ -636,10 +698,10 @@ impl Lower<'_> {
                 let a = self.comps(args[0])?;
                 let a32: Vec<VRegId> = a.iter().map(|&v| self.widen_f16(s, v)).collect();
                 let d = self.dot(Scalar::F32, &a32, &a32);
-                let r = self.f("sqrt.rn.f32 {d0}, {u0}", vec![d]);
+                let r = f32_un(self, Opcode::Sqrt, &[RN], d);
                 let mut out = Vec::new();
                 for &v in &a32 {
-                    let t = self.f("div.rn.f32 {d0}, {u0}, {u1}", vec![v, r]);
+                    let t = f32_bin(self, Opcode::Div, &[RN], v, r);
                     out.push(self.narrow_f16(s, t));
                 }
                 out
@@ -676,59 +738,59 @@ impl Lower<'_> {
 
     /// WGSL's bit-field clamping: `o = min(offset, 32)`, `c = min(count, 32 - o)`.
     pub(crate) fn clamp_bits(&mut self, offset: VRegId, count: VRegId) -> (VRegId, VRegId) {
-        let o = self.f("min.u32 {d0}, {u0}, 32", vec![offset]);
+        let o = b32_bin(self, Opcode::Min, PT::U32, offset, Operand::Imm(32));
         let k = self.imm_u32(32);
-        let rest = self.f("sub.s32 {d0}, {u0}, {u1}", vec![k, o]);
-        let c = self.f("min.u32 {d0}, {u0}, {u1}", vec![count, rest]);
+        let rest = b32_bin(self, Opcode::Sub, PT::S32, k, o);
+        let c = b32_bin(self, Opcode::Min, PT::U32, count, rest);
         (o, c)
     }
 
     /// e^x as 2^(x log2 e).
     pub(crate) fn exp_f32(&mut self, x: VRegId) -> VRegId {
         let k = self.imm_f32(std::f32::consts::LOG2_E);
-        let t = self.f("mul.f32 {d0}, {u0}, {u1}", vec![x, k]);
-        self.f("ex2.approx.f32 {d0}, {u0}", vec![t])
+        let t = f32_bin(self, Opcode::Mul, &[], x, k);
+        f32_un(self, Opcode::Ex2, &[APPROX], t)
     }
 
     /// atan on all of f32: reduce |x| > 1 with atan(x) = pi/2 - atan(1/x), then a minimax
     /// polynomial on [0, 1] (max error about 1e-5 rad), sign restored at the end.
     pub(crate) fn atan_f32(&mut self, x: VRegId) -> VRegId {
-        let ax = self.f("abs.f32 {d0}, {u0}", vec![x]);
+        let ax = f32_un(self, Opcode::Abs, &[], x);
         let one = self.imm_f32(1.0);
-        let big = self.op1(RegKind::Pred, "setp.gt.f32 {d0}, {u0}, {u1}", vec![ax, one]);
-        let inv = self.f("rcp.rn.f32 {d0}, {u0}", vec![ax]);
-        let t = self.f("selp.b32 {d0}, {u0}, {u1}, {u2}", vec![inv, ax, big]);
-        let t2 = self.f("mul.f32 {d0}, {u0}, {u1}", vec![t, t]);
+        let big = setp_f32(self, CmpOp::Gt, ax, one);
+        let inv = f32_un(self, Opcode::Rcp, &[RN], ax);
+        let t = selp_b32(self, inv, ax, big);
+        let t2 = f32_bin(self, Opcode::Mul, &[], t, t);
         let mut p = self.imm_f32(ATAN_COEFFS[0]);
         for &c in &ATAN_COEFFS[1..] {
             let k = self.imm_f32(c);
-            p = self.f("fma.rn.f32 {d0}, {u0}, {u1}, {u2}", vec![p, t2, k]);
+            p = f32_fma(self, p, t2, k);
         }
-        let r = self.f("mul.f32 {d0}, {u0}, {u1}", vec![p, t]);
+        let r = f32_bin(self, Opcode::Mul, &[], p, t);
         let half_pi = self.imm_f32(std::f32::consts::FRAC_PI_2);
-        let rr = self.f("sub.f32 {d0}, {u0}, {u1}", vec![half_pi, r]);
-        let r = self.f("selp.b32 {d0}, {u0}, {u1}, {u2}", vec![rr, r, big]);
+        let rr = f32_bin(self, Opcode::Sub, &[], half_pi, r);
+        let r = selp_b32(self, rr, r, big);
         // copysign(r, x)
-        self.f("copysign.f32 {d0}, {u0}, {u1}", vec![x, r])
+        f32_bin(self, Opcode::Copysign, &[], x, r)
     }
 
     /// atan2(y, x) from atan(y / x) with quadrant fix-ups.
     pub(crate) fn atan2_f32(&mut self, y: VRegId, x: VRegId) -> VRegId {
-        let q = self.f("div.rn.f32 {d0}, {u0}, {u1}", vec![y, x]);
+        let q = f32_bin(self, Opcode::Div, &[RN], y, x);
         let a = self.atan_f32(q);
         let zero = self.imm_f32(0.0);
         let pi = self.imm_f32(std::f32::consts::PI);
-        let xneg = self.op1(RegKind::Pred, "setp.lt.f32 {d0}, {u0}, {u1}", vec![x, zero]);
-        let spi = self.f("copysign.f32 {d0}, {u0}, {u1}", vec![y, pi]);
-        let adj = self.f("add.f32 {d0}, {u0}, {u1}", vec![a, spi]);
-        let r = self.f("selp.b32 {d0}, {u0}, {u1}, {u2}", vec![adj, a, xneg]);
+        let xneg = setp_f32(self, CmpOp::Lt, x, zero);
+        let spi = f32_bin(self, Opcode::Copysign, &[], y, pi);
+        let adj = f32_bin(self, Opcode::Add, &[], a, spi);
+        let r = selp_b32(self, adj, a, xneg);
         // x == 0: +-pi/2 by the sign of y (0 when y is 0 too).
-        let xz = self.op1(RegKind::Pred, "setp.eq.f32 {d0}, {u0}, {u1}", vec![x, zero]);
+        let xz = setp_f32(self, CmpOp::Eq, x, zero);
         let hp = self.imm_f32(std::f32::consts::FRAC_PI_2);
-        let shp = self.f("copysign.f32 {d0}, {u0}, {u1}", vec![y, hp]);
-        let yz = self.op1(RegKind::Pred, "setp.eq.f32 {d0}, {u0}, {u1}", vec![y, zero]);
-        let shp = self.f("selp.b32 {d0}, {u0}, {u1}, {u2}", vec![zero, shp, yz]);
-        self.f("selp.b32 {d0}, {u0}, {u1}, {u2}", vec![shp, r, xz])
+        let shp = f32_bin(self, Opcode::Copysign, &[], y, hp);
+        let yz = setp_f32(self, CmpOp::Eq, y, zero);
+        let shp = selp_b32(self, zero, shp, yz);
+        selp_b32(self, shp, r, xz)
     }
 }
 
