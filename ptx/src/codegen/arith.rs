@@ -3,13 +3,10 @@
 
 use super::layout::{self, arith_ty, kind_of};
 use super::lower::Lower;
-use super::mathops::Opnd;
-use super::regalloc::{RegKind, Target, Term, VRegId};
-use crate::math;
-use crate::model::{build, CmpOp, Opcode};
+use super::regalloc::{RegKind, VRegId};
+use crate::model::{build, CmpOp, Opcode, Operand, Rounding, TestpOp, Type as PT};
 use dianran_frontend::ir::{
-    BinaryOperator as B, MathFunction as M, Op, RelationalFunction, Scalar, Type, TypeId,
-    UnaryOperator as U,
+    BinaryOperator as B, Op, RelationalFunction, Scalar, Type, TypeId, UnaryOperator as U,
 };
 use dianran_frontend::Diagnostic;
 
@@ -95,11 +92,9 @@ impl Lower<'_> {
                 };
                 let mut out = last;
                 for e in (0..n.saturating_sub(1)).rev() {
-                    let p = self.op1(
-                        RegKind::Pred,
-                        format!("setp.eq.u32 {{d0}}, {{u0}}, {e}"),
-                        vec![i],
-                    );
+                    let p = self.def(RegKind::Pred, |p| {
+                        build::setp(CmpOp::Eq, PT::U32, p, i, Operand::Imm(e as i64))
+                    });
                     for j in 0..out.len() {
                         let sj = el.get(j).map_or(s, |l| l.scalar);
                         out[j] = self.select(sj, p, elems[e][j], out[j]);
@@ -114,11 +109,9 @@ impl Lower<'_> {
                 let el = layout::leaves(&self.types, ety).unwrap_or_default();
                 let mut out = Vec::new();
                 for (e, comps) in elems.iter().enumerate() {
-                    let p = self.op1(
-                        RegKind::Pred,
-                        format!("setp.eq.u32 {{d0}}, {{u0}}, {e}"),
-                        vec![i],
-                    );
+                    let p = self.def(RegKind::Pred, |p| {
+                        build::setp(CmpOp::Eq, PT::U32, p, i, Operand::Imm(e as i64))
+                    });
                     for (j, &c) in comps.iter().enumerate() {
                         let sj = el.get(j).map_or(Scalar::U32, |l| l.scalar);
                         let nv = *v.get(j).ok_or_else(|| self.err_internal("insert shape"))?;
@@ -138,28 +131,25 @@ impl Lower<'_> {
                 let c = self.comps(*a)?;
                 match f {
                     RelationalFunction::All | RelationalFunction::Any => {
-                        let name = if *f == RelationalFunction::All { "and" } else { "or" };
+                        let name =
+                            if *f == RelationalFunction::All { Opcode::And } else { Opcode::Or };
                         let mut acc =
                             *c.first().ok_or_else(|| self.err_internal("empty vector"))?;
                         for &x in &c[1..] {
-                            acc = self.op1(
-                                RegKind::Pred,
-                                format!("{name}.pred {{d0}}, {{u0}}, {{u1}}"),
-                                vec![acc, x],
-                            );
+                            acc = pred_op(self, name, acc, x);
                         }
                         Ok(vec![acc])
                     }
                     RelationalFunction::IsNan | RelationalFunction::IsInf => {
-                        let t = if *f == RelationalFunction::IsNan { "nan" } else { "infinite" };
+                        let t = if *f == RelationalFunction::IsNan {
+                            TestpOp::NotANumber
+                        } else {
+                            TestpOp::Infinite
+                        };
                         c.into_iter()
                             .map(|v| {
                                 let v = self.widen_f16(s, v);
-                                Ok(self.op1(
-                                    RegKind::Pred,
-                                    format!("testp.{t}.f32 {{d0}}, {{u0}}"),
-                                    vec![v],
-                                ))
+                                Ok(self.def(RegKind::Pred, |p| build::testp(t, PT::F32, p, v)))
                             })
                             .collect()
                     }
@@ -194,20 +184,20 @@ impl Lower<'_> {
     pub(crate) fn select(&mut self, s: Scalar, p: VRegId, a: VRegId, b: VRegId) -> VRegId {
         match s {
             Scalar::Bool => {
-                let np = self.op1(RegKind::Pred, "not.pred {d0}, {u0}", vec![p]);
-                let t1 = self.op1(RegKind::Pred, "and.pred {d0}, {u0}, {u1}", vec![a, p]);
-                let t2 = self.op1(RegKind::Pred, "and.pred {d0}, {u0}, {u1}", vec![b, np]);
-                self.op1(RegKind::Pred, "or.pred {d0}, {u0}, {u1}", vec![t1, t2])
+                let np = pred_not(self, p);
+                let t1 = pred_op(self, Opcode::And, a, p);
+                let t2 = pred_op(self, Opcode::And, b, np);
+                pred_op(self, Opcode::Or, t1, t2)
             }
-            Scalar::F16 => self.op1(RegKind::B16, "selp.b16 {d0}, {u0}, {u1}, {u2}", vec![a, b, p]),
-            _ => self.op1(RegKind::B32, "selp.b32 {d0}, {u0}, {u1}, {u2}", vec![a, b, p]),
+            Scalar::F16 => self.def(RegKind::B16, |d| build::selp(PT::B16, d, a, b, p)),
+            _ => self.def(RegKind::B32, |d| build::selp(PT::B32, d, a, b, p)),
         }
     }
 
     /// Widens an f16 to f32 (other scalars unchanged).
     pub(crate) fn widen_f16(&mut self, s: Scalar, v: VRegId) -> VRegId {
         if s == Scalar::F16 {
-            self.op1(RegKind::B32, "cvt.f32.f16 {d0}, {u0}", vec![v])
+            self.def(RegKind::B32, |d| build::cvt(None, false, PT::F32, PT::F16, d, v))
         } else {
             v
         }
@@ -216,7 +206,9 @@ impl Lower<'_> {
     /// Narrows an f32 back to f16 when `s` is f16.
     pub(crate) fn narrow_f16(&mut self, s: Scalar, v: VRegId) -> VRegId {
         if s == Scalar::F16 {
-            self.op1(RegKind::B16, "cvt.rn.f16.f32 {d0}, {u0}", vec![v])
+            self.def(RegKind::B16, |d| {
+                build::cvt(Some(Rounding::Rn), false, PT::F16, PT::F32, d, v)
+            })
         } else {
             v
         }
@@ -234,12 +226,14 @@ impl Lower<'_> {
 
     pub(crate) fn unary(&mut self, u: U, s: Scalar, v: VRegId) -> R<VRegId> {
         Ok(match (u, s) {
-            (U::LogicalNot, _) | (U::BitwiseNot, Scalar::Bool) => {
-                self.op1(RegKind::Pred, "not.pred {d0}, {u0}", vec![v])
+            (U::LogicalNot, _) | (U::BitwiseNot, Scalar::Bool) => pred_not(self, v),
+            (U::BitwiseNot, _) => {
+                self.def(RegKind::B32, |d| build::unary(Opcode::Not, &[], PT::B32, d, v))
             }
-            (U::BitwiseNot, _) => self.op1(RegKind::B32, "not.b32 {d0}, {u0}", vec![v]),
             (U::Negate, Scalar::F32 | Scalar::F16) => self.un(Opcode::Neg, s, v),
-            (U::Negate, _) => self.op1(RegKind::B32, "neg.s32 {d0}, {u0}", vec![v]),
+            (U::Negate, _) => {
+                self.def(RegKind::B32, |d| build::unary(Opcode::Neg, &[], PT::S32, d, v))
+            }
         })
     }
 
@@ -299,75 +293,64 @@ impl Lower<'_> {
             }
             B::Subtract => self.bin(Opcode::Sub, s, a, b),
             B::Multiply if float => self.bin(Opcode::Mul, s, a, b),
-            B::Multiply => {
-                self.op1(RegKind::B32, format!("mul.lo.{t} {{d0}}, {{u0}}, {{u1}}"), vec![a, b])
-            }
-            B::Divide if s == Scalar::F32 => {
-                self.op1(RegKind::B32, "div.rn.f32 {d0}, {u0}, {u1}", vec![a, b])
-            }
+            B::Multiply => self.def(RegKind::B32, |d| build::mul_lo(t, d, a, b)),
+            B::Divide if s == Scalar::F32 => div_rn_f32(self, a, b),
             B::Divide if float => {
                 let (fa, fb) = (self.widen_f16(s, a), self.widen_f16(s, b));
-                let q = self.op1(RegKind::B32, "div.rn.f32 {d0}, {u0}, {u1}", vec![fa, fb]);
+                let q = div_rn_f32(self, fa, fb);
                 self.narrow_f16(s, q)
             }
             B::Divide | B::Modulo if !float => {
                 let d = self.safe_divisor(s, a, b);
-                let name = if op == B::Divide { "div" } else { "rem" };
-                self.op1(RegKind::B32, format!("{name}.{t} {{d0}}, {{u0}}, {{u1}}"), vec![a, d])
+                let name = if op == B::Divide { Opcode::Div } else { Opcode::Rem };
+                self.def(RegKind::B32, |r| build::binary(name, &[], t, r, a, d))
             }
             B::Divide | B::Modulo => {
                 // x - trunc(x / y) * y, in f32.
                 let (fa, fb) = (self.widen_f16(s, a), self.widen_f16(s, b));
-                let q = self.op1(RegKind::B32, "div.rn.f32 {d0}, {u0}, {u1}", vec![fa, fb]);
-                let q = self.op1(RegKind::B32, "cvt.rzi.f32.f32 {d0}, {u0}", vec![q]);
-                let m = self.op1(RegKind::B32, "mul.f32 {d0}, {u0}, {u1}", vec![q, fb]);
-                let r = self.op1(RegKind::B32, "sub.f32 {d0}, {u0}, {u1}", vec![fa, m]);
+                let q = div_rn_f32(self, fa, fb);
+                let q = self.def(RegKind::B32, |d| {
+                    build::cvt(Some(Rounding::Rzi), false, PT::F32, PT::F32, d, q)
+                });
+                let m =
+                    self.def(RegKind::B32, |d| build::binary(Opcode::Mul, &[], PT::F32, d, q, fb));
+                let r = self.def(RegKind::B32, |d| build::sub(PT::F32, d, fa, m));
                 self.narrow_f16(s, r)
             }
             B::Equal | B::NotEqual if s == Scalar::Bool => {
-                let x = self.op1(RegKind::Pred, "xor.pred {d0}, {u0}, {u1}", vec![a, b]);
+                let x = pred_op(self, Opcode::Xor, a, b);
                 if op == B::Equal {
-                    self.op1(RegKind::Pred, "not.pred {d0}, {u0}", vec![x])
+                    pred_not(self, x)
                 } else {
                     x
                 }
             }
             B::Equal | B::NotEqual | B::Less | B::LessEqual | B::Greater | B::GreaterEqual => {
                 let cmp = match op {
-                    B::Equal => "eq",
-                    B::NotEqual if float => "neu",
-                    B::NotEqual => "ne",
-                    B::Less => "lt",
-                    B::LessEqual => "le",
-                    B::Greater => "gt",
-                    _ => "ge",
+                    B::Equal => CmpOp::Eq,
+                    B::NotEqual if float => CmpOp::Neu,
+                    B::NotEqual => CmpOp::Ne,
+                    B::Less => CmpOp::Lt,
+                    B::LessEqual => CmpOp::Le,
+                    B::Greater => CmpOp::Gt,
+                    _ => CmpOp::Ge,
                 };
-                self.op1(
-                    RegKind::Pred,
-                    format!("setp.{cmp}.{t} {{d0}}, {{u0}}, {{u1}}"),
-                    vec![a, b],
-                )
+                self.def(RegKind::Pred, |p| build::setp(cmp, t, p, a, b))
             }
-            B::And | B::LogicalAnd if s == Scalar::Bool => {
-                self.op1(RegKind::Pred, "and.pred {d0}, {u0}, {u1}", vec![a, b])
-            }
-            B::InclusiveOr | B::LogicalOr if s == Scalar::Bool => {
-                self.op1(RegKind::Pred, "or.pred {d0}, {u0}, {u1}", vec![a, b])
-            }
-            B::ExclusiveOr if s == Scalar::Bool => {
-                self.op1(RegKind::Pred, "xor.pred {d0}, {u0}, {u1}", vec![a, b])
-            }
-            B::And => self.op1(RegKind::B32, "and.b32 {d0}, {u0}, {u1}", vec![a, b]),
-            B::InclusiveOr => self.op1(RegKind::B32, "or.b32 {d0}, {u0}, {u1}", vec![a, b]),
-            B::ExclusiveOr => self.op1(RegKind::B32, "xor.b32 {d0}, {u0}, {u1}", vec![a, b]),
+            B::And | B::LogicalAnd if s == Scalar::Bool => pred_op(self, Opcode::And, a, b),
+            B::InclusiveOr | B::LogicalOr if s == Scalar::Bool => pred_op(self, Opcode::Or, a, b),
+            B::ExclusiveOr if s == Scalar::Bool => pred_op(self, Opcode::Xor, a, b),
+            B::And => b32_op(self, Opcode::And, a, b),
+            B::InclusiveOr => b32_op(self, Opcode::Or, a, b),
+            B::ExclusiveOr => b32_op(self, Opcode::Xor, a, b),
             B::ShiftLeft | B::ShiftRight => {
-                let m = self.op1(RegKind::B32, "and.b32 {d0}, {u0}, 31", vec![b]);
-                let name = match (op, s) {
-                    (B::ShiftLeft, _) => "shl.b32",
-                    (_, Scalar::I32) => "shr.s32",
-                    _ => "shr.u32",
+                let m = b32_op(self, Opcode::And, b, Operand::Imm(31));
+                let (name, st) = match (op, s) {
+                    (B::ShiftLeft, _) => (Opcode::Shl, PT::B32),
+                    (_, Scalar::I32) => (Opcode::Shr, PT::S32),
+                    _ => (Opcode::Shr, PT::U32),
                 };
-                self.op1(RegKind::B32, format!("{name} {{d0}}, {{u0}}, {{u1}}"), vec![a, m])
+                self.def(RegKind::B32, |d| build::binary(name, &[], st, d, a, m))
             }
             B::LogicalAnd | B::LogicalOr => {
                 return Err(self.err_internal("logical operator on non-bool"))
@@ -385,16 +368,19 @@ impl Lower<'_> {
             }
         }
         let one = self.imm_u32(1);
-        let z = self.op1(RegKind::Pred, "setp.eq.u32 {d0}, {u0}, 0", vec![b]);
+        let z = self.def(RegKind::Pred, |p| build::setp(CmpOp::Eq, PT::U32, p, b, Operand::Imm(0)));
         let bad = if s == Scalar::I32 {
-            let m1 = self.op1(RegKind::Pred, "setp.eq.s32 {d0}, {u0}, -1", vec![b]);
-            let mn = self.op1(RegKind::Pred, "setp.eq.u32 {d0}, {u0}, 0x80000000", vec![a]);
-            let both = self.op1(RegKind::Pred, "and.pred {d0}, {u0}, {u1}", vec![m1, mn]);
-            self.op1(RegKind::Pred, "or.pred {d0}, {u0}, {u1}", vec![z, both])
+            let m1 = self
+                .def(RegKind::Pred, |p| build::setp(CmpOp::Eq, PT::S32, p, b, Operand::Imm(-1)));
+            let mn = self.def(RegKind::Pred, |p| {
+                build::setp(CmpOp::Eq, PT::U32, p, a, Operand::ImmHex(0x8000_0000))
+            });
+            let both = pred_op(self, Opcode::And, m1, mn);
+            pred_op(self, Opcode::Or, z, both)
         } else {
             z
         };
-        self.op1(RegKind::B32, "selp.b32 {d0}, {u0}, {u1}, {u2}", vec![one, b, bad])
+        self.def(RegKind::B32, |d| build::selp(PT::B32, d, one, b, bad))
     }
 
     /// Matrix products (column-major components).
@@ -464,17 +450,15 @@ impl Lower<'_> {
         let mut acc = if s.is_float() {
             self.bin(Opcode::Mul, s, a[0], b[0])
         } else {
-            self.op1(RegKind::B32, "mul.lo.s32 {d0}, {u0}, {u1}", vec![a[0], b[0]])
+            let (x, y) = (a[0], b[0]);
+            self.def(RegKind::B32, |d| build::mul_lo(PT::S32, d, x, y))
         };
         for i in 1..a.len().min(b.len()) {
+            let (x, y, c) = (a[i], b[i], acc);
             acc = if s.is_float() {
-                self.op1(
-                    kind_of(s),
-                    format!("fma.rn.{} {{d0}}, {{u0}}, {{u1}}, {{u2}}", arith_ty(s)),
-                    vec![a[i], b[i], acc],
-                )
+                self.def(kind_of(s), |d| build::fma_rn(arith_ty(s), d, x, y, c))
             } else {
-                self.op1(RegKind::B32, "mad.lo.s32 {d0}, {u0}, {u1}, {u2}", vec![a[i], b[i], acc])
+                self.def(RegKind::B32, |d| build::mad_lo(PT::S32, d, x, y, c))
             };
         }
         acc
@@ -496,24 +480,28 @@ impl Lower<'_> {
                 let zero = self.imm_f16(0);
                 self.select(F16, v, one, zero)
             }
-            (Bool, _) => self.op1(RegKind::B32, "selp.u32 {d0}, 1, 0, {u0}", vec![v]),
-            (I32 | U32, Bool) => self.op1(RegKind::Pred, "setp.ne.u32 {d0}, {u0}, 0", vec![v]),
+            (Bool, _) => self.def(RegKind::B32, |d| {
+                build::selp(PT::U32, d, Operand::Imm(1), Operand::Imm(0), v)
+            }),
+            (I32 | U32, Bool) => {
+                self.def(RegKind::Pred, |p| build::setp(CmpOp::Ne, PT::U32, p, v, Operand::Imm(0)))
+            }
             (F32 | F16, Bool) => {
                 let z = self.imm_of(from, 0.0);
                 self.bin_setp(CmpOp::Neu, from, v, z)
             }
-            (I32 | U32, F32 | F16) => self.op1(
-                kind_of(to),
-                format!("cvt.rn.{}.{} {{d0}}, {{u0}}", arith_ty(to), arith_ty(from)),
-                vec![v],
-            ),
-            (F32 | F16, I32 | U32) => self.op1(
-                RegKind::B32,
-                format!("cvt.rzi.{}.{} {{d0}}, {{u0}}", arith_ty(to), arith_ty(from)),
-                vec![v],
-            ),
-            (F32, F16) => self.op1(RegKind::B16, "cvt.rn.f16.f32 {d0}, {u0}", vec![v]),
-            (F16, F32) => self.op1(RegKind::B32, "cvt.f32.f16 {d0}, {u0}", vec![v]),
+            (I32 | U32, F32 | F16) => self.def(kind_of(to), |d| {
+                build::cvt(Some(Rounding::Rn), false, arith_ty(to), arith_ty(from), d, v)
+            }),
+            (F32 | F16, I32 | U32) => self.def(RegKind::B32, |d| {
+                build::cvt(Some(Rounding::Rzi), false, arith_ty(to), arith_ty(from), d, v)
+            }),
+            (F32, F16) => self.def(RegKind::B16, |d| {
+                build::cvt(Some(Rounding::Rn), false, PT::F16, PT::F32, d, v)
+            }),
+            (F16, F32) => {
+                self.def(RegKind::B32, |d| build::cvt(None, false, PT::F32, PT::F16, d, v))
+            }
             _ => return Err(self.err_internal("conversion")),
         })
     }
@@ -537,14 +525,14 @@ impl Lower<'_> {
             (true, true) if n == c.len() => Ok(c),
             (true, false) if c.len() == 2 * n => Ok(c
                 .chunks(2)
-                .map(|p| self.op1(RegKind::B32, "mov.b32 {d0}, {{u0}, {u1}}", vec![p[0], p[1]]))
+                .map(|p| self.def(RegKind::B32, |d| build::pack(PT::B32, d, &[p[0], p[1]])))
                 .collect()),
             (false, true) if n == 2 * c.len() => {
                 let mut out = Vec::new();
                 for v in c {
                     let lo = self.mf.new_vreg(RegKind::B16);
                     let hi = self.mf.new_vreg(RegKind::B16);
-                    self.emit("mov.b32 {{d0}, {d1}}, {u0}", vec![lo, hi], vec![v]);
+                    self.push(build::unpack(PT::B32, &[lo, hi], v));
                     out.extend([lo, hi]);
                 }
                 Ok(out)
@@ -589,4 +577,24 @@ impl Lower<'_> {
     pub(crate) fn f(&mut self, text: &str, uses: Vec<VRegId>) -> VRegId {
         self.op1(RegKind::B32, text, uses)
     }
+}
+
+/// `not.pred p, a`.
+fn pred_not(l: &mut Lower<'_>, a: VRegId) -> VRegId {
+    l.def(RegKind::Pred, |p| build::unary(Opcode::Not, &[], PT::Pred, p, a))
+}
+
+/// `op.pred p, a, b` (`and`, `or`, `xor`).
+fn pred_op(l: &mut Lower<'_>, op: Opcode, a: VRegId, b: VRegId) -> VRegId {
+    l.def(RegKind::Pred, |p| build::binary(op, &[], PT::Pred, p, a, b))
+}
+
+/// `op.b32 d, a, b` (`and`, `or`, `xor`).
+fn b32_op(l: &mut Lower<'_>, op: Opcode, a: VRegId, b: impl Into<Operand>) -> VRegId {
+    l.def(RegKind::B32, |d| build::binary(op, &[], PT::B32, d, a, b))
+}
+
+/// `div.rn.f32 d, a, b`.
+fn div_rn_f32(l: &mut Lower<'_>, a: VRegId, b: VRegId) -> VRegId {
+    l.def(RegKind::B32, |d| build::binary(Opcode::Div, &[Rounding::Rn.into()], PT::F32, d, a, b))
 }

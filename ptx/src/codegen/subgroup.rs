@@ -1,17 +1,13 @@
 //! Selection of subgroup operations (SPEC §3): ballots, votes, reductions, scans and shuffles
 //! with the member mask of `activemask`.
 
-#![allow(unused_imports)]
-use super::layout::{self, arith_ty, kind_of};
+use super::layout::kind_of;
 use super::lower::Lower;
-use super::mathops::Opnd;
 use super::regalloc::{RegKind, Target, Term, VRegId};
-use crate::math;
-use crate::model::{build, CmpOp, Opcode, Type as PT};
-use dianran_frontend::ir::{
-    BinaryOperator as B, MathFunction as M, Op, RelationalFunction, Scalar, Type, TypeId,
-    UnaryOperator as U,
+use crate::model::{
+    build, AtomOp, CmpOp, Opcode, Operand, ShflMode, SpecialReg, Type as PT, VoteMode,
 };
+use dianran_frontend::ir::{Op, Scalar, TypeId};
 use dianran_frontend::Diagnostic;
 
 type R<T> = Result<T, Diagnostic>;
@@ -20,20 +16,20 @@ impl Lower<'_> {
     /// Subgroup operations (SPEC §3): member mask from `activemask`.
     pub(crate) fn subgroup(&mut self, op: &Op, ty: TypeId) -> R<Vec<VRegId>> {
         use dianran_frontend::ir::GatherMode as G;
-        let mask = self.f("activemask.b32 {d0}", vec![]);
+        let mask = self.def(RegKind::B32, build::activemask);
         match op {
             Op::SubgroupBallot(p) => {
                 let p = match p {
                     Some(p) => self.scalar(*p)?,
                     None => self.imm_pred(true),
                 };
-                let b = self.f("vote.sync.ballot.b32 {d0}, {u0}, {u1}", vec![p, mask]);
+                let b = self.def(RegKind::B32, |d| build::vote_sync(VoteMode::Ballot, d, p, mask));
                 let z = self.imm_u32(0);
                 Ok(vec![b, z, z, z])
             }
             Op::SubgroupGather { mode, arg, index } => {
                 let s = self.scalar_ty(*arg)?;
-                let lane = self.f("mov.u32 {d0}, %laneid", vec![]);
+                let lane = lane_id(self);
                 let idx = match index {
                     Some(i) => Some(self.scalar(*i)?),
                     None => None,
@@ -41,17 +37,23 @@ impl Lower<'_> {
                 let (kind, src, clamp) = match (mode, idx) {
                     (G::BroadcastFirst, _) => {
                         // lowest active lane: bfind(mask & -mask)
-                        let n = self.f("neg.s32 {d0}, {u0}", vec![mask]);
-                        let low = self.f("and.b32 {d0}, {u0}, {u1}", vec![mask, n]);
-                        ("idx", self.f("bfind.u32 {d0}, {u0}", vec![low]), 31)
+                        let n = self.def(RegKind::B32, |d| {
+                            build::unary(Opcode::Neg, &[], PT::S32, d, mask)
+                        });
+                        let low = and_b32(self, mask, n);
+                        let first = self.def(RegKind::B32, |d| {
+                            build::unary(Opcode::Bfind, &[], PT::U32, d, low)
+                        });
+                        (ShflMode::Idx, first, 31)
                     }
-                    (G::Broadcast | G::Shuffle, Some(i)) => ("idx", i, 31),
-                    (G::ShuffleDown, Some(i)) => ("down", i, 31),
-                    (G::ShuffleUp, Some(i)) => ("up", i, 0),
-                    (G::ShuffleXor, Some(i)) => ("bfly", i, 31),
+                    (G::Broadcast | G::Shuffle, Some(i)) => (ShflMode::Idx, i, 31),
+                    (G::ShuffleDown, Some(i)) => (ShflMode::Down, i, 31),
+                    (G::ShuffleUp, Some(i)) => (ShflMode::Up, i, 0),
+                    (G::ShuffleXor, Some(i)) => (ShflMode::Bfly, i, 31),
                     (G::QuadBroadcast, Some(i)) => {
-                        let base = self.f("and.b32 {d0}, {u0}, 0xFFFFFFFC", vec![lane]);
-                        ("idx", self.f("add.s32 {d0}, {u0}, {u1}", vec![base, i]), 31)
+                        let base = and_b32(self, lane, Operand::ImmHex(0xFFFF_FFFC));
+                        let src = self.def(RegKind::B32, |d| build::add(PT::S32, d, base, i));
+                        (ShflMode::Idx, src, 31)
                     }
                     (G::QuadSwap(d), _) => {
                         let k = match d {
@@ -59,7 +61,7 @@ impl Lower<'_> {
                             dianran_frontend::ir::Direction::Y => 2,
                             _ => 3,
                         };
-                        ("bfly", self.imm_u32(k), 31)
+                        (ShflMode::Bfly, self.imm_u32(k), 31)
                     }
                     _ => return Err(self.err_internal("subgroup gather without index")),
                 };
@@ -94,23 +96,20 @@ impl Lower<'_> {
             if kind != C::Reduce {
                 return Err(self.err_unsupported("subgroup scans of booleans"));
             }
-            let n = if sop == S::All { "all" } else { "any" };
-            return Ok(self.op1(
-                RegKind::Pred,
-                format!("vote.sync.{n}.pred {{d0}}, {{u0}}, {{u1}}"),
-                vec![x, mask],
-            ));
+            let n = if sop == S::All { VoteMode::All } else { VoteMode::Any };
+            return Ok(self.def(RegKind::Pred, |p| build::vote_sync(n, p, x, mask)));
         }
         if kind == C::Reduce && s.is_int() && !matches!(sop, S::Mul) {
+            let it = if s == Scalar::I32 { PT::S32 } else { PT::U32 };
             let (n, t) = match sop {
-                S::Add => ("add", if s == Scalar::I32 { "s32" } else { "u32" }),
-                S::Min => ("min", if s == Scalar::I32 { "s32" } else { "u32" }),
-                S::Max => ("max", if s == Scalar::I32 { "s32" } else { "u32" }),
-                S::And => ("and", "b32"),
-                S::Or => ("or", "b32"),
-                _ => ("xor", "b32"),
+                S::Add => (AtomOp::Add, it),
+                S::Min => (AtomOp::Min, it),
+                S::Max => (AtomOp::Max, it),
+                S::And => (AtomOp::And, PT::B32),
+                S::Or => (AtomOp::Or, PT::B32),
+                _ => (AtomOp::Xor, PT::B32),
             };
-            return Ok(self.f(&format!("redux.sync.{n}.{t} {{d0}}, {{u0}}, {{u1}}"), vec![x, mask]));
+            return Ok(self.def(RegKind::B32, |d| build::redux_sync(n, t, d, x, mask)));
         }
         if s == Scalar::F16 || s == Scalar::Bool {
             return Err(self.err_unsupported("subgroup reductions on this type"));
@@ -121,25 +120,27 @@ impl Lower<'_> {
     pub(crate) fn shfl(
         &mut self,
         s: Scalar,
-        kind: &str,
+        kind: ShflMode,
         x: VRegId,
         src: VRegId,
         clamp: u32,
         mask: VRegId,
     ) -> R<VRegId> {
-        let text = format!("shfl.sync.{kind}.b32 {{d0}}, {{u0}}, {{u1}}, {clamp}, {{u2}}");
+        let clamp = Operand::Imm(i64::from(clamp));
         Ok(match s {
             Scalar::F16 => {
-                let w = self.f("cvt.u32.u16 {d0}, {u0}", vec![x]);
-                let r = self.f(&text, vec![w, src, mask]);
-                self.op1(RegKind::B16, "cvt.u16.u32 {d0}, {u0}", vec![r])
+                let w = self.def(RegKind::B32, |d| build::cvt(None, false, PT::U32, PT::U16, d, x));
+                let r = shfl_b32(self, kind, w, src, clamp, mask);
+                self.def(RegKind::B16, |d| build::cvt(None, false, PT::U16, PT::U32, d, r))
             }
             Scalar::Bool => {
-                let w = self.f("selp.u32 {d0}, 1, 0, {u0}", vec![x]);
-                let r = self.f(&text, vec![w, src, mask]);
-                self.op1(RegKind::Pred, "setp.ne.u32 {d0}, {u0}, 0", vec![r])
+                let w = self.def(RegKind::B32, |d| {
+                    build::selp(PT::U32, d, Operand::Imm(1), Operand::Imm(0), x)
+                });
+                let r = shfl_b32(self, kind, w, src, clamp, mask);
+                ne_zero(self, r)
             }
-            _ => self.f(&text, vec![x, src, mask]),
+            _ => shfl_b32(self, kind, x, src, clamp, mask),
         })
     }
 
@@ -183,11 +184,12 @@ impl Lower<'_> {
                 _ => l.bin(name, s, a, b),
             }
         };
-        let lane = self.f("mov.u32 {d0}, %laneid", vec![]);
+        let lane = lane_id(self);
         // Full warp: logarithmic butterfly / Hillis-Steele. Partial warps: inactive lanes hold
         // no partial results, so walk all 32 source lanes and combine the active ones in lane
         // order (exact for any mask).
-        let full = self.op1(RegKind::Pred, "setp.eq.u32 {d0}, {u0}, -1", vec![mask]);
+        let full =
+            self.def(RegKind::Pred, |p| build::setp(CmpOp::Eq, PT::U32, p, mask, Operand::Imm(-1)));
         let fast = self.mf.new_block();
         let slow = self.mf.new_block();
         let merge = self.mf.new_block();
@@ -206,29 +208,26 @@ impl Lower<'_> {
             C::Reduce => {
                 for k in [16u32, 8, 4, 2, 1] {
                     let kk = self.imm_u32(k);
-                    let t = self
-                        .f("shfl.sync.bfly.b32 {d0}, {u0}, {u1}, 31, {u2}", vec![acc, kk, mask]);
+                    let t = shfl_b32(self, ShflMode::Bfly, acc, kk, Operand::Imm(31), mask);
                     acc = apply(self, acc, t);
                 }
             }
             C::InclusiveScan | C::ExclusiveScan => {
                 for k in [1u32, 2, 4, 8, 16] {
                     let kk = self.imm_u32(k);
-                    let t =
-                        self.f("shfl.sync.up.b32 {d0}, {u0}, {u1}, 0, {u2}", vec![acc, kk, mask]);
-                    let ok = self.op1(
-                        RegKind::Pred,
-                        format!("setp.ge.u32 {{d0}}, {{u0}}, {k}"),
-                        vec![lane],
-                    );
+                    let t = shfl_b32(self, ShflMode::Up, acc, kk, Operand::Imm(0), mask);
+                    let ok = self.def(RegKind::Pred, |p| {
+                        build::setp(CmpOp::Ge, PT::U32, p, lane, Operand::Imm(i64::from(k)))
+                    });
                     let t = self.select(s, ok, t, ident);
                     acc = apply(self, acc, t);
                 }
                 if kind == C::ExclusiveScan {
                     let one = self.imm_u32(1);
-                    let t =
-                        self.f("shfl.sync.up.b32 {d0}, {u0}, {u1}, 0, {u2}", vec![acc, one, mask]);
-                    let ok = self.op1(RegKind::Pred, "setp.ge.u32 {d0}, {u0}, 1", vec![lane]);
+                    let t = shfl_b32(self, ShflMode::Up, acc, one, Operand::Imm(0), mask);
+                    let ok = self.def(RegKind::Pred, |p| {
+                        build::setp(CmpOp::Ge, PT::U32, p, lane, Operand::Imm(1))
+                    });
                     acc = self.select(s, ok, t, ident);
                 }
             }
@@ -238,22 +237,20 @@ impl Lower<'_> {
         let mut acc = ident;
         for src in 0..32u32 {
             let sr = self.imm_u32(src);
-            let v = self.f("shfl.sync.idx.b32 {d0}, {u0}, {u1}, 31, {u2}", vec![x, sr, mask]);
+            let v = shfl_b32(self, ShflMode::Idx, x, sr, Operand::Imm(31), mask);
             let on = self.lane_active(mask, sr);
             let cmp = match kind {
                 C::Reduce => None,
-                C::InclusiveScan => Some("le"),
-                C::ExclusiveScan => Some("lt"),
+                C::InclusiveScan => Some(CmpOp::Le),
+                C::ExclusiveScan => Some(CmpOp::Lt),
             };
             let take = match cmp {
                 None => on,
                 Some(c) => {
-                    let before = self.op1(
-                        RegKind::Pred,
-                        format!("setp.{c}.u32 {{d0}}, {{u0}}, {{u1}}"),
-                        vec![sr, lane],
-                    );
-                    self.op1(RegKind::Pred, "and.pred {d0}, {u0}, {u1}", vec![on, before])
+                    let before = self.def(RegKind::Pred, |p| build::setp(c, PT::U32, p, sr, lane));
+                    self.def(RegKind::Pred, |p| {
+                        build::binary(Opcode::And, &[], PT::Pred, p, on, before)
+                    })
                 }
             };
             let v = self.select(s, take, v, ident);
@@ -273,9 +270,36 @@ impl Lower<'_> {
 
     /// Whether lane `src` (0..32) is set in `mask`.
     pub(crate) fn lane_active(&mut self, mask: VRegId, src: VRegId) -> VRegId {
-        let m = self.f("and.b32 {d0}, {u0}, 31", vec![src]);
-        let b = self.f("shr.u32 {d0}, {u0}, {u1}", vec![mask, m]);
-        let b = self.f("and.b32 {d0}, {u0}, 1", vec![b]);
-        self.op1(RegKind::Pred, "setp.ne.u32 {d0}, {u0}, 0", vec![b])
+        let m = and_b32(self, src, Operand::Imm(31));
+        let b = self.def(RegKind::B32, |d| build::binary(Opcode::Shr, &[], PT::U32, d, mask, m));
+        let b = and_b32(self, b, Operand::Imm(1));
+        ne_zero(self, b)
     }
+}
+
+/// `mov.u32 d, %laneid`.
+fn lane_id(l: &mut Lower<'_>) -> VRegId {
+    l.def(RegKind::B32, |d| build::mov(PT::U32, d, SpecialReg::Laneid))
+}
+
+/// `and.b32 d, a, b`.
+fn and_b32(l: &mut Lower<'_>, a: VRegId, b: impl Into<Operand>) -> VRegId {
+    l.def(RegKind::B32, |d| build::binary(Opcode::And, &[], PT::B32, d, a, b))
+}
+
+/// `setp.ne.u32 p, a, 0`.
+fn ne_zero(l: &mut Lower<'_>, a: VRegId) -> VRegId {
+    l.def(RegKind::Pred, |p| build::setp(CmpOp::Ne, PT::U32, p, a, Operand::Imm(0)))
+}
+
+/// `shfl.sync.MODE.b32 d, a, b, c, mask`.
+fn shfl_b32(
+    l: &mut Lower<'_>,
+    mode: ShflMode,
+    a: VRegId,
+    b: VRegId,
+    c: Operand,
+    mask: VRegId,
+) -> VRegId {
+    l.def(RegKind::B32, |d| build::shfl_sync(mode, d, a, b, c, mask))
 }
