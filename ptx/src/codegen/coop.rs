@@ -49,10 +49,33 @@
 use super::layout::kind_of;
 use super::lower::{Lower, Ptr, Space};
 use super::regalloc::{RegKind, Target, Term, VRegId};
+use crate::model::{
+    build, CmpOp, Instruction, Opcode, Operand, Rounding, ShflMode, SpecialReg, StateSpace,
+    Type as PT, VoteMode,
+};
 use dianran_frontend::ir::{CoopRole, Scalar, Type, TypeId, ValueId};
 use dianran_frontend::Diagnostic;
 
 type R<T> = Result<T, Diagnostic>;
+
+/// The PTX state space of a pointer's space.
+fn state_space(s: Space) -> StateSpace {
+    match s {
+        Space::Global => StateSpace::Global,
+        Space::Shared => StateSpace::Shared,
+        Space::Local => StateSpace::Local,
+    }
+}
+
+/// A decimal immediate.
+fn imm(k: u32) -> Operand {
+    Operand::Imm(i64::from(k))
+}
+
+/// `op.T d, a, k` with a decimal immediate `k` (shifts and masks).
+fn op_imm(op: Opcode, t: PT, d: VRegId, a: VRegId, k: u32) -> Instruction {
+    build::binary(op, &[], t, d, a, imm(k))
+}
 
 /// One cooperative matrix type as the codegen lays it out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -118,17 +141,12 @@ struct Frag {
     shape: Shape,
 }
 
-/// `mma` templates (a `{` that does not start a `{dN}`/`{uN}` placeholder is literal).
-const MMA16_F32: &str = "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 \
-     {{d0}, {d1}, {d2}, {d3}}, {{u0}, {u1}, {u2}, {u3}}, {{u4}, {u5}}, {{u6}, {u7}, {u8}, {u9}}";
-const MMA16_F16: &str = "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 \
-     {{d0}, {d1}}, {{u0}, {u1}, {u2}, {u3}}, {{u4}, {u5}}, {{u6}, {u7}}";
-const MMA8_F32: &str = "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 \
-     {{d0}, {d1}, {d2}, {d3}}, {{u0}, {u1}}, {{u2}}, {{u3}, {u4}, {u5}, {u6}}";
-const MMA8_F16: &str = "mma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f16 \
-     {{d0}, {d1}}, {{u0}, {u1}}, {{u2}}, {{u3}, {u4}}";
-const MMA8_TF32: &str = "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 \
-     {{d0}, {d1}, {d2}, {d3}}, {{u0}, {u1}, {u2}, {u3}}, {{u4}, {u5}}, {{u6}, {u7}, {u8}, {u9}}";
+/// `mma` shapes and types (D, A, B, C).
+const M16N8K16: (u8, u8, u8) = (16, 8, 16);
+const M16N8K8: (u8, u8, u8) = (16, 8, 8);
+const F32_F16: [PT; 4] = [PT::F32, PT::F16, PT::F16, PT::F32];
+const F16_F16: [PT; 4] = [PT::F16, PT::F16, PT::F16, PT::F16];
+const F32_TF32: [PT; 4] = [PT::F32, PT::Tf32, PT::Tf32, PT::F32];
 
 impl Lower<'_> {
     /// The layout of a supported cooperative matrix type: 16x16 with f16 A/B (f32 A/B with
@@ -173,14 +191,23 @@ impl Lower<'_> {
     /// Each lane's element offset of its fragment's element 0: row-major `row*S + col`,
     /// column-major `col*S + row`, with (row, col) the lane's base.
     fn coop_lane_base(&mut self, f: &Frag) -> VRegId {
-        let lane = self.op1(RegKind::B32, "mov.u32 {d0}, %laneid", vec![]);
-        let g = self.op1(RegKind::B32, "shr.u32 {d0}, {u0}, 2", vec![lane]);
-        let t = self.op1(RegKind::B32, "and.b32 {d0}, {u0}, 3", vec![lane]);
-        let t2 =
-            if f.shape.tf32 { t } else { self.op1(RegKind::B32, "shl.b32 {d0}, {u0}, 1", vec![t]) };
+        let lane = self.coop_laneid();
+        let g = self.def(RegKind::B32, |d| op_imm(Opcode::Shr, PT::U32, d, lane, 2));
+        let t = self.def(RegKind::B32, |d| op_imm(Opcode::And, PT::B32, d, lane, 3));
+        let t2 = if f.shape.tf32 {
+            t
+        } else {
+            self.def(RegKind::B32, |d| op_imm(Opcode::Shl, PT::B32, d, t, 1))
+        };
         let (br, bc) = if f.shape.role == CoopRole::B { (t2, g) } else { (g, t2) };
         let (hi, lo) = if f.row_major { (br, bc) } else { (bc, br) };
-        self.op1(RegKind::B32, "mad.lo.s32 {d0}, {u0}, {u1}, {u2}", vec![hi, f.stride, lo])
+        let stride = f.stride;
+        self.def(RegKind::B32, |d| build::mad_lo(PT::S32, d, hi, stride, lo))
+    }
+
+    /// `mov.u32 d, %laneid`.
+    fn coop_laneid(&mut self) -> VRegId {
+        self.def(RegKind::B32, |d| build::mov(PT::U32, d, SpecialReg::Laneid))
     }
 
     /// Byte address of element `i` of the lane's fragment (`base` from
@@ -191,22 +218,24 @@ impl Lower<'_> {
         let size = f.shape.scalar.size();
         // base + hi*stride + lo, leaving out the zero terms (element 0 is the base itself).
         let mut e = base;
+        let (stride, ptr) = (f.stride, f.ptr);
         if hi != 0 {
-            let k =
-                self.op1(RegKind::B32, format!("mul.lo.s32 {{d0}}, {{u0}}, {hi}"), vec![f.stride]);
-            e = self.op1(RegKind::B32, "add.s32 {d0}, {u0}, {u1}", vec![k, e]);
+            let k = self.def(RegKind::B32, |d| build::mul_lo(PT::S32, d, stride, imm(hi)));
+            let b = e;
+            e = self.def(RegKind::B32, |d| build::add(PT::S32, d, k, b));
         }
         if lo != 0 {
-            e = self.op1(RegKind::B32, format!("add.s32 {{d0}}, {{u0}}, {lo}"), vec![e]);
+            let b = e;
+            e = self.def(RegKind::B32, |d| build::add(PT::S32, d, b, imm(lo)));
         }
-        let off = self.op1(RegKind::B64, format!("mul.wide.u32 {{d0}}, {{u0}}, {size}"), vec![e]);
-        self.op1(RegKind::B64, "add.s64 {d0}, {u0}, {u1}", vec![f.ptr, off])
+        let off = self.def(RegKind::B64, |d| build::mul_wide(PT::U32, d, e, imm(size)));
+        self.def(RegKind::B64, |d| build::add(PT::S64, d, ptr, off))
     }
 
     /// Per-lane loads of a fragment; `pairs`: each contiguous aligned pair as one access.
     fn coop_load_lanes(&mut self, f: &Frag, pairs: bool) -> Vec<VRegId> {
         let base = self.coop_lane_base(f);
-        let sp = f.space.name();
+        let sp = state_space(f.space);
         let s = f.shape.scalar;
         let mut out = Vec::new();
         if pairs {
@@ -214,24 +243,20 @@ impl Lower<'_> {
                 let a = self.coop_elem_addr(f, base, 2 * p);
                 out.extend(if s == Scalar::F16 {
                     let w =
-                        self.op1(RegKind::B32, format!("ld.{sp}.b32 {{d0}}, [{{u0}}+0]"), vec![a]);
+                        self.def(RegKind::B32, |d| build::ld(sp, PT::B32, d, Operand::addr(a, 0)));
                     self.unpack_f16x2(w)
                 } else {
                     let d = [self.mf.new_vreg(RegKind::B32), self.mf.new_vreg(RegKind::B32)];
-                    self.emit(
-                        format!("ld.{sp}.v2.u32 {{{{d0}}, {{d1}}}}, [{{u0}}+0]"),
-                        d.to_vec(),
-                        vec![a],
-                    );
+                    self.push(build::ld_vec(sp, PT::U32, &d, Operand::addr(a, 0)));
                     d
                 });
             }
             return out;
         }
-        let ty = if s == Scalar::F16 { "b16" } else { "u32" };
+        let ty = if s == Scalar::F16 { PT::B16 } else { PT::U32 };
         for i in 0..f.shape.count() {
             let a = self.coop_elem_addr(f, base, i);
-            out.push(self.op1(kind_of(s), format!("ld.{sp}.{ty} {{d0}}, [{{u0}}+0]"), vec![a]));
+            out.push(self.def(kind_of(s), |d| build::ld(sp, ty, d, Operand::addr(a, 0))));
         }
         out
     }
@@ -239,28 +264,24 @@ impl Lower<'_> {
     /// Per-lane stores of a fragment; `pairs` as in [`Lower::coop_load_lanes`].
     fn coop_store_lanes(&mut self, f: &Frag, v: &[VRegId], pairs: bool) {
         let base = self.coop_lane_base(f);
-        let sp = f.space.name();
+        let sp = state_space(f.space);
         let s = f.shape.scalar;
         if pairs {
             for (p, xy) in v.chunks(2).enumerate() {
                 let a = self.coop_elem_addr(f, base, 2 * p as u32);
                 if s == Scalar::F16 {
                     let w = self.pack_f16x2(xy[0], xy[1]);
-                    self.emit(format!("st.{sp}.b32 [{{u0}}+0], {{u1}}"), vec![], vec![a, w]);
+                    self.push(build::st(sp, PT::B32, Operand::addr(a, 0), w));
                 } else {
-                    self.emit(
-                        format!("st.{sp}.v2.u32 [{{u0}}+0], {{{{u1}}, {{u2}}}}"),
-                        vec![],
-                        vec![a, xy[0], xy[1]],
-                    );
+                    self.push(build::st_vec(sp, PT::U32, Operand::addr(a, 0), &[xy[0], xy[1]]));
                 }
             }
             return;
         }
-        let ty = if s == Scalar::F16 { "b16" } else { "u32" };
+        let ty = if s == Scalar::F16 { PT::B16 } else { PT::U32 };
         for (i, &x) in v.iter().enumerate() {
             let a = self.coop_elem_addr(f, base, i as u32);
-            self.emit(format!("st.{sp}.{ty} [{{u0}}+0], {{u1}}"), vec![], vec![a, x]);
+            self.push(build::st(sp, ty, Operand::addr(a, 0), x));
         }
     }
 
@@ -270,53 +291,46 @@ impl Lower<'_> {
     fn coop_ldmatrix(&mut self, f: &Frag) -> Vec<VRegId> {
         let sh = f.shape;
         let regs = sh.count() / 2;
-        let trans = if (sh.role == CoopRole::B) == f.row_major { ".trans" } else { "" };
-        let lane = self.op1(RegKind::B32, "mov.u32 {d0}, %laneid", vec![]);
+        let trans = (sh.role == CoopRole::B) == f.row_major;
+        let (stride, ptr) = (f.stride, f.ptr);
+        let lane = self.coop_laneid();
+        let and = |d, a, k| op_imm(Opcode::And, PT::B32, d, a, k);
         // Lane l gives stored row l & 7 of sub-matrix m = l >> 3 (rows 8*(m&1), columns
         // 8*(m>>1)); the stored rows are matrix rows when row-major, columns otherwise.
         let off = if regs == 4 {
             let (major, minor) = if f.row_major {
-                let r = self.op1(RegKind::B32, "and.b32 {d0}, {u0}, 15", vec![lane]);
-                let h = self.op1(RegKind::B32, "shr.u32 {d0}, {u0}, 1", vec![lane]);
-                (r, self.op1(RegKind::B32, "and.b32 {d0}, {u0}, 8", vec![h]))
+                let r = self.def(RegKind::B32, |d| and(d, lane, 15));
+                let h = self.def(RegKind::B32, |d| op_imm(Opcode::Shr, PT::U32, d, lane, 1));
+                (r, self.def(RegKind::B32, |d| and(d, h, 8)))
             } else {
-                let q = self.op1(RegKind::B32, "and.b32 {d0}, {u0}, 7", vec![lane]);
-                let h = self.op1(RegKind::B32, "shr.u32 {d0}, {u0}, 1", vec![lane]);
-                let h = self.op1(RegKind::B32, "and.b32 {d0}, {u0}, 8", vec![h]);
-                let r = self.op1(RegKind::B32, "add.s32 {d0}, {u0}, {u1}", vec![h, q]);
-                (r, self.op1(RegKind::B32, "and.b32 {d0}, {u0}, 8", vec![lane]))
+                let q = self.def(RegKind::B32, |d| and(d, lane, 7));
+                let h = self.def(RegKind::B32, |d| op_imm(Opcode::Shr, PT::U32, d, lane, 1));
+                let h = self.def(RegKind::B32, |d| and(d, h, 8));
+                let r = self.def(RegKind::B32, |d| build::add(PT::S32, d, h, q));
+                (r, self.def(RegKind::B32, |d| and(d, lane, 8)))
             };
-            self.op1(
-                RegKind::B32,
-                "mad.lo.s32 {d0}, {u0}, {u1}, {u2}",
-                vec![major, f.stride, minor],
-            )
+            self.def(RegKind::B32, |d| build::mad_lo(PT::S32, d, major, stride, minor))
         } else {
-            let q = self.op1(RegKind::B32, "and.b32 {d0}, {u0}, 7", vec![lane]);
-            self.op1(RegKind::B32, "mul.lo.s32 {d0}, {u0}, {u1}", vec![q, f.stride])
+            let q = self.def(RegKind::B32, |d| and(d, lane, 7));
+            self.def(RegKind::B32, |d| build::mul_lo(PT::S32, d, q, stride))
         };
-        let off = self.op1(RegKind::B64, "mul.wide.u32 {d0}, {u0}, 2", vec![off]);
-        let addr = self.op1(RegKind::B64, "add.s64 {d0}, {u0}, {u1}", vec![f.ptr, off]);
+        let off = self.def(RegKind::B64, |d| build::mul_wide(PT::U32, d, off, imm(2)));
+        let addr = self.def(RegKind::B64, |d| build::add(PT::S64, d, ptr, off));
         let d: Vec<VRegId> = (0..regs).map(|_| self.mf.new_vreg(RegKind::B32)).collect();
-        let list = (0..regs).map(|i| format!("{{d{i}}}")).collect::<Vec<_>>().join(", ");
-        self.emit(
-            format!("ldmatrix.sync.aligned.m8n8.x{regs}{trans}.shared.b16 {{{list}}}, [{{u0}}]"),
-            d.clone(),
-            vec![addr],
-        );
+        self.push(build::ldmatrix(trans, &d, Operand::addr(addr, 0)));
         d.into_iter().flat_map(|w| self.unpack_f16x2(w)).collect()
     }
 
     /// `mov.b32 {lo, hi}, w`.
     fn unpack_f16x2(&mut self, w: VRegId) -> [VRegId; 2] {
         let h = [self.mf.new_vreg(RegKind::B16), self.mf.new_vreg(RegKind::B16)];
-        self.emit("mov.b32 {{d0}, {d1}}, {u0}", h.to_vec(), vec![w]);
+        self.push(build::unpack(PT::B32, &h, w));
         h
     }
 
     /// `mov.b32 w, {lo, hi}`.
     fn pack_f16x2(&mut self, lo: VRegId, hi: VRegId) -> VRegId {
-        self.op1(RegKind::B32, "mov.b32 {d0}, {{u0}, {u1}}", vec![lo, hi])
+        self.def(RegKind::B32, |d| build::pack(PT::B32, d, &[lo, hi]))
     }
 
     /// Runs `fast` when the matrix address and `stride * size` are multiples of `need` bytes,
@@ -351,24 +365,22 @@ impl Lower<'_> {
         let st = self.scalar(stride)?;
         let mut bits = Vec::new();
         if !ptr_ok {
-            bits.push(self.op1(RegKind::B32, "cvt.u32.u64 {d0}, {u0}", vec![p.addr]));
+            let a = p.addr;
+            bits.push(self.def(RegKind::B32, |d| build::cvt(None, false, PT::U32, PT::U64, d, a)));
         }
         if !stride_ok {
-            bits.push(self.op1(
-                RegKind::B32,
-                format!("mul.lo.s32 {{d0}}, {{u0}}, {size}"),
-                vec![st],
-            ));
+            bits.push(self.def(RegKind::B32, |d| build::mul_lo(PT::S32, d, st, imm(size))));
         }
         let mut x = bits[0];
         for &b in &bits[1..] {
-            x = self.op1(RegKind::B32, "or.b32 {d0}, {u0}, {u1}", vec![x, b]);
+            let a = x;
+            x = self.def(RegKind::B32, |d| build::binary(Opcode::Or, &[], PT::B32, d, a, b));
         }
-        let low = self.op1(RegKind::B32, format!("and.b32 {{d0}}, {{u0}}, {}", need - 1), vec![x]);
-        let lane_ok = self.op1(RegKind::Pred, "setp.eq.u32 {d0}, {u0}, 0", vec![low]);
-        let mask = self.op1(RegKind::B32, "activemask.b32 {d0}", vec![]);
-        let ok =
-            self.op1(RegKind::Pred, "vote.sync.all.pred {d0}, {u0}, {u1}", vec![lane_ok, mask]);
+        let low = self.def(RegKind::B32, |d| op_imm(Opcode::And, PT::B32, d, x, need - 1));
+        let lane_ok =
+            self.def(RegKind::Pred, |d| build::setp(CmpOp::Eq, PT::U32, d, low, Operand::Imm(0)));
+        let mask = self.def(RegKind::B32, build::activemask);
+        let ok = self.def(RegKind::Pred, |d| build::vote_sync(VoteMode::All, d, lane_ok, mask));
         let (fb, sb, merge) = (self.mf.new_block(), self.mf.new_block(), self.mf.new_block());
         let params: Vec<VRegId> = kinds.iter().map(|&k| self.mf.new_vreg(k)).collect();
         if let Some(b) = self.mf.blocks.get_mut(merge.0 as usize) {
@@ -519,12 +531,14 @@ impl Lower<'_> {
             if c_f16 {
                 uses.extend(c4.chunks(2).map(|x| self.pack_f16x2(x[0], x[1])));
                 let d = vec![self.mf.new_vreg(RegKind::B32), self.mf.new_vreg(RegKind::B32)];
-                self.emit(MMA16_F16, d.clone(), uses);
+                let (a, b, c) = (&uses[..4], &uses[4..6], &uses[6..8]);
+                self.push(build::mma_sync(M16N8K16, F16_F16, &d, a, b, c));
                 out.extend(d.into_iter().flat_map(|w| self.unpack_f16x2(w)));
             } else {
                 uses.extend(c4);
                 let d: Vec<VRegId> = (0..4).map(|_| self.mf.new_vreg(RegKind::B32)).collect();
-                self.emit(MMA16_F32, d.clone(), uses);
+                let (a, b, c) = (&uses[..4], &uses[4..6], &uses[6..10]);
+                self.push(build::mma_sync(M16N8K16, F32_F16, &d, a, b, c));
                 out.extend(d);
             }
         }
@@ -545,11 +559,12 @@ impl Lower<'_> {
         if c_f16 {
             let c = self.pack_f16x2(cv[0], cv[1]);
             let d = vec![self.mf.new_vreg(RegKind::B32), self.mf.new_vreg(RegKind::B32)];
-            self.emit(MMA8_F16, d.clone(), vec![a, zero, b, c, zero]);
+            self.push(build::mma_sync(M16N8K8, F16_F16, &d, &[a, zero], &[b], &[c, zero]));
             return self.unpack_f16x2(d[0]).to_vec();
         }
         let d: Vec<VRegId> = (0..4).map(|_| self.mf.new_vreg(RegKind::B32)).collect();
-        self.emit(MMA8_F32, d.clone(), vec![a, zero, b, cv[0], cv[1], zero, zero]);
+        let c = [cv[0], cv[1], zero, zero];
+        self.push(build::mma_sync(M16N8K8, F32_F16, &d, &[a, zero], &[b], &c));
         d[..2].to_vec()
     }
 
@@ -565,11 +580,8 @@ impl Lower<'_> {
         let c: Vec<VRegId> = cv.iter().map(|&x| self.widen_f16(sc, x)).collect();
         let zero = self.imm_u32(0);
         let d: Vec<VRegId> = (0..4).map(|_| self.mf.new_vreg(RegKind::B32)).collect();
-        self.emit(
-            MMA8_TF32,
-            d.clone(),
-            vec![at[0], zero, at[1], zero, bt[0], bt[1], c[0], c[1], zero, zero],
-        );
+        let (a, b, c) = ([at[0], zero, at[1], zero], [bt[0], bt[1]], [c[0], c[1], zero, zero]);
+        self.push(build::mma_sync(M16N8K8, F32_TF32, &d, &a, &b, &c));
         d[..2].iter().map(|&x| self.narrow_f16(sc, x)).collect()
     }
 }
@@ -578,9 +590,9 @@ impl Lower<'_> {
     /// A and B fragments rounded to TF32 (`cvt.rna.tf32.f32`); marks the entry as using TF32.
     fn tf32_operands(&mut self, av: &[VRegId], bv: &[VRegId]) -> (Vec<VRegId>, Vec<VRegId>) {
         self.used_tf32 = true;
-        let cvt = "cvt.rna.tf32.f32 {d0}, {u0}";
+        let cvt = |d, x| build::cvt(Some(Rounding::Rna), false, PT::Tf32, PT::F32, d, x);
         let mut round = |v: &[VRegId]| -> Vec<VRegId> {
-            v.iter().map(|&x| self.op1(RegKind::B32, cvt, vec![x])).collect()
+            v.iter().map(|&x| self.def(RegKind::B32, |d| cvt(d, x))).collect()
         };
         let at = round(av);
         (at, round(bv))
@@ -601,10 +613,8 @@ impl Lower<'_> {
             let mut acc: Vec<VRegId> = c4.iter().map(|&x| self.widen_f16(sc, x)).collect();
             for (ks, a4) in at.chunks(4).enumerate() {
                 let d: Vec<VRegId> = (0..4).map(|_| self.mf.new_vreg(RegKind::B32)).collect();
-                let mut uses = a4.to_vec();
-                uses.extend(bt.iter().skip(4 * tile + 2 * ks).take(2));
-                uses.extend(acc);
-                self.emit(MMA8_TF32, d.clone(), uses);
+                let b2: Vec<VRegId> = bt.iter().skip(4 * tile + 2 * ks).take(2).copied().collect();
+                self.push(build::mma_sync(M16N8K8, F32_TF32, &d, a4, &b2, &acc));
                 acc = d;
             }
             for x in acc {
@@ -625,35 +635,39 @@ impl Lower<'_> {
         cv: &[VRegId],
         sc: Scalar,
     ) -> Vec<VRegId> {
-        let lane = self.op1(RegKind::B32, "mov.u32 {d0}, %laneid", vec![]);
-        let g = self.op1(RegKind::B32, "shr.u32 {d0}, {u0}, 2", vec![lane]);
-        let t = self.op1(RegKind::B32, "and.b32 {d0}, {u0}, 3", vec![lane]);
-        let g4 = self.op1(RegKind::B32, "shl.b32 {d0}, {u0}, 2", vec![g]);
-        let t8 = self.op1(RegKind::B32, "shl.b32 {d0}, {u0}, 3", vec![t]);
-        let shfl = "shfl.sync.idx.b32 {d0}, {u0}, {u1}, 31, -1";
+        let lane = self.coop_laneid();
+        let g = self.def(RegKind::B32, |d| op_imm(Opcode::Shr, PT::U32, d, lane, 2));
+        let t = self.def(RegKind::B32, |d| op_imm(Opcode::And, PT::B32, d, lane, 3));
+        let g4 = self.def(RegKind::B32, |d| op_imm(Opcode::Shl, PT::B32, d, g, 2));
+        let t8 = self.def(RegKind::B32, |d| op_imm(Opcode::Shl, PT::B32, d, t, 3));
+        let shfl = |d, a, src| {
+            build::shfl_sync(ShflMode::Idx, d, a, src, Operand::Imm(31), Operand::Imm(-1))
+        };
+        let rn = [Rounding::Rn.into()];
+        let mul_rn = |d, a, b| build::binary(Opcode::Mul, &rn, PT::F32, d, a, b);
+        let add_rn = |d, a, b| build::binary(Opcode::Add, &rn, PT::F32, d, a, b);
         // A[g][k] lives in lane 4g + k/2, element k%2.
         let mut arow = Vec::new();
         for k in 0..8u32 {
-            let src =
-                self.op1(RegKind::B32, format!("add.s32 {{d0}}, {{u0}}, {}", k >> 1), vec![g4]);
-            arow.push(self.op1(RegKind::B32, shfl, vec![av[(k & 1) as usize], src]));
+            let src = self.def(RegKind::B32, |d| build::add(PT::S32, d, g4, imm(k >> 1)));
+            let a = av[(k & 1) as usize];
+            arow.push(self.def(RegKind::B32, |d| shfl(d, a, src)));
         }
         let mut out = Vec::new();
         for (e, &ce) in cv.iter().enumerate() {
             let mut acc = self.imm_f32(0.0);
             for (k, &ak) in arow.iter().enumerate() {
                 // B[k][c] lives in lane 4c + k/2, element k%2; here c = 2t + e.
-                let src = self.op1(
-                    RegKind::B32,
-                    format!("add.s32 {{d0}}, {{u0}}, {}", 4 * e + (k >> 1)),
-                    vec![t8],
-                );
-                let bk = self.op1(RegKind::B32, shfl, vec![bv[k & 1], src]);
-                let p = self.op1(RegKind::B32, "mul.rn.f32 {d0}, {u0}, {u1}", vec![ak, bk]);
-                acc = self.op1(RegKind::B32, "add.rn.f32 {d0}, {u0}, {u1}", vec![acc, p]);
+                let n = (4 * e + (k >> 1)) as u32;
+                let src = self.def(RegKind::B32, |d| build::add(PT::S32, d, t8, imm(n)));
+                let b = bv[k & 1];
+                let bk = self.def(RegKind::B32, |d| shfl(d, b, src));
+                let p = self.def(RegKind::B32, |d| mul_rn(d, ak, bk));
+                let sum = acc;
+                acc = self.def(RegKind::B32, |d| add_rn(d, sum, p));
             }
             let cw = self.widen_f16(sc, ce);
-            let r = self.op1(RegKind::B32, "add.rn.f32 {d0}, {u0}, {u1}", vec![acc, cw]);
+            let r = self.def(RegKind::B32, |d| add_rn(d, acc, cw));
             out.push(self.narrow_f16(sc, r));
         }
         out

@@ -2,9 +2,12 @@
 //! constants as immediate operands and operations on constants folded (by the same
 //! [`Native`] arithmetic the library is specified with).
 
-use super::lower::{f32_imm, Lower};
+use super::lower::Lower;
 use super::regalloc::{BlockId, RegKind, Target, Term, VRegId};
 use crate::math::{Cmp, Native, Ops};
+use crate::model::{
+    build, CmpOp, Flag, Instruction, Modifier, Opcode, Operand, Rounding, Type as PT,
+};
 
 /// A 32-bit math operand: a virtual register or a constant (its bits).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,74 +29,120 @@ enum Imm {
     Hex,
 }
 
+impl Imm {
+    /// The operand for `a`: its register, or its constant spelled this way.
+    fn operand(self, a: Opnd) -> Operand {
+        match (a, self) {
+            (Opnd::R(v), _) => v.into(),
+            (Opnd::K(b), Imm::F32) => Operand::ImmF32(b),
+            (Opnd::K(b), Imm::S32) => Operand::Imm(i64::from(b as i32)),
+            (Opnd::K(b), Imm::Hex) => Operand::ImmHex(u64::from(b)),
+        }
+    }
+}
+
+/// `.rn.f32`.
+const RN_F32: [Modifier; 2] = [Modifier::Round(Rounding::Rn), Modifier::Type(PT::F32)];
+/// `.f32`.
+const F32: [Modifier; 1] = [Modifier::Type(PT::F32)];
+/// `.s32`.
+const S32: [Modifier; 1] = [Modifier::Type(PT::S32)];
+/// `.b32`.
+const B32: [Modifier; 1] = [Modifier::Type(PT::B32)];
+
+/// The `setp` comparison of a math-library comparison.
+fn cmp_op(c: Cmp) -> CmpOp {
+    match c {
+        Cmp::Eq => CmpOp::Eq,
+        Cmp::Ne => CmpOp::Ne,
+        Cmp::Lt => CmpOp::Lt,
+        Cmp::Le => CmpOp::Le,
+        Cmp::Gt => CmpOp::Gt,
+        Cmp::Ge => CmpOp::Ge,
+        Cmp::Neu => CmpOp::Neu,
+        Cmp::Nan => CmpOp::Nan,
+    }
+}
+
 fn f(bits: u32) -> f32 {
     f32::from_bits(bits)
 }
 
 impl Lower<'_> {
-    /// Emits `op d, args...` with a fresh `kind` destination; constants become immediates.
-    fn math_inst(&mut self, kind: RegKind, op: &str, args: &[(Opnd, Imm)]) -> VRegId {
-        let mut text = String::with_capacity(48);
-        text.push_str(op);
-        text.push_str(" {d0}");
-        let mut uses = Vec::with_capacity(args.len());
-        for &(a, how) in args {
-            text.push_str(", ");
-            match a {
-                Opnd::R(v) => {
-                    text.push_str(&format!("{{u{}}}", uses.len()));
-                    uses.push(v);
-                }
-                Opnd::K(b) => match how {
-                    Imm::F32 => text.push_str(&f32_imm(b)),
-                    Imm::S32 => text.push_str(&(b as i32).to_string()),
-                    Imm::Hex => text.push_str(&format!("0x{b:08X}")),
-                },
-            }
-        }
-        self.op1(kind, text, uses)
+    /// Emits `op.mods d, args...` with a fresh `kind` destination; constants become immediates.
+    fn math_inst(
+        &mut self,
+        kind: RegKind,
+        op: Opcode,
+        mods: &[Modifier],
+        args: &[(Opnd, Imm)],
+    ) -> VRegId {
+        let srcs: Vec<Operand> = args.iter().map(|&(a, how)| how.operand(a)).collect();
+        self.op(kind, op, mods, &srcs)
     }
 
     /// A register holding the operand (constants are moved into one).
     pub(crate) fn reg(&mut self, a: Opnd) -> VRegId {
         match a {
             Opnd::R(v) => v,
-            Opnd::K(b) => self.op1(RegKind::B32, format!("mov.b32 {{d0}}, 0x{b:08X}"), vec![]),
-        }
-    }
-
-    fn f1(&mut self, op: &str, a: Opnd, fold: impl FnOnce(f32) -> f32) -> Opnd {
-        match a {
-            Opnd::K(x) => Opnd::K(fold(f(x)).to_bits()),
-            Opnd::R(_) => Opnd::R(self.math_inst(RegKind::B32, op, &[(a, Imm::F32)])),
-        }
-    }
-
-    fn f2(&mut self, op: &str, a: Opnd, b: Opnd, fold: impl FnOnce(f32, f32) -> f32) -> Opnd {
-        match (a, b) {
-            (Opnd::K(x), Opnd::K(y)) => Opnd::K(fold(f(x), f(y)).to_bits()),
-            _ => Opnd::R(self.math_inst(RegKind::B32, op, &[(a, Imm::F32), (b, Imm::F32)])),
-        }
-    }
-
-    fn i2(&mut self, op: &str, how: Imm, a: Opnd, b: Opnd, fold: fn(u32, u32) -> u32) -> Opnd {
-        match (a, b) {
-            (Opnd::K(x), Opnd::K(y)) => Opnd::K(fold(x, y)),
-            _ => Opnd::R(self.math_inst(RegKind::B32, op, &[(a, how), (b, how)])),
-        }
-    }
-
-    fn shift(&mut self, op: &str, a: Opnd, n: u32, fold: impl FnOnce(u32) -> u32) -> Opnd {
-        match a {
-            Opnd::K(x) => Opnd::K(fold(x)),
-            Opnd::R(_) => {
-                Opnd::R(self.math_inst(RegKind::B32, op, &[(a, Imm::Hex), (Opnd::K(n), Imm::S32)]))
+            Opnd::K(b) => {
+                self.def(RegKind::B32, |d| build::mov(PT::B32, d, Operand::ImmHex(u64::from(b))))
             }
         }
     }
 
-    fn pred_op(&mut self, op: &str, a: VRegId, b: VRegId) -> VRegId {
-        self.op1(RegKind::Pred, format!("{op}.pred {{d0}}, {{u0}}, {{u1}}"), vec![a, b])
+    fn f1(
+        &mut self,
+        op: Opcode,
+        mods: &[Modifier],
+        a: Opnd,
+        fold: impl FnOnce(f32) -> f32,
+    ) -> Opnd {
+        match a {
+            Opnd::K(x) => Opnd::K(fold(f(x)).to_bits()),
+            Opnd::R(_) => Opnd::R(self.math_inst(RegKind::B32, op, mods, &[(a, Imm::F32)])),
+        }
+    }
+
+    fn f2(&mut self, op: Opcode, a: Opnd, b: Opnd, fold: impl FnOnce(f32, f32) -> f32) -> Opnd {
+        match (a, b) {
+            (Opnd::K(x), Opnd::K(y)) => Opnd::K(fold(f(x), f(y)).to_bits()),
+            _ => {
+                Opnd::R(self.math_inst(RegKind::B32, op, &RN_F32, &[(a, Imm::F32), (b, Imm::F32)]))
+            }
+        }
+    }
+
+    fn i2(
+        &mut self,
+        op: Opcode,
+        mods: &[Modifier],
+        how: Imm,
+        a: Opnd,
+        b: Opnd,
+        fold: fn(u32, u32) -> u32,
+    ) -> Opnd {
+        match (a, b) {
+            (Opnd::K(x), Opnd::K(y)) => Opnd::K(fold(x, y)),
+            _ => Opnd::R(self.math_inst(RegKind::B32, op, mods, &[(a, how), (b, how)])),
+        }
+    }
+
+    fn shift(&mut self, op: Opcode, t: PT, a: Opnd, n: u32, fold: impl FnOnce(u32) -> u32) -> Opnd {
+        match a {
+            Opnd::K(x) => Opnd::K(fold(x)),
+            Opnd::R(_) => Opnd::R(self.math_inst(
+                RegKind::B32,
+                op,
+                &[t.into()],
+                &[(a, Imm::Hex), (Opnd::K(n), Imm::S32)],
+            )),
+        }
+    }
+
+    /// `op.pred d, a, b` (`and`, `or`, `xor`).
+    fn pred_op(&mut self, op: Opcode, a: VRegId, b: VRegId) -> VRegId {
+        self.def(RegKind::Pred, |d| build::binary(op, &[], PT::Pred, d, a, b))
     }
 }
 
@@ -111,13 +160,13 @@ impl Ops for Lower<'_> {
         Opnd::K(v)
     }
     fn add(&mut self, a: Opnd, b: Opnd) -> Opnd {
-        self.f2("add.rn.f32", a, b, |x, y| Native.add(x, y))
+        self.f2(Opcode::Add, a, b, |x, y| Native.add(x, y))
     }
     fn sub(&mut self, a: Opnd, b: Opnd) -> Opnd {
-        self.f2("sub.rn.f32", a, b, |x, y| Native.sub(x, y))
+        self.f2(Opcode::Sub, a, b, |x, y| Native.sub(x, y))
     }
     fn mul(&mut self, a: Opnd, b: Opnd) -> Opnd {
-        self.f2("mul.rn.f32", a, b, |x, y| Native.mul(x, y))
+        self.f2(Opcode::Mul, a, b, |x, y| Native.mul(x, y))
     }
     fn fma(&mut self, a: Opnd, b: Opnd, c: Opnd) -> Opnd {
         if let (Opnd::K(x), Opnd::K(y), Opnd::K(z)) = (a, b, c) {
@@ -125,21 +174,22 @@ impl Ops for Lower<'_> {
         }
         Opnd::R(self.math_inst(
             RegKind::B32,
-            "fma.rn.f32",
+            Opcode::Fma,
+            &RN_F32,
             &[(a, Imm::F32), (b, Imm::F32), (c, Imm::F32)],
         ))
     }
     fn div(&mut self, a: Opnd, b: Opnd) -> Opnd {
-        self.f2("div.rn.f32", a, b, |x, y| Native.div(x, y))
+        self.f2(Opcode::Div, a, b, |x, y| Native.div(x, y))
     }
     fn sqrt(&mut self, a: Opnd) -> Opnd {
-        self.f1("sqrt.rn.f32", a, |x| Native.sqrt(x))
+        self.f1(Opcode::Sqrt, &RN_F32, a, |x| Native.sqrt(x))
     }
     fn neg(&mut self, a: Opnd) -> Opnd {
-        self.f1("neg.f32", a, |x| -x)
+        self.f1(Opcode::Neg, &F32, a, |x| -x)
     }
     fn abs(&mut self, a: Opnd) -> Opnd {
-        self.f1("abs.f32", a, f32::abs)
+        self.f1(Opcode::Abs, &F32, a, f32::abs)
     }
     fn copysign(&mut self, mag: Opnd, sign: Opnd) -> Opnd {
         if let (Opnd::K(m), Opnd::K(s)) = (mag, sign) {
@@ -147,24 +197,30 @@ impl Ops for Lower<'_> {
         }
         // PTX: `copysign d, a, b` gives b with a's sign.
         let (s, m) = (self.reg(sign), self.reg(mag));
-        Opnd::R(self.op1(RegKind::B32, "copysign.f32 {d0}, {u0}, {u1}", vec![s, m]))
+        Opnd::R(self.def(RegKind::B32, |d| build::binary(Opcode::Copysign, &[], PT::F32, d, s, m)))
     }
     fn rint(&mut self, a: Opnd) -> Opnd {
-        self.f1("cvt.rni.f32.f32", a, |x| Native.rint(x))
+        self.f1(Opcode::Cvt, &[Rounding::Rni.into(), PT::F32.into(), PT::F32.into()], a, |x| {
+            Native.rint(x)
+        })
     }
     fn trunc(&mut self, a: Opnd) -> Opnd {
-        self.f1("cvt.rzi.f32.f32", a, f32::trunc)
+        self.f1(Opcode::Cvt, &[Rounding::Rzi.into(), PT::F32.into(), PT::F32.into()], a, f32::trunc)
     }
     fn f2i(&mut self, a: Opnd) -> Opnd {
         match a {
             Opnd::K(x) => Opnd::K(Native.f2i(f(x))),
-            Opnd::R(v) => Opnd::R(self.op1(RegKind::B32, "cvt.rni.s32.f32 {d0}, {u0}", vec![v])),
+            Opnd::R(v) => Opnd::R(self.def(RegKind::B32, |d| {
+                build::cvt(Some(Rounding::Rni), false, PT::S32, PT::F32, d, v)
+            })),
         }
     }
     fn i2f(&mut self, a: Opnd) -> Opnd {
         match a {
             Opnd::K(x) => Opnd::K(Native.i2f(x).to_bits()),
-            Opnd::R(v) => Opnd::R(self.op1(RegKind::B32, "cvt.rn.f32.s32 {d0}, {u0}", vec![v])),
+            Opnd::R(v) => Opnd::R(self.def(RegKind::B32, |d| {
+                build::cvt(Some(Rounding::Rn), false, PT::F32, PT::S32, d, v)
+            })),
         }
     }
     fn bits(&mut self, a: Opnd) -> Opnd {
@@ -174,49 +230,49 @@ impl Ops for Lower<'_> {
         a
     }
     fn iadd(&mut self, a: Opnd, b: Opnd) -> Opnd {
-        self.i2("add.s32", Imm::S32, a, b, u32::wrapping_add)
+        self.i2(Opcode::Add, &S32, Imm::S32, a, b, u32::wrapping_add)
     }
     fn isub(&mut self, a: Opnd, b: Opnd) -> Opnd {
-        self.i2("sub.s32", Imm::S32, a, b, u32::wrapping_sub)
+        self.i2(Opcode::Sub, &S32, Imm::S32, a, b, u32::wrapping_sub)
     }
     fn and(&mut self, a: Opnd, b: Opnd) -> Opnd {
-        self.i2("and.b32", Imm::Hex, a, b, |x, y| x & y)
+        self.i2(Opcode::And, &B32, Imm::Hex, a, b, |x, y| x & y)
     }
     fn or(&mut self, a: Opnd, b: Opnd) -> Opnd {
-        self.i2("or.b32", Imm::Hex, a, b, |x, y| x | y)
+        self.i2(Opcode::Or, &B32, Imm::Hex, a, b, |x, y| x | y)
     }
     fn xor(&mut self, a: Opnd, b: Opnd) -> Opnd {
-        self.i2("xor.b32", Imm::Hex, a, b, |x, y| x ^ y)
+        self.i2(Opcode::Xor, &B32, Imm::Hex, a, b, |x, y| x ^ y)
     }
     fn shl(&mut self, a: Opnd, n: u32) -> Opnd {
-        self.shift("shl.b32", a, n, |x| Native.shl(x, n))
+        self.shift(Opcode::Shl, PT::B32, a, n, |x| Native.shl(x, n))
     }
     fn shr_u(&mut self, a: Opnd, n: u32) -> Opnd {
-        self.shift("shr.u32", a, n, |x| Native.shr_u(x, n))
+        self.shift(Opcode::Shr, PT::U32, a, n, |x| Native.shr_u(x, n))
     }
     fn shr_s(&mut self, a: Opnd, n: u32) -> Opnd {
-        self.shift("shr.s32", a, n, |x| Native.shr_s(x, n))
+        self.shift(Opcode::Shr, PT::S32, a, n, |x| Native.shr_s(x, n))
     }
     fn imin(&mut self, a: Opnd, b: Opnd) -> Opnd {
-        self.i2("min.s32", Imm::S32, a, b, |x, y| Native.imin(x, y))
+        self.i2(Opcode::Min, &S32, Imm::S32, a, b, |x, y| Native.imin(x, y))
     }
     fn imax(&mut self, a: Opnd, b: Opnd) -> Opnd {
-        self.i2("max.s32", Imm::S32, a, b, |x, y| Native.imax(x, y))
+        self.i2(Opcode::Max, &S32, Imm::S32, a, b, |x, y| Native.imax(x, y))
     }
     fn fcmp(&mut self, c: Cmp, a: Opnd, b: Opnd) -> VRegId {
         if let (Opnd::K(x), Opnd::K(y)) = (a, b) {
             return self.imm_pred(c.f32(f(x), f(y)));
         }
-        let op = format!("setp.{}.f32", c.ptx());
-        self.math_inst(RegKind::Pred, &op, &[(a, Imm::F32), (b, Imm::F32)])
+        let mods = [cmp_op(c).into(), PT::F32.into()];
+        self.math_inst(RegKind::Pred, Opcode::Setp, &mods, &[(a, Imm::F32), (b, Imm::F32)])
     }
     fn icmp(&mut self, c: Cmp, a: Opnd, b: Opnd) -> VRegId {
         if let (Opnd::K(x), Opnd::K(y)) = (a, b) {
             return self.imm_pred(c.i32(x as i32, y as i32));
         }
-        let c = if c == Cmp::Neu { "ne" } else { c.ptx() };
-        let op = format!("setp.{c}.s32");
-        self.math_inst(RegKind::Pred, &op, &[(a, Imm::S32), (b, Imm::S32)])
+        let c = if c == Cmp::Neu { CmpOp::Ne } else { cmp_op(c) };
+        let mods = [c.into(), PT::S32.into()];
+        self.math_inst(RegKind::Pred, Opcode::Setp, &mods, &[(a, Imm::S32), (b, Imm::S32)])
     }
     fn fsel(&mut self, p: VRegId, a: Opnd, b: Opnd) -> Opnd {
         if a == b {
@@ -231,67 +287,77 @@ impl Ops for Lower<'_> {
         self.sel(p, a, b, Imm::Hex)
     }
     fn pand(&mut self, a: VRegId, b: VRegId) -> VRegId {
-        self.pred_op("and", a, b)
+        self.pred_op(Opcode::And, a, b)
     }
     fn por(&mut self, a: VRegId, b: VRegId) -> VRegId {
-        self.pred_op("or", a, b)
+        self.pred_op(Opcode::Or, a, b)
     }
     fn pxor(&mut self, a: VRegId, b: VRegId) -> VRegId {
-        self.pred_op("xor", a, b)
+        self.pred_op(Opcode::Xor, a, b)
     }
     fn pnot(&mut self, a: VRegId) -> VRegId {
-        self.op1(RegKind::Pred, "not.pred {d0}, {u0}", vec![a])
+        self.def(RegKind::Pred, |d| build::unary(Opcode::Not, &[], PT::Pred, d, a))
     }
     fn mad_wide(&mut self, a: Opnd, b: Opnd, c: Opnd) -> VRegId {
         let a = self.reg(a);
         let args = [(Opnd::R(a), Imm::Hex), (b, Imm::Hex)];
         if c == Opnd::K(0) {
-            return self.math_inst(RegKind::B64, "mul.wide.u32", &args);
+            let mods = [Flag::Wide.into(), PT::U32.into()];
+            return self.math_inst(RegKind::B64, Opcode::Mul, &mods, &args);
         }
         let c = self.reg(c);
-        let c64 = self.op1(RegKind::B64, "cvt.u64.u32 {d0}, {u0}", vec![c]);
-        let d = self.mf.new_vreg(RegKind::B64);
-        let (bt, mut uses) = match b {
-            Opnd::R(v) => ("{u1}".to_string(), vec![a, v]),
-            Opnd::K(k) => (format!("0x{k:08X}"), vec![a]),
-        };
-        let ci = uses.len();
-        uses.push(c64);
-        self.emit(format!("mad.wide.u32 {{d0}}, {{u0}}, {bt}, {{u{ci}}}"), vec![d], uses);
-        d
+        let c64 = self.def(RegKind::B64, |d| build::cvt(None, false, PT::U64, PT::U32, d, c));
+        let b = Imm::Hex.operand(b);
+        self.def(RegKind::B64, |d| {
+            Instruction::new(
+                Opcode::Mad,
+                vec![Flag::Wide.into(), PT::U32.into()],
+                vec![d.into(), a.into(), b, c64.into()],
+            )
+        })
     }
     fn lo(&mut self, a: VRegId) -> Opnd {
-        Opnd::R(self.op1(RegKind::B32, "cvt.u32.u64 {d0}, {u0}", vec![a]))
+        Opnd::R(self.def(RegKind::B32, |d| build::cvt(None, false, PT::U32, PT::U64, d, a)))
     }
     fn hi(&mut self, a: VRegId) -> Opnd {
-        let t = self.op1(RegKind::B64, "shr.u64 {d0}, {u0}, 32", vec![a]);
-        Opnd::R(self.op1(RegKind::B32, "cvt.u32.u64 {d0}, {u0}", vec![t]))
+        let t = self.def(RegKind::B64, |d| {
+            build::binary(Opcode::Shr, &[], PT::U64, d, a, Operand::Imm(32))
+        });
+        Opnd::R(self.def(RegKind::B32, |d| build::cvt(None, false, PT::U32, PT::U64, d, t)))
     }
     fn pack(&mut self, lo: Opnd, hi: Opnd) -> VRegId {
         let (l, h) = (self.reg(lo), self.reg(hi));
-        self.op1(RegKind::B64, "mov.b64 {d0}, {{u0}, {u1}}", vec![l, h])
+        self.def(RegKind::B64, |d| build::pack(PT::B64, d, &[l, h]))
     }
     fn lshr(&mut self, a: VRegId, n: Opnd) -> VRegId {
         match n {
-            Opnd::K(k) => self.op1(RegKind::B64, format!("shr.u64 {{d0}}, {{u0}}, {k}"), vec![a]),
-            Opnd::R(v) => self.op1(RegKind::B64, "shr.u64 {d0}, {u0}, {u1}", vec![a, v]),
+            Opnd::K(k) => self.def(RegKind::B64, |d| {
+                build::binary(Opcode::Shr, &[], PT::U64, d, a, Operand::Imm(i64::from(k)))
+            }),
+            Opnd::R(v) => {
+                self.def(RegKind::B64, |d| build::binary(Opcode::Shr, &[], PT::U64, d, a, v))
+            }
         }
     }
     fn lshl(&mut self, a: VRegId, n: u32) -> VRegId {
-        self.op1(RegKind::B64, format!("shl.b64 {{d0}}, {{u0}}, {n}"), vec![a])
+        self.def(RegKind::B64, |d| {
+            build::binary(Opcode::Shl, &[], PT::B64, d, a, Operand::Imm(i64::from(n)))
+        })
     }
     fn l2d(&mut self, a: VRegId) -> VRegId {
-        self.op1(RegKind::B64, "cvt.rn.f64.s64 {d0}, {u0}", vec![a])
+        self.def(RegKind::B64, |d| build::cvt(Some(Rounding::Rn), false, PT::F64, PT::S64, d, a))
     }
     fn dmul(&mut self, a: VRegId, k: f64) -> VRegId {
-        self.op1(
-            RegKind::B64,
-            format!("mul.rn.f64 {{d0}}, {{u0}}, 0d{:016X}", k.to_bits()),
-            vec![a],
-        )
+        self.def(RegKind::B64, |d| {
+            build::binary(Opcode::Mul, &[Rounding::Rn.into()], PT::F64, d, a, Operand::f64(k))
+        })
     }
     fn d2f(&mut self, a: VRegId) -> Opnd {
-        Opnd::R(self.op1(RegKind::B32, "cvt.rn.f32.f64 {d0}, {u0}", vec![a]))
+        Opnd::R(
+            self.def(RegKind::B32, |d| {
+                build::cvt(Some(Rounding::Rn), false, PT::F32, PT::F64, d, a)
+            }),
+        )
     }
     fn branch<const N: usize>(
         &mut self,
@@ -323,26 +389,9 @@ impl Lower<'_> {
 
     /// `selp.f32/b32 d, a, b, p` (the predicate is the last operand).
     fn math_inst_pred(&mut self, p: VRegId, a: Opnd, b: Opnd, how: Imm) -> VRegId {
-        let ty = if matches!(how, Imm::F32) { "f32" } else { "b32" };
-        let mut text = format!("selp.{ty} {{d0}}");
-        let mut uses = Vec::with_capacity(3);
-        for x in [a, b] {
-            text.push_str(", ");
-            match x {
-                Opnd::R(v) => {
-                    text.push_str(&format!("{{u{}}}", uses.len()));
-                    uses.push(v);
-                }
-                Opnd::K(k) => text.push_str(&match how {
-                    Imm::F32 => f32_imm(k),
-                    Imm::S32 => (k as i32).to_string(),
-                    Imm::Hex => format!("0x{k:08X}"),
-                }),
-            }
-        }
-        text.push_str(&format!(", {{u{}}}", uses.len()));
-        uses.push(p);
-        self.op1(RegKind::B32, text, uses)
+        let ty = if matches!(how, Imm::F32) { PT::F32 } else { PT::B32 };
+        let (a, b) = (how.operand(a), how.operand(b));
+        self.def(RegKind::B32, |d| build::selp(ty, d, a, b, p))
     }
 
     /// One side of [`Ops::branch`]: emitted into `block`, ending in a jump to `merge` with its
