@@ -5,7 +5,10 @@
 use super::align::{self, KnownAlign};
 use super::layout::{self, kind_of, leaves, Leaf};
 use super::regalloc::{BlockId, MFunction, RegKind, Target, Term, VRegId};
-use crate::model::{build, CmpOp, Instruction, Modifier, Opcode, Operand, Type as PT};
+use crate::model::{
+    build, AtomOp, CmpOp, Dim, Flag, Instruction, Modifier, Opcode, Operand, SpecialReg,
+    StateSpace, Type as PT,
+};
 use dianran_frontend::ir::{
     self, AddressSpace, Block, ConstValue, GlobalId, Inst, IoBinding, Op, Scalar, Terminator, Type,
     TypeId, Types, ValueId,
@@ -30,6 +33,15 @@ impl Space {
             Space::Global => "global",
             Space::Shared => "shared",
             Space::Local => "local",
+        }
+    }
+
+    /// The model's state space.
+    pub(crate) fn state_space(self) -> StateSpace {
+        match self {
+            Space::Global => StateSpace::Global,
+            Space::Shared => StateSpace::Shared,
+            Space::Local => StateSpace::Local,
         }
     }
 }
@@ -451,13 +463,13 @@ impl<'a> Lower<'a> {
                 continue;
             }
             let name = names.get(i).cloned().unwrap_or_default();
-            let a = self.op1(RegKind::B64, format!("ld.param.u64 {{d0}}, [{name}]"), vec![]);
-            let g = self.op1(RegKind::B64, "cvta.to.global.u64 {d0}, {u0}", vec![a]);
+            let a = self.def(RegKind::B64, |d| build::ld_param(PT::U64, d, &name));
+            let g = self.def(RegKind::B64, |d| build::cvta_to(StateSpace::Global, d, a));
             self.params.push(Some(g));
         }
         if self.layout.uses_sizes {
-            let a = self.op1(RegKind::B64, "ld.param.u64 {d0}, [p_sizes]", vec![]);
-            let g = self.op1(RegKind::B64, "cvta.to.global.u64 {d0}, {u0}", vec![a]);
+            let a = self.def(RegKind::B64, |d| build::ld_param(PT::U64, d, "p_sizes"));
+            let g = self.def(RegKind::B64, |d| build::cvta_to(StateSpace::Global, d, a));
             self.sizes = Some(g);
         }
         // Local depot: private globals first (offsets given), then unpromoted locals.
@@ -483,7 +495,7 @@ impl<'a> Lower<'a> {
             let ty = global.ty;
             let init = global.init.clone().unwrap_or(ConstValue::Zero(ty));
             let comps = self.const_comps(&init, ty)?;
-            let base = self.op1(RegKind::B64, "mov.u64 {d0}, __local_depot", vec![]);
+            let base = self.local_depot();
             let p = Ptr {
                 addr: base,
                 space: Space::Local,
@@ -535,8 +547,10 @@ impl<'a> Lower<'a> {
         let zero = self.imm_u32(0);
         let step = self.layout.threads.saturating_mul(4);
         for (name, words) in self.layout.zero_shared.clone() {
-            let base = self.op1(RegKind::B64, format!("mov.u64 {{d0}}, {name}"), vec![]);
-            let off0 = self.op1(RegKind::B32, "shl.b32 {d0}, {u0}, 2", vec![lid]);
+            let base = self.symbol_addr(&name);
+            let off0 = self.def(RegKind::B32, |d| {
+                build::binary(Opcode::Shl, &[], PT::B32, d, lid, Operand::Imm(2))
+            });
             let head = self.mf.new_block();
             let body = self.mf.new_block();
             let done = self.mf.new_block();
@@ -546,78 +560,88 @@ impl<'a> Lower<'a> {
             }
             self.jump(head, vec![off0]);
             self.cur = head;
-            let more = self.op1(
-                RegKind::Pred,
-                format!("setp.lt.u32 {{d0}}, {{u0}}, {}", words * 4),
-                vec![off],
-            );
+            let bytes = Operand::Imm(i64::from(words * 4));
+            let more = self.def(RegKind::Pred, |p| build::setp(CmpOp::Lt, PT::U32, p, off, bytes));
             self.set_term(Term::Branch {
                 cond: more,
                 then_: Target { block: body, args: vec![] },
                 else_: Target { block: done, args: vec![] },
             });
             self.cur = body;
-            let wide = self.op1(RegKind::B64, "cvt.u64.u32 {d0}, {u0}", vec![off]);
-            let addr = self.op1(RegKind::B64, "add.s64 {d0}, {u0}, {u1}", vec![base, wide]);
-            self.emit("st.shared.u32 [{u0}+0], {u1}", vec![], vec![addr, zero]);
-            let next = self.op1(RegKind::B32, format!("add.s32 {{d0}}, {{u0}}, {step}"), vec![off]);
+            let wide =
+                self.def(RegKind::B64, |d| build::cvt(None, false, PT::U64, PT::U32, d, off));
+            let addr = self.def(RegKind::B64, |d| build::add(PT::S64, d, base, wide));
+            self.push(build::st(StateSpace::Shared, PT::U32, Operand::addr(addr, 0), zero));
+            let step = Operand::Imm(i64::from(step));
+            let next = self.def(RegKind::B32, |d| build::add(PT::S32, d, off, step));
             self.jump(head, vec![next]);
             self.cur = done;
         }
-        self.emit("bar.sync 0", vec![], vec![]);
+        self.push(build::bar_sync(0));
         Ok(())
     }
 
-    fn sreg(&mut self, name: &str) -> VRegId {
-        self.op1(RegKind::B32, format!("mov.u32 {{d0}}, %{name}"), vec![])
+    /// `mov.u64 d, __local_depot`: the base of the local depot.
+    fn local_depot(&mut self) -> VRegId {
+        self.symbol_addr("__local_depot")
+    }
+
+    /// `mov.u64 d, name`: the address of a variable.
+    fn symbol_addr(&mut self, name: &str) -> VRegId {
+        self.def(RegKind::B64, |d| build::mov(PT::U64, d, Operand::sym(name)))
+    }
+
+    fn sreg(&mut self, s: SpecialReg) -> VRegId {
+        self.def(RegKind::B32, |d| build::mov(PT::U32, d, s))
     }
 
     fn builtin(&mut self, b: ir::BuiltIn, ty: TypeId) -> Result<Vec<VRegId>, Diagnostic> {
         use ir::BuiltIn as B;
-        let dims = ["x", "y", "z"];
+        use SpecialReg as S;
+        let dims = [Dim::X, Dim::Y, Dim::Z];
         let out = match b {
             B::GlobalInvocationId => {
                 let mut v = Vec::new();
                 for d in dims {
-                    let c = self.sreg(&format!("ctaid.{d}"));
-                    let n = self.sreg(&format!("ntid.{d}"));
-                    let t = self.sreg(&format!("tid.{d}"));
-                    v.push(self.op1(
-                        RegKind::B32,
-                        "mad.lo.s32 {d0}, {u0}, {u1}, {u2}",
-                        vec![c, n, t],
-                    ));
+                    let c = self.sreg(S::Ctaid(d));
+                    let n = self.sreg(S::Ntid(d));
+                    let t = self.sreg(S::Tid(d));
+                    v.push(self.def(RegKind::B32, |r| build::mad_lo(PT::S32, r, c, n, t)));
                 }
                 v
             }
-            B::LocalInvocationId => dims.iter().map(|d| self.sreg(&format!("tid.{d}"))).collect(),
-            B::WorkGroupId => dims.iter().map(|d| self.sreg(&format!("ctaid.{d}"))).collect(),
-            B::NumWorkGroups => dims.iter().map(|d| self.sreg(&format!("nctaid.{d}"))).collect(),
+            B::LocalInvocationId => dims.iter().map(|d| self.sreg(S::Tid(*d))).collect(),
+            B::WorkGroupId => dims.iter().map(|d| self.sreg(S::Ctaid(*d))).collect(),
+            B::NumWorkGroups => dims.iter().map(|d| self.sreg(S::Nctaid(*d))).collect(),
             B::LocalInvocationIndex => {
-                let tx = self.sreg("tid.x");
-                let ty_ = self.sreg("tid.y");
-                let tz = self.sreg("tid.z");
-                let nx = self.sreg("ntid.x");
-                let ny = self.sreg("ntid.y");
-                let a =
-                    self.op1(RegKind::B32, "mad.lo.s32 {d0}, {u0}, {u1}, {u2}", vec![ny, tz, ty_]);
-                vec![self.op1(RegKind::B32, "mad.lo.s32 {d0}, {u0}, {u1}, {u2}", vec![nx, a, tx])]
+                let tx = self.sreg(S::Tid(Dim::X));
+                let ty_ = self.sreg(S::Tid(Dim::Y));
+                let tz = self.sreg(S::Tid(Dim::Z));
+                let nx = self.sreg(S::Ntid(Dim::X));
+                let ny = self.sreg(S::Ntid(Dim::Y));
+                let a = self.def(RegKind::B32, |d| build::mad_lo(PT::S32, d, ny, tz, ty_));
+                vec![self.def(RegKind::B32, |d| build::mad_lo(PT::S32, d, nx, a, tx))]
             }
-            B::SubgroupInvocationId => vec![self.sreg("laneid")],
+            B::SubgroupInvocationId => vec![self.sreg(S::Laneid)],
             B::SubgroupSize => vec![self.imm_u32(32)],
             B::NumSubgroups => {
                 // ceil(threads per block / 32)
-                let nx = self.sreg("ntid.x");
-                let ny = self.sreg("ntid.y");
-                let nz = self.sreg("ntid.z");
-                let a = self.op1(RegKind::B32, "mul.lo.s32 {d0}, {u0}, {u1}", vec![nx, ny]);
-                let t = self.op1(RegKind::B32, "mul.lo.s32 {d0}, {u0}, {u1}", vec![a, nz]);
-                let t = self.op1(RegKind::B32, "add.s32 {d0}, {u0}, 31", vec![t]);
-                vec![self.op1(RegKind::B32, "shr.u32 {d0}, {u0}, 5", vec![t])]
+                let nx = self.sreg(S::Ntid(Dim::X));
+                let ny = self.sreg(S::Ntid(Dim::Y));
+                let nz = self.sreg(S::Ntid(Dim::Z));
+                let a = self.def(RegKind::B32, |d| build::mul_lo(PT::S32, d, nx, ny));
+                let t = self.def(RegKind::B32, |d| build::mul_lo(PT::S32, d, a, nz));
+                let t = self.def(RegKind::B32, |d| build::add(PT::S32, d, t, Operand::Imm(31)));
+                vec![self.def(RegKind::B32, |d| {
+                    build::binary(Opcode::Shr, &[], PT::U32, d, t, Operand::Imm(5))
+                })]
             }
             B::SubgroupId => {
                 let idx = self.builtin(B::LocalInvocationIndex, ty)?;
-                vec![self.op1(RegKind::B32, "shr.u32 {d0}, {u0}, 5", idx)]
+                let idx = *idx.first().ok_or_else(|| self.err_internal("local index"))?;
+                vec![self.def(RegKind::B32, |d| {
+                    build::binary(Opcode::Shr, &[], PT::U32, d, idx, Operand::Imm(5))
+                })]
             }
             _ => return Err(self.err_unsupported(&format!("the builtin {b:?} in compute entries"))),
         };
@@ -768,14 +792,14 @@ impl<'a> Lower<'a> {
                         default = Some(b);
                     }
                     for &v in &case.values {
-                        let imm =
-                            if signed { (v as i32).to_string() } else { (v as u32).to_string() };
-                        let ty = if signed { "s32" } else { "u32" };
-                        let p = self.op1(
-                            RegKind::Pred,
-                            format!("setp.eq.{ty} {{d0}}, {{u0}}, {imm}"),
-                            vec![sel],
-                        );
+                        let imm = if signed {
+                            Operand::Imm(i64::from(v as i32))
+                        } else {
+                            Operand::Imm(i64::from(v as u32))
+                        };
+                        let ty = if signed { PT::S32 } else { PT::U32 };
+                        let p =
+                            self.def(RegKind::Pred, |p| build::setp(CmpOp::Eq, ty, p, sel, imm));
                         let next = self.mf.new_block();
                         self.set_term(Term::Branch {
                             cond: p,
@@ -830,7 +854,7 @@ impl<'a> Lower<'a> {
                     .get(l.index())
                     .ok_or_else(|| self.err_internal("unknown local"))?;
                 let pointee = self.f.locals.get(l.index()).map_or(TypeId(0), |l| l.ty);
-                let base = self.op1(RegKind::B64, "mov.u64 {d0}, __local_depot", vec![]);
+                let base = self.local_depot();
                 let p = Ptr {
                     addr: base,
                     space: Space::Local,
@@ -854,12 +878,10 @@ impl<'a> Lower<'a> {
                 let (stride, ety, _) = layout::element_stride(&mut self.types, p.pointee)
                     .ok_or_else(|| self.err_internal("Access on a non-indexable pointee"))?;
                 let i = self.scalar(*idx)?;
-                let off = self.op1(
-                    RegKind::B64,
-                    format!("mul.wide.u32 {{d0}}, {{u0}}, {stride}"),
-                    vec![i],
-                );
-                let addr = self.op1(RegKind::B64, "add.s64 {d0}, {u0}, {u1}", vec![p.addr, off]);
+                let st = Operand::Imm(i64::from(stride));
+                let off = self.def(RegKind::B64, |d| build::mul_wide(PT::U32, d, i, st));
+                let pa = p.addr;
+                let addr = self.def(RegKind::B64, |d| build::add(PT::S64, d, pa, off));
                 Some(Val::Ptr(Ptr {
                     addr,
                     space: p.space,
@@ -881,16 +903,20 @@ impl<'a> Lower<'a> {
             }
             Op::WorkgroupUniformLoad(p) => {
                 let p = self.ptr(*p)?;
-                self.emit("bar.sync 0", vec![], vec![]);
+                self.push(build::bar_sync(0));
                 let c = self.load(&p)?;
-                self.emit("bar.sync 0", vec![], vec![]);
+                self.push(build::bar_sync(0));
                 Some(Val::Comps(c))
             }
             Op::Barrier(b) => {
                 if *b == ir::Barrier::SUB_GROUP {
-                    self.emit("bar.warp.sync 0xffffffff", vec![], vec![]);
+                    self.push(Instruction::new(
+                        Opcode::Bar,
+                        vec![Flag::Warp.into(), Flag::Sync.into()],
+                        vec![Operand::ImmHex(0xffffffff)],
+                    ));
                 } else if self.inject != Some(super::InjectedBug::DroppedBarrier) {
-                    self.emit("bar.sync 0", vec![], vec![]);
+                    self.push(build::bar_sync(0));
                 }
                 None
             }
@@ -903,13 +929,10 @@ impl<'a> Lower<'a> {
                 let p = self.ptr(*ptr)?;
                 let c = self.scalar(*compare)?;
                 let v = self.scalar(*value)?;
-                let sp = p.space.name();
-                let old = self.op1(
-                    RegKind::B32,
-                    format!("atom.{sp}.cas.b32 {{d0}}, [{{u0}}], {{u1}}, {{u2}}"),
-                    vec![p.addr, c, v],
-                );
-                let eq = self.op1(RegKind::Pred, "setp.eq.u32 {d0}, {u0}, {u1}", vec![old, c]);
+                let sp = p.space.state_space();
+                let addr = Operand::addr(p.addr, 0);
+                let old = self.def(RegKind::B32, |d| build::atom_cas(sp, PT::B32, d, addr, c, v));
+                let eq = self.def(RegKind::Pred, |q| build::setp(CmpOp::Eq, PT::U32, q, old, c));
                 Some(Val::Comps(vec![old, eq]))
             }
             Op::ArrayLength(p) => Some(Val::Comps(vec![self.array_length(*p)?])),
@@ -972,7 +995,7 @@ impl<'a> Lower<'a> {
                     .get(&g)
                     .cloned()
                     .ok_or_else(|| self.err_internal("unknown shared variable"))?;
-                let addr = self.op1(RegKind::B64, format!("mov.u64 {{d0}}, {name}"), vec![]);
+                let addr = self.symbol_addr(&name);
                 Ok(Ptr {
                     addr,
                     space: Space::Shared,
@@ -989,7 +1012,7 @@ impl<'a> Lower<'a> {
                     .private
                     .get(&g)
                     .ok_or_else(|| self.err_internal("unknown private variable"))?;
-                let base = self.op1(RegKind::B64, "mov.u64 {d0}, __local_depot", vec![]);
+                let base = self.local_depot();
                 let p = Ptr {
                     addr: base,
                     space: Space::Local,
@@ -1009,7 +1032,8 @@ impl<'a> Lower<'a> {
         let addr = if off == 0 {
             p.addr
         } else {
-            self.op1(RegKind::B64, format!("add.s64 {{d0}}, {{u0}}, {off}"), vec![p.addr])
+            let (a, o) = (p.addr, Operand::Imm(i64::from(off)));
+            self.def(RegKind::B64, |d| build::add(PT::S64, d, a, o))
         };
         Ptr {
             addr,
@@ -1028,37 +1052,21 @@ impl<'a> Lower<'a> {
     fn load(&mut self, p: &Ptr) -> Result<Vec<VRegId>, Diagnostic> {
         let leaves = self.leaves_of(p.pointee)?;
         let atomic = self.is_atomic(p.pointee);
-        let sp = p.space.name();
+        let sp = p.space.state_space();
         let mut out = Vec::new();
         for l in leaves {
-            let o = l.offset;
+            let a = Operand::addr(p.addr, i64::from(l.offset));
             let r = match l.scalar {
-                Scalar::F16 => self.op1(
-                    RegKind::B16,
-                    format!("ld.{sp}.b16 {{d0}}, [{{u0}}+{o}]"),
-                    vec![p.addr],
-                ),
+                Scalar::F16 => self.def(RegKind::B16, |d| build::ld(sp, PT::B16, d, a)),
                 Scalar::Bool => {
-                    let w = self.op1(
-                        RegKind::B32,
-                        format!("ld.{sp}.u32 {{d0}}, [{{u0}}+{o}]"),
-                        vec![p.addr],
-                    );
-                    self.op1(RegKind::Pred, "setp.ne.u32 {d0}, {u0}, 0", vec![w])
+                    let w = self.def(RegKind::B32, |d| build::ld(sp, PT::U32, d, a));
+                    self.def(RegKind::Pred, |q| {
+                        build::setp(CmpOp::Ne, PT::U32, q, w, Operand::Imm(0))
+                    })
                 }
-                _ if atomic => {
-                    let scope = "gpu";
-                    self.op1(
-                        RegKind::B32,
-                        format!("ld.relaxed.{scope}.{sp}.u32 {{d0}}, [{{u0}}+{o}]"),
-                        vec![p.addr],
-                    )
-                }
-                _ => self.op1(
-                    RegKind::B32,
-                    format!("ld.{sp}.u32 {{d0}}, [{{u0}}+{o}]"),
-                    vec![p.addr],
-                ),
+                // `ld.relaxed.gpu`: WGSL atomics are relaxed and device-wide.
+                _ if atomic => self.def(RegKind::B32, |d| build::ld_relaxed(sp, PT::U32, d, a)),
+                _ => self.def(RegKind::B32, |d| build::ld(sp, PT::U32, d, a)),
             };
             out.push(r);
         }
@@ -1071,28 +1079,20 @@ impl<'a> Lower<'a> {
             return Err(self.err_internal("stored value does not match the pointee"));
         }
         let atomic = self.is_atomic(p.pointee);
-        let sp = p.space.name();
+        let sp = p.space.state_space();
         for (l, &c) in leaves.iter().zip(comps) {
-            let o = l.offset;
+            let a = Operand::addr(p.addr, i64::from(l.offset));
             match l.scalar {
-                Scalar::F16 => {
-                    self.emit(format!("st.{sp}.b16 [{{u0}}+{o}], {{u1}}"), vec![], vec![p.addr, c])
-                }
+                Scalar::F16 => self.push(build::st(sp, PT::B16, a, c)),
                 Scalar::Bool => {
-                    let w = self.op1(RegKind::B32, "selp.u32 {d0}, 1, 0, {u0}", vec![c]);
-                    self.emit(format!("st.{sp}.u32 [{{u0}}+{o}], {{u1}}"), vec![], vec![p.addr, w]);
+                    let w = self.def(RegKind::B32, |d| {
+                        build::selp(PT::U32, d, Operand::Imm(1), Operand::Imm(0), c)
+                    });
+                    self.push(build::st(sp, PT::U32, a, w));
                 }
-                _ if atomic => {
-                    let scope = "gpu";
-                    self.emit(
-                        format!("st.relaxed.{scope}.{sp}.u32 [{{u0}}+{o}], {{u1}}"),
-                        vec![],
-                        vec![p.addr, c],
-                    )
-                }
-                _ => {
-                    self.emit(format!("st.{sp}.u32 [{{u0}}+{o}], {{u1}}"), vec![], vec![p.addr, c])
-                }
+                // `st.relaxed.gpu`: WGSL atomics are relaxed and device-wide.
+                _ if atomic => self.push(build::st_relaxed(sp, PT::U32, a, c)),
+                _ => self.push(build::st(sp, PT::U32, a, c)),
             }
         }
         Ok(())
@@ -1104,23 +1104,23 @@ impl<'a> Lower<'a> {
             Type::Atomic(s) => *s,
             _ => return Err(self.err_internal("atomic on a non-atomic pointer")),
         };
-        let t = if s == Scalar::I32 { "s32" } else { "u32" };
-        let (name, v) = match op {
-            A::Add => (format!("add.{t}"), v),
-            A::Sub => (format!("add.{t}"), self.op1(RegKind::B32, "neg.s32 {d0}, {u0}", vec![v])),
-            A::And => ("and.b32".into(), v),
-            A::Or => ("or.b32".into(), v),
-            A::Xor => ("xor.b32".into(), v),
-            A::Min => (format!("min.{t}"), v),
-            A::Max => (format!("max.{t}"), v),
-            A::Exchange => ("exch.b32".into(), v),
+        let t = if s == Scalar::I32 { PT::S32 } else { PT::U32 };
+        let (aop, t, v) = match op {
+            A::Add => (AtomOp::Add, t, v),
+            A::Sub => {
+                let n = self.def(RegKind::B32, |d| build::unary(Opcode::Neg, &[], PT::S32, d, v));
+                (AtomOp::Add, t, n)
+            }
+            A::And => (AtomOp::And, PT::B32, v),
+            A::Or => (AtomOp::Or, PT::B32, v),
+            A::Xor => (AtomOp::Xor, PT::B32, v),
+            A::Min => (AtomOp::Min, t, v),
+            A::Max => (AtomOp::Max, t, v),
+            A::Exchange => (AtomOp::Exch, PT::B32, v),
         };
-        let sp = p.space.name();
-        Ok(self.op1(
-            RegKind::B32,
-            format!("atom.{sp}.{name} {{d0}}, [{{u0}}], {{u1}}"),
-            vec![p.addr, v],
-        ))
+        let sp = p.space.state_space();
+        let addr = Operand::addr(p.addr, 0);
+        Ok(self.def(RegKind::B32, |d| build::atom(sp, aop, t, d, addr, v)))
     }
 
     fn array_length(&mut self, pv: ValueId) -> Result<VRegId, Diagnostic> {
@@ -1136,15 +1136,14 @@ impl<'a> Lower<'a> {
             Type::Array { stride, .. } => (*stride).max(1),
             _ => return Err(self.err_internal("arrayLength of a non-array")),
         };
-        let bytes = self.op1(
-            RegKind::B32,
-            format!("ld.global.u32 {{d0}}, [{{u0}}+{}]", idx * 4),
-            vec![sizes],
-        );
+        let slot = Operand::addr(sizes, (idx * 4) as i64);
+        let bytes = self.def(RegKind::B32, |d| build::ld(StateSpace::Global, PT::U32, d, slot));
         let off_r = self.imm_u32(off);
-        let rest = self.op1(RegKind::B32, "max.u32 {d0}, {u0}, {u1}", vec![bytes, off_r]);
-        let rest = self.op1(RegKind::B32, "sub.s32 {d0}, {u0}, {u1}", vec![rest, off_r]);
-        Ok(self.op1(RegKind::B32, format!("div.u32 {{d0}}, {{u0}}, {stride}"), vec![rest]))
+        let rest =
+            self.def(RegKind::B32, |d| build::binary(Opcode::Max, &[], PT::U32, d, bytes, off_r));
+        let rest = self.def(RegKind::B32, |d| build::sub(PT::S32, d, rest, off_r));
+        let stride = Operand::Imm(i64::from(stride));
+        Ok(self.def(RegKind::B32, |d| build::binary(Opcode::Div, &[], PT::U32, d, rest, stride)))
     }
 
     // ---- constants ----
