@@ -573,10 +573,6 @@ impl Lower<'_> {
         let r = f(self, &ys);
         self.narrow_f16(s, r)
     }
-
-    pub(crate) fn f(&mut self, text: &str, uses: Vec<VRegId>) -> VRegId {
-        self.op1(RegKind::B32, text, uses)
-    }
 }
 
 /// `not.pred p, a`.

@@ -50,22 +50,13 @@ use super::layout::kind_of;
 use super::lower::{Lower, Ptr, Space};
 use super::regalloc::{RegKind, Target, Term, VRegId};
 use crate::model::{
-    build, CmpOp, Instruction, Opcode, Operand, Rounding, ShflMode, SpecialReg, StateSpace,
-    Type as PT, VoteMode,
+    build, CmpOp, Instruction, Opcode, Operand, Rounding, ShflMode, SpecialReg, Type as PT,
+    VoteMode,
 };
 use dianran_frontend::ir::{CoopRole, Scalar, Type, TypeId, ValueId};
 use dianran_frontend::Diagnostic;
 
 type R<T> = Result<T, Diagnostic>;
-
-/// The PTX state space of a pointer's space.
-fn state_space(s: Space) -> StateSpace {
-    match s {
-        Space::Global => StateSpace::Global,
-        Space::Shared => StateSpace::Shared,
-        Space::Local => StateSpace::Local,
-    }
-}
 
 /// A decimal immediate.
 fn imm(k: u32) -> Operand {
@@ -235,7 +226,7 @@ impl Lower<'_> {
     /// Per-lane loads of a fragment; `pairs`: each contiguous aligned pair as one access.
     fn coop_load_lanes(&mut self, f: &Frag, pairs: bool) -> Vec<VRegId> {
         let base = self.coop_lane_base(f);
-        let sp = state_space(f.space);
+        let sp = f.space.state_space();
         let s = f.shape.scalar;
         let mut out = Vec::new();
         if pairs {
@@ -264,7 +255,7 @@ impl Lower<'_> {
     /// Per-lane stores of a fragment; `pairs` as in [`Lower::coop_load_lanes`].
     fn coop_store_lanes(&mut self, f: &Frag, v: &[VRegId], pairs: bool) {
         let base = self.coop_lane_base(f);
-        let sp = state_space(f.space);
+        let sp = f.space.state_space();
         let s = f.shape.scalar;
         if pairs {
             for (p, xy) in v.chunks(2).enumerate() {

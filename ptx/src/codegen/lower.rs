@@ -28,14 +28,6 @@ pub(crate) enum Space {
 }
 
 impl Space {
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Space::Global => "global",
-            Space::Shared => "shared",
-            Space::Local => "local",
-        }
-    }
-
     /// The model's state space.
     pub(crate) fn state_space(self) -> StateSpace {
         match self {
@@ -200,11 +192,6 @@ pub(crate) fn f32_to_f16_bits(x: f32) -> u16 {
     sign | r as u16
 }
 
-/// f32 immediate, bit-exact.
-pub(crate) fn f32_imm(bits: u32) -> String {
-    format!("0f{bits:08X}")
-}
-
 impl<'a> Lower<'a> {
     pub(crate) fn new(
         m: &'a ir::Module,
@@ -252,41 +239,6 @@ impl<'a> Lower<'a> {
         }
     }
 
-    /// Appends an instruction given as a template (`{d0}` names the defs, `{u0}` the uses).
-    /// TRANSITIONAL: parses the text into the model; being replaced by typed builders.
-    pub(crate) fn emit(&mut self, text: impl Into<String>, defs: Vec<VRegId>, uses: Vec<VRegId>) {
-        let text = text.into();
-        let mut s = String::with_capacity(text.len() + 16);
-        let mut rest = text.as_str();
-        while let Some(i) = rest.find('{') {
-            s.push_str(&rest[..i]);
-            let tail = &rest[i..];
-            let list = match tail.as_bytes().get(1) {
-                Some(b'd') => Some(&defs),
-                Some(b'u') => Some(&uses),
-                _ => None,
-            };
-            let end = tail.find('}');
-            let idx = end.and_then(|e| tail.get(2..e)).and_then(|n| n.parse::<usize>().ok());
-            match (list, idx, end) {
-                (Some(l), Some(n), Some(e)) if n < l.len() => {
-                    s.push_str(&l[n].to_string());
-                    rest = &tail[e + 1..];
-                }
-                _ => {
-                    s.push('{');
-                    rest = &tail[1..];
-                }
-            }
-        }
-        s.push_str(rest);
-        s.push(';');
-        match crate::parse::parse_instruction(&s) {
-            Ok(i) => self.push(i),
-            Err(e) => panic!("template {text:?} -> {s:?}: {e}"),
-        }
-    }
-
     /// Pushes the instruction `make(d)` for a new register `d` of `kind` (its destination) and
     /// returns `d`: `self.def(RegKind::B32, |d| build::add(Type::S32, d, a, b))`.
     pub(crate) fn def(
@@ -313,19 +265,6 @@ impl<'a> Lower<'a> {
             operands.extend_from_slice(srcs);
             Instruction::new(op, mods.to_vec(), operands)
         })
-    }
-
-    /// Emits an instruction with one new def of `kind`.
-    /// TRANSITIONAL: template form, see [`Lower::emit`].
-    pub(crate) fn op1(
-        &mut self,
-        kind: RegKind,
-        text: impl Into<String>,
-        uses: Vec<VRegId>,
-    ) -> VRegId {
-        let d = self.mf.new_vreg(kind);
-        self.emit(text, vec![d], uses);
-        d
     }
 
     /// A register holding a 32-bit constant.
