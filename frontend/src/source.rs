@@ -180,13 +180,34 @@ pub const MAX_STATEMENT_OPERATORS: usize = 4096;
 /// more than [`MAX_STATEMENT_OPERATORS`] operator characters between `;`, `{` and `}`
 /// (comments skipped).
 pub fn check_limits(text: &str) -> Option<Diagnostic> {
+    limit_error(longest_statement(text))
+}
+
+/// The diagnostic for a [`longest_statement`] result over the limit.
+pub fn limit_error((ops, start, end): (usize, usize, usize)) -> Option<Diagnostic> {
+    (ops > MAX_STATEMENT_OPERATORS).then(|| {
+        Diagnostic::error(
+            DiagKind::Limit,
+            format!("statement has more than {MAX_STATEMENT_OPERATORS} operators"),
+        )
+        .at(Span { start: start as u32, end: end as u32 })
+        .help("split the computation into several `let` declarations")
+    })
+}
+
+/// The most operator characters in one statement (between `;`, `{` and `}`, comments
+/// skipped), which bounds naga's recursion depth. The scan stops once the count passes
+/// [`MAX_STATEMENT_OPERATORS`]. Returns the count and the byte range of that statement up to
+/// the last operator counted.
+pub fn longest_statement(text: &str) -> (usize, usize, usize) {
     let mut lexer = Lexer { text, pos: 0 };
     let mut start = 0usize;
     let mut ops = 0usize;
+    let mut best = (0usize, 0usize, 0usize);
     loop {
         lexer.skip_trivia();
         let rest = text.get(lexer.pos..).unwrap_or("");
-        let c = rest.chars().next()?;
+        let Some(c) = rest.chars().next() else { return best };
         match c {
             ';' | '{' | '}' => {
                 ops = 0;
@@ -195,15 +216,11 @@ pub fn check_limits(text: &str) -> Option<Diagnostic> {
             '+' | '-' | '*' | '/' | '%' | '&' | '|' | '^' | '!' | '~' | '<' | '>' | '=' | '('
             | '[' => {
                 ops += 1;
-                if ops > MAX_STATEMENT_OPERATORS {
-                    return Some(
-                        Diagnostic::error(
-                            DiagKind::Limit,
-                            format!("statement has more than {MAX_STATEMENT_OPERATORS} operators"),
-                        )
-                        .at(Span { start: start as u32, end: lexer.pos as u32 + 1 })
-                        .help("split the computation into several `let` declarations"),
-                    );
+                if ops > best.0 {
+                    best = (ops, start, lexer.pos + 1);
+                    if ops > MAX_STATEMENT_OPERATORS {
+                        return best;
+                    }
                 }
             }
             _ => {}

@@ -19,7 +19,9 @@ pub fn print_module(m: &Module) -> Result<String, PtxError> {
 /// body (what an executor of the model names in its messages).
 pub fn print_module_lines(m: &Module) -> Result<(String, Vec<Vec<u32>>), PtxError> {
     check_module(m)?;
-    let mut out = String::new();
+    // About 32 bytes per line: growing the string as it fills was a visible cost.
+    let statements: usize = m.entries.iter().map(|e| e.body.len() + e.params.len() + 8).sum();
+    let mut out = String::with_capacity(256 + 32 * statements);
     for c in &m.comments {
         push_comment(&mut out, "", c);
     }
@@ -116,7 +118,9 @@ fn push_entry(out: &mut String, e: &Entry) -> Vec<u32> {
                 let _ = writeln!(out, "{l}:");
             }
             Statement::Inst(i) => {
-                let _ = writeln!(out, "\t{i}");
+                out.push('\t');
+                i.write_to(out);
+                out.push('\n');
             }
             Statement::Comment(c) => push_comment(out, "\t", c),
         }

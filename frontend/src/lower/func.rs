@@ -5,7 +5,8 @@ use crate::ir::{self, Inst, Op, Span, TypeId, ValueId};
 use crate::{DiagKind, Diagnostic};
 use naga::valid::FunctionInfo;
 use naga::{Expression, Handle, Statement};
-use std::collections::HashMap;
+// FxHash: these maps are keyed by small integers on the hot path; SipHash was a visible cost.
+use rustc_hash::FxHashMap as HashMap;
 
 /// Lowers one naga function (regular or entry point) named `name`, declared at `span`.
 pub(super) fn lower_function<'m>(
@@ -122,7 +123,7 @@ impl<'a, 'm> FnLowerer<'a, 'm> {
             prologue: Vec::new(),
             cur: Vec::new(),
             local_addrs: Vec::new(),
-            global_addrs: HashMap::new(),
+            global_addrs: HashMap::default(),
             break_targets: Vec::new(),
             stmt_span: Span::default(),
             fn_span: span,

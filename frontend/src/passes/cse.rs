@@ -7,14 +7,15 @@
 
 use super::util::Subst;
 use crate::ir::*;
-use std::collections::HashMap;
+// FxHash: these maps are keyed by small integers on the hot path; SipHash was a visible cost.
+use rustc_hash::FxHashMap as HashMap;
 
 /// Merges identical pure instructions in every function.
 pub fn cse(m: &mut Module) {
     for f in &mut m.functions {
         let mut body = std::mem::take(&mut f.body);
         let mut c = Cse { values: &f.values, scopes: Vec::new(), subst: Subst::default() };
-        c.scopes.push(HashMap::new());
+        c.scopes.push(HashMap::default());
         c.block(&mut body);
         f.body = body;
     }
@@ -51,7 +52,7 @@ impl Cse<'_> {
     }
 
     fn nested(&mut self, b: &mut Block) {
-        self.scopes.push(HashMap::new());
+        self.scopes.push(HashMap::default());
         self.block(b);
         self.scopes.pop();
     }
@@ -67,7 +68,7 @@ impl Cse<'_> {
         let mut out = Vec::with_capacity(old.len());
         for (k, mut inst) in old.into_iter().enumerate() {
             if cut == Some(k) {
-                self.scopes.push(HashMap::new());
+                self.scopes.push(HashMap::default());
             }
             self.subst.apply_op(&mut inst.op);
             match &mut inst.op {
@@ -83,7 +84,7 @@ impl Cse<'_> {
                 Op::Loop { body, continuing, break_if, .. } => {
                     // Body instructions after a possible `continue` do not dominate the
                     // continuing block: they get a scope that ends with the body.
-                    self.scopes.push(HashMap::new());
+                    self.scopes.push(HashMap::default());
                     let (cut, n) = (body.insts_before_continue(), body.insts.len());
                     self.block_cut(body, Some(cut));
                     if cut < n {

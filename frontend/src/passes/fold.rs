@@ -17,7 +17,8 @@
 
 use super::util::Subst;
 use crate::ir::*;
-use std::collections::HashMap;
+// FxHash: these maps are keyed by small integers on the hot path; SipHash was a visible cost.
+use rustc_hash::FxHashMap as HashMap;
 
 /// Folds constants in every function.
 pub fn fold(m: &mut Module) {
@@ -28,8 +29,8 @@ pub fn fold(m: &mut Module) {
             types,
             f,
             subst: Subst::default(),
-            consts: HashMap::new(),
-            defs: HashMap::new(),
+            consts: HashMap::default(),
+            defs: HashMap::default(),
         };
         fo.block(&mut body);
         f.body = body;

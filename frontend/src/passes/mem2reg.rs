@@ -19,7 +19,8 @@
 
 use super::util::{element_type, Subst};
 use crate::ir::*;
-use std::collections::HashMap;
+// FxHash: these maps are keyed by small integers on the hot path; SipHash was a visible cost.
+use rustc_hash::FxHashMap as HashMap;
 
 /// Promotes every non-escaping local of every function.
 pub fn mem2reg(m: &mut Module) {
@@ -159,7 +160,7 @@ fn promote_function(types: &mut Types, f: &mut Function) {
     let mut an = Analysis {
         types,
         values: &f.values,
-        ptrs: HashMap::new(),
+        ptrs: HashMap::default(),
         facts: vec![LocalFacts::default(); n],
         inline_stack: Vec::new(),
         next_inline: 0,

@@ -1,7 +1,8 @@
 //! Small helpers the passes share.
 
 use crate::ir::*;
-use std::collections::HashMap;
+// FxHash: these maps are keyed by small integers on the hot path; SipHash was a visible cost.
+use rustc_hash::FxHashMap as HashMap;
 
 /// A value substitution built while a pass walks a function in dominance order: uses are
 /// rewritten as they are reached, so every use sees the replacement of its definition.

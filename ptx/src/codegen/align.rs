@@ -13,7 +13,8 @@
 use dianran_frontend::ir::{
     BinaryOperator, Block, ConstValue, Function, Op, Scalar, Terminator, ValueId,
 };
-use std::collections::HashMap;
+// FxHash: these maps are keyed by small integers on the hot path; SipHash was a visible cost.
+use rustc_hash::FxHashMap as HashMap;
 
 /// The largest alignment the analysis reports (2^31: see the module doc).
 const CAP: u32 = 1 << 31;
@@ -35,10 +36,10 @@ const MAX_ROUNDS: usize = 64;
 impl<'a> KnownAlign<'a> {
     /// Indexes the defining operation of every value in `f`.
     pub(crate) fn new(f: &'a Function) -> Self {
-        let mut defs = HashMap::new();
-        let mut incoming: HashMap<ValueId, Vec<ValueId>> = HashMap::new();
+        let mut defs = HashMap::default();
+        let mut incoming: HashMap<ValueId, Vec<ValueId>> = HashMap::default();
         index_block(&f.body, &mut defs, &mut incoming);
-        let mut k = KnownAlign { defs, params: HashMap::new() };
+        let mut k = KnownAlign { defs, params: HashMap::default() };
         k.params = incoming.keys().map(|&p| (p, CAP)).collect();
         let mut settled = false;
         for _ in 0..MAX_ROUNDS {

@@ -14,7 +14,8 @@ use dianran_frontend::ir::{
     TypeId, Types, ValueId,
 };
 use dianran_frontend::{DiagKind, Diagnostic};
-use std::collections::HashMap;
+// FxHash: these maps are keyed by small integers on the hot path; SipHash was a visible cost.
+use rustc_hash::FxHashMap as HashMap;
 
 /// A PTX state space a pointer points into.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -208,7 +209,7 @@ impl<'a> Lower<'a> {
             types: m.types.clone(),
             mf,
             cur,
-            vals: HashMap::new(),
+            vals: HashMap::default(),
             frames: Vec::new(),
             layout,
             entry: entry.to_string(),
@@ -218,8 +219,8 @@ impl<'a> Lower<'a> {
             depot_size: 0,
             span: f.span,
             sm,
-            consts: HashMap::new(),
-            fconsts: HashMap::new(),
+            consts: HashMap::default(),
+            fconsts: HashMap::default(),
             tf32: false,
             used_tf32: false,
             fast_math: false,

@@ -26,7 +26,8 @@ use crate::names;
 use dianran_frontend::ir::{self, AddressSpace, GlobalId, Op, Stage};
 use dianran_frontend::{DiagKind, Diagnostic};
 use lower::{EntryLayout, Lower};
-use std::collections::{BTreeSet, HashMap};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::BTreeSet;
 use std::time::Instant;
 
 /// Code generation options.
@@ -168,8 +169,8 @@ pub fn compile_module(m: &ir::Module, opts: &Options) -> CompiledPtx {
     let mut bodies = Vec::new();
     let mut comments = Vec::new();
     // Names: entries and workgroup variables share the module scope.
-    let mut taken: HashMap<String, String> = HashMap::new();
-    let mut shared_names: HashMap<GlobalId, String> = HashMap::new();
+    let mut taken: HashMap<String, String> = HashMap::default();
+    let mut shared_names: HashMap<GlobalId, String> = HashMap::default();
     for (i, g) in m.globals.iter().enumerate() {
         if g.space == AddressSpace::Workgroup {
             let n = names::workgroup_var_name(&g.name);
@@ -353,7 +354,7 @@ fn compile_entry(
     // Buffers: group-0 rule (SPEC §3).
     let mut bufs: Vec<(ir::ResourceBinding, GlobalId)> = Vec::new();
     let mut shared = Vec::new();
-    let mut private = HashMap::new();
+    let mut private = HashMap::default();
     let mut private_end = 0u32;
     for &g in &used {
         let Some(global) = m.globals.get(g.index()) else { continue };

@@ -11,7 +11,7 @@
 //! The result, [`Allocated`], holds the same blocks with physical register numbers and the
 //! moves regalloc2 inserted (block-argument copies, cycle breaking, live-range splits).
 
-use crate::model::{build, Instruction, Operand, Reg, Statement};
+use crate::model::{build, Instruction, Reg, Statement};
 use regalloc2 as ra;
 
 /// The register kinds are the PTX model's: one definition of `%p/%h/%r/%rd`.
@@ -637,10 +637,9 @@ fn assemble(
                     }
                 }
             } else if let Some(mut m) = templates.next() {
-                let mut occurrences = 0usize;
-                m.for_each_reg(|_| occurrences += 1);
+                // The kinds of the register occurrences, then their allocations in place.
                 phys_regs.clear();
-                phys_regs.resize(occurrences, Reg { kind: RegKind::Pred, num: u32::MAX });
+                m.for_each_reg(|r| phys_regs.push(Reg { kind: r.kind, num: u32::MAX }));
                 let mut filled = 0;
                 for (run, out) in outs.iter().enumerate() {
                     let Some(vi) = views[run].view_index(idx) else { continue };
@@ -649,11 +648,11 @@ fn assemble(
                         let Some(slot) = phys_regs.get_mut(k as usize) else {
                             return Err(AllocError("operand slot out of range".into()));
                         };
-                        *slot = phys(*alloc, slot_kind(&m, k as usize))?;
+                        *slot = phys(*alloc, slot.kind)?;
                         filled += 1;
                     }
                 }
-                if filled != occurrences {
+                if filled != phys_regs.len() {
                     return Err(AllocError("operand without allocation".into()));
                 }
                 let mut k = 0;
@@ -690,19 +689,6 @@ fn assemble(
         blocks.push(ABlock { insts, term });
     }
     Ok(Allocated { blocks, counts })
-}
-
-/// The kind of the `k`-th register occurrence of `m`.
-fn slot_kind(m: &Instruction, k: usize) -> RegKind {
-    let mut kind = RegKind::B32;
-    let mut i = 0;
-    m.for_each_reg(|r| {
-        if i == k {
-            kind = r.kind;
-        }
-        i += 1;
-    });
-    kind
 }
 
 /// The body of an allocated function as model statements: labelled blocks (`label(i)` names
@@ -761,11 +747,6 @@ pub fn to_statements(a: Allocated, label: &dyn Fn(usize) -> String) -> Vec<State
         }
     }
     out
-}
-
-/// The operand of a register (instruction selection's shorthand).
-pub fn reg(r: VRegId) -> Operand {
-    Operand::Reg(r)
 }
 
 #[cfg(test)]

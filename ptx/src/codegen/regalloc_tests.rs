@@ -2,7 +2,7 @@
 //! running both the virtual-register program and the allocated program in a tiny evaluator.
 
 use super::*;
-use crate::model::{CmpOp, Opcode, StateSpace, Type};
+use crate::model::{CmpOp, Opcode, Operand, StateSpace, Type};
 use std::collections::HashMap;
 
 /// Test instruction set: `mov.u32 d, IMM`, `add.u32 d, a, b`, `setp.lt.u32 p, a, b`,

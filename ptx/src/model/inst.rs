@@ -784,18 +784,138 @@ impl Instruction {
     }
 }
 
-impl fmt::Display for Instruction {
-    /// One line without indentation or `;`-less forms: `@%p1 bra $L1;`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+/// Appends `v` in decimal (the printer's hot path avoids `fmt`).
+pub(crate) fn push_u64(out: &mut String, mut v: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    // ASCII digits: always valid UTF-8.
+    out.push_str(std::str::from_utf8(&digits[i..]).unwrap_or_default());
+}
+
+/// Appends `v` in decimal, with a `-` when negative.
+fn push_i64(out: &mut String, v: i64) {
+    if v < 0 {
+        out.push('-');
+    }
+    push_u64(out, v.unsigned_abs());
+}
+
+impl Reg {
+    /// Appends the register's name (`%r12`).
+    pub fn write_to(&self, out: &mut String) {
+        out.push('%');
+        out.push_str(self.kind.prefix());
+        push_u64(out, u64::from(self.num));
+    }
+}
+
+impl Modifier {
+    /// Appends the modifier's spelling without the dot.
+    pub fn write_to(&self, out: &mut String) {
+        let name = match self {
+            Modifier::Type(t) => t.name(),
+            Modifier::Space(s) => s.name(),
+            Modifier::Round(r) => r.name(),
+            Modifier::Cmp(c) => c.name(),
+            Modifier::Bool(b) => b.name(),
+            Modifier::Atom(a) => a.name(),
+            Modifier::Scope(s) => s.name(),
+            Modifier::Sem(s) => s.name(),
+            Modifier::Cache(c) => c.name(),
+            Modifier::Shfl(m) => m.name(),
+            Modifier::Vote(v) => v.name(),
+            Modifier::Testp(t) => t.name(),
+            Modifier::Prmt(p) => p.name(),
+            Modifier::Layout(l) => l.name(),
+            Modifier::Flag(f) => f.name(),
+            Modifier::Vec(_) | Modifier::Num(_) | Modifier::Shape { .. } => {
+                out.push_str(&self.to_string());
+                return;
+            }
+        };
+        out.push_str(name);
+    }
+}
+
+impl Operand {
+    /// Appends the operand as PTX writes it.
+    pub fn write_to(&self, out: &mut String) {
+        match self {
+            Operand::Reg(r) => r.write_to(out),
+            Operand::Imm(v) => push_i64(out, *v),
+            Operand::Address(a) => {
+                out.push('[');
+                match &a.base {
+                    AddrBase::Reg(r) => r.write_to(out),
+                    AddrBase::Symbol(s) => out.push_str(s),
+                }
+                if a.offset != 0 {
+                    out.push('+');
+                    push_i64(out, a.offset);
+                }
+                out.push(']');
+            }
+            Operand::Vector(v) => {
+                out.push('{');
+                for (i, o) in v.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    o.write_to(out);
+                }
+                out.push('}');
+            }
+            Operand::Symbol(s) => out.push_str(s),
+            Operand::Not(r) => {
+                out.push('!');
+                r.write_to(out);
+            }
+            Operand::Pair(a, b) => {
+                a.write_to(out);
+                out.push('|');
+                b.write_to(out);
+            }
+            Operand::Sink => out.push('_'),
+            other => out.push_str(&other.to_string()),
+        }
+    }
+}
+
+impl Instruction {
+    /// Appends the instruction as [`fmt::Display`] writes it (`@%p1 bra \t$L1;`).
+    pub fn write_to(&self, out: &mut String) {
         if let Some(g) = self.guard {
-            write!(f, "@{}{} ", if g.negated { "!" } else { "" }, g.reg)?;
+            out.push_str(if g.negated { "@!" } else { "@" });
+            g.reg.write_to(out);
+            out.push(' ');
         }
-        f.write_str(&self.opcode_text())?;
+        out.push_str(self.op.name());
+        for m in &self.mods {
+            out.push('.');
+            m.write_to(out);
+        }
         for (i, o) in self.operands.iter().enumerate() {
-            f.write_str(if i == 0 { " \t" } else { ", " })?;
-            write!(f, "{o}")?;
+            out.push_str(if i == 0 { " \t" } else { ", " });
+            o.write_to(out);
         }
-        f.write_str(";")
+        out.push(';');
+    }
+}
+
+impl fmt::Display for Instruction {
+    /// One line without indentation: `@%p1 bra \t$L1;`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut s = String::with_capacity(48);
+        self.write_to(&mut s);
+        f.write_str(&s)
     }
 }
 
