@@ -1,5 +1,6 @@
 //! PTX for dianran: a typed model of PTX modules, a printer that only writes ASCII, a parser
-//! for the same text, SPEC §3 names, and (later) code generation from the SSA IR.
+//! for the same text, SPEC §3 names, and code generation from the SSA IR ([`codegen`]), which
+//! builds the same model: [`print_module`] is the only code that writes PTX text.
 //!
 //! This crate is also an assembler on its own: a program that builds PTX through the
 //! [`model`] gets correctly declared registers (the printer declares `.reg .b32 %r<N>;` from
@@ -44,7 +45,10 @@
 //! # Ok::<(), dianran_ptx::PtxError>(())
 //! ```
 //!
-//! `examples/assemble.rs` builds a complete vector-add kernel the same way.
+//! `examples/assemble.rs` builds a complete vector-add kernel the same way, and
+//! `examples/mma_tile.rs` a tensor-core kernel: a loop over K that stages tiles in `.shared`
+//! memory, `bar.sync`, and `mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32`
+//! (`cargo run -p dianran-ptx --example mma_tile`).
 //!
 //! Modules: [`model`] (types, instructions, [`build`] constructors, [`model::check`]),
 //! [`print`](mod@print), [`parse`](mod@parse), [`names`] (entry and workgroup-variable

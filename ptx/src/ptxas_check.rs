@@ -12,6 +12,11 @@ mod example {
     include!("../examples/assemble.rs");
 }
 
+#[allow(dead_code)]
+mod mma_example {
+    include!("../examples/mma_tile.rs");
+}
+
 /// ptxas from `$PTXAS`, the workspace's `.tools` venv, or `PATH`.
 fn find_ptxas() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("PTXAS").map(PathBuf::from) {
@@ -68,6 +73,18 @@ fn ptxas_accepts_the_example() {
         assert_eq!(assemble(&m, sm, "vadd").map(|_| ()), Ok(()));
     }
     // The example's text reads back into the same model.
+    let text = m.to_ptx().unwrap_or_default();
+    assert_eq!(crate::parse_module(&text).ok(), Some(m));
+}
+
+#[test]
+fn ptxas_accepts_the_mma_example() {
+    let mut m = mma_example::build_mma_tile();
+    assert_eq!(m.validate(), Ok(()));
+    for sm in [80, 90] {
+        m.target.sm = sm;
+        assert_eq!(assemble(&m, sm, "mma_tile").map(|_| ()), Ok(()));
+    }
     let text = m.to_ptx().unwrap_or_default();
     assert_eq!(crate::parse_module(&text).ok(), Some(m));
 }
