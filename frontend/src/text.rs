@@ -70,8 +70,13 @@ pub fn const_text(types: &Types, c: &ConstValue) -> String {
         ConstValue::Bool(b) => b.to_string(),
         ConstValue::I32(v) => format!("{v}i"),
         ConstValue::U32(v) => format!("{v}u"),
-        ConstValue::F32(b) => format!("{:?}f /*0x{:08x}*/", f32::from_bits(*b), b),
-        ConstValue::F16(b) => format!("{}h /*0x{:04x}*/", half::f16::from_bits(*b), b),
+        // The bits after the value, most significant byte first (`1f /*0x3f800000*/`).
+        ConstValue::F32(b) => {
+            format!("{:?}f /*0x{}*/", f32::from_bits(*b), hex::encode(b.to_be_bytes()))
+        }
+        ConstValue::F16(b) => {
+            format!("{}h /*0x{}*/", half::f16::from_bits(*b), hex::encode(b.to_be_bytes()))
+        }
         ConstValue::Composite(t, parts) => {
             let inner: Vec<String> = parts.iter().map(|p| const_text(types, p)).collect();
             format!("{}({})", type_name(types, *t), inner.join(", "))
