@@ -363,6 +363,8 @@ enum Ptx<'a> {
 }
 
 impl Ptx<'_> {
+    /// The text (what the CUDA driver loads).
+    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
     fn text(&self) -> &str {
         match self {
             Ptx::Module(_, t) | Ptx::Text(t) => t,
