@@ -140,6 +140,27 @@ pub(crate) struct Lower<'a> {
 }
 
 /// Diagnostic for something PTX code generation does not support.
+/// Sets bit `i` of `used` for every component `i` of `v` that `block` (nested blocks
+/// included) reads: `Extract(v, i)` reads one, any other use all of them.
+fn components_used(block: &ir::Block, v: ValueId, used: &mut u32) {
+    for inst in &block.insts {
+        match &inst.op {
+            Op::Extract(a, i) if *a == v => *used |= 1u32.checked_shl(*i).unwrap_or(0),
+            op => op.for_each_operand(|a| {
+                if a == v {
+                    *used = u32::MAX;
+                }
+            }),
+        }
+        for b in inst.op.blocks() {
+            components_used(b, v, used);
+        }
+    }
+    if block.term.args().contains(&v) {
+        *used = u32::MAX;
+    }
+}
+
 pub(crate) fn unsupported(what: &str, entry: &str, span: ir::Span) -> Diagnostic {
     Diagnostic::error(
         DiagKind::Unsupported,
@@ -452,7 +473,13 @@ impl<'a> Lower<'a> {
         for p in &self.f.params {
             let ty = self.ty(p.value);
             let comps = match &p.binding {
-                Some(IoBinding::BuiltIn(b)) => self.builtin(*b, ty)?,
+                Some(IoBinding::BuiltIn(b)) => {
+                    // Components the body never reads are not computed
+                    // (`global_invocation_id.y` of a 1-D kernel); their registers stay unset.
+                    let mut used = 0u32;
+                    components_used(&self.f.body, p.value, &mut used);
+                    self.builtin(*b, ty, used)?
+                }
                 Some(IoBinding::Location { .. }) => {
                     return Err(self.err_unsupported("location inputs in compute entries"))
                 }
@@ -463,7 +490,9 @@ impl<'a> Lower<'a> {
                     let mut all = Vec::new();
                     for m in members {
                         match m.binding {
-                            Some(IoBinding::BuiltIn(b)) => all.extend(self.builtin(b, m.ty)?),
+                            Some(IoBinding::BuiltIn(b)) => {
+                                all.extend(self.builtin(b, m.ty, u32::MAX)?)
+                            }
                             _ => return Err(self.err_unsupported("non-builtin compute inputs")),
                         }
                     }
@@ -482,7 +511,7 @@ impl<'a> Lower<'a> {
             return Ok(());
         }
         let ty = self.types.scalar(Scalar::U32);
-        let lid = self.builtin(ir::BuiltIn::LocalInvocationIndex, ty)?;
+        let lid = self.builtin(ir::BuiltIn::LocalInvocationIndex, ty, u32::MAX)?;
         let lid = *lid.first().ok_or_else(|| self.err_internal("local index"))?;
         let zero = self.imm_u32(0);
         let step = self.layout.threads.saturating_mul(4);
@@ -535,24 +564,33 @@ impl<'a> Lower<'a> {
         self.def(RegKind::B32, |d| build::mov(PT::U32, d, s))
     }
 
-    fn builtin(&mut self, b: ir::BuiltIn, ty: TypeId) -> Result<Vec<VRegId>, Diagnostic> {
+    /// The components of builtin `b` of type `ty`; component `i` is computed only when bit
+    /// `i` of `used` is set (a fresh, never-written register stands for the others).
+    fn builtin(
+        &mut self,
+        b: ir::BuiltIn,
+        ty: TypeId,
+        used: u32,
+    ) -> Result<Vec<VRegId>, Diagnostic> {
         use ir::BuiltIn as B;
         use SpecialReg as S;
         let dims = [Dim::X, Dim::Y, Dim::Z];
+        let wanted = |i: usize| used & (1 << i) != 0;
+        let per_dim = |l: &mut Self, f: &dyn Fn(&mut Self, Dim) -> VRegId| -> Vec<VRegId> {
+            (0..3)
+                .map(|i| if wanted(i) { f(l, dims[i]) } else { l.mf.new_vreg(RegKind::B32) })
+                .collect()
+        };
         let out = match b {
-            B::GlobalInvocationId => {
-                let mut v = Vec::new();
-                for d in dims {
-                    let c = self.sreg(S::Ctaid(d));
-                    let n = self.sreg(S::Ntid(d));
-                    let t = self.sreg(S::Tid(d));
-                    v.push(self.def(RegKind::B32, |r| build::mad_lo(PT::S32, r, c, n, t)));
-                }
-                v
-            }
-            B::LocalInvocationId => dims.iter().map(|d| self.sreg(S::Tid(*d))).collect(),
-            B::WorkGroupId => dims.iter().map(|d| self.sreg(S::Ctaid(*d))).collect(),
-            B::NumWorkGroups => dims.iter().map(|d| self.sreg(S::Nctaid(*d))).collect(),
+            B::GlobalInvocationId => per_dim(self, &|l, d| {
+                let c = l.sreg(S::Ctaid(d));
+                let n = l.sreg(S::Ntid(d));
+                let t = l.sreg(S::Tid(d));
+                l.def(RegKind::B32, |r| build::mad_lo(PT::S32, r, c, n, t))
+            }),
+            B::LocalInvocationId => per_dim(self, &|l, d| l.sreg(S::Tid(d))),
+            B::WorkGroupId => per_dim(self, &|l, d| l.sreg(S::Ctaid(d))),
+            B::NumWorkGroups => per_dim(self, &|l, d| l.sreg(S::Nctaid(d))),
             B::LocalInvocationIndex => {
                 let tx = self.sreg(S::Tid(Dim::X));
                 let ty_ = self.sreg(S::Tid(Dim::Y));
@@ -577,7 +615,7 @@ impl<'a> Lower<'a> {
                 })]
             }
             B::SubgroupId => {
-                let idx = self.builtin(B::LocalInvocationIndex, ty)?;
+                let idx = self.builtin(B::LocalInvocationIndex, ty, u32::MAX)?;
                 let idx = *idx.first().ok_or_else(|| self.err_internal("local index"))?;
                 vec![self.def(RegKind::B32, |d| {
                     build::binary(Opcode::Shr, &[], PT::U32, d, idx, Operand::Imm(5))

@@ -394,3 +394,32 @@ fn same_as_reference() {
     }
     assert!(diffs.is_empty(), "differ from the reference (see *.new): {diffs:?}");
 }
+
+/// Builtin vector components the body never reads are not computed: a kernel that indexes
+/// with `gid.x` reads no `%ctaid.y`/`%tid.z`; one that reads `gid.y` only computes `y`; one
+/// that uses the whole vector computes all three.
+#[test]
+fn unused_builtin_components_are_not_computed() {
+    let compile = |body: &str| {
+        let src = format!(
+            "@group(0) @binding(0) var<storage, read_write> out: array<u32>;\n\
+             @compute @workgroup_size(8, 2, 2)\n\
+             fn main(@builtin(global_invocation_id) gid: vec3<u32>) {{\n{body}\n}}\n"
+        );
+        let m = dianran_frontend::compile("gid.wgsl", &src, &Default::default()).expect("compiles");
+        let out = compile_module(&m, &Options::default());
+        assert!(out.diagnostics.is_empty(), "{:?}", out.diagnostics);
+        out.text
+    };
+    let x = compile("out[gid.x] = 1u;");
+    assert!(x.contains("%ctaid.x") && x.contains("%tid.x"), "{x}");
+    for unused in ["%ctaid.y", "%ntid.y", "%tid.y", "%ctaid.z", "%ntid.z", "%tid.z"] {
+        assert!(!x.contains(unused), "{unused} in\n{x}");
+    }
+    let y = compile("out[gid.y] = 2u;");
+    assert!(y.contains("%ctaid.y") && !y.contains("%ctaid.x") && !y.contains("%ctaid.z"), "{y}");
+    let all = compile("let g = gid * 2u;\nout[g.x + g.y + g.z] = 3u;");
+    for used in ["%ctaid.x", "%ctaid.y", "%ctaid.z"] {
+        assert!(all.contains(used), "{used} missing in\n{all}");
+    }
+}
