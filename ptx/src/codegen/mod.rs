@@ -1,10 +1,13 @@
-//! PTX code generation: structured SSA ([`dianran_frontend::ir`]) to PTX text (SPEC §3).
+//! PTX code generation: structured SSA ([`dianran_frontend::ir`]) to the PTX model, printed
+//! by [`crate::print_module`] (SPEC §3).
 //!
 //! * [`regalloc`]: the machine-level CFG and register assignment with regalloc2.
 //! * [`layout`]: per-component view of IR types (registers and memory offsets).
-//! * `lower` / `arith`: instruction selection for one compute entry point.
+//! * `lower`, `arith`, `builtins`, `subgroup`, `coop`, `mathops`: instruction selection for
+//!   one compute entry point, building model [`crate::Instruction`]s on virtual registers.
 //!
-//! [`compile_module`] compiles every compute entry point of a module into one PTX text.
+//! [`compile_module`] compiles every compute entry point of a module into one PTX module
+//! ([`CompiledPtx::module`]) and its text.
 //! Vertex and fragment entries get a one-line comment; an entry that uses something PTX
 //! cannot express gets a [`Diagnostic`] while the other entries still compile.
 

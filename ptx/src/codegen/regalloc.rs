@@ -568,7 +568,7 @@ pub fn allocate(f: &MFunction, validate: bool) -> Result<Allocated, AllocError> 
     allocate_owned(f.clone(), validate)
 }
 
-/// [`allocate`], consuming `f` (its instruction templates move into the result).
+/// [`allocate`], consuming `f` (its instructions move into the result, registers rewritten).
 pub fn allocate_owned(f: MFunction, validate: bool) -> Result<Allocated, AllocError> {
     let f = prepare(f)?;
     let env = machine_env();
@@ -618,7 +618,7 @@ fn assemble(
         let (start, end) = views[0].ranges[bi];
         let mut cond = None;
         let ninsts = b.insts.len();
-        let mut templates = b.insts.into_iter();
+        let mut selected = b.insts.into_iter();
         for idx in start..end {
             let inst = ra::Inst::new(idx);
             let before = ra::ProgPoint::before(inst).to_index();
@@ -636,7 +636,7 @@ fn assemble(
                         }
                     }
                 }
-            } else if let Some(mut m) = templates.next() {
+            } else if let Some(mut m) = selected.next() {
                 // The kinds of the register occurrences, then their allocations in place.
                 phys_regs.clear();
                 m.for_each_reg(|r| phys_regs.push(Reg { kind: r.kind, num: u32::MAX }));
