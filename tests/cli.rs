@@ -474,3 +474,29 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {\n\
     let out = dianran(&["verify", &f, "--executors", "interp"]);
     assert_eq!(out.status.code(), Some(2), "interp is not a choice: {}", text(&out.stderr));
 }
+
+/// `ptx --stats` prints the cubin's facts per kernel: 2048 bytes of `.shared` for
+/// matmul_tiled (two 16x16 f32 tiles, a hand count), plus sm_90's 1 KiB reservation.
+#[test]
+fn ptx_stats_come_from_the_cubin() {
+    if dianran::verify::tools::require("ptxas", dianran::verify::tools::ptxas()).is_none() {
+        return;
+    }
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/samples/matmul_tiled.wgsl");
+    for (sm, reserved) in [("80", "0"), ("90", "1024")] {
+        let out = dianran(&["ptx", sample, "--sm", sm, "--stats", "-o", "/dev/null"]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let err = text(&out.stderr);
+        let header =
+            "KERNEL\tREGISTERS\tSHARED_BYTES\tRESERVED_SHARED_BYTES\tSTACK_BYTES\tCODE_BYTES";
+        let mut lines = err.lines().skip_while(|l| *l != header);
+        assert_eq!(lines.next(), Some(header), "{err}");
+        let row: Vec<&str> = lines.next().unwrap_or_default().split('\t').collect();
+        assert_eq!(row.len(), 6, "{err}");
+        assert_eq!((row[0], row[2], row[3], row[4]), ("main", "2048", reserved, "0"), "{err}");
+        let regs: u32 = row[1].parse().expect("registers");
+        assert!((8..=255).contains(&regs), "{err}");
+        let code: u32 = row[5].parse().expect("code bytes");
+        assert!(code > 0 && code % 16 == 0, "{err}");
+    }
+}

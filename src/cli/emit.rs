@@ -61,8 +61,10 @@ pub struct PtxArgs {
     /// Write the output here instead of stdout.
     #[arg(short = 'o', value_name = "OUT")]
     pub out: Option<PathBuf>,
-    /// Also assemble with `ptxas -v` and print each kernel's registers, spills and shared
-    /// memory to stderr (`KERNEL<TAB>REGISTERS<TAB>SPILL_STORES<TAB>SPILL_LOADS<TAB>SHARED_BYTES`).
+    /// Also assemble with ptxas and print, from the cubin (read with the `object` crate), each
+    /// kernel's registers, shared memory, system-reserved shared memory, stack frame (local
+    /// arrays and spills) and code size to stderr
+    /// (`KERNEL<TAB>REGISTERS<TAB>SHARED_BYTES<TAB>RESERVED_SHARED_BYTES<TAB>STACK_BYTES<TAB>CODE_BYTES`).
     #[arg(long)]
     pub stats: bool,
 }
@@ -175,16 +177,11 @@ pub fn ptx(args: &PtxArgs) -> Result<String, Failure> {
     let _ = std::io::stderr().lock().write_all(ptx_entry_table(&module, &compiled).as_bytes());
     let failed = report(&src, compiled.diagnostics.clone());
     if args.stats {
-        let stats = dianran_verify::ptxas::check(&compiled.text, args.sm)
+        let report = dianran_verify::ptxas::assemble(&compiled.text, args.sm)
             .map_err(|e| Failure::Message(format!("ptxas: {e}")))?;
-        let mut table =
-            String::from("KERNEL\tREGISTERS\tSPILL_STORES\tSPILL_LOADS\tSHARED_BYTES\n");
-        for k in stats {
-            table.push_str(&format!(
-                "{}\t{}\t{}\t{}\t{}\n",
-                k.kernel, k.registers, k.spill_stores, k.spill_loads, k.shared_bytes
-            ));
-        }
+        let facts = dianran_verify::cubin::read(&report.cubin)
+            .map_err(|e| Failure::Message(format!("reading the cubin: {e}")))?;
+        let table = dianran_verify::cubin::table(&facts);
         let _ = std::io::stderr().lock().write_all(table.as_bytes());
     }
     let text = deliver(compiled.text, &args.out)?;

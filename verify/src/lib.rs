@@ -3,6 +3,7 @@
 
 pub mod agree;
 pub mod buffers;
+pub mod cubin;
 #[cfg(feature = "cuda")]
 pub mod cuda;
 pub mod emu;
