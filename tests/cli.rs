@@ -497,6 +497,6 @@ fn ptx_stats_come_from_the_cubin() {
         let regs: u32 = row[1].parse().expect("registers");
         assert!((8..=255).contains(&regs), "{err}");
         let code: u32 = row[5].parse().expect("code bytes");
-        assert!(code > 0 && code % 16 == 0, "{err}");
+        assert!(code > 0 && code.is_multiple_of(16), "{err}");
     }
 }

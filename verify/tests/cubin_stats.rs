@@ -40,7 +40,7 @@ fn cubin_facts_match_ptxas_verbose() {
                 assert_eq!(f.registers, v.registers, "{name} sm_{sm} {}: registers", v.kernel);
                 assert_eq!(f.shared_bytes, u64::from(v.shared_bytes), "{name} sm_{sm}: shared");
                 assert_eq!(f.stack_bytes, v.stack_bytes, "{name} sm_{sm}: stack frame");
-                assert!(f.code_bytes > 0 && f.code_bytes % 16 == 0, "{name}: code size");
+                assert!(f.code_bytes > 0 && f.code_bytes.is_multiple_of(16), "{name}: code size");
                 checked += 1;
             }
         }
