@@ -1023,6 +1023,12 @@ impl Module {
     /// Whether any function uses a subgroup operation or takes a subgroup builtin (directly or
     /// as a member of a struct parameter).
     pub fn uses_subgroups(&self) -> bool {
+        self.functions.iter().any(|f| self.function_uses_subgroups(f))
+    }
+
+    /// Whether `f` (a function of this module, or one built from them such as an entry with
+    /// its calls inlined) uses a subgroup operation or takes a subgroup builtin.
+    pub fn function_uses_subgroups(&self, f: &Function) -> bool {
         fn block(b: &Block) -> bool {
             b.insts.iter().any(|i| {
                 matches!(
@@ -1044,14 +1050,12 @@ impl Module {
                 ))
             )
         };
-        self.functions.iter().any(|f| {
-            block(&f.body)
-                || f.params.iter().any(|p| {
-                    builtin(&p.binding)
-                        || matches!(self.types.get(f.ty(p.value)), Type::Struct { members, .. }
-                            if members.iter().any(|mem| builtin(&mem.binding)))
-                })
-        })
+        block(&f.body)
+            || f.params.iter().any(|p| {
+                builtin(&p.binding)
+                    || matches!(self.types.get(f.ty(p.value)), Type::Struct { members, .. }
+                        if members.iter().any(|mem| builtin(&mem.binding)))
+            })
     }
 
     /// Whether the module has a cooperative-matrix type.

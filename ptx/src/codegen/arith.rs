@@ -136,7 +136,7 @@ impl Lower<'_> {
                         let mut acc =
                             *c.first().ok_or_else(|| self.err_internal("empty vector"))?;
                         for &x in &c[1..] {
-                            acc = pred_op(self, name, acc, x);
+                            acc = self.pred_op(name, acc, x);
                         }
                         Ok(vec![acc])
                     }
@@ -184,10 +184,10 @@ impl Lower<'_> {
     pub(crate) fn select(&mut self, s: Scalar, p: VRegId, a: VRegId, b: VRegId) -> VRegId {
         match s {
             Scalar::Bool => {
-                let np = pred_not(self, p);
-                let t1 = pred_op(self, Opcode::And, a, p);
-                let t2 = pred_op(self, Opcode::And, b, np);
-                pred_op(self, Opcode::Or, t1, t2)
+                let np = self.unop(Opcode::Not, &[], PT::Pred, p);
+                let t1 = self.pred_op(Opcode::And, a, p);
+                let t2 = self.pred_op(Opcode::And, b, np);
+                self.pred_op(Opcode::Or, t1, t2)
             }
             Scalar::F16 => self.def(RegKind::B16, |d| build::selp(PT::B16, d, a, b, p)),
             _ => self.def(RegKind::B32, |d| build::selp(PT::B32, d, a, b, p)),
@@ -226,7 +226,9 @@ impl Lower<'_> {
 
     pub(crate) fn unary(&mut self, u: U, s: Scalar, v: VRegId) -> R<VRegId> {
         Ok(match (u, s) {
-            (U::LogicalNot, _) | (U::BitwiseNot, Scalar::Bool) => pred_not(self, v),
+            (U::LogicalNot, _) | (U::BitwiseNot, Scalar::Bool) => {
+                self.unop(Opcode::Not, &[], PT::Pred, v)
+            }
             (U::BitwiseNot, _) => {
                 self.def(RegKind::B32, |d| build::unary(Opcode::Not, &[], PT::B32, d, v))
             }
@@ -294,10 +296,12 @@ impl Lower<'_> {
             B::Subtract => self.bin(Opcode::Sub, s, a, b),
             B::Multiply if float => self.bin(Opcode::Mul, s, a, b),
             B::Multiply => self.def(RegKind::B32, |d| build::mul_lo(t, d, a, b)),
-            B::Divide if s == Scalar::F32 => div_rn_f32(self, a, b),
+            B::Divide if s == Scalar::F32 => {
+                self.binop(Opcode::Div, &[Rounding::Rn.into()], PT::F32, a, b)
+            }
             B::Divide if float => {
                 let (fa, fb) = (self.widen_f16(s, a), self.widen_f16(s, b));
-                let q = div_rn_f32(self, fa, fb);
+                let q = self.binop(Opcode::Div, &[Rounding::Rn.into()], PT::F32, fa, fb);
                 self.narrow_f16(s, q)
             }
             B::Divide | B::Modulo if !float => {
@@ -308,7 +312,7 @@ impl Lower<'_> {
             B::Divide | B::Modulo => {
                 // x - trunc(x / y) * y, in f32.
                 let (fa, fb) = (self.widen_f16(s, a), self.widen_f16(s, b));
-                let q = div_rn_f32(self, fa, fb);
+                let q = self.binop(Opcode::Div, &[Rounding::Rn.into()], PT::F32, fa, fb);
                 let q = self.def(RegKind::B32, |d| {
                     build::cvt(Some(Rounding::Rzi), false, PT::F32, PT::F32, d, q)
                 });
@@ -318,9 +322,9 @@ impl Lower<'_> {
                 self.narrow_f16(s, r)
             }
             B::Equal | B::NotEqual if s == Scalar::Bool => {
-                let x = pred_op(self, Opcode::Xor, a, b);
+                let x = self.pred_op(Opcode::Xor, a, b);
                 if op == B::Equal {
-                    pred_not(self, x)
+                    self.unop(Opcode::Not, &[], PT::Pred, x)
                 } else {
                     x
                 }
@@ -337,14 +341,14 @@ impl Lower<'_> {
                 };
                 self.def(RegKind::Pred, |p| build::setp(cmp, t, p, a, b))
             }
-            B::And | B::LogicalAnd if s == Scalar::Bool => pred_op(self, Opcode::And, a, b),
-            B::InclusiveOr | B::LogicalOr if s == Scalar::Bool => pred_op(self, Opcode::Or, a, b),
-            B::ExclusiveOr if s == Scalar::Bool => pred_op(self, Opcode::Xor, a, b),
-            B::And => b32_op(self, Opcode::And, a, b),
-            B::InclusiveOr => b32_op(self, Opcode::Or, a, b),
-            B::ExclusiveOr => b32_op(self, Opcode::Xor, a, b),
+            B::And | B::LogicalAnd if s == Scalar::Bool => self.pred_op(Opcode::And, a, b),
+            B::InclusiveOr | B::LogicalOr if s == Scalar::Bool => self.pred_op(Opcode::Or, a, b),
+            B::ExclusiveOr if s == Scalar::Bool => self.pred_op(Opcode::Xor, a, b),
+            B::And => self.binop(Opcode::And, &[], PT::B32, a, b),
+            B::InclusiveOr => self.binop(Opcode::Or, &[], PT::B32, a, b),
+            B::ExclusiveOr => self.binop(Opcode::Xor, &[], PT::B32, a, b),
             B::ShiftLeft | B::ShiftRight => {
-                let m = b32_op(self, Opcode::And, b, Operand::Imm(31));
+                let m = self.binop(Opcode::And, &[], PT::B32, b, Operand::Imm(31));
                 let (name, st) = match (op, s) {
                     (B::ShiftLeft, _) => (Opcode::Shl, PT::B32),
                     (_, Scalar::I32) => (Opcode::Shr, PT::S32),
@@ -375,8 +379,8 @@ impl Lower<'_> {
             let mn = self.def(RegKind::Pred, |p| {
                 build::setp(CmpOp::Eq, PT::U32, p, a, Operand::ImmHex(0x8000_0000))
             });
-            let both = pred_op(self, Opcode::And, m1, mn);
-            pred_op(self, Opcode::Or, z, both)
+            let both = self.pred_op(Opcode::And, m1, mn);
+            self.pred_op(Opcode::Or, z, both)
         } else {
             z
         };
@@ -573,24 +577,4 @@ impl Lower<'_> {
         let r = f(self, &ys);
         self.narrow_f16(s, r)
     }
-}
-
-/// `not.pred p, a`.
-fn pred_not(l: &mut Lower<'_>, a: VRegId) -> VRegId {
-    l.def(RegKind::Pred, |p| build::unary(Opcode::Not, &[], PT::Pred, p, a))
-}
-
-/// `op.pred p, a, b` (`and`, `or`, `xor`).
-fn pred_op(l: &mut Lower<'_>, op: Opcode, a: VRegId, b: VRegId) -> VRegId {
-    l.def(RegKind::Pred, |p| build::binary(op, &[], PT::Pred, p, a, b))
-}
-
-/// `op.b32 d, a, b` (`and`, `or`, `xor`).
-fn b32_op(l: &mut Lower<'_>, op: Opcode, a: VRegId, b: impl Into<Operand>) -> VRegId {
-    l.def(RegKind::B32, |d| build::binary(op, &[], PT::B32, d, a, b))
-}
-
-/// `div.rn.f32 d, a, b`.
-fn div_rn_f32(l: &mut Lower<'_>, a: VRegId, b: VRegId) -> VRegId {
-    l.def(RegKind::B32, |d| build::binary(Opcode::Div, &[Rounding::Rn.into()], PT::F32, d, a, b))
 }

@@ -30,41 +30,9 @@ const ATAN_COEFFS: [f32; 6] =
 const RN: Modifier = Modifier::Round(Rounding::Rn);
 const APPROX: Modifier = Modifier::Flag(Flag::Approx);
 
-/// `op{.mods}.f32 d, a` into a new 32-bit register.
-fn f32_un(l: &mut Lower<'_>, op: Opcode, mods: &[Modifier], a: impl Into<Operand>) -> VRegId {
-    l.def(RegKind::B32, |d| build::unary(op, mods, PT::F32, d, a))
-}
-
-/// `op{.mods}.f32 d, a, b` into a new 32-bit register.
-fn f32_bin(
-    l: &mut Lower<'_>,
-    op: Opcode,
-    mods: &[Modifier],
-    a: impl Into<Operand>,
-    b: impl Into<Operand>,
-) -> VRegId {
-    l.def(RegKind::B32, |d| build::binary(op, mods, PT::F32, d, a, b))
-}
-
 /// `fma.rn.f32 d, a, b, c` into a new 32-bit register.
 fn f32_fma(l: &mut Lower<'_>, a: VRegId, b: VRegId, c: VRegId) -> VRegId {
     l.def(RegKind::B32, |d| build::fma_rn(PT::F32, d, a, b, c))
-}
-
-/// `op.T d, a` into a new 32-bit register.
-fn b32_un(l: &mut Lower<'_>, op: Opcode, t: PT, a: impl Into<Operand>) -> VRegId {
-    l.def(RegKind::B32, |d| build::unary(op, &[], t, d, a))
-}
-
-/// `op.T d, a, b` into a new 32-bit register.
-fn b32_bin(
-    l: &mut Lower<'_>,
-    op: Opcode,
-    t: PT,
-    a: impl Into<Operand>,
-    b: impl Into<Operand>,
-) -> VRegId {
-    l.def(RegKind::B32, |d| build::binary(op, &[], t, d, a, b))
 }
 
 /// `selp.b32 d, a, b, p`.
@@ -136,58 +104,58 @@ impl Lower<'_> {
                 }))
             }),
             M::Sqrt => self.per_comp(args, |l, s, x| {
-                Ok(l.via_f32(s, x, |l, y| f32_un(l, Opcode::Sqrt, &[RN], y[0])))
+                Ok(l.via_f32(s, x, |l, y| l.unop(Opcode::Sqrt, &[RN], PT::F32, y[0])))
             }),
             M::InverseSqrt => self.per_comp(args, |l, s, x| {
-                Ok(l.via_f32(s, x, |l, y| f32_un(l, Opcode::Rsqrt, &[APPROX], y[0])))
+                Ok(l.via_f32(s, x, |l, y| l.unop(Opcode::Rsqrt, &[APPROX], PT::F32, y[0])))
             }),
             M::Exp2 => self.per_comp(args, |l, s, x| {
-                Ok(l.via_f32(s, x, |l, y| f32_un(l, Opcode::Ex2, &[APPROX], y[0])))
+                Ok(l.via_f32(s, x, |l, y| l.unop(Opcode::Ex2, &[APPROX], PT::F32, y[0])))
             }),
             M::Log2 => self.per_comp(args, |l, s, x| {
-                Ok(l.via_f32(s, x, |l, y| f32_un(l, Opcode::Lg2, &[APPROX], y[0])))
+                Ok(l.via_f32(s, x, |l, y| l.unop(Opcode::Lg2, &[APPROX], PT::F32, y[0])))
             }),
             M::Exp => self.per_comp(args, |l, s, x| Ok(l.via_f32(s, x, |l, y| l.exp_f32(y[0])))),
             M::Log => self.per_comp(args, |l, s, x| {
                 Ok(l.via_f32(s, x, |l, y| {
-                    let t = f32_un(l, Opcode::Lg2, &[APPROX], y[0]);
+                    let t = l.unop(Opcode::Lg2, &[APPROX], PT::F32, y[0]);
                     let k = l.imm_f32(std::f32::consts::LN_2);
-                    f32_bin(l, Opcode::Mul, &[], t, k)
+                    l.binop(Opcode::Mul, &[], PT::F32, t, k)
                 }))
             }),
             M::Pow => self.per_comp(args, |l, s, x| {
                 Ok(l.via_f32(s, x, |l, y| {
-                    let t = f32_un(l, Opcode::Lg2, &[APPROX], y[0]);
-                    let t = f32_bin(l, Opcode::Mul, &[], y[1], t);
-                    f32_un(l, Opcode::Ex2, &[APPROX], t)
+                    let t = l.unop(Opcode::Lg2, &[APPROX], PT::F32, y[0]);
+                    let t = l.binop(Opcode::Mul, &[], PT::F32, y[1], t);
+                    l.unop(Opcode::Ex2, &[APPROX], PT::F32, t)
                 }))
             }),
             M::Sin | M::Cos => {
                 let op = if fun == M::Sin { Opcode::Sin } else { Opcode::Cos };
                 self.per_comp(args, |l, s, x| {
-                    Ok(l.via_f32(s, x, |l, y| f32_un(l, op, &[APPROX], y[0])))
+                    Ok(l.via_f32(s, x, |l, y| l.unop(op, &[APPROX], PT::F32, y[0])))
                 })
             }
             M::Tan => self.per_comp(args, |l, s, x| {
                 Ok(l.via_f32(s, x, |l, y| {
-                    let sn = f32_un(l, Opcode::Sin, &[APPROX], y[0]);
-                    let cs = f32_un(l, Opcode::Cos, &[APPROX], y[0]);
-                    f32_bin(l, Opcode::Div, &[RN], sn, cs)
+                    let sn = l.unop(Opcode::Sin, &[APPROX], PT::F32, y[0]);
+                    let cs = l.unop(Opcode::Cos, &[APPROX], PT::F32, y[0]);
+                    l.binop(Opcode::Div, &[RN], PT::F32, sn, cs)
                 }))
             }),
             M::Tanh => self.per_comp(args, |l, s, x| {
-                Ok(l.via_f32(s, x, |l, y| f32_un(l, Opcode::Tanh, &[APPROX], y[0])))
+                Ok(l.via_f32(s, x, |l, y| l.unop(Opcode::Tanh, &[APPROX], PT::F32, y[0])))
             }),
             M::Sinh | M::Cosh => {
                 let sign = if fun == M::Sinh { Opcode::Sub } else { Opcode::Add };
                 self.per_comp(args, |l, s, x| {
                     Ok(l.via_f32(s, x, |l, y| {
                         let e = l.exp_f32(y[0]);
-                        let n = f32_un(l, Opcode::Neg, &[], y[0]);
+                        let n = l.unop(Opcode::Neg, &[], PT::F32, y[0]);
                         let en = l.exp_f32(n);
-                        let t = f32_bin(l, sign, &[], e, en);
+                        let t = l.binop(sign, &[], PT::F32, e, en);
                         let h = l.imm_f32(0.5);
-                        f32_bin(l, Opcode::Mul, &[], t, h)
+                        l.binop(Opcode::Mul, &[], PT::F32, t, h)
                     }))
                 })
             }
@@ -201,9 +169,9 @@ impl Lower<'_> {
                     Ok(l.via_f32(s, x, |l, y| {
                         // asin(x) = atan2(x, sqrt(1 - x^2)); acos(x) = atan2(sqrt(1 - x^2), x).
                         let one = l.imm_f32(1.0);
-                        let nx = f32_un(l, Opcode::Neg, &[], y[0]);
+                        let nx = l.unop(Opcode::Neg, &[], PT::F32, y[0]);
                         let t = f32_fma(l, nx, y[0], one);
-                        let r = f32_un(l, Opcode::Sqrt, &[RN], t);
+                        let r = l.unop(Opcode::Sqrt, &[RN], PT::F32, t);
                         if is_asin {
                             l.atan2_f32(y[0], r)
                         } else {
@@ -225,24 +193,24 @@ impl Lower<'_> {
                                     let m1 = l.imm_f32(-1.0);
                                     f32_fma(l, y[0], y[0], m1)
                                 };
-                                let r = f32_un(l, Opcode::Sqrt, &[RN], sq);
-                                f32_bin(l, Opcode::Add, &[], y[0], r)
+                                let r = l.unop(Opcode::Sqrt, &[RN], PT::F32, sq);
+                                l.binop(Opcode::Add, &[], PT::F32, y[0], r)
                             }
                             // 0.5 ln((1 + x) / (1 - x))
                             _ => {
-                                let a = f32_bin(l, Opcode::Add, &[], one, y[0]);
-                                let b = f32_bin(l, Opcode::Sub, &[], one, y[0]);
-                                f32_bin(l, Opcode::Div, &[RN], a, b)
+                                let a = l.binop(Opcode::Add, &[], PT::F32, one, y[0]);
+                                let b = l.binop(Opcode::Sub, &[], PT::F32, one, y[0]);
+                                l.binop(Opcode::Div, &[RN], PT::F32, a, b)
                             }
                         };
-                        let t = f32_un(l, Opcode::Lg2, &[APPROX], arg);
+                        let t = l.unop(Opcode::Lg2, &[APPROX], PT::F32, arg);
                         let k = if fun == M::Atanh {
                             0.5 * std::f32::consts::LN_2
                         } else {
                             std::f32::consts::LN_2
                         };
                         let k = l.imm_f32(k);
-                        f32_bin(l, Opcode::Mul, &[], t, k)
+                        l.binop(Opcode::Mul, &[], PT::F32, t, k)
                     }))
                 })
             }
@@ -292,15 +260,15 @@ impl Lower<'_> {
             }),
             M::SmoothStep => self.per_comp(args, |l, s, x| {
                 Ok(l.via_f32(s, x, |l, y| {
-                    let num = f32_bin(l, Opcode::Sub, &[], y[2], y[0]);
-                    let den = f32_bin(l, Opcode::Sub, &[], y[1], y[0]);
-                    let t = f32_bin(l, Opcode::Div, &[RN], num, den);
+                    let num = l.binop(Opcode::Sub, &[], PT::F32, y[2], y[0]);
+                    let den = l.binop(Opcode::Sub, &[], PT::F32, y[1], y[0]);
+                    let t = l.binop(Opcode::Div, &[RN], PT::F32, num, den);
                     let t = l.def(RegKind::B32, |d| build::cvt(None, true, PT::F32, PT::F32, d, t));
                     let m2 = l.imm_f32(-2.0);
                     let three = l.imm_f32(3.0);
                     let k = f32_fma(l, m2, t, three);
-                    let tt = f32_bin(l, Opcode::Mul, &[], t, t);
-                    f32_bin(l, Opcode::Mul, &[], tt, k)
+                    let tt = l.binop(Opcode::Mul, &[], PT::F32, t, t);
+                    l.binop(Opcode::Mul, &[], PT::F32, tt, k)
                 }))
             }),
             M::Sign => self.per_comp(args, |l, s, x| {
@@ -348,15 +316,15 @@ impl Lower<'_> {
                 let a32: Vec<VRegId> = a.iter().map(|&v| self.widen_f16(s, v)).collect();
                 let d = self.dot(Scalar::F32, &a32, &a32);
                 if fun == M::Normalize {
-                    let r = f32_un(self, Opcode::Rsqrt, &[APPROX], d);
+                    let r = self.unop(Opcode::Rsqrt, &[APPROX], PT::F32, d);
                     let mut out = Vec::new();
                     for &v in &a32 {
-                        let t = f32_bin(self, Opcode::Mul, &[], v, r);
+                        let t = self.binop(Opcode::Mul, &[], PT::F32, v, r);
                         out.push(self.narrow_f16(s, t));
                     }
                     Ok(out)
                 } else {
-                    let r = f32_un(self, Opcode::Sqrt, &[RN], d);
+                    let r = self.unop(Opcode::Sqrt, &[RN], PT::F32, d);
                     Ok(vec![self.narrow_f16(s, r)])
                 }
             }
@@ -392,26 +360,26 @@ impl Lower<'_> {
                     .collect())
             }
             M::CountOneBits => {
-                self.per_comp(args, |l, _, x| Ok(b32_un(l, Opcode::Popc, PT::B32, x[0])))
+                self.per_comp(args, |l, _, x| Ok(l.unop(Opcode::Popc, &[], PT::B32, x[0])))
             }
             M::ReverseBits => {
-                self.per_comp(args, |l, _, x| Ok(b32_un(l, Opcode::Brev, PT::B32, x[0])))
+                self.per_comp(args, |l, _, x| Ok(l.unop(Opcode::Brev, &[], PT::B32, x[0])))
             }
             M::CountLeadingZeros => {
-                self.per_comp(args, |l, _, x| Ok(b32_un(l, Opcode::Clz, PT::B32, x[0])))
+                self.per_comp(args, |l, _, x| Ok(l.unop(Opcode::Clz, &[], PT::B32, x[0])))
             }
             M::CountTrailingZeros => self.per_comp(args, |l, _, x| {
-                let r = b32_un(l, Opcode::Brev, PT::B32, x[0]);
-                Ok(b32_un(l, Opcode::Clz, PT::B32, r))
+                let r = l.unop(Opcode::Brev, &[], PT::B32, x[0]);
+                Ok(l.unop(Opcode::Clz, &[], PT::B32, r))
             }),
             M::FirstLeadingBit => self.per_comp(args, |l, s, x| {
                 let t = if s == Scalar::I32 { PT::S32 } else { PT::U32 };
-                Ok(b32_un(l, Opcode::Bfind, t, x[0]))
+                Ok(l.unop(Opcode::Bfind, &[], t, x[0]))
             }),
             M::FirstTrailingBit => self.per_comp(args, |l, _, x| {
-                let n = b32_un(l, Opcode::Neg, PT::S32, x[0]);
-                let low = b32_bin(l, Opcode::And, PT::B32, x[0], n);
-                Ok(b32_un(l, Opcode::Bfind, PT::U32, low))
+                let n = l.unop(Opcode::Neg, &[], PT::S32, x[0]);
+                let low = l.binop(Opcode::And, &[], PT::B32, x[0], n);
+                Ok(l.unop(Opcode::Bfind, &[], PT::U32, low))
             }),
             M::ExtractBits => self.per_comp(args, |l, s, x| {
                 let (o, c) = l.clamp_bits(x[1], x[2]);
@@ -475,10 +443,10 @@ impl Lower<'_> {
                 for (i, &v) in c.iter().enumerate() {
                     // WGSL: floor(0.5 + scale * clamp(v)), not round-to-even. Explicit `.rn`
                     // keeps ptxas from contracting the multiply-add into an fma.
-                    let t = f32_bin(self, Opcode::Max, &[], v, lo);
-                    let t = f32_bin(self, Opcode::Min, &[], t, hi);
-                    let t = f32_bin(self, Opcode::Mul, &[RN], t, k);
-                    let t = f32_bin(self, Opcode::Add, &[RN], t, half);
+                    let t = self.binop(Opcode::Max, &[], PT::F32, v, lo);
+                    let t = self.binop(Opcode::Min, &[], PT::F32, t, hi);
+                    let t = self.binop(Opcode::Mul, &[RN], PT::F32, t, k);
+                    let t = self.binop(Opcode::Add, &[RN], PT::F32, t, half);
                     let t = self.def(RegKind::B32, |d| {
                         build::cvt(Some(Rounding::Rmi), false, PT::S32, PT::F32, d, t)
                     });
@@ -492,11 +460,11 @@ impl Lower<'_> {
                 for (i, &v) in c.iter().enumerate() {
                     let v = match fun {
                         M::Pack4xI8Clamp => {
-                            let t = b32_bin(self, Opcode::Max, PT::S32, v, Operand::Imm(-128));
-                            b32_bin(self, Opcode::Min, PT::S32, t, Operand::Imm(127))
+                            let t = self.binop(Opcode::Max, &[], PT::S32, v, Operand::Imm(-128));
+                            self.binop(Opcode::Min, &[], PT::S32, t, Operand::Imm(127))
                         }
                         M::Pack4xU8Clamp => {
-                            b32_bin(self, Opcode::Min, PT::U32, v, Operand::Imm(255))
+                            self.binop(Opcode::Min, &[], PT::U32, v, Operand::Imm(255))
                         }
                         _ => v,
                     };
@@ -521,8 +489,8 @@ impl Lower<'_> {
                     let f = self.def(RegKind::B32, |d| {
                         build::cvt(Some(Rounding::Rn), false, PT::F32, t, d, b)
                     });
-                    let f = f32_bin(self, Opcode::Div, &[RN], f, k);
-                    out.push(if signed { f32_bin(self, Opcode::Max, &[], f, m1) } else { f });
+                    let f = self.binop(Opcode::Div, &[RN], PT::F32, f, k);
+                    out.push(if signed { self.binop(Opcode::Max, &[], PT::F32, f, m1) } else { f });
                 }
                 Ok(out)
             }
@@ -576,9 +544,10 @@ impl Lower<'_> {
                 for &v in &x {
                     let v32 = self.widen_f16(s, v);
                     let e = bfe_imm(self, PT::U32, v32, 23, 8);
-                    let e = b32_bin(self, Opcode::Sub, PT::S32, e, Operand::Imm(126));
-                    let m = b32_bin(self, Opcode::And, PT::B32, v32, Operand::ImmHex(0x807F_FFFF));
-                    let m = b32_bin(self, Opcode::Or, PT::B32, m, Operand::ImmHex(0x3F00_0000));
+                    let e = self.binop(Opcode::Sub, &[], PT::S32, e, Operand::Imm(126));
+                    let m =
+                        self.binop(Opcode::And, &[], PT::B32, v32, Operand::ImmHex(0x807F_FFFF));
+                    let m = self.binop(Opcode::Or, &[], PT::B32, m, Operand::ImmHex(0x3F00_0000));
                     let zero = self.imm_f32(0.0);
                     let z = setp_f32(self, CmpOp::Eq, v32, zero);
                     let m = selp_b32(self, v32, m, z);
@@ -607,12 +576,12 @@ impl Lower<'_> {
             M::Ldexp => self.per_comp(args, |l, s, x| {
                 // x * 2^e, with 2^e built exactly from its exponent bits (e clamped to [-126, 127]).
                 let lo = l.imm_u32((-126i32) as u32);
-                let e = b32_bin(l, Opcode::Max, PT::S32, x[1], lo);
-                let e = b32_bin(l, Opcode::Min, PT::S32, e, Operand::Imm(127));
-                let b = b32_bin(l, Opcode::Add, PT::S32, e, Operand::Imm(127));
-                let p = b32_bin(l, Opcode::Shl, PT::B32, b, Operand::Imm(23));
+                let e = l.binop(Opcode::Max, &[], PT::S32, x[1], lo);
+                let e = l.binop(Opcode::Min, &[], PT::S32, e, Operand::Imm(127));
+                let b = l.binop(Opcode::Add, &[], PT::S32, e, Operand::Imm(127));
+                let p = l.binop(Opcode::Shl, &[], PT::B32, b, Operand::Imm(23));
                 let xf = l.widen_f16(s, x[0]);
-                let r = f32_bin(l, Opcode::Mul, &[], xf, p);
+                let r = l.binop(Opcode::Mul, &[], PT::F32, xf, p);
                 Ok(l.narrow_f16(s, r))
             }),
             _ => {
@@ -634,8 +603,9 @@ impl Lower<'_> {
             // C99's special cases, within 1.5 ulp (docs/math.md).
             M::Pow if self.scalar_ty(args[0])? == Scalar::F32 => {
                 self.per_comp(args, |l, _, x| {
-                    let mul =
-                        |l: &mut Self, a: VRegId, b: VRegId| f32_bin(l, Opcode::Mul, &[RN], a, b);
+                    let mul = |l: &mut Self, a: VRegId, b: VRegId| {
+                        l.binop(Opcode::Mul, &[RN], PT::F32, a, b)
+                    };
                     Ok(match l.fconsts.get(&x[1]).copied() {
                         Some(1.0) => x[0],
                         Some(2.0) => mul(l, x[0], x[0]),
@@ -644,7 +614,7 @@ impl Lower<'_> {
                             mul(l, sq, x[0])
                         }
                         Some(-1.0) => {
-                            f32_bin(l, Opcode::Div, &[RN], Operand::ImmF32(0x3F80_0000), x[0])
+                            l.binop(Opcode::Div, &[RN], PT::F32, Operand::ImmF32(0x3F80_0000), x[0])
                         }
                         _ => {
                             let r = math::binary(l, fun, Opnd::R(x[0]), Opnd::R(x[1]));
@@ -698,10 +668,10 @@ impl Lower<'_> {
                 let a = self.comps(args[0])?;
                 let a32: Vec<VRegId> = a.iter().map(|&v| self.widen_f16(s, v)).collect();
                 let d = self.dot(Scalar::F32, &a32, &a32);
-                let r = f32_un(self, Opcode::Sqrt, &[RN], d);
+                let r = self.unop(Opcode::Sqrt, &[RN], PT::F32, d);
                 let mut out = Vec::new();
                 for &v in &a32 {
-                    let t = f32_bin(self, Opcode::Div, &[RN], v, r);
+                    let t = self.binop(Opcode::Div, &[RN], PT::F32, v, r);
                     out.push(self.narrow_f16(s, t));
                 }
                 out
@@ -738,56 +708,56 @@ impl Lower<'_> {
 
     /// WGSL's bit-field clamping: `o = min(offset, 32)`, `c = min(count, 32 - o)`.
     pub(crate) fn clamp_bits(&mut self, offset: VRegId, count: VRegId) -> (VRegId, VRegId) {
-        let o = b32_bin(self, Opcode::Min, PT::U32, offset, Operand::Imm(32));
+        let o = self.binop(Opcode::Min, &[], PT::U32, offset, Operand::Imm(32));
         let k = self.imm_u32(32);
-        let rest = b32_bin(self, Opcode::Sub, PT::S32, k, o);
-        let c = b32_bin(self, Opcode::Min, PT::U32, count, rest);
+        let rest = self.binop(Opcode::Sub, &[], PT::S32, k, o);
+        let c = self.binop(Opcode::Min, &[], PT::U32, count, rest);
         (o, c)
     }
 
     /// e^x as 2^(x log2 e).
     pub(crate) fn exp_f32(&mut self, x: VRegId) -> VRegId {
         let k = self.imm_f32(std::f32::consts::LOG2_E);
-        let t = f32_bin(self, Opcode::Mul, &[], x, k);
-        f32_un(self, Opcode::Ex2, &[APPROX], t)
+        let t = self.binop(Opcode::Mul, &[], PT::F32, x, k);
+        self.unop(Opcode::Ex2, &[APPROX], PT::F32, t)
     }
 
     /// atan on all of f32: reduce |x| > 1 with atan(x) = pi/2 - atan(1/x), then a minimax
     /// polynomial on [0, 1] (max error about 1e-5 rad), sign restored at the end.
     pub(crate) fn atan_f32(&mut self, x: VRegId) -> VRegId {
-        let ax = f32_un(self, Opcode::Abs, &[], x);
+        let ax = self.unop(Opcode::Abs, &[], PT::F32, x);
         let one = self.imm_f32(1.0);
         let big = setp_f32(self, CmpOp::Gt, ax, one);
-        let inv = f32_un(self, Opcode::Rcp, &[RN], ax);
+        let inv = self.unop(Opcode::Rcp, &[RN], PT::F32, ax);
         let t = selp_b32(self, inv, ax, big);
-        let t2 = f32_bin(self, Opcode::Mul, &[], t, t);
+        let t2 = self.binop(Opcode::Mul, &[], PT::F32, t, t);
         let mut p = self.imm_f32(ATAN_COEFFS[0]);
         for &c in &ATAN_COEFFS[1..] {
             let k = self.imm_f32(c);
             p = f32_fma(self, p, t2, k);
         }
-        let r = f32_bin(self, Opcode::Mul, &[], p, t);
+        let r = self.binop(Opcode::Mul, &[], PT::F32, p, t);
         let half_pi = self.imm_f32(std::f32::consts::FRAC_PI_2);
-        let rr = f32_bin(self, Opcode::Sub, &[], half_pi, r);
+        let rr = self.binop(Opcode::Sub, &[], PT::F32, half_pi, r);
         let r = selp_b32(self, rr, r, big);
         // copysign(r, x)
-        f32_bin(self, Opcode::Copysign, &[], x, r)
+        self.binop(Opcode::Copysign, &[], PT::F32, x, r)
     }
 
     /// atan2(y, x) from atan(y / x) with quadrant fix-ups.
     pub(crate) fn atan2_f32(&mut self, y: VRegId, x: VRegId) -> VRegId {
-        let q = f32_bin(self, Opcode::Div, &[RN], y, x);
+        let q = self.binop(Opcode::Div, &[RN], PT::F32, y, x);
         let a = self.atan_f32(q);
         let zero = self.imm_f32(0.0);
         let pi = self.imm_f32(std::f32::consts::PI);
         let xneg = setp_f32(self, CmpOp::Lt, x, zero);
-        let spi = f32_bin(self, Opcode::Copysign, &[], y, pi);
-        let adj = f32_bin(self, Opcode::Add, &[], a, spi);
+        let spi = self.binop(Opcode::Copysign, &[], PT::F32, y, pi);
+        let adj = self.binop(Opcode::Add, &[], PT::F32, a, spi);
         let r = selp_b32(self, adj, a, xneg);
         // x == 0: +-pi/2 by the sign of y (0 when y is 0 too).
         let xz = setp_f32(self, CmpOp::Eq, x, zero);
         let hp = self.imm_f32(std::f32::consts::FRAC_PI_2);
-        let shp = f32_bin(self, Opcode::Copysign, &[], y, hp);
+        let shp = self.binop(Opcode::Copysign, &[], PT::F32, y, hp);
         let yz = setp_f32(self, CmpOp::Eq, y, zero);
         let shp = selp_b32(self, zero, shp, yz);
         selp_b32(self, shp, r, xz)

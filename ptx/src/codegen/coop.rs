@@ -182,7 +182,7 @@ impl Lower<'_> {
     /// Each lane's element offset of its fragment's element 0: row-major `row*S + col`,
     /// column-major `col*S + row`, with (row, col) the lane's base.
     fn coop_lane_base(&mut self, f: &Frag) -> VRegId {
-        let lane = self.coop_laneid();
+        let lane = self.sreg(SpecialReg::Laneid);
         let g = self.def(RegKind::B32, |d| op_imm(Opcode::Shr, PT::U32, d, lane, 2));
         let t = self.def(RegKind::B32, |d| op_imm(Opcode::And, PT::B32, d, lane, 3));
         let t2 = if f.shape.tf32 {
@@ -194,11 +194,6 @@ impl Lower<'_> {
         let (hi, lo) = if f.row_major { (br, bc) } else { (bc, br) };
         let stride = f.stride;
         self.def(RegKind::B32, |d| build::mad_lo(PT::S32, d, hi, stride, lo))
-    }
-
-    /// `mov.u32 d, %laneid`.
-    fn coop_laneid(&mut self) -> VRegId {
-        self.def(RegKind::B32, |d| build::mov(PT::U32, d, SpecialReg::Laneid))
     }
 
     /// Byte address of element `i` of the lane's fragment (`base` from
@@ -284,7 +279,7 @@ impl Lower<'_> {
         let regs = sh.count() / 2;
         let trans = (sh.role == CoopRole::B) == f.row_major;
         let (stride, ptr) = (f.stride, f.ptr);
-        let lane = self.coop_laneid();
+        let lane = self.sreg(SpecialReg::Laneid);
         let and = |d, a, k| op_imm(Opcode::And, PT::B32, d, a, k);
         // Lane l gives stored row l & 7 of sub-matrix m = l >> 3 (rows 8*(m&1), columns
         // 8*(m>>1)); the stored rows are matrix rows when row-major, columns otherwise.
@@ -626,7 +621,7 @@ impl Lower<'_> {
         cv: &[VRegId],
         sc: Scalar,
     ) -> Vec<VRegId> {
-        let lane = self.coop_laneid();
+        let lane = self.sreg(SpecialReg::Laneid);
         let g = self.def(RegKind::B32, |d| op_imm(Opcode::Shr, PT::U32, d, lane, 2));
         let t = self.def(RegKind::B32, |d| op_imm(Opcode::And, PT::B32, d, lane, 3));
         let g4 = self.def(RegKind::B32, |d| op_imm(Opcode::Shl, PT::B32, d, g, 2));

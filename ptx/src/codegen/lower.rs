@@ -139,7 +139,6 @@ pub(crate) struct Lower<'a> {
     pub known: KnownAlign<'a>,
 }
 
-/// Diagnostic for something PTX code generation does not support.
 /// Sets bit `i` of `used` for every component `i` of `v` that `block` (nested blocks
 /// included) reads: `Extract(v, i)` reads one, any other use all of them.
 fn components_used(block: &ir::Block, v: ValueId, used: &mut u32) {
@@ -161,6 +160,7 @@ fn components_used(block: &ir::Block, v: ValueId, used: &mut u32) {
     }
 }
 
+/// Diagnostic for something PTX code generation does not support.
 pub(crate) fn unsupported(what: &str, entry: &str, span: ir::Span) -> Diagnostic {
     Diagnostic::error(
         DiagKind::Unsupported,
@@ -287,6 +287,36 @@ impl<'a> Lower<'a> {
             operands.extend_from_slice(srcs);
             Instruction::new(op, mods.to_vec(), operands)
         })
+    }
+
+    /// `op{.mods}.T d, a` into a new register of `T`'s width.
+    pub(crate) fn unop(
+        &mut self,
+        op: Opcode,
+        mods: &[Modifier],
+        t: PT,
+        a: impl Into<Operand>,
+    ) -> VRegId {
+        let kind = RegKind::for_type(t).unwrap_or(RegKind::B32);
+        self.def(kind, |d| build::unary(op, mods, t, d, a))
+    }
+
+    /// `op{.mods}.T d, a, b` into a new register of `T`'s width.
+    pub(crate) fn binop(
+        &mut self,
+        op: Opcode,
+        mods: &[Modifier],
+        t: PT,
+        a: impl Into<Operand>,
+        b: impl Into<Operand>,
+    ) -> VRegId {
+        let kind = RegKind::for_type(t).unwrap_or(RegKind::B32);
+        self.def(kind, |d| build::binary(op, mods, t, d, a, b))
+    }
+
+    /// `op.pred p, a, b` (`and`, `or`, `xor`) into a new predicate.
+    pub(crate) fn pred_op(&mut self, op: Opcode, a: VRegId, b: VRegId) -> VRegId {
+        self.binop(op, &[], PT::Pred, a, b)
     }
 
     /// A register holding a 32-bit constant.
@@ -560,7 +590,8 @@ impl<'a> Lower<'a> {
         self.def(RegKind::B64, |d| build::mov(PT::U64, d, Operand::sym(name)))
     }
 
-    fn sreg(&mut self, s: SpecialReg) -> VRegId {
+    /// `mov.u32 d, %special`.
+    pub(crate) fn sreg(&mut self, s: SpecialReg) -> VRegId {
         self.def(RegKind::B32, |d| build::mov(PT::U32, d, s))
     }
 

@@ -139,11 +139,6 @@ impl Lower<'_> {
             )),
         }
     }
-
-    /// `op.pred d, a, b` (`and`, `or`, `xor`).
-    fn pred_op(&mut self, op: Opcode, a: VRegId, b: VRegId) -> VRegId {
-        self.def(RegKind::Pred, |d| build::binary(op, &[], PT::Pred, d, a, b))
-    }
 }
 
 impl Ops for Lower<'_> {

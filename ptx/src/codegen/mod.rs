@@ -24,7 +24,7 @@ mod mathops;
 pub mod regalloc;
 mod subgroup;
 
-use crate::model::{Entry, Module, Param, StateSpace, Type, VarDecl};
+use crate::model::{Entry, Module, Param, VarDecl};
 use crate::names;
 use dianran_frontend::ir::{self, AddressSpace, GlobalId, Op, Stage};
 use dianran_frontend::{DiagKind, Diagnostic};
@@ -246,8 +246,8 @@ pub fn compile_module(m: &ir::Module, opts: &Options) -> CompiledPtx {
     CompiledPtx { module, text, entries, diagnostics, times }
 }
 
-/// Every global the function addresses (nested regions included), and which of
-/// `arrayLength`, subgroup operations and cooperative matrices it uses.
+/// Every global the function addresses (nested regions included), and whether it uses
+/// `arrayLength` and cooperative matrices.
 fn scan(block: &ir::Block, globals: &mut BTreeSet<GlobalId>, flags: &mut EntryFlags) {
     for inst in &block.insts {
         match &inst.op {
@@ -255,9 +255,6 @@ fn scan(block: &ir::Block, globals: &mut BTreeSet<GlobalId>, flags: &mut EntryFl
                 globals.insert(*g);
             }
             Op::ArrayLength(_) => *flags |= EntryFlags::ARRAY_LENGTH,
-            Op::SubgroupBallot(_) | Op::SubgroupCollective { .. } | Op::SubgroupGather { .. } => {
-                *flags |= EntryFlags::SUBGROUPS
-            }
             Op::CoopLoad { .. } | Op::CoopStore { .. } | Op::CoopMultiplyAdd(..) => {
                 *flags |= EntryFlags::COOP_MATRIX
             }
@@ -266,23 +263,6 @@ fn scan(block: &ir::Block, globals: &mut BTreeSet<GlobalId>, flags: &mut EntryFl
         for b in inst.op.blocks() {
             scan(b, globals, flags);
         }
-    }
-}
-
-/// Whether an entry parameter is (or holds) a subgroup builtin.
-fn subgroup_input(m: &ir::Module, p: &ir::Param, ty: ir::TypeId) -> bool {
-    use ir::{BuiltIn as B, IoBinding};
-    let sub = |b: &Option<IoBinding>| {
-        matches!(
-            b,
-            Some(IoBinding::BuiltIn(B::SubgroupId | B::SubgroupSize | B::SubgroupInvocationId))
-        )
-    };
-    match m.types.get(ty) {
-        ir::Type::Struct { members, .. } if p.binding.is_none() => {
-            members.iter().any(|mm| sub(&mm.binding))
-        }
-        _ => sub(&p.binding),
     }
 }
 
@@ -351,7 +331,7 @@ fn compile_entry(
     let mut flags = EntryFlags::empty();
     scan(&f.body, &mut used, &mut flags);
     let uses_sizes = flags.contains(EntryFlags::ARRAY_LENGTH);
-    if f.params.iter().any(|p| subgroup_input(m, p, f.ty(p.value))) {
+    if m.function_uses_subgroups(f) {
         flags |= EntryFlags::SUBGROUPS;
     }
     // Buffers: group-0 rule (SPEC §3).
@@ -483,14 +463,7 @@ fn compile_entry(
     entry.params = params.iter().map(Param::pointer).collect();
     entry.reqntid = Some([x.max(1), y.max(1), z.max(1)]);
     if depot > 0 {
-        entry.vars.push(VarDecl {
-            space: StateSpace::Local,
-            align: Some(16),
-            ty: Type::B8,
-            name: "__local_depot".into(),
-            len: Some(u64::from(depot)),
-            init: Vec::new(),
-        });
+        entry.vars.push(VarDecl::local_bytes("__local_depot", 16, u64::from(depot)));
     }
     entry.body = regalloc::to_statements(alloc, &|i| format!("$L__BB{i}"));
     times.print += start.elapsed();

@@ -174,14 +174,11 @@ pub struct ABlock {
     pub term: ATerm,
 }
 
-/// An allocated function: blocks (index = label number) and register counts per kind.
+/// An allocated function: blocks (index = label number).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Allocated {
     /// Blocks in layout order; block 0 is the entry.
     pub blocks: Vec<ABlock>,
-    /// Per kind (in [`RegKind::ALL`] order): one more than the highest register number used,
-    /// 0 when the kind is unused.
-    pub counts: [u32; 4],
 }
 
 /// Why allocation failed (a bug in instruction selection, never a user error).
@@ -606,11 +603,6 @@ fn assemble(
     }
     edits.sort_by_key(|e| e.0);
     let mut next_edit = edits.into_iter().peekable();
-    let mut counts = [0u32; 4];
-    let mut note = |r: PhysReg| {
-        let k = RegKind::ALL.iter().position(|&k| k == r.kind).unwrap_or(0);
-        counts[k] = counts[k].max(r.num + 1);
-    };
     let mut phys_regs: Vec<PhysReg> = Vec::new();
     let mut blocks = Vec::with_capacity(f.blocks.len());
     for (bi, b) in f.blocks.into_iter().enumerate() {
@@ -673,22 +665,12 @@ fn assemble(
                 let Some(cond) = cond else {
                     return Err(AllocError("branch without condition".into()));
                 };
-                note(cond);
                 ATerm::Branch { cond, then_: then_.block.0 as usize, else_: else_.block.0 as usize }
             }
         };
-        for i in &insts {
-            match i {
-                AInst::Inst(m) => m.for_each_reg(&mut note),
-                AInst::Move { to, from } => {
-                    note(*to);
-                    note(*from)
-                }
-            }
-        }
         blocks.push(ABlock { insts, term });
     }
-    Ok(Allocated { blocks, counts })
+    Ok(Allocated { blocks })
 }
 
 /// The body of an allocated function as model statements: labelled blocks (`label(i)` names
@@ -696,31 +678,24 @@ fn assemble(
 /// and `ret`. Branches to the next block are omitted, and a branch to a block that holds only
 /// `bra T` goes to T directly.
 pub fn to_statements(a: Allocated, label: &dyn Fn(usize) -> String) -> Vec<Statement> {
-    let resolve = |mut b: usize| -> usize {
-        for _ in 0..a.blocks.len() {
-            match a.blocks.get(b) {
-                Some(ABlock { insts, term: ATerm::Jump(t) }) if insts.is_empty() && *t != b => {
-                    b = *t
+    // Where a branch to each block really goes.
+    let resolved: Vec<usize> = (0..a.blocks.len())
+        .map(|mut b| {
+            for _ in 0..a.blocks.len() {
+                match a.blocks.get(b) {
+                    Some(ABlock { insts, term: ATerm::Jump(t) }) if insts.is_empty() && *t != b => {
+                        b = *t
+                    }
+                    _ => break,
                 }
-                _ => break,
             }
-        }
-        b
-    };
-    let targets: Vec<(ATerm, Option<usize>, Option<usize>)> = a
-        .blocks
-        .iter()
-        .map(|b| match b.term {
-            ATerm::Ret => (ATerm::Ret, None, None),
-            ATerm::Jump(t) => (ATerm::Jump(t), Some(resolve(t)), None),
-            ATerm::Branch { cond, then_, else_ } => {
-                (ATerm::Branch { cond, then_, else_ }, Some(resolve(then_)), Some(resolve(else_)))
-            }
+            b
         })
         .collect();
+    let bra = |t: usize| Statement::Inst(build::bra(&label(resolved[t])));
     let n: usize = a.blocks.iter().map(|b| b.insts.len() + 3).sum();
     let mut out = Vec::with_capacity(n);
-    for (bi, (b, (term, t1, t2))) in a.blocks.into_iter().zip(targets).enumerate() {
+    for (bi, b) in a.blocks.into_iter().enumerate() {
         if bi > 0 {
             out.push(Statement::Label(label(bi)));
         }
@@ -730,20 +705,19 @@ pub fn to_statements(a: Allocated, label: &dyn Fn(usize) -> String) -> Vec<State
                 AInst::Move { to, from } => build::mov(to.kind.decl_type(), to, from),
             }));
         }
-        let bra = |t: usize| build::bra(&label(t));
-        match (term, t1, t2) {
-            (ATerm::Jump(t), Some(r), _) => {
+        match b.term {
+            ATerm::Ret => out.push(Statement::Inst(build::ret())),
+            ATerm::Jump(t) => {
                 if t != bi + 1 {
-                    out.push(Statement::Inst(bra(r)));
+                    out.push(bra(t));
                 }
             }
-            (ATerm::Branch { cond, else_, .. }, Some(r1), Some(r2)) => {
-                out.push(Statement::Inst(bra(r1).guarded(cond, false)));
+            ATerm::Branch { cond, then_, else_ } => {
+                out.push(Statement::Inst(build::bra(&label(resolved[then_])).guarded(cond, false)));
                 if else_ != bi + 1 {
-                    out.push(Statement::Inst(bra(r2)));
+                    out.push(bra(else_));
                 }
             }
-            _ => out.push(Statement::Inst(build::ret())),
         }
     }
     out

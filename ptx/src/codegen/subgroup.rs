@@ -29,7 +29,7 @@ impl Lower<'_> {
             }
             Op::SubgroupGather { mode, arg, index } => {
                 let s = self.scalar_ty(*arg)?;
-                let lane = lane_id(self);
+                let lane = self.sreg(SpecialReg::Laneid);
                 let idx = match index {
                     Some(i) => Some(self.scalar(*i)?),
                     None => None,
@@ -40,7 +40,7 @@ impl Lower<'_> {
                         let n = self.def(RegKind::B32, |d| {
                             build::unary(Opcode::Neg, &[], PT::S32, d, mask)
                         });
-                        let low = and_b32(self, mask, n);
+                        let low = self.binop(Opcode::And, &[], PT::B32, mask, n);
                         let first = self.def(RegKind::B32, |d| {
                             build::unary(Opcode::Bfind, &[], PT::U32, d, low)
                         });
@@ -51,7 +51,13 @@ impl Lower<'_> {
                     (G::ShuffleUp, Some(i)) => (ShflMode::Up, i, 0),
                     (G::ShuffleXor, Some(i)) => (ShflMode::Bfly, i, 31),
                     (G::QuadBroadcast, Some(i)) => {
-                        let base = and_b32(self, lane, Operand::ImmHex(0xFFFF_FFFC));
+                        let base = self.binop(
+                            Opcode::And,
+                            &[],
+                            PT::B32,
+                            lane,
+                            Operand::ImmHex(0xFFFF_FFFC),
+                        );
                         let src = self.def(RegKind::B32, |d| build::add(PT::S32, d, base, i));
                         (ShflMode::Idx, src, 31)
                     }
@@ -184,7 +190,7 @@ impl Lower<'_> {
                 _ => l.bin(name, s, a, b),
             }
         };
-        let lane = lane_id(self);
+        let lane = self.sreg(SpecialReg::Laneid);
         // Full warp: logarithmic butterfly / Hillis-Steele. Partial warps: inactive lanes hold
         // no partial results, so walk all 32 source lanes and combine the active ones in lane
         // order (exact for any mask).
@@ -270,21 +276,11 @@ impl Lower<'_> {
 
     /// Whether lane `src` (0..32) is set in `mask`.
     pub(crate) fn lane_active(&mut self, mask: VRegId, src: VRegId) -> VRegId {
-        let m = and_b32(self, src, Operand::Imm(31));
+        let m = self.binop(Opcode::And, &[], PT::B32, src, Operand::Imm(31));
         let b = self.def(RegKind::B32, |d| build::binary(Opcode::Shr, &[], PT::U32, d, mask, m));
-        let b = and_b32(self, b, Operand::Imm(1));
+        let b = self.binop(Opcode::And, &[], PT::B32, b, Operand::Imm(1));
         ne_zero(self, b)
     }
-}
-
-/// `mov.u32 d, %laneid`.
-fn lane_id(l: &mut Lower<'_>) -> VRegId {
-    l.def(RegKind::B32, |d| build::mov(PT::U32, d, SpecialReg::Laneid))
-}
-
-/// `and.b32 d, a, b`.
-fn and_b32(l: &mut Lower<'_>, a: VRegId, b: impl Into<Operand>) -> VRegId {
-    l.def(RegKind::B32, |d| build::binary(Opcode::And, &[], PT::B32, d, a, b))
 }
 
 /// `setp.ne.u32 p, a, 0`.

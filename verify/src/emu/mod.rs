@@ -101,6 +101,13 @@ impl fmt::Display for EmuError {
 
 impl std::error::Error for EmuError {}
 
+/// Text that does not parse, or a module the printer rejects, is a `Parse` error at its line.
+impl From<dianran_ptx::PtxError> for EmuError {
+    fn from(e: dianran_ptx::PtxError) -> Self {
+        EmuError::new(EmuErrorKind::Parse, e.line, e.message)
+    }
+}
+
 impl EmuError {
     /// Converts to the project-wide diagnostic type (kind `Runtime`, `Unsupported` or
     /// `Parse`).
@@ -129,8 +136,7 @@ pub fn run(
     block: [u32; 3],
     opts: &EmuOptions,
 ) -> Result<(), EmuError> {
-    let module = dianran_ptx::parse_module(ptx)
-        .map_err(|e| EmuError::new(EmuErrorKind::Parse, e.line, e.message))?;
+    let module = dianran_ptx::parse_module(ptx).map_err(EmuError::from)?;
     let e = find_entry(&module, entry)?;
     let lines = lines::statement_lines(ptx, entry).filter(|l| l.len() == e.body.len());
     let names = lines::register_names(ptx, entry);
@@ -150,8 +156,7 @@ pub fn run_module(
 ) -> Result<(), EmuError> {
     let e = find_entry(module, entry)?;
     // The printer checks names and instructions; a module it rejects is not run.
-    let (_, lines) = dianran_ptx::print_module_lines(module)
-        .map_err(|e| EmuError::new(EmuErrorKind::Parse, e.line, e.message))?;
+    let (_, lines) = dianran_ptx::print_module_lines(module).map_err(EmuError::from)?;
     let index = module.entries.iter().position(|x| x.name == entry);
     let lines = index.and_then(|i| lines.into_iter().nth(i));
     launch(module, e, lines.as_deref(), None, params, grid, block, opts)
