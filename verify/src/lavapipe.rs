@@ -520,6 +520,28 @@ fn double_it(@builtin(global_invocation_id) id: vec3<u32>) {
 }
 ";
 
+    /// Runs `double_it` over `input` with `add` in the uniform's first word on `groups`
+    /// workgroups; returns the storage and uniform buffers afterwards.
+    fn run_double(
+        input: &[u32],
+        add: u32,
+        groups: u32,
+    ) -> Result<(Vec<u32>, Vec<u32>), LavapipeError> {
+        let mut buffers = BTreeMap::new();
+        buffers.insert((0, 0), bytes(input));
+        buffers.insert((0, 1), bytes(&[add, 0, 0, 0]));
+        let bindings = [
+            LavaBinding {
+                group: 0,
+                binding: 0,
+                kind: LavaBindingKind::Storage { read_only: false },
+            },
+            LavaBinding { group: 0, binding: 1, kind: LavaBindingKind::Uniform },
+        ];
+        run_wgsl(DOUBLE, "double_it", [groups, 1, 1], &mut buffers, &bindings, &[])?;
+        Ok((u32s(&buffers[&(0, 0)]), u32s(&buffers[&(0, 1)])))
+    }
+
     #[test]
     fn padding_rules() {
         let s = LavaBindingKind::Storage { read_only: false };
@@ -536,23 +558,11 @@ fn double_it(@builtin(global_invocation_id) id: vec3<u32>) {
             return;
         }
         let input: Vec<u32> = (0..100u32).map(|i| i * 7 + 3).collect();
-        let mut buffers = BTreeMap::new();
-        buffers.insert((0, 0), bytes(&input));
-        buffers.insert((0, 1), bytes(&[5, 0, 0, 0]));
-        let bindings = [
-            LavaBinding {
-                group: 0,
-                binding: 0,
-                kind: LavaBindingKind::Storage { read_only: false },
-            },
-            LavaBinding { group: 0, binding: 1, kind: LavaBindingKind::Uniform },
-        ];
-        run_wgsl(DOUBLE, "double_it", [2, 1, 1], &mut buffers, &bindings, &[])
-            .unwrap_or_else(|e| panic!("{e}"));
+        let (out, uniform) = run_double(&input, 5, 2).unwrap_or_else(|e| panic!("{e}"));
         let want: Vec<u32> = input.iter().map(|v| v * 2 + 5).collect();
-        assert_eq!(u32s(&buffers[&(0, 0)]), want);
+        assert_eq!(out, want);
         // The uniform buffer is left as it was.
-        assert_eq!(u32s(&buffers[&(0, 1)]), [5, 0, 0, 0]);
+        assert_eq!(uniform, [5, 0, 0, 0]);
     }
 
     #[test]
@@ -693,20 +703,9 @@ fn halves() {
             Err(e) => panic!("expected a result or a lost device, got {e}"),
         }
         let input: Vec<u32> = (0..64u32).collect();
-        let mut buffers = BTreeMap::new();
-        buffers.insert((0, 0), bytes(&input));
-        buffers.insert((0, 1), bytes(&[1, 0, 0, 0]));
-        let bindings = [
-            LavaBinding {
-                group: 0,
-                binding: 0,
-                kind: LavaBindingKind::Storage { read_only: false },
-            },
-            LavaBinding { group: 0, binding: 1, kind: LavaBindingKind::Uniform },
-        ];
-        run_wgsl(DOUBLE, "double_it", [1, 1, 1], &mut buffers, &bindings, &[])
+        let (out, _) = run_double(&input, 1, 1)
             .unwrap_or_else(|e| panic!("the next run needs a working device: {e}"));
         let want: Vec<u32> = input.iter().map(|v| v * 2 + 1).collect();
-        assert_eq!(u32s(&buffers[&(0, 0)]), want);
+        assert_eq!(out, want);
     }
 }
