@@ -301,16 +301,44 @@ const MAX_LOCAL_BYTES: u64 = 512 * 1024;
 
 type EntryOut = (EntryInfo, Entry, Vec<GlobalId>);
 
-fn compile_entry(
-    m: &ir::Module,
-    ep: &ir::EntryPoint,
-    ptx_name: &str,
-    shared_names: &HashMap<GlobalId, String>,
-    sm: u32,
-    opts: &Options,
-    times: &mut StageTimes,
-) -> Result<EntryOut, Diagnostic> {
-    let start = Instant::now();
+/// What an entry point needs before instruction selection, shared by every PTX backend (this
+/// one and `dianran-llvm`) so that they agree on the launch convention: the inlined body, the
+/// parameter list (SPEC §3's group-0 rule, placeholders), the workgroup and private variables
+/// it uses, and the checks against PTX's limits.
+#[derive(Clone, Debug)]
+pub struct EntryPlan {
+    /// The entry function with every user function inlined.
+    pub function: ir::Function,
+    /// Parameter `i` is the buffer `buffers[i]` (`None`: a placeholder for an unused binding).
+    pub buffers: Vec<Option<GlobalId>>,
+    /// `.param` names, same order as `buffers` (`p_g<G>_b<B>`); `p_sizes` is not included.
+    pub param_names: Vec<String>,
+    /// Workgroup variables the entry uses, in global order.
+    pub shared: Vec<GlobalId>,
+    /// Private variables the entry uses, with their byte offsets in the per-invocation depot.
+    pub private: HashMap<GlobalId, u32>,
+    /// `ARRAY_LENGTH`, `SUBGROUPS` and `COOP_MATRIX` as the body uses them.
+    pub flags: EntryFlags,
+    /// Invocations per workgroup.
+    pub threads: u32,
+}
+
+impl EntryPlan {
+    /// Every `.param` name in order: [`EntryPlan::param_names`], then `p_sizes` when the entry
+    /// uses `arrayLength`.
+    pub fn all_params(&self) -> Vec<String> {
+        let mut p = self.param_names.clone();
+        if self.flags.contains(EntryFlags::ARRAY_LENGTH) {
+            p.push("p_sizes".into());
+        }
+        p
+    }
+}
+
+/// Plans compute entry `ep` of `m` ([`EntryPlan`]); a diagnostic when PTX cannot express it
+/// (textures, calls that could not be inlined, a partial warp with cooperative matrices, too
+/// much workgroup memory, huge bindings).
+pub fn plan_entry(m: &ir::Module, ep: &ir::EntryPoint) -> Result<EntryPlan, Diagnostic> {
     // User functions are inlined: no `.func` is emitted (SPEC §3).
     let inlined = dianran_frontend::passes::inline_calls(m, ep.function).map_err(|d| {
         if d.context.is_none() {
@@ -330,7 +358,6 @@ fn compile_entry(
     let mut used = BTreeSet::new();
     let mut flags = EntryFlags::empty();
     scan(&f.body, &mut used, &mut flags);
-    let uses_sizes = flags.contains(EntryFlags::ARRAY_LENGTH);
     if m.function_uses_subgroups(f) {
         flags |= EntryFlags::SUBGROUPS;
     }
@@ -362,23 +389,18 @@ fn compile_entry(
         }
     }
     bufs.sort();
-    times.inline += start.elapsed();
-    let start = Instant::now();
-    let mut layout =
-        EntryLayout { shared: shared_names.clone(), private, uses_sizes, ..Default::default() };
     // WGSL zero-initializes workgroup memory; every entry clears what it uses.
-    layout.threads = ep.workgroup_size.iter().map(|&d| d.max(1)).product::<u32>().max(1);
+    let threads = ep.workgroup_size.iter().map(|&d| d.max(1)).product::<u32>().max(1);
     // A cooperative matrix is spread over a whole warp and `mma.sync`/`ldmatrix` are
     // `.aligned`: a partial warp would be undefined behaviour on the device.
-    if !layout.threads.is_multiple_of(32) {
+    if !threads.is_multiple_of(32) {
         if let Some(span) = find_coop(&f.body) {
             let [x, y, z] = ep.workgroup_size;
             return Err(Diagnostic::error(
                 DiagKind::Unsupported,
                 format!(
                     "cooperative matrices in PTX need whole 32-invocation subgroups, but the \
-                     workgroup size {x}x{y}x{z} has {} invocations",
-                    layout.threads
+                     workgroup size {x}x{y}x{z} has {threads} invocations"
                 ),
             )
             .at(span)
@@ -386,12 +408,8 @@ fn compile_entry(
             .help("use a workgroup size whose product is a multiple of 32"));
         }
     }
-    for &g in &shared {
-        if let (Some(global), Some(name)) = (m.globals.get(g.index()), shared_names.get(&g)) {
-            let words = m.types.size_align(global.ty).0.max(1).div_ceil(4);
-            layout.zero_shared.push((name.clone(), words));
-        }
-    }
+    let mut buffers = Vec::new();
+    let mut param_names = Vec::new();
     if !bufs.is_empty() && bufs.iter().all(|(b, _)| b.group == 0) {
         let max = bufs.iter().map(|(b, _)| b.binding).max().unwrap_or(0);
         if max > 4096 {
@@ -403,17 +421,17 @@ fn compile_entry(
             .help("use bindings below 4096"));
         }
         for i in 0..=max {
-            layout.buffers.push(bufs.iter().find(|(b, _)| b.binding == i).map(|(_, g)| *g));
-            layout.param_names.push(param_name(0, i));
+            buffers.push(bufs.iter().find(|(b, _)| b.binding == i).map(|(_, g)| *g));
+            param_names.push(param_name(0, i));
         }
     } else {
         for (b, g) in &bufs {
-            layout.buffers.push(Some(*g));
-            layout.param_names.push(param_name(b.group, b.binding));
+            buffers.push(Some(*g));
+            param_names.push(param_name(b.group, b.binding));
         }
     }
     // Static `.shared` data is limited to 48 KiB per block; ptxas would reject more.
-    let shared_bytes: u64 = layout.zero_shared.iter().map(|(_, w)| u64::from(*w) * 4).sum();
+    let shared_bytes: u64 = shared.iter().map(|g| u64::from(shared_words(m, *g)) * 4).sum();
     if shared_bytes > MAX_SHARED_BYTES {
         return Err(Diagnostic::error(
             DiagKind::Limit,
@@ -425,6 +443,46 @@ fn compile_entry(
         .at(f.span)
         .in_fn(ep.name.clone())
         .help("use smaller workgroup arrays"));
+    }
+    Ok(EntryPlan { function: inlined, buffers, param_names, shared, private, flags, threads })
+}
+
+/// Size of workgroup variable `g` in whole 32-bit words (at least one), as declared and
+/// zeroed.
+pub fn shared_words(m: &ir::Module, g: GlobalId) -> u32 {
+    m.globals.get(g.index()).map_or(1, |global| m.types.size_align(global.ty).0.max(1).div_ceil(4))
+}
+
+fn compile_entry(
+    m: &ir::Module,
+    ep: &ir::EntryPoint,
+    ptx_name: &str,
+    shared_names: &HashMap<GlobalId, String>,
+    sm: u32,
+    opts: &Options,
+    times: &mut StageTimes,
+) -> Result<EntryOut, Diagnostic> {
+    let start = Instant::now();
+    let plan = plan_entry(m, ep)?;
+    let f = &plan.function;
+    let flags = plan.flags;
+    let uses_sizes = flags.contains(EntryFlags::ARRAY_LENGTH);
+    let shared = plan.shared.clone();
+    times.inline += start.elapsed();
+    let start = Instant::now();
+    let mut layout = EntryLayout {
+        shared: shared_names.clone(),
+        private: plan.private.clone(),
+        uses_sizes,
+        buffers: plan.buffers.clone(),
+        param_names: plan.param_names.clone(),
+        threads: plan.threads,
+        ..Default::default()
+    };
+    for &g in &shared {
+        if let Some(name) = shared_names.get(&g) {
+            layout.zero_shared.push((name.clone(), shared_words(m, g)));
+        }
     }
     let mut lw = Lower::new(m, f, &layout, &ep.name, sm);
     lw.tf32 = opts.tf32;

@@ -1,0 +1,1143 @@
+//! One compute entry's SSA function to an LLVM IR kernel.
+//!
+//! Values are held per scalar component in [`layout::leaves`] order, as in our own backend
+//! (`bool` as `i1`, `i32`/`u32` as `i32`, `f32` as `float`, `f16` as `half`); LLVM's SLP
+//! vectorizer may combine them again. Structured regions become basic blocks; region
+//! parameters and results become `phi`s. Memory follows SPEC §3's layout: buffers are
+//! `ptr addrspace(1)` kernel parameters, workgroup variables `addrspace(3)` globals (zeroed by
+//! the entry, like ours), function-local and private variables `alloca`s, and every scalar is
+//! loaded or stored at its WGSL byte offset with the alignment the layout proves.
+
+use dianran_frontend::ir::{
+    self, AddressSpace, Block, ConstValue, GlobalId, Inst, IoBinding, Op, Scalar, Terminator, Type,
+    TypeId, Types, ValueId,
+};
+use dianran_frontend::{DiagKind, Diagnostic};
+use dianran_ptx::codegen::layout::{self, leaves, Leaf};
+use dianran_ptx::codegen::EntryPlan;
+use inkwell::basic_block::BasicBlock;
+use inkwell::builder::{Builder, BuilderError};
+use inkwell::context::Context;
+use inkwell::module::{Linkage, Module};
+use inkwell::types::{BasicMetadataTypeEnum, BasicType, BasicTypeEnum};
+use inkwell::values::{
+    BasicMetadataValueEnum, BasicValue, BasicValueEnum, FunctionValue, GlobalValue, IntValue,
+    PhiValue, PointerValue,
+};
+use inkwell::{AddressSpace as As, AtomicOrdering, IntPredicate};
+use rustc_hash::FxHashMap as HashMap;
+
+pub(crate) type R<T> = Result<T, Diagnostic>;
+/// One scalar component.
+pub(crate) type V<'ctx> = BasicValueEnum<'ctx>;
+
+/// LLVM address spaces of the NVPTX target.
+pub(crate) const GLOBAL: u16 = 1;
+pub(crate) const SHARED: u16 = 3;
+
+/// What [`lower_entry`] needs from the module being built.
+pub(crate) struct Env<'a, 'ctx> {
+    pub context: &'ctx Context,
+    pub module: &'a Module<'ctx>,
+    pub shared_names: &'a HashMap<GlobalId, String>,
+    pub shared_globals: &'a mut SharedGlobals<'ctx>,
+}
+
+/// The `addrspace(3)` global of each workgroup variable, shared by the entries that use it.
+#[derive(Default)]
+pub(crate) struct SharedGlobals<'ctx>(HashMap<GlobalId, GlobalValue<'ctx>>);
+
+/// Where a pointer points.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Space {
+    /// A buffer (`addrspace(1)`).
+    Global,
+    /// A workgroup variable (`addrspace(3)`).
+    Shared,
+    /// An `alloca` (generic; LLVM's NVPTX passes move it to `.local`).
+    Local,
+}
+
+/// A pointer value.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Ptr<'ctx> {
+    pub addr: PointerValue<'ctx>,
+    pub space: Space,
+    pub pointee: TypeId,
+    /// The buffer the pointer points into (for `arrayLength`).
+    pub root: Option<GlobalId>,
+    /// Byte offset from the root when it is static.
+    pub static_off: Option<u32>,
+    /// A power of two known to divide the address.
+    pub align: u32,
+}
+
+/// The IR form of an SSA value.
+#[derive(Clone, Debug)]
+pub(crate) enum Val<'ctx> {
+    /// Scalar components in [`layout::leaves`] order.
+    Comps(Vec<V<'ctx>>),
+    /// A pointer.
+    Ptr(Ptr<'ctx>),
+}
+
+/// A block with parameters: the block and one `phi` per parameter component.
+#[derive(Clone, Debug)]
+pub(crate) struct Target<'ctx> {
+    pub bb: BasicBlock<'ctx>,
+    pub phis: Vec<PhiValue<'ctx>>,
+}
+
+/// Where `Yield` goes in the block being lowered.
+#[derive(Clone, Debug)]
+enum YieldTo<'ctx> {
+    Jump(Target<'ctx>),
+    LoopEnd { break_if: Option<ValueId>, body: Target<'ctx>, exit: Target<'ctx> },
+}
+
+/// An enclosing region `Break`/`Continue`/`Return` can target.
+#[derive(Clone, Debug)]
+enum Frame<'ctx> {
+    Loop { cont: Target<'ctx>, exit: Target<'ctx> },
+    Switch { exit: Target<'ctx> },
+    Inline { exit: Target<'ctx> },
+}
+
+/// The lowering of one entry point.
+pub(crate) struct Lower<'a, 'ctx> {
+    pub cx: &'ctx Context,
+    pub module: &'a Module<'ctx>,
+    pub b: Builder<'ctx>,
+    pub func: FunctionValue<'ctx>,
+    pub m: &'a ir::Module,
+    pub f: &'a ir::Function,
+    pub plan: &'a EntryPlan,
+    pub types: Types,
+    pub vals: HashMap<ValueId, Val<'ctx>>,
+    frames: Vec<Frame<'ctx>>,
+    /// Entry name for diagnostics.
+    pub entry: String,
+    /// Span of the instruction being lowered.
+    pub span: ir::Span,
+    params: Vec<Option<PointerValue<'ctx>>>,
+    sizes: Option<PointerValue<'ctx>>,
+    locals: Vec<PointerValue<'ctx>>,
+    privates: HashMap<GlobalId, PointerValue<'ctx>>,
+    shared: HashMap<GlobalId, GlobalValue<'ctx>>,
+}
+
+/// Diagnostic for something the LLVM backend does not support.
+pub(crate) fn unsupported(what: &str, entry: &str, span: ir::Span) -> Diagnostic {
+    Diagnostic::error(
+        DiagKind::Unsupported,
+        format!("the LLVM backend does not support {what} (entry '{entry}')"),
+    )
+    .at(span)
+    .in_fn(entry)
+    .help("compile this entry with dianran's own PTX backend (the default)")
+}
+
+/// Lowers entry `ep` (planned as `plan`) into a new kernel `ptx_name` of `env.module`.
+pub(crate) fn lower_entry<'ctx>(
+    env: Env<'_, 'ctx>,
+    m: &ir::Module,
+    ep: &ir::EntryPoint,
+    plan: &EntryPlan,
+    ptx_name: &str,
+) -> R<FunctionValue<'ctx>> {
+    let cx = env.context;
+    // Generic pointers, cast to `addrspace(1)` in the prologue (`cvta.to.global`), as clang
+    // compiles CUDA kernels: the PTX ISA gives kernel parameters generic addresses.
+    let ptr = cx.ptr_type(As::default());
+    let nparams = plan.all_params().len();
+    let args: Vec<BasicMetadataTypeEnum> = vec![ptr.into(); nparams];
+    let fty = cx.void_type().fn_type(&args, false);
+    let func = env.module.add_function(ptx_name, fty, None);
+    // The `ptx_kernel` calling convention makes it an `.entry`.
+    func.set_call_conventions(71);
+    // `.reqntid`, as our backend declares it.
+    let [x, y, z] = ep.workgroup_size;
+    let i32t = cx.i32_type();
+    let fptr = func.as_global_value().as_pointer_value();
+    for (key, n) in [("reqntidx", x), ("reqntidy", y), ("reqntidz", z)] {
+        let node = cx.metadata_node(&[
+            fptr.into(),
+            cx.metadata_string(key).into(),
+            i32t.const_int(u64::from(n.max(1)), false).into(),
+        ]);
+        env.module
+            .add_global_metadata("nvvm.annotations", &node)
+            .map_err(|e| unsupported(&format!("metadata ({e})"), &ep.name, ir::Span::default()))?;
+    }
+    for (i, p) in func.get_param_iter().enumerate() {
+        if let Some(n) = plan.all_params().get(i) {
+            p.set_name(n);
+        }
+    }
+    let mut shared = HashMap::default();
+    for &g in &plan.shared {
+        let gv = match env.shared_globals.0.get(&g) {
+            Some(gv) => *gv,
+            None => {
+                let name =
+                    env.shared_names.get(&g).cloned().unwrap_or_else(|| format!("wg{}", g.0));
+                let words = dianran_ptx::codegen::shared_words(m, g);
+                let ty = i32t.array_type(words);
+                let gv = env.module.add_global(ty, Some(As::from(SHARED)), &name);
+                gv.set_initializer(&ty.get_undef());
+                gv.set_linkage(Linkage::Internal);
+                let align = m.globals.get(g.index()).map_or(16, |gl| m.types.size_align(gl.ty).1);
+                gv.set_alignment(align.max(16));
+                env.shared_globals.0.insert(g, gv);
+                gv
+            }
+        };
+        shared.insert(g, gv);
+    }
+    let entry_bb = cx.append_basic_block(func, "entry");
+    let b = cx.create_builder();
+    b.position_at_end(entry_bb);
+    let mut lw = Lower {
+        cx,
+        module: env.module,
+        b,
+        func,
+        m,
+        f: &plan.function,
+        plan,
+        types: m.types.clone(),
+        vals: HashMap::default(),
+        frames: Vec::new(),
+        entry: ep.name.clone(),
+        span: plan.function.span,
+        params: Vec::new(),
+        sizes: None,
+        locals: Vec::new(),
+        privates: HashMap::default(),
+        shared,
+    };
+    lw.prologue()?;
+    let body = &plan.function.body;
+    lw.block(body, None)?;
+    Ok(func)
+}
+
+/// The largest power of two dividing `x` (`x == 0`: 2^31).
+pub(crate) fn lowbit(x: u32) -> u32 {
+    if x == 0 {
+        1 << 31
+    } else {
+        1 << x.trailing_zeros()
+    }
+}
+
+impl<'a, 'ctx> Lower<'a, 'ctx> {
+    // ---- helpers ----
+
+    /// A builder result as a diagnostic.
+    pub(crate) fn ok<T>(&self, r: Result<T, BuilderError>) -> R<T> {
+        r.map_err(|e| self.err_internal(&format!("LLVM builder: {e}")))
+    }
+
+    pub(crate) fn err_unsupported(&self, what: &str) -> Diagnostic {
+        unsupported(what, &self.entry, self.span)
+    }
+
+    pub(crate) fn err_internal(&self, what: &str) -> Diagnostic {
+        Diagnostic::error(DiagKind::Internal, format!("LLVM backend: {what}"))
+            .at(self.span)
+            .in_fn(self.entry.clone())
+            .help("this is a bug in dianran's LLVM backend; please report it with the input file")
+    }
+
+    pub(crate) fn val(&self, v: ValueId) -> R<&Val<'ctx>> {
+        self.vals
+            .get(&v)
+            .ok_or_else(|| self.err_internal(&format!("value {v:?} used before it is defined")))
+    }
+
+    pub(crate) fn comps(&self, v: ValueId) -> R<Vec<V<'ctx>>> {
+        match self.val(v)? {
+            Val::Comps(c) => Ok(c.clone()),
+            Val::Ptr(_) => Err(self.err_internal("a pointer where a value was expected")),
+        }
+    }
+
+    pub(crate) fn scalar(&self, v: ValueId) -> R<V<'ctx>> {
+        self.comps(v)?.first().copied().ok_or_else(|| self.err_internal("empty value"))
+    }
+
+    pub(crate) fn ptr(&self, v: ValueId) -> R<Ptr<'ctx>> {
+        match self.val(v)? {
+            Val::Ptr(p) => Ok(*p),
+            Val::Comps(_) => Err(self.err_internal("a value where a pointer was expected")),
+        }
+    }
+
+    pub(crate) fn ty(&self, v: ValueId) -> TypeId {
+        self.f.ty(v)
+    }
+
+    pub(crate) fn scalar_ty(&self, v: ValueId) -> R<Scalar> {
+        self.types.scalar_of(self.ty(v)).ok_or_else(|| self.err_internal("not a scalar type"))
+    }
+
+    pub(crate) fn leaves_of(&self, ty: TypeId) -> R<Vec<Leaf>> {
+        leaves(&self.types, ty)
+            .ok_or_else(|| self.err_unsupported("values of this type in registers"))
+    }
+
+    /// The LLVM type of a scalar.
+    pub(crate) fn llty(&self, s: Scalar) -> BasicTypeEnum<'ctx> {
+        match s {
+            Scalar::Bool => self.cx.bool_type().into(),
+            Scalar::I32 | Scalar::U32 => self.cx.i32_type().into(),
+            Scalar::F32 => self.cx.f32_type().into(),
+            Scalar::F16 => self.cx.f16_type().into(),
+        }
+    }
+
+    /// An `i32` constant.
+    pub(crate) fn u32c(&self, v: u32) -> IntValue<'ctx> {
+        self.cx.i32_type().const_int(u64::from(v), false)
+    }
+
+    /// A constant of scalar type `s` with numeric value `v`.
+    pub(crate) fn const_of(&self, s: Scalar, v: f64) -> V<'ctx> {
+        match s {
+            Scalar::Bool => self.cx.bool_type().const_int(u64::from(v != 0.0), false).into(),
+            Scalar::I32 => self.cx.i32_type().const_int(v as i32 as u32 as u64, false).into(),
+            Scalar::U32 => self.cx.i32_type().const_int(u64::from(v as u32), false).into(),
+            Scalar::F32 => self.cx.f32_type().const_float(v).into(),
+            Scalar::F16 => self.cx.f16_type().const_float(v).into(),
+        }
+    }
+
+    /// Declares (once) and calls `name` with `args`, returning its result.
+    pub(crate) fn call(
+        &self,
+        name: &str,
+        ret: Option<BasicTypeEnum<'ctx>>,
+        args: &[V<'ctx>],
+    ) -> R<Option<V<'ctx>>> {
+        let f = match self.module.get_function(name) {
+            Some(f) => f,
+            None => {
+                let ps: Vec<BasicMetadataTypeEnum> =
+                    args.iter().map(|a| a.get_type().into()).collect();
+                let fty = match ret {
+                    Some(t) => t.fn_type(&ps, false),
+                    None => self.cx.void_type().fn_type(&ps, false),
+                };
+                self.module.add_function(name, fty, None)
+            }
+        };
+        let a: Vec<BasicMetadataValueEnum> = args.iter().map(|&v| v.into()).collect();
+        let c = self.ok(self.b.build_call(f, &a, ""))?;
+        Ok(c.try_as_basic_value().basic())
+    }
+
+    /// [`Lower::call`] for a function that returns a value.
+    pub(crate) fn call_v(
+        &self,
+        name: &str,
+        ret: BasicTypeEnum<'ctx>,
+        args: &[V<'ctx>],
+    ) -> R<V<'ctx>> {
+        self.call(name, Some(ret), args)?.ok_or_else(|| self.err_internal("call without result"))
+    }
+
+    /// `llvm.nvvm.read.ptx.sreg.<name>`.
+    pub(crate) fn sreg(&self, name: &str) -> R<IntValue<'ctx>> {
+        let i32t = self.cx.i32_type().into();
+        Ok(self.call_v(&format!("llvm.nvvm.read.ptx.sreg.{name}"), i32t, &[])?.into_int_value())
+    }
+
+    /// `bar.sync 0`.
+    pub(crate) fn barrier(&self) -> R<()> {
+        self.call("llvm.nvvm.barrier0", None, &[])?;
+        Ok(())
+    }
+
+    /// A new block with one `phi` per component of `ty`s, placed at the end of the function.
+    fn target(&self, tys: &[TypeId]) -> R<Target<'ctx>> {
+        let bb = self.cx.append_basic_block(self.func, "");
+        let here = self.b.get_insert_block();
+        self.b.position_at_end(bb);
+        let mut phis = Vec::new();
+        for &t in tys {
+            for l in self.leaves_of(t)? {
+                phis.push(self.ok(self.b.build_phi(self.llty(l.scalar), ""))?);
+            }
+        }
+        if let Some(h) = here {
+            self.b.position_at_end(h);
+        }
+        Ok(Target { bb, phis })
+    }
+
+    /// Binds the phis of `t` to the values `vs` (their component lists, in order).
+    fn bind_target(&mut self, t: &Target<'ctx>, vs: &[ValueId]) -> R<()> {
+        let mut i = 0;
+        for &v in vs {
+            let n = layout::leaf_count(&self.types, self.ty(v));
+            let comps: Vec<V<'ctx>> = t
+                .phis
+                .get(i..i + n)
+                .ok_or_else(|| self.err_internal("phi count"))?
+                .iter()
+                .map(|p| p.as_basic_value())
+                .collect();
+            i += n;
+            self.vals.insert(v, Val::Comps(comps));
+        }
+        Ok(())
+    }
+
+    /// Branches to `t` passing `args` to its phis.
+    fn jump(&self, t: &Target<'ctx>, args: &[V<'ctx>]) -> R<()> {
+        if args.len() != t.phis.len() {
+            return Err(self.err_internal("branch arguments do not match the block's parameters"));
+        }
+        let here = self.b.get_insert_block().ok_or_else(|| self.err_internal("no insert block"))?;
+        for (p, a) in t.phis.iter().zip(args) {
+            p.add_incoming(&[(a as &dyn BasicValue, here)]);
+        }
+        self.ok(self.b.build_unconditional_branch(t.bb))?;
+        Ok(())
+    }
+
+    /// Conditional branch to `then_`/`else_`, both getting `args`.
+    fn branch(
+        &self,
+        cond: IntValue<'ctx>,
+        then_: &Target<'ctx>,
+        else_: &Target<'ctx>,
+        args: &[V<'ctx>],
+    ) -> R<()> {
+        let here = self.b.get_insert_block().ok_or_else(|| self.err_internal("no insert block"))?;
+        for t in [then_, else_] {
+            if args.len() != t.phis.len() {
+                return Err(
+                    self.err_internal("branch arguments do not match the block's parameters")
+                );
+            }
+            for (p, a) in t.phis.iter().zip(args) {
+                p.add_incoming(&[(a as &dyn BasicValue, here)]);
+            }
+        }
+        self.ok(self.b.build_conditional_branch(cond, then_.bb, else_.bb))?;
+        Ok(())
+    }
+
+    fn flatten(&self, args: &[ValueId]) -> R<Vec<V<'ctx>>> {
+        let mut out = Vec::new();
+        for &a in args {
+            out.extend(self.comps(a)?);
+        }
+        Ok(out)
+    }
+
+    // ---- prologue ----
+
+    fn prologue(&mut self) -> R<()> {
+        let nbuf = self.plan.buffers.len();
+        let gptr = self.cx.ptr_type(As::from(GLOBAL));
+        let global = |l: &Self, i: usize| -> R<Option<PointerValue<'ctx>>> {
+            let Some(p) = l.func.get_nth_param(i as u32) else { return Ok(None) };
+            let g = l.b.build_address_space_cast(p.into_pointer_value(), gptr, "");
+            Ok(Some(l.ok(g)?))
+        };
+        for (i, g) in self.plan.buffers.iter().enumerate() {
+            let p = if g.is_some() { global(self, i)? } else { None };
+            self.params.push(p);
+        }
+        if self.plan.flags.contains(dianran_ptx::codegen::EntryFlags::ARRAY_LENGTH) {
+            self.sizes = global(self, nbuf)?;
+        }
+        // Per-invocation memory: one byte array per variable, 16-byte aligned.
+        let i8t = self.cx.i8_type();
+        for l in &self.f.locals {
+            let size = self.types.size_align(l.ty).0.max(4);
+            let a = self.ok(self.b.build_alloca(i8t.array_type(size), ""))?;
+            set_align(a.as_instruction_value(), 16);
+            self.locals.push(a);
+        }
+        let mut privs: Vec<GlobalId> = self.plan.private.keys().copied().collect();
+        privs.sort();
+        for &g in &privs {
+            let Some(global) = self.m.globals.get(g.index()) else { continue };
+            let size = self.types.size_align(global.ty).0.max(4);
+            let a = self.ok(self.b.build_alloca(i8t.array_type(size), ""))?;
+            set_align(a.as_instruction_value(), 16);
+            self.privates.insert(g, a);
+        }
+        for &g in &privs {
+            let Some(global) = self.m.globals.get(g.index()) else { continue };
+            let ty = global.ty;
+            let init = global.init.clone().unwrap_or(ConstValue::Zero(ty));
+            let comps = self.const_comps(&init, ty)?;
+            let addr = *self.privates.get(&g).ok_or_else(|| self.err_internal("private"))?;
+            let p = Ptr {
+                addr,
+                space: Space::Local,
+                pointee: ty,
+                root: None,
+                static_off: Some(0),
+                align: 16,
+            };
+            self.store_comps(&p, &comps)?;
+        }
+        self.zero_workgroup_memory()?;
+        for p in &self.f.params {
+            let ty = self.ty(p.value);
+            let comps = match &p.binding {
+                Some(IoBinding::BuiltIn(bi)) => self.builtin(*bi, ty)?,
+                Some(IoBinding::Location { .. }) => {
+                    return Err(self.err_unsupported("location inputs in compute entries"))
+                }
+                None => {
+                    let Type::Struct { members, .. } = self.types.get(ty).clone() else {
+                        return Err(self.err_internal("entry parameter without binding"));
+                    };
+                    let mut all = Vec::new();
+                    for mb in members {
+                        match mb.binding {
+                            Some(IoBinding::BuiltIn(bi)) => all.extend(self.builtin(bi, mb.ty)?),
+                            _ => return Err(self.err_unsupported("non-builtin compute inputs")),
+                        }
+                    }
+                    all
+                }
+            };
+            self.vals.insert(p.value, Val::Comps(comps));
+        }
+        Ok(())
+    }
+
+    /// Zeroes the workgroup variables the entry uses (WGSL semantics): invocation `i` clears
+    /// words `i, i + N, ...`, then `bar.sync 0`.
+    fn zero_workgroup_memory(&mut self) -> R<()> {
+        if self.plan.shared.is_empty() {
+            return Ok(());
+        }
+        let u32t = self.types.scalar(Scalar::U32);
+        let lid = self.builtin(ir::BuiltIn::LocalInvocationIndex, u32t)?;
+        let lid = lid.first().ok_or_else(|| self.err_internal("local index"))?.into_int_value();
+        let i32t = self.cx.i32_type();
+        for g in self.plan.shared.clone() {
+            let gv = *self.shared.get(&g).ok_or_else(|| self.err_internal("shared variable"))?;
+            let words = dianran_ptx::codegen::shared_words(self.m, g);
+            let pre = self.b.get_insert_block().ok_or_else(|| self.err_internal("no block"))?;
+            let head = self.cx.append_basic_block(self.func, "zero");
+            let body = self.cx.append_basic_block(self.func, "");
+            let done = self.cx.append_basic_block(self.func, "");
+            self.ok(self.b.build_unconditional_branch(head))?;
+            self.b.position_at_end(head);
+            let i = self.ok(self.b.build_phi(i32t, ""))?;
+            i.add_incoming(&[(&lid, pre)]);
+            let iv = i.as_basic_value().into_int_value();
+            let more =
+                self.ok(self.b.build_int_compare(IntPredicate::ULT, iv, self.u32c(words), ""))?;
+            self.ok(self.b.build_conditional_branch(more, body, done))?;
+            self.b.position_at_end(body);
+            // SAFETY: `iv < words`, inside the array.
+            let p = self.ok(unsafe {
+                self.b.build_in_bounds_gep(i32t, gv.as_pointer_value(), &[iv], "")
+            })?;
+            let st = self.ok(self.b.build_store(p, i32t.const_zero()))?;
+            set_align(Some(st), 4);
+            let next = self.ok(self.b.build_int_add(iv, self.u32c(self.plan.threads), ""))?;
+            i.add_incoming(&[(&next, body)]);
+            self.ok(self.b.build_unconditional_branch(head))?;
+            self.b.position_at_end(done);
+        }
+        self.barrier()
+    }
+
+    /// The components of builtin `bi` of type `ty`.
+    fn builtin(&mut self, bi: ir::BuiltIn, ty: TypeId) -> R<Vec<V<'ctx>>> {
+        use ir::BuiltIn as B;
+        let dims = ["x", "y", "z"];
+        let per_dim = |l: &Self, f: &dyn Fn(&Self, &str) -> R<IntValue<'ctx>>| -> R<Vec<V<'ctx>>> {
+            dims.iter().map(|d| Ok(f(l, d)?.into())).collect()
+        };
+        let out = match bi {
+            B::GlobalInvocationId => per_dim(self, &|l, d| {
+                let c = l.sreg(&format!("ctaid.{d}"))?;
+                let n = l.sreg(&format!("ntid.{d}"))?;
+                let t = l.sreg(&format!("tid.{d}"))?;
+                let cn = l.ok(l.b.build_int_mul(c, n, ""))?;
+                l.ok(l.b.build_int_add(cn, t, ""))
+            })?,
+            B::LocalInvocationId => per_dim(self, &|l, d| l.sreg(&format!("tid.{d}")))?,
+            B::WorkGroupId => per_dim(self, &|l, d| l.sreg(&format!("ctaid.{d}")))?,
+            B::NumWorkGroups => per_dim(self, &|l, d| l.sreg(&format!("nctaid.{d}")))?,
+            B::LocalInvocationIndex => vec![self.local_index()?.into()],
+            B::SubgroupInvocationId => vec![self.sreg("laneid")?.into()],
+            B::SubgroupSize => vec![self.u32c(32).into()],
+            B::NumSubgroups => {
+                let [x, y, z] = [self.sreg("ntid.x")?, self.sreg("ntid.y")?, self.sreg("ntid.z")?];
+                let a = self.ok(self.b.build_int_mul(x, y, ""))?;
+                let t = self.ok(self.b.build_int_mul(a, z, ""))?;
+                let t = self.ok(self.b.build_int_add(t, self.u32c(31), ""))?;
+                vec![self.ok(self.b.build_right_shift(t, self.u32c(5), false, ""))?.into()]
+            }
+            B::SubgroupId => {
+                let idx = self.local_index()?;
+                vec![self.ok(self.b.build_right_shift(idx, self.u32c(5), false, ""))?.into()]
+            }
+            _ => {
+                return Err(self.err_unsupported(&format!("the builtin {bi:?} in compute entries")))
+            }
+        };
+        if layout::leaf_count(&self.types, ty) != out.len() {
+            return Err(self.err_internal("builtin type does not match"));
+        }
+        Ok(out)
+    }
+
+    /// `local_invocation_index`: `(tid.z * ntid.y + tid.y) * ntid.x + tid.x`.
+    pub(crate) fn local_index(&self) -> R<IntValue<'ctx>> {
+        let (tx, ty, tz) = (self.sreg("tid.x")?, self.sreg("tid.y")?, self.sreg("tid.z")?);
+        let (nx, ny) = (self.sreg("ntid.x")?, self.sreg("ntid.y")?);
+        let a = self.ok(self.b.build_int_mul(tz, ny, ""))?;
+        let a = self.ok(self.b.build_int_add(a, ty, ""))?;
+        let a = self.ok(self.b.build_int_mul(a, nx, ""))?;
+        self.ok(self.b.build_int_add(a, tx, ""))
+    }
+
+    // ---- control flow ----
+
+    fn block(&mut self, blk: &Block, on_yield: Option<YieldTo<'ctx>>) -> R<()> {
+        for inst in &blk.insts {
+            self.span = inst.span;
+            self.inst(inst)?;
+        }
+        self.term(&blk.term, on_yield)
+    }
+
+    fn term(&mut self, t: &Terminator, on_yield: Option<YieldTo<'ctx>>) -> R<()> {
+        match t {
+            Terminator::Yield(args) => {
+                let a = self.flatten(args)?;
+                match on_yield {
+                    Some(YieldTo::Jump(t)) => self.jump(&t, &a)?,
+                    Some(YieldTo::LoopEnd { break_if, body, exit }) => match break_if {
+                        Some(c) => {
+                            let cond = self.scalar(c)?.into_int_value();
+                            self.branch(cond, &exit, &body, &a)?;
+                        }
+                        None => self.jump(&body, &a)?,
+                    },
+                    None => {
+                        self.ok(self.b.build_return(None))?;
+                    }
+                }
+            }
+            Terminator::Break(args) => {
+                let a = self.flatten(args)?;
+                let exit = self.frames.iter().rev().find_map(|f| match f {
+                    Frame::Loop { exit, .. } | Frame::Switch { exit } => Some(exit.clone()),
+                    Frame::Inline { .. } => None,
+                });
+                let exit =
+                    exit.ok_or_else(|| self.err_internal("break outside a loop or switch"))?;
+                self.jump(&exit, &a)?;
+            }
+            Terminator::Continue(args) => {
+                let a = self.flatten(args)?;
+                let cont = self.frames.iter().rev().find_map(|f| match f {
+                    Frame::Loop { cont, .. } => Some(cont.clone()),
+                    _ => None,
+                });
+                let cont = cont.ok_or_else(|| self.err_internal("continue outside a loop"))?;
+                self.jump(&cont, &a)?;
+            }
+            Terminator::Return(v) => {
+                let inline = self.frames.iter().rev().find_map(|f| match f {
+                    Frame::Inline { exit } => Some(exit.clone()),
+                    _ => None,
+                });
+                match inline {
+                    Some(exit) => {
+                        let a = match v {
+                            Some(v) => self.comps(*v)?,
+                            None => Vec::new(),
+                        };
+                        self.jump(&exit, &a)?;
+                    }
+                    None => {
+                        self.ok(self.b.build_return(None))?;
+                    }
+                }
+            }
+            Terminator::Unreachable => {
+                self.ok(self.b.build_return(None))?;
+            }
+            Terminator::Discard => return Err(self.err_unsupported("discard")),
+        }
+        Ok(())
+    }
+
+    fn region(&mut self, op: &Op) -> R<()> {
+        match op {
+            Op::If { cond, then_, else_, results } => {
+                let c = self.scalar(*cond)?.into_int_value();
+                let tb = self.target(&[])?;
+                let eb = self.target(&[])?;
+                let merge = self.target(&self.tys(results))?;
+                self.branch(c, &tb, &eb, &[])?;
+                self.b.position_at_end(tb.bb);
+                self.block(then_, Some(YieldTo::Jump(merge.clone())))?;
+                self.b.position_at_end(eb.bb);
+                self.block(else_, Some(YieldTo::Jump(merge.clone())))?;
+                self.b.position_at_end(merge.bb);
+                self.bind_target(&merge, results)?;
+            }
+            Op::Loop { init, body, continuing, break_if, results } => {
+                let init = self.flatten(init)?;
+                let bb = self.target(&self.tys(&body.params))?;
+                let cb = self.target(&self.tys(&continuing.params))?;
+                let exit = self.target(&self.tys(results))?;
+                self.bind_target(&bb, &body.params)?;
+                self.bind_target(&cb, &continuing.params)?;
+                self.jump(&bb, &init)?;
+                self.frames.push(Frame::Loop { cont: cb.clone(), exit: exit.clone() });
+                self.b.position_at_end(bb.bb);
+                self.block(body, Some(YieldTo::Jump(cb.clone())))?;
+                self.b.position_at_end(cb.bb);
+                self.block(
+                    continuing,
+                    Some(YieldTo::LoopEnd { break_if: *break_if, body: bb, exit: exit.clone() }),
+                )?;
+                self.frames.pop();
+                self.b.position_at_end(exit.bb);
+                self.bind_target(&exit, results)?;
+            }
+            Op::Switch { selector, cases, results } => {
+                let sel = self.scalar(*selector)?.into_int_value();
+                let signed = self.scalar_ty(*selector)? == Scalar::I32;
+                let merge = self.target(&self.tys(results))?;
+                let blocks: Vec<Target<'ctx>> =
+                    cases.iter().map(|_| self.target(&[])).collect::<R<_>>()?;
+                let mut default = None;
+                let mut arms = Vec::new();
+                let mut seen = std::collections::BTreeSet::new();
+                for (case, t) in cases.iter().zip(&blocks) {
+                    if case.default {
+                        default = Some(t.bb);
+                    }
+                    for &v in &case.values {
+                        let bits = if signed { v as i32 as u32 } else { v as u32 };
+                        // The first arm with a value wins (WGSL forbids duplicates anyway).
+                        if seen.insert(bits) {
+                            arms.push((self.u32c(bits), t.bb));
+                        }
+                    }
+                }
+                let default = match default {
+                    Some(d) => d,
+                    None if results.is_empty() => merge.bb,
+                    None => return Err(self.err_internal("switch without default yields values")),
+                };
+                self.ok(self.b.build_switch(sel, default, &arms))?;
+                self.frames.push(Frame::Switch { exit: merge.clone() });
+                for (case, t) in cases.iter().zip(&blocks) {
+                    self.b.position_at_end(t.bb);
+                    self.block(&case.body, Some(YieldTo::Jump(merge.clone())))?;
+                }
+                self.frames.pop();
+                self.b.position_at_end(merge.bb);
+                self.bind_target(&merge, results)?;
+            }
+            Op::Inline { body, args, results, .. } => {
+                for (p, a) in body.params.iter().zip(args) {
+                    let v = self.val(*a)?.clone();
+                    self.vals.insert(*p, v);
+                }
+                let merge = self.target(&self.tys(results))?;
+                self.frames.push(Frame::Inline { exit: merge.clone() });
+                self.block(body, Some(YieldTo::Jump(merge.clone())))?;
+                self.frames.pop();
+                self.b.position_at_end(merge.bb);
+                self.bind_target(&merge, results)?;
+            }
+            _ => return Err(self.err_internal("not a region")),
+        }
+        Ok(())
+    }
+
+    fn tys(&self, vs: &[ValueId]) -> Vec<TypeId> {
+        vs.iter().map(|&v| self.ty(v)).collect()
+    }
+
+    // ---- instructions ----
+
+    fn inst(&mut self, inst: &Inst) -> R<()> {
+        let op = &inst.op;
+        if matches!(op, Op::If { .. } | Op::Loop { .. } | Op::Switch { .. } | Op::Inline { .. }) {
+            return self.region(op);
+        }
+        let ty = inst.result.map(|r| self.ty(r));
+        let val = match op {
+            Op::GlobalAddr(g) => Some(Val::Ptr(self.global_addr(*g)?)),
+            Op::LocalAddr(l) => {
+                let addr = *self
+                    .locals
+                    .get(l.index())
+                    .ok_or_else(|| self.err_internal("unknown local"))?;
+                let pointee = self.f.locals.get(l.index()).map_or(TypeId(0), |l| l.ty);
+                Some(Val::Ptr(Ptr {
+                    addr,
+                    space: Space::Local,
+                    pointee,
+                    root: None,
+                    static_off: Some(0),
+                    align: 16,
+                }))
+            }
+            Op::AccessIndex(base, i) => {
+                let p = self.ptr(*base)?;
+                let (off, mty) = layout::member_offset(&mut self.types, p.pointee, *i)
+                    .ok_or_else(|| self.err_internal("bad member index"))?;
+                Some(Val::Ptr(self.offset_ptr(p, off, mty)?))
+            }
+            Op::Access(base, idx) => {
+                let p = self.ptr(*base)?;
+                let (stride, ety, _) = layout::element_stride(&mut self.types, p.pointee)
+                    .ok_or_else(|| self.err_internal("Access on a non-indexable pointee"))?;
+                let i = self.scalar(*idx)?.into_int_value();
+                let i64t = self.cx.i64_type();
+                let wide = self.ok(self.b.build_int_z_extend(i, i64t, ""))?;
+                let off = self.ok(self.b.build_int_mul(
+                    wide,
+                    i64t.const_int(u64::from(stride), false),
+                    "",
+                ))?;
+                // SAFETY: WGSL accesses stay inside the variable (bounds are the program's
+                // responsibility, as in our backend); `inbounds` lets LLVM fold offsets.
+                let addr = self.ok(unsafe {
+                    self.b.build_in_bounds_gep(self.cx.i8_type(), p.addr, &[off], "")
+                })?;
+                Some(Val::Ptr(Ptr {
+                    addr,
+                    space: p.space,
+                    pointee: ety,
+                    root: p.root,
+                    static_off: None,
+                    align: p.align.min(lowbit(stride)),
+                }))
+            }
+            Op::Load(p) => {
+                let p = self.ptr(*p)?;
+                Some(Val::Comps(self.load(&p)?))
+            }
+            Op::Store { ptr, value } => {
+                let p = self.ptr(*ptr)?;
+                let c = self.comps(*value)?;
+                self.store_comps(&p, &c)?;
+                None
+            }
+            Op::WorkgroupUniformLoad(p) => {
+                let p = self.ptr(*p)?;
+                self.barrier()?;
+                let c = self.load(&p)?;
+                self.barrier()?;
+                Some(Val::Comps(c))
+            }
+            Op::Barrier(bar) => {
+                if *bar == ir::Barrier::SUB_GROUP {
+                    self.call("llvm.nvvm.bar.warp.sync", None, &[self.u32c(u32::MAX).into()])?;
+                } else {
+                    self.barrier()?;
+                }
+                None
+            }
+            Op::Atomic { ptr, op, value } => {
+                let p = self.ptr(*ptr)?;
+                let v = self.scalar(*value)?.into_int_value();
+                Some(Val::Comps(vec![self.atomic(&p, *op, v)?]))
+            }
+            Op::AtomicCompareExchange { ptr, compare, value } => {
+                let p = self.ptr(*ptr)?;
+                let c = self.scalar(*compare)?.into_int_value();
+                let v = self.scalar(*value)?.into_int_value();
+                let r = self.ok(self.b.build_cmpxchg(
+                    p.addr,
+                    c,
+                    v,
+                    AtomicOrdering::Monotonic,
+                    AtomicOrdering::Monotonic,
+                ))?;
+                let old = self.ok(self.b.build_extract_value(r, 0, ""))?;
+                let ok = self.ok(self.b.build_extract_value(r, 1, ""))?;
+                Some(Val::Comps(vec![old, ok]))
+            }
+            Op::ArrayLength(p) => Some(Val::Comps(vec![self.array_length(*p)?])),
+            Op::Call(..) => {
+                return Err(self.err_unsupported("calls to user functions that were not inlined"));
+            }
+            Op::ImageSample { .. }
+            | Op::ImageLoad { .. }
+            | Op::ImageStore { .. }
+            | Op::ImageQuery(..) => {
+                return Err(self.err_unsupported("textures"));
+            }
+            Op::Derivative(..) => return Err(self.err_unsupported("derivatives")),
+            Op::CoopLoad { ptr, stride, row_major } => {
+                let ty = ty.ok_or_else(|| self.err_internal("coopLoad without result"))?;
+                Some(Val::Comps(self.coop_load(ty, *ptr, *stride, *row_major)?))
+            }
+            Op::CoopStore { value, ptr, stride, row_major } => {
+                self.coop_store(*value, *ptr, *stride, *row_major)?;
+                None
+            }
+            Op::CoopMultiplyAdd(a, b, c) => Some(Val::Comps(self.coop_mma(*a, *b, *c)?)),
+            _ => {
+                let ty = ty.ok_or_else(|| self.err_internal("value operation without result"))?;
+                Some(Val::Comps(self.value_op(op, ty)?))
+            }
+        };
+        if let (Some(r), Some(v)) = (inst.result, val) {
+            self.vals.insert(r, v);
+        }
+        Ok(())
+    }
+
+    // ---- memory ----
+
+    fn global_addr(&mut self, g: GlobalId) -> R<Ptr<'ctx>> {
+        let global =
+            self.m.globals.get(g.index()).ok_or_else(|| self.err_internal("unknown global"))?;
+        let ty = global.ty;
+        match global.space {
+            AddressSpace::Storage { .. } | AddressSpace::Uniform => {
+                let idx = self.plan.buffers.iter().position(|b| *b == Some(g));
+                let addr = idx.and_then(|i| self.params.get(i).copied().flatten());
+                let addr = addr.ok_or_else(|| self.err_internal("buffer without parameter"))?;
+                Ok(Ptr {
+                    addr,
+                    space: Space::Global,
+                    pointee: ty,
+                    root: Some(g),
+                    static_off: Some(0),
+                    // Only the binding's own alignment is promised (a host may pass an
+                    // offset slice).
+                    align: self.types.size_align(ty).1.max(1),
+                })
+            }
+            AddressSpace::Workgroup => {
+                let gv = *self
+                    .shared
+                    .get(&g)
+                    .ok_or_else(|| self.err_internal("unknown shared variable"))?;
+                Ok(Ptr {
+                    addr: gv.as_pointer_value(),
+                    space: Space::Shared,
+                    pointee: ty,
+                    root: Some(g),
+                    static_off: Some(0),
+                    align: self.types.size_align(ty).1.max(16),
+                })
+            }
+            AddressSpace::Private | AddressSpace::Function => {
+                let addr = *self
+                    .privates
+                    .get(&g)
+                    .ok_or_else(|| self.err_internal("unknown private variable"))?;
+                Ok(Ptr {
+                    addr,
+                    space: Space::Local,
+                    pointee: ty,
+                    root: None,
+                    static_off: Some(0),
+                    align: 16,
+                })
+            }
+            AddressSpace::Handle => Err(self.err_unsupported("textures and samplers")),
+        }
+    }
+
+    /// `p + off` pointing at a value of type `ty`.
+    pub(crate) fn offset_ptr(&self, p: Ptr<'ctx>, off: u32, ty: TypeId) -> R<Ptr<'ctx>> {
+        Ok(Ptr {
+            addr: self.byte_offset(p.addr, off)?,
+            space: p.space,
+            pointee: ty,
+            root: p.root,
+            static_off: p.static_off.map(|s| s + off),
+            align: p.align.min(lowbit(off)),
+        })
+    }
+
+    /// `addr + off` bytes.
+    pub(crate) fn byte_offset(&self, addr: PointerValue<'ctx>, off: u32) -> R<PointerValue<'ctx>> {
+        if off == 0 {
+            return Ok(addr);
+        }
+        let o = self.cx.i64_type().const_int(u64::from(off), false);
+        // SAFETY: offsets come from the pointee's layout, inside the variable.
+        self.ok(unsafe { self.b.build_in_bounds_gep(self.cx.i8_type(), addr, &[o], "") })
+    }
+
+    fn is_atomic(&self, ty: TypeId) -> bool {
+        matches!(self.types.get(ty), Type::Atomic(_))
+    }
+
+    pub(crate) fn load(&mut self, p: &Ptr<'ctx>) -> R<Vec<V<'ctx>>> {
+        let leaves = self.leaves_of(p.pointee)?;
+        let atomic = self.is_atomic(p.pointee);
+        let mut out = Vec::new();
+        for l in leaves {
+            let a = self.byte_offset(p.addr, l.offset)?;
+            let align = p.align.min(lowbit(l.offset)).max(l.scalar.size());
+            let lt = if l.scalar == Scalar::Bool {
+                self.cx.i32_type().into()
+            } else {
+                self.llty(l.scalar)
+            };
+            let v = self.ok(self.b.build_load(lt, a, ""))?;
+            let inst = v.as_instruction_value();
+            set_align(inst, align);
+            if atomic {
+                // WGSL atomics are relaxed and device-wide.
+                if let Some(i) = inst {
+                    let _ = i.set_atomic_ordering(AtomicOrdering::Monotonic);
+                }
+            }
+            let v = if l.scalar == Scalar::Bool {
+                self.ok(self.b.build_int_compare(
+                    IntPredicate::NE,
+                    v.into_int_value(),
+                    self.u32c(0),
+                    "",
+                ))?
+                .into()
+            } else {
+                v
+            };
+            out.push(v);
+        }
+        Ok(out)
+    }
+
+    pub(crate) fn store_comps(&mut self, p: &Ptr<'ctx>, comps: &[V<'ctx>]) -> R<()> {
+        let leaves = self.leaves_of(p.pointee)?;
+        if leaves.len() != comps.len() {
+            return Err(self.err_internal("stored value does not match the pointee"));
+        }
+        let atomic = self.is_atomic(p.pointee);
+        for (l, &c) in leaves.iter().zip(comps) {
+            let a = self.byte_offset(p.addr, l.offset)?;
+            let align = p.align.min(lowbit(l.offset)).max(l.scalar.size());
+            let c: V<'ctx> = if l.scalar == Scalar::Bool {
+                self.ok(self.b.build_int_z_extend(c.into_int_value(), self.cx.i32_type(), ""))?
+                    .into()
+            } else {
+                c
+            };
+            let st = self.ok(self.b.build_store(a, c))?;
+            set_align(Some(st), align);
+            if atomic {
+                let _ = st.set_atomic_ordering(AtomicOrdering::Monotonic);
+            }
+        }
+        Ok(())
+    }
+
+    fn atomic(&mut self, p: &Ptr<'ctx>, op: ir::AtomicOp, v: IntValue<'ctx>) -> R<V<'ctx>> {
+        use inkwell::AtomicRMWBinOp as O;
+        use ir::AtomicOp as A;
+        let s = match self.types.get(p.pointee) {
+            Type::Atomic(s) => *s,
+            _ => return Err(self.err_internal("atomic on a non-atomic pointer")),
+        };
+        let signed = s == Scalar::I32;
+        let o = match op {
+            A::Add => O::Add,
+            A::Sub => O::Sub,
+            A::And => O::And,
+            A::Or => O::Or,
+            A::Xor => O::Xor,
+            A::Min if signed => O::Min,
+            A::Min => O::UMin,
+            A::Max if signed => O::Max,
+            A::Max => O::UMax,
+            A::Exchange => O::Xchg,
+        };
+        Ok(self.ok(self.b.build_atomicrmw(o, p.addr, v, AtomicOrdering::Monotonic))?.into())
+    }
+
+    fn array_length(&mut self, pv: ValueId) -> R<V<'ctx>> {
+        let p = self.ptr(pv)?;
+        let (Some(root), Some(off)) = (p.root, p.static_off) else {
+            return Err(self.err_internal("arrayLength of a pointer with unknown origin"));
+        };
+        let idx = self.plan.buffers.iter().position(|b| *b == Some(root));
+        let (Some(idx), Some(sizes)) = (idx, self.sizes) else {
+            return Err(self.err_internal("arrayLength without the sizes parameter"));
+        };
+        let stride = match self.types.get(p.pointee) {
+            Type::Array { stride, .. } => (*stride).max(1),
+            _ => return Err(self.err_internal("arrayLength of a non-array")),
+        };
+        let slot = self.byte_offset(sizes, (idx * 4) as u32)?;
+        let bytes = self.ok(self.b.build_load(self.cx.i32_type(), slot, ""))?;
+        set_align(bytes.as_instruction_value(), 4);
+        let bytes = bytes.into_int_value();
+        let offc = self.u32c(off);
+        let rest = self
+            .call_v("llvm.umax.i32", self.cx.i32_type().into(), &[bytes.into(), offc.into()])?
+            .into_int_value();
+        let rest = self.ok(self.b.build_int_sub(rest, offc, ""))?;
+        Ok(self.ok(self.b.build_int_unsigned_div(rest, self.u32c(stride), ""))?.into())
+    }
+
+    // ---- constants ----
+
+    pub(crate) fn const_comps(&mut self, c: &ConstValue, ty: TypeId) -> R<Vec<V<'ctx>>> {
+        Ok(match c {
+            ConstValue::Bool(b) => vec![self.cx.bool_type().const_int(u64::from(*b), false).into()],
+            ConstValue::I32(v) => vec![self.u32c(*v as u32).into()],
+            ConstValue::U32(v) => vec![self.u32c(*v).into()],
+            ConstValue::F32(bits) => {
+                // A bitcast of the integer keeps every bit (NaN payloads included); LLVM folds it.
+                let i = self.u32c(*bits);
+                vec![self.ok(self.b.build_bit_cast(i, self.cx.f32_type(), ""))?]
+            }
+            ConstValue::F16(bits) => {
+                let i = self.cx.i16_type().const_int(u64::from(*bits), false);
+                vec![self.ok(self.b.build_bit_cast(i, self.cx.f16_type(), ""))?]
+            }
+            ConstValue::Composite(cty, parts) => {
+                let mut out = Vec::new();
+                let n = parts.len() as u32;
+                for (i, p) in parts.iter().enumerate() {
+                    let pty = match layout::member_range(&mut self.types, *cty, i as u32) {
+                        Some((_, t)) => t,
+                        None if n > 0 => match self.types.get(*cty).clone() {
+                            Type::Vector { scalar, .. } => self.types.scalar(scalar),
+                            _ => return Err(self.err_internal("bad composite constant")),
+                        },
+                        None => return Err(self.err_internal("bad composite constant")),
+                    };
+                    out.extend(self.const_comps(p, pty)?);
+                }
+                let _ = ty;
+                out
+            }
+            ConstValue::Zero(zty) => {
+                let l = self.leaves_of(*zty)?;
+                l.iter().map(|l| self.const_of(l.scalar, 0.0)).collect()
+            }
+        })
+    }
+}
+
+/// Sets the alignment of a load, store or alloca (ignoring values that are not one).
+pub(crate) fn set_align(inst: Option<inkwell::values::InstructionValue<'_>>, align: u32) {
+    if let Some(i) = inst {
+        let _ = i.set_alignment(align);
+    }
+}
