@@ -106,15 +106,16 @@ pub struct Options {
 }
 
 impl Options {
-    /// Every executor except the CUDA driver when there is no device, tools where found.
+    /// Every executor (the CUDA ones skip when there is no device; `llvm-emu` runs when the
+    /// `llvm` feature is built), tools where found.
     pub fn available() -> Options {
+        let mut executors = vec![Executor::Emu, Executor::Cuda];
+        if cfg!(feature = "llvm") {
+            executors.push(Executor::LlvmEmu);
+        }
+        executors.extend([Executor::Lavapipe, Executor::LavapipeOut]);
         Options {
-            executors: vec![
-                Executor::Emu,
-                Executor::Cuda,
-                Executor::Lavapipe,
-                Executor::LavapipeOut,
-            ],
+            executors,
             ptxas: dianran_verify::tools::ptxas(),
             clang: dianran_verify::tools::clang(),
             timeout: Duration::from_secs(30),

@@ -61,12 +61,26 @@ pub struct PtxArgs {
     /// Write the output here instead of stdout.
     #[arg(short = 'o', value_name = "OUT")]
     pub out: Option<PathBuf>,
+    /// The code generator: `dianran` (ours, the default) or `llvm` (LLVM 19's NVPTX backend,
+    /// math through CUDA's libdevice; needs the `llvm` cargo feature). Same entry names,
+    /// parameters and `.reqntid`, so the same host code launches either.
+    #[arg(long, value_enum, default_value_t = Backend::Dianran)]
+    pub backend: Backend,
     /// Also assemble with ptxas and print, from the cubin (read with the `object` crate), each
     /// kernel's registers, shared memory, system-reserved shared memory, stack frame (local
     /// arrays and spills) and code size to stderr
     /// (`KERNEL<TAB>REGISTERS<TAB>SHARED_BYTES<TAB>RESERVED_SHARED_BYTES<TAB>STACK_BYTES<TAB>CODE_BYTES`).
     #[arg(long)]
     pub stats: bool,
+}
+
+/// `dianran ptx --backend`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Backend {
+    /// dianran's own code generator.
+    Dianran,
+    /// LLVM's NVPTX backend (the `llvm` cargo feature).
+    Llvm,
 }
 
 /// `--sm`: 80 or 90.
@@ -131,10 +145,10 @@ pub fn msl(args: &MslArgs) -> Result<String, Failure> {
 /// sixth column of comma-separated flags when an entry has any: `tf32` when its f32
 /// cooperative products use TF32 (`--tf32`), `fast-math` when its math builtins use the
 /// approximate instructions (`--fast-math`).
-pub fn ptx_entry_table(m: &Module, compiled: &dianran_ptx::codegen::CompiledPtx) -> String {
+pub fn ptx_entry_table(m: &Module, entries: &[dianran_ptx::codegen::EntryInfo]) -> String {
     let mut out = String::new();
     for ep in &m.entry_points {
-        let info = compiled.entries.iter().find(|e| e.name == ep.name);
+        let info = entries.iter().find(|e| e.name == ep.name);
         let size = match ep.stage {
             Stage::Compute => {
                 let [x, y, z] = ep.workgroup_size;
@@ -165,31 +179,65 @@ pub fn ptx_entry_table(m: &Module, compiled: &dianran_ptx::codegen::CompiledPtx)
 /// Runs `dianran ptx`: PTX to stdout (or OUT), the entry table to stderr.
 pub fn ptx(args: &PtxArgs) -> Result<String, Failure> {
     let (src, module) = args.source.compile()?;
-    let compiled = dianran_ptx::codegen::compile_module(
-        &module,
-        &dianran_ptx::codegen::Options {
-            sm: args.sm,
-            tf32: args.tf32,
-            fast_math: args.fast_math,
-            ..Default::default()
-        },
-    );
-    let _ = std::io::stderr().lock().write_all(ptx_entry_table(&module, &compiled).as_bytes());
-    let failed = report(&src, compiled.diagnostics.clone());
+    let (text, entries, diagnostics) = match args.backend {
+        Backend::Dianran => {
+            let c = dianran_ptx::codegen::compile_module(
+                &module,
+                &dianran_ptx::codegen::Options {
+                    sm: args.sm,
+                    tf32: args.tf32,
+                    fast_math: args.fast_math,
+                    ..Default::default()
+                },
+            );
+            (c.text, c.entries, c.diagnostics)
+        }
+        Backend::Llvm => llvm_ptx(args, &module)?,
+    };
+    let _ = std::io::stderr().lock().write_all(ptx_entry_table(&module, &entries).as_bytes());
+    let failed = report(&src, diagnostics);
     if args.stats {
-        let report = dianran_verify::ptxas::assemble(&compiled.text, args.sm)
+        let report = dianran_verify::ptxas::assemble(&text, args.sm)
             .map_err(|e| Failure::Message(format!("ptxas: {e}")))?;
         let facts = dianran_verify::cubin::read(&report.cubin)
             .map_err(|e| Failure::Message(format!("reading the cubin: {e}")))?;
         let table = dianran_verify::cubin::table(&facts);
         let _ = std::io::stderr().lock().write_all(table.as_bytes());
     }
-    let text = deliver(compiled.text, &args.out)?;
+    let text = deliver(text, &args.out)?;
     if failed {
         print!("{text}");
         return Err(Failure::Message("some entry points could not be compiled to PTX".into()));
     }
     Ok(text)
+}
+
+type PtxOut = (String, Vec<dianran_ptx::codegen::EntryInfo>, Vec<Diagnostic>);
+
+/// `--backend llvm`.
+#[cfg(feature = "llvm")]
+fn llvm_ptx(args: &PtxArgs, module: &Module) -> Result<PtxOut, Failure> {
+    if args.tf32 || args.fast_math {
+        return Err(Failure::Message(
+            "--tf32 and --fast-math are options of dianran's backend; the LLVM backend always \
+             compiles precise math (libdevice) and f16 tensor-core products only"
+                .into(),
+        ));
+    }
+    let c = dianran_llvm::compile_module(
+        module,
+        &dianran_llvm::Options { sm: args.sm, ..Default::default() },
+    );
+    Ok((c.text, c.entries, c.diagnostics))
+}
+
+#[cfg(not(feature = "llvm"))]
+fn llvm_ptx(_: &PtxArgs, _: &Module) -> Result<PtxOut, Failure> {
+    Err(Failure::Message(
+        "this dianran was built without the LLVM backend: rebuild with `--features llvm` \
+         (needs LLVM 19, which tools/setup.sh installs)"
+            .into(),
+    ))
 }
 
 #[cfg(test)]
@@ -212,7 +260,7 @@ mod tests {
         let m = dianran_frontend::compile("t.wgsl", src, &Default::default())
             .unwrap_or_else(|d| panic!("{d}"));
         let opts = dianran_ptx::codegen::Options { sm: 80, tf32: true, ..Default::default() };
-        let table = ptx_entry_table(&m, &dianran_ptx::codegen::compile_module(&m, &opts));
+        let table = ptx_entry_table(&m, &dianran_ptx::codegen::compile_module(&m, &opts).entries);
         assert_eq!(
             table,
             "mm\tcompute\t32,1,1\tmm\tp_g0_b0\ttf32\nplain\tcompute\t1,1,1\tplain\tp_g0_b0\n"
@@ -244,7 +292,7 @@ mod tests {
                 fast_math,
                 ..Default::default()
             };
-            ptx_entry_table(&m, &dianran_ptx::codegen::compile_module(&m, &opts))
+            ptx_entry_table(&m, &dianran_ptx::codegen::compile_module(&m, &opts).entries)
         };
         assert_eq!(
             table(true),

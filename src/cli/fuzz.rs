@@ -100,7 +100,7 @@ fn settings(a: &Args) -> Result<Settings, Failure> {
         count: a.count,
         out: a.out.clone(),
         executors: if a.executors.is_empty() {
-            vec![Executor::Emu, Executor::Cuda, Executor::Lavapipe, Executor::LavapipeOut]
+            dianran_fuzz::check::Options::available().executors
         } else {
             a.executors.clone()
         },

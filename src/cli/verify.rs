@@ -62,7 +62,7 @@ pub struct Args {
     #[arg(long, value_name = "SECONDS", default_value_t = 60.0, value_parser = parse_seconds)]
     pub timeout: f64,
     /// The executors to compare with the interpreter, comma-separated (`emu`, `cuda`,
-    /// `lavapipe`, `lavapipe-out`; default: all of them).
+    /// `llvm-emu`, `llvm-cuda`, `lavapipe`, `lavapipe-out`; default: all of them).
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_executor)]
     pub executors: Vec<Executor>,
     /// Run this PTX file on the PTX executors instead of the PTX dianran compiles (same entry
@@ -77,7 +77,7 @@ pub fn parse_executor(n: &str) -> Result<Executor, String> {
         Some(Executor::Interp) => Err("`interp` is the reference and always runs".to_string()),
         Some(e) => Ok(e),
         None => {
-            Err(format!("unknown executor '{n}' (expected emu, cuda, lavapipe or lavapipe-out)"))
+            Err(format!("unknown executor '{n}' (expected emu, cuda, llvm-emu, llvm-cuda, lavapipe or lavapipe-out)"))
         }
     }
 }
@@ -168,7 +168,14 @@ pub fn execute(args: &Args) -> Result<String, Failure> {
     let mut all_agree = true;
     // Excused values by (subgroup size, undefined math excused): computed once for each.
     let mut excuses = std::collections::HashMap::new();
-    let all = [Executor::Emu, Executor::Cuda, Executor::Lavapipe, Executor::LavapipeOut];
+    let all = [
+        Executor::Emu,
+        Executor::Cuda,
+        Executor::LlvmEmu,
+        Executor::LlvmCuda,
+        Executor::Lavapipe,
+        Executor::LavapipeOut,
+    ];
     for exec in all.into_iter().filter(|e| args.executors.is_empty() || args.executors.contains(e))
     {
         let lava = matches!(exec, Executor::Lavapipe | Executor::LavapipeOut);

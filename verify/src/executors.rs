@@ -8,6 +8,8 @@
 //! | `interp` | the SSA on the reference interpreter (the reference) | nothing |
 //! | `emu` | our PTX on the PTX emulator | nothing |
 //! | `cuda` | our PTX through the CUDA driver (cudarc) | an NVIDIA driver |
+//! | `llvm-emu` | LLVM's PTX (`dianran-llvm`) on the PTX emulator | the `llvm` feature |
+//! | `llvm-cuda` | LLVM's PTX through the CUDA driver | the `llvm` feature, a driver |
 //! | `lavapipe` | the input WGSL through wgpu on Vulkan | lavapipe |
 //! | `lavapipe-out` | the WGSL dianran prints, through wgpu on Vulkan | lavapipe |
 //!
@@ -28,6 +30,10 @@ pub enum Executor {
     Emu,
     /// The CUDA driver.
     Cuda,
+    /// The PTX LLVM's NVPTX backend makes of the same SSA, on the PTX emulator.
+    LlvmEmu,
+    /// The PTX LLVM's NVPTX backend makes, through the CUDA driver.
+    LlvmCuda,
     /// lavapipe running the input WGSL.
     Lavapipe,
     /// lavapipe running the WGSL dianran prints.
@@ -36,10 +42,12 @@ pub enum Executor {
 
 impl Executor {
     /// Every executor, reference first.
-    pub const ALL: [Executor; 5] = [
+    pub const ALL: [Executor; 7] = [
         Executor::Interp,
         Executor::Emu,
         Executor::Cuda,
+        Executor::LlvmEmu,
+        Executor::LlvmCuda,
         Executor::Lavapipe,
         Executor::LavapipeOut,
     ];
@@ -50,6 +58,8 @@ impl Executor {
             Executor::Interp => "interp",
             Executor::Emu => "emu",
             Executor::Cuda => "cuda",
+            Executor::LlvmEmu => "llvm-emu",
+            Executor::LlvmCuda => "llvm-cuda",
             Executor::Lavapipe => "lavapipe",
             Executor::LavapipeOut => "lavapipe-out",
         }
@@ -113,8 +123,9 @@ pub struct Job<'a> {
     /// executors compile; their results then compare with the fast-math bound
     /// ([`crate::agree::precision_for`]).
     pub fast_math: bool,
-    /// PTX text to run instead of compiling the module (it must follow the same entry name and
-    /// parameter convention): checks hand-edited or third-party PTX against the WGSL's meaning.
+    /// PTX text the `emu` and `cuda` executors run instead of compiling the module (it must
+    /// follow the same entry name and parameter convention): checks hand-edited or third-party
+    /// PTX against the WGSL's meaning. The LLVM executors ignore it.
     pub ptx: Option<&'a str>,
 }
 
@@ -182,6 +193,17 @@ pub fn runs_our_ptx(exec: Executor) -> bool {
     matches!(exec, Executor::Emu | Executor::Cuda)
 }
 
+/// Whether `exec` runs PTX from either backend: ours or LLVM's. Both compute C99's results
+/// for the math WGSL leaves undefined (libdevice for LLVM's), so those values are compared.
+pub fn runs_ptx(exec: Executor) -> bool {
+    runs_our_ptx(exec) || runs_llvm_ptx(exec)
+}
+
+/// Whether `exec` runs the PTX of the LLVM backend.
+pub fn runs_llvm_ptx(exec: Executor) -> bool {
+    matches!(exec, Executor::LlvmEmu | Executor::LlvmCuda)
+}
+
 /// Compares `result`, produced by `exec` from `input`, with the interpreter's `reference`
 /// (run at the same subgroup size) under the executor's float bounds
 /// ([`crate::agree::precision_for`]). `Ok(None)`: agree. `Ok(Some(note))`: agree, with a note
@@ -212,7 +234,7 @@ pub struct Excuses {
 /// Whether [`excuses`] for `exec` include the undefined-math values: the same for every
 /// executor with the same answer (and subgroup size).
 pub fn excuses_undefined_math(exec: Executor) -> bool {
-    !runs_our_ptx(exec) && exec != Executor::Interp
+    !runs_ptx(exec) && exec != Executor::Interp
 }
 
 /// The values [`compare_run`] leaves out for `exec`:
@@ -282,7 +304,12 @@ pub fn compare_excused(
     excuses: &Excuses,
 ) -> Result<Option<String>, String> {
     use crate::agree::{compare_except, precision_for, PtxMode, Slots};
-    let ptx = runs_our_ptx(exec).then_some(PtxMode { tf32: job.tf32, fast_math: job.fast_math });
+    // LLVM's PTX is always precise (libdevice), without TF32.
+    let ptx = if runs_our_ptx(exec) {
+        Some(PtxMode { tf32: job.tf32, fast_math: job.fast_math })
+    } else {
+        runs_llvm_ptx(exec).then_some(PtxMode::default())
+    };
     let p = precision_for(job.module, job.entry, ptx);
     let Excuses { indeterminate, undefined } = excuses;
     let skip: Slots = indeterminate.union(undefined).copied().collect();
@@ -333,16 +360,10 @@ fn run_unguarded(exec: Executor, job: &Job<'_>, input: &Buffers) -> Result<Buffe
             Ok(bufs)
         }
         // The emulator runs the compiled model directly; text only for `--ptx` overrides.
-        Executor::Emu => run_ptx(job, input, |ptx, name, params, grid, block| {
-            match ptx {
-                Ptx::Module(m, _) => {
-                    crate::emu::run_module(m, name, params, grid, block, &EMU_OPTIONS)
-                }
-                Ptx::Text(t) => crate::emu::run(t, name, params, grid, block, &EMU_OPTIONS),
-            }
-            .map_err(|e| ExecError::Failed(e.to_string()))
-        }),
-        Executor::Cuda => run_cuda(job, input),
+        Executor::Emu => run_ptx(job, input, Backend::Ours, emu_runner),
+        Executor::Cuda => run_cuda(job, input, Backend::Ours),
+        Executor::LlvmEmu => run_ptx(job, input, Backend::Llvm, emu_runner),
+        Executor::LlvmCuda => run_cuda(job, input, Backend::Llvm),
         Executor::Lavapipe => run_lavapipe(job, job.source, input),
         Executor::LavapipeOut => {
             let opts = dianran_wgsl::Options { omit_subgroups_enable: true };
@@ -353,6 +374,31 @@ fn run_unguarded(exec: Executor, job: &Job<'_>, input: &Buffers) -> Result<Buffe
             run_lavapipe(job, &text, input)
         }
     }
+}
+
+/// The emulator runs the compiled model directly; text only for `--ptx` overrides and LLVM's
+/// PTX.
+fn emu_runner(
+    ptx: Ptx<'_>,
+    name: &str,
+    params: &mut [Vec<u8>],
+    grid: [u32; 3],
+    block: [u32; 3],
+) -> Result<(), ExecError> {
+    match ptx {
+        Ptx::Module(m, _) => crate::emu::run_module(m, name, params, grid, block, &EMU_OPTIONS),
+        Ptx::Text(t) => crate::emu::run(t, name, params, grid, block, &EMU_OPTIONS),
+    }
+    .map_err(|e| ExecError::Failed(e.to_string()))
+}
+
+/// Which code generator makes the PTX a PTX executor runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Backend {
+    /// dianran's own (`dianran_ptx::codegen`).
+    Ours,
+    /// LLVM's NVPTX backend (`dianran_llvm`, the `llvm` feature).
+    Llvm,
 }
 
 /// The PTX an executor runs: the compiled module (with its printed text), or text given by
@@ -379,21 +425,46 @@ type PtxRunner<'r> =
 fn run_ptx(
     job: &Job<'_>,
     input: &Buffers,
+    backend: Backend,
     mut runner: impl FnMut(Ptx<'_>, &str, &mut [Vec<u8>], [u32; 3], [u32; 3]) -> Result<(), ExecError>,
 ) -> Result<Buffers, ExecError> {
-    let compiled = dianran_ptx::codegen::compile_module(
-        job.module,
-        &dianran_ptx::codegen::Options {
-            sm: job.sm,
-            tf32: job.tf32,
-            fast_math: job.fast_math,
-            ..Default::default()
-        },
-    );
-    let Some(info) = compiled.entries.iter().find(|e| e.name == job.entry) else {
+    let ours;
+    #[cfg(feature = "llvm")]
+    let llvm;
+    let (entries, diagnostics, compiled_ptx) = match backend {
+        Backend::Ours => {
+            ours = dianran_ptx::codegen::compile_module(
+                job.module,
+                &dianran_ptx::codegen::Options {
+                    sm: job.sm,
+                    tf32: job.tf32,
+                    fast_math: job.fast_math,
+                    ..Default::default()
+                },
+            );
+            (&ours.entries, &ours.diagnostics, Ptx::Module(&ours.module, &ours.text))
+        }
+        #[cfg(feature = "llvm")]
+        Backend::Llvm => {
+            if job.tf32 || job.fast_math {
+                return Err(ExecError::Skipped(
+                    "the LLVM backend has no --tf32 or --fast-math mode".into(),
+                ));
+            }
+            let opts = dianran_llvm::Options { sm: job.sm, ..Default::default() };
+            llvm = dianran_llvm::compile_module(job.module, &opts);
+            (&llvm.entries, &llvm.diagnostics, Ptx::Text(&llvm.text))
+        }
+        #[cfg(not(feature = "llvm"))]
+        Backend::Llvm => {
+            return Err(ExecError::Skipped(
+                "the LLVM backend is not built (cargo feature `llvm`)".into(),
+            ))
+        }
+    };
+    let Some(info) = entries.iter().find(|e| e.name == job.entry) else {
         // The help says what to do about it (for example "pass --tf32").
-        let why = compiled
-            .diagnostics
+        let why = diagnostics
             .iter()
             .map(|d| match &d.help {
                 Some(h) => format!("{} ({h})", d.message),
@@ -406,9 +477,10 @@ fn run_ptx(
     let PtxParams { buffers: mut params, bindings: keys } = ptx_params(info, input)?;
     let block = info.workgroup_size;
     let runner: &mut PtxRunner<'_> = &mut runner;
+    // `--ptx` replaces our backend's PTX; the LLVM executors always run LLVM's.
     let ptx = match job.ptx {
-        Some(t) => Ptx::Text(t),
-        None => Ptx::Module(&compiled.module, &compiled.text),
+        Some(t) if backend == Backend::Ours => Ptx::Text(t),
+        _ => compiled_ptx,
     };
     runner(ptx, &info.ptx_name, &mut params, job.dispatch, block)?;
     let mut out = input.clone();
@@ -461,11 +533,11 @@ pub fn ptx_params(
 }
 
 #[cfg(feature = "cuda")]
-fn run_cuda(job: &Job<'_>, input: &Buffers) -> Result<Buffers, ExecError> {
+fn run_cuda(job: &Job<'_>, input: &Buffers, backend: Backend) -> Result<Buffers, ExecError> {
     if !crate::cuda::available() {
         return Err(ExecError::Skipped("no CUDA device".into()));
     }
-    run_ptx(job, input, |ptx, name, params, grid, block| {
+    run_ptx(job, input, backend, |ptx, name, params, grid, block| {
         let out = crate::cuda::run_ptx(ptx.text(), name, params, block, grid)
             .map_err(|e| ExecError::Failed(e.to_string()))?;
         for (p, o) in params.iter_mut().zip(out) {
@@ -476,7 +548,7 @@ fn run_cuda(job: &Job<'_>, input: &Buffers) -> Result<Buffers, ExecError> {
 }
 
 #[cfg(not(feature = "cuda"))]
-fn run_cuda(_: &Job<'_>, _: &Buffers) -> Result<Buffers, ExecError> {
+fn run_cuda(_: &Job<'_>, _: &Buffers, _: Backend) -> Result<Buffers, ExecError> {
     Err(ExecError::Skipped("no CUDA device (built without the `cuda` feature)".into()))
 }
 
