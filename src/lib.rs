@@ -18,6 +18,9 @@
 
 pub use dianran_frontend as frontend;
 pub use dianran_fuzz as fuzz;
+/// The LLVM backend (the `llvm` cargo feature).
+#[cfg(feature = "llvm")]
+pub use dianran_llvm as llvm;
 pub use dianran_msl as msl;
 pub use dianran_ptx as ptx;
 pub use dianran_verify as verify;

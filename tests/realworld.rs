@@ -28,7 +28,8 @@ const RUNTIME_LEN: u32 = 16384;
 const SEED: u64 = 0x5EED;
 
 /// Understood failures: (`file` or `file/entry`, stage, cause). Stages: `frontend`, `wgsl`,
-/// `wgsl-validate`, `msl`, `ptx`, `ptxas`, `interp`, `emu`, `lavapipe`, `lavapipe-out`.
+/// `wgsl-validate`, `msl`, `ptx`, `ptxas`, `interp`, `emu`, `lavapipe`, `lavapipe-out`, and with
+/// the `llvm` feature `llvm`, `llvm-ptxas`, `llvm-emu`.
 const KNOWN: &[(&str, &str, &str)] = &[(
     "brush_sort_count",
     "frontend",
@@ -234,6 +235,38 @@ fn check_outputs(k: &Kernel, m: &ir::Module, out: &mut Outcome, ptxas: bool) {
     }
 }
 
+/// The LLVM backend (with the `llvm` feature): every entry compiles, and ptxas accepts the PTX
+/// for sm_80 and sm_90.
+#[cfg(feature = "llvm")]
+fn check_llvm(k: &Kernel, m: &ir::Module, out: &mut Outcome, ptxas: bool) {
+    for sm in [80, 90] {
+        let opts = dianran::llvm::Options { sm, ..Default::default() };
+        match guarded(|| dianran::llvm::compile_module(m, &opts)) {
+            Err(p) => out.fail(&k.name, "llvm", p),
+            Ok(c) => {
+                for d in &c.diagnostics {
+                    let key = match &d.context {
+                        Some(c) => format!("{}/{c}", k.name),
+                        None => k.name.clone(),
+                    };
+                    out.fail(&key, "llvm", &d.message);
+                }
+                if ptxas && !c.entries.is_empty() {
+                    match dianran::verify::ptxas::check(&c.text, sm) {
+                        Ok(_) => {
+                            out.report.push(format!("{}: ptxas sm_{sm} accepts LLVM's PTX", k.name))
+                        }
+                        Err(e) => out.fail(&k.name, "llvm-ptxas", format!("sm_{sm}: {e}")),
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(not(feature = "llvm"))]
+fn check_llvm(_: &Kernel, _: &ir::Module, _: &mut Outcome, _: bool) {}
+
 /// Executor agreement for one entry.
 fn check_entry(k: &Kernel, m: &ir::Module, entry: &str, lavapipe: bool, out: &mut Outcome) {
     let key = format!("{}/{entry}", k.name);
@@ -273,6 +306,9 @@ fn check_entry(k: &Kernel, m: &ir::Module, entry: &str, lavapipe: bool, out: &mu
     };
     let coop = m.uses_cooperative_matrices();
     let mut others = vec![(Executor::Emu, 32)];
+    if cfg!(feature = "llvm") {
+        others.push((Executor::LlvmEmu, 32));
+    }
     if lavapipe && !coop {
         let size = if m.uses_subgroups() { 8 } else { 32 };
         others.push((Executor::Lavapipe, size));
@@ -343,6 +379,7 @@ fn realworld_kernels_pass_every_stage() {
             Ok(Ok(m)) => m,
         };
         check_outputs(&k, &module, &mut out, ptxas);
+        check_llvm(&k, &module, &mut out, ptxas);
         let entries: Vec<String> = module
             .entry_points
             .iter()

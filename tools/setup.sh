@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Installs the external tools dianran's verification uses (SPEC §6), idempotently:
 #   * ptxas and libnvrtc (CUDA 12.9) from PyPI into .tools/venv (gitignored, inside the clone);
-#   * lavapipe (Mesa's software Vulkan), the Vulkan loader and clang via apt-get, only when
-#     running as root and a package is missing.
+#   * lavapipe (Mesa's software Vulkan), the Vulkan loader, clang and LLVM 19 (`llvm-19-dev`,
+#     for the `llvm` cargo feature: the LLVM backend) via apt-get, only when running as root and
+#     a package is missing. The nvidia-cuda-nvcc wheel above also brings libdevice.10.bc, the
+#     math library the LLVM backend links.
 # Run from anywhere; paths are relative to the repository root. Prints what it did.
 set -euo pipefail
 
@@ -11,7 +13,9 @@ cd "$root"
 
 NVCC_PKG="nvidia-cuda-nvcc-cu12==12.9.86"
 NVRTC_PKG="nvidia-cuda-nvrtc-cu12==12.9.86"
-APT_PKGS=(mesa-vulkan-drivers libvulkan1 clang)
+# llvm-19-dev is what llvm-sys links (libLLVM-19.so); its llvm-config also wants the Polly and
+# zstd development files present.
+APT_PKGS=(mesa-vulkan-drivers libvulkan1 clang llvm-19-dev libpolly-19-dev libzstd-dev)
 venv="$root/.tools/venv"
 
 say() { printf 'setup: %s\n' "$*"; }
@@ -63,7 +67,7 @@ else
     fi
 fi
 
-# --- apt packages: lavapipe, Vulkan loader, clang ---------------------------------------------
+# --- apt packages: lavapipe, Vulkan loader, clang, LLVM 19 ---------------------------------------------
 missing=()
 if command -v dpkg >/dev/null 2>&1; then
     for pkg in "${APT_PKGS[@]}"; do
