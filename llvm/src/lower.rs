@@ -219,7 +219,34 @@ pub(crate) fn lower_entry<'ctx>(
     lw.prologue()?;
     let body = &plan.function.body;
     lw.block(body, None)?;
+    remove_dead_phis(func);
     Ok(func)
+}
+
+/// Removes the `phi`s of blocks nothing branches to (the exit of a loop without `break`, the
+/// merge of an `if` whose arms both return): LLVM's verifier rejects a `phi` without incoming
+/// values. Their uses are in dead code too and get `poison`.
+fn remove_dead_phis(func: FunctionValue<'_>) {
+    use inkwell::values::InstructionOpcode;
+    for bb in func.get_basic_blocks() {
+        let mut next = bb.get_first_instruction();
+        while let Some(inst) = next {
+            next = inst.get_next_instruction();
+            if inst.get_opcode() != InstructionOpcode::Phi {
+                break;
+            }
+            let Ok(phi) = PhiValue::try_from(inst) else { continue };
+            if phi.count_incoming() > 0 {
+                continue;
+            }
+            match phi.as_basic_value() {
+                BasicValueEnum::IntValue(v) => v.replace_all_uses_with(v.get_type().get_poison()),
+                BasicValueEnum::FloatValue(v) => v.replace_all_uses_with(v.get_type().get_poison()),
+                _ => continue,
+            }
+            inst.erase_from_basic_block();
+        }
+    }
 }
 
 /// The largest power of two dividing `x` (`x == 0`: 2^31).

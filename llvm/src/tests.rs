@@ -38,3 +38,86 @@ fn doubles_a_buffer() {
     assert!(out.text.contains(".reqntid 64, 1, 1"), "{}", out.text);
     assert!(!out.text.contains("_param_"), "{}", out.text);
 }
+
+/// Compiles `src` through LLVM and returns the PTX, failing on any diagnostic; ptxas checks it
+/// when available.
+fn ptx_of(src: &str) -> String {
+    let m = module(src);
+    let out = compile_module(&m, &Options::default());
+    assert!(out.diagnostics.is_empty(), "{:?}\n{}", out.diagnostics, out.ir);
+    if let Some(ptxas) = ptxas() {
+        let dir = std::env::temp_dir().join(format!("dianran-llvm-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let f = dir.join(format!(
+            "{:x}.ptx",
+            src.len() * 31 + src.bytes().map(usize::from).sum::<usize>()
+        ));
+        std::fs::write(&f, &out.text).expect("write ptx");
+        let st = std::process::Command::new(ptxas)
+            .args(["-arch=sm_80", "-o", "/dev/null"])
+            .arg(&f)
+            .output()
+            .expect("run ptxas");
+        assert!(st.status.success(), "{}\n{}", String::from_utf8_lossy(&st.stderr), out.text);
+    }
+    out.text
+}
+
+/// ptxas from the repository's `.tools/venv` (tools/setup.sh), if installed.
+fn ptxas() -> Option<std::path::PathBuf> {
+    let venv = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../.tools/venv/lib");
+    std::fs::read_dir(venv).ok()?.flatten().find_map(|py| {
+        let p = py.path().join("site-packages/nvidia/cuda_nvcc/bin/ptxas");
+        p.is_file().then_some(p)
+    })
+}
+
+/// Blocks nothing branches to (a loop left only by `return`, an `if` whose arms both return)
+/// lose their `phi`s instead of failing LLVM's verifier.
+#[test]
+fn dead_merge_blocks_verify() {
+    let text = ptx_of(
+        "@group(0) @binding(0) var<storage, read_write> d: array<u32>;
+         fn f(x: u32) -> u32 {
+             if x > 3u { return 1u; } else { return 2u; }
+         }
+         @compute @workgroup_size(32) fn k(@builtin(local_invocation_index) i: u32) {
+             var n = i;
+             loop {
+                 if n > 100u { d[i] = f(n); return; }
+                 n = n * 2u + 1u;
+             }
+         }",
+    );
+    assert!(text.contains(".entry k"), "{text}");
+}
+
+/// Loops with carried state, `continue`, `break if`, a `switch` with a default in the middle,
+/// workgroup memory and a private variable.
+#[test]
+fn structured_control_flow() {
+    let text = ptx_of(
+        "@group(0) @binding(0) var<storage, read_write> d: array<i32>;
+         var<workgroup> tile: array<i32, 64>;
+         var<private> acc: i32 = 7;
+         @compute @workgroup_size(64) fn k(@builtin(local_invocation_index) i: u32) {
+             tile[i] = d[i];
+             workgroupBarrier();
+             var s = 0;
+             for (var j = 0u; j < 64u; j++) {
+                 if j == i { continue; }
+                 switch tile[j] % 4 {
+                     case 0: { s += 1; }
+                     case 1, default: { s -= tile[j]; }
+                     case 3: { s = s / tile[j]; }
+                 }
+             }
+             var m = 0;
+             loop { m += 1; continuing { break if m > s; } }
+             acc += s + m;
+             d[i] = acc >> u32(s);
+         }",
+    );
+    assert!(text.contains(".shared"), "{text}");
+    assert!(text.contains("bar.sync"), "{text}");
+}
