@@ -2,7 +2,8 @@
 # GPU check for a machine with an NVIDIA GPU (SPEC §6 level 4): builds dianran, then for every
 # compute sample JIT-loads our PTX through the CUDA driver (cuModuleLoadData via cudarc), runs
 # it, and compares the buffers with the reference interpreter and the PTX emulator
-# (`dianran verify`), then runs the cooperative-matrix form tests with the CUDA driver as a
+# (`dianran verify`); where LLVM 19 is installed (tools/setup.sh) it builds the `llvm` feature
+# and does the same with the LLVM backend's PTX (`llvm-cuda`, `llvm-emu`); then runs the cooperative-matrix form tests with the CUDA driver as a
 # third executor, and the precise-math accuracy test (device results bit-identical to the
 # emulator's). Prints one line per sample and a summary; exits 1 if any executor that
 # ran disagrees. Budget: under 5 minutes on a 16-core machine (about half is the build).
@@ -18,7 +19,14 @@ mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
 
 start=$SECONDS
 echo "== build ($(nproc) cores)"
-cargo build --release --bin dianran 2>&1 | tail -n 1 || exit 1
+features=()
+if [ -x /usr/lib/llvm-19/bin/llvm-config ]; then
+    features=(--features llvm)
+    echo "LLVM 19 found: both backends (cuda and llvm-cuda)"
+else
+    echo "no LLVM 19 (/usr/lib/llvm-19): our backend only; llvm-cuda lines say skipped"
+fi
+cargo build --release "${features[@]}" --bin dianran 2>&1 | tail -n 1 || exit 1
 bin="$root/target/release/dianran"
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 
@@ -32,23 +40,29 @@ for f in tests/samples/*.wgsl tests/realworld/*.wgsl; do
         continue
     fi
     for entry in $(printf '%s\n' "$table" | awk -F'\t' '$2 == "compute" { print $1 }'); do
-        out=$(timeout 60 "$bin" verify "$f" --len 16384 --entry "$entry" 2>&1)
-        cuda=$(printf '%s\n' "$out" | grep -P '^cuda\t' | head -n 1)
+        out=$(timeout 120 "$bin" verify "$f" --len 16384 --entry "$entry" \
+            --executors emu,cuda,llvm-emu,llvm-cuda 2>&1)
         emu=$(printf '%s\n' "$out" | grep -P '^emu\t' | head -n 1 | cut -f2)
-        case "$cuda" in
-            *$'\t'agree*) agree=$((agree + 1)); status=agree ;;
-            *$'\t'skipped*) skipped=$((skipped + 1)); status=skipped ;;
-            "")
-                # No executor ran: the reference failed on the random input.
-                rejected=$((rejected + 1)); status=not-run
-                cuda="-	-	$(printf '%s\n' "$out" | head -n 1)" ;;
-            *) disagree=$((disagree + 1)); status=DISAGREE; failed_names+=("$name/$entry") ;;
-        esac
-        printf '%-40s cuda=%-8s emu=%-8s %s\n' "$name/$entry" "$status" "${emu:-?}" \
-            "$(printf '%s' "$cuda" | cut -f3- | cut -c1-120)"
+        lemu=$(printf '%s\n' "$out" | grep -P '^llvm-emu\t' | head -n 1 | cut -f2)
+        line="$name/$entry"
+        for exec in cuda llvm-cuda; do
+            res=$(printf '%s\n' "$out" | grep -P "^$exec\t" | head -n 1)
+            case "$res" in
+                *$'\t'agree*) agree=$((agree + 1)); status=agree ;;
+                *$'\t'skipped*) skipped=$((skipped + 1)); status=skipped ;;
+                "")
+                    # No executor ran: the reference failed on the random input.
+                    rejected=$((rejected + 1)); status=not-run
+                    res="-	-	$(printf '%s\n' "$out" | head -n 1)" ;;
+                *) disagree=$((disagree + 1)); status=DISAGREE; failed_names+=("$exec:$name/$entry") ;;
+            esac
+            line="$line $exec=$status"
+            [ "$status" = agree ] || line="$line ($(printf '%s' "$res" | cut -f3- | cut -c1-100))"
+        done
+        printf '%s emu=%s llvm-emu=%s\n' "$line" "${emu:-?}" "${lemu:-?}"
     done
 done
-echo "== samples: $agree agree, $disagree disagree, $skipped skipped, $rejected not run ($((SECONDS - start)) s)"
+echo "== samples (cuda and llvm-cuda runs): $agree agree, $disagree disagree, $skipped skipped, $rejected not run ($((SECONDS - start)) s)"
 [ "${#failed_names[@]}" -gt 0 ] && echo "disagree: ${failed_names[*]}"
 
 echo "== cooperative matrices: every orientation and form (f16/f32, 16x16/8x8, ldmatrix and"
@@ -69,6 +83,10 @@ if [ "${1:-}" = "--bench" ]; then
     echo "== GEMM benchmark"
     tools/setup.sh >/dev/null 2>&1 || true
     timeout 240 cargo bench -p dianran-benches --bench gemm_device 2>&1 | tail -n 30
+    if [ "${#features[@]}" -gt 0 ]; then
+        echo "== compile time and ptxas registers: dianran vs LLVM vs NVRTC"
+        timeout 240 cargo bench -p dianran-benches --features llvm --bench backends 2>&1 | tail -n 40
+    fi
 fi
 echo "== done in $((SECONDS - start)) s"
 [ "$disagree" -eq 0 ]
