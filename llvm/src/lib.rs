@@ -19,8 +19,9 @@
 //! saturating float-to-int conversion) are spelled out in IR, as WGSL defines them.
 //!
 //! Not supported (each is a [`Diagnostic`], never a panic): what our backend does not support
-//! either (textures, non-compute entries), and f32 cooperative matrices (only f16 ones, through
-//! `llvm.nvvm.mma.m16n8k16`).
+//! either (textures, non-compute entries), `--fast-math` and `--tf32` (there are no such
+//! options here), and therefore 16x16 f32 cooperative-matrix products (8x8 f32 ones are computed
+//! exactly on the FMA units, as in our backend). See `docs/llvm.md`.
 
 // Every lowering step returns `Result<_, Diagnostic>`; the diagnostic is large but rare.
 #![allow(clippy::result_large_err)]

@@ -40,7 +40,7 @@ fn doubles_a_buffer() {
 }
 
 /// Compiles `src` through LLVM and returns the PTX, failing on any diagnostic; ptxas checks it
-/// when available.
+/// for sm_80 and sm_90 (when available; under CI=true a missing ptxas fails).
 fn ptx_of(src: &str) -> String {
     let m = module(src);
     let out = compile_module(&m, &Options::default());
@@ -61,15 +61,6 @@ fn ptx_of(src: &str) -> String {
         assert!(st.status.success(), "{}\n{}", String::from_utf8_lossy(&st.stderr), out.text);
     }
     out.text
-}
-
-/// ptxas from the repository's `.tools/venv` (tools/setup.sh), if installed.
-fn ptxas() -> Option<std::path::PathBuf> {
-    let venv = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../.tools/venv/lib");
-    std::fs::read_dir(venv).ok()?.flatten().find_map(|py| {
-        let p = py.path().join("site-packages/nvidia/cuda_nvcc/bin/ptxas");
-        p.is_file().then_some(p)
-    })
 }
 
 /// Blocks nothing branches to (a loop left only by `return`, an `if` whose arms both return)
