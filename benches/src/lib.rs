@@ -3,12 +3,15 @@
 //! * compile time of every sample, WGSL -> PTX, and of equivalent CUDA C++ through NVRTC;
 //! * `ptxas -v` registers and spills of our PTX against NVRTC's for the same kernels;
 //! * on a CUDA device, GEMM TFLOP/s at 4096³ for both;
-//! * where compile time goes, stage by stage, against naga's own parse + validate.
+//! * where compile time goes, stage by stage, against naga's own parse + validate;
+//! * our backend against the LLVM one (`dianran-llvm`, with the `llvm` feature) and NVRTC, in
+//!   compile time and `ptxas -v` registers, in one table ([`backends`]).
 //!
 //! This library holds what the bench targets share: the kernel pairs ([`kernels`]), our
 //! pipeline ([`pipeline`]) and its stages timed one by one ([`stages`]), NVRTC loading ([`nvrtc`]), the CUDA GEMM timer ([`device`]) and
 //! plain-text tables ([`table`]).
 
+pub mod backends;
 pub mod device;
 pub mod kernels;
 pub mod nvrtc;

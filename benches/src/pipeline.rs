@@ -1,5 +1,6 @@
 //! dianran's WGSL -> PTX pipeline as the benchmarks time it: parse, validate, lower,
-//! optimize, and generate PTX, from source text to PTX text.
+//! optimize, and generate PTX, from source text to PTX text; with the `llvm` feature, the same
+//! frontend followed by the LLVM backend.
 
 use dianran_ptx::codegen::{compile_module, CompiledPtx, Options};
 
@@ -45,6 +46,28 @@ pub fn wgsl_to_ptx_with(
     Ok(out)
 }
 
+/// The LLVM backend from source text: the same frontend, then `dianran_llvm::compile_module`
+/// (LLVM IR, libdevice when a math builtin needs it, `default<O3>`, the NVPTX target). Any
+/// error diagnostic is an error, as in [`wgsl_to_ptx`].
+#[cfg(feature = "llvm")]
+pub fn wgsl_to_ptx_llvm(
+    file_name: &str,
+    source: &str,
+    sm: u32,
+) -> Result<dianran_llvm::CompiledLlvm, PipelineError> {
+    let module = dianran_frontend::compile(file_name, source, &Default::default())
+        .map_err(|d| PipelineError::Frontend(first_line(&d.to_string())))?;
+    let out =
+        dianran_llvm::compile_module(&module, &dianran_llvm::Options { sm, ..Default::default() });
+    if let Some(d) = out.diagnostics.iter().find(|d| !d.warning) {
+        return Err(PipelineError::Codegen(d.message.clone()));
+    }
+    if out.entries.is_empty() {
+        return Err(PipelineError::Codegen("no compute entry point".into()));
+    }
+    Ok(out)
+}
+
 /// The first non-empty line of a (possibly multi-line, rendered) message.
 pub(crate) fn first_line(s: &str) -> String {
     s.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("").to_string()
@@ -70,6 +93,19 @@ mod tests {
             Err(PipelineError::Frontend(m)) => assert!(!m.is_empty()),
             other => panic!("expected a frontend error, got {other:?}"),
         }
+    }
+
+    #[cfg(feature = "llvm")]
+    #[test]
+    fn the_llvm_backend_compiles_a_plain_kernel() {
+        let src = "@group(0) @binding(0) var<storage, read_write> d: array<u32>;\n\
+                   @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3<u32>) \
+                   { d[g.x] = d[g.x] * 2u; }";
+        let ours = wgsl_to_ptx("t.wgsl", src, 80).expect("ours");
+        let out = wgsl_to_ptx_llvm("t.wgsl", src, 80).expect("compiles");
+        assert_eq!(out.entries.len(), 1);
+        assert_eq!(out.entries[0].ptx_name, ours.entries[0].ptx_name);
+        assert!(out.text.contains(".entry"));
     }
 
     #[test]
