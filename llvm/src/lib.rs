@@ -264,7 +264,7 @@ pub fn compile_module(m: &ir::Module, opts: &Options) -> CompiledLlvm {
             out.entries.clear();
             return out;
         };
-        if let Err(d) = link_libdevice(&context, &module, &path) {
+        if let Err(d) = link_libdevice(&context, &module, &path, &tm) {
             out.diagnostics.push(d);
             out.entries.clear();
             return out;
@@ -313,12 +313,30 @@ fn link_libdevice<'ctx>(
     context: &'ctx Context,
     module: &Module<'ctx>,
     path: &Path,
+    tm: &inkwell::targets::TargetMachine,
 ) -> Result<(), Diagnostic> {
-    let lib = Module::parse_bitcode_from_path(path, context)
+    let bytes = libdevice_bytes(path)?;
+    let buf = inkwell::memory_buffer::MemoryBuffer::create_from_memory_range(bytes, "libdevice");
+    let lib = Module::parse_bitcode_from_buffer(&buf, context)
         .map_err(|e| llvm_error(&format!("reading {}", path.display()), e.to_string()))?;
     // libdevice carries its own (older) triple and data layout; ours win.
     lib.set_triple(&module.get_triple());
     lib.set_data_layout(&module.get_data_layout());
+    // Only what the kernel calls (and what that calls) is worth linking and optimizing: the
+    // rest of libdevice's ~500 functions would cost the optimizer about 100 ms. Everything but
+    // the called functions becomes internal, and `globaldce` drops what nothing reaches.
+    let wanted: Vec<Vec<u8>> = module
+        .get_functions()
+        .filter(|f| f.count_basic_blocks() == 0)
+        .map(|f| f.get_name().to_bytes().to_vec())
+        .collect();
+    for f in lib.get_functions() {
+        if f.count_basic_blocks() > 0 && !wanted.iter().any(|w| w == f.get_name().to_bytes()) {
+            f.set_linkage(inkwell::module::Linkage::Internal);
+        }
+    }
+    lib.run_passes("globaldce", tm, PassBuilderOptions::create())
+        .map_err(|e| llvm_error("trimming libdevice", e.to_string()))?;
     let i32t = context.i32_type();
     module.add_basic_value_flag(
         "nvvm-reflect-ftz",
@@ -332,6 +350,28 @@ fn link_libdevice<'ctx>(
         }
     }
     Ok(())
+}
+
+/// The bytes of the libdevice file at `path`, read once per process (it is about 470 KB and
+/// every kernel with a math builtin links it).
+fn libdevice_bytes(path: &Path) -> Result<&'static [u8], Diagnostic> {
+    static CACHE: std::sync::Mutex<Vec<(PathBuf, &'static [u8])>> =
+        std::sync::Mutex::new(Vec::new());
+    let mut cache = CACHE.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some((_, b)) = cache.iter().find(|(p, _)| p == path) {
+        return Ok(b);
+    }
+    let bytes = std::fs::read(path).map_err(|e| {
+        Diagnostic::error(
+            DiagKind::Unsupported,
+            format!("cannot read libdevice at {}: {e}", path.display()),
+        )
+        .help(format!("set {LIBDEVICE_ENV} to CUDA's libdevice.10.bc, or run tools/setup.sh"))
+    })?;
+    // Leaked once per distinct path: the cache lives as long as the process anyway.
+    let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
+    cache.push((path.to_path_buf(), bytes));
+    Ok(bytes)
 }
 
 /// LLVM's PTX with our conventions: the parameters LLVM calls `<entry>_param_<i>` get the
