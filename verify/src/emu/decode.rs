@@ -215,6 +215,9 @@ fn operand(o: &Operand, bases: &[u32; 4], syms: &Syms, line: Option<u32>) -> Res
         Operand::Vector(v) => {
             Opd::Vector(v.iter().map(|o| operand(o, bases, syms, line)).collect::<Result<_, _>>()?)
         }
+        Operand::List(_) => {
+            return Err(EmuError::new(EmuErrorKind::Unsupported, line, "'call' is not supported"))
+        }
     })
 }
 
@@ -303,7 +306,7 @@ pub(crate) fn decode(
                 labels.entry(l.as_str()).or_insert(n);
             }
             Statement::Inst(_) => n += 1,
-            Statement::Comment(_) => {}
+            _ => {}
         }
     }
     let syms = Syms { vars, params, labels };
