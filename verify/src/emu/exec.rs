@@ -3,7 +3,7 @@
 
 use super::decode::{Base, DInst, Opd, Prog};
 use super::memory::{Mem, LOCAL_WINDOW, SHARED_WINDOW};
-use super::num::{cvt, ftz32, int_range, int_val, mask, sext, tf32_rna, Fmt};
+use super::num::{cvt, ftz32, int_range, int_val, mask, sext, tf32_rna, two_sum, Fmt};
 use super::{EmuError, EmuErrorKind};
 use dianran_ptx::{
     AtomOp, BoolOp, CmpOp, Flag, Opcode, Rounding, SpecialReg, StateSpace, TestpOp, Type,
@@ -990,31 +990,42 @@ fn float_op(i: &DInst, f: Fmt, e: [u64; 3]) -> Result<u64, EmuError> {
         _ => Rounding::Rn,
     };
     let sign = 1u64 << (f_bits(f) - 1);
-    let x = match i.op {
-        Opcode::Add => a + b,
-        Opcode::Sub => a - b,
-        Opcode::Mul => a * b,
+    // The exact result as `x + lo`: x rounded to nearest in f64, lo the rest (products and
+    // quotients of f16/f32 operands need none; see `Fmt::round_exact`).
+    let (x, lo) = match i.op {
+        Opcode::Add => two_sum(a, b),
+        Opcode::Sub => two_sum(a, -b),
+        Opcode::Mul => {
+            let p = a * b;
+            (p, if f == Fmt::F64 && p.is_finite() { a.mul_add(b, -p) } else { 0.0 })
+        }
         Opcode::Div => {
-            if f == Fmt::F64 {
-                a / b
-            } else if i.has(Flag::Approx) || i.has(Flag::Full) {
+            if f != Fmt::F64 && (i.has(Flag::Approx) || i.has(Flag::Full)) {
                 return Ok(f.round(f64::from(a as f32 / b as f32), Rounding::Rn));
-            } else {
-                a / b
             }
+            let q = a / b;
+            let rem = if f == Fmt::F64 && q.is_finite() { (-q).mul_add(b, a) } else { 0.0 };
+            // Only the sign of the rest matters: that of rem / b.
+            (q, if rem == 0.0 { 0.0 } else { rem.signum() * b.signum() * f64::MIN_POSITIVE })
         }
         Opcode::Mad | Opcode::Fma => {
-            if f == Fmt::F64 {
-                a.mul_add(b, c)
-            } else if f == Fmt::F32 {
+            if f == Fmt::F32 && mode == Rounding::Rn {
                 // Fused: one rounding of the exact a*b+c.
-                let r = (a as f32).mul_add(b as f32, c as f32);
-                if mode == Rounding::Rn {
-                    return Ok(u64::from(r.to_bits()));
+                return Ok(u64::from((a as f32).mul_add(b as f32, c as f32).to_bits()));
+            }
+            if f == Fmt::F64 {
+                let r = a.mul_add(b, c);
+                if mode == Rounding::Rn || !r.is_finite() {
+                    return Ok(r.to_bits());
                 }
-                a.mul_add(b, c)
+                // a*b = p + pe exactly; p + c = s + se exactly.
+                let p = a * b;
+                let pe = a.mul_add(b, -p);
+                let (s, se) = two_sum(p, c);
+                (r, (s - r) + (se + pe))
             } else {
-                a.mul_add(b, c)
+                // a*b is exact in f64.
+                two_sum(a * b, c)
             }
         }
         Opcode::Neg => return Ok(e[0] ^ sign),
@@ -1038,10 +1049,7 @@ fn float_op(i: &DInst, f: Fmt, e: [u64; 3]) -> Result<u64, EmuError> {
         }
         _ => return Err(i.unsupported()),
     };
-    if f == Fmt::F64 {
-        return Ok(x.to_bits());
-    }
-    Ok(f.round(x, mode))
+    Ok(f.round_exact(x, lo, mode))
 }
 
 fn f_bits(f: Fmt) -> u32 {

@@ -30,7 +30,11 @@
 //! reads of registers never written, member-mask violations, unsupported instructions and
 //! runaway loops ([`EmuOptions::max_steps`]).
 //!
-//! The carry flag of `add.cc`/`addc`/`sub.cc`/`subc`/`mad.cc`/`madc` is kept per thread.
+//! Floating-point results are rounded once from the exact value in every rounding mode
+//! (`add.rz`, `fma.rm`, ..., f16 to f64; an f64 `fma` in a directed mode reads the side of
+//! the exact value from an error-free sum, which a cancellation within about 2^-100 of the
+//! result could misjudge), and the carry flag of `add.cc`/`addc`/`sub.cc`/`subc`/`mad.cc`/
+//! `madc` is kept per thread.
 //!
 //! Semantics chosen where PTX leaves results undefined: integer division by zero gives all
 //! ones (unsigned) or -1 (signed) and remainder by zero gives the dividend, as the hardware
