@@ -824,3 +824,39 @@ fn unsupported_forms_are_errors() {
     let e = run(&indirect, "calls", &mut bufs, [1, 1, 1], [1, 1, 1], &opts);
     assert_eq!(e.map_err(|e| e.kind), Err(EmuErrorKind::Parse));
 }
+
+/// What a back end does with LLVM's output: parse, rename the kernel parameters
+/// (`calls_param_0` -> `p_g0_b0`), print. The printed module, and the model itself
+/// (`run_module`), run as the original does (whose results the tests above check against
+/// Rust).
+#[test]
+fn renamed_and_printed_modules_run_the_same() {
+    for (file, entry, inputs, out_len, block) in [
+        ("calls", "calls", bytes_of_f32(&[1.5, -2.0, 0.25, 3.0]), 64, 4),
+        ("misc", "generic", bytes_of_u32(&[5, 6, 7, 8]), 16, 4),
+    ] {
+        let mut m = dianran_ptx::parse_module(fixture(file)).unwrap_or_else(|e| panic!("{e}"));
+        let Some(e) = m.entries.iter_mut().find(|e| e.name == entry) else { panic!("{entry}") };
+        for k in 0..e.params.len() {
+            let (from, to) = (format!("{entry}_param_{k}"), format!("p_g0_b{k}"));
+            assert_eq!(e.rename_symbol(&from, &to), 2, "{file}: {from} is declared and read once");
+        }
+        let printed = dianran_ptx::print_module(&m).unwrap_or_else(|e| panic!("{e}"));
+        assert!(!printed.contains(&format!("{entry}_param_")), "{printed}");
+        let opts = EmuOptions::default();
+        let mut a = vec![vec![0u8; out_len], inputs.clone()];
+        let mut b = a.clone();
+        launch(file, entry, &mut a, 1, block);
+        if let Err(e) = run(&printed, entry, &mut b, [1, 1, 1], [block, 1, 1], &opts) {
+            panic!("{file}: {e}\n{printed}");
+        }
+        assert_eq!(a, b, "{file}");
+        // The model itself runs too (no text).
+        let mut c = vec![vec![0u8; out_len], inputs];
+        let r = dianran_verify::emu::run_module(&m, entry, &mut c, [1, 1, 1], [block, 1, 1], &opts);
+        if let Err(e) = r {
+            panic!("{file}: {e}");
+        }
+        assert_eq!(a, c, "{file}");
+    }
+}

@@ -265,6 +265,54 @@ impl Entry {
         n
     }
 
+    /// Renames symbol `from` to `to` in the parameters and in every operand of the body
+    /// (`ld.param.u64 %rd1, [k_param_0]`): how a back end gives LLVM's parameter names
+    /// (`k_param_0`) its own. Returns how many places changed. `.param` declarations inside
+    /// blocks are not renamed (they shadow the name within their block).
+    pub fn rename_symbol(&mut self, from: &str, to: &str) -> usize {
+        let mut n = 0;
+        for p in self.params.iter_mut().filter(|p| p.name == from) {
+            p.name = to.to_string();
+            n += 1;
+        }
+        fn rename(o: &mut Operand, from: &str, to: &str, n: &mut usize) {
+            match o {
+                Operand::Symbol(s)
+                | Operand::Address(Address { base: AddrBase::Symbol(s), .. })
+                    if s == from =>
+                {
+                    *s = to.to_string();
+                    *n += 1;
+                }
+                Operand::Vector(v) | Operand::List(v) => {
+                    v.iter_mut().for_each(|o| rename(o, from, to, n))
+                }
+                _ => {}
+            }
+        }
+        let mut depth = 0usize;
+        let mut shadowed_at = None;
+        for s in &mut self.body {
+            match s {
+                Statement::BlockStart => depth += 1,
+                Statement::BlockEnd => {
+                    if shadowed_at == Some(depth) {
+                        shadowed_at = None;
+                    }
+                    depth = depth.saturating_sub(1);
+                }
+                Statement::Decl(v) if v.name == from && shadowed_at.is_none() => {
+                    shadowed_at = Some(depth)
+                }
+                Statement::Inst(i) if shadowed_at.is_none() => {
+                    i.operands.iter_mut().for_each(|o| rename(o, from, to, &mut n))
+                }
+                _ => {}
+            }
+        }
+        n
+    }
+
     /// Each label and the index in [`Entry::body`] of the statement it names (the first
     /// definition wins; [`check::check_entry`] rejects duplicates).
     pub fn labels(&self) -> std::collections::HashMap<&str, usize> {
@@ -361,6 +409,37 @@ mod tests {
         assert_eq!(e.reg_counts(), [1, 0, 5, 10]);
         e.label("L");
         assert_eq!(e.labels().get("L"), Some(&3));
+    }
+
+    #[test]
+    fn renames_parameters_and_their_uses() {
+        let mut e = Entry::new("k");
+        e.params.push(Param::pointer("k_param_0"));
+        e.push(build::ld_param(Type::U64, Reg::b64(1), "k_param_0"));
+        e.body.push(Statement::BlockStart);
+        e.body.push(Statement::Decl(VarDecl {
+            space: StateSpace::Param,
+            ..VarDecl::shared_bytes("k_param_0", 8, 8)
+        }));
+        e.push(build::st(
+            StateSpace::Param,
+            Type::U64,
+            Operand::sym_addr("k_param_0", 0),
+            Reg::b64(1),
+        ));
+        e.body.push(Statement::BlockEnd);
+        e.push(build::mov(Type::U64, Reg::b64(2), Operand::sym("k_param_0")));
+        assert_eq!(e.rename_symbol("k_param_0", "p_g0_b0"), 3);
+        assert_eq!(e.params[0].name, "p_g0_b0");
+        let text: Vec<String> = e.instructions().map(|i| i.to_string()).collect();
+        assert_eq!(
+            text,
+            [
+                "ld.param.u64 \t%rd1, [p_g0_b0];",
+                "st.param.u64 \t[k_param_0], %rd1;",
+                "mov.u64 \t%rd2, p_g0_b0;"
+            ]
+        );
     }
 
     #[test]
