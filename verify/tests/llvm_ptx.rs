@@ -23,6 +23,7 @@ const FIXTURES: &[(&str, &str, u32)] = &[
     ("libdevice", include_str!("llvm-ptx/libdevice.ptx"), 80),
     ("libdevice_calls", include_str!("llvm-ptx/libdevice_calls.ptx"), 80),
     ("misc", include_str!("llvm-ptx/misc.ptx"), 80),
+    ("extra", include_str!("llvm-ptx/extra.ptx"), 80),
     // ptxas cannot assemble a call to an `.extern .func` into a complete program.
     ("ext", include_str!("llvm-ptx/ext.ptx"), 0),
 ];
@@ -823,6 +824,32 @@ fn unsupported_forms_are_errors() {
     );
     let e = run(&indirect, "calls", &mut bufs, [1, 1, 1], [1, 1, 1], &opts);
     assert_eq!(e.map_err(|e| e.kind), Err(EmuErrorKind::Parse));
+}
+
+/// `extra`: relaxed atomic loads and stores (`ld.volatile`/`st.volatile`), a switch
+/// lowered to a tree of branches, `atom.global.add.noftz.f16` and bf16 conversions.
+#[test]
+fn volatile_switch_f16_atomics_and_bf16() {
+    use half::f16;
+    let n = 64usize;
+    let v: Vec<i32> = (0..n as i32).map(|t| t * 5 % 9 - 2).collect();
+    let init = f16::from_f32(0.5).to_bits();
+    let mut bufs = vec![
+        vec![0u8; 4 * 2 * n],
+        bytes_of_u32(&v.iter().map(|&x| x as u32).collect::<Vec<_>>()),
+        init.to_le_bytes().to_vec(),
+    ];
+    launch("extra", "extra", &mut bufs, 1, n as u32);
+    let out = words(&bufs[0]);
+    for t in 0..n {
+        let s = 2 * v[t];
+        let want = if (0..7).contains(&s) { [10, 21, 32, 43, 54, 65, 76][s as usize] } else { 99 };
+        assert_eq!(out[t], want, "thread {t}: switch on {s}");
+        assert_eq!(f32::from_bits(out[n + t]), v[t] as f32 + 1.5, "thread {t}: bf16");
+    }
+    // Two f16 atomic adds of every value (all sums are exact in f16).
+    let sum = 0.5 + 2.0 * v.iter().map(|&x| x as f32).sum::<f32>();
+    assert_eq!(f16::from_bits(u16::from_le_bytes([bufs[2][0], bufs[2][1]])).to_f32(), sum);
 }
 
 /// What a back end does with LLVM's output: parse, rename the kernel parameters

@@ -4,7 +4,7 @@
 set -eu
 LLVM=${LLVM:-/usr/lib/llvm-19/bin}
 LIBDEVICE=${LIBDEVICE:-/work/main/.tools/venv/lib/python3.11/site-packages/nvidia/cuda_nvcc/nvvm/libdevice/libdevice.10.bc}
-for f in int_ops float_ops memory atomics warp mma calls pack; do
+for f in int_ops float_ops memory atomics warp mma calls pack extra; do
     "$LLVM/llc" -march=nvptx64 -mcpu=sm_80 -mattr=+ptx80 -O3 "$f.ll" -o "$f.ptx"
 done
 # misc: a plain fdiv becomes div.full.f32 with -nvptx-prec-divf32=1.
