@@ -14,7 +14,8 @@ pub enum PtxErrorKind {
     NameCollision,
     /// The text is not PTX this parser understands (unexpected token, bad number, ...).
     Syntax,
-    /// Valid PTX that the model does not cover (`.func`, initializers, unknown opcodes, ...).
+    /// Valid PTX that the model does not cover (indirect calls, `.extern` variables, unknown
+    /// opcodes, ...).
     Unsupported,
     /// A register is used but not declared in any enclosing scope.
     UndeclaredRegister,

@@ -71,10 +71,10 @@ mod ptxas_check;
 pub use error::{PtxError, PtxErrorKind};
 pub use model::build;
 pub use model::{
-    AddrBase, Address, AtomOp, BoolOp, CacheOp, CmpOp, Dim, Entry, Flag, Flags, Guard, Instruction,
-    Layout, MemSem, Modifier, Module, Opcode, Operand, Param, PrmtMode, Reg, RegKind, RegPool,
-    Rounding, Scope, ShflMode, SpecialReg, StateSpace, Statement, Target, TestpOp, Type, VarDecl,
-    Version, VoteMode,
+    AddrBase, Address, AtomOp, BoolOp, CacheOp, CmpOp, Dim, Entry, Flag, Flags, Func, Guard,
+    Instruction, Layout, Linkage, MemSem, Modifier, Module, Opcode, Operand, Param, PrmtMode, Reg,
+    RegKind, RegPool, Rounding, Scope, ShflMode, SpecialReg, StateSpace, Statement, Target,
+    TestpOp, Type, VarDecl, Version, VoteMode,
 };
 pub use parse::{parse_instruction, parse_module};
 pub use print::{print_module, print_module_lines};

@@ -6,7 +6,9 @@
 //! and nothing is printed.
 
 use crate::error::{PtxError, PtxErrorKind};
-use crate::model::{Entry, Module, RegKind, StateSpace, Statement, Type, VarDecl};
+use crate::model::{
+    Entry, Func, Linkage, Module, Param, RegKind, StateSpace, Statement, Type, VarDecl,
+};
 use crate::names::is_identifier;
 use std::fmt::Write;
 
@@ -20,7 +22,12 @@ pub fn print_module(m: &Module) -> Result<String, PtxError> {
 pub fn print_module_lines(m: &Module) -> Result<(String, Vec<Vec<u32>>), PtxError> {
     check_module(m)?;
     // About 32 bytes per line: growing the string as it fills was a visible cost.
-    let statements: usize = m.entries.iter().map(|e| e.body.len() + e.params.len() + 8).sum();
+    let statements: usize = m
+        .entries
+        .iter()
+        .chain(m.funcs.iter().map(|f| &f.def))
+        .map(|e| e.body.len() + e.params.len() + 8)
+        .sum();
     let mut out = String::with_capacity(256 + 32 * statements);
     for c in &m.comments {
         push_comment(&mut out, "", c);
@@ -42,6 +49,9 @@ pub fn print_module_lines(m: &Module) -> Result<(String, Vec<Vec<u32>>), PtxErro
     }
     if !m.globals.is_empty() {
         out.push('\n');
+    }
+    for f in &m.funcs {
+        push_func(&mut out, f);
     }
     let mut lines = Vec::with_capacity(m.entries.len());
     for e in &m.entries {
@@ -85,19 +95,71 @@ fn push_var(out: &mut String, indent: &str, v: &VarDecl) {
     out.push_str(";\n");
 }
 
+/// `.param .u64 name`, or `.param .align A .b8 name[n]`.
+fn push_param(out: &mut String, p: &Param) {
+    out.push_str(".param ");
+    if let Some(a) = p.align {
+        let _ = write!(out, ".align {a} ");
+    }
+    let _ = write!(out, ".{} {}", p.ty, p.name);
+    if let Some(n) = p.len {
+        let _ = write!(out, "[{n}]");
+    }
+}
+
+/// A parameter list, one per line, from `(` to `)` (no line break after).
+fn push_params(out: &mut String, params: &[Param]) {
+    out.push('(');
+    for (i, p) in params.iter().enumerate() {
+        out.push_str(if i == 0 { "\n\t" } else { ",\n\t" });
+        push_param(out, p);
+    }
+    out.push_str(if params.is_empty() { ")" } else { "\n)" });
+}
+
+/// Appends function `f` (a definition or a declaration).
+fn push_func(out: &mut String, f: &Func) {
+    if f.linkage != Linkage::Internal {
+        let _ = write!(out, "{} ", f.linkage.directive());
+    }
+    out.push_str(".func ");
+    if !f.rets.is_empty() {
+        out.push('(');
+        for (i, p) in f.rets.iter().enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            push_param(out, p);
+        }
+        out.push_str(") ");
+    }
+    out.push_str(&f.def.name);
+    push_params(out, &f.def.params);
+    if f.defined {
+        out.push('\n');
+        push_body(out, &f.def);
+    } else {
+        out.push_str(";\n\n");
+    }
+}
+
 /// Appends entry `e`; returns the line of each statement of its body.
 fn push_entry(out: &mut String, e: &Entry) -> Vec<u32> {
-    let _ = write!(out, ".visible .entry {}(", e.name);
-    for (i, p) in e.params.iter().enumerate() {
-        let _ = write!(out, "{}\n\t.param .{} {}", if i == 0 { "" } else { "," }, p.ty, p.name);
-    }
-    out.push_str(if e.params.is_empty() { ")\n" } else { "\n)\n" });
+    let _ = write!(out, ".visible .entry {}", e.name);
+    push_params(out, &e.params);
+    out.push('\n');
     if let Some([x, y, z]) = e.reqntid {
         let _ = writeln!(out, ".reqntid {x}, {y}, {z}");
     }
     if let Some([x, y, z]) = e.maxntid {
         let _ = writeln!(out, ".maxntid {x}, {y}, {z}");
     }
+    push_body(out, e)
+}
+
+/// Appends `{`, the register declarations, variables and statements of `e`, and `}`;
+/// returns the line of each statement.
+fn push_body(out: &mut String, e: &Entry) -> Vec<u32> {
     out.push_str("{\n");
     let counts = e.reg_counts();
     for kind in RegKind::ALL {
@@ -123,6 +185,12 @@ fn push_entry(out: &mut String, e: &Entry) -> Vec<u32> {
                 out.push('\n');
             }
             Statement::Comment(c) => push_comment(out, "\t", c),
+            Statement::BlockStart => out.push_str("\t{\n"),
+            Statement::BlockEnd => out.push_str("\t}\n"),
+            Statement::Decl(v) => push_var(out, "\t", v),
+            Statement::Pragma(p) => {
+                let _ = writeln!(out, "\t.pragma \"{p}\";");
+            }
         }
     }
     out.push_str("\n}\n\n");
@@ -161,7 +229,8 @@ fn check_name(name: &str, what: &str) -> Result<(), PtxError> {
     Ok(())
 }
 
-fn check_var(v: &VarDecl) -> Result<(), PtxError> {
+/// Checks a variable; `param`: a `.param` declaration among the statements of a body.
+fn check_var(v: &VarDecl, param: bool) -> Result<(), PtxError> {
     check_name(&v.name, "variable")?;
     let room = v.len.unwrap_or(1);
     if !v.init.is_empty() {
@@ -185,11 +254,73 @@ fn check_var(v: &VarDecl) -> Result<(), PtxError> {
             ));
         }
     }
-    if matches!(v.space, StateSpace::Reg | StateSpace::Generic | StateSpace::Param) {
+    if param != (v.space == StateSpace::Param) {
+        return Err(PtxError::new(
+            PtxErrorKind::InvalidName,
+            if param {
+                format!("declaration '{}' among the statements must be in .param", v.name)
+            } else {
+                format!("variable '{}' must be in .shared, .global, .local or .const", v.name)
+            },
+        ));
+    }
+    if matches!(v.space, StateSpace::Reg | StateSpace::Generic) {
         return Err(PtxError::new(
             PtxErrorKind::InvalidName,
             format!("variable '{}' must be in .shared, .global, .local or .const", v.name),
         ));
+    }
+    Ok(())
+}
+
+/// Checks the names, variables and statements of a kernel or function body.
+fn check_body(e: &Entry, what: &str) -> Result<(), PtxError> {
+    check_name(&e.name, what)?;
+    let ctx = format!("in {what} '{}'", e.name);
+    for p in &e.params {
+        check_name(&p.name, "parameter")?;
+    }
+    for v in &e.vars {
+        check_var(v, false)?;
+    }
+    let mut depth = 0usize;
+    for s in &e.body {
+        match s {
+            Statement::Label(l) => check_name(l, "label")?,
+            Statement::Comment(c) => check_comment(c, &ctx)?,
+            Statement::Pragma(p) => {
+                check_comment(p, &ctx)?;
+                if p.contains('"') {
+                    return Err(PtxError::new(
+                        PtxErrorKind::InvalidName,
+                        format!("pragma {ctx} holds a quote: {p:?}"),
+                    ));
+                }
+            }
+            Statement::Decl(v) => check_var(v, true)?,
+            Statement::BlockStart => depth += 1,
+            Statement::BlockEnd => {
+                depth = depth.checked_sub(1).ok_or_else(|| {
+                    PtxError::new(PtxErrorKind::InvalidName, format!("'}}' without '{{' {ctx}"))
+                })?;
+            }
+            Statement::Inst(i) => {
+                let mut bad = None;
+                for o in &i.operands {
+                    o.for_each_symbol(&mut |s| {
+                        if bad.is_none() {
+                            bad = check_name(s, "symbol").err();
+                        }
+                    });
+                }
+                if let Some(err) = bad {
+                    return Err(err);
+                }
+            }
+        }
+    }
+    if depth != 0 {
+        return Err(PtxError::new(PtxErrorKind::InvalidName, format!("unclosed '{{' {ctx}")));
     }
     Ok(())
 }
@@ -200,36 +331,16 @@ pub fn check_module(m: &Module) -> Result<(), PtxError> {
         check_comment(c, "before .version")?;
     }
     for g in &m.globals {
-        check_var(g)?;
+        check_var(g, false)?;
+    }
+    for f in &m.funcs {
+        for p in &f.rets {
+            check_name(&p.name, "return parameter")?;
+        }
+        check_body(&f.def, "function")?;
     }
     for e in &m.entries {
-        check_name(&e.name, "entry")?;
-        let ctx = format!("in entry '{}'", e.name);
-        for p in &e.params {
-            check_name(&p.name, "parameter")?;
-        }
-        for v in &e.vars {
-            check_var(v)?;
-        }
-        for s in &e.body {
-            match s {
-                Statement::Label(l) => check_name(l, "label")?,
-                Statement::Comment(c) => check_comment(c, &ctx)?,
-                Statement::Inst(i) => {
-                    let mut bad = None;
-                    for o in &i.operands {
-                        o.for_each_symbol(&mut |s| {
-                            if bad.is_none() {
-                                bad = check_name(s, "symbol").err();
-                            }
-                        });
-                    }
-                    if let Some(err) = bad {
-                        return Err(err);
-                    }
-                }
-            }
-        }
+        check_body(e, "entry")?;
     }
     Ok(())
 }

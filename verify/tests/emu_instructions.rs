@@ -123,6 +123,49 @@ fn shifts_clamp_and_bit_ops() {
     assert_eq!(w[21], 1);
 }
 
+/// Multi-word arithmetic through the carry flag (`add.cc`/`addc`, `sub.cc`/`subc`,
+/// `mad.lo.cc`/`madc.hi`, as libdevice's trigonometric reduction uses them) and funnel
+/// shifts (`shf.l`/`shf.r`, `.wrap`/`.clamp`).
+#[test]
+fn carry_chains_and_funnel_shifts() {
+    let (x, y) = (0xFFFF_FFFF_0000_0001_FFFF_FFFFu128, 0x0000_0001_FFFF_FFFF_0000_0002u128);
+    let limb = |v: u128, k: u32| (v >> (32 * k)) as u32;
+    let body = format!(
+        "mov.u32 %r1, {};\n mov.u32 %r2, {};\n mov.u32 %r3, {};\n\
+         mov.u32 %r4, {};\n mov.u32 %r5, {};\n mov.u32 %r6, {};\n\
+         add.cc.u32 %r10, %r1, %r4;\n addc.cc.u32 %r11, %r2, %r5;\n addc.u32 %r12, %r3, %r6;\n\
+         sub.cc.u32 %r13, %r1, %r4;\n subc.cc.u32 %r14, %r2, %r5;\n subc.u32 %r15, %r3, %r6;\n\
+         mad.lo.cc.u32 %r16, %r1, %r3, %r6;\n madc.hi.cc.u32 %r17, %r1, %r3, 5;\n\
+         addc.u32 %r18, 0, 0;\n\
+         shf.l.wrap.b32 %r19, %r1, %r2, 36;\n shf.l.clamp.b32 %r20, %r1, %r2, 36;\n\
+         shf.r.wrap.b32 %r21, %r1, %r2, 4;\n shf.r.clamp.b32 %r22, %r1, %r2, 40;\n\
+         add.cc.u64 %rd3, -1, 1;\n addc.u32 %r23, 7, 0;\n",
+        limb(x, 0),
+        limb(x, 1),
+        limb(x, 2),
+        limb(y, 0),
+        limb(y, 1),
+        limb(y, 2)
+    );
+    let w = scalar(&format!("{body}{}", store_seq(10, 14)), 14);
+    let m96 = (1u128 << 96) - 1;
+    let (sum, diff) = ((x + y) & m96, x.wrapping_sub(y) & m96);
+    assert_eq!(&w[0..3], &[limb(sum, 0), limb(sum, 1), limb(sum, 2)], "96-bit add");
+    assert_eq!(&w[3..6], &[limb(diff, 0), limb(diff, 1), limb(diff, 2)], "96-bit sub");
+    let (a, c) = (u64::from(limb(x, 0)), u64::from(limb(x, 2)));
+    let lo = ((a * c) & 0xFFFF_FFFF) + u64::from(limb(y, 2));
+    let hi = ((a * c) >> 32) + 5 + (lo >> 32);
+    assert_eq!(w[6], lo as u32, "mad.lo.cc");
+    assert_eq!(w[7], hi as u32, "madc.hi.cc");
+    assert_eq!(w[8], (hi >> 32) as u32, "the carry out of madc.hi.cc");
+    let ab = u64::from(limb(x, 1)) << 32 | u64::from(limb(x, 0));
+    assert_eq!(w[9], (ab << 4 >> 32) as u32, "shf.l.wrap by 36 = by 4");
+    assert_eq!(w[10], limb(x, 0), "shf.l.clamp by 36 = by 32");
+    assert_eq!(w[11], (ab >> 4) as u32, "shf.r.wrap");
+    assert_eq!(w[12], limb(x, 1), "shf.r.clamp by 40 = by 32");
+    assert_eq!(w[13], 8, "the carry out of a 64-bit add.cc");
+}
+
 #[test]
 fn float_arithmetic_and_approximations() {
     let body = format!(

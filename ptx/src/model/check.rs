@@ -60,6 +60,37 @@ fn fits(i: &Instruction, o: &Operand, want: Option<RegKind>, what: &str) -> Resu
     }
 }
 
+/// Checks a data operand of `ld`, `st` or `cvt`, which may be a register wider than the
+/// instruction type (PTX ISA, "Operand Size Exceeding Instruction-Type Size": a load extends
+/// into it, a store or conversion reads its low bits).
+fn fits_wide(
+    i: &Instruction,
+    o: &Operand,
+    want: Option<RegKind>,
+    what: &str,
+) -> Result<(), PtxError> {
+    let width = |k: RegKind| match k {
+        RegKind::Pred => 0,
+        RegKind::B16 => 1,
+        RegKind::B32 => 2,
+        RegKind::B64 => 3,
+    };
+    match (o, want) {
+        (Operand::Reg(r), Some(k)) if k != RegKind::Pred && width(r.kind) > width(k) => Ok(()),
+        (Operand::Reg(r), None) if r.kind != RegKind::Pred => Ok(()),
+        _ => fits(i, o, want, what),
+    }
+}
+
+/// A destination of `ld` or `cvt`: a register of `want` or wider, or the sink.
+fn dest_wide(i: &Instruction, o: &Operand, want: Option<RegKind>) -> Result<(), PtxError> {
+    match o {
+        Operand::Reg(_) => fits_wide(i, o, want, "destination"),
+        Operand::Sink => Ok(()),
+        _ => Err(invalid(i, format!("destination {o} must be a register"))),
+    }
+}
+
 /// Checks a destination: a register of `want`, or the sink.
 fn dest(i: &Instruction, o: &Operand, want: Option<RegKind>) -> Result<(), PtxError> {
     match o {
@@ -117,7 +148,15 @@ pub fn check_instruction(i: &Instruction) -> Result<(), PtxError> {
     let want_types = match i.op {
         O::Mma => 4,
         O::Cvt | O::Set => 2,
-        O::Bar | O::Barrier | O::Membar | O::Fence | O::Bra | O::Ret | O::Exit | O::Trap => 0,
+        O::Bar
+        | O::Barrier
+        | O::Membar
+        | O::Fence
+        | O::Bra
+        | O::Ret
+        | O::Exit
+        | O::Trap
+        | O::Call => 0,
         _ => 1,
     };
     if types.len() != want_types {
@@ -162,8 +201,32 @@ pub fn check_instruction(i: &Instruction) -> Result<(), PtxError> {
                 }
             }
         }
+        O::Call => {
+            // `call (rets), f, (args);`; either list may be missing.
+            let lists = |o: &Operand| match o {
+                Operand::List(v) => v.iter().all(|x| matches!(x, Operand::Symbol(_))),
+                _ => false,
+            };
+            let target = match i.operands.iter().position(|o| matches!(o, Operand::Symbol(_))) {
+                Some(t) if t <= 1 => t,
+                _ => return Err(invalid(i, "needs a function name")),
+            };
+            let ok = (target == 0 || lists(op(0)))
+                && n <= target + 2
+                && (n == target + 1 || lists(op(target + 1)));
+            if ok {
+                Ok(())
+            } else {
+                Err(invalid(i, "expected (results), function, (arguments) with .param names"))
+            }
+        }
+        O::Shf => {
+            dest_then_sources(i, b32, &[(b32, "operand a"), (b32, "operand b"), (b32, "shift")])
+        }
         O::Add
+        | O::Addc
         | O::Sub
+        | O::Subc
         | O::Mul
         | O::Div
         | O::Rem
@@ -174,7 +237,7 @@ pub fn check_instruction(i: &Instruction) -> Result<(), PtxError> {
         | O::Xor
         | O::Copysign => dest_then_sources(i, dk, &[(k, "operand a"), (k, "operand b")]),
         O::Shl | O::Shr => dest_then_sources(i, k, &[(k, "operand a"), (b32, "shift amount")]),
-        O::Mad | O::Fma => {
+        O::Mad | O::Madc | O::Fma => {
             dest_then_sources(i, dk, &[(k, "operand a"), (k, "operand b"), (dk, "operand c")])
         }
         O::Neg
@@ -234,9 +297,9 @@ pub fn check_instruction(i: &Instruction) -> Result<(), PtxError> {
             if n != if packs { 3 } else { 2 } {
                 return Err(invalid(i, "cvt takes two operands (three when packing to f16x2)"));
             }
-            dest(i, op(0), k)?;
+            dest_wide(i, op(0), k)?;
             let src = types.get(1).copied().and_then(file_of);
-            i.operands.iter().skip(1).try_for_each(|o| fits(i, o, src, "source"))
+            i.operands.iter().skip(1).try_for_each(|o| fits_wide(i, o, src, "source"))
         }
         O::Cvta => dest_then_sources(i, b64, &[(b64, "source")]),
         O::Ld | O::St => {
@@ -254,12 +317,12 @@ pub fn check_instruction(i: &Instruction) -> Result<(), PtxError> {
                     Err(invalid(i, format!(".v{n}: use .v2 or .v4")))
                 }
                 (Some(n), Operand::Vector(v)) if v.len() == n => {
-                    v.iter().try_for_each(|o| fits(i, o, k, "element"))
+                    v.iter().try_for_each(|o| fits_wide(i, o, k, "element"))
                 }
                 (Some(n), _) => Err(invalid(i, format!(".v{n} needs a brace list of {n} values"))),
                 (None, Operand::Vector(_)) => Err(invalid(i, "a brace list needs .v2 or .v4")),
-                (None, v) if i.op == O::Ld => dest(i, v, k),
-                (None, v) => fits(i, v, k, "stored value"),
+                (None, v) if i.op == O::Ld => dest_wide(i, v, k),
+                (None, v) => fits_wide(i, v, k, "stored value"),
             }
         }
         O::Atom => {
@@ -351,6 +414,7 @@ impl Module {
     /// Checks names and comments (as the printer does) and every entry with [`check_entry`].
     pub fn validate(&self) -> Result<(), PtxError> {
         crate::print::check_module(self)?;
+        self.funcs.iter().filter(|f| f.defined).try_for_each(|f| check_entry(&f.def))?;
         self.entries.iter().try_for_each(check_entry)
     }
 }
@@ -385,6 +449,23 @@ mod tests {
             )),
             Ok(())
         );
+    }
+
+    #[test]
+    fn data_registers_of_ld_st_cvt_may_be_wider() {
+        let a = || Operand::addr(Reg::b64(1), 0);
+        assert_eq!(kind(build::st(StateSpace::Global, Type::U32, a(), Reg::b64(2))), Ok(()));
+        assert_eq!(kind(build::ld(StateSpace::Global, Type::U8, Reg::b64(2), a())), Ok(()));
+        assert_eq!(kind(build::ld(StateSpace::Global, Type::U16, Reg::b32(2), a())), Ok(()));
+        assert_eq!(
+            kind(build::cvt(None, false, Type::U32, Type::U16, Reg::b32(1), Reg::b32(2))),
+            Ok(())
+        );
+        let bad = Err(PtxErrorKind::InvalidInstruction);
+        // Narrower, or a predicate, is still wrong.
+        assert_eq!(kind(build::ld(StateSpace::Global, Type::U64, Reg::b32(2), a())), bad);
+        assert_eq!(kind(build::st(StateSpace::Global, Type::U32, a(), Reg::pred(1))), bad);
+        assert_eq!(kind(build::add(Type::U32, Reg::b64(1), Reg::b64(2), Reg::b64(3))), bad);
     }
 
     #[test]
@@ -438,6 +519,37 @@ mod tests {
             kind(Instruction::new(Opcode::Cvt, scalar, ops)),
             Err(PtxErrorKind::InvalidInstruction)
         );
+    }
+
+    #[test]
+    fn calls_funnel_shifts_and_carries() {
+        use crate::model::Flag;
+        let call =
+            |ops: Vec<Operand>| kind(Instruction::new(Opcode::Call, vec![Flag::Uni.into()], ops));
+        let list = |names: &[&str]| Operand::List(names.iter().map(|n| Operand::sym(*n)).collect());
+        assert_eq!(call(vec![list(&["retval0"]), Operand::sym("f"), list(&["param0"])]), Ok(()));
+        assert_eq!(call(vec![Operand::sym("f"), list(&["param0", "param1"])]), Ok(()));
+        assert_eq!(call(vec![list(&[]), Operand::sym("f")]), Ok(()));
+        assert_eq!(call(vec![Operand::sym("f")]), Ok(()));
+        let bad = Err(PtxErrorKind::InvalidInstruction);
+        assert_eq!(call(vec![list(&["r"])]), bad, "no function");
+        assert_eq!(call(vec![Operand::sym("f"), Reg::b32(1).into()]), bad, "a register argument");
+        assert_eq!(call(vec![Operand::sym("f"), list(&["a"]), list(&["b"])]), bad, "three lists");
+        let shf = |d: Reg| {
+            kind(Instruction::new(
+                Opcode::Shf,
+                vec![Flag::L.into(), Flag::Wrap.into(), Type::B32.into()],
+                vec![d.into(), Reg::b32(2).into(), Reg::b32(3).into(), Operand::imm(4)],
+            ))
+        };
+        assert_eq!(shf(Reg::b32(1)), Ok(()));
+        assert_eq!(shf(Reg::b64(1)), bad);
+        let madc = Instruction::new(
+            Opcode::Madc,
+            vec![Flag::Hi.into(), Flag::Cc.into(), Type::U32.into()],
+            vec![Reg::b32(1).into(), Reg::b32(2).into(), Reg::b32(3).into(), Operand::imm(0)],
+        );
+        assert_eq!(kind(madc), Ok(()));
     }
 
     #[test]

@@ -45,6 +45,7 @@ named_enum! {
         Bfi => "bfi", Prmt => "prmt", Lop3 => "lop3", Sqrt => "sqrt", Rsqrt => "rsqrt",
         Ex2 => "ex2", Lg2 => "lg2", Sin => "sin", Cos => "cos", Tanh => "tanh", Rcp => "rcp",
         Copysign => "copysign", Dp4a => "dp4a", Testp => "testp", Mma => "mma", Ldmatrix => "ldmatrix",
+        Call => "call", Shf => "shf", Addc => "addc", Subc => "subc", Madc => "madc",
     }
 }
 
@@ -170,6 +171,16 @@ named_enum! {
         Abs => "abs",
         /// `.warp` (`bar.warp.sync mask`).
         Warp => "warp",
+        /// `.cc`: write the carry flag (`add.cc`, `mad.lo.cc`).
+        Cc => "cc",
+        /// `.l` (`shf.l`: funnel shift left).
+        L => "l",
+        /// `.r` (`shf.r`: funnel shift right).
+        R => "r",
+        /// `.wrap` (`shf`: shift amount modulo 32).
+        Wrap => "wrap",
+        /// `.clamp` (`shf`: shift amount clamped to 32).
+        Clamp => "clamp",
     }
 }
 
@@ -189,6 +200,7 @@ impl Opcode {
                 | Opcode::Ret
                 | Opcode::Exit
                 | Opcode::Trap
+                | Opcode::Call
         )
     }
 }
@@ -239,6 +251,16 @@ bitflags::bitflags! {
         const ABS = 1 << 18;
         /// `.warp`.
         const WARP = 1 << 19;
+        /// `.cc`.
+        const CC = 1 << 20;
+        /// `.l`.
+        const L = 1 << 21;
+        /// `.r`.
+        const R = 1 << 22;
+        /// `.wrap`.
+        const WRAP = 1 << 23;
+        /// `.clamp`.
+        const CLAMP = 1 << 24;
     }
 }
 
@@ -487,6 +509,8 @@ pub enum Operand {
     Not(Reg),
     /// Two destinations `%r1|%p1` (`shfl.sync` value and validity, `setp` p and !p).
     Pair(Reg, Reg),
+    /// A parenthesized list `(param0, param1)`: the return and argument lists of `call`.
+    List(Vec<Operand>),
 }
 
 impl Operand {
@@ -532,7 +556,7 @@ impl Operand {
                 f(*b);
             }
             Operand::Address(Address { base: AddrBase::Reg(r), .. }) => f(*r),
-            Operand::Vector(v) => v.iter().for_each(|o| o.for_each_reg(f)),
+            Operand::Vector(v) | Operand::List(v) => v.iter().for_each(|o| o.for_each_reg(f)),
             _ => {}
         }
     }
@@ -547,7 +571,9 @@ impl Operand {
                 f(b);
             }
             Operand::Address(Address { base: AddrBase::Reg(r), .. }) => f(r),
-            Operand::Vector(v) => v.iter_mut().for_each(|o| o.for_each_reg_mut(f)),
+            Operand::Vector(v) | Operand::List(v) => {
+                v.iter_mut().for_each(|o| o.for_each_reg_mut(f))
+            }
             _ => {}
         }
     }
@@ -557,7 +583,7 @@ impl Operand {
         match self {
             Operand::Symbol(s) => f(s),
             Operand::Address(Address { base: AddrBase::Symbol(s), .. }) => f(s),
-            Operand::Vector(v) => v.iter().for_each(|o| o.for_each_symbol(f)),
+            Operand::Vector(v) | Operand::List(v) => v.iter().for_each(|o| o.for_each_symbol(f)),
             _ => {}
         }
     }
@@ -594,15 +620,17 @@ impl fmt::Display for Operand {
                 }
                 f.write_str("]")
             }
-            Operand::Vector(v) => {
-                f.write_str("{")?;
+            Operand::Vector(v) | Operand::List(v) => {
+                let (open, close) =
+                    if matches!(self, Operand::List(_)) { ("(", ")") } else { ("{", "}") };
+                f.write_str(open)?;
                 for (i, o) in v.iter().enumerate() {
                     if i > 0 {
                         f.write_str(", ")?;
                     }
                     write!(f, "{o}")?;
                 }
-                f.write_str("}")
+                f.write_str(close)
             }
             Operand::Special(s) => write!(f, "{s}"),
             Operand::Sink => f.write_str("_"),
@@ -863,15 +891,16 @@ impl Operand {
                 }
                 out.push(']');
             }
-            Operand::Vector(v) => {
-                out.push('{');
+            Operand::Vector(v) | Operand::List(v) => {
+                let list = matches!(self, Operand::List(_));
+                out.push(if list { '(' } else { '{' });
                 for (i, o) in v.iter().enumerate() {
                     if i > 0 {
                         out.push_str(", ");
                     }
                     o.write_to(out);
                 }
-                out.push('}');
+                out.push(if list { ')' } else { '}' });
             }
             Operand::Symbol(s) => out.push_str(s),
             Operand::Not(r) => {

@@ -85,19 +85,40 @@ impl VarDecl {
     }
 }
 
-/// An entry parameter: `.param .u64 p_g0_b0`.
+/// An entry or function parameter: `.param .u64 p_g0_b0`, or a byte array
+/// `.param .align 16 .b8 f_param_1[8]` (aggregates passed by value).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Param {
-    /// Parameter type (`.u64` for device pointers).
+    /// Parameter type (`.u64` for device pointers; the element type of an array).
     pub ty: Type,
     /// The PTX name.
     pub name: String,
+    /// `.align A`, when given.
+    pub align: Option<u32>,
+    /// `Some(n)`: an array `[n]`; `None`: a scalar.
+    pub len: Option<u64>,
 }
 
 impl Param {
     /// `.param .u64 NAME`: a device pointer.
     pub fn pointer(name: impl Into<String>) -> Param {
-        Param { ty: Type::U64, name: name.into() }
+        Param::scalar(Type::U64, name)
+    }
+
+    /// `.param .TY NAME`.
+    pub fn scalar(ty: Type, name: impl Into<String>) -> Param {
+        Param { ty, name: name.into(), align: None, len: None }
+    }
+
+    /// Size in bytes.
+    pub fn size_bytes(&self) -> u64 {
+        u64::from(self.ty.bytes()).saturating_mul(self.len.unwrap_or(1))
+    }
+
+    /// Whether the emulator and launchers pass it as a device pointer: a 64-bit integer
+    /// scalar (`.u64`, `.b64`, `.s64`).
+    pub fn is_pointer(&self) -> bool {
+        self.len.is_none() && matches!(self.ty, Type::U64 | Type::B64 | Type::S64)
     }
 }
 
@@ -110,6 +131,18 @@ pub enum Statement {
     Inst(Instruction),
     /// `// text` on its own line (ASCII, no line breaks).
     Comment(String),
+    /// `{`: opens a nested scope (LLVM's call sequences and inline assembly). Registers
+    /// declared inside are renumbered into the body's files by the parser; `.param`
+    /// declarations ([`Statement::Decl`]) are visible up to the matching
+    /// [`Statement::BlockEnd`].
+    BlockStart,
+    /// `}`: closes the scope of the last [`Statement::BlockStart`].
+    BlockEnd,
+    /// A variable declared among the statements: `.param .b32 param0;` (call arguments
+    /// and results, inside a block).
+    Decl(VarDecl),
+    /// `.pragma "text";` (`"nounroll"`); the text without quotes.
+    Pragma(String),
 }
 
 impl From<Instruction> for Statement {
@@ -133,6 +166,60 @@ pub struct Entry {
     pub vars: Vec<VarDecl>,
     /// Labels, instructions and comments in order. Registers are declared by the printer.
     pub body: Vec<Statement>,
+}
+
+/// How a `.func` is linked: the word before `.func`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Linkage {
+    /// No word: visible in this module only.
+    #[default]
+    Internal,
+    /// `.visible`.
+    Visible,
+    /// `.weak`.
+    Weak,
+    /// `.extern`: defined elsewhere (a declaration only).
+    Extern,
+}
+
+impl Linkage {
+    /// The directive with its dot (`""` for internal).
+    pub fn directive(self) -> &'static str {
+        match self {
+            Linkage::Internal => "",
+            Linkage::Visible => ".visible",
+            Linkage::Weak => ".weak",
+            Linkage::Extern => ".extern",
+        }
+    }
+}
+
+/// A device function: `.func (.param .b32 func_retval0) f(.param .b32 f_param_0) { .. }`,
+/// or its declaration (prototype) when [`Func::defined`] is false. Functions are called
+/// with `call` ([`crate::Opcode::Call`]): arguments and results travel in `.param`
+/// variables.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Func {
+    /// `.visible`, `.weak`, `.extern` or none.
+    pub linkage: Linkage,
+    /// Return parameters (`func_retval0`), in order; empty for none.
+    pub rets: Vec<Param>,
+    /// The name, parameters, variables and body; `reqntid` and `maxntid` are unused.
+    pub def: Entry,
+    /// `false`: a prototype ending in `;` (the body is empty).
+    pub defined: bool,
+}
+
+impl Func {
+    /// An empty internal function definition named `name`.
+    pub fn new(name: impl Into<String>) -> Func {
+        Func { linkage: Linkage::Internal, rets: Vec::new(), def: Entry::new(name), defined: true }
+    }
+
+    /// The function's name.
+    pub fn name(&self) -> &str {
+        &self.def.name
+    }
 }
 
 impl Entry {
@@ -178,6 +265,54 @@ impl Entry {
         n
     }
 
+    /// Renames symbol `from` to `to` in the parameters and in every operand of the body
+    /// (`ld.param.u64 %rd1, [k_param_0]`): how a back end gives LLVM's parameter names
+    /// (`k_param_0`) its own. Returns how many places changed. `.param` declarations inside
+    /// blocks are not renamed (they shadow the name within their block).
+    pub fn rename_symbol(&mut self, from: &str, to: &str) -> usize {
+        let mut n = 0;
+        for p in self.params.iter_mut().filter(|p| p.name == from) {
+            p.name = to.to_string();
+            n += 1;
+        }
+        fn rename(o: &mut Operand, from: &str, to: &str, n: &mut usize) {
+            match o {
+                Operand::Symbol(s)
+                | Operand::Address(Address { base: AddrBase::Symbol(s), .. })
+                    if s == from =>
+                {
+                    *s = to.to_string();
+                    *n += 1;
+                }
+                Operand::Vector(v) | Operand::List(v) => {
+                    v.iter_mut().for_each(|o| rename(o, from, to, n))
+                }
+                _ => {}
+            }
+        }
+        let mut depth = 0usize;
+        let mut shadowed_at = None;
+        for s in &mut self.body {
+            match s {
+                Statement::BlockStart => depth += 1,
+                Statement::BlockEnd => {
+                    if shadowed_at == Some(depth) {
+                        shadowed_at = None;
+                    }
+                    depth = depth.saturating_sub(1);
+                }
+                Statement::Decl(v) if v.name == from && shadowed_at.is_none() => {
+                    shadowed_at = Some(depth)
+                }
+                Statement::Inst(i) if shadowed_at.is_none() => {
+                    i.operands.iter_mut().for_each(|o| rename(o, from, to, &mut n))
+                }
+                _ => {}
+            }
+        }
+        n
+    }
+
     /// Each label and the index in [`Entry::body`] of the statement it names (the first
     /// definition wins; [`check::check_entry`] rejects duplicates).
     pub fn labels(&self) -> std::collections::HashMap<&str, usize> {
@@ -212,6 +347,9 @@ pub struct Module {
     pub address_size: u32,
     /// Module-scope variables (`.shared`, `.global`, `.const`).
     pub globals: Vec<VarDecl>,
+    /// Device functions and their declarations, in order; printed after the globals and
+    /// before the kernels (a function is declared before any call to it).
+    pub funcs: Vec<Func>,
     /// Kernels in order.
     pub entries: Vec<Entry>,
 }
@@ -232,6 +370,7 @@ impl Module {
             target: Target { sm, arch_specific: false },
             address_size: 64,
             globals: Vec::new(),
+            funcs: Vec::new(),
             entries: Vec::new(),
         }
     }
@@ -239,6 +378,11 @@ impl Module {
     /// The entry named `name`.
     pub fn entry(&self, name: &str) -> Option<&Entry> {
         self.entries.iter().find(|e| e.name == name)
+    }
+
+    /// The function definition named `name` (declarations without a body are skipped).
+    pub fn func(&self, name: &str) -> Option<&Func> {
+        self.funcs.iter().find(|f| f.defined && f.def.name == name)
     }
 
     /// Prints the module (see [`crate::print::print_module`]).
@@ -265,6 +409,37 @@ mod tests {
         assert_eq!(e.reg_counts(), [1, 0, 5, 10]);
         e.label("L");
         assert_eq!(e.labels().get("L"), Some(&3));
+    }
+
+    #[test]
+    fn renames_parameters_and_their_uses() {
+        let mut e = Entry::new("k");
+        e.params.push(Param::pointer("k_param_0"));
+        e.push(build::ld_param(Type::U64, Reg::b64(1), "k_param_0"));
+        e.body.push(Statement::BlockStart);
+        e.body.push(Statement::Decl(VarDecl {
+            space: StateSpace::Param,
+            ..VarDecl::shared_bytes("k_param_0", 8, 8)
+        }));
+        e.push(build::st(
+            StateSpace::Param,
+            Type::U64,
+            Operand::sym_addr("k_param_0", 0),
+            Reg::b64(1),
+        ));
+        e.body.push(Statement::BlockEnd);
+        e.push(build::mov(Type::U64, Reg::b64(2), Operand::sym("k_param_0")));
+        assert_eq!(e.rename_symbol("k_param_0", "p_g0_b0"), 3);
+        assert_eq!(e.params[0].name, "p_g0_b0");
+        let text: Vec<String> = e.instructions().map(|i| i.to_string()).collect();
+        assert_eq!(
+            text,
+            [
+                "ld.param.u64 \t%rd1, [p_g0_b0];",
+                "st.param.u64 \t[k_param_0], %rd1;",
+                "mov.u64 \t%rd2, p_g0_b0;"
+            ]
+        );
     }
 
     #[test]

@@ -1,19 +1,25 @@
 //! The parser: reads the printer's output back into the same [`Module`], and the common
-//! constructs of NVRTC/LLVM output for the same instruction subset.
+//! constructs of NVRTC and LLVM (NVPTX back end) output for the same instruction subset.
 //!
 //! Registers are renumbered into the four files of the model: each `.reg` declaration gets
 //! the next free numbers of its width, in declaration order. The printer's own declarations
 //! (`.reg .b32 %r<N>;` first and alone in its width) therefore keep their numbers, and
-//! NVRTC's `%f<5>` or `%fd<3>` become further `%r` / `%rd` registers. Debug directives
-//! (`.file`, `.loc`, `.section`) and `.pragma` are skipped; `.func` is rejected.
+//! NVRTC's `%f<5>` or `%fd<3>` become further `%r` / `%rd` registers, as do registers
+//! declared inside nested `{ }` blocks (LLVM's `.reg .b32 temp;`, named without `%`).
+//! Nested blocks stay in the body as [`Statement::BlockStart`] / [`Statement::BlockEnd`],
+//! with their `.param` declarations ([`Statement::Decl`]), so that call sequences
+//! round-trip. `.func` definitions and declarations become [`Func`]s; `.pragma` inside a
+//! body is kept ([`Statement::Pragma`]). Debug directives (`.file`, `.loc`, `.section`) and
+//! module-level `.pragma` are skipped; `.callprototype` (indirect calls) and `.extern`
+//! variables are rejected as unsupported.
 
 pub mod lexer;
 
 use crate::error::{PtxError, PtxErrorKind};
 use crate::model::types::float_bits_from_hex;
 use crate::model::{
-    AddrBase, Address, Entry, Guard, Instruction, Modifier, Module, Opcode, Operand, Param, Reg,
-    RegKind, SpecialReg, StateSpace, Statement, Target, Type, VarDecl, Version,
+    AddrBase, Address, Entry, Func, Guard, Instruction, Linkage, Modifier, Module, Opcode, Operand,
+    Param, Reg, RegKind, SpecialReg, StateSpace, Statement, Target, Type, VarDecl, Version,
 };
 use lexer::{lex, Tok, Token};
 use std::collections::HashMap;
@@ -50,6 +56,8 @@ struct Scope {
     ranges: HashMap<String, (RegKind, u32, u32)>,
     /// `.reg .b32 %x;`: full name -> register.
     singles: HashMap<String, Reg>,
+    /// `.reg .b32 temp;` (a name without `%`) -> register.
+    words: HashMap<String, Reg>,
 }
 
 /// Register state of the entry being parsed.
@@ -76,6 +84,11 @@ impl Regs {
             }
         }
         None
+    }
+
+    /// A register declared by a name without `%`.
+    fn word(&self, name: &str) -> Option<Reg> {
+        self.scopes.iter().rev().find_map(|s| s.words.get(name).copied())
     }
 
     fn alloc(&mut self, kind: RegKind, count: u32) -> Option<u32> {
@@ -274,8 +287,16 @@ impl Parser {
         let mut m = Module::new(80);
         let (mut version, mut target) = (None, None);
         let mut address_size = None;
+        // `.visible`, `.weak` or `.extern` read before the declaration it applies to.
+        let mut linkage: Option<Linkage> = None;
         while let Some(tok) = self.peek().cloned() {
             let line = self.line();
+            if linkage.is_some()
+                && !matches!(&tok, Tok::Comment(..))
+                && !matches!(&tok, Tok::Word(w) if matches!(w.as_str(), ".func" | ".entry" | ".global" | ".const" | ".shared" | ".local"))
+            {
+                return Err(syntax(line, "expected a declaration after the linkage directive"));
+            }
             match tok {
                 Tok::Comment(text, own_line) => {
                     self.pos += 1;
@@ -338,22 +359,29 @@ impl Parser {
                             self.skip_braces()?;
                         }
                         ".pragma" => self.skip_statement(),
-                        ".visible" | ".weak" => {}
-                        ".extern" => {
-                            return Err(unsupported(
-                                line,
-                                "'.extern' declarations are not supported",
-                            ))
+                        ".visible" => linkage = Some(Linkage::Visible),
+                        ".weak" => linkage = Some(Linkage::Weak),
+                        ".extern" => linkage = Some(Linkage::Extern),
+                        ".func" => {
+                            let f = self.func(linkage.take().unwrap_or_default(), line)?;
+                            m.funcs.push(f);
                         }
-                        ".func" => return Err(unsupported(
-                            line,
-                            "'.func' declarations are not supported; dianran inlines every call",
-                        )),
                         ".entry" => {
+                            if matches!(linkage.take(), Some(Linkage::Extern)) {
+                                return Err(unsupported(line, "'.extern .entry' declarations"));
+                            }
                             let e = self.entry()?;
                             m.entries.push(e);
                         }
                         ".shared" | ".global" | ".const" | ".local" => {
+                            // `.visible` and `.weak` change nothing within one module;
+                            // an `.extern` variable (dynamic shared memory) has no size.
+                            if matches!(linkage.take(), Some(Linkage::Extern)) {
+                                return Err(unsupported(
+                                    line,
+                                    "'.extern' variables (dynamic shared memory) are not supported",
+                                ));
+                            }
                             let v = self.var_decl(&w, line)?;
                             m.globals.push(v);
                         }
@@ -367,6 +395,9 @@ impl Parser {
                     ))
                 }
             }
+        }
+        if linkage.is_some() {
+            return Err(syntax(self.last_line, "a linkage directive ends the module"));
         }
         m.version = version.ok_or_else(|| syntax(1, "missing .version directive"))?;
         m.target = target.ok_or_else(|| syntax(1, "missing .target directive"))?;
@@ -458,15 +489,7 @@ impl Parser {
         let name = self.expect_word("the entry name")?;
         let mut e = Entry::new(name);
         self.expect_punct('(', "after the entry name")?;
-        if !self.eat_punct(')') {
-            loop {
-                e.params.push(self.param()?);
-                if self.eat_punct(')') {
-                    break;
-                }
-                self.expect_punct(',', "between parameters")?;
-            }
-        }
+        e.params = self.param_list()?;
         // Performance directives up to the body.
         loop {
             let line = self.line();
@@ -505,17 +528,81 @@ impl Parser {
         Ok(e)
     }
 
-    /// `.param .u64 name` (LLVM may add `.ptr .global .align N`).
+    /// Parameters after `(` up to and including `)`.
+    fn param_list(&mut self) -> Result<Vec<Param>, PtxError> {
+        let mut params = Vec::new();
+        while matches!(self.peek(), Some(Tok::Comment(..))) {
+            self.pos += 1;
+        }
+        if self.eat_punct(')') {
+            return Ok(params);
+        }
+        loop {
+            params.push(self.param()?);
+            if self.eat_punct(')') {
+                return Ok(params);
+            }
+            self.expect_punct(',', "between parameters")?;
+        }
+    }
+
+    /// `.func [(rets)] name[(params)]` followed by `;` (a declaration) or a body.
+    fn func(&mut self, linkage: Linkage, line: u32) -> Result<Func, PtxError> {
+        let mut rets = Vec::new();
+        if self.eat_punct('(') {
+            rets = self.param_list()?;
+        }
+        let name = self.expect_word("the function name")?;
+        let mut f = Func { linkage, rets, def: Entry::new(name), defined: true };
+        if self.eat_punct('(') {
+            f.def.params = self.param_list()?;
+        }
+        loop {
+            match self.peek().cloned() {
+                Some(Tok::Comment(..)) => self.pos += 1,
+                Some(Tok::Punct(';')) => {
+                    self.pos += 1;
+                    f.defined = false;
+                    return Ok(f);
+                }
+                Some(Tok::Punct('{')) => {
+                    self.pos += 1;
+                    if linkage == Linkage::Extern {
+                        return Err(syntax(
+                            line,
+                            format!("'.extern' function '{}' has a body", f.def.name),
+                        ));
+                    }
+                    self.body(&mut f.def)?;
+                    return Ok(f);
+                }
+                t => {
+                    return Err(unsupported(
+                        self.line(),
+                        format!(
+                            "{} after the parameters of function '{}'; expected ';' or '{{'",
+                            describe(t.as_ref()),
+                            f.def.name
+                        ),
+                    ))
+                }
+            }
+        }
+    }
+
+    /// `.param .u64 name` (LLVM may add `.ptr .global .align N`), or a byte array
+    /// `.param .align 16 .b8 name[16]`.
     fn param(&mut self) -> Result<Param, PtxError> {
         let line = self.line();
         let w = self.expect_word("'.param'")?;
+        if w == ".reg" {
+            return Err(unsupported(line, "register parameters (.reg) of a function"));
+        }
         if w != ".param" {
             return Err(syntax(line, format!("expected '.param', found '{w}'")));
         }
-        if self.peek() == Some(&Tok::Word(".align".into())) {
-            return Err(unsupported(line, "byte-array parameters (.param .align N .b8 x[n])"));
-        }
-        let ty = self.expect_type()?;
+        let mut align = None;
+        let mut ty = None;
         loop {
             match self.peek() {
                 Some(Tok::Word(w))
@@ -529,25 +616,40 @@ impl Parser {
                 }
                 Some(Tok::Word(w)) if w == ".align" => {
                     self.pos += 1;
-                    self.expect_u32("alignment")?;
+                    align = Some(self.expect_u32("alignment")?);
+                }
+                Some(Tok::Word(w)) if w.starts_with('.') && ty.is_none() => {
+                    ty = Some(self.expect_type()?);
                 }
                 _ => break,
             }
         }
+        let ty = ty.ok_or_else(|| syntax(line, "parameter without a type"))?;
         let name = self.expect_word("a parameter name")?;
-        if self.is_punct('[') {
-            return Err(unsupported(line, format!("array parameter '{name}'")));
+        let mut len = None;
+        if self.eat_punct('[') {
+            if self.is_punct(']') {
+                return Err(unsupported(line, format!("unsized array parameter '{name}'")));
+            }
+            len = Some(self.expect_u64("array length")?);
+            self.expect_punct(']', "after the array length")?;
         }
-        Ok(Param { ty, name })
+        // `.ptr .global .align N` after a pointer's type says where it points; the
+        // alignment kept is that of a byte array.
+        if len.is_none() && ty.bits() != 8 {
+            align = None;
+        }
+        Ok(Param { ty, name, align, len })
     }
 
+    /// The statements of a body after its opening `{`, up to and including the matching `}`.
     fn body(&mut self, e: &mut Entry) -> Result<(), PtxError> {
         let mut regs = Regs { scopes: vec![Scope::default()], next: [0; 4] };
         let open_line = self.line();
         loop {
             let line = self.line();
             let Some(tok) = self.peek().cloned() else {
-                return Err(syntax(open_line, format!("entry '{}' has no closing '}}'", e.name)));
+                return Err(syntax(open_line, format!("'{}' has no closing '}}'", e.name)));
             };
             match tok {
                 Tok::Punct('}') => {
@@ -556,10 +658,12 @@ impl Parser {
                     if regs.scopes.is_empty() {
                         return Ok(());
                     }
+                    e.body.push(Statement::BlockEnd);
                 }
                 Tok::Punct('{') => {
                     self.pos += 1;
                     regs.scopes.push(Scope::default());
+                    e.body.push(Statement::BlockStart);
                 }
                 Tok::Comment(text, own_line) => {
                     self.pos += 1;
@@ -580,17 +684,38 @@ impl Parser {
                     let v = self.var_decl(&w, line)?;
                     e.vars.push(v);
                 }
+                Tok::Word(w) if w == ".param" => {
+                    self.pos += 1;
+                    let v = self.var_decl(&w, line)?;
+                    e.body.push(Statement::Decl(v));
+                }
                 Tok::Word(w) if w == ".loc" || w == ".file" => self.skip_line(line),
-                Tok::Word(w) if w == ".pragma" => self.skip_statement(),
+                Tok::Word(w) if w == ".pragma" => {
+                    self.pos += 1;
+                    let text = match self.next() {
+                        Some(Tok::Str(s)) => s,
+                        t => {
+                            return Err(syntax(
+                                line,
+                                format!("expected a quoted pragma, found {}", describe(t.as_ref())),
+                            ))
+                        }
+                    };
+                    self.expect_punct(';', "after the pragma")?;
+                    e.body.push(Statement::Pragma(text));
+                }
                 Tok::Word(w) if self.peek_at(1) == Some(&Tok::Punct(':')) => {
+                    if self.peek_at(2) == Some(&Tok::Word(".callprototype".into())) {
+                        return Err(unsupported(
+                            line,
+                            format!("'.callprototype' '{w}': indirect calls are not supported"),
+                        ));
+                    }
                     self.pos += 2;
                     e.body.push(Statement::Label(w));
                 }
                 Tok::Word(w) if w.starts_with('.') => {
-                    return Err(unsupported(
-                        line,
-                        format!("directive '{w}' inside entry '{}'", e.name),
-                    ))
+                    return Err(unsupported(line, format!("directive '{w}' inside '{}'", e.name)))
                 }
                 Tok::Word(_) | Tok::Punct('@') => {
                     let i = self.instruction(&regs)?;
@@ -599,22 +724,24 @@ impl Parser {
                 t => {
                     return Err(syntax(
                         line,
-                        format!("unexpected {} in entry '{}'", describe(Some(&t)), e.name),
+                        format!("unexpected {} in '{}'", describe(Some(&t)), e.name),
                     ))
                 }
             }
         }
     }
 
-    /// `.reg .b32 %r<10>;` or `.reg .b32 %a, %b;` after `.reg`.
+    /// `.reg .b32 %r<10>;` or `.reg .b32 %a, %b;` after `.reg` (LLVM also declares names
+    /// without `%`: `.reg .b32 temp;`).
     fn reg_decl(&mut self, regs: &mut Regs, line: u32) -> Result<(), PtxError> {
         let ty = self.expect_type()?;
         let kind = reg_kind_of(ty).ok_or_else(|| {
             unsupported(line, format!("registers of type .{ty}; use 16, 32 or 64 bits"))
         })?;
         loop {
-            let name = match self.next() {
-                Some(Tok::Reg(n)) => n,
+            let (name, bare) = match self.next() {
+                Some(Tok::Reg(n)) => (n, false),
+                Some(Tok::Word(n)) if !n.starts_with('.') && n != "_" => (n, true),
                 t => {
                     return Err(syntax(
                         line,
@@ -623,7 +750,18 @@ impl Parser {
                 }
             };
             let overflow = || unsupported(line, "too many registers");
-            if self.eat_punct('<') {
+            if bare {
+                if self.is_punct('<') {
+                    return Err(unsupported(
+                        line,
+                        format!("register range '{name}<..>' without '%'"),
+                    ));
+                }
+                let base = regs.alloc(kind, 1).ok_or_else(overflow)?;
+                if let Some(s) = regs.scopes.last_mut() {
+                    s.words.insert(name, Reg { kind, num: base });
+                }
+            } else if self.eat_punct('<') {
                 let count = self.expect_u32("register count")?;
                 self.expect_punct('>', "after the register count")?;
                 let base = regs.alloc(kind, count).ok_or_else(overflow)?;
@@ -728,7 +866,7 @@ impl Parser {
                 if !self.eat_punct('}') {
                     loop {
                         // PTX brace lists are flat; refusing nesting also bounds recursion.
-                        if self.is_punct('{') {
+                        if self.is_punct('{') || self.is_punct('(') {
                             return Err(syntax(line, "brace lists cannot be nested"));
                         }
                         v.push(self.operand(regs)?);
@@ -740,10 +878,29 @@ impl Parser {
                 }
                 Ok(Operand::Vector(v))
             }
+            Some(Tok::Punct('(')) => {
+                let mut v = Vec::new();
+                if !self.eat_punct(')') {
+                    loop {
+                        if self.is_punct('(') || self.is_punct('{') {
+                            return Err(syntax(line, "parenthesized lists cannot be nested"));
+                        }
+                        v.push(self.operand(regs)?);
+                        if self.eat_punct(')') {
+                            break;
+                        }
+                        self.expect_punct(',', "between list elements")?;
+                    }
+                }
+                Ok(Operand::List(v))
+            }
             Some(Tok::Punct('[')) => {
                 let base = match self.next() {
                     Some(Tok::Reg(n)) => AddrBase::Reg(self.register(regs, &n, line)?),
-                    Some(Tok::Word(w)) => AddrBase::Symbol(w),
+                    Some(Tok::Word(w)) => match regs.word(&w) {
+                        Some(r) => AddrBase::Reg(r),
+                        None => AddrBase::Symbol(w),
+                    },
                     t => {
                         return Err(unsupported(
                             line,
@@ -800,7 +957,11 @@ impl Parser {
             },
             Some(Tok::Num(n)) => number(&n, line),
             Some(Tok::Word(w)) if w == "_" => Ok(Operand::Sink),
-            Some(Tok::Word(w)) if !w.starts_with('.') => Ok(Operand::Symbol(w)),
+            Some(Tok::Word(w)) if !w.starts_with('.') => match regs.word(&w) {
+                // A register declared without `%` (`.reg .b32 temp;`).
+                Some(r) => Ok(Operand::Reg(r)),
+                None => Ok(Operand::Symbol(w)),
+            },
             t => Err(syntax(line, format!("expected an operand, found {}", describe(t.as_ref())))),
         }
     }

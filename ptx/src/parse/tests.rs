@@ -123,6 +123,11 @@ const SPELLINGS: &[&str] = &[
     "warp",
     "xorsign",
     "abs",
+    "cc",
+    "wrap",
+    "clamp",
+    "l",
+    "r",
 ];
 
 const NAMES: &[&str] = &["p_g0_b0", "ys_tile", "$L__BB0_2", "L1", "_x"];
@@ -155,6 +160,9 @@ fn gen_operand(r: &mut Rng, depth: u32) -> Operand {
         }
         9 => Operand::Vector((0..1 + r.below(4)).map(|_| gen_operand(r, depth + 1)).collect()),
         10 => Operand::Not(gen_reg(r)),
+        11 if r.below(2) == 0 => Operand::List(
+            (0..r.below(3)).map(|_| Operand::Symbol(r.pick(NAMES).to_string())).collect(),
+        ),
         _ => match r.below(2) {
             0 => Operand::Pair(gen_reg(r), gen_reg(r)),
             _ => Operand::Sink,
@@ -210,6 +218,63 @@ fn random_modules_round_trip() {
                 }
             }
             m.entries.push(e);
+        }
+        // Functions: declarations and definitions with blocks, `.param` declarations and
+        // pragmas.
+        for k in 0..r.below(3) {
+            let mut f = crate::model::Func::new(format!("f{k}"));
+            f.linkage = *r.pick(&[
+                crate::model::Linkage::Internal,
+                crate::model::Linkage::Visible,
+                crate::model::Linkage::Weak,
+                crate::model::Linkage::Extern,
+            ]);
+            f.defined = f.linkage != crate::model::Linkage::Extern && r.below(4) != 0;
+            if r.below(2) == 0 {
+                f.rets.push(Param::scalar(Type::B32, "func_retval0"));
+            }
+            for p in 0..r.below(3) {
+                let mut param = Param::scalar(
+                    *r.pick(&[Type::B32, Type::B64, Type::F32]),
+                    format!("f_param_{p}"),
+                );
+                if r.below(3) == 0 {
+                    param = Param {
+                        ty: Type::B8,
+                        align: Some(16),
+                        len: Some(1 + r.below(32) as u64),
+                        ..param
+                    };
+                }
+                f.def.params.push(param);
+            }
+            if f.defined {
+                let mut depth = 0;
+                for _ in 0..r.below(30) {
+                    match r.below(12) {
+                        0 => f.def.label(r.pick(NAMES).to_string()),
+                        1 => {
+                            depth += 1;
+                            f.def.body.push(Statement::BlockStart);
+                            let v = VarDecl {
+                                space: StateSpace::Param,
+                                ..VarDecl::shared_bytes("param0", 8, 8)
+                            };
+                            f.def.body.push(Statement::Decl(v));
+                        }
+                        2 if depth > 0 => {
+                            depth -= 1;
+                            f.def.body.push(Statement::BlockEnd);
+                        }
+                        3 => f.def.body.push(Statement::Pragma("nounroll".into())),
+                        _ => f.def.push(gen_instruction(&mut r)),
+                    }
+                }
+                for _ in 0..depth {
+                    f.def.body.push(Statement::BlockEnd);
+                }
+            }
+            m.funcs.push(f);
         }
         round_trip(&m);
     }
@@ -314,7 +379,7 @@ fn reads_nvrtc_output() {
     let e = &m.entries[0];
     assert_eq!(e.name, "vadd");
     assert_eq!(e.params.len(), 3);
-    assert_eq!(e.params[1], Param { ty: Type::U64, name: "vadd_param_1".into() });
+    assert_eq!(e.params[1], Param::pointer("vadd_param_1"));
     assert_eq!(e.maxntid, Some([256, 1, 1]));
     let insts: Vec<&Instruction> = e.instructions().collect();
     // %r<6> takes %r0..%r5, %f<4> the next four: %f1 = %r7.
@@ -342,7 +407,10 @@ fn err_of(text: &str) -> (PtxErrorKind, Option<u32>) {
 #[test]
 fn typed_errors_with_lines() {
     let head = ".version 8.0\n.target sm_80\n.address_size 64\n";
-    assert_eq!(err_of(&format!("{head}.func f()\n{{\n}}\n")), (PtxErrorKind::Unsupported, Some(4)));
+    assert_eq!(
+        err_of(&format!("{head}.extern .shared .align 4 .b8 dyn[];\n")),
+        (PtxErrorKind::Unsupported, Some(4))
+    );
     assert_eq!(
         err_of(&format!(
             "{head}.visible .entry k()\n{{\n\t.reg .b32 %r<2>;\n\tmov.u32 %r2, 1;\n}}\n"
@@ -394,8 +462,16 @@ fn numbers() {
 
 #[test]
 fn never_panics_on_garbage() {
-    // Truncations and byte mutations of a valid file must give Ok or a typed error.
-    let text = print_module(&parse_module(NVRTC).unwrap_or_default()).unwrap_or_default();
+    for text in [NVRTC, LLVM] {
+        mutations_never_panic(text);
+        mutations_never_panic(
+            &print_module(&parse_module(text).unwrap_or_default()).unwrap_or_default(),
+        );
+    }
+}
+
+/// Truncations and byte mutations of a valid file must give Ok or a typed error.
+fn mutations_never_panic(text: &str) {
     for cut in 0..text.len() {
         if text.is_char_boundary(cut) {
             let _ = parse_module(&text[..cut]);
@@ -437,4 +513,167 @@ fn variable_initializers() {
     let mut bad = m;
     bad.globals[0].space = StateSpace::Shared;
     assert!(print_module(&bad).is_err());
+}
+
+/// LLVM's NVPTX output: `.func` definitions and `.extern` declarations with return
+/// parameters and byte-array parameters, call sequences in scoped blocks with `.param`
+/// declarations, registers named without `%`, `.pragma`, carry arithmetic and `shf`.
+const LLVM: &str = r#"//
+// Generated by LLVM NVPTX Back-End
+//
+
+.version 8.0
+.target sm_80
+.address_size 64
+
+	// .globl	k
+.extern .func  (.param .b32 func_retval0) ext
+(
+	.param .b32 ext_param_0
+)
+;
+.func  (.param .align 16 .b8 func_retval0[16]) pair(
+	.param .b32 pair_param_0,
+	.param .align 16 .b8 pair_param_1[8]
+)                                       // -- Begin function pair
+{
+	.reg .b32 	%r<4>;
+	.reg .b64 	%rd<2>;
+
+// %bb.0:
+	ld.param.u32 	%r1, [pair_param_0];
+	ld.param.v2.u32 	{%r2, %r3}, [pair_param_1];
+	{ .reg .b32 tmp; mov.b64 {tmp, %r1}, %rd1; }
+	st.param.b32 	[func_retval0+0], %r1;
+	ret;
+                                        // -- End function
+}
+	// .globl	k                       // -- Begin function k
+.visible .entry k(
+	.param .u64 k_param_0
+)                                       // @k
+{
+	.reg .pred 	%p<2>;
+	.reg .b32 	%r<9>;
+	.reg .b64 	%rd<3>;
+
+$L__BB1_1:                              // =>This Inner Loop Header: Depth=1
+	.pragma "nounroll";
+	mad.lo.cc.u32   %r3, %r1, %r2, %r4;
+	madc.hi.u32     %r4, %r1, %r2,  0;
+	shf.l.wrap.b32 	%r5, %r1, %r2, %r3;
+	{ // callseq 0, 0
+	.param .b32 param0;
+	st.param.b32 	[param0+0], %r1;
+	.param .align 16 .b8 param1[8];
+	st.param.v2.b32 	[param1+0], {%r1, %r2};
+	.param .align 16 .b8 retval0[16];
+	call.uni (retval0), 
+	pair, 
+	(
+	param0, 
+	param1
+	);
+	ld.param.b32 	%r6, [retval0+0];
+	} // callseq 0
+	{
+	.reg .b64 %lhs;
+	shl.b64 	%lhs, %rd1, 13;
+	add.u64 	%rd2, %lhs, %rd1;
+	}
+	@!%p1 bra 	$L__BB1_1;
+	ret;
+                                        // -- End function
+}
+"#;
+
+#[test]
+fn reads_llvm_functions_and_calls() {
+    use crate::model::{Func, Linkage};
+    let m = parse_module(LLVM).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(m.funcs.len(), 2);
+    let ext: &Func = &m.funcs[0];
+    assert_eq!((ext.linkage, ext.defined, ext.name()), (Linkage::Extern, false, "ext"));
+    assert_eq!(ext.rets, vec![Param::scalar(Type::B32, "func_retval0")]);
+    let pair = &m.funcs[1];
+    assert_eq!((pair.linkage, pair.defined), (Linkage::Internal, true));
+    let array = |name: &str, align, len| Param { ty: Type::B8, name: name.into(), align, len };
+    assert_eq!(pair.rets, vec![array("func_retval0", Some(16), Some(16))]);
+    assert_eq!(pair.def.params[1], array("pair_param_1", Some(16), Some(8)));
+    assert_eq!(m.func("pair").map(Func::name), Some("pair"));
+    assert_eq!(m.func("ext"), None, "a declaration has no body");
+    // `tmp` follows %r<4>: it is %r4, inside a block.
+    let unpack = pair.def.instructions().nth(2).cloned();
+    assert_eq!(
+        unpack.map(|i| i.operands[0].clone()),
+        Some(Operand::vector(&[Reg::b32(4), Reg::b32(1)]))
+    );
+    assert_eq!(pair.def.body.iter().filter(|s| **s == Statement::BlockStart).count(), 1);
+    let k = &m.entries[0];
+    assert!(k.body.contains(&Statement::Pragma("nounroll".into())));
+    let call = k.instructions().find(|i| i.op == Opcode::Call).cloned().unwrap_or_else(|| {
+        panic!("no call in {:?}", k.body);
+    });
+    assert!(call.has_flag(Flag::Uni));
+    assert_eq!(
+        call.operands,
+        vec![
+            Operand::List(vec![Operand::sym("retval0")]),
+            Operand::sym("pair"),
+            Operand::List(vec![Operand::sym("param0"), Operand::sym("param1")]),
+        ]
+    );
+    let decl = VarDecl {
+        space: StateSpace::Param,
+        align: Some(16),
+        ty: Type::B8,
+        name: "param1".into(),
+        len: Some(8),
+        init: Vec::new(),
+    };
+    assert!(k.body.contains(&Statement::Decl(decl)));
+    let madc = k.instructions().nth(1).cloned();
+    assert_eq!(madc.map(|i| i.opcode_text()), Some("madc.hi.u32".into()));
+    assert!(k.instructions().next().is_some_and(|i| i.has_flag(Flag::Cc)));
+    // %lhs follows %rd<3>.
+    let shl = k.instructions().find(|i| i.op == Opcode::Shl).cloned();
+    assert_eq!(shl.map(|i| i.operands[0].clone()), Some(Operand::Reg(Reg::b64(3))));
+    assert_eq!(m.validate(), Ok(()));
+    round_trip(&m);
+    let text = print_module(&m).unwrap_or_default();
+    for want in [
+        ".extern .func (.param .b32 func_retval0) ext(\n\t.param .b32 ext_param_0\n);\n",
+        ".func (.param .align 16 .b8 func_retval0[16]) pair(\n\t.param .b32 pair_param_0,\n",
+        "\tcall.uni \t(retval0), pair, (param0, param1);\n",
+        "\t{\n\t.param .b32 param0;\n\tst.param.b32 \t[param0], %r1;\n",
+        "\t.pragma \"nounroll\";\n",
+        "\tmadc.hi.u32 \t%r4, %r1, %r2, 0;\n",
+        "\tshf.l.wrap.b32 \t%r5, %r1, %r2, %r3;\n",
+    ] {
+        assert!(text.contains(want), "missing {want:?} in\n{text}");
+    }
+}
+
+#[test]
+fn llvm_forms_outside_the_model_are_typed_errors() {
+    let head = ".version 8.0\n.target sm_80\n.address_size 64\n";
+    let body = |b: &str| format!("{head}.visible .entry k()\n{{\n{b}\n}}\n");
+    // Indirect calls.
+    assert_eq!(
+        err_of(&body(
+            "\t.reg .b64 %rd<2>;\nprototype_0 : .callprototype (.param .b32 _) _ (.param .b32 _);"
+        )),
+        (PtxErrorKind::Unsupported, Some(7))
+    );
+    // A register range named without `%`.
+    assert_eq!(err_of(&body("\t.reg .b32 tmp<4>;")), (PtxErrorKind::Unsupported, Some(6)));
+    // An `.extern` function with a body, and a linkage directive with nothing after it.
+    assert_eq!(
+        err_of(&format!("{head}.extern .func f()\n{{\n\tret;\n}}\n")).0,
+        PtxErrorKind::Syntax
+    );
+    assert_eq!(err_of(&format!("{head}.visible\n")).0, PtxErrorKind::Syntax);
+    assert_eq!(err_of(&format!("{head}.visible ret;\n")).0, PtxErrorKind::Syntax);
+    // Nested lists.
+    assert_eq!(err_of(&body("\tcall.uni (a), f, ((b));")).0, PtxErrorKind::Syntax);
 }

@@ -2,8 +2,8 @@
 //! warp-collective instruction) and the register, operand and memory accessors.
 
 use super::decode::{Base, DInst, Opd, Prog};
-use super::memory::{global_base, Mem, LOCAL_WINDOW, SHARED_WINDOW};
-use super::num::{cvt, ftz32, int_range, int_val, mask, sext, tf32_rna, Fmt};
+use super::memory::{Mem, LOCAL_WINDOW, SHARED_WINDOW};
+use super::num::{cvt, ftz32, int_range, int_val, mask, sext, tf32_rna, two_sum, Fmt};
 use super::{EmuError, EmuErrorKind};
 use dianran_ptx::{
     AtomOp, BoolOp, CmpOp, Flag, Opcode, Rounding, SpecialReg, StateSpace, TestpOp, Type,
@@ -14,6 +14,10 @@ pub(crate) enum Flow {
     Next,
     Jump(usize),
     Exit,
+    /// `call`: the arguments are copied; go to the callee's first instruction.
+    Call(usize),
+    /// `ret`: return to the caller (or exit the thread in the entry).
+    Ret,
 }
 
 /// The state of one CTA.
@@ -27,6 +31,8 @@ pub(crate) struct Cta<'a> {
     pub grid: [u32; 3],
     pub block: [u32; 3],
     pub steps: u64,
+    /// Each thread's carry flag (`add.cc`, `addc`, ...).
+    pub cc: Vec<bool>,
 }
 
 fn as_f32(v: u64) -> f32 {
@@ -146,15 +152,6 @@ impl Cta<'_> {
         };
         let (space, b) = match *base {
             Base::Reg(s) => (i.space, self.rd(t, s, i)?),
-            Base::Param(p) => {
-                if *off != 0 {
-                    return Err(i.err(
-                        EmuErrorKind::Unsupported,
-                        "parameter loads at an offset are not supported",
-                    ));
-                }
-                return Ok((StateSpace::Param, p as u64));
-            }
             Base::Var(sp, a) => match i.space {
                 StateSpace::Generic => match sp {
                     StateSpace::Shared => (StateSpace::Generic, SHARED_WINDOW + a),
@@ -167,7 +164,7 @@ impl Cta<'_> {
         Ok((space, b.wrapping_add(*off as u64)))
     }
 
-    /// Loads `size` bytes; parameters read as their device pointer.
+    /// Loads `size` bytes.
     pub fn load(
         &mut self,
         t: usize,
@@ -176,15 +173,20 @@ impl Cta<'_> {
         size: usize,
         i: &DInst,
     ) -> Result<u64, EmuError> {
-        if space == StateSpace::Param {
-            if a < self.mem.global.len() as u64 {
-                return Ok(global_base(a as usize));
-            }
-            return Err(
-                i.err(EmuErrorKind::Unsupported, "parameter loads at an offset are not supported")
-            );
-        }
         self.mem.load(space, a, size, t).map_err(|m| self.oob(t, i, m))
+    }
+
+    /// Copies call arguments or results in thread `t`'s parameter memory.
+    pub fn copy_params(
+        &mut self,
+        t: usize,
+        copies: &[(u64, u64, usize)],
+        i: &DInst,
+    ) -> Result<(), EmuError> {
+        for &(src, dst, size) in copies {
+            self.mem.copy_param(src, dst, size, t).map_err(|m| self.oob(t, i, m))?;
+        }
+        Ok(())
     }
 
     /// Stores `size` bytes.
@@ -218,7 +220,41 @@ impl Cta<'_> {
                 Opd::Label(l) => return Ok(Flow::Jump(*l)),
                 _ => return Err(i.unsupported()),
             },
-            Opcode::Ret | Opcode::Exit => return Ok(Flow::Exit),
+            Opcode::Ret => {
+                return Ok(match i.ret_to {
+                    Some(to) => Flow::Jump(to),
+                    None => Flow::Ret,
+                })
+            }
+            Opcode::Exit => return Ok(Flow::Exit),
+            Opcode::Call => {
+                let Some(c) = &i.call else { return Err(i.unsupported()) };
+                if c.body.is_none() {
+                    return Err(i.err(
+                        EmuErrorKind::Unsupported,
+                        format!("'{}' is declared without a body in this module", c.name),
+                    ));
+                }
+                self.copy_params(t, &c.args, i)?;
+                return Ok(Flow::Call(c.target));
+            }
+            Opcode::Addc | Opcode::Subc | Opcode::Madc => self.carry_arith(t, i)?,
+            Opcode::Add | Opcode::Sub | Opcode::Mad if i.has(Flag::Cc) => self.carry_arith(t, i)?,
+            Opcode::Shf => {
+                let a = self.src(t, i, 1, Type::B32)?;
+                let b = self.src(t, i, 2, Type::B32)?;
+                let c = self.src(t, i, 3, Type::U32)?;
+                let n = if i.has(Flag::Clamp) { c.min(32) } else { c & 31 };
+                let both = (b << 32) | a;
+                let r = if i.has(Flag::R) {
+                    both >> n
+                } else if i.has(Flag::L) {
+                    (both << n) >> 32
+                } else {
+                    return Err(i.unsupported());
+                };
+                self.dst(t, i, 0, r & 0xffff_ffff)?;
+            }
             Opcode::Trap => return Err(i.err(EmuErrorKind::Trap, "trap executed")),
             Opcode::Membar | Opcode::Fence => {}
             Opcode::Activemask => {
@@ -249,6 +285,10 @@ impl Cta<'_> {
                         cvt(d, s, i.round, i.has(Flag::Sat), v).ok_or_else(|| i.unsupported())?;
                     if i.has(Flag::Ftz) && d == Type::F32 {
                         r = ftz32(r);
+                    }
+                    // A destination register wider than a signed type is sign-extended.
+                    if d.is_signed() {
+                        r = sext(r, d.bits()) as u64;
                     }
                     self.dst(t, i, 0, r)?;
                 }
@@ -666,6 +706,51 @@ impl Cta<'_> {
         Ok(())
     }
 
+    /// `add.cc`, `addc{.cc}`, `sub.cc`, `subc{.cc}`, `mad{.lo,.hi}.cc`, `madc{.lo,.hi}{.cc}`
+    /// on 32- and 64-bit integers: the carry flag is the carry out of the addition (the
+    /// borrow out of a subtraction).
+    fn carry_arith(&mut self, t: usize, i: &DInst) -> Result<(), EmuError> {
+        let ty = i.ty(0)?;
+        let bits = ty.bits();
+        if !matches!(bits, 32 | 64) || Fmt::of(ty).is_some() {
+            return Err(i.unsupported());
+        }
+        let m = u128::from(mask(bits));
+        let cin = u128::from(self.cc.get(t).copied().unwrap_or(false));
+        let cin = if matches!(i.op, Opcode::Addc | Opcode::Subc | Opcode::Madc) { cin } else { 0 };
+        let a = u128::from(self.src(t, i, 1, ty)?);
+        let b = u128::from(self.src(t, i, 2, ty)?);
+        let (r, carry) = match i.op {
+            Opcode::Add | Opcode::Addc => {
+                let s = a + b + cin;
+                (s & m, s >> bits != 0)
+            }
+            Opcode::Sub | Opcode::Subc => {
+                let sub = b + cin;
+                (a.wrapping_sub(sub) & m, a < sub)
+            }
+            _ => {
+                let c = u128::from(self.src(t, i, 3, ty)?);
+                // The product of the operands as the type reads them; `.hi` takes its high
+                // half, `.lo` (the default) its low half.
+                let p = if ty.is_signed() {
+                    (int_val(a as u64, ty) * int_val(b as u64, ty)) as u128
+                } else {
+                    a * b
+                };
+                let half = if i.has(Flag::Hi) { (p >> bits) & m } else { p & m };
+                let s = half + c + cin;
+                (s & m, s >> bits != 0)
+            }
+        };
+        if i.has(Flag::Cc) {
+            if let Some(f) = self.cc.get_mut(t) {
+                *f = carry;
+            }
+        }
+        self.dst(t, i, 0, r as u64)
+    }
+
     fn setp(&mut self, t: usize, i: &DInst) -> Result<(), EmuError> {
         let ty = i.ty(0)?;
         let cmp = i.cmp.ok_or_else(|| i.unsupported())?;
@@ -905,31 +990,42 @@ fn float_op(i: &DInst, f: Fmt, e: [u64; 3]) -> Result<u64, EmuError> {
         _ => Rounding::Rn,
     };
     let sign = 1u64 << (f_bits(f) - 1);
-    let x = match i.op {
-        Opcode::Add => a + b,
-        Opcode::Sub => a - b,
-        Opcode::Mul => a * b,
+    // The exact result as `x + lo`: x rounded to nearest in f64, lo the rest (products and
+    // quotients of f16/f32 operands need none; see `Fmt::round_exact`).
+    let (x, lo) = match i.op {
+        Opcode::Add => two_sum(a, b),
+        Opcode::Sub => two_sum(a, -b),
+        Opcode::Mul => {
+            let p = a * b;
+            (p, if f == Fmt::F64 && p.is_finite() { a.mul_add(b, -p) } else { 0.0 })
+        }
         Opcode::Div => {
-            if f == Fmt::F64 {
-                a / b
-            } else if i.has(Flag::Approx) || i.has(Flag::Full) {
+            if f != Fmt::F64 && (i.has(Flag::Approx) || i.has(Flag::Full)) {
                 return Ok(f.round(f64::from(a as f32 / b as f32), Rounding::Rn));
-            } else {
-                a / b
             }
+            let q = a / b;
+            let rem = if f == Fmt::F64 && q.is_finite() { (-q).mul_add(b, a) } else { 0.0 };
+            // Only the sign of the rest matters: that of rem / b.
+            (q, if rem == 0.0 { 0.0 } else { rem.signum() * b.signum() * f64::MIN_POSITIVE })
         }
         Opcode::Mad | Opcode::Fma => {
-            if f == Fmt::F64 {
-                a.mul_add(b, c)
-            } else if f == Fmt::F32 {
+            if f == Fmt::F32 && mode == Rounding::Rn {
                 // Fused: one rounding of the exact a*b+c.
-                let r = (a as f32).mul_add(b as f32, c as f32);
-                if mode == Rounding::Rn {
-                    return Ok(u64::from(r.to_bits()));
+                return Ok(u64::from((a as f32).mul_add(b as f32, c as f32).to_bits()));
+            }
+            if f == Fmt::F64 {
+                let r = a.mul_add(b, c);
+                if mode == Rounding::Rn || !r.is_finite() {
+                    return Ok(r.to_bits());
                 }
-                a.mul_add(b, c)
+                // a*b = p + pe exactly; p + c = s + se exactly.
+                let p = a * b;
+                let pe = a.mul_add(b, -p);
+                let (s, se) = two_sum(p, c);
+                (r, (s - r) + (se + pe))
             } else {
-                a.mul_add(b, c)
+                // a*b is exact in f64.
+                two_sum(a * b, c)
             }
         }
         Opcode::Neg => return Ok(e[0] ^ sign),
@@ -953,10 +1049,7 @@ fn float_op(i: &DInst, f: Fmt, e: [u64; 3]) -> Result<u64, EmuError> {
         }
         _ => return Err(i.unsupported()),
     };
-    if f == Fmt::F64 {
-        return Ok(x.to_bits());
-    }
-    Ok(f.round(x, mode))
+    Ok(f.round_exact(x, lo, mode))
 }
 
 fn f_bits(f: Fmt) -> u32 {

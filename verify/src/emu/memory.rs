@@ -13,6 +13,11 @@ const WINDOW: u64 = 0x1000_0000;
 /// region, laid out in declaration order, initialized from their initializers).
 pub const MODULE_BASE: u64 = 0x7FFF_0000_0000_0000;
 
+/// `.param` address of byte 0 of a thread's own parameter memory: the parameters and
+/// results of device functions and the argument variables of call sequences. Smaller
+/// `.param` addresses are the kernel's parameters, common to all threads.
+pub(crate) const THREAD_PARAM: u64 = 1 << 40;
+
 /// Global (and generic) address of byte 0 of parameter buffer `i`.
 pub fn global_base(i: usize) -> u64 {
     (i as u64 + 1) << 32
@@ -27,6 +32,11 @@ pub(crate) struct Mem<'a> {
     /// Every thread's local bytes, `local_size` each.
     pub local: Vec<u8>,
     pub local_size: usize,
+    /// The kernel's parameters as the entry reads them (`.param` addresses from 0).
+    pub kparams: Vec<u8>,
+    /// Every thread's function parameter bytes, `tparam_size` each (from [`THREAD_PARAM`]).
+    pub tparams: Vec<u8>,
+    pub tparam_size: usize,
 }
 
 /// Where an address points, in words for messages.
@@ -120,6 +130,28 @@ impl Mem<'_> {
                     )),
                 }
             }
+            StateSpace::Param if off >= THREAD_PARAM => {
+                let len = self.tparam_size;
+                let start = off - THREAD_PARAM;
+                match usize::try_from(start).ok().and_then(|s| Some(s..s.checked_add(size)?)) {
+                    Some(r) if r.end <= len => {
+                        let base = t * len;
+                        self.tparams.get_mut(base + r.start..base + r.end).ok_or_else(String::new)
+                    }
+                    _ => Err(format!(
+                        "function parameter offset {start} ({size} bytes) is outside the {len} bytes of parameters"
+                    )),
+                }
+            }
+            StateSpace::Param => {
+                let len = self.kparams.len();
+                match range(len) {
+                    Some(r) => self.kparams.get_mut(r).ok_or_else(String::new),
+                    None => Err(format!(
+                        "kernel parameter offset {off} ({size} bytes) is outside the {len} bytes of parameters"
+                    )),
+                }
+            }
             s => {
                 Err(format!("loads and stores in .{} are not supported by the emulator", s.name()))
             }
@@ -149,8 +181,22 @@ impl Mem<'_> {
         value: u64,
         t: usize,
     ) -> Result<(), String> {
+        if space == StateSpace::Param && addr < THREAD_PARAM {
+            return Err(format!("kernel parameter offset {addr} is read-only"));
+        }
         let b = self.bytes(space, addr, size, t)?;
         b.copy_from_slice(&value.to_le_bytes()[..size]);
+        Ok(())
+    }
+
+    /// Copies `size` bytes of thread `t`'s parameter memory from `src` to `dst` (both
+    /// `.param` addresses): call arguments and results.
+    pub fn copy_param(&mut self, src: u64, dst: u64, size: usize, t: usize) -> Result<(), String> {
+        let v = self.bytes(StateSpace::Param, src, size, t)?.to_vec();
+        if dst < THREAD_PARAM {
+            return Err(format!("kernel parameter offset {dst} is read-only"));
+        }
+        self.bytes(StateSpace::Param, dst, size, t)?.copy_from_slice(&v);
         Ok(())
     }
 }

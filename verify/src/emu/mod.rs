@@ -11,14 +11,30 @@
 //! runs until all its lanes have exited or wait at `bar.sync`, and the barrier opens when
 //! every live thread of the CTA waits at the same one. Scheduling is deterministic.
 //!
-//! Memory: kernel parameters are device pointers to the host buffers (buffer `i` lives at
-//! global address `(i + 1) << 32`); shared memory is per CTA and local memory per thread, each
-//! with a window in the generic address space ([`SHARED_WINDOW`], [`LOCAL_WINDOW`]). Every
-//! access is bounds-checked. Atomics are sequential and exact.
+//! Memory: `.u64` kernel parameters are device pointers to the host buffers (buffer `i`
+//! lives at global address `(i + 1) << 32`), other kernel parameters hold their buffer's
+//! bytes (see [`run`]); shared memory is per CTA and local memory per thread, each with a
+//! window in the generic address space ([`SHARED_WINDOW`], [`LOCAL_WINDOW`]); the module's
+//! `.global` and `.const` variables start with their initializers. Every access is
+//! bounds-checked. Atomics are sequential and exact.
+//!
+//! Device functions (`.func`, as LLVM emits them) run with `call`: every function the entry
+//! reaches has its own registers, local variables and `.param` bytes per thread, at fixed
+//! places (a function is never re-entered: recursion is an `Unsupported` error, as is a call
+//! to a function declared without a body). `call` copies the argument variables of the
+//! caller's call sequence into the callee's parameters and `ret` copies the results back.
+//! Each function's `ret`s branch to one final `ret`, so that the lanes of a warp reconverge
+//! inside the function before they return.
 //!
 //! Errors name the PTX line: accesses outside any buffer, barriers that can never open,
 //! reads of registers never written, member-mask violations, unsupported instructions and
 //! runaway loops ([`EmuOptions::max_steps`]).
+//!
+//! Floating-point results are rounded once from the exact value in every rounding mode
+//! (`add.rz`, `fma.rm`, ..., f16 to f64; an f64 `fma` in a directed mode reads the side of
+//! the exact value from an error-free sum, which a cancellation within about 2^-100 of the
+//! result could misjudge), and the carry flag of `add.cc`/`addc`/`sub.cc`/`subc`/`mad.cc`/
+//! `madc` is kept per thread.
 //!
 //! Semantics chosen where PTX leaves results undefined: integer division by zero gives all
 //! ones (unsigned) or -1 (signed) and remainder by zero gives the dividend, as the hardware
@@ -126,8 +142,11 @@ impl EmuError {
 const MAX_CTA: u64 = 1024;
 
 /// Runs kernel `entry` of `ptx` over `grid` CTAs of `block` threads. `params` holds one host
-/// buffer per `.param .u64` of the entry, in order (an empty buffer for a placeholder); the
-/// buffers are updated in place, also when the run stops with an error.
+/// buffer per parameter of the entry, in order: a `.u64` (`.b64`, `.s64`) parameter is a
+/// device pointer to its buffer (an empty buffer for a placeholder); any other parameter
+/// (`.u32 n`, a byte array `.param .align 8 .b8 s[16]`) takes its value from its buffer,
+/// which must hold exactly its size in bytes, little-endian. The buffers are updated in
+/// place, also when the run stops with an error.
 pub fn run(
     ptx: &str,
     entry: &str,
@@ -140,7 +159,7 @@ pub fn run(
     let e = find_entry(&module, entry)?;
     let lines = lines::statement_lines(ptx, entry).filter(|l| l.len() == e.body.len());
     let names = lines::register_names(ptx, entry);
-    launch(&module, e, lines.as_deref(), names, params, grid, block, opts)
+    launch(&module, e, lines.as_deref(), Some(ptx), names, params, grid, block, opts)
 }
 
 /// [`run`] on a module of the PTX model, such as [`dianran_ptx::codegen::CompiledPtx::module`]:
@@ -159,7 +178,7 @@ pub fn run_module(
     let (_, lines) = dianran_ptx::print_module_lines(module).map_err(EmuError::from)?;
     let index = module.entries.iter().position(|x| x.name == entry);
     let lines = index.and_then(|i| lines.into_iter().nth(i));
-    launch(module, e, lines.as_deref(), None, params, grid, block, opts)
+    launch(module, e, lines.as_deref(), None, None, params, grid, block, opts)
 }
 
 fn find_entry<'m>(
@@ -182,6 +201,7 @@ fn launch(
     module: &dianran_ptx::Module,
     e: &dianran_ptx::Entry,
     lines: Option<&[u32]>,
+    text: Option<&str>,
     names: Option<[Vec<String>; 4]>,
     params: &mut [Vec<u8>],
     grid: [u32; 3],
@@ -230,6 +250,20 @@ fn launch(
             ),
         ));
     }
-    let prog = decode::decode(module, e, lines, names)?;
+    let prog = decode::decode(module, e, lines, text, names)?;
+    for (k, (p, buf)) in prog.kparams.iter().zip(params.iter()).enumerate() {
+        if !p.pointer && buf.len() != p.size {
+            return Err(EmuError::new(
+                EmuErrorKind::Launch,
+                None,
+                format!(
+                    "parameter {k} ('{}') is a {}-byte value but its buffer holds {} bytes",
+                    p.name,
+                    p.size,
+                    buf.len()
+                ),
+            ));
+        }
+    }
     warp::launch(&prog, params, grid, block, opts)
 }

@@ -151,6 +151,60 @@ impl Fmt {
     }
 }
 
+/// Knuth's TwoSum: `s = fl(a + b)` and the exact error `e`, so that `s + e == a + b`
+/// (`e` is 0 when the sum is not finite).
+pub(crate) fn two_sum(a: f64, b: f64) -> (f64, f64) {
+    let s = a + b;
+    if !s.is_finite() {
+        return (s, 0.0);
+    }
+    let bb = s - a;
+    let e = (a - (s - bb)) + (b - bb);
+    (s, e)
+}
+
+impl Fmt {
+    /// The exact value `hi + lo` rounded to this format with `mode`, where `hi` is the
+    /// value rounded to nearest in f64 and `lo` the exact rest (or any value of its sign).
+    /// Directed modes and ties then see which side of `hi` the exact value lies.
+    pub fn round_exact(self, hi: f64, lo: f64, mode: Rounding) -> u64 {
+        if lo == 0.0 || lo.is_nan() || !hi.is_finite() {
+            return self.round(hi, mode);
+        }
+        let r = self.nearest(hi);
+        let rv = self.get(r);
+        if !rv.is_finite() {
+            return self.round(hi, mode);
+        }
+        // Whether the exact value lies above `rv` (it never equals it: lo != 0 and, when
+        // rv != hi, the f64 rounding moved the exact value by less than rv's distance).
+        let above = if rv != hi { hi > rv } else { lo > 0.0 };
+        let up = match mode {
+            Rounding::Rp | Rounding::Rpi => true,
+            Rounding::Rm | Rounding::Rmi => false,
+            Rounding::Rz | Rounding::Rzi => hi < 0.0,
+            _ => {
+                // Nearest: only a tie in f64 needs the rest.
+                if rv == hi {
+                    return r;
+                }
+                let other = if hi > rv { self.next_up(r) } else { self.next_down(r) };
+                let ov = self.get(other);
+                if (hi - rv).abs() != (ov - hi).abs() {
+                    return r;
+                }
+                let toward_other = (lo > 0.0) == (ov > rv);
+                return if toward_other { other } else { r };
+            }
+        };
+        match (up, above) {
+            (true, true) => self.next_up(r),
+            (false, false) => self.next_down(r),
+            _ => r,
+        }
+    }
+}
+
 /// Rounds to an integral value (`.rni`, `.rzi`, `.rmi`, `.rpi`).
 pub(crate) fn round_int(x: f64, mode: Rounding) -> f64 {
     match mode {
@@ -270,6 +324,30 @@ mod tests {
         assert_eq!(Fmt::F32.round(-x, Rounding::Rz), 0xbf80_0000);
         assert_eq!(Fmt::F32.round(-x, Rounding::Rm), 0xbf80_0001);
         assert_eq!(Fmt::F32.round(1e300, Rounding::Rz), 0x7f7f_ffff);
+    }
+
+    #[test]
+    fn exact_rounding_sees_the_rest() {
+        let p = |e: i32| 2f64.powi(e);
+        // 1 + 2^-60 is 1.0 in f64: the rest decides directed modes.
+        let (hi, lo) = two_sum(1.0, p(-60));
+        assert_eq!((hi, lo), (1.0, p(-60)));
+        assert_eq!(Fmt::F32.round_exact(hi, lo, Rounding::Rp), 0x3f80_0001);
+        assert_eq!(Fmt::F32.round_exact(hi, lo, Rounding::Rm), 0x3f80_0000);
+        assert_eq!(Fmt::F32.round_exact(-hi, -lo, Rounding::Rz), 0xbf80_0000);
+        assert_eq!(Fmt::F32.round_exact(-hi, -lo, Rounding::Rm), 0xbf80_0001);
+        assert_eq!(Fmt::F64.round_exact(hi, lo, Rounding::Rp), (1.0 + p(-52)).to_bits());
+        assert_eq!(Fmt::F64.round_exact(hi, -lo, Rounding::Rm), (1.0 - p(-53)).to_bits());
+        assert_eq!(Fmt::F64.round_exact(hi, lo, Rounding::Rn), 1f64.to_bits());
+        // A tie in f64 (1 + 2^-24 lies halfway between two f32) that the rest breaks.
+        let tie = 1.0 + p(-24);
+        assert_eq!(Fmt::F32.round_exact(tie, 0.0, Rounding::Rn), 0x3f80_0000);
+        assert_eq!(Fmt::F32.round_exact(tie, p(-70), Rounding::Rn), 0x3f80_0001);
+        assert_eq!(Fmt::F32.round_exact(tie, -p(-70), Rounding::Rn), 0x3f80_0000);
+        // The f16 tie 1 + 2^-11 with a rest above it.
+        assert_eq!(Fmt::F16.round_exact(1.0 + p(-11), p(-60), Rounding::Rn), 0x3c01);
+        // Infinite sums keep no rest.
+        assert_eq!(two_sum(f64::MAX, f64::MAX), (f64::INFINITY, 0.0));
     }
 
     #[test]

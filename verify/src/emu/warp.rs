@@ -23,6 +23,8 @@ enum St {
 struct Threads {
     pc: Vec<usize>,
     st: Vec<St>,
+    /// Each thread's call stack: the index of every `call` it is inside of.
+    calls: Vec<Vec<usize>>,
 }
 
 /// Runs the whole grid.
@@ -34,7 +36,7 @@ pub(crate) fn launch(
     opts: &EmuOptions,
 ) -> Result<(), EmuError> {
     let n = block.iter().map(|&d| d as usize).product::<usize>();
-    let cells = n.saturating_mul(prog.nslots.max(prog.local_size));
+    let cells = n.saturating_mul(prog.nslots.max(prog.local_size).max(prog.tparam_size));
     if cells > 1 << 28 {
         return Err(EmuError::new(
             EmuErrorKind::Launch,
@@ -51,6 +53,20 @@ pub(crate) fn launch(
             [(t % bx) as u32, ((t / bx) % by) as u32, (t / (bx * by)) as u32]
         })
         .collect();
+    // Kernel parameters: a device pointer to each `.u64` parameter's buffer, the bytes of
+    // any other's (sizes are checked by the caller).
+    let mut kparams = vec![0u8; prog.kparam_size];
+    for (i, p) in prog.kparams.iter().enumerate() {
+        let value = if p.pointer {
+            super::memory::global_base(i).to_le_bytes().to_vec()
+        } else {
+            params.get(i).cloned().unwrap_or_default()
+        };
+        if let Some(dst) = kparams.get_mut(p.offset..p.offset + p.size.min(value.len())) {
+            let k = dst.len();
+            dst.copy_from_slice(&value[..k]);
+        }
+    }
     let mut cta = Cta {
         prog,
         regs: vec![0; n * prog.nslots],
@@ -61,12 +77,16 @@ pub(crate) fn launch(
             shared: vec![0; prog.shared_size],
             local: vec![0; n * prog.local_size],
             local_size: prog.local_size,
+            kparams,
+            tparams: vec![0; n * prog.tparam_size],
+            tparam_size: prog.tparam_size,
         },
         tid,
         ctaid: [0; 3],
         grid,
         block,
         steps: 0,
+        cc: vec![false; n],
     };
     for z in 0..grid[2] {
         for y in 0..grid[1] {
@@ -75,6 +95,8 @@ pub(crate) fn launch(
                 cta.def.iter_mut().for_each(|d| *d = false);
                 cta.mem.shared.iter_mut().for_each(|b| *b = 0);
                 cta.mem.local.iter_mut().for_each(|b| *b = 0);
+                cta.mem.tparams.iter_mut().for_each(|b| *b = 0);
+                cta.cc.iter_mut().for_each(|c| *c = false);
                 run_cta(&mut cta, n, opts)?;
             }
         }
@@ -83,7 +105,7 @@ pub(crate) fn launch(
 }
 
 fn run_cta(cta: &mut Cta, n: usize, opts: &EmuOptions) -> Result<(), EmuError> {
-    let mut th = Threads { pc: vec![0; n], st: vec![St::Run; n] };
+    let mut th = Threads { pc: vec![0; n], st: vec![St::Run; n], calls: vec![Vec::new(); n] };
     let nwarps = n.div_ceil(32);
     let mut stacks = vec![Vec::new(); nwarps];
     loop {
@@ -278,10 +300,37 @@ fn run_warp(
                         Flow::Next => th.pc[t] += 1,
                         Flow::Jump(to) => th.pc[t] = to,
                         Flow::Exit => th.st[t] = St::Exit,
+                        Flow::Call(to) => {
+                            let callee = i.call.as_ref().and_then(|c| c.body);
+                            let again = th.calls[t].iter().any(|&c| {
+                                prog.insts.get(c).and_then(|x| x.call.as_ref()).and_then(|x| x.body)
+                                    == callee
+                            });
+                            if again {
+                                return Err(i.err(
+                                    EmuErrorKind::Unsupported,
+                                    "recursive calls are not supported by the emulator",
+                                ));
+                            }
+                            th.calls[t].push(pc);
+                            th.pc[t] = to;
+                        }
+                        Flow::Ret => match th.calls[t].pop() {
+                            None => th.st[t] = St::Exit,
+                            Some(c) => {
+                                let call = prog.insts.get(c);
+                                if let Some(info) = call.and_then(|x| x.call.as_ref()) {
+                                    cta.copy_params(t, &info.rets, i)?;
+                                }
+                                th.pc[t] = c + 1;
+                            }
+                        },
                     }
                 }
                 // A divergent branch: the group reconverges at the post-dominator.
-                if matches!(i.op, Opcode::Bra | Opcode::Ret | Opcode::Exit) && i.guard.is_some() {
+                if matches!(i.op, Opcode::Bra | Opcode::Ret | Opcode::Exit | Opcode::Call)
+                    && i.guard.is_some()
+                {
                     let mut first = None;
                     let mut diverged = false;
                     for_lanes(group, lo, |t| {
