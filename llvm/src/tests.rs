@@ -45,20 +45,14 @@ fn ptx_of(src: &str) -> String {
     let m = module(src);
     let out = compile_module(&m, &Options::default());
     assert!(out.diagnostics.is_empty(), "{:?}\n{}", out.diagnostics, out.ir);
-    if let Some(ptxas) = ptxas() {
-        let dir = std::env::temp_dir().join(format!("dianran-llvm-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        let f = dir.join(format!(
-            "{:x}.ptx",
-            src.len() * 31 + src.bytes().map(usize::from).sum::<usize>()
-        ));
-        std::fs::write(&f, &out.text).expect("write ptx");
-        let st = std::process::Command::new(ptxas)
-            .args(["-arch=sm_80", "-o", "/dev/null"])
-            .arg(&f)
-            .output()
-            .expect("run ptxas");
-        assert!(st.status.success(), "{}\n{}", String::from_utf8_lossy(&st.stderr), out.text);
+    let found = dianran_verify::tools::ptxas();
+    if dianran_verify::tools::require("ptxas", found).is_some() {
+        for sm in [80, 90] {
+            let text = compile_module(&m, &Options { sm, ..Default::default() }).text;
+            if let Err(e) = dianran_verify::ptxas::check(&text, sm) {
+                panic!("ptxas sm_{sm}: {e}\n{text}");
+            }
+        }
     }
     out.text
 }

@@ -348,7 +348,7 @@ fn run_emu(
     grid: [u32; 3],
 ) -> Result<Buffers, String> {
     let mut p = ptx_params(info, input).map_err(|e| e.to_string())?;
-    let opts = EmuOptions { max_steps: 1 << 24 };
+    let opts = EmuOptions { max_steps: 1 << 24, undefined_registers: Some(0x9e37_79b9_7f4a_7c15) };
     emu::run(text, &info.ptx_name, &mut p.buffers, grid, info.workgroup_size, &opts)
         .map_err(|e| e.to_string())?;
     Ok(p.bindings.into_iter().zip(p.buffers).filter_map(|(k, b)| Some((k?, b))).collect())

@@ -74,7 +74,14 @@ impl Executor {
 /// The emulator's budget here: 2^24 warp instructions (about ten seconds of emulation on a
 /// slow machine; every sample needs far fewer). A wrong PTX that never leaves a loop must end
 /// as a disagreement rather than hang.
-const EMU_OPTIONS: crate::emu::EmuOptions = crate::emu::EmuOptions { max_steps: 1 << 24 };
+const EMU_OPTIONS: crate::emu::EmuOptions =
+    crate::emu::EmuOptions { max_steps: 1 << 24, undefined_registers: None };
+
+/// [`EMU_OPTIONS`] for LLVM's PTX, which may read registers it never wrote where their bits do
+/// not matter (an `undef` half of a packed pair): they read as this pattern.
+#[cfg(feature = "llvm")]
+const LLVM_EMU_OPTIONS: crate::emu::EmuOptions =
+    crate::emu::EmuOptions { max_steps: 1 << 24, undefined_registers: Some(0x9e37_79b9_7f4a_7c15) };
 
 /// Why an executor produced no buffers.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -360,9 +367,12 @@ fn run_unguarded(exec: Executor, job: &Job<'_>, input: &Buffers) -> Result<Buffe
             Ok(bufs)
         }
         // The emulator runs the compiled model directly; text only for `--ptx` overrides.
-        Executor::Emu => run_ptx(job, input, Backend::Ours, emu_runner),
+        Executor::Emu => run_ptx(job, input, Backend::Ours, emu_runner(&EMU_OPTIONS)),
         Executor::Cuda => run_cuda(job, input, Backend::Ours),
-        Executor::LlvmEmu => run_ptx(job, input, Backend::Llvm, emu_runner),
+        #[cfg(feature = "llvm")]
+        Executor::LlvmEmu => run_ptx(job, input, Backend::Llvm, emu_runner(&LLVM_EMU_OPTIONS)),
+        #[cfg(not(feature = "llvm"))]
+        Executor::LlvmEmu => run_ptx(job, input, Backend::Llvm, emu_runner(&EMU_OPTIONS)),
         Executor::LlvmCuda => run_cuda(job, input, Backend::Llvm),
         Executor::Lavapipe => run_lavapipe(job, job.source, input),
         Executor::LavapipeOut => {
@@ -378,18 +388,14 @@ fn run_unguarded(exec: Executor, job: &Job<'_>, input: &Buffers) -> Result<Buffe
 
 /// The emulator runs the compiled model directly; text only for `--ptx` overrides and LLVM's
 /// PTX.
-fn emu_runner(
-    ptx: Ptx<'_>,
-    name: &str,
-    params: &mut [Vec<u8>],
-    grid: [u32; 3],
-    block: [u32; 3],
-) -> Result<(), ExecError> {
-    match ptx {
-        Ptx::Module(m, _) => crate::emu::run_module(m, name, params, grid, block, &EMU_OPTIONS),
-        Ptx::Text(t) => crate::emu::run(t, name, params, grid, block, &EMU_OPTIONS),
-    }
-    .map_err(|e| ExecError::Failed(e.to_string()))
+fn emu_runner(opts: &'static crate::emu::EmuOptions) -> Box<PtxRunner<'static>> {
+    Box::new(move |ptx, name, params, grid, block| {
+        match ptx {
+            Ptx::Module(m, _) => crate::emu::run_module(m, name, params, grid, block, opts),
+            Ptx::Text(t) => crate::emu::run(t, name, params, grid, block, opts),
+        }
+        .map_err(|e| ExecError::Failed(e.to_string()))
+    })
 }
 
 /// Which code generator makes the PTX a PTX executor runs.

@@ -623,8 +623,15 @@ fn launch_checks_and_step_limit() {
         run(&text, "nope", &mut bufs, [1, 1, 1], [64, 1, 1], &EmuOptions::default()).unwrap_err();
     assert_eq!(e.kind, EmuErrorKind::Parse);
     let looping = kernel(32, "", "$L_top:\n\tbra $L_top;\n");
-    let e = run(&looping, "k", &mut bufs, [1, 1, 1], [32, 1, 1], &EmuOptions { max_steps: 1000 })
-        .unwrap_err();
+    let e = run(
+        &looping,
+        "k",
+        &mut bufs,
+        [1, 1, 1],
+        [32, 1, 1],
+        &EmuOptions { max_steps: 1000, ..Default::default() },
+    )
+    .unwrap_err();
     assert_eq!(e.kind, EmuErrorKind::StepLimit);
     assert_eq!(global_base(0), 1 << 32);
 }

@@ -206,7 +206,7 @@ fn compare_sample(name: &str) -> Outcome {
             return Outcome::Differs(format!("unknown parameter '{p}'"));
         }
     }
-    let opts = EmuOptions { max_steps: 1 << 28 };
+    let opts = EmuOptions { max_steps: 1 << 28, ..Default::default() };
     if let Err(e) =
         emu::run(&compiled.text, &info.ptx_name, &mut params, dispatch, info.workgroup_size, &opts)
     {

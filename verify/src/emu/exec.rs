@@ -33,6 +33,8 @@ pub(crate) struct Cta<'a> {
     pub steps: u64,
     /// Each thread's carry flag (`add.cc`, `addc`, ...).
     pub cc: Vec<bool>,
+    /// [`super::EmuOptions::undefined_registers`].
+    pub undefined: Option<u64>,
 }
 
 fn as_f32(v: u64) -> f32 {
@@ -49,6 +51,10 @@ impl Cta<'_> {
         let idx = t * self.prog.nslots + slot as usize;
         match (self.def.get(idx), self.regs.get(idx)) {
             (Some(true), Some(v)) => Ok(*v),
+            (Some(false), Some(_)) if self.undefined.is_some() => {
+                let bits = self.prog.slot_bits.get(slot as usize).copied().unwrap_or(64);
+                Ok(self.undefined.unwrap_or(0) & mask(u32::from(bits)))
+            }
             _ => Err(i.err(
                 EmuErrorKind::UndefinedRegister,
                 format!(

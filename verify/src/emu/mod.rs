@@ -58,11 +58,18 @@ pub struct EmuOptions {
     /// Warp instructions issued (over the whole launch) before the run is stopped as a
     /// probable infinite loop.
     pub max_steps: u64,
+    /// What reading a register that was never written gives. `None` (the default): an
+    /// [`EmuErrorKind::UndefinedRegister`] error, which catches code-generator bugs in our
+    /// PTX. `Some(bits)`: those bits (truncated to the register), for PTX from compilers that
+    /// legitimately read undefined values whose bits do not matter, as LLVM does when it packs
+    /// an `undef` half into `mov.b32 %r, {%rs1, %rs2}` and masks it off later; a result that
+    /// depends on them shows up as a disagreement.
+    pub undefined_registers: Option<u64>,
 }
 
 impl Default for EmuOptions {
     fn default() -> Self {
-        EmuOptions { max_steps: 1 << 32 }
+        EmuOptions { max_steps: 1 << 32, undefined_registers: None }
     }
 }
 

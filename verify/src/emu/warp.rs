@@ -87,6 +87,7 @@ pub(crate) fn launch(
         block,
         steps: 0,
         cc: vec![false; n],
+        undefined: opts.undefined_registers,
     };
     for z in 0..grid[2] {
         for y in 0..grid[1] {
