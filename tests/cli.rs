@@ -500,3 +500,25 @@ fn ptx_stats_come_from_the_cubin() {
         assert!(code > 0 && code.is_multiple_of(16), "{err}");
     }
 }
+
+/// `ptx --backend llvm` prints LLVM's PTX with the same entry table (names, parameters) as our
+/// backend, ASCII only, and `verify` runs both backends' PTX against the interpreter.
+#[cfg(feature = "llvm")]
+#[test]
+fn llvm_backend_gives_the_same_entry_table() {
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/samples/double_unicode.wgsl");
+    let ours = dianran(&["ptx", sample]);
+    let llvm = dianran(&["ptx", sample, "--backend", "llvm"]);
+    assert_eq!(llvm.status.code(), Some(0), "{}", text(&llvm.stderr));
+    assert_eq!(text(&llvm.stderr), text(&ours.stderr));
+    let ptx = text(&llvm.stdout);
+    assert!(ptx.is_ascii() && ptx.contains(".entry yy_e5_8a_a0_e5_80_8d("), "{ptx}");
+    assert!(ptx.contains("LLVM") && ptx.contains(".reqntid"), "{ptx}");
+    // The options only our backend has are refused, not ignored.
+    let out = dianran(&["ptx", sample, "--backend", "llvm", "--fast-math"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let out = dianran(&["verify", sample, "--executors", "emu,llvm-emu"]);
+    assert_eq!(out.status.code(), Some(0), "{}{}", text(&out.stdout), text(&out.stderr));
+    let report = text(&out.stdout);
+    assert!(report.contains("emu\tagree") && report.contains("llvm-emu\tagree"), "{report}");
+}
