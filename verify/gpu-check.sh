@@ -10,6 +10,11 @@
 #
 #   verify/gpu-check.sh            # samples
 #   verify/gpu-check.sh --bench    # also the 4096^3 GEMM TFLOP/s benchmark (needs NVRTC)
+#   verify/gpu-check.sh --prepare-llvm
+#                                  # on a machine with LLVM 19 and no GPU: write the LLVM
+#                                  # backend's PTX of every sample to target/llvm-ptx/ and stop.
+#                                  # A GPU machine without LLVM (the lent ones are offline) that
+#                                  # gets that folder runs it as llvm-cuda through `verify --ptx`.
 set -uo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -20,14 +25,29 @@ mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
 start=$SECONDS
 echo "== build ($(nproc) cores)"
 features=()
+prepared="$root/target/llvm-ptx"
 if [ -x /usr/lib/llvm-19/bin/llvm-config ]; then
     features=(--features llvm)
     echo "LLVM 19 found: both backends (cuda and llvm-cuda)"
+elif [ -d "$prepared" ]; then
+    echo "no LLVM 19: llvm-cuda runs the PTX prepared in target/llvm-ptx/ (verify --ptx)"
 else
-    echo "no LLVM 19 (/usr/lib/llvm-19): our backend only; llvm-cuda lines say skipped"
+    echo "no LLVM 19 (/usr/lib/llvm-19) and no target/llvm-ptx/: llvm-cuda lines say skipped"
 fi
 cargo build --release "${features[@]}" --bin dianran 2>&1 | tail -n 1 || exit 1
 bin="$root/target/release/dianran"
+if [ "${1:-}" = "--prepare-llvm" ]; then
+    [ "${#features[@]}" -gt 0 ] || { echo "--prepare-llvm needs LLVM 19"; exit 1; }
+    mkdir -p "$prepared"
+    n=0
+    for f in tests/samples/*.wgsl tests/realworld/*.wgsl; do
+        grep -q '^// dispatch:' "$f" || continue
+        "$bin" ptx "$f" --backend llvm -o "$prepared/$(basename "$f" .wgsl).ptx" 2>/dev/null \
+            && n=$((n + 1))
+    done
+    echo "wrote $n PTX files to $prepared"
+    exit 0
+fi
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 
 agree=0; disagree=0; skipped=0; rejected=0; failed_names=()
@@ -42,6 +62,13 @@ for f in tests/samples/*.wgsl tests/realworld/*.wgsl; do
     for entry in $(printf '%s\n' "$table" | awk -F'\t' '$2 == "compute" { print $1 }'); do
         out=$(timeout 120 "$bin" verify "$f" --len 16384 --entry "$entry" \
             --executors emu,cuda,llvm-emu,llvm-cuda 2>&1)
+        if [ "${#features[@]}" -eq 0 ] && [ -f "$prepared/$name.ptx" ]; then
+            # LLVM's PTX prepared elsewhere, on the driver: reported as llvm-cuda.
+            pre=$(timeout 120 "$bin" verify "$f" --len 16384 --entry "$entry" \
+                --executors cuda --ptx "$prepared/$name.ptx" 2>&1 | grep -P '^cuda\t')
+            out=$(printf '%s\n' "$out" | grep -vP '^llvm-cuda\t')
+            out=$(printf '%s\n%s\n' "$out" "${pre/#cuda/llvm-cuda}")
+        fi
         emu=$(printf '%s\n' "$out" | grep -P '^emu\t' | head -n 1 | cut -f2)
         lemu=$(printf '%s\n' "$out" | grep -P '^llvm-emu\t' | head -n 1 | cut -f2)
         line="$name/$entry"
