@@ -19,7 +19,7 @@
 //!   a lane's pair runs across the stored rows) when every row address is 16-byte aligned;
 //! * otherwise per-lane loads and stores, a lane's two neighbouring elements as one access
 //!   (`<2 x half>` or `<2 x float>`) when the pair is contiguous in memory and aligned;
-//! * an alignment proven at compile time (the same analysis as our backend's, `KnownAlign`)
+//! * an alignment proven at compile time (our backend's analysis, `codegen::align::KnownAlign`)
 //!   picks the fast form, a proven misalignment the per-element one, anything else is tested
 //!   at run time with `vote.sync.all` over the active lanes, so the branch is uniform.
 //!
@@ -32,17 +32,14 @@
 
 use crate::lower::{lowbit, set_align, Lower, Ptr, Space, R, V};
 use crate::subgroup::Shfl;
-use dianran_frontend::ir::{
-    BinaryOperator, Block, ConstValue, CoopRole, Function, Op, Scalar, Terminator, Type, TypeId,
-    ValueId,
-};
+use dianran_frontend::ir::{CoopRole, Op, Scalar, Type, TypeId, ValueId};
+use dianran_ptx::codegen::align::KnownAlign;
 use dianran_ptx::codegen::layout;
 use inkwell::types::{BasicMetadataTypeEnum, BasicType, BasicTypeEnum};
 use inkwell::values::{
     BasicMetadataValueEnum, BasicValue, FunctionValue, IntValue, PointerValue, VectorValue,
 };
 use inkwell::IntPredicate;
-use rustc_hash::FxHashMap as HashMap;
 
 /// One cooperative matrix type as the fragments lay it out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -428,11 +425,13 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
     /// A power of two known to divide the address of pointer `v`, as our backend knows it:
     /// an index's known alignment (`KnownAlign`) times the element stride (1 when unknown).
     fn ptr_align(&mut self, known: &KnownAlign<'_>, v: ValueId, depth: u32) -> u32 {
+        // How deep pointer chains are followed; deeper ones count as unknown.
+        const MAX_DEPTH: u32 = 24;
         if depth > MAX_DEPTH {
             return 1;
         }
         let own = self.ptr(v).map_or(1, |p| p.align);
-        let computed = match known.defs.get(&v) {
+        let computed = match known.def(v) {
             Some(Op::Access(base, idx)) => {
                 let pointee = match self.ptr(*base) {
                     Ok(p) => p.pointee,
@@ -688,174 +687,6 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
             });
         }
         Ok(out)
-    }
-}
-
-// ---- known alignment of integer values (our backend's `codegen::align`, which is private) ----
-
-/// The largest alignment the analysis reports: WGSL integers wrap modulo 2^32, which keeps any
-/// power of two up to 2^31 dividing the wrapped result.
-const CAP: u32 = 1 << 31;
-
-/// How deep definitions are followed; deeper chains count as unknown.
-const MAX_DEPTH: u32 = 24;
-
-/// Rounds of the fixed point over loop and inline parameters before giving up.
-const MAX_ROUNDS: usize = 64;
-
-/// Definitions of a function's values and the largest power of two proven to divide integer
-/// values: constants, products, sums, masks and shifts; loop-carried values take the smallest
-/// alignment of every value flowing into them (an optimistic fixed point). Anything else is 1,
-/// so a result is always a sound lower bound. The same analysis as our backend's, so both
-/// choose `ldmatrix` and paired accesses without a run-time test in the same places.
-struct KnownAlign<'f> {
-    defs: HashMap<ValueId, &'f Op>,
-    params: HashMap<ValueId, u32>,
-}
-
-impl<'f> KnownAlign<'f> {
-    fn new(f: &'f Function) -> Self {
-        let mut defs = HashMap::default();
-        let mut incoming: HashMap<ValueId, Vec<ValueId>> = HashMap::default();
-        index_block(&f.body, &mut defs, &mut incoming);
-        let mut k = KnownAlign { defs, params: HashMap::default() };
-        k.params = incoming.keys().map(|&p| (p, CAP)).collect();
-        let mut settled = false;
-        for _ in 0..MAX_ROUNDS {
-            let mut changed = false;
-            for (p, ins) in &incoming {
-                let a = ins.iter().map(|&v| k.pow2(v)).min().unwrap_or(1);
-                if k.params.get(p).is_some_and(|&old| a < old) {
-                    k.params.insert(*p, a);
-                    changed = true;
-                }
-            }
-            if !changed {
-                settled = true;
-                break;
-            }
-        }
-        if !settled {
-            k.params.values_mut().for_each(|a| *a = 1);
-        }
-        k
-    }
-
-    /// A power of two that divides the integer value `v` (1 when nothing is known).
-    fn pow2(&self, v: ValueId) -> u32 {
-        self.pow2_at(v, 0)
-    }
-
-    /// The value of `v` when it is an integer constant.
-    fn constant(&self, v: ValueId) -> Option<u32> {
-        match self.defs.get(&v) {
-            Some(Op::Const(ConstValue::U32(x))) => Some(*x),
-            Some(Op::Const(ConstValue::I32(x))) => Some(*x as u32),
-            _ => None,
-        }
-    }
-
-    fn pow2_at(&self, v: ValueId, depth: u32) -> u32 {
-        if depth > MAX_DEPTH {
-            return 1;
-        }
-        let d = depth + 1;
-        let Some(op) = self.defs.get(&v) else {
-            return self.params.get(&v).copied().unwrap_or(1);
-        };
-        let low = |x: u32| lowbit(x).min(CAP);
-        match op {
-            Op::Const(ConstValue::U32(x)) => low(*x),
-            Op::Const(ConstValue::I32(x)) => low(*x as u32),
-            Op::Binary(BinaryOperator::Multiply, a, b) => {
-                self.pow2_at(*a, d).saturating_mul(self.pow2_at(*b, d)).min(CAP)
-            }
-            Op::Binary(BinaryOperator::Add | BinaryOperator::Subtract, a, b) => {
-                self.pow2_at(*a, d).min(self.pow2_at(*b, d))
-            }
-            // `x & m` keeps every zero low bit of either operand.
-            Op::Binary(BinaryOperator::And, a, b) => self.pow2_at(*a, d).max(self.pow2_at(*b, d)),
-            Op::Binary(BinaryOperator::ShiftLeft, a, b) => match self.defs.get(b) {
-                // WGSL masks the shift amount to the low 5 bits.
-                Some(Op::Const(ConstValue::U32(s))) => {
-                    (u64::from(self.pow2_at(*a, d)) << (s & 31)).min(u64::from(CAP)) as u32
-                }
-                _ => self.pow2_at(*a, d),
-            },
-            Op::Select { accept, reject, .. } => {
-                self.pow2_at(*accept, d).min(self.pow2_at(*reject, d))
-            }
-            // Same bits between i32 and u32.
-            Op::Convert(x, Scalar::U32 | Scalar::I32) | Op::Bitcast(x) => self.pow2_at(*x, d),
-            _ => 1,
-        }
-    }
-}
-
-/// Indexes definitions and, for loop and inline params, every value that flows into them.
-fn index_block<'f>(
-    b: &'f Block,
-    defs: &mut HashMap<ValueId, &'f Op>,
-    incoming: &mut HashMap<ValueId, Vec<ValueId>>,
-) {
-    for inst in &b.insts {
-        if let Some(r) = inst.result {
-            defs.insert(r, &inst.op);
-        }
-        match &inst.op {
-            Op::Loop { init, body, continuing, .. } => {
-                let mut back = Vec::new();
-                if let Terminator::Yield(args) = &continuing.term {
-                    back = args.clone();
-                }
-                flow(incoming, &body.params, &[init, &back]);
-                let mut ends: Vec<Vec<ValueId>> = Vec::new();
-                if let Terminator::Yield(args) = &body.term {
-                    ends.push(args.clone());
-                }
-                continues(body, &mut ends);
-                let refs: Vec<&Vec<ValueId>> = ends.iter().collect();
-                flow(incoming, &continuing.params, &refs);
-            }
-            Op::Inline { body, args, .. } => flow(incoming, &body.params, &[args]),
-            _ => {}
-        }
-        for nb in inst.op.blocks() {
-            index_block(nb, defs, incoming);
-        }
-    }
-}
-
-/// Records `sources[j][i]` as flowing into `params[i]`; a source list of the wrong length
-/// makes the parameter unknown.
-fn flow(
-    incoming: &mut HashMap<ValueId, Vec<ValueId>>,
-    params: &[ValueId],
-    sources: &[&Vec<ValueId>],
-) {
-    for (i, &p) in params.iter().enumerate() {
-        let e = incoming.entry(p).or_default();
-        for s in sources {
-            match s.get(i) {
-                Some(&v) => e.push(v),
-                None => e.push(ValueId(u32::MAX)),
-            }
-        }
-    }
-}
-
-/// The arguments of every `Continue` in `b` that targets the loop `b` is the body of.
-fn continues(b: &Block, out: &mut Vec<Vec<ValueId>>) {
-    if let Terminator::Continue(args) = &b.term {
-        out.push(args.clone());
-    }
-    for inst in &b.insts {
-        if matches!(inst.op, Op::Loop { .. }) {
-            continue;
-        }
-        for nb in inst.op.blocks() {
-            continues(nb, out);
-        }
     }
 }
 

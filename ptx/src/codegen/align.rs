@@ -23,7 +23,7 @@ const CAP: u32 = 1 << 31;
 const MAX_DEPTH: u32 = 24;
 
 /// Definitions of a function's values, for [`KnownAlign::pow2`].
-pub(crate) struct KnownAlign<'a> {
+pub struct KnownAlign<'a> {
     defs: HashMap<ValueId, &'a Op>,
     /// The alignment of each block parameter (the fixed point over its incoming values).
     params: HashMap<ValueId, u32>,
@@ -35,7 +35,7 @@ const MAX_ROUNDS: usize = 64;
 
 impl<'a> KnownAlign<'a> {
     /// Indexes the defining operation of every value in `f`.
-    pub(crate) fn new(f: &'a Function) -> Self {
+    pub fn new(f: &'a Function) -> Self {
         let mut defs = HashMap::default();
         let mut incoming: HashMap<ValueId, Vec<ValueId>> = HashMap::default();
         index_block(&f.body, &mut defs, &mut incoming);
@@ -62,13 +62,18 @@ impl<'a> KnownAlign<'a> {
         k
     }
 
+    /// The operation that defines `v`, if the function defines it with one (not a parameter).
+    pub fn def(&self, v: ValueId) -> Option<&'a Op> {
+        self.defs.get(&v).copied()
+    }
+
     /// A power of two that divides the integer value `v` (1 when nothing is known).
-    pub(crate) fn pow2(&self, v: ValueId) -> u32 {
+    pub fn pow2(&self, v: ValueId) -> u32 {
         self.pow2_at(v, 0)
     }
 
     /// The value of `v` when it is an integer constant.
-    pub(crate) fn constant(&self, v: ValueId) -> Option<u32> {
+    pub fn constant(&self, v: ValueId) -> Option<u32> {
         match self.defs.get(&v) {
             Some(Op::Const(ConstValue::U32(x))) => Some(*x),
             Some(Op::Const(ConstValue::I32(x))) => Some(*x as u32),
@@ -114,7 +119,7 @@ impl<'a> KnownAlign<'a> {
 
 /// The lowest set bit of a constant, byte count or offset; zero is divisible by everything,
 /// so it gives the cap.
-pub(crate) fn lowbit(x: u32) -> u32 {
+pub fn lowbit(x: u32) -> u32 {
     if x == 0 {
         CAP
     } else {

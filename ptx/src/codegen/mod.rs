@@ -14,7 +14,7 @@
 // Every selector step returns `Result<_, Diagnostic>`; the diagnostic is large but rare.
 #![allow(clippy::result_large_err)]
 
-mod align;
+pub mod align;
 mod arith;
 mod builtins;
 mod coop;
