@@ -14,7 +14,7 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
     /// A value operation (no memory, no control flow) producing a value of type `ty`.
     pub(crate) fn value_op(&mut self, op: &Op, ty: TypeId) -> R<Vec<V<'ctx>>> {
         match op {
-            Op::Const(c) => self.const_comps(c, ty),
+            Op::Const(c) => self.const_comps(c),
             Op::Unary(u, a) => {
                 let s = self.scalar_ty(*a)?;
                 let c = self.comps(*a)?;

@@ -144,13 +144,13 @@ pub(crate) fn lower_entry<'ctx>(
     ep: &ir::EntryPoint,
     plan: &EntryPlan,
     ptx_name: &str,
-) -> R<FunctionValue<'ctx>> {
+) -> R<()> {
     let cx = env.context;
     // Generic pointers, cast to `addrspace(1)` in the prologue (`cvta.to.global`), as clang
     // compiles CUDA kernels: the PTX ISA gives kernel parameters generic addresses.
     let ptr = cx.ptr_type(As::default());
-    let nparams = plan.all_params().len();
-    let args: Vec<BasicMetadataTypeEnum> = vec![ptr.into(); nparams];
+    let params = plan.all_params();
+    let args: Vec<BasicMetadataTypeEnum> = vec![ptr.into(); params.len()];
     let fty = cx.void_type().fn_type(&args, false);
     let func = env.module.add_function(ptx_name, fty, None);
     // The `ptx_kernel` calling convention makes it an `.entry`.
@@ -169,10 +169,8 @@ pub(crate) fn lower_entry<'ctx>(
             .add_global_metadata("nvvm.annotations", &node)
             .map_err(|e| unsupported(&format!("metadata ({e})"), &ep.name, ir::Span::default()))?;
     }
-    for (i, p) in func.get_param_iter().enumerate() {
-        if let Some(n) = plan.all_params().get(i) {
-            p.set_name(n);
-        }
+    for (p, n) in func.get_param_iter().zip(&params) {
+        p.set_name(n);
     }
     let mut shared = HashMap::default();
     for &g in &plan.shared {
@@ -220,7 +218,7 @@ pub(crate) fn lower_entry<'ctx>(
     let body = &plan.function.body;
     lw.block(body, None)?;
     remove_dead_phis(func);
-    Ok(func)
+    Ok(())
 }
 
 /// Removes the `phi`s of blocks nothing branches to (the exit of a loop without `break`, the
@@ -503,7 +501,7 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
             let Some(global) = self.m.globals.get(g.index()) else { continue };
             let ty = global.ty;
             let init = global.init.clone().unwrap_or(ConstValue::Zero(ty));
-            let comps = self.const_comps(&init, ty)?;
+            let comps = self.const_comps(&init)?;
             let addr = *self.privates.get(&g).ok_or_else(|| self.err_internal("private"))?;
             let p = Ptr {
                 addr,
@@ -1123,7 +1121,7 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
 
     // ---- constants ----
 
-    pub(crate) fn const_comps(&mut self, c: &ConstValue, ty: TypeId) -> R<Vec<V<'ctx>>> {
+    pub(crate) fn const_comps(&mut self, c: &ConstValue) -> R<Vec<V<'ctx>>> {
         Ok(match c {
             ConstValue::Bool(b) => vec![self.cx.bool_type().const_int(u64::from(*b), false).into()],
             ConstValue::I32(v) => vec![self.u32c(*v as u32).into()],
@@ -1139,19 +1137,15 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
             }
             ConstValue::Composite(cty, parts) => {
                 let mut out = Vec::new();
-                let n = parts.len() as u32;
                 for (i, p) in parts.iter().enumerate() {
-                    let pty = match layout::member_range(&mut self.types, *cty, i as u32) {
-                        Some((_, t)) => t,
-                        None if n > 0 => match self.types.get(*cty).clone() {
-                            Type::Vector { scalar, .. } => self.types.scalar(scalar),
-                            _ => return Err(self.err_internal("bad composite constant")),
-                        },
-                        None => return Err(self.err_internal("bad composite constant")),
-                    };
-                    out.extend(self.const_comps(p, pty)?);
+                    // Each part is a member of the composite (a vector's may be scalars).
+                    let fits = layout::member_range(&mut self.types, *cty, i as u32).is_some()
+                        || matches!(self.types.get(*cty), Type::Vector { .. });
+                    if !fits {
+                        return Err(self.err_internal("bad composite constant"));
+                    }
+                    out.extend(self.const_comps(p)?);
                 }
-                let _ = ty;
                 out
             }
             ConstValue::Zero(zty) => {
