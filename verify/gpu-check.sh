@@ -3,13 +3,17 @@
 # compute sample JIT-loads our PTX through the CUDA driver (cuModuleLoadData via cudarc), runs
 # it, and compares the buffers with the reference interpreter and the PTX emulator
 # (`dianran verify`); where LLVM 19 is installed (tools/setup.sh) it builds the `llvm` feature
-# and does the same with the LLVM backend's PTX (`llvm-cuda`, `llvm-emu`); then runs the cooperative-matrix form tests with the CUDA driver as a
-# third executor, and the precise-math accuracy test (device results bit-identical to the
-# emulator's). Prints one line per sample and a summary; exits 1 if any executor that
-# ran disagrees. Budget: under 5 minutes on a 16-core machine (about half is the build).
+# and does the same with the LLVM backend's PTX (`llvm-cuda`, `llvm-emu`); then runs the
+# cooperative-matrix form tests with the CUDA driver as a third executor, and the precise-math
+# accuracy test (device results bit-identical to the emulator's). With --bench it also times
+# the 4096^3 GEMM (ours vs NVRTC, TFLOP/s and fraction of the tensor peak) and the bandwidth
+# kernels (GB/s against the memory peak) through `cargo bench --bench gemm_device`.
+# Prints one line per sample, then one summary table; exits 1 if any executor that ran
+# disagrees or a check failed. Budget: under 8 minutes with --bench on a 16-core machine
+# (everything is built in one cargo step first; the sample loop stops at SAMPLE_BUDGET_S).
 #
-#   verify/gpu-check.sh            # samples
-#   verify/gpu-check.sh --bench    # also the 4096^3 GEMM TFLOP/s benchmark (needs NVRTC)
+#   verify/gpu-check.sh            # samples, coop forms, precise math
+#   verify/gpu-check.sh --bench    # also the GEMM and bandwidth benchmarks (needs NVRTC)
 #   verify/gpu-check.sh --prepare-llvm
 #                                  # on a machine with LLVM 19 and no GPU: write the LLVM
 #                                  # backend's PTX of every sample to target/llvm-ptx/ and stop.
@@ -21,6 +25,8 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$root/target/xdg-runtime}"
 mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
+mode="${1:-}"
+SAMPLE_BUDGET_S="${SAMPLE_BUDGET_S:-240}"
 
 start=$SECONDS
 echo "== build ($(nproc) cores)"
@@ -34,23 +40,39 @@ elif [ -d "$prepared" ]; then
 else
     echo "no LLVM 19 (/usr/lib/llvm-19) and no target/llvm-ptx/: llvm-cuda lines say skipped"
 fi
-cargo build --release "${features[@]}" --bin dianran 2>&1 | tail -n 1 || exit 1
-bin="$root/target/release/dianran"
-if [ "${1:-}" = "--prepare-llvm" ]; then
+if [ "$mode" = "--prepare-llvm" ]; then
     [ "${#features[@]}" -gt 0 ] || { echo "--prepare-llvm needs LLVM 19"; exit 1; }
+    cargo build --release "${features[@]}" --bin dianran 2>&1 | tail -n 1 || exit 1
     mkdir -p "$prepared"
     n=0
     for f in tests/samples/*.wgsl tests/realworld/*.wgsl; do
         grep -q '^// dispatch:' "$f" || continue
-        "$bin" ptx "$f" --backend llvm -o "$prepared/$(basename "$f" .wgsl).ptx" 2>/dev/null \
-            && n=$((n + 1))
+        target/release/dianran ptx "$f" --backend llvm \
+            -o "$prepared/$(basename "$f" .wgsl).ptx" 2>/dev/null && n=$((n + 1))
     done
     echo "wrote $n PTX files to $prepared"
     exit 0
 fi
-command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+# One cargo step builds everything the script runs, so the parts below only execute. The
+# test and bench binaries share the release profile's artifacts.
+cargo build --release "${features[@]}" --bin dianran 2>&1 | tail -n 1 || exit 1
+cargo test --release --no-run -p dianran-verify --test coop_forms --test math_accuracy 2>&1 \
+    | tail -n 1
+if [ "$mode" = "--bench" ]; then
+    tools/setup.sh >/dev/null 2>&1 || true
+    cargo bench --no-run -p dianran-benches "${features[@]}" --bench gemm_device \
+        $([ "${#features[@]}" -gt 0 ] && echo --bench backends) 2>&1 | tail -n 1
+fi
+echo "built in $((SECONDS - start)) s"
+bin="$root/target/release/dianran"
+gpu=$(command -v nvidia-smi >/dev/null \
+    && nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -n 1)
+echo "GPU: ${gpu:-none found by nvidia-smi}"
 
-agree=0; disagree=0; skipped=0; rejected=0; failed_names=()
+declare -A agree=([cuda]=0 [llvm-cuda]=0) disagree=([cuda]=0 [llvm-cuda]=0) \
+    skipped=([cuda]=0 [llvm-cuda]=0)
+rejected=0; unrun=0; failed_names=(); failed_checks=()
+sample_start=$SECONDS
 for f in tests/samples/*.wgsl tests/realworld/*.wgsl; do
     grep -q '^// dispatch:' "$f" || continue
     name="$(basename "$f" .wgsl)"
@@ -60,6 +82,10 @@ for f in tests/samples/*.wgsl tests/realworld/*.wgsl; do
         continue
     fi
     for entry in $(printf '%s\n' "$table" | awk -F'\t' '$2 == "compute" { print $1 }'); do
+        if [ $((SECONDS - sample_start)) -ge "$SAMPLE_BUDGET_S" ]; then
+            unrun=$((unrun + 1))
+            continue
+        fi
         out=$(timeout 120 "$bin" verify "$f" --len 16384 --entry "$entry" \
             --executors emu,cuda,llvm-emu,llvm-cuda 2>&1)
         if [ "${#features[@]}" -eq 0 ] && [ -f "$prepared/$name.ptx" ]; then
@@ -75,13 +101,15 @@ for f in tests/samples/*.wgsl tests/realworld/*.wgsl; do
         for exec in cuda llvm-cuda; do
             res=$(printf '%s\n' "$out" | grep -P "^$exec\t" | head -n 1)
             case "$res" in
-                *$'\t'agree*) agree=$((agree + 1)); status=agree ;;
-                *$'\t'skipped*) skipped=$((skipped + 1)); status=skipped ;;
+                *$'\t'agree*) agree[$exec]=$((agree[$exec] + 1)); status=agree ;;
+                *$'\t'skipped*) skipped[$exec]=$((skipped[$exec] + 1)); status=skipped ;;
                 "")
                     # No executor ran: the reference failed on the random input.
                     rejected=$((rejected + 1)); status=not-run
                     res="-	-	$(printf '%s\n' "$out" | head -n 1)" ;;
-                *) disagree=$((disagree + 1)); status=DISAGREE; failed_names+=("$exec:$name/$entry") ;;
+                *)
+                    disagree[$exec]=$((disagree[$exec] + 1)); status=DISAGREE
+                    failed_names+=("$exec:$name/$entry") ;;
             esac
             line="$line $exec=$status"
             [ "$status" = agree ] || line="$line ($(printf '%s' "$res" | cut -f3- | cut -c1-100))"
@@ -89,31 +117,52 @@ for f in tests/samples/*.wgsl tests/realworld/*.wgsl; do
         printf '%s emu=%s llvm-emu=%s\n' "$line" "${emu:-?}" "${lemu:-?}"
     done
 done
-echo "== samples (cuda and llvm-cuda runs): $agree agree, $disagree disagree, $skipped skipped, $rejected not run ($((SECONDS - start)) s)"
+sample_s=$((SECONDS - sample_start))
+echo "== samples done in $sample_s s"
+[ "$unrun" -gt 0 ] && echo "time budget ($SAMPLE_BUDGET_S s) reached: $unrun entries not run"
 [ "${#failed_names[@]}" -gt 0 ] && echo "disagree: ${failed_names[*]}"
 
 echo "== cooperative matrices: every orientation and form (f16/f32, 16x16/8x8, ldmatrix and"
 echo "   per-lane paths, --tf32) on interp, emu and CUDA against plain Rust (verify/tests/coop_forms.rs)"
-coop_ok=0
+coop=FAILED
 timeout 300 cargo test --release -p dianran-verify --test coop_forms 2>&1 | tail -n 25 \
-    | tee /dev/stderr | grep -q '^test result: ok' && coop_ok=1
-[ "$coop_ok" -eq 1 ] || { echo "coop_forms: FAILED"; disagree=$((disagree + 1)); }
+    | tee /dev/stderr | grep -q '^test result: ok' && coop=ok
+[ "$coop" = ok ] || failed_checks+=(coop_forms)
 
 echo "== precise math: every builtin's PTX on the device bit-identical to the emulator, and within"
 echo "   its ulp bound (verify/tests/math_accuracy.rs)"
-math_ok=0
+math=FAILED
 timeout 300 cargo test --release -p dianran-verify --test math_accuracy 2>&1 | tail -n 8 \
-    | tee /dev/stderr | grep -q '^test result: ok' && math_ok=1
-[ "$math_ok" -eq 1 ] || { echo "math_accuracy: FAILED"; disagree=$((disagree + 1)); }
+    | tee /dev/stderr | grep -q '^test result: ok' && math=ok
+[ "$math" = ok ] || failed_checks+=(math_accuracy)
 
-if [ "${1:-}" = "--bench" ]; then
-    echo "== GEMM benchmark"
-    tools/setup.sh >/dev/null 2>&1 || true
-    timeout 240 cargo bench -p dianran-benches --bench gemm_device 2>&1 | tail -n 30
+bench_lines=""
+if [ "$mode" = "--bench" ]; then
+    echo "== GEMM 4096^3 and bandwidth kernels: dianran vs NVRTC"
+    # The bench prints its tables and `SUMMARY<TAB>what<TAB>value` lines for the table below.
+    bench_out=$(timeout 240 cargo bench -p dianran-benches --bench gemm_device 2>&1)
+    printf '%s\n' "$bench_out" | grep -v '^SUMMARY' | tail -n 30
+    bench_lines=$(printf '%s\n' "$bench_out" | grep -P '^SUMMARY\t' | cut -f2-)
+    [ -n "$bench_lines" ] || bench_lines="device bench	no result (see above)"
     if [ "${#features[@]}" -gt 0 ]; then
         echo "== compile time and ptxas registers: dianran vs LLVM vs NVRTC"
-        timeout 240 cargo bench -p dianran-benches --features llvm --bench backends 2>&1 | tail -n 40
+        timeout 120 cargo bench -p dianran-benches --features llvm --bench backends 2>&1 \
+            | tail -n 40
     fi
 fi
-echo "== done in $((SECONDS - start)) s"
-[ "$disagree" -eq 0 ]
+
+echo
+echo "== summary (${gpu:-no GPU}; $((SECONDS - start)) s)"
+row() { printf '%-44s %s\n' "$1" "$2"; }
+row "check" "result"
+for exec in cuda llvm-cuda; do
+    row "samples on $exec" "${agree[$exec]} agree, ${disagree[$exec]} disagree, ${skipped[$exec]} skipped"
+done
+row "samples not run" "$rejected rejected or no reference, $unrun over the time budget"
+row "cooperative matrices (coop_forms)" "$coop"
+row "precise math (math_accuracy)" "$math"
+if [ -n "$bench_lines" ]; then
+    while IFS=$'\t' read -r what value; do row "$what" "$value"; done <<<"$bench_lines"
+fi
+total_disagree=$((disagree[cuda] + disagree[llvm-cuda]))
+[ "$total_disagree" -eq 0 ] && [ "${#failed_checks[@]}" -eq 0 ]

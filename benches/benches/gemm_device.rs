@@ -1,10 +1,14 @@
 //! GEMM throughput at 4096³ on a CUDA device, in one run: our `gemm_tiled_f16.wgsl` compiled
 //! by dianran, and its CUDA C++ equivalent (`cuda/gemm_tiled_f16.cu`, WMMA) compiled by NVRTC,
 //! with the ratio and the fraction of the device's dense f16 tensor peak. Both results are
-//! spot-checked against an f64 CPU reference. Without a device: `skipped: no CUDA device`.
+//! spot-checked against an f64 CPU reference. Then the memory-bound pair (saxpy and a row
+//! softmax, [`bandwidth`]) in GB/s against the DRAM peak. Ends with `SUMMARY<TAB>what<TAB>value`
+//! lines that `verify/gpu-check.sh --bench` gathers into its summary table. Without a device:
+//! `skipped: no CUDA device`.
 
 use std::collections::BTreeMap;
 
+use dianran_benches::bandwidth;
 use dianran_benches::device::{gemm_tflops, peak_f16_tensor_tflops, Gpu, Launch, Timing};
 use dianran_benches::kernels::{self, GEMM};
 use dianran_benches::nvrtc;
@@ -148,24 +152,33 @@ fn main() {
     let runs = [("dianran", ours(&gpu, sm, &inp)), ("NVRTC", theirs(&gpu, sm, &inp))];
     let mut t = Table::new(&["GEMM 4096³ f16->f32", "ms/launch", "TFLOP/s", "of peak", "result"]);
     let mut tflops = Vec::new();
+    // `SUMMARY<TAB>what<TAB>value` lines feed verify/gpu-check.sh's summary table.
+    let mut summary = Vec::new();
     for (who, run) in &runs {
         match run {
             Ok(r) => {
                 let tf = gemm_tflops(M as u64, N as u64, K as u64, r.seconds);
                 tflops.push(tf);
+                let of_peak =
+                    peak.map(|p| format!("{:.1}%", 100.0 * tf / p)).unwrap_or_else(|| "-".into());
+                let result = match check(&inp, &r.output) {
+                    Ok(()) => "ok".to_string(),
+                    Err(e) => format!("WRONG: {e}"),
+                };
+                summary.push(format!(
+                    "GEMM 4096^3 f16 {who}\t{tf:.1} TFLOP/s, {of_peak} of peak, result {result}"
+                ));
                 t.row(vec![
                     who.to_string(),
                     format!("{:.3}", r.seconds * 1e3),
                     format!("{tf:.1}"),
-                    peak.map(|p| format!("{:.1}%", 100.0 * tf / p)).unwrap_or_else(|| "-".into()),
-                    match check(&inp, &r.output) {
-                        Ok(()) => "ok".into(),
-                        Err(e) => format!("WRONG: {e}"),
-                    },
+                    of_peak,
+                    result,
                 ]);
             }
             Err(e) => {
                 let first = e.lines().next().unwrap_or("");
+                summary.push(format!("GEMM 4096^3 f16 {who}\tfailed: {first}"));
                 t.row(vec![who.to_string(), "-".into(), "-".into(), "-".into(), first.into()]);
             }
         }
@@ -173,5 +186,10 @@ fn main() {
     print!("{}", t.render());
     if let [ours, theirs] = tflops[..] {
         println!("dianran/NVRTC throughput: {}", ratio(ours, theirs));
+        summary.push(format!("GEMM dianran/NVRTC throughput\t{}", ratio(ours, theirs)));
+    }
+    summary.extend(bandwidth::run(&gpu, sm, &info));
+    for line in summary {
+        println!("SUMMARY\t{line}");
     }
 }

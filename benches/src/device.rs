@@ -19,6 +19,10 @@ pub struct DeviceInfo {
     pub sms: i32,
     /// Maximum SM clock in kHz.
     pub clock_khz: i32,
+    /// Peak memory clock in kHz.
+    pub mem_clock_khz: i32,
+    /// Global memory bus width in bits.
+    pub bus_width_bits: i32,
 }
 
 /// Dense f16 tensor-core peak with f32 accumulation, in TFLOP/s: SMs x clock x the
@@ -33,6 +37,20 @@ pub fn peak_f16_tensor_tflops(info: &DeviceInfo) -> Option<f64> {
         _ => return None,
     };
     Some(info.sms as f64 * info.clock_khz as f64 * 1e3 * flops_per_clock_per_sm / 1e12)
+}
+
+/// Peak DRAM bandwidth in GB/s (10^9 bytes): two transfers per memory clock (DDR) over the
+/// whole bus. H100 SXM: 2619 MHz x 5120 bits -> 3352 GB/s, NVIDIA's "3.35 TB/s".
+pub fn peak_bandwidth_gbs(info: &DeviceInfo) -> Option<f64> {
+    if info.mem_clock_khz <= 0 || info.bus_width_bits <= 0 {
+        return None;
+    }
+    Some(2.0 * info.mem_clock_khz as f64 * 1e3 * (info.bus_width_bits as f64 / 8.0) / 1e9)
+}
+
+/// Bytes moved / seconds, in GB/s (10^9 bytes).
+pub fn gbs(bytes: u64, seconds: f64) -> f64 {
+    bytes as f64 / seconds / 1e9
 }
 
 /// `2 * m * n * k` / seconds, in TFLOP/s.
@@ -91,6 +109,14 @@ impl Gpu {
                 .attribute(A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
                 .map_err(describe)?,
             clock_khz: self.ctx.attribute(A::CU_DEVICE_ATTRIBUTE_CLOCK_RATE).map_err(describe)?,
+            mem_clock_khz: self
+                .ctx
+                .attribute(A::CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE)
+                .map_err(describe)?,
+            bus_width_bits: self
+                .ctx
+                .attribute(A::CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH)
+                .map_err(describe)?,
         })
     }
 
@@ -147,15 +173,47 @@ mod tests {
     #[test]
     fn peaks_match_the_datasheets() {
         // A100 SXM: 108 SMs at 1410 MHz -> 312 TFLOP/s dense f16 (NVIDIA's figure).
-        let a100 = DeviceInfo { name: "A100".into(), cc: (8, 0), sms: 108, clock_khz: 1_410_000 };
+        let a100 = DeviceInfo {
+            name: "A100".into(),
+            cc: (8, 0),
+            sms: 108,
+            clock_khz: 1_410_000,
+            mem_clock_khz: 1_215_000,
+            bus_width_bits: 5120,
+        };
         let p = peak_f16_tensor_tflops(&a100).expect("known");
         assert!((p - 311.9).abs() < 0.5, "{p}");
         // H100 SXM: 132 SMs at 1830 MHz -> 989 TFLOP/s.
-        let h100 = DeviceInfo { name: "H100".into(), cc: (9, 0), sms: 132, clock_khz: 1_830_000 };
+        let h100 = DeviceInfo {
+            name: "H100".into(),
+            cc: (9, 0),
+            sms: 132,
+            clock_khz: 1_830_000,
+            mem_clock_khz: 2_619_000,
+            bus_width_bits: 5120,
+        };
         let p = peak_f16_tensor_tflops(&h100).expect("known");
         assert!((p - 989.4).abs() < 0.5, "{p}");
-        let other = DeviceInfo { cc: (7, 5), ..a100 };
+        let other = DeviceInfo { cc: (7, 5), ..a100.clone() };
         assert_eq!(peak_f16_tensor_tflops(&other), None);
+    }
+
+    #[test]
+    fn bandwidth_peaks_match_the_datasheets() {
+        // A100 40GB: 1215 MHz HBM2 on 5120 bits -> 1555 GB/s (NVIDIA's figure).
+        let a100 = DeviceInfo {
+            name: "A100".into(),
+            cc: (8, 0),
+            sms: 108,
+            clock_khz: 1_410_000,
+            mem_clock_khz: 1_215_000,
+            bus_width_bits: 5120,
+        };
+        let p = peak_bandwidth_gbs(&a100).expect("known");
+        assert!((p - 1555.2).abs() < 0.5, "{p}");
+        assert_eq!(peak_bandwidth_gbs(&DeviceInfo { mem_clock_khz: 0, ..a100 }), None);
+        // 1 GiB in 1 ms: 1073.7 GB/s.
+        assert!((gbs(1 << 30, 1e-3) - 1073.74).abs() < 0.01);
     }
 
     #[test]

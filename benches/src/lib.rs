@@ -12,6 +12,7 @@
 //! plain-text tables ([`table`]).
 
 pub mod backends;
+pub mod bandwidth;
 pub mod device;
 pub mod kernels;
 pub mod nvrtc;
