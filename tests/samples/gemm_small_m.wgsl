@@ -55,20 +55,20 @@ var<workgroup> slab_a: array<f16, 2304>; // 2 * A_STAGE
 var<workgroup> slab_b: array<f16, 9216>; // 2 * B_STAGE
 var<workgroup> result: array<f32, 1536>; // 4 subgroups x 16 * R_LD
 
-// 8 halves of A at row `row`, halves 8 * piece .. 8 * piece + 7; zeros outside A.
-fn fetch_a(row: u32, piece: u32) -> Half8 {
+// The 8 halves at piece `i` of A, or zeros when `inside` is false (a piece past M or K).
+fn fetch_a(inside: bool, i: u32) -> Half8 {
     var v: Half8;
-    if (row < dims.m && piece * 8u < dims.k) {
-        v = a[row * (dims.k / 8u) + piece];
+    if (inside) {
+        v = a[i];
     }
     return v;
 }
 
-// 8 halves of B at row `row`, columns 8 * piece .. 8 * piece + 7; zeros outside B.
-fn fetch_b(row: u32, piece: u32) -> Half8 {
+// The 8 halves at piece `i` of B, or zeros when `inside` is false (a piece past K or N).
+fn fetch_b(inside: bool, i: u32) -> Half8 {
     var v: Half8;
-    if (row < dims.k && piece * 8u < dims.n) {
-        v = b[row * (dims.n / 8u) + piece];
+    if (inside) {
+        v = b[i];
     }
     return v;
 }
@@ -111,15 +111,26 @@ fn main(
     let row = lid >> 3u;
     let piece = lid & 7u;
     let at = row * LD + 8u * piece;
-    let gcol = col0 / 8u + piece;
+    // The dimensions, read once; pieces (8 halves) per row of A and of B, and the piece
+    // indices of this invocation's pieces of slab 0 (a slab further on, A moves BK / 8
+    // pieces right and B moves BK rows down).
+    let m = dims.m;
+    let n = dims.n;
+    let k = dims.k;
+    let kq = k / 8u;
+    let nq = n / 8u;
+    let a_in = row < m;
+    let b_in = col0 / 8u + piece < nq;
+    let a_idx = row * kq + piece;
+    let b_idx = row * nq + col0 / 8u + piece;
 
     var acc: coop_mat16x16<f32, C>;
-    let slabs = (dims.k + BK - 1u) / BK;
-    var ra = fetch_a(row, piece);
-    var rb0 = fetch_b(row, gcol);
-    var rb1 = fetch_b(row + 16u, gcol);
-    var rb2 = fetch_b(row + 32u, gcol);
-    var rb3 = fetch_b(row + 48u, gcol);
+    let slabs = (k + BK - 1u) / BK;
+    var ra = fetch_a(a_in && piece < kq, a_idx);
+    var rb0 = fetch_b(b_in && row < k, b_idx);
+    var rb1 = fetch_b(b_in && row + 16u < k, b_idx + 16u * nq);
+    var rb2 = fetch_b(b_in && row + 32u < k, b_idx + 32u * nq);
+    var rb3 = fetch_b(b_in && row + 48u < k, b_idx + 48u * nq);
     put_a(at, ra);
     put_b(at, rb0);
     put_b(at + 16u * LD, rb1);
@@ -127,19 +138,21 @@ fn main(
     put_b(at + 48u * LD, rb3);
     workgroupBarrier();
     for (var t = 0u; t < slabs; t++) {
-        let cur = t % 2u;
+        let cur = t & 1u;
         let more = t + 1u < slabs;
         // Slab t + 1 into registers; the loads complete while slab t is multiplied.
         if (more) {
-            let kr = (t + 1u) * BK;
-            ra = fetch_a(row, kr / 8u + piece);
-            rb0 = fetch_b(kr + row, gcol);
-            rb1 = fetch_b(kr + row + 16u, gcol);
-            rb2 = fetch_b(kr + row + 32u, gcol);
-            rb3 = fetch_b(kr + row + 48u, gcol);
+            let kr = (t + 1u) * BK; // first B row of slab t + 1
+            let kp = (t + 1u) * (BK / 8u); // first A piece column of slab t + 1
+            let bi = b_idx + kr * nq;
+            ra = fetch_a(a_in && kp + piece < kq, a_idx + kp);
+            rb0 = fetch_b(b_in && kr + row < k, bi);
+            rb1 = fetch_b(b_in && kr + row + 16u < k, bi + 16u * nq);
+            rb2 = fetch_b(b_in && kr + row + 32u < k, bi + 32u * nq);
+            rb3 = fetch_b(b_in && kr + row + 48u < k, bi + 48u * nq);
         }
         // A last slab past K holds zeros: its 16-deep steps are skipped (a uniform bound).
-        for (var kk = 0u; kk < BK && t * BK + kk < dims.k; kk += 16u) {
+        for (var kk = 0u; kk < BK && t * BK + kk < k; kk += 16u) {
             let am = coopLoadT<coop_mat16x16<f16, A>>(&slab_a[cur * A_STAGE + kk], LD);
             let bm = coopLoadT<coop_mat16x16<f16, B>>(&slab_b[cur * B_STAGE + kk * LD + wc], LD);
             acc = coopMultiplyAdd(am, bm, acc);
@@ -165,13 +178,12 @@ fn main(
     coopStoreT(tile, dst, R_LD);
     workgroupBarrier();
     // Each subgroup writes its own tile: 2 rows of 16 columns per step, 64-byte runs.
-    let n = dims.n;
     let col = col0 + wc;
     for (var i = 0u; i < 8u; i++) {
         let idx = i * 32u + lane;
         let r = idx / 16u;
         let cc = idx % 16u;
-        if (r < dims.m && col + cc < n) {
+        if (r < m && col + cc < n) {
             c[r * n + col + cc] = result[sg * 16u * R_LD + r * R_LD + cc];
         }
     }

@@ -74,20 +74,20 @@ var<workgroup> tile_a: array<f16, 5120>; // 2 * A_STAGE
 var<workgroup> tile_b: array<f16, 4608>; // 2 * B_STAGE
 var<workgroup> block: array<f32, 4608>; // BM * C_LD, row-major, for edge blocks
 
-// 8 halves of A at row `row`, halves 8 * piece .. 8 * piece + 7; zeros outside A.
-fn fetch_a(row: u32, piece: u32) -> Half8 {
+// The 8 halves at piece `i` of A, or zeros when `inside` is false (a piece past M or K).
+fn fetch_a(inside: bool, i: u32) -> Half8 {
     var v: Half8;
-    if (row < dims.m && piece * 8u < dims.k) {
-        v = a[row * (dims.k / 8u) + piece];
+    if (inside) {
+        v = a[i];
     }
     return v;
 }
 
-// 8 halves of B at row `row`, columns 8 * piece .. 8 * piece + 7; zeros outside B.
-fn fetch_b(row: u32, piece: u32) -> Half8 {
+// The 8 halves at piece `i` of B, or zeros when `inside` is false (a piece past K or N).
+fn fetch_b(inside: bool, i: u32) -> Half8 {
     var v: Half8;
-    if (row < dims.k && piece * 8u < dims.n) {
-        v = b[row * (dims.n / 8u) + piece];
+    if (inside) {
+        v = b[i];
     }
     return v;
 }
@@ -149,35 +149,48 @@ fn main(
     let b_piece = lid & 7u;
     let a_at = a_row * A_LD + 8u * a_piece;
     let b_at = b_row * B_LD + 8u * b_piece;
-    let grow = row0 + a_row;
-    let gcol = col0 / 8u + b_piece;
+    // The dimensions, read once; pieces (8 halves) per row of A and of B.
+    let m = dims.m;
+    let n = dims.n;
+    let k = dims.k;
+    let kq = k / 8u;
+    let nq = n / 8u;
+    // Piece indices of this invocation's first A and B pieces of slab 0; a slab further on,
+    // A moves BK / 8 pieces right and B moves BK rows down. Rows past M and columns past N
+    // stay outside for the whole loop.
+    let a_in = row0 + a_row < m;
+    let b_in = col0 / 8u + b_piece < nq;
+    let a_idx = (row0 + a_row) * kq + a_piece;
+    let b_idx = b_row * nq + col0 / 8u + b_piece;
 
     var acc00: coop_mat16x16<f32, C>;
     var acc01: coop_mat16x16<f32, C>;
     var acc10: coop_mat16x16<f32, C>;
     var acc11: coop_mat16x16<f32, C>;
 
-    let slabs = (dims.k + BK - 1u) / BK;
-    var ra0 = fetch_a(grow, a_piece);
-    var ra1 = fetch_a(grow, a_piece + 2u);
-    var rb0 = fetch_b(b_row, gcol);
-    var rb1 = fetch_b(b_row + 16u, gcol);
+    let slabs = (k + BK - 1u) / BK;
+    var ra0 = fetch_a(a_in && a_piece < kq, a_idx);
+    var ra1 = fetch_a(a_in && a_piece + 2u < kq, a_idx + 2u);
+    var rb0 = fetch_b(b_in && b_row < k, b_idx);
+    var rb1 = fetch_b(b_in && b_row + 16u < k, b_idx + 16u * nq);
     put_a(a_at, ra0);
     put_a(a_at + 16u, ra1);
     put_b(b_at, rb0);
     put_b(b_at + 16u * B_LD, rb1);
     workgroupBarrier();
     for (var t = 0u; t < slabs; t++) {
-        let cur = t % 2u;
+        let cur = t & 1u;
         let more = t + 1u < slabs;
         // Slab t + 1 into registers; the loads complete while slab t is multiplied.
         if (more) {
-            let kp = (t + 1u) * (BK / 8u);
-            let kr = (t + 1u) * BK;
-            ra0 = fetch_a(grow, kp + a_piece);
-            ra1 = fetch_a(grow, kp + a_piece + 2u);
-            rb0 = fetch_b(kr + b_row, gcol);
-            rb1 = fetch_b(kr + b_row + 16u, gcol);
+            let kp = (t + 1u) * (BK / 8u); // first A piece column of slab t + 1
+            let kr = (t + 1u) * BK; // first B row of slab t + 1
+            let ai = a_idx + kp;
+            let bi = b_idx + kr * nq;
+            ra0 = fetch_a(a_in && kp + a_piece < kq, ai);
+            ra1 = fetch_a(a_in && kp + a_piece + 2u < kq, ai + 2u);
+            rb0 = fetch_b(b_in && kr + b_row < k, bi);
+            rb1 = fetch_b(b_in && kr + b_row + 16u < k, bi + 16u * nq);
         }
         // The two 16-deep steps of the slab, unrolled by hand (WGSL has no unroll hint).
         let ab = cur * A_STAGE + wr * A_LD;
@@ -215,8 +228,7 @@ fn main(
         workgroupBarrier();
     }
 
-    if (row0 + BM <= dims.m && col0 + BN <= dims.n) {
-        let n = dims.n;
+    if (row0 + BM <= m && col0 + BN <= n) {
         let base = (row0 + wr) * n + col0 + wc;
         store_c(acc00, base, n);
         store_c(acc01, base + 16u, n);
@@ -234,8 +246,8 @@ fn main(
             let bc = idx % BN;
             let r = row0 + br;
             let col = col0 + bc;
-            if (r < dims.m && col < dims.n) {
-                c[r * dims.n + col] = block[br * C_LD + bc];
+            if (r < m && col < n) {
+                c[r * n + col] = block[br * C_LD + bc];
             }
         }
     }
