@@ -1,7 +1,8 @@
 //! GEMM throughput at 4096³ on a CUDA device, in one run: our `gemm_tiled_f16.wgsl` compiled
-//! by dianran, and its CUDA C++ equivalent (`cuda/gemm_tiled_f16.cu`, WMMA) compiled by NVRTC,
-//! with the ratio and the fraction of the device's dense f16 tensor peak. Both results are
-//! spot-checked against an f64 CPU reference. Without a device: `skipped: no CUDA device`.
+//! by dianran, and its CUDA C++ equivalent (`cuda/gemm_tiled_f16.cu`, inline-PTX `ldmatrix`
+//! and `mma.sync`) compiled by NVRTC, with the ratio and the fraction of the device's dense
+//! f16 tensor peak. Both results are spot-checked against an f64 CPU reference. Without a
+//! device: `skipped: no CUDA device`.
 
 use std::collections::BTreeMap;
 
