@@ -15,7 +15,8 @@
 #define B_LD 72u
 #define A_STAGE (BM * A_LD)
 #define B_STAGE (BK * B_LD)
-#define C_LD 72u // result rows 288 bytes apart: a fragment store's 4 rows per wavefront are disjoint
+// Result rows 288 bytes apart: the 4 rows a fragment store writes per wavefront are disjoint.
+#define C_LD 72u
 
 extern "C" __global__ void __launch_bounds__(128)
 gemm_tiled_f16(const Dims* dims, const uint4* a, const uint4* b, float* c) {

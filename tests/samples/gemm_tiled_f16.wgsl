@@ -12,10 +12,10 @@
 // current one, and one barrier per slab separates writers from readers.
 //
 // A and B are bound as arrays of `Half8` (8 halves, 16 bytes, 16-byte aligned): the same
-// bytes as `array<f16>` (row-major halves), read 8 halves (16 bytes) at a time. Every such piece starts at a multiple of 8 halves
-// because K and N are multiples of 16, so a piece is wholly inside or wholly outside the
-// matrix; outside pieces (rows past M, columns past N, the second half of a last slab when
-// K % 32 == 16) are staged as zeros.
+// bytes as `array<f16>` (row-major halves), read 8 halves (16 bytes) at a time. Every such
+// piece starts at a multiple of 8 halves because K and N are multiples of 16, so a piece is
+// wholly inside or wholly outside the matrix; outside pieces (rows past M, columns past N,
+// the second half of a last slab when K % 32 == 16) are staged as zeros.
 //
 // Coalescing: a subgroup's load of A covers 16 rows x 32 contiguous bytes (32-byte aligned:
 // rows start at multiples of 16 halves, slabs at multiples of 32); its load of B covers 4
