@@ -3,8 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
-/// Samples covering compute, vertex, fragment, textures, atomics, subgroups, f16 and
-/// cooperative matrices.
+/// Samples covering compute, vertex, fragment, textures, atomics, subgroups, f16,
+/// cooperative matrices, and the kernels the benches time (the GEMM and the memory-bound
+/// pair).
 const GOLDEN: &[&str] = &[
     "double_unicode",
     "struct_layout",
@@ -18,6 +19,9 @@ const GOLDEN: &[&str] = &[
     "depth_compare",
     "coop_matmul_16",
     "matmul_tiled",
+    "gemm_tiled_f16",
+    "saxpy_vec4",
+    "softmax_rows",
 ];
 
 fn root() -> PathBuf {

@@ -1,10 +1,10 @@
 //! GEMM throughput at 4096³ on a CUDA device, in one run: our `gemm_tiled_f16.wgsl` compiled
-//! by dianran, and its CUDA C++ equivalent (`cuda/gemm_tiled_f16.cu`, WMMA) compiled by NVRTC,
-//! with the ratio and the fraction of the device's dense f16 tensor peak. Both results are
-//! spot-checked against an f64 CPU reference. Then the memory-bound pair (saxpy and a row
-//! softmax, [`bandwidth`]) in GB/s against the DRAM peak. Ends with `SUMMARY<TAB>what<TAB>value`
-//! lines that `verify/gpu-check.sh --bench` gathers into its summary table. Without a device:
-//! `skipped: no CUDA device`.
+//! by dianran, and its CUDA C++ equivalent (`cuda/gemm_tiled_f16.cu`, inline-PTX `ldmatrix`
+//! and `mma.sync`) compiled by NVRTC, with the ratio and the fraction of the device's dense
+//! f16 tensor peak. Both results are spot-checked against an f64 CPU reference. Then the
+//! memory-bound pair (saxpy and a row softmax, [`bandwidth`]) in GB/s against the DRAM peak.
+//! Ends with `SUMMARY<TAB>what<TAB>value` lines that `verify/gpu-check.sh --bench` gathers
+//! into its summary table. Without a device: `skipped: no CUDA device`.
 
 use std::collections::BTreeMap;
 

@@ -1,12 +1,11 @@
-// CUDA C++ equivalent of tests/samples/gemm_bias_relu.wgsl: C = max(A * B + bias[col], 0)
-// with the main loop of gemm_tiled_f16.cu; the accumulators go through a 64x64 shared tile
-// where every thread adds the bias and clamps on the way to C. Grid: ceil(N / 64) x
-// ceil(M / 64), blocks of 128.
-#include "wmma_ptx.cuh"
-
-struct Dims {
-    unsigned int m, n, k;
-};
+// CUDA C++ equivalent of tests/samples/gemm_bias_relu.wgsl: C = max(A * B + bias[col], 0),
+// A (M x K) and B (K x N) f16 row-major, bias and C f32, M, N, K multiples of 16 read from a
+// struct in device memory. The main loop is gemm_tiled_f16.cu's (CUTLASS-style `ldmatrix` +
+// `mma.sync` m16n8k16, 64x64 blocks of 4 warps, K slabs of 32 prefetched into registers with
+// 16-byte loads and double buffered in padded shared memory, one barrier per slab); the
+// accumulators go through shared memory, where each thread adds the bias and clamps its
+// elements on the way to C. Grid: ceil(N / 64) x ceil(M / 64).
+#include "mma_sm80.cuh"
 
 #define BM 64u
 #define BN 64u
@@ -15,74 +14,89 @@ struct Dims {
 #define B_LD 72u
 #define A_STAGE (BM * A_LD)
 #define B_STAGE (BK * B_LD)
-#define THREADS 128u
-
-__device__ void load_slab(half_bits* tile_a, half_bits* tile_b, const Dims& d,
-                          const half_bits* a, const half_bits* b, unsigned int stage,
-                          unsigned int k0, unsigned int row0, unsigned int col0,
-                          unsigned int lid) {
-    for (unsigned int i = 0; i < BM * BK / THREADS; i++) {
-        unsigned int idx = i * THREADS + lid;
-        unsigned int r = idx / BK, kk = idx % BK;
-        half_bits v = 0;
-        if (row0 + r < d.m && k0 + kk < d.k) v = a[(row0 + r) * d.k + k0 + kk];
-        tile_a[stage * A_STAGE + r * A_LD + kk] = v;
-    }
-    for (unsigned int i = 0; i < BK * BN / THREADS; i++) {
-        unsigned int idx = i * THREADS + lid;
-        unsigned int kk = idx / BN, col = idx % BN;
-        half_bits v = 0;
-        if (k0 + kk < d.k && col0 + col < d.n) v = b[(k0 + kk) * d.n + col0 + col];
-        tile_b[stage * B_STAGE + kk * B_LD + col] = v;
-    }
-}
+// Result rows 288 bytes apart: the 4 rows a fragment store writes per wavefront are disjoint.
+#define C_LD 72u
 
 extern "C" __global__ void __launch_bounds__(128)
-gemm_bias_relu(const Dims* dims, const half_bits* a, const half_bits* b, const float* bias,
-               float* c) {
-    __shared__ __align__(32) half_bits tile_a[2 * A_STAGE];
-    __shared__ __align__(32) half_bits tile_b[2 * B_STAGE];
-    __shared__ __align__(32) float block[BM * BN];
+gemm_bias_relu(const Dims* dims, const uint4* a, const uint4* b, const float* bias, float* c) {
+    __shared__ __align__(16) half_bits tile_a[2 * A_STAGE];
+    __shared__ __align__(16) half_bits tile_b[2 * B_STAGE];
+    __shared__ __align__(16) float block[BM * C_LD];
     const Dims d = *dims;
-    unsigned int lid = threadIdx.x;
+    unsigned int lid = threadIdx.x, lane = lid & 31u, sg = lid >> 5;
     unsigned int row0 = blockIdx.y * BM, col0 = blockIdx.x * BN;
-    unsigned int sg = lid / 32u;
-    unsigned int wr = (sg / 2u) * 32u, wc = (sg % 2u) * 32u;
+    unsigned int wr = (sg >> 1) * 32u, wc = (sg & 1u) * 32u;
 
-    FragC acc[2][2];
+    // This thread's 16-byte pieces of each slab, as in the WGSL (interleaved A rows keep
+    // the shared stores conflict-free).
+    unsigned int a_row = 16u * sg + 2u * ((lane >> 1) & 3u) + ((lane >> 3) & 1u) + 8u * (lane >> 4);
+    unsigned int a_piece = lane & 1u;
+    unsigned int b_row = lid >> 3, b_piece = lid & 7u;
+    unsigned int a_at = a_row * A_LD + 8u * a_piece, b_at = b_row * B_LD + 8u * b_piece;
+    // Pieces (8 halves) per row of A and B; piece indices of this thread's first pieces of
+    // slab 0 (a slab further on, A moves BK / 8 pieces right and B moves BK rows down).
+    unsigned int m = d.m, n = d.n, k = d.k, kq = k / 8u, nq = n / 8u;
+    bool a_in = row0 + a_row < m, b_in = col0 / 8u + b_piece < nq;
+    unsigned int a_idx = (row0 + a_row) * kq + a_piece, b_idx = b_row * nq + col0 / 8u + b_piece;
+
+    float acc[2][2][2][4];
     for (int i = 0; i < 2; i++)
-        for (int j = 0; j < 2; j++) zero(acc[i][j]);
+        for (int j = 0; j < 2; j++)
+            for (int h = 0; h < 2; h++)
+                for (int e = 0; e < 4; e++) acc[i][j][h][e] = 0.0f;
 
-    unsigned int slabs = (d.k + BK - 1u) / BK;
-    load_slab(tile_a, tile_b, d, a, b, 0u, 0u, row0, col0, lid);
+    unsigned int slabs = (k + BK - 1u) / BK;
+    uint4 ra0 = fetch8(a, a_in && a_piece < kq, a_idx);
+    uint4 ra1 = fetch8(a, a_in && a_piece + 2u < kq, a_idx + 2u);
+    uint4 rb0 = fetch8(b, b_in && b_row < k, b_idx);
+    uint4 rb1 = fetch8(b, b_in && b_row + 16u < k, b_idx + 16u * nq);
+    *(uint4*)&tile_a[a_at] = ra0;
+    *(uint4*)&tile_a[a_at + 16u] = ra1;
+    *(uint4*)&tile_b[b_at] = rb0;
+    *(uint4*)&tile_b[b_at + 16u * B_LD] = rb1;
     __syncthreads();
     for (unsigned int t = 0; t < slabs; t++) {
-        unsigned int cur = t % 2u;
-        if (t + 1u < slabs) {
-            load_slab(tile_a, tile_b, d, a, b, 1u - cur, (t + 1u) * BK, row0, col0, lid);
+        unsigned int cur = t & 1u;
+        bool more = t + 1u < slabs;
+        if (more) {
+            unsigned int kp = (t + 1u) * (BK / 8u), kr = (t + 1u) * BK;
+            unsigned int ai = a_idx + kp, bi = b_idx + kr * nq;
+            ra0 = fetch8(a, a_in && kp + a_piece < kq, ai);
+            ra1 = fetch8(a, a_in && kp + a_piece + 2u < kq, ai + 2u);
+            rb0 = fetch8(b, b_in && kr + b_row < k, bi);
+            rb1 = fetch8(b, b_in && kr + b_row + 16u < k, bi + 16u * nq);
         }
+#pragma unroll
         for (unsigned int kk = 0; kk < BK; kk += 16u) {
-            FragAB fa[2], fb[2];
+            unsigned int fa[2][4], fb[2][4];
             const half_bits* ab = tile_a + cur * A_STAGE + kk;
             const half_bits* bb = tile_b + cur * B_STAGE + kk * B_LD + wc;
-            load_a(fa[0], ab + wr * A_LD, A_LD);
-            load_a(fa[1], ab + (wr + 16u) * A_LD, A_LD);
-            load_b(fb[0], bb, B_LD);
-            load_b(fb[1], bb + 16u, B_LD);
+            ldsm_a(fa[0], ab + wr * A_LD, A_LD, lane);
+            ldsm_a(fa[1], ab + (wr + 16u) * A_LD, A_LD, lane);
+            ldsm_b(fb[0], bb, B_LD, lane);
+            ldsm_b(fb[1], bb + 16u, B_LD, lane);
             for (int i = 0; i < 2; i++)
-                for (int j = 0; j < 2; j++) mma(acc[i][j], fa[i], fb[j]);
+                for (int j = 0; j < 2; j++) mma16x16(acc[i][j], fa[i], fb[j]);
         }
-        // Readers of stage `cur` are done and writers of the other stage have finished.
+        // Stage 1 - cur was last read during slab t - 1, before the previous barrier.
+        if (more) {
+            unsigned int sa = (1u - cur) * A_STAGE + a_at, sb = (1u - cur) * B_STAGE + b_at;
+            *(uint4*)&tile_a[sa] = ra0;
+            *(uint4*)&tile_a[sa + 16u] = ra1;
+            *(uint4*)&tile_b[sb] = rb0;
+            *(uint4*)&tile_b[sb + 16u * B_LD] = rb1;
+        }
         __syncthreads();
     }
 
     for (int i = 0; i < 2; i++)
         for (int j = 0; j < 2; j++)
-            store_c(block + (wr + i * 16u) * BN + wc + j * 16u, acc[i][j], BN);
+            store_tile(block + (wr + i * 16u) * C_LD + wc + j * 16u, acc[i][j], C_LD, lane);
     __syncthreads();
-    for (unsigned int i = 0; i < BM * BN / THREADS; i++) {
-        unsigned int idx = i * THREADS + lid;
-        unsigned int r = row0 + idx / BN, col = col0 + idx % BN;
-        if (r < d.m && col < d.n) c[r * d.n + col] = fmaxf(block[idx] + bias[col], 0.0f);
+    for (unsigned int i = 0; i < BM * BN / 128u; i++) {
+        unsigned int idx = i * 128u + lid;
+        unsigned int br = idx / BN, bc = idx % BN;
+        unsigned int r = row0 + br, col = col0 + bc;
+        if (r < m && col < n) c[r * n + col] = fmaxf(block[br * C_LD + bc] + bias[col], 0.0f);
     }
 }

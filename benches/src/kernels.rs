@@ -37,13 +37,15 @@ pub const PAIRS: &[Pair] = &[
         cuda_entry: "layer_norm_pow",
     },
     Pair { sample: "trig_waves.wgsl", cuda_file: "trig_waves.cu", cuda_entry: "trig_waves" },
+    Pair { sample: "saxpy_vec4.wgsl", cuda_file: "saxpy_vec4.cu", cuda_entry: "saxpy_vec4" },
+    Pair { sample: "softmax_rows.wgsl", cuda_file: "softmax_rows.cu", cuda_entry: "softmax_rows" },
 ];
 
 /// The pairs whose kernels call math builtins: the benches also compare both math modes
 /// (dianran's precise default against `--fast-math`, NVRTC's default against
 /// `--use_fast_math`).
-pub const MATH_PAIRS: [&str; 4] =
-    ["softmax.wgsl", "gelu.wgsl", "layer_norm_pow.wgsl", "trig_waves.wgsl"];
+pub const MATH_PAIRS: [&str; 5] =
+    ["softmax.wgsl", "gelu.wgsl", "layer_norm_pow.wgsl", "trig_waves.wgsl", "softmax_rows.wgsl"];
 
 /// The GEMM pair the device benchmark times.
 pub const GEMM: Pair = Pair {

@@ -107,7 +107,7 @@ pub fn compile_with(
     let opts = cudarc::nvrtc::CompileOptions {
         arch: Some(arch),
         name: Some(name.to_string()),
-        // The shared `wmma_ptx.cuh` of the GEMM equivalents.
+        // The shared `mma_sm80.cuh` of the GEMM equivalents.
         include_paths: vec![crate::kernels::cuda_dir().display().to_string()],
         // Not `use_fast_math: Some(true)`: cudarc 0.19 turns that into `--fmad=true` only.
         options: if fast_math { vec!["--use_fast_math".into()] } else { Vec::new() },

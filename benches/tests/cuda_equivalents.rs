@@ -1,7 +1,7 @@
 //! The CUDA C++ equivalents compute what their samples compute: each one is compiled by
 //! NVRTC and run on our PTX emulator against a plain Rust reference. The GEMM equivalents
-//! use `wmma`, which the emulator does not implement (it runs the `mma.sync`/`ldmatrix` forms
-//! our codegen emits); the `gemm_device` bench spot-checks them on a device instead.
+//! are written on inline-PTX `ldmatrix` + `mma.sync` (the forms our codegen emits and the
+//! emulator runs), so they are checked here too, over several shapes including edges.
 //! NVRTC absent: `skipped: nvrtc not found` (a failure under CI=true).
 
 use dianran_benches::kernels::{self, Pair, PAIRS};
@@ -218,4 +218,144 @@ fn trig_waves_equivalent() {
         .collect();
     // CUDA's library runs here with its `.approx` steps evaluated exactly by the emulator.
     check_rel("out", &f32s(&params[1]), &want, 1e-6, 1e-5);
+}
+
+/// f16 bit patterns of random values in [-1, 1), and the values they hold.
+fn halves(rng: &mut Rng, n: usize) -> (Vec<u8>, Vec<f32>) {
+    let h: Vec<half::f16> = (0..n).map(|_| half::f16::from_f32(rng.unit())).collect();
+    (
+        h.iter().flat_map(|x| x.to_bits().to_le_bytes()).collect(),
+        h.iter().map(|x| x.to_f32()).collect(),
+    )
+}
+
+/// `a (m x k) * b (k x n)` in f64 (row-major), and per element `sum |a b|`.
+fn matmul_ref(a: &[f32], b: &[f32], m: usize, n: usize, k: usize) -> (Vec<f32>, Vec<f32>) {
+    let mut c = vec![0.0f32; m * n];
+    let mut mag = vec![0.0f32; m * n];
+    for i in 0..m {
+        for j in 0..n {
+            let (mut s, mut g) = (0.0f64, 0.0f64);
+            for p in 0..k {
+                let x = a[i * k + p] as f64 * b[p * n + j] as f64;
+                s += x;
+                g += x.abs();
+            }
+            c[i * n + j] = s as f32;
+            mag[i * n + j] = g as f32;
+        }
+    }
+    (c, mag)
+}
+
+/// f16 products are exact in f32; only the order of the f32 sums differs from the f64
+/// reference: within `1e-5 * sum |a b| + 1e-6` per element.
+fn check_gemm(what: &str, got: &[f32], want: &[f32], mag: &[f32]) {
+    assert_eq!(got.len(), want.len(), "{what}: length");
+    for (i, ((g, w), s)) in got.iter().zip(want).zip(mag).enumerate() {
+        assert!((g - w).abs() <= 1e-5 * s + 1e-6, "{what}[{i}] = {g}, expected {w}");
+    }
+}
+
+fn dims(m: usize, n: usize, k: usize) -> Vec<u8> {
+    bytes_u32(&[m as u32, n as u32, k as u32, 0])
+}
+
+#[test]
+fn gemm_tiled_f16_equivalent() {
+    // Partial blocks in M and N with K ending in half a slab; whole blocks over several
+    // slabs; a single 16x16 tile; a 2x2 grid of whole blocks.
+    for (seed, m, n, k) in
+        [(20, 80, 112, 48), (21, 64, 128, 128), (22, 16, 16, 16), (23, 128, 128, 64)]
+    {
+        let mut rng = Rng(seed);
+        let (a, af) = halves(&mut rng, m * k);
+        let (b, bf) = halves(&mut rng, k * n);
+        let mut params = vec![dims(m, n, k), a, b, vec![0; 4 * m * n]];
+        let grid = [n.div_ceil(64) as u32, m.div_ceil(64) as u32, 1];
+        if run("gemm_tiled_f16.wgsl", &mut params, grid, [128, 1, 1]).is_none() {
+            return;
+        }
+        let (want, mag) = matmul_ref(&af, &bf, m, n, k);
+        check_gemm(&format!("C {m}x{n}x{k}"), &f32s(&params[3]), &want, &mag);
+    }
+}
+
+#[test]
+fn gemm_bias_relu_equivalent() {
+    for (seed, m, n, k) in [(24, 48, 80, 64), (25, 64, 64, 32)] {
+        let mut rng = Rng(seed);
+        let (a, af) = halves(&mut rng, m * k);
+        let (b, bf) = halves(&mut rng, k * n);
+        let bias: Vec<f32> = (0..n).map(|_| rng.unit()).collect();
+        let mut params = vec![dims(m, n, k), a, b, bytes_f32(&bias), vec![0; 4 * m * n]];
+        let grid = [n.div_ceil(64) as u32, m.div_ceil(64) as u32, 1];
+        if run("gemm_bias_relu.wgsl", &mut params, grid, [128, 1, 1]).is_none() {
+            return;
+        }
+        let (prod, mag) = matmul_ref(&af, &bf, m, n, k);
+        let want: Vec<f32> =
+            prod.iter().enumerate().map(|(i, v)| (v + bias[i % n]).max(0.0)).collect();
+        let got = f32s(&params[4]);
+        check_gemm(&format!("C {m}x{n}x{k}"), &got, &want, &mag);
+        assert!(got.contains(&0.0) && got.iter().any(|&x| x > 0.0), "ReLU not exercised");
+    }
+}
+
+#[test]
+fn gemm_small_m_equivalent() {
+    // M = 8 with a partial last block and K ending inside a slab; M = 3; M = 16.
+    for (seed, m, n, k) in [(26, 8, 96, 160), (27, 3, 64, 48), (28, 16, 128, 64)] {
+        let mut rng = Rng(seed);
+        let (a, af) = halves(&mut rng, m * k);
+        let (b, bf) = halves(&mut rng, k * n);
+        let mut params = vec![dims(m, n, k), a, b, vec![0; 4 * m * n]];
+        if run("gemm_small_m.wgsl", &mut params, [n.div_ceil(64) as u32, 1, 1], [128, 1, 1])
+            .is_none()
+        {
+            return;
+        }
+        let (want, mag) = matmul_ref(&af, &bf, m, n, k);
+        check_gemm(&format!("C {m}x{n}x{k}"), &f32s(&params[3]), &want, &mag);
+    }
+}
+
+#[test]
+fn saxpy_vec4_equivalent() {
+    let count = 1000;
+    let alpha = 0.75f32;
+    let mut rng = Rng(29);
+    let x: Vec<f32> = (0..4 * count).map(|_| rng.unit()).collect();
+    let y: Vec<f32> = (0..4 * count).map(|_| rng.unit()).collect();
+    let mut uniform = alpha.to_le_bytes().to_vec();
+    uniform.extend(bytes_u32(&[count as u32, 0, 0]));
+    let mut params = vec![uniform, bytes_f32(&x), bytes_f32(&y)];
+    if run("saxpy_vec4.wgsl", &mut params, [4, 1, 1], [256, 1, 1]).is_none() {
+        return;
+    }
+    let want: Vec<f32> = x.iter().zip(&y).map(|(a, b)| alpha.mul_add(*a, *b)).collect();
+    check_close("y", &f32s(&params[2]), &want, 0.0);
+}
+
+#[test]
+fn softmax_rows_equivalent() {
+    // Rows longer than one pass of the block (2056 = 2 x 1024 + 8) and rows shorter than a
+    // warp's share (40: most threads hold no element).
+    for (seed, rows, cols) in [(30, 8, 2056), (31, 3, 40)] {
+        let mut rng = Rng(seed);
+        let x: Vec<f32> = (0..rows * cols).map(|_| 8.0 * rng.unit()).collect();
+        let mut params =
+            vec![bytes_u32(&[cols as u32, 0, 0, 0]), bytes_f32(&x), vec![0; 4 * rows * cols]];
+        if run("softmax_rows.wgsl", &mut params, [rows as u32, 1, 1], [256, 1, 1]).is_none() {
+            return;
+        }
+        let mut want = Vec::new();
+        for row in x.chunks(cols) {
+            let max = row.iter().copied().fold(f32::MIN, f32::max) as f64;
+            let e: Vec<f64> = row.iter().map(|v| (*v as f64 - max).exp()).collect();
+            let sum: f64 = e.iter().sum();
+            want.extend(e.iter().map(|v| (v / sum) as f32));
+        }
+        check_rel(&format!("y {rows}x{cols}"), &f32s(&params[2]), &want, 1e-9, 1e-5);
+    }
 }

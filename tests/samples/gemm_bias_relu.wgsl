@@ -5,11 +5,13 @@
 // ceil(N / 64) x ceil(M / 64) workgroups (the header's 2,1,1 fits the reference test's
 // M = 48, N = 80).
 //
-// The main loop is gemm_tiled_f16's: 64x64 blocks, 4 subgroups with 2x2 tiles of 16x16
-// each, K slabs of 32 double buffered in workgroup memory. Cooperative matrices have no
+// The main loop is gemm_tiled_f16's (see there for the pipeline, the coalescing and the
+// bank-group proof of the padding): 64x64 blocks, 4 subgroups with 2x2 tiles of 16x16
+// each, K slabs of 32 read as 16-byte pieces into registers one slab ahead and staged in
+// two padded workgroup buffers, one barrier per slab. Cooperative matrices have no
 // element-wise operations, so the accumulators go through a 64x64 workgroup tile where
-// every invocation adds the bias and clamps its elements on the way to C (coalesced
-// stores, no second pass over C in memory).
+// every invocation adds the bias and clamps its elements on the way to C (consecutive
+// invocations on consecutive columns: coalesced stores, no second pass over C in memory).
 enable f16;
 enable wgpu_cooperative_matrix;
 
@@ -20,53 +22,81 @@ struct Dims {
 }
 
 @group(0) @binding(0) var<uniform> dims: Dims;
-@group(0) @binding(1) var<storage, read> a: array<f16>;
-@group(0) @binding(2) var<storage, read> b: array<f16>;
+// 8 halves in 16 bytes, 16-byte aligned: A and B are bound as arrays of these, the same
+// bytes as `array<f16>` (`array<vec4<u32>>` would need bitcast<vec2<f16>>(u32) to unpack,
+// which naga 30 cannot express).
+struct Half8 {
+    @align(16) lo: vec4<f16>,
+    hi: vec4<f16>,
+}
+
+@group(0) @binding(1) var<storage, read> a: array<Half8>; // f16 A, 8 halves per element
+@group(0) @binding(2) var<storage, read> b: array<Half8>; // f16 B, 8 halves per element
 @group(0) @binding(3) var<storage, read> bias: array<f32>;
 @group(0) @binding(4) var<storage, read_write> c: array<f32>;
 
 const BM: u32 = 64u;
 const BN: u32 = 64u;
 const BK: u32 = 32u;
-const A_LD: u32 = 40u;
-const B_LD: u32 = 72u;
+const A_LD: u32 = 40u; // 80-byte rows: 5 groups of 16 bytes (odd, see above)
+const B_LD: u32 = 72u; // 144-byte rows: 9 groups of 16 bytes (odd)
 const A_STAGE: u32 = 2560u; // BM * A_LD
 const B_STAGE: u32 = 2304u; // BK * B_LD
-const THREADS: u32 = 128u;
+// Row stride of the f32 result tile: a fragment store writes 8 rows x 32 bytes, served per
+// 4 rows (64-bit accesses); rows 288 bytes apart start at 0, 32, 64, 96 (mod 128): disjoint.
+const C_LD: u32 = 72u;
 
 var<workgroup> tile_a: array<f16, 5120>; // 2 * A_STAGE
 var<workgroup> tile_b: array<f16, 4608>; // 2 * B_STAGE
-var<workgroup> block: array<f32, 4096>; // BM * BN, row-major
+var<workgroup> block: array<f32, 4608>; // BM * C_LD, row-major
 
-// Copies the A and B slabs starting at column/row `k0` into staging buffer `stage`.
-fn load_slab(stage: u32, k0: u32, row0: u32, col0: u32, lid: u32) {
-    for (var i = 0u; i < BM * BK / THREADS; i++) {
-        let idx = i * THREADS + lid;
-        let r = idx / BK;
-        let kk = idx % BK;
-        var v = f16(0.0);
-        if (row0 + r < dims.m && k0 + kk < dims.k) {
-            v = a[(row0 + r) * dims.k + k0 + kk];
-        }
-        tile_a[stage * A_STAGE + r * A_LD + kk] = v;
+// The 8 halves at piece `i` of A, or zeros when `inside` is false (a piece past M or K).
+fn fetch_a(inside: bool, i: u32) -> Half8 {
+    var v: Half8;
+    if (inside) {
+        v = a[i];
     }
-    for (var i = 0u; i < BK * BN / THREADS; i++) {
-        let idx = i * THREADS + lid;
-        let kk = idx / BN;
-        let col = idx % BN;
-        var v = f16(0.0);
-        if (k0 + kk < dims.k && col0 + col < dims.n) {
-            v = b[(k0 + kk) * dims.n + col0 + col];
-        }
-        tile_b[stage * B_STAGE + kk * B_LD + col] = v;
+    return v;
+}
+
+// The 8 halves at piece `i` of B, or zeros when `inside` is false (a piece past K or N).
+fn fetch_b(inside: bool, i: u32) -> Half8 {
+    var v: Half8;
+    if (inside) {
+        v = b[i];
     }
+    return v;
+}
+
+// Stores 8 halves into tile_a[at .. at + 8] (`at` a multiple of 8: 16-byte aligned).
+fn put_a(at: u32, v: Half8) {
+    tile_a[at] = v.lo.x;
+    tile_a[at + 1u] = v.lo.y;
+    tile_a[at + 2u] = v.lo.z;
+    tile_a[at + 3u] = v.lo.w;
+    tile_a[at + 4u] = v.hi.x;
+    tile_a[at + 5u] = v.hi.y;
+    tile_a[at + 6u] = v.hi.z;
+    tile_a[at + 7u] = v.hi.w;
+}
+
+// Stores 8 halves into tile_b[at .. at + 8] (`at` a multiple of 8: 16-byte aligned).
+fn put_b(at: u32, v: Half8) {
+    tile_b[at] = v.lo.x;
+    tile_b[at + 1u] = v.lo.y;
+    tile_b[at + 2u] = v.lo.z;
+    tile_b[at + 3u] = v.lo.w;
+    tile_b[at + 4u] = v.hi.x;
+    tile_b[at + 5u] = v.hi.y;
+    tile_b[at + 6u] = v.hi.z;
+    tile_b[at + 7u] = v.hi.w;
 }
 
 // Tile stores take every operand from an earlier statement: naga 30 places the evaluation
 // of expressions written inside a `coopStoreT(...)` call after the store itself.
 fn store_block(m: coop_mat16x16<f32, C>, offset: u32) {
     let p = &block[offset];
-    coopStoreT(m, p, BN);
+    coopStoreT(m, p, C_LD);
 }
 
 @compute @workgroup_size(128)
@@ -77,27 +107,68 @@ fn main(
     let row0 = wid.y * BM;
     let col0 = wid.x * BN;
     let sg = lid / 32u;
+    let lane = lid % 32u;
     let wr = (sg / 2u) * 32u; // this subgroup's rows within the block
     let wc = (sg % 2u) * 32u; // and columns
+
+    // This invocation's pieces of each slab: A rows a_row (pieces a_piece and a_piece + 2),
+    // B rows b_row and b_row + 16 (piece b_piece); the interleaved A rows keep the stores
+    // free of bank conflicts (see the header).
+    let a_row = 16u * sg + 2u * ((lane >> 1u) & 3u) + ((lane >> 3u) & 1u) + 8u * (lane >> 4u);
+    let a_piece = lane & 1u;
+    let b_row = lid >> 3u;
+    let b_piece = lid & 7u;
+    let a_at = a_row * A_LD + 8u * a_piece;
+    let b_at = b_row * B_LD + 8u * b_piece;
+    // The dimensions, read once; pieces (8 halves) per row of A and of B.
+    let m = dims.m;
+    let n = dims.n;
+    let k = dims.k;
+    let kq = k / 8u;
+    let nq = n / 8u;
+    // Piece indices of this invocation's first A and B pieces of slab 0; a slab further on,
+    // A moves BK / 8 pieces right and B moves BK rows down. Rows past M and columns past N
+    // stay outside for the whole loop.
+    let a_in = row0 + a_row < m;
+    let b_in = col0 / 8u + b_piece < nq;
+    let a_idx = (row0 + a_row) * kq + a_piece;
+    let b_idx = b_row * nq + col0 / 8u + b_piece;
 
     var acc00: coop_mat16x16<f32, C>;
     var acc01: coop_mat16x16<f32, C>;
     var acc10: coop_mat16x16<f32, C>;
     var acc11: coop_mat16x16<f32, C>;
 
-    let slabs = (dims.k + BK - 1u) / BK;
-    load_slab(0u, 0u, row0, col0, lid);
+    let slabs = (k + BK - 1u) / BK;
+    var ra0 = fetch_a(a_in && a_piece < kq, a_idx);
+    var ra1 = fetch_a(a_in && a_piece + 2u < kq, a_idx + 2u);
+    var rb0 = fetch_b(b_in && b_row < k, b_idx);
+    var rb1 = fetch_b(b_in && b_row + 16u < k, b_idx + 16u * nq);
+    put_a(a_at, ra0);
+    put_a(a_at + 16u, ra1);
+    put_b(b_at, rb0);
+    put_b(b_at + 16u * B_LD, rb1);
     workgroupBarrier();
     for (var t = 0u; t < slabs; t++) {
-        let cur = t % 2u;
-        if (t + 1u < slabs) {
-            load_slab(1u - cur, (t + 1u) * BK, row0, col0, lid);
+        let cur = t & 1u;
+        let more = t + 1u < slabs;
+        // Slab t + 1 into registers; the loads complete while slab t is multiplied.
+        if (more) {
+            let kp = (t + 1u) * (BK / 8u); // first A piece column of slab t + 1
+            let kr = (t + 1u) * BK; // first B row of slab t + 1
+            let ai = a_idx + kp;
+            let bi = b_idx + kr * nq;
+            ra0 = fetch_a(a_in && kp + a_piece < kq, ai);
+            ra1 = fetch_a(a_in && kp + a_piece + 2u < kq, ai + 2u);
+            rb0 = fetch_b(b_in && kr + b_row < k, bi);
+            rb1 = fetch_b(b_in && kr + b_row + 16u < k, bi + 16u * nq);
         }
-        for (var kk = 0u; kk < BK; kk += 16u) {
-            let ab = cur * A_STAGE + kk;
-            let bb = cur * B_STAGE + kk * B_LD + wc;
-            let a0 = coopLoadT<coop_mat16x16<f16, A>>(&tile_a[ab + wr * A_LD], A_LD);
-            let a1 = coopLoadT<coop_mat16x16<f16, A>>(&tile_a[ab + (wr + 16u) * A_LD], A_LD);
+        // The two 16-deep steps of the slab, unrolled by hand (WGSL has no unroll hint).
+        let ab = cur * A_STAGE + wr * A_LD;
+        let bb = cur * B_STAGE + wc;
+        {
+            let a0 = coopLoadT<coop_mat16x16<f16, A>>(&tile_a[ab], A_LD);
+            let a1 = coopLoadT<coop_mat16x16<f16, A>>(&tile_a[ab + 16u * A_LD], A_LD);
             let b0 = coopLoadT<coop_mat16x16<f16, B>>(&tile_b[bb], B_LD);
             let b1 = coopLoadT<coop_mat16x16<f16, B>>(&tile_b[bb + 16u], B_LD);
             acc00 = coopMultiplyAdd(a0, b0, acc00);
@@ -105,21 +176,42 @@ fn main(
             acc10 = coopMultiplyAdd(a1, b0, acc10);
             acc11 = coopMultiplyAdd(a1, b1, acc11);
         }
-        // Readers of stage `cur` are done and writers of the other stage have finished.
+        {
+            let a0 = coopLoadT<coop_mat16x16<f16, A>>(&tile_a[ab + 16u], A_LD);
+            let a1 = coopLoadT<coop_mat16x16<f16, A>>(&tile_a[ab + 16u * A_LD + 16u], A_LD);
+            let b0 = coopLoadT<coop_mat16x16<f16, B>>(&tile_b[bb + 16u * B_LD], B_LD);
+            let b1 = coopLoadT<coop_mat16x16<f16, B>>(&tile_b[bb + 16u * B_LD + 16u], B_LD);
+            acc00 = coopMultiplyAdd(a0, b0, acc00);
+            acc01 = coopMultiplyAdd(a0, b1, acc01);
+            acc10 = coopMultiplyAdd(a1, b0, acc10);
+            acc11 = coopMultiplyAdd(a1, b1, acc11);
+        }
+        // Stage 1 - cur was last read during slab t - 1, before the previous barrier.
+        if (more) {
+            let sa = (1u - cur) * A_STAGE + a_at;
+            let sb = (1u - cur) * B_STAGE + b_at;
+            put_a(sa, ra0);
+            put_a(sa + 16u, ra1);
+            put_b(sb, rb0);
+            put_b(sb + 16u * B_LD, rb1);
+        }
+        // Slab t + 1 is staged for everyone.
         workgroupBarrier();
     }
 
-    store_block(acc00, wr * BN + wc);
-    store_block(acc01, wr * BN + wc + 16u);
-    store_block(acc10, (wr + 16u) * BN + wc);
-    store_block(acc11, (wr + 16u) * BN + wc + 16u);
+    store_block(acc00, wr * C_LD + wc);
+    store_block(acc01, wr * C_LD + wc + 16u);
+    store_block(acc10, (wr + 16u) * C_LD + wc);
+    store_block(acc11, (wr + 16u) * C_LD + wc + 16u);
     workgroupBarrier();
-    for (var i = 0u; i < BM * BN / THREADS; i++) {
-        let idx = i * THREADS + lid;
-        let r = row0 + idx / BN;
-        let col = col0 + idx % BN;
-        if (r < dims.m && col < dims.n) {
-            c[r * dims.n + col] = max(block[idx] + bias[col], 0.0);
+    for (var i = 0u; i < BM * BN / 128u; i++) {
+        let idx = i * 128u + lid;
+        let br = idx / BN;
+        let bc = idx % BN;
+        let r = row0 + br;
+        let col = col0 + bc;
+        if (r < m && col < n) {
+            c[r * n + col] = max(block[br * C_LD + bc] + bias[col], 0.0);
         }
     }
 }

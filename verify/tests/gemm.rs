@@ -184,6 +184,21 @@ fn gemm_tiled_f16_single_tile() {
     tiled(&p, blocks(&p));
 }
 
+#[test]
+fn gemm_tiled_f16_whole_blocks_two_by_two() {
+    // Four whole blocks (the direct-store path in every workgroup), two slabs.
+    let p = Problem::new(67, 128, 128, 64);
+    tiled(&p, blocks(&p));
+}
+
+#[test]
+fn gemm_tiled_f16_odd_slabs_narrow_edge() {
+    // K = 80: three slabs, the last one half zeros, so the stages alternate 0, 1, 0; N = 176
+    // ends 16 columns into the third block (6 of its 8 B pieces per row are zeros).
+    let p = Problem::new(68, 48, 176, 80);
+    tiled(&p, blocks(&p));
+}
+
 fn small_m(p: &Problem) {
     let (want, tol) = p.reference();
     let input = group0(vec![
@@ -214,8 +229,20 @@ fn gemm_small_m_fewer_rows() {
 }
 
 #[test]
-fn gemm_bias_relu_fused() {
-    let p = Problem::new(66, 48, 80, 64);
+fn gemm_small_m_full_tile_one_slab() {
+    // M = 16 (every row of the tile real) and K = 64: exactly one slab, no prefetch.
+    let p = Problem::new(69, 16, 128, 64);
+    small_m(&p);
+}
+
+#[test]
+fn gemm_small_m_single_row_single_strip() {
+    // M = 1, N = 16: three of the four subgroups multiply zero columns and store nothing.
+    let p = Problem::new(70, 1, 16, 16);
+    small_m(&p);
+}
+
+fn bias_relu(p: &Problem) {
     let (prod, prod_tol) = p.reference();
     // relu(A * B + bias[col]); relu is 1-Lipschitz, so the product's bound carries over
     // (plus one f32 rounding of the addition).
@@ -235,12 +262,25 @@ fn gemm_bias_relu_fused() {
         (3, f32_bytes(&p.bias)),
         (4, zeros(4 * p.m * p.n)),
     ]);
-    let src = std::fs::read_to_string(sample_path("gemm_bias_relu.wgsl")).expect("sample");
-    let (dispatch, _) = sample_header(&src);
-    assert_eq!(dispatch, blocks(&p));
-    let bufs = run_all("gemm_bias_relu.wgsl", dispatch, input, 4, &tol);
+    let bufs = run_all("gemm_bias_relu.wgsl", blocks(p), input, 4, &tol);
     let got = f32s(out(&bufs, 4));
     check_within("C", &got, &want, &tol);
     // Some outputs clamp and some do not, or the test would not show the ReLU.
     assert!(got.contains(&0.0) && got.iter().any(|&x| x > 0.0));
+}
+
+#[test]
+fn gemm_bias_relu_fused() {
+    // The header's problem: a partial block in N.
+    let p = Problem::new(66, 48, 80, 64);
+    let src = std::fs::read_to_string(sample_path("gemm_bias_relu.wgsl")).expect("sample");
+    assert_eq!(sample_header(&src).0, blocks(&p));
+    bias_relu(&p);
+}
+
+#[test]
+fn gemm_bias_relu_edges_in_both_dimensions() {
+    // Partial blocks in M and N, K ending in half a slab.
+    let p = Problem::new(71, 80, 96, 48);
+    bias_relu(&p);
 }

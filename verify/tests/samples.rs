@@ -1637,6 +1637,68 @@ fn softmax() {
 }
 
 #[test]
+fn softmax_rows() {
+    // The header's 8 rows of 2056 (two full passes of the workgroup plus 2 vec4s), on the
+    // interpreter with subgroups of 32 and of 8 (more partial pairs to merge) and on the
+    // PTX emulator; then 3 rows of 40 (most invocations hold no element).
+    let mut rng = Rng::new(43);
+    for (rows, cols) in [(8usize, 2056usize), (3, 40)] {
+        let x = rng.vec(rows * cols, |r| r.f32_in(-8.0, 8.0));
+        let want = per_item(x.chunks(cols), |row| {
+            let m = row.iter().copied().fold(f32::MIN, f32::max) as f64;
+            let e: Vec<f64> = row.iter().map(|v| (*v as f64 - m).exp()).collect();
+            let s: f64 = e.iter().sum();
+            e.iter().map(|v| (v / s) as f32).collect::<Vec<_>>()
+        });
+        let input = || {
+            group0(vec![
+                (0, u32_bytes(&[cols as u32, 0, 0, 0])),
+                (1, f32_bytes(&x)),
+                (2, zeros(4 * rows * cols)),
+            ])
+        };
+        let dispatch = [rows as u32, 1, 1];
+        for sg in [32, 8] {
+            let bufs = run_entry("softmax_rows.wgsl", "main", dispatch, input(), sg);
+            // exp, rescaled partial sums of up to 2056 terms: 2e-5 relative, 1e-9 absolute.
+            check_f32(&format!("y {rows}x{cols} sg {sg}"), &f32s(out(&bufs, 2)), &want, 1e-9, 2e-5);
+        }
+        if rows == 8 {
+            let emu = run_bound_on(
+                Executor::Emu,
+                "softmax_rows.wgsl",
+                vec![u32_bytes(&[cols as u32, 0, 0, 0]), f32_bytes(&x), zeros(4 * rows * cols)],
+            );
+            check_f32("y on emu", &f32s(out(&emu, 2)), &want, 1e-9, 2e-5);
+        }
+    }
+}
+
+#[test]
+fn saxpy_vec4() {
+    // The header's 4 workgroups over 1000 vec4s: the last workgroup is partial, and the
+    // 24 elements past `count` (the buffer is longer) must stay untouched.
+    let mut rng = Rng::new(44);
+    let count = 1000usize;
+    let alpha = -1.25f32;
+    let x = rng.vec(4 * 1024, |r| r.f32_in(-4.0, 4.0));
+    let y = rng.vec(4 * 1024, |r| r.f32_in(-4.0, 4.0));
+    let mut params = zeros(16);
+    set_f32(&mut params, 0, alpha);
+    set_u32(&mut params, 4, count as u32);
+    let want: Vec<f32> = (0..4 * 1024)
+        .map(|i| if i < 4 * count { alpha.mul_add(x[i], y[i]) } else { y[i] })
+        .collect();
+    let inputs = || vec![params.clone(), f32_bytes(&x), f32_bytes(&y)];
+    let bufs = run_bound("saxpy_vec4.wgsl", inputs());
+    // One multiply-add per element; WGSL lets `fma` round once or twice, so within an ulp
+    // or two of the fused result (values below 24 in magnitude: 4e-6 absolute).
+    check_f32("y", &f32s(out(&bufs, 2)), &want, 4e-6, 0.0);
+    let emu = run_bound_on(Executor::Emu, "saxpy_vec4.wgsl", inputs());
+    check_f32("y on emu", &f32s(out(&emu, 2)), &want, 4e-6, 0.0);
+}
+
+#[test]
 fn layer_norm() {
     let mut rng = Rng::new(43);
     let (rows, cols) = (8, 256);
