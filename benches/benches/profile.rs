@@ -12,11 +12,15 @@ fn main() {
     let mut header = vec!["kernel", "compiler"];
     header.extend(columns().into_iter().map(|(title, _)| title));
     let mut t = Table::new(&header);
+    let mut notes = Vec::new();
     for pair in PAIRS {
-        for row in rows(pair, &profile_pair(pair, 80)) {
+        for row in rows(pair, &profile_pair(pair, 80), &mut notes) {
             t.row(row);
         }
     }
     println!("PTX emulator counters per launch (sm_80 PTX; sizes: see benches/src/profile.rs)\n");
     print!("{}", t.render());
+    for (k, n) in notes.iter().enumerate() {
+        println!("[{}] {n}", k + 1);
+    }
 }

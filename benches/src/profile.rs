@@ -3,7 +3,7 @@
 //! same launch.
 //!
 //! Inputs: every buffer the WGSL entry uses, sized as `dianran run` sizes them (`--len`
-//! elements in a runtime-sized array, 1024 unless [`SIZES`] says otherwise) and filled with
+//! elements in a runtime-sized array: [`DEFAULT_LEN`] unless [`SIZES`] says otherwise) and filled with
 //! deterministic values of the buffer's scalar type (floats in [-1, 1), integers in 0..16);
 //! a pair listed in [`SIZES`] gets its matrix sizes written into its `dims` uniform. Launch:
 //! the sample's `// dispatch:` header, blocks of the WGSL workgroup size. The CUDA kernel
@@ -35,8 +35,10 @@ pub const SIZES: &[Sizes] = &[
     Sizes { sample: "gemm_small_m.wgsl", dims: [8, 128, 64], runtime_len: 128 * 128 },
 ];
 
-/// Elements of a runtime-sized array where [`SIZES`] says nothing (`dianran run`'s default).
-pub const DEFAULT_LEN: u32 = 1024;
+/// Elements of a runtime-sized array where [`SIZES`] says nothing: four times `dianran run`'s
+/// default of 1024, because the CUDA equivalents size their arrays for the sample's whole
+/// dispatch (64x64 matrices, 16 rows of 128, eight results per element of 256).
+pub const DEFAULT_LEN: u32 = 4096;
 
 /// Warp instructions the emulator may run per side before giving up.
 const MAX_STEPS: u64 = 1 << 28;
@@ -181,14 +183,22 @@ pub fn columns() -> Vec<(&'static str, fn(&Profile) -> String)> {
     ]
 }
 
-/// One table row per side of a pair: the kernel, `dianran` or `NVRTC`, then [`columns`]
-/// (or the reason the side did not run).
-pub fn rows(pair: &Pair, p: &Result<PairProfile, String>) -> Vec<Vec<String>> {
-    let side = |who: &str, r: &Result<Profile, String>| -> Vec<String> {
+/// One table row per side of a pair: the kernel, `dianran` or `NVRTC`, then [`columns`];
+/// a side that did not run gets `not run [n]`, and the reason is pushed to `notes` (note `n`
+/// is `notes[n - 1]`).
+pub fn rows(
+    pair: &Pair,
+    p: &Result<PairProfile, String>,
+    notes: &mut Vec<String>,
+) -> Vec<Vec<String>> {
+    let mut side = |who: &str, r: &Result<Profile, String>| -> Vec<String> {
         let mut row = vec![pair.sample.trim_end_matches(".wgsl").to_string(), who.to_string()];
         match r {
             Ok(p) => row.extend(columns().into_iter().map(|(_, f)| f(p))),
-            Err(e) => row.push(format!("not run: {}", e.lines().next().unwrap_or(""))),
+            Err(e) => {
+                notes.push(format!("{} ({who}): {}", pair.sample, e.lines().next().unwrap_or("")));
+                row.push(format!("not run [{}]", notes.len()));
+            }
         }
         row
     };
