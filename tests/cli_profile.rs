@@ -25,7 +25,8 @@ fn main(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wg: vec3
 }\n";
 
 fn file(test: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("dianran-cli-profile-{}-{test}", std::process::id()));
+    let dir =
+        std::env::temp_dir().join(format!("dianran-cli-profile-{}-{test}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("temp dir");
     let p = dir.join("swap.wgsl");

@@ -166,8 +166,11 @@ pub fn profile_pair(pair: &Pair, sm: u32) -> Result<PairProfile, String> {
     Ok(PairProfile { ours, theirs })
 }
 
-/// The counters the table shows, as (column title, value of a profile).
-pub fn columns() -> Vec<(&'static str, fn(&Profile) -> String)> {
+/// A table column: its title and the cell of a profile.
+pub type Column = (&'static str, fn(&Profile) -> String);
+
+/// The counters the table shows.
+pub fn columns() -> Vec<Column> {
     vec![
         ("warp instrs", |p| p.warp_instructions.to_string()),
         ("global req", |p| p.global_requests.to_string()),

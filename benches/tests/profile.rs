@@ -40,7 +40,10 @@ fn every_pair_runs_with_counters() {
                 // The emulator runs mma.sync/ldmatrix, not the opaque-layout wmma forms;
                 // CUDA equivalents written with wmma cannot be counted.
                 Err(e) if e.contains("'wmma' is not in the supported subset") => {
-                    println!("skipped: {} uses wmma, which the emulator does not run", pair.cuda_file)
+                    println!(
+                        "skipped: {} uses wmma, which the emulator does not run",
+                        pair.cuda_file
+                    )
                 }
                 Err(e) => panic!("{} (NVRTC): {e}", pair.cuda_file),
             }

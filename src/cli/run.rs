@@ -150,9 +150,8 @@ pub fn execute(args: &Args) -> Result<String, Failure> {
             fast_math: args.fast_math,
             ptx: None,
         };
-        let exec_fail = |e: executors::ExecError| {
-            Failure::Message(format!("{}: {e}", args.executor.name()))
-        };
+        let exec_fail =
+            |e: executors::ExecError| Failure::Message(format!("{}: {e}", args.executor.name()));
         if args.profile {
             let (out, profile) =
                 executors::run_profiled(args.executor, &job, &buffers).map_err(exec_fail)?;

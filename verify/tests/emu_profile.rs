@@ -33,8 +33,7 @@ fn ptxas_accepts(text: &str) {
 fn profile(text: &str, grid: u32, block: u32, input: Vec<u8>) -> Profile {
     ptxas_accepts(text);
     let mut bufs = vec![vec![0u8; 1 << 16], input];
-    match run_profiled(text, "k", &mut bufs, [grid, 1, 1], [block, 1, 1], &EmuOptions::default())
-    {
+    match run_profiled(text, "k", &mut bufs, [grid, 1, 1], [block, 1, 1], &EmuOptions::default()) {
         Ok(p) => p,
         Err(e) => panic!("{e}\n{text}"),
     }

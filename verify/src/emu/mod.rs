@@ -188,7 +188,18 @@ pub fn run_profiled(
     let lines = lines::statement_lines(ptx, entry).filter(|l| l.len() == e.body.len());
     let names = lines::register_names(ptx, entry);
     let mut prof = Profile::default();
-    launch(&module, e, lines.as_deref(), Some(ptx), names, params, grid, block, opts, Some(&mut prof))?;
+    launch(
+        &module,
+        e,
+        lines.as_deref(),
+        Some(ptx),
+        names,
+        params,
+        grid,
+        block,
+        opts,
+        Some(&mut prof),
+    )?;
     Ok(prof)
 }
 

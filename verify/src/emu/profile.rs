@@ -274,7 +274,8 @@ impl Profile {
         if matches!(i.op, Opcode::Atom | Opcode::Red) {
             self.atomics += 1;
         }
-        let global: Vec<&Access> = accesses.iter().filter(|a| a.space == StateSpace::Global).collect();
+        let global: Vec<&Access> =
+            accesses.iter().filter(|a| a.space == StateSpace::Global).collect();
         if !global.is_empty() {
             let (sectors, bytes) = sectors_and_bytes(&global);
             self.global_requests += 1;
@@ -282,7 +283,8 @@ impl Profile {
             self.global_bytes += bytes;
             self.global_sectors_min += bytes.div_ceil(32);
         }
-        let shared: Vec<&Access> = accesses.iter().filter(|a| a.space == StateSpace::Shared).collect();
+        let shared: Vec<&Access> =
+            accesses.iter().filter(|a| a.space == StateSpace::Shared).collect();
         if !shared.is_empty() {
             let (w, ideal) = shared_wavefronts(&shared);
             self.shared_requests += 1;
@@ -302,7 +304,12 @@ impl Profile {
             let phase: Vec<Access> = m
                 .iter()
                 .enumerate()
-                .map(|(r, &a)| Access { lane: r as u8, space: StateSpace::Shared, addr: a, size: 16 })
+                .map(|(r, &a)| Access {
+                    lane: r as u8,
+                    space: StateSpace::Shared,
+                    addr: a,
+                    size: 16,
+                })
                 .collect();
             let w = phase_wavefronts(phase.iter());
             self.shared_wavefronts += w;

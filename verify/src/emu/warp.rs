@@ -5,8 +5,8 @@
 use super::decode::{Class, DInst, Opd, Prog};
 use super::exec::{Cta, Flow, Profiler};
 use super::memory::{Mem, LOCAL_WINDOW, SHARED_WINDOW};
-use super::profile::{Access, InstClass, Profile};
 use super::num::{int_val, mask, tf32_rna, Fmt};
+use super::profile::{Access, InstClass, Profile};
 use super::{EmuError, EmuErrorKind, EmuOptions};
 use dianran_ptx::{AtomOp, Flag, Layout, Opcode, Rounding, ShflMode, StateSpace, Type, VoteMode};
 
@@ -90,9 +90,9 @@ pub(crate) fn launch(
         steps: 0,
         cc: vec![false; n],
         undefined: opts.undefined_registers,
-        prof: prof
-            .as_ref()
-            .map(|_| Box::new(Profiler { p: Profile::default(), accesses: Vec::with_capacity(32) })),
+        prof: prof.as_ref().map(|_| {
+            Box::new(Profiler { p: Profile::default(), accesses: Vec::with_capacity(32) })
+        }),
     };
     for z in 0..grid[2] {
         for y in 0..grid[1] {
