@@ -167,7 +167,7 @@ pub struct Profile {
     /// Warp instructions issued.
     pub warp_instructions: u64,
     /// Warp instructions issued per [`InstClass`], indexed like [`InstClass::ALL`].
-    pub by_class: [u64; 14],
+    pub by_class: [u64; InstClass::ALL.len()],
     /// Lanes that executed an instruction (guard true), summed over warp instructions.
     pub thread_instructions: u64,
     /// Warp-level global accesses with at least one active lane.
