@@ -5,7 +5,9 @@
 //! * on a CUDA device, GEMM TFLOP/s at 4096³ for both;
 //! * where compile time goes, stage by stage, against naga's own parse + validate;
 //! * our backend against the LLVM one (`dianran-llvm`, with the `llvm` feature) and NVRTC, in
-//!   compile time and `ptxas -v` registers, in one table ([`backends`]).
+//!   compile time and `ptxas -v` registers, in one table ([`backends`]);
+//! * the PTX emulator's counters (instructions, global sectors, shared bank conflicts, `mma`,
+//!   `ldmatrix`, barriers) of our PTX and NVRTC's on the same inputs ([`profile`]).
 //!
 //! This library holds what the bench targets share: the kernel pairs ([`kernels`]), our
 //! pipeline ([`pipeline`]) and its stages timed one by one ([`stages`]), NVRTC loading ([`nvrtc`]), the CUDA GEMM timer ([`device`]) and
@@ -17,5 +19,6 @@ pub mod device;
 pub mod kernels;
 pub mod nvrtc;
 pub mod pipeline;
+pub mod profile;
 pub mod stages;
 pub mod table;

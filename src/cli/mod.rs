@@ -42,7 +42,8 @@ pub enum Command {
     Check(check::Args),
     /// Print the SSA form of FILE after the standard passes.
     Ssa(ssa::Args),
-    /// Run a compute entry point of FILE on the reference interpreter.
+    /// Run a compute entry point of FILE on the reference interpreter or another executor
+    /// (`--profile`: the PTX emulator's counters of the launch on stderr).
     Run(run::Args),
     /// Print FILE as normalized WGSL.
     Wgsl(emit::WgslArgs),

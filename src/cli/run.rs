@@ -5,7 +5,9 @@
 //! Buffers named with `--buffer G:B=PATH` are filled from the file's raw little-endian bytes
 //! (the file's size is the buffer's size); every other buffer the entry uses is zero-filled,
 //! with `--len` elements in a runtime-sized array. `--dump DIR` writes every buffer after a
-//! successful run to `DIR/g<G>_b<B>.bin`.
+//! successful run to `DIR/g<G>_b<B>.bin`. `--profile` (with `--executor emu` or `llvm-emu`)
+//! prints the emulator's counters of the launch to stderr, one `COUNTER<TAB>VALUE` line each
+//! (see `dianran_verify::emu::Profile`); stdout is unchanged.
 
 use super::input::{Source, SourceArgs};
 use super::Failure;
@@ -14,6 +16,7 @@ use dianran_frontend::{Diagnostic, Diagnostics};
 use dianran_verify::buffers::{default_buffers, entry_bindings, Buffers};
 use dianran_verify::executors::{self, Executor, Job};
 use dianran_verify::interp::{self, InterpOptions};
+use std::io::Write;
 use std::path::PathBuf;
 
 /// Arguments of `run`.
@@ -54,6 +57,11 @@ pub struct Args {
     /// Compile math builtins to PTX's approximate instructions (PTX executors only).
     #[arg(long)]
     pub fast_math: bool,
+    /// Print the PTX emulator's counters of the launch to stderr as `COUNTER<TAB>VALUE`
+    /// lines (warp instructions by class, global requests, sectors and sector efficiency,
+    /// shared bank conflicts, mma, ldmatrix, barriers). Needs `--executor emu` or `llvm-emu`.
+    #[arg(long)]
+    pub profile: bool,
 }
 
 /// Parses an executor name.
@@ -118,6 +126,12 @@ pub fn execute(args: &Args) -> Result<String, Failure> {
             .map_err(|e| Failure::Message(format!("cannot read '{}': {e}", b.path.display())))?;
         buffers.insert((b.group, b.binding), bytes);
     }
+    if args.profile && !matches!(args.executor, Executor::Emu | Executor::LlvmEmu) {
+        return Err(Failure::Message(format!(
+            "--profile counts what the PTX emulator executes: use --executor emu (or llvm-emu), not {}",
+            args.executor.name()
+        )));
+    }
     if args.executor == Executor::Interp {
         // The interpreter's own diagnostics carry source locations: keep them.
         let opts = InterpOptions { subgroup_size: args.subgroup_size, ..Default::default() };
@@ -136,8 +150,17 @@ pub fn execute(args: &Args) -> Result<String, Failure> {
             fast_math: args.fast_math,
             ptx: None,
         };
-        buffers = executors::run(args.executor, &job, &buffers)
-            .map_err(|e| Failure::Message(format!("{}: {e}", args.executor.name())))?;
+        let exec_fail =
+            |e: executors::ExecError| Failure::Message(format!("{}: {e}", args.executor.name()));
+        if args.profile {
+            let (out, profile) =
+                executors::run_profiled(args.executor, &job, &buffers).map_err(exec_fail)?;
+            buffers = out;
+            // Counters go to stderr so that stdout stays what it is without --profile.
+            let _ = std::io::stderr().lock().write_all(profile.to_string().as_bytes());
+        } else {
+            buffers = executors::run(args.executor, &job, &buffers).map_err(exec_fail)?;
+        }
     }
     if let Some(dir) = &args.dump {
         dump(dir, &buffers)?;

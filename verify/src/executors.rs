@@ -398,6 +398,44 @@ fn emu_runner(opts: &'static crate::emu::EmuOptions) -> Box<PtxRunner<'static>> 
     })
 }
 
+/// Runs `exec`, which must be one of the emulator executors (`emu`, `llvm-emu`), with the
+/// emulator's counters on, and returns the buffers afterwards and the counters of the launch
+/// (`dianran run --profile`). Other executors are a [`ExecError::Failed`] saying so.
+pub fn run_profiled(
+    exec: Executor,
+    job: &Job<'_>,
+    input: &Buffers,
+) -> Result<(Buffers, crate::emu::Profile), ExecError> {
+    let (backend, opts) = match exec {
+        Executor::Emu => (Backend::Ours, &EMU_OPTIONS),
+        #[cfg(feature = "llvm")]
+        Executor::LlvmEmu => (Backend::Llvm, &LLVM_EMU_OPTIONS),
+        #[cfg(not(feature = "llvm"))]
+        Executor::LlvmEmu => (Backend::Llvm, &EMU_OPTIONS),
+        other => {
+            return Err(ExecError::Failed(format!(
+                "counters come from the PTX emulator: use the executor emu or llvm-emu, not {}",
+                other.name()
+            )))
+        }
+    };
+    let mut profile = None;
+    let out = run_ptx(job, input, backend, |ptx, name, params, grid, block| {
+        let p = match ptx {
+            Ptx::Module(m, _) => {
+                crate::emu::run_module_profiled(m, name, params, grid, block, opts)
+            }
+            Ptx::Text(t) => crate::emu::run_profiled(t, name, params, grid, block, opts),
+        }
+        .map_err(|e| ExecError::Failed(e.to_string()))?;
+        profile = Some(p);
+        Ok(())
+    })?;
+    let profile =
+        profile.ok_or_else(|| ExecError::Failed("the emulator did not run the entry".into()))?;
+    Ok((out, profile))
+}
+
 /// Which code generator makes the PTX a PTX executor runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Backend {

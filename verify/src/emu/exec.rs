@@ -35,6 +35,14 @@ pub(crate) struct Cta<'a> {
     pub cc: Vec<bool>,
     /// [`super::EmuOptions::undefined_registers`].
     pub undefined: Option<u64>,
+    /// The counters, when the launch is profiled.
+    pub prof: Option<Box<Profiler>>,
+}
+
+/// The counters of a profiled launch and a reusable list of one instruction's accesses.
+pub(crate) struct Profiler {
+    pub p: super::profile::Profile,
+    pub accesses: Vec<super::profile::Access>,
 }
 
 fn as_f32(v: u64) -> f32 {

@@ -46,11 +46,13 @@ mod exec;
 mod lines;
 mod memory;
 mod num;
+mod profile;
 mod warp;
 
 use std::fmt;
 
 pub use memory::{global_base, LOCAL_WINDOW, SHARED_WINDOW};
+pub use profile::{InstClass, Profile};
 
 /// Emulator settings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -166,7 +168,39 @@ pub fn run(
     let e = find_entry(&module, entry)?;
     let lines = lines::statement_lines(ptx, entry).filter(|l| l.len() == e.body.len());
     let names = lines::register_names(ptx, entry);
-    launch(&module, e, lines.as_deref(), Some(ptx), names, params, grid, block, opts)
+    launch(&module, e, lines.as_deref(), Some(ptx), names, params, grid, block, opts, None)
+}
+
+/// [`run`] that also counts what a profiler would ([`Profile`]: warp instructions by class,
+/// global sectors, shared bank conflicts, `mma`, `ldmatrix`, barriers). Any PTX text runs,
+/// NVRTC's included: give one buffer per parameter in order (a CUDA kernel's pointer
+/// parameters are `.u64` device pointers to their buffers).
+pub fn run_profiled(
+    ptx: &str,
+    entry: &str,
+    params: &mut [Vec<u8>],
+    grid: [u32; 3],
+    block: [u32; 3],
+    opts: &EmuOptions,
+) -> Result<Profile, EmuError> {
+    let module = dianran_ptx::parse_module(ptx).map_err(EmuError::from)?;
+    let e = find_entry(&module, entry)?;
+    let lines = lines::statement_lines(ptx, entry).filter(|l| l.len() == e.body.len());
+    let names = lines::register_names(ptx, entry);
+    let mut prof = Profile::default();
+    launch(
+        &module,
+        e,
+        lines.as_deref(),
+        Some(ptx),
+        names,
+        params,
+        grid,
+        block,
+        opts,
+        Some(&mut prof),
+    )?;
+    Ok(prof)
 }
 
 /// [`run`] on a module of the PTX model, such as [`dianran_ptx::codegen::CompiledPtx::module`]:
@@ -185,7 +219,25 @@ pub fn run_module(
     let (_, lines) = dianran_ptx::print_module_lines(module).map_err(EmuError::from)?;
     let index = module.entries.iter().position(|x| x.name == entry);
     let lines = index.and_then(|i| lines.into_iter().nth(i));
-    launch(module, e, lines.as_deref(), None, None, params, grid, block, opts)
+    launch(module, e, lines.as_deref(), None, None, params, grid, block, opts, None)
+}
+
+/// [`run_module`] with the counters of [`run_profiled`].
+pub fn run_module_profiled(
+    module: &dianran_ptx::Module,
+    entry: &str,
+    params: &mut [Vec<u8>],
+    grid: [u32; 3],
+    block: [u32; 3],
+    opts: &EmuOptions,
+) -> Result<Profile, EmuError> {
+    let e = find_entry(module, entry)?;
+    let (_, lines) = dianran_ptx::print_module_lines(module).map_err(EmuError::from)?;
+    let index = module.entries.iter().position(|x| x.name == entry);
+    let lines = index.and_then(|i| lines.into_iter().nth(i));
+    let mut prof = Profile::default();
+    launch(module, e, lines.as_deref(), None, None, params, grid, block, opts, Some(&mut prof))?;
+    Ok(prof)
 }
 
 fn find_entry<'m>(
@@ -214,6 +266,7 @@ fn launch(
     grid: [u32; 3],
     block: [u32; 3],
     opts: &EmuOptions,
+    prof: Option<&mut Profile>,
 ) -> Result<(), EmuError> {
     let entry = e.name.as_str();
     let threads: u64 = block.iter().map(|&d| u64::from(d)).product();
@@ -272,5 +325,5 @@ fn launch(
             ));
         }
     }
-    warp::launch(&prog, params, grid, block, opts)
+    warp::launch(&prog, params, grid, block, opts, prof)
 }

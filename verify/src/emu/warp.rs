@@ -3,9 +3,10 @@
 //! `ldmatrix`.
 
 use super::decode::{Class, DInst, Opd, Prog};
-use super::exec::{Cta, Flow};
-use super::memory::Mem;
+use super::exec::{Cta, Flow, Profiler};
+use super::memory::{Mem, LOCAL_WINDOW, SHARED_WINDOW};
 use super::num::{int_val, mask, tf32_rna, Fmt};
+use super::profile::{Access, InstClass, Profile};
 use super::{EmuError, EmuErrorKind, EmuOptions};
 use dianran_ptx::{AtomOp, Flag, Layout, Opcode, Rounding, ShflMode, StateSpace, Type, VoteMode};
 
@@ -34,6 +35,7 @@ pub(crate) fn launch(
     grid: [u32; 3],
     block: [u32; 3],
     opts: &EmuOptions,
+    prof: Option<&mut Profile>,
 ) -> Result<(), EmuError> {
     let n = block.iter().map(|&d| d as usize).product::<usize>();
     let cells = n.saturating_mul(prog.nslots.max(prog.local_size).max(prog.tparam_size));
@@ -88,6 +90,9 @@ pub(crate) fn launch(
         steps: 0,
         cc: vec![false; n],
         undefined: opts.undefined_registers,
+        prof: prof.as_ref().map(|_| {
+            Box::new(Profiler { p: Profile::default(), accesses: Vec::with_capacity(32) })
+        }),
     };
     for z in 0..grid[2] {
         for y in 0..grid[1] {
@@ -101,6 +106,9 @@ pub(crate) fn launch(
                 run_cta(&mut cta, n, opts)?;
             }
         }
+    }
+    if let (Some(out), Some(p)) = (prof, cta.prof) {
+        *out = p.p;
     }
     Ok(())
 }
@@ -161,6 +169,9 @@ fn run_cta(cta: &mut Cta, n: usize, opts: &EmuOptions) -> Result<(), EmuError> {
         for t in waiting {
             th.st[t] = St::Run;
             th.pc[t] += 1;
+        }
+        if let Some(p) = cta.prof.as_mut() {
+            p.p.barriers += 1;
         }
     }
 }
@@ -283,6 +294,14 @@ fn run_warp(
         }
         match i.class {
             Class::Lane => {
+                // Profiled: the accesses of a memory instruction, lane by lane, before it runs.
+                let mem_opd = cta.prof.as_ref().and_then(|_| memory_operand(i));
+                let mut accesses = match cta.prof.as_mut() {
+                    Some(p) => std::mem::take(&mut p.accesses),
+                    None => Vec::new(),
+                };
+                accesses.clear();
+                let mut active = 0u32;
                 for l in 0..32 {
                     if group & (1 << l) == 0 {
                         continue;
@@ -291,6 +310,12 @@ fn run_warp(
                     if !guard(cta, t, i)? {
                         th.pc[t] += 1;
                         continue;
+                    }
+                    active += 1;
+                    if let Some((k, size)) = mem_opd {
+                        let (space, a) = cta.addr(t, i.opd(k)?, i)?;
+                        let (space, addr) = resolve(space, a);
+                        accesses.push(Access { lane: l as u8, space, addr, size });
                     }
                     if i.op == Opcode::Activemask {
                         cta.dst(t, i, 0, u64::from(group))?;
@@ -328,6 +353,14 @@ fn run_warp(
                         },
                     }
                 }
+                if let Some(p) = cta.prof.as_mut() {
+                    if mem_opd.is_some() {
+                        p.p.memory(i, active, &accesses);
+                    } else {
+                        p.p.issue(InstClass::of(i), active);
+                    }
+                    p.accesses = accesses;
+                }
                 // A divergent branch: the group reconverges at the post-dominator.
                 if matches!(i.op, Opcode::Bra | Opcode::Ret | Opcode::Exit | Opcode::Call)
                     && i.guard.is_some()
@@ -354,6 +387,12 @@ fn run_warp(
                 }
             }
             Class::Barrier => {
+                if cta.prof.is_some() {
+                    let active = count_guarded(cta, group, lo, i)?;
+                    if let Some(p) = cta.prof.as_mut() {
+                        p.p.issue(InstClass::of(i), active);
+                    }
+                }
                 if let Some(o) = i.ops.get(1) {
                     let t0 = lo + group.trailing_zeros() as usize;
                     let count = cta.val(t0, o, Type::U32, i)?;
@@ -376,6 +415,12 @@ fn run_warp(
                 }
             }
             Class::Collective => {
+                if cta.prof.is_some() {
+                    let active = count_guarded(cta, group, lo, i)?;
+                    if let Some(p) = cta.prof.as_mut() {
+                        p.p.issue(InstClass::of(i), active);
+                    }
+                }
                 for l in 0..32 {
                     if group & (1 << l) != 0 {
                         let t = lo + l;
@@ -389,6 +434,46 @@ fn run_warp(
                 try_fire(cta, th, lo, hi, pc)?;
             }
         }
+    }
+}
+
+/// The lanes of `group` whose guard of `i` holds.
+fn count_guarded(cta: &Cta, group: u32, lo: usize, i: &DInst) -> Result<u32, EmuError> {
+    let mut n = 0;
+    for l in 0..32 {
+        if group & (1 << l) != 0 && guard(cta, lo + l, i)? {
+            n += 1;
+        }
+    }
+    Ok(n)
+}
+
+/// For a memory instruction the profiler follows (`ld`, `st`, `atom`, `red`): its address
+/// operand and the bytes each lane accesses.
+fn memory_operand(i: &DInst) -> Option<(usize, u32)> {
+    let ty = i.tys.first()?;
+    let vec = u32::from(i.vec.max(1));
+    match i.op {
+        Opcode::Ld => Some((1, ty.bytes() * vec)),
+        Opcode::St => Some((0, ty.bytes() * vec)),
+        Opcode::Atom => Some((1, ty.bytes())),
+        Opcode::Red => Some((0, ty.bytes())),
+        _ => None,
+    }
+}
+
+/// The state space a generic address falls in, and the address there.
+fn resolve(space: StateSpace, a: u64) -> (StateSpace, u64) {
+    const WINDOW: u64 = 0x1000_0000;
+    match space {
+        StateSpace::Generic if (SHARED_WINDOW..SHARED_WINDOW + WINDOW).contains(&a) => {
+            (StateSpace::Shared, a - SHARED_WINDOW)
+        }
+        StateSpace::Generic if (LOCAL_WINDOW..LOCAL_WINDOW + WINDOW).contains(&a) => {
+            (StateSpace::Local, a - LOCAL_WINDOW)
+        }
+        StateSpace::Generic => (StateSpace::Global, a),
+        s => (s, a),
     }
 }
 
@@ -474,7 +559,10 @@ fn try_fire(
                     i.err(EmuErrorKind::MemberMask, "mma.sync needs a full warp of 32 threads")
                 );
             }
-            mma(cta, i, lo)?
+            mma(cta, i, lo)?;
+            if let Some(p) = cta.prof.as_mut() {
+                p.p.mma += 1;
+            }
         }
         Opcode::Ldmatrix => {
             if hi - lo != 32 {
@@ -824,6 +912,8 @@ fn ldmatrix(cta: &mut Cta, i: &DInst, lo: usize) -> Result<(), EmuError> {
     let dr = frag_regs(i, 0, num)?.to_vec();
     // rows[j][r][c]
     let mut rows = vec![[[0u16; 8]; 8]; num];
+    // The shared offset of every row, for the profiler.
+    let mut offsets = vec![[0u64; 8]; num];
     for (j, mat) in rows.iter_mut().enumerate() {
         for (r, row) in mat.iter_mut().enumerate() {
             let t = lo + 8 * j + r;
@@ -853,7 +943,11 @@ fn ldmatrix(cta: &mut Cta, i: &DInst, lo: usize) -> Result<(), EmuError> {
             for (c, v) in row.iter_mut().enumerate() {
                 *v = cta.load(t, StateSpace::Shared, shared_off + 2 * c as u64, 2, i)? as u16;
             }
+            offsets[j][r] = shared_off;
         }
+    }
+    if let Some(p) = cta.prof.as_mut() {
+        p.p.ldmatrix(&offsets);
     }
     let trans = i.has(Flag::Trans);
     for lane in 0..32 {
