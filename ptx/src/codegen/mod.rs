@@ -21,8 +21,10 @@ mod coop;
 pub mod layout;
 mod lower;
 mod mathops;
+mod packed_f16;
 pub mod regalloc;
 mod subgroup;
+mod vectorize;
 
 use crate::model::{Entry, Module, Param, VarDecl};
 use crate::names;
@@ -505,7 +507,9 @@ fn compile_entry(
         .in_fn(ep.name.clone())
         .help("use smaller function-local or private arrays, or move data to workgroup or storage memory"));
     }
-    let mf = std::mem::take(&mut lw.mf);
+    let mut mf = std::mem::take(&mut lw.mf);
+    vectorize::vectorize(&mut mf, &lw.facts);
+    packed_f16::pack_f16(&mut mf);
     times.select += start.elapsed();
     let start = Instant::now();
     let alloc =
