@@ -145,8 +145,8 @@ fn main(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) w: vec3<
 
 #[test]
 fn eight_f16_stores_to_workgroup_memory_become_one_st_shared_v4() {
-    let ptx = agree(F16_STAGE, 2, 128, Fill::F16);
-    assert_eq!(count(&ptx, "ld.global.v4.u32"), 1, "{ptx}");
+    let ptx = agree(F16_STAGE, 2, 256, Fill::F16);
+    assert_eq!(count(&ptx, "ld.global.v4.b32"), 1, "{ptx}");
     assert_eq!(count(&ptx, "st.shared.v4.b32"), 1, "{ptx}");
     assert_eq!(count(&ptx, "st.shared.b16"), 0, "{ptx}");
     // The reads of `tile[r..r+4]` (8-byte aligned: `r` is a multiple of 8 halves).

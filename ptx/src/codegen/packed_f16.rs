@@ -289,9 +289,7 @@ pub(crate) fn pack_f16(mf: &mut MFunction) {
             break;
         }
     }
-    if seeds.is_empty() {
-        return;
-    }
+    // Also without any pairing: a packed load stored packed (`vec2<f16>` copies, staging).
     forward_packs(mf, &mut seeds);
     super::vectorize::delete_dead(mf, seeds);
 }
