@@ -66,8 +66,11 @@ fn agree(src: &str, groups: u32, len: u32, fill: Fill) -> String {
     let opts = InterpOptions { max_steps: 1 << 26, ..InterpOptions::default() };
     interp::run(&module, "main", dispatch, &mut bufs, &opts).expect("interpreter");
     let info = compiled.entries.iter().find(|e| e.name == "main").expect("entry");
-    let keys: Vec<(u32, u32)> =
-        entry_bindings(&module, "main").expect("bindings").iter().map(|b| (b.group, b.binding)).collect();
+    let keys: Vec<(u32, u32)> = entry_bindings(&module, "main")
+        .expect("bindings")
+        .iter()
+        .map(|b| (b.group, b.binding))
+        .collect();
     let mut params: Vec<Vec<u8>> = info
         .params
         .iter()

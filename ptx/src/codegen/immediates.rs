@@ -85,7 +85,13 @@ fn accepts(i: &Instruction, k: usize, imm: &Operand) -> bool {
 fn commutative(op: Opcode) -> bool {
     matches!(
         op,
-        Opcode::Add | Opcode::Mul | Opcode::Min | Opcode::Max | Opcode::And | Opcode::Or | Opcode::Xor
+        Opcode::Add
+            | Opcode::Mul
+            | Opcode::Min
+            | Opcode::Max
+            | Opcode::And
+            | Opcode::Or
+            | Opcode::Xor
     )
 }
 
@@ -134,13 +140,21 @@ mod tests {
         let k = mf.new_vreg(RegKind::B32);
         let n = mf.new_vreg(RegKind::B32);
         let x = mf.new_vreg(RegKind::B32);
-        let (y, z, w) = (mf.new_vreg(RegKind::B32), mf.new_vreg(RegKind::B32), mf.new_vreg(RegKind::B32));
+        let (y, z, w) =
+            (mf.new_vreg(RegKind::B32), mf.new_vreg(RegKind::B32), mf.new_vreg(RegKind::B32));
         let insts = vec![
             build::mov(Type::F32, k, Operand::f32(2.0)),
             build::mov(Type::U32, n, Operand::Imm(64)),
             build::binary(Opcode::Mul, &[], Type::F32, y, x, k),
             // Constant first: swapped.
-            build::binary(Opcode::Mul, &[Modifier::Flag(crate::model::Flag::Lo)], Type::U32, z, n, x),
+            build::binary(
+                Opcode::Mul,
+                &[Modifier::Flag(crate::model::Flag::Lo)],
+                Type::U32,
+                z,
+                n,
+                x,
+            ),
             // An f32 constant in an integer form stays a register.
             build::binary(Opcode::Add, &[], Type::U32, w, z, k),
         ];

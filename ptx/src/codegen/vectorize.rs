@@ -39,7 +39,7 @@
 
 use super::align::{lowbit, KnownAlign};
 use super::regalloc::{MFunction, RegKind, Term};
-use crate::model::{build, Address, AddrBase, Instruction, Modifier, Opcode, Operand, Reg};
+use crate::model::{build, AddrBase, Address, Instruction, Modifier, Opcode, Operand, Reg};
 use crate::model::{StateSpace, Type};
 use dianran_frontend::ir::{BinaryOperator, GlobalId, Op, ValueId};
 use rustc_hash::FxHashMap as HashMap;
@@ -316,7 +316,11 @@ fn emit(
     let load = members.first().is_some_and(|m| m.load);
     let positions: Vec<usize> = members.iter().map(|m| m.pos).collect();
     // Loads go where the first of them was, stores where the last was.
-    let at = if load { members.iter().map(|m| m.pos).min() } else { members.iter().map(|m| m.pos).max() };
+    let at = if load {
+        members.iter().map(|m| m.pos).min()
+    } else {
+        members.iter().map(|m| m.pos).max()
+    };
     let (Some(at), Some(first)) = (at, members.first()) else {
         return Chunk { members: Vec::new(), at: 0, insts: Vec::new() };
     };
@@ -487,12 +491,20 @@ pub(crate) fn vectorize(mf: &mut MFunction, facts: &AddrFacts) {
 fn removable(i: &Instruction) -> bool {
     let pure = matches!(
         i.op,
-        Opcode::Add | Opcode::Sub | Opcode::Mul | Opcode::Mad | Opcode::Shl | Opcode::Mov | Opcode::Cvt
+        Opcode::Add
+            | Opcode::Sub
+            | Opcode::Mul
+            | Opcode::Mad
+            | Opcode::Shl
+            | Opcode::Mov
+            | Opcode::Cvt
     );
     let dest = match i.operands.first() {
         Some(Operand::Reg(_)) => true,
         // Unpacks: `mov.b32 {%h0, %h1}, %r`.
-        Some(Operand::Vector(v)) => i.op == Opcode::Mov && v.iter().all(|o| matches!(o, Operand::Reg(_))),
+        Some(Operand::Vector(v)) => {
+            i.op == Opcode::Mov && v.iter().all(|o| matches!(o, Operand::Reg(_)))
+        }
         _ => false,
     };
     pure && dest && i.guard.is_none()

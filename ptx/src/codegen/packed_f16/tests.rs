@@ -13,7 +13,8 @@ fn kernel(op: impl Fn(Reg, Reg, Reg) -> Instruction, swap_lanes: bool) -> MFunct
     let mut mf = MFunction::default();
     let b = mf.new_block();
     let (p, q) = (mf.new_vreg(RegKind::B64), mf.new_vreg(RegKind::B64));
-    let (w, v, d) = (mf.new_vreg(RegKind::B32), mf.new_vreg(RegKind::B32), mf.new_vreg(RegKind::B32));
+    let (w, v, d) =
+        (mf.new_vreg(RegKind::B32), mf.new_vreg(RegKind::B32), mf.new_vreg(RegKind::B32));
     let h: Vec<Reg> = (0..6).map(|_| mf.new_vreg(RegKind::B16)).collect();
     let g = StateSpace::Global;
     let mut insts = vec![
