@@ -137,6 +137,8 @@ pub(crate) struct Lower<'a> {
     pub inject: Option<super::InjectedBug>,
     /// Known alignment of the function's integer values (address and stride proofs).
     pub known: KnownAlign<'a>,
+    /// Symbolic addresses of pointer registers, for [`super::vectorize`].
+    pub facts: super::vectorize::AddrFacts,
 }
 
 /// Sets bit `i` of `used` for every component `i` of `v` that `block` (nested blocks
@@ -248,6 +250,7 @@ impl<'a> Lower<'a> {
             used_fast_math: false,
             inject: None,
             known: KnownAlign::new(f),
+            facts: Default::default(),
         }
     }
 
@@ -891,6 +894,7 @@ impl<'a> Lower<'a> {
                 let off = self.def(RegKind::B64, |d| build::mul_wide(PT::U32, d, i, st));
                 let pa = p.addr;
                 let addr = self.def(RegKind::B64, |d| build::add(PT::S64, d, pa, off));
+                self.facts.access(addr, pa, p.align, stride, *idx, &self.known);
                 Some(Val::Ptr(Ptr {
                     addr,
                     space: p.space,
@@ -1005,14 +1009,16 @@ impl<'a> Lower<'a> {
                     .cloned()
                     .ok_or_else(|| self.err_internal("unknown shared variable"))?;
                 let addr = self.symbol_addr(&name);
+                // Declared `.align max(16, A)` (see `super::compile_module`).
+                let align = self.types.size_align(ty).1.max(16);
+                self.facts.global(addr, g, align);
                 Ok(Ptr {
                     addr,
                     space: Space::Shared,
                     pointee: ty,
                     root: Some(g),
                     static_off: Some(0),
-                    // Declared `.align max(16, A)` (see `super::compile_module`).
-                    align: self.types.size_align(ty).1.max(16),
+                    align,
                 })
             }
             AddressSpace::Private | AddressSpace::Function => {
@@ -1042,7 +1048,9 @@ impl<'a> Lower<'a> {
             p.addr
         } else {
             let (a, o) = (p.addr, Operand::Imm(i64::from(off)));
-            self.def(RegKind::B64, |d| build::add(PT::S64, d, a, o))
+            let d = self.def(RegKind::B64, |d| build::add(PT::S64, d, a, o));
+            self.facts.offset(d, a, p.align, off);
+            d
         };
         Ptr {
             addr,
@@ -1062,6 +1070,7 @@ impl<'a> Lower<'a> {
         let leaves = self.leaves_of(p.pointee)?;
         let atomic = self.is_atomic(p.pointee);
         let sp = p.space.state_space();
+        self.facts.touch(p.addr, p.align);
         let mut out = Vec::new();
         for l in leaves {
             let a = Operand::addr(p.addr, i64::from(l.offset));
@@ -1089,6 +1098,7 @@ impl<'a> Lower<'a> {
         }
         let atomic = self.is_atomic(p.pointee);
         let sp = p.space.state_space();
+        self.facts.touch(p.addr, p.align);
         for (l, &c) in leaves.iter().zip(comps) {
             let a = Operand::addr(p.addr, i64::from(l.offset));
             match l.scalar {

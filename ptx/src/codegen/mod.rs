@@ -5,6 +5,9 @@
 //! * [`layout`]: per-component view of IR types (registers and memory offsets).
 //! * `lower`, `arith`, `builtins`, `subgroup`, `coop`, `mathops`: instruction selection for
 //!   one compute entry point, building model [`crate::Instruction`]s on virtual registers.
+//! * `vectorize`, `packed_f16`, `immediates`: rewrites of the selected code before register
+//!   allocation: adjacent accesses merged into `.v2`/`.v4` ones where alignment is proven,
+//!   `vec2<f16>` arithmetic on packed `.f16x2` registers, constants as immediates.
 //!
 //! [`compile_module`] compiles every compute entry point of a module into one PTX module
 //! ([`CompiledPtx::module`]) and its text.
@@ -18,11 +21,14 @@ pub mod align;
 mod arith;
 mod builtins;
 mod coop;
+mod immediates;
 pub mod layout;
 mod lower;
 mod mathops;
+mod packed_f16;
 pub mod regalloc;
 mod subgroup;
+mod vectorize;
 
 use crate::model::{Entry, Module, Param, VarDecl};
 use crate::names;
@@ -505,7 +511,10 @@ fn compile_entry(
         .in_fn(ep.name.clone())
         .help("use smaller function-local or private arrays, or move data to workgroup or storage memory"));
     }
-    let mf = std::mem::take(&mut lw.mf);
+    let mut mf = std::mem::take(&mut lw.mf);
+    vectorize::vectorize(&mut mf, &lw.facts);
+    packed_f16::pack_f16(&mut mf);
+    immediates::fold_immediates(&mut mf);
     times.select += start.elapsed();
     let start = Instant::now();
     let alloc =
