@@ -5,7 +5,8 @@
 //! * on a CUDA device, GEMM TFLOP/s at 4096³ for both;
 //! * where compile time goes, stage by stage, against naga's own parse + validate;
 //! * our backend against the LLVM one (`dianran-llvm`, with the `llvm` feature) and NVRTC, in
-//!   compile time and `ptxas -v` registers, in one table ([`backends`]).
+//!   compile time and `ptxas -v` registers, in one table ([`backends`]);
+//! * the SASS instruction mix (nvdisasm) of our PTX against NVRTC's and LLVM's ([`sass`]).
 //!
 //! This library holds what the bench targets share: the kernel pairs ([`kernels`]), our
 //! pipeline ([`pipeline`]) and its stages timed one by one ([`stages`]), NVRTC loading ([`nvrtc`]), the CUDA GEMM timer ([`device`]) and
@@ -16,5 +17,6 @@ pub mod device;
 pub mod kernels;
 pub mod nvrtc;
 pub mod pipeline;
+pub mod sass;
 pub mod stages;
 pub mod table;

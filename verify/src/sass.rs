@@ -163,15 +163,69 @@ pub enum Class {
 
 const TENSOR: &[&str] = &["HMMA", "IMMA", "BMMA", "DMMA", "HGMMA", "IGMMA", "QGMMA", "BGMMA"];
 const INTEGER: &[&str] = &[
-    "IMAD", "IMADSP", "IMUL", "IADD", "IADD3", "IADD32I", "VIADD", "VIADDMNMX", "VIMNMX",
-    "VIMNMX3", "LEA", "SHF", "SHL", "SHR", "LOP", "LOP3", "LOP32I", "ISETP", "ISET", "ICMP",
-    "ISCADD", "IMNMX", "IABS", "POPC", "FLO", "BREV", "BMSK", "SGXT", "PRMT", "IDP", "IDP4A",
-    "BFE", "BFI", "XMAD",
+    "IMAD",
+    "IMADSP",
+    "IMUL",
+    "IADD",
+    "IADD3",
+    "IADD32I",
+    "VIADD",
+    "VIADDMNMX",
+    "VIMNMX",
+    "VIMNMX3",
+    "LEA",
+    "SHF",
+    "SHL",
+    "SHR",
+    "LOP",
+    "LOP3",
+    "LOP32I",
+    "ISETP",
+    "ISET",
+    "ICMP",
+    "ISCADD",
+    "IMNMX",
+    "IABS",
+    "POPC",
+    "FLO",
+    "BREV",
+    "BMSK",
+    "SGXT",
+    "PRMT",
+    "IDP",
+    "IDP4A",
+    "BFE",
+    "BFI",
+    "XMAD",
 ];
 const FLOAT: &[&str] = &[
-    "FADD", "FADD32I", "FMUL", "FMUL32I", "FFMA", "FFMA32I", "FMNMX", "FSETP", "FSET", "FSEL",
-    "FCHK", "FSWZADD", "MUFU", "HADD2", "HADD2_32I", "HMUL2", "HMUL2_32I", "HFMA2", "HFMA2_32I",
-    "HMNMX2", "HSETP2", "HSET2", "DADD", "DMUL", "DFMA", "DSETP", "DMNMX",
+    "FADD",
+    "FADD32I",
+    "FMUL",
+    "FMUL32I",
+    "FFMA",
+    "FFMA32I",
+    "FMNMX",
+    "FSETP",
+    "FSET",
+    "FSEL",
+    "FCHK",
+    "FSWZADD",
+    "MUFU",
+    "HADD2",
+    "HADD2_32I",
+    "HMUL2",
+    "HMUL2_32I",
+    "HFMA2",
+    "HFMA2_32I",
+    "HMNMX2",
+    "HSETP2",
+    "HSET2",
+    "DADD",
+    "DMUL",
+    "DFMA",
+    "DSETP",
+    "DMNMX",
 ];
 const CONVERSION: &[&str] = &["F2F", "F2I", "I2F", "I2I", "F2FP", "I2IP", "FRND", "F2IP", "I2FP"];
 const BRANCH: &[&str] = &[
@@ -493,7 +547,8 @@ pub fn parse(text: &str) -> Result<Vec<Kernel>, SassError> {
             continue;
         }
         if let Some(rest) = t.strip_prefix("/*") {
-            let i = instruction(rest).map_err(|message| SassError::Parse { line: n + 1, message })?;
+            let i =
+                instruction(rest).map_err(|message| SassError::Parse { line: n + 1, message })?;
             for l in pending.drain(..) {
                 kernel.labels.insert(l, i.offset);
             }
@@ -630,10 +685,8 @@ pub fn disassemble_with(nvdisasm: &Path, cubin: &[u8]) -> Result<String, SassErr
     }
     // stderr holds only warnings (the CUDA 13 nvdisasm on a CUDA 12 cubin says it switches
     // to the "Old format"), nothing the mix needs.
-    String::from_utf8(out.stdout).map_err(|e| SassError::Parse {
-        line: 0,
-        message: format!("not UTF-8 text: {e}"),
-    })
+    String::from_utf8(out.stdout)
+        .map_err(|e| SassError::Parse { line: 0, message: format!("not UTF-8 text: {e}") })
 }
 
 /// The mix of every kernel in `cubin`.
@@ -662,8 +715,8 @@ impl TempFile {
         };
         for _ in 0..16 {
             let n = NEXT.fetch_add(1, Ordering::Relaxed);
-            let path = std::env::temp_dir()
-                .join(format!("dianran-sass-{}-{n}.cubin", std::process::id()));
+            let path =
+                std::env::temp_dir().join(format!("dianran-sass-{}-{n}.cubin", std::process::id()));
             // `create_new` fails rather than overwrite a file another process left or owns.
             match std::fs::OpenOptions::new().write(true).create_new(true).open(&path) {
                 Ok(mut f) => {
