@@ -196,6 +196,6 @@ fn gemm_sample_table_has_a_main_loop_row() {
     let cells: Vec<&str> = main_row.split('\t').collect();
     let hmma: u32 = cells[3].parse().expect("tensor count");
     // m16n8k16 HMMAs come in pairs: each 16x16x16 product is two of them.
-    assert!(hmma > 0 && hmma % 2 == 0, "{main_row}");
+    assert!(hmma > 0 && hmma.is_multiple_of(2), "{main_row}");
     assert!(cells[17].parse::<f64>().is_ok(), "{main_row}");
 }
