@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the external tools dianran's verification uses (SPEC §6), idempotently:
-#   * ptxas and libnvrtc (CUDA 12.9) from PyPI into .tools/venv (gitignored, inside the clone);
+#   * ptxas and libnvrtc (CUDA 12.9) from PyPI into .tools/venv (gitignored, inside the clone),
+#     and nvdisasm (the SASS disassembler behind `dianran ptx --sass`; PyPI has no CUDA 12 wheel
+#     of it, the CUDA 13 one reads the sm_80/sm_90 cubins of ptxas 12.9);
 #   * lavapipe (Mesa's software Vulkan), the Vulkan loader, clang and LLVM 19 (`llvm-19-dev`,
 #     for the `llvm` cargo feature: the LLVM backend) via apt-get, only when running as root and
 #     a package is missing. The nvidia-cuda-nvcc wheel above also brings libdevice.10.bc, the
@@ -13,6 +15,7 @@ cd "$root"
 
 NVCC_PKG="nvidia-cuda-nvcc-cu12==12.9.86"
 NVRTC_PKG="nvidia-cuda-nvrtc-cu12==12.9.86"
+NVDISASM_PKG="nvidia-cuda-nvdisasm==13.5.37"
 # llvm-19-dev is what llvm-sys links (libLLVM-19.so); its llvm-config also wants the Polly and
 # zstd development files present.
 APT_PKGS=(mesa-vulkan-drivers libvulkan1 clang llvm-19-dev libpolly-19-dev libzstd-dev)
@@ -20,9 +23,9 @@ venv="$root/.tools/venv"
 
 say() { printf 'setup: %s\n' "$*"; }
 
-# --- Python venv with ptxas and nvrtc -------------------------------------------------------
+# --- Python venv with ptxas, nvrtc and nvdisasm -------------------------------------------------------
 if ! command -v python3 >/dev/null 2>&1; then
-    say "python3 not found: skipping ptxas/nvrtc (tests needing them skip, or fail under CI=true)"
+    say "python3 not found: skipping ptxas/nvrtc/nvdisasm (tests needing them skip, or fail under CI=true)"
 else
     if [ -x "$venv/bin/python" ]; then
         say "venv exists: $venv"
@@ -47,7 +50,7 @@ else
     # pip's own check makes this a no-op when the pinned versions are installed already.
     installed="$("$venv/bin/python" -m pip list --format=freeze 2>/dev/null || true)"
     want=()
-    for pkg in "$NVCC_PKG" "$NVRTC_PKG"; do
+    for pkg in "$NVCC_PKG" "$NVRTC_PKG" "$NVDISASM_PKG"; do
         if grep -qix "$pkg" <<<"$installed"; then
             say "already installed: $pkg"
         else
@@ -64,6 +67,14 @@ else
         say "ptxas: $ptxas"
     else
         say "warning: ptxas not found under $venv"
+    fi
+    nvdisasm="$(find "$venv" -path '*/nvidia/cu13/bin/nvdisasm' -type f 2>/dev/null | head -n 1)"
+    if [ -n "$nvdisasm" ]; then
+        # pip keeps the executable bit, an unzipped wheel does not.
+        chmod +x "$nvdisasm" 2>/dev/null || true
+        say "nvdisasm: $nvdisasm"
+    else
+        say "warning: nvdisasm not found under $venv"
     fi
 fi
 

@@ -7,7 +7,8 @@
 //! * our backend against the LLVM one (`dianran-llvm`, with the `llvm` feature) and NVRTC, in
 //!   compile time and `ptxas -v` registers, in one table ([`backends`]);
 //! * the PTX emulator's counters (instructions, global sectors, shared bank conflicts, `mma`,
-//!   `ldmatrix`, barriers) of our PTX and NVRTC's on the same inputs ([`profile`]).
+//!   `ldmatrix`, barriers) of our PTX and NVRTC's on the same inputs ([`profile`]);
+//! * the SASS instruction mix (nvdisasm) of our PTX against NVRTC's and LLVM's ([`sass`]).
 //!
 //! This library holds what the bench targets share: the kernel pairs ([`kernels`]), our
 //! pipeline ([`pipeline`]) and its stages timed one by one ([`stages`]), NVRTC loading ([`nvrtc`]), the CUDA GEMM timer ([`device`]) and
@@ -20,5 +21,6 @@ pub mod kernels;
 pub mod nvrtc;
 pub mod pipeline;
 pub mod profile;
+pub mod sass;
 pub mod stages;
 pub mod table;

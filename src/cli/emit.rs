@@ -72,6 +72,17 @@ pub struct PtxArgs {
     /// (`KERNEL<TAB>REGISTERS<TAB>SHARED_BYTES<TAB>RESERVED_SHARED_BYTES<TAB>STACK_BYTES<TAB>CODE_BYTES`).
     #[arg(long)]
     pub stats: bool,
+    /// Also assemble with ptxas, disassemble the cubin with nvdisasm and print the SASS
+    /// instruction mix to stderr: per kernel, then per innermost loop and for the main loop
+    /// (the loop with tensor-core ops holding no other such loop), the counts of tensor-core
+    /// ops, LDSM, LDS/STS/LDG/STG by width, local and atomic accesses, integer/address,
+    /// float, conversion, branch, barrier and other instructions, and instructions per
+    /// tensor-core op (tab-separated, columns in `dianran_verify::sass::HEADER`).
+    #[arg(long)]
+    pub sass: bool,
+    /// With `--sass`: only this entry point (its WGSL name or its PTX name).
+    #[arg(long, value_name = "E", requires = "sass")]
+    pub entry: Option<String>,
 }
 
 /// `dianran ptx --backend`.
@@ -204,12 +215,41 @@ pub fn ptx(args: &PtxArgs) -> Result<String, Failure> {
         let table = dianran_verify::cubin::table(&facts);
         let _ = std::io::stderr().lock().write_all(table.as_bytes());
     }
+    if args.sass {
+        let table = sass_table(&text, args.sm, args.entry.as_deref(), &entries)?;
+        let _ = std::io::stderr().lock().write_all(table.as_bytes());
+    }
     let text = deliver(text, &args.out)?;
     if failed {
         print!("{text}");
         return Err(Failure::Message("some entry points could not be compiled to PTX".into()));
     }
     Ok(text)
+}
+
+/// `--sass`: the SASS mix table of `ptx` at `sm_<sm>`, of every kernel or only of `entry`
+/// (a WGSL entry name, mapped to its PTX name through `entries`, or a PTX name).
+fn sass_table(
+    ptx: &str,
+    sm: u32,
+    entry: Option<&str>,
+    entries: &[dianran_ptx::codegen::EntryInfo],
+) -> Result<String, Failure> {
+    let mut mixes = dianran_verify::sass::of_ptx(ptx, sm)
+        .map_err(|e| Failure::Message(format!("--sass: {e}")))?;
+    if let Some(want) = entry {
+        let ptx_name =
+            entries.iter().find(|e| e.name == want).map_or(want, |e| e.ptx_name.as_str());
+        mixes.retain(|k| k.kernel == ptx_name);
+        if mixes.is_empty() {
+            let known: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
+            return Err(Failure::Message(format!(
+                "--entry {want}: no such compute entry point (entries: {})",
+                known.join(", ")
+            )));
+        }
+    }
+    Ok(dianran_verify::sass::table(&mixes))
 }
 
 type PtxOut = (String, Vec<dianran_ptx::codegen::EntryInfo>, Vec<Diagnostic>);
@@ -242,7 +282,7 @@ fn llvm_ptx(_: &PtxArgs, _: &Module) -> Result<PtxOut, Failure> {
 
 #[cfg(test)]
 mod tests {
-    use super::ptx_entry_table;
+    use super::{ptx_entry_table, sass_table, Failure};
 
     /// The sixth column `tf32` appears only for an entry whose products use TF32.
     #[test]
@@ -301,5 +341,52 @@ mod tests {
              plain\tcompute\t1,1,1\tplain\tp_g0_b0\n"
         );
         assert!(!table(false).contains("fast-math"));
+    }
+
+    /// `--sass` prints a kernel row per entry; `--entry` keeps one, by WGSL or PTX name,
+    /// and an unknown name is an error that lists the entries. Each entry has one store of
+    /// a u32 per invocation: one 32-bit STG (a hand count).
+    #[test]
+    fn sass_table_per_entry() {
+        use dianran_verify::tools;
+        if tools::require("ptxas", tools::ptxas()).is_none()
+            || tools::require("nvdisasm", tools::nvdisasm()).is_none()
+        {
+            return;
+        }
+        let src = "@group(0) @binding(0) var<storage, read_write> c: array<u32>;
+@compute @workgroup_size(32) fn first(@builtin(local_invocation_index) i: u32) { c[i] = i; }
+@compute @workgroup_size(32) fn 第二(@builtin(local_invocation_index) i: u32) { c[i] = 2u; }
+";
+        let m = dianran_frontend::compile("t.wgsl", src, &Default::default())
+            .unwrap_or_else(|d| panic!("{d}"));
+        let c = dianran_ptx::codegen::compile_module(&m, &Default::default());
+        let rows = |entry: Option<&str>| -> Vec<Vec<String>> {
+            let table = match sass_table(&c.text, 80, entry, &c.entries) {
+                Ok(t) => t,
+                Err(f) => panic!("{}", f.render()),
+            };
+            let mut lines = table.lines();
+            assert_eq!(lines.next(), Some(dianran_verify::sass::HEADER));
+            lines.map(|l| l.split('\t').map(str::to_string).collect()).collect()
+        };
+        let all = rows(None);
+        assert_eq!(all.len(), 2, "{all:?}");
+        let second = &c.entries.iter().find(|e| e.name == "第二").expect("entry").ptx_name;
+        // The cubin's section order, not necessarily the source's.
+        let mut names: Vec<&str> = all.iter().map(|r| r[0].as_str()).collect();
+        names.sort_unstable();
+        assert_eq!(names, ["first", second.as_str()]);
+        for r in &all {
+            assert_eq!((r[1].as_str(), r[8].as_str()), ("kernel", "1 [32:1]"), "{r:?}");
+        }
+        let only_second: Vec<Vec<String>> =
+            all.iter().filter(|r| r[0] == *second).cloned().collect();
+        assert_eq!(rows(Some("第二")), only_second);
+        assert_eq!(rows(Some(second)), only_second);
+        match sass_table(&c.text, 80, Some("nope"), &c.entries) {
+            Err(Failure::Message(m)) => assert!(m.contains("first, 第二"), "{m}"),
+            other => panic!("expected an error, got {other:?}"),
+        }
     }
 }

@@ -1,5 +1,6 @@
 //! Verification for dianran: the reference interpreter of the SSA form, the PTX emulator,
-//! ptxas, the CUDA driver runner, the lavapipe runner and the MSL syntax check (SPEC §6).
+//! ptxas, the cubin reader and the SASS instruction mix (nvdisasm), the CUDA driver runner,
+//! the lavapipe runner and the MSL syntax check (SPEC §6).
 
 pub mod agree;
 pub mod buffers;
@@ -14,4 +15,5 @@ pub mod lavapipe;
 pub mod msl_check;
 pub mod ptxas;
 pub mod samples;
+pub mod sass;
 pub mod tools;

@@ -1,4 +1,4 @@
-//! Locating external tools (ptxas, clang++, lavapipe) and the strict-mode rule under CI.
+//! Locating external tools (ptxas, nvdisasm, clang++, lavapipe) and the strict-mode rule under CI.
 //!
 //! A test that needs a tool asks for it through [`require`]: when the tool is missing the test
 //! prints `skipped: <tool> not found` and passes, except under `CI=true` ([`strict`]), where a
@@ -10,6 +10,8 @@ use std::path::{Path, PathBuf};
 
 /// Environment variable naming the `ptxas` binary to use (overrides every other place).
 pub const PTXAS_ENV: &str = "DIANRAN_PTXAS";
+/// Environment variable naming the `nvdisasm` binary to use (overrides every other place).
+pub const NVDISASM_ENV: &str = "DIANRAN_NVDISASM";
 /// Environment variable naming the `clang++` binary to use (overrides every other place).
 pub const CLANG_ENV: &str = "DIANRAN_CLANG";
 
@@ -140,6 +142,38 @@ fn venv_ptxas(venv: &Path) -> Option<PathBuf> {
     candidates.pop()
 }
 
+/// Finds `nvdisasm` (NVIDIA's SASS disassembler): `$DIANRAN_NVDISASM`, then the one
+/// `tools/setup.sh` installs under `.tools/venv`, then `PATH`.
+pub fn nvdisasm() -> Option<PathBuf> {
+    if let Some(p) = from_env(NVDISASM_ENV) {
+        return Some(p);
+    }
+    if let Some(p) = workspace_root().and_then(|root| venv_nvdisasm(&root.join(VENV_DIR))) {
+        return Some(p);
+    }
+    find_in_path("nvdisasm")
+}
+
+/// Where the nvdisasm wheels put the binary under `site-packages`: the CUDA 13 wheel
+/// (`nvidia-cuda-nvdisasm`, the one `tools/setup.sh` pins; PyPI has no CUDA 12 one) and the
+/// older per-component layout.
+const VENV_NVDISASM: [&str; 2] =
+    ["site-packages/nvidia/cu13/bin/nvdisasm", "site-packages/nvidia/cuda_nvdisasm/bin/nvdisasm"];
+
+/// Finds `nvdisasm` inside a virtual environment made by `tools/setup.sh`, whatever the Python
+/// version.
+fn venv_nvdisasm(venv: &Path) -> Option<PathBuf> {
+    let lib = std::fs::read_dir(venv.join("lib")).ok()?;
+    let mut candidates: Vec<PathBuf> = lib
+        .filter_map(Result::ok)
+        .flat_map(|e| VENV_NVDISASM.map(|rel| e.path().join(rel)))
+        .filter(|p| is_executable(p))
+        .collect();
+    // Deterministic choice when several Python versions are present.
+    candidates.sort();
+    candidates.pop()
+}
+
 /// Finds `clang++` (for compiling Metal-flavoured C++ checks): `$DIANRAN_CLANG`, then `clang++`
 /// on `PATH`.
 pub fn clang() -> Option<PathBuf> {
@@ -246,6 +280,32 @@ mod tests {
         }
         assert_eq!(venv_ptxas(&dir), Some(exe));
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn venv_lookup_finds_nvdisasm_in_the_cuda13_layout() {
+        let dir = env::temp_dir().join(format!("dianran-nvdisasm-test-{}", std::process::id()));
+        let bin = dir.join("lib/python3.99/site-packages/nvidia/cu13/bin");
+        std::fs::create_dir_all(&bin).expect("mkdir");
+        let exe = bin.join("nvdisasm");
+        // Not executable yet (what a bare unzip of the wheel leaves): not found.
+        std::fs::write(&exe, "#!/bin/sh\n").expect("write");
+        #[cfg(unix)]
+        {
+            assert_eq!(venv_nvdisasm(&dir), None);
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        }
+        assert_eq!(venv_nvdisasm(&dir), Some(exe));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn nvdisasm_is_found_when_installed() {
+        // Only meaningful after tools/setup.sh; otherwise skip (or fail under CI).
+        if let Some(p) = require("nvdisasm", nvdisasm()) {
+            assert!(is_executable(&p));
+        }
     }
 
     #[test]
