@@ -46,7 +46,7 @@ impl ModCx<'_> {
 pub fn lower_module(parsed: &Parsed) -> Result<ir::Module, Vec<Diagnostic>> {
     let module = &parsed.module;
     let mut errors = Vec::new();
-    let tl = TypeLowerer::new(module).map_err(|d| vec![d])?;
+    let tl = TypeLowerer::new(module, &parsed.source).map_err(|d| vec![d])?;
     let mut cx = ModCx { module, tl, consts: Consts::new(module), globals: Vec::new() };
 
     let constants = lower_constants(&mut cx, &mut errors);

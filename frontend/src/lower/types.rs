@@ -8,6 +8,9 @@ use naga::{Handle, TypeInner};
 /// Converts naga types to interned IR types, caching by naga handle.
 pub(super) struct TypeLowerer<'m> {
     module: &'m naga::Module,
+    /// The user's text, which naga's spans index (for `@align` attributes, see
+    /// [`declared_align`]).
+    source: &'m str,
     layouter: Layouter,
     cache: Vec<Option<TypeId>>,
     /// The IR type table being built.
@@ -16,7 +19,7 @@ pub(super) struct TypeLowerer<'m> {
 
 impl<'m> TypeLowerer<'m> {
     /// Lays out every type of `module` (naga's WGSL host-shareable rules).
-    pub fn new(module: &'m naga::Module) -> Result<Self, Diagnostic> {
+    pub fn new(module: &'m naga::Module, source: &'m str) -> Result<Self, Diagnostic> {
         let mut layouter = Layouter::default();
         layouter.update(module.to_ctx()).map_err(|e| {
             Diagnostic::error(DiagKind::Internal, format!("type layout failed: {e}"))
@@ -24,6 +27,7 @@ impl<'m> TypeLowerer<'m> {
         })?;
         Ok(TypeLowerer {
             module,
+            source,
             layouter,
             cache: vec![None; module.types.len()],
             types: ir::Types::default(),
@@ -154,8 +158,17 @@ impl<'m> TypeLowerer<'m> {
                     .name
                     .clone()
                     .unwrap_or_else(|| format!("struct{}", h.index()));
-                // `round_up(1)` of an alignment is the alignment itself.
+                // `round_up(1)` of an alignment is the alignment itself. naga's layouter
+                // takes the widest member type, but WGSL's AlignOf(struct) also counts
+                // `@align(N)` on members, which naga's IR drops (its offsets and span honour
+                // it); the declaration's text and the members' own IR alignments (nested
+                // structs) restore it. The PTX backend proves wider accesses from it.
                 let mut align = self.layouter[h].alignment.round_up(1);
+                let text = self.module.types.get_span(h).to_range().and_then(|r| self.source.get(r));
+                align = align.max(text.map_or(1, declared_align));
+                for m in &out {
+                    align = align.max(self.types.size_align(m.ty).1);
+                }
                 let mut size = span;
                 if out.iter().any(|m| self.contains_bool(m.ty)) {
                     // As for arrays: 4-byte bools, so the members are laid out again in order.
@@ -290,5 +303,68 @@ pub(super) fn is_abstract(module: &naga::Module, h: Handle<naga::Type>) -> bool 
         TypeInner::Matrix { scalar: s, .. } => abs(s),
         TypeInner::Array { base, .. } => is_abstract(module, base),
         _ => false,
+    }
+}
+
+/// The largest `@align(N)` with an integer literal `N` (a power of two) in a struct
+/// declaration's text, comments skipped; 1 when there is none. An `@align` whose argument is
+/// not a literal is ignored, which can only under-estimate the alignment (safe: the backend
+/// then proves less).
+pub(super) fn declared_align(decl: &str) -> u32 {
+    let mut best = 1u32;
+    let mut rest = strip_comments(decl);
+    while let Some(at) = rest.find("@align") {
+        rest = rest[at + "@align".len()..].to_string();
+        let arg = rest.trim_start();
+        let Some(arg) = arg.strip_prefix('(') else { continue };
+        let Some(close) = arg.find(')') else { break };
+        let lit = arg[..close].trim().trim_end_matches(['u', 'i']);
+        if let Ok(n) = lit.parse::<u32>() {
+            if n.is_power_of_two() {
+                best = best.max(n);
+            }
+        }
+    }
+    best
+}
+
+/// `text` without `//` line comments and (nested) `/* */` block comments.
+fn strip_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let b = text.as_bytes();
+    let (mut i, mut depth) = (0, 0usize);
+    while i < b.len() {
+        if b[i..].starts_with(b"/*") {
+            depth += 1;
+            i += 2;
+        } else if depth > 0 && b[i..].starts_with(b"*/") {
+            depth -= 1;
+            i += 2;
+        } else if depth == 0 && b[i..].starts_with(b"//") {
+            while i < b.len() && b[i] != b'\n' {
+                i += 1;
+            }
+        } else {
+            if depth == 0 {
+                out.push(b[i] as char);
+            }
+            i += 1;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod align_tests {
+    use super::declared_align;
+
+    #[test]
+    fn align_attributes_are_read_from_the_declaration() {
+        assert_eq!(declared_align("struct H { @align(16) lo: vec4<f16>, hi: vec4<f16> }"), 16);
+        assert_eq!(declared_align("struct H { @align( 32u ) a: f32, @align(8) b: f32 }"), 32);
+        assert_eq!(declared_align("struct H { a: f32 }"), 1);
+        // Comments, non-literal arguments and non-powers of two prove nothing.
+        assert_eq!(declared_align("struct H { // @align(64)\n a: f32 /* @align(64) */ }"), 1);
+        assert_eq!(declared_align("struct H { @align(A) a: f32, @align(12) b: f32 }"), 1);
     }
 }
