@@ -116,7 +116,11 @@ fn ptx_of(file: &str) -> String {
 fn count(insts: &[String], opcode: &str) -> usize {
     insts
         .iter()
-        .filter(|i| i.split_whitespace().find(|w| !w.starts_with('@')).is_some_and(|w| w.starts_with(opcode)))
+        .filter(|i| {
+            i.split_whitespace()
+                .find(|w| !w.starts_with('@'))
+                .is_some_and(|w| w.starts_with(opcode))
+        })
         .count()
 }
 
@@ -128,10 +132,10 @@ fn uniform_loads_leave_the_loop_and_the_index_steps() {
     let (_, body) = &ls[0];
     // Hand count of what must remain per iteration: the bound test (setp, 2 branches), the
     // element address (mul.wide, add.s64), its load, the scale multiply and the sum, the
-    // branch to the latch, the two induction-variable adds and the back branch. Before the
-    // loop passes the loop also loaded dims.rows, dims.cols and dims.scale and computed
-    // `r * dims.cols + col` (17 instructions).
-    assert_eq!(body.len(), 12, "{body:#?}\n{ptx}");
+    // branch to the latch, the two induction-variable adds and the back branch. Without the
+    // loop passes the loop also loads dims.rows, dims.cols and dims.scale and computes
+    // `r * dims.cols + col`.
+    assert!(body.len() <= 12, "{} instructions: {body:#?}\n{ptx}", body.len());
     assert_eq!(count(body, "ld.global"), 1, "only m[...] is loaded: {body:#?}");
     assert_eq!(count(body, "mul.lo"), 0, "the index is an induction variable: {body:#?}");
 }
@@ -147,6 +151,7 @@ fn matmul_tiled_tile_loop_keeps_only_the_strided_indices() {
     // induction variables: no 32-bit multiply is left in the tile loop, only the inner
     // k loop's address arithmetic (mul.wide) and the two global element addresses.
     assert_eq!(count(tile, "mul.lo"), 0, "{tile:#?}");
-    // Before the passes the tile loop held 57 instructions (41 outside the k loop).
-    assert!(tile.len() <= 44, "{} instructions: {tile:#?}", tile.len());
+    // Before the passes the tile loop (k loop included) held 48 instructions, 3 of them
+    // mul.lo; after them 35.
+    assert!(tile.len() <= 35, "{} instructions: {tile:#?}", tile.len());
 }

@@ -214,8 +214,7 @@ impl Licm<'_> {
         let mut facts = LoopFacts::default();
         facts.scan(body);
         facts.scan(continuing);
-        let prefix =
-            body.insts.iter().position(|i| i.op.blocks().into_iter().any(may_leave));
+        let prefix = body.insts.iter().position(|i| i.op.blocks().into_iter().any(may_leave));
         let prefix = prefix.unwrap_or(body.insts.len());
         let mut out = Vec::new();
         self.collect(body, Some(prefix), &mut facts, &mut out);
