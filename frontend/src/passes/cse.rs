@@ -13,12 +13,17 @@ use rustc_hash::FxHashMap as HashMap;
 /// Merges identical pure instructions in every function.
 pub fn cse(m: &mut Module) {
     for f in &mut m.functions {
-        let mut body = std::mem::take(&mut f.body);
-        let mut c = Cse { values: &f.values, scopes: Vec::new(), subst: Subst::default() };
-        c.scopes.push(HashMap::default());
-        c.block(&mut body);
-        f.body = body;
+        cse_function(f);
     }
+}
+
+/// Merges identical pure instructions in `f`.
+pub(crate) fn cse_function(f: &mut Function) {
+    let mut body = std::mem::take(&mut f.body);
+    let mut c = Cse { values: &f.values, scopes: Vec::new(), subst: Subst::default() };
+    c.scopes.push(HashMap::default());
+    c.block(&mut body);
+    f.body = body;
 }
 
 /// Identity of a pure instruction: its operation (operands already substituted) and type.

@@ -18,7 +18,8 @@ pub fn dce(m: &mut Module) {
     }
 }
 
-fn dce_function(f: &mut Function) {
+/// Removes dead code from `f`.
+pub(crate) fn dce_function(f: &mut Function) {
     for _ in 0..16 {
         let live = liveness(f);
         if !sweep(&mut f.body, &live) {

@@ -1,4 +1,5 @@
-//! SSA passes: mem2reg, constant folding, CSE, DCE, inlining.
+//! SSA passes: mem2reg, constant folding, CSE, DCE, inlining, loop-invariant code motion and
+//! strength reduction.
 //!
 //! Each pass takes a verified module and leaves a verified module; [`optimize`] runs the
 //! standard pipeline and, in debug builds and tests, checks that promise with
@@ -11,22 +12,30 @@ mod cse;
 mod dce;
 mod fold;
 mod inline;
+mod licm;
 mod mem2reg;
+mod sr;
 mod util;
 
 pub use cse::cse;
 pub use dce::dce;
 pub use fold::fold;
 pub use inline::inline_calls;
+pub use licm::{licm, licm_function, Speculate};
 pub use mem2reg::mem2reg;
+pub use sr::{strength_reduce, MAX_NEW_STATE};
 
-use crate::{ir::Module, Diagnostic};
+use crate::{
+    ir::{FuncId, Function, Module},
+    Diagnostic,
+};
 
 /// Rounds of fold/cse/dce after mem2reg; two reach a fixed point on typical shaders (folding
 /// an `if` exposes more constants once, rarely twice).
 const ROUNDS: usize = 2;
 
-/// Runs the standard pipeline (mem2reg, then fold, cse, dce twice), verifying the input and
+/// Runs the standard pipeline (mem2reg, then fold, cse, dce twice, then licm, cse, dce),
+/// verifying the input and
 /// the output of every pass in debug builds and tests. An error is a bug in a pass
 /// (`DiagKind::Internal`), noted with the pass that produced the bad IR.
 pub fn optimize(m: &mut Module) -> Result<(), Diagnostic> {
@@ -47,6 +56,32 @@ pub fn optimize(m: &mut Module) -> Result<(), Diagnostic> {
         dce(m);
         check(m, "dce")?;
     }
+    // After folding, so that constant conditions are gone and hoisted instructions meet the
+    // ones before the loop in the CSE that follows.
+    licm(m);
+    check(m, "licm")?;
+    cse(m);
+    check(m, "cse")?;
+    dce(m);
+    check(m, "dce")?;
+    Ok(())
+}
+
+/// The loop passes for a function with its calls inlined (function `id` of `m`, see
+/// [`inline_calls`]), for backends whose address arithmetic never faults (PTX, LLVM): loop
+/// invariants move with [`Speculate::Addresses`], then [`strength_reduce`], CSE and DCE. In
+/// debug builds and tests the result is checked with the verifier (in a copy of `m` holding
+/// it as function `id`); an error is a bug in a pass.
+pub fn optimize_inlined(m: &Module, id: FuncId, f: &mut Function) -> Result<(), Diagnostic> {
+    licm_function(&m.types, &m.globals, f, Speculate::Addresses);
+    strength_reduce(&m.types, f);
+    cse::cse_function(f);
+    dce::dce_function(f);
+    if cfg!(any(debug_assertions, test)) && id.index() < m.functions.len() {
+        let mut copy = m.clone();
+        copy.functions[id.index()] = f.clone();
+        crate::verifier::verify(&copy).map_err(|d| d.note("after the loop passes (inlined)"))?;
+    }
     Ok(())
 }
 
@@ -55,3 +90,6 @@ pub(crate) mod testutil;
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod loop_tests;

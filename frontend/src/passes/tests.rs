@@ -346,7 +346,10 @@ fn all_samples_optimize_and_inline() {
             eprintln!("{}", module_text(&m));
         }
         for e in m.entry_points.clone() {
-            let f = inline_calls(&m, e.function).unwrap_or_else(|d| panic!("{name}: {d:#?}"));
+            let mut f = inline_calls(&m, e.function).unwrap_or_else(|d| panic!("{name}: {d:#?}"));
+            // The PTX backend's loop passes; the verifier runs inside.
+            optimize_inlined(&m, e.function, &mut f)
+                .unwrap_or_else(|d| panic!("{name} (loop passes): {d:#?}"));
             m.functions[e.function.index()] = f;
         }
         if let Err(d) = optimize(&mut m) {

@@ -346,13 +346,8 @@ impl EntryPlan {
 /// much workgroup memory, huge bindings).
 pub fn plan_entry(m: &ir::Module, ep: &ir::EntryPoint) -> Result<EntryPlan, Diagnostic> {
     // User functions are inlined: no `.func` is emitted (SPEC §3).
-    let inlined = dianran_frontend::passes::inline_calls(m, ep.function).map_err(|d| {
-        if d.context.is_none() {
-            d.in_fn(ep.name.clone())
-        } else {
-            d
-        }
-    })?;
+    let in_entry = |d: Diagnostic| if d.context.is_none() { d.in_fn(ep.name.clone()) } else { d };
+    let mut inlined = dianran_frontend::passes::inline_calls(m, ep.function).map_err(in_entry)?;
     let f = &inlined;
     if let Some(span) = find_call(&f.body) {
         return Err(lower::unsupported(
@@ -450,6 +445,9 @@ pub fn plan_entry(m: &ir::Module, ep: &ir::EntryPoint) -> Result<EntryPlan, Diag
         .in_fn(ep.name.clone())
         .help("use smaller workgroup arrays"));
     }
+    // Loop invariants and induction variables across the inlined calls; after the plan, which
+    // keeps describing the entry as written (the passes add only integer arithmetic).
+    dianran_frontend::passes::optimize_inlined(m, ep.function, &mut inlined).map_err(in_entry)?;
     Ok(EntryPlan { function: inlined, buffers, param_names, shared, private, flags, threads })
 }
 

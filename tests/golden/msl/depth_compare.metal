@@ -20,6 +20,10 @@ fragment fs_shadow_Output fs_shadow(fs_shadow_Input _in [[stage_in]],
     sampler shadow_sampler [[sampler(1)]],
     float4 input_frag_coord [[position]]) {
     const FragmentIn input = {input_frag_coord, _in.input_shadow_pos};
+    const auto v25 = input.shadow_pos;
+    const auto v26 = v25.xy;
+    const auto v29 = v25.z;
+    const auto v31 = (v29 - 0.005f);
     float lit = 0.0f;
     int k = 0;
     bool loop_init_0 = true;
@@ -44,11 +48,7 @@ fragment fs_shadow_Output fs_shadow(fs_shadow_Input _in [[stage_in]],
         const auto v16 = float2(v11, v15);
         const auto v19 = (v16 * float2(0.0009765625f, 0.0009765625f));
         const auto offset = (v19 - float2(0.00048828125f, 0.00048828125f));
-        const auto v25 = input.shadow_pos;
-        const auto v26 = v25.xy;
         const auto v27 = (v26 + offset);
-        const auto v29 = v25.z;
-        const auto v31 = (v29 - 0.005f);
         const auto v34 = shadow_map.sample_compare(shadow_sampler, v27, v31);
         const auto v35 = (lit_2 + v34);
         lit = v35;

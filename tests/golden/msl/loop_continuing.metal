@@ -43,6 +43,8 @@ template <typename T> T dr_urem(T a, T b) {
     }
     const auto v41 = (3u * v17);
     out[v41] = acc;
+    const auto v69 = dr_urem(x, 40u);
+    const auto v71 = (v69 + 10u);
     uint pairs = 0u;
     uint a = 0u;
     bool loop_init_1 = true;
@@ -67,6 +69,7 @@ template <typename T> T dr_urem(T a, T b) {
             continue;
         }
         const auto v61 = (v52 + 1u);
+        const auto v84 = (v52 * 16u);
         uint pairs_3 = pairs_2;
         uint b = v61;
         bool loop_init_2 = true;
@@ -85,8 +88,6 @@ template <typename T> T dr_urem(T a, T b) {
                 break;
             }
             const auto v67 = (v52 * b_2);
-            const auto v69 = dr_urem(x, 40u);
-            const auto v71 = (v69 + 10u);
             const auto v72 = (v67 > v71);
             if (v72) {
                 break;
@@ -98,7 +99,6 @@ template <typename T> T dr_urem(T a, T b) {
             if (v80) {
                 continue;
             }
-            const auto v84 = (v52 * 16u);
             const auto v86 = (v84 + b_2);
             const auto v87 = (pairs_5 + v86);
             pairs_3 = v87;

@@ -20,6 +20,9 @@ constant uint TILE = 16u;
     threadgroup_barrier(mem_flags::mem_threadgroup);
     const auto row = gid.y;
     const auto col = gid.x;
+    const auto v13 = lid.y;
+    const auto v16 = lid.x;
+    const auto v19 = (row * 64u);
     float acc = 0.0f;
     uint t = 0u;
     bool loop_init_0 = true;
@@ -37,9 +40,6 @@ constant uint TILE = 16u;
         if (!(v12)) {
             break;
         }
-        const auto v13 = lid.y;
-        const auto v16 = lid.x;
-        const auto v19 = (row * 64u);
         const auto v22 = (t_2 * 16u);
         const auto v23 = (v19 + v22);
         const auto v25 = (v23 + v16);
@@ -77,7 +77,6 @@ constant uint TILE = 16u;
         threadgroup_barrier(mem_flags::mem_threadgroup);
         acc = acc_3;
     }
-    const auto v69 = (row * 64u);
-    const auto v70 = (v69 + col);
+    const auto v70 = (v19 + col);
     c[v70] = acc;
 }

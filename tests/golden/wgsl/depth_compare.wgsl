@@ -9,6 +9,10 @@ struct FragmentIn {
 
 @fragment
 fn fs_shadow(input: FragmentIn) -> @location(0) vec4<f32> {
+    let v25 = input.shadow_pos;
+    let v26 = v25.xy;
+    let v29 = v25.z;
+    let v31 = (v29 - 0.005f);
     var lit = 0.0f;
     var k = 0i;
     loop {
@@ -25,11 +29,7 @@ fn fs_shadow(input: FragmentIn) -> @location(0) vec4<f32> {
         let v16 = vec2<f32>(v11, v15);
         let v19 = (v16 * vec2<f32>(0.0009765625f, 0.0009765625f));
         let offset = (v19 - vec2<f32>(0.00048828125f, 0.00048828125f));
-        let v25 = input.shadow_pos;
-        let v26 = v25.xy;
         let v27 = (v26 + offset);
-        let v29 = v25.z;
-        let v31 = (v29 - 0.005f);
         let v34 = textureSampleCompare(shadow_map, shadow_sampler, v27, v31);
         let v35 = (lit_1 + v34);
         lit = v35;

@@ -32,6 +32,8 @@ fn main_(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     let v41 = (3u * v17);
     out[v41] = acc;
+    let v69 = (x % 40u);
+    let v71 = (v69 + 10u);
     var pairs = 0u;
     var a = 0u;
     loop {
@@ -50,6 +52,7 @@ fn main_(@builtin(global_invocation_id) gid: vec3<u32>) {
             continue;
         }
         let v61 = (v52 + 1u);
+        let v84 = (v52 * 16u);
         var pairs_2 = pairs_1;
         var b = v61;
         loop {
@@ -60,8 +63,6 @@ fn main_(@builtin(global_invocation_id) gid: vec3<u32>) {
                 break;
             }
             let v67 = (v52 * b_1);
-            let v69 = (x % 40u);
-            let v71 = (v69 + 10u);
             let v72 = (v67 > v71);
             if v72 {
                 break;
@@ -73,7 +74,6 @@ fn main_(@builtin(global_invocation_id) gid: vec3<u32>) {
             if v80 {
                 continue;
             }
-            let v84 = (v52 * 16u);
             let v86 = (v84 + b_1);
             let v87 = (pairs_3 + v86);
             pairs_2 = v87;

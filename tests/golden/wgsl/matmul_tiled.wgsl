@@ -12,6 +12,9 @@ var<workgroup> tile_b: array<array<f32, 16>, 16>;
 fn main_(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
     let row = gid.y;
     let col = gid.x;
+    let v13 = lid.y;
+    let v16 = lid.x;
+    let v19 = (row * 64u);
     var acc = 0.0f;
     var t = 0u;
     loop {
@@ -21,9 +24,6 @@ fn main_(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocatio
         if !(v12) {
             break;
         }
-        let v13 = lid.y;
-        let v16 = lid.x;
-        let v19 = (row * 64u);
         let v22 = (t_1 * 16u);
         let v23 = (v19 + v22);
         let v25 = (v23 + v16);
@@ -65,7 +65,6 @@ fn main_(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocatio
             t = v67;
         }
     }
-    let v69 = (row * 64u);
-    let v70 = (v69 + col);
+    let v70 = (v19 + col);
     c[v70] = acc;
 }

@@ -1,0 +1,284 @@
+//! Tests of the loop passes ([`super::licm`], [`super::strength_reduce`]): WGSL lowered and
+//! optimized, the loop's contents inspected, and (for plain functions) run by the test
+//! interpreter and compared with plain Rust code.
+
+use super::testutil::{count_insts, parsed, run, Val};
+use super::*;
+use crate::ir::*;
+use crate::text::module_text;
+use BinaryOperator as B;
+
+fn lower(src: &str) -> Module {
+    match crate::lower::lower_module(&parsed(src)) {
+        Ok(m) => m,
+        Err(ds) => panic!("lowering failed: {ds:#?}"),
+    }
+}
+
+fn optimized(src: &str) -> Module {
+    let mut m = lower(src);
+    if let Err(d) = optimize(&mut m) {
+        panic!("{d:#?}\n{}", module_text(&m));
+    }
+    m
+}
+
+fn fid(m: &Module, name: &str) -> FuncId {
+    let i =
+        m.functions.iter().position(|f| f.name == name).unwrap_or_else(|| panic!("no fn {name}"));
+    FuncId(i as u32)
+}
+
+/// The first loop at the top level of `f`'s body: (instructions before it, the loop's body,
+/// its continuing block).
+fn first_loop(f: &Function) -> (&[Inst], &Block, &Block) {
+    for (k, inst) in f.body.insts.iter().enumerate() {
+        if let Op::Loop { body, continuing, .. } = &inst.op {
+            return (&f.body.insts[..k], body, continuing);
+        }
+    }
+    panic!("no top-level loop in {}", f.name);
+}
+
+/// Counts matching instructions in a loop's body and continuing block.
+fn in_loop(body: &Block, continuing: &Block, pred: &impl Fn(&Op) -> bool) -> usize {
+    count_insts(body, pred) + count_insts(continuing, pred)
+}
+
+fn is_load(op: &Op) -> bool {
+    matches!(op, Op::Load(_))
+}
+
+fn is_mul(op: &Op) -> bool {
+    matches!(op, Op::Binary(B::Multiply | B::ShiftLeft, ..))
+}
+
+const UNIFORM_KERNEL: &str = r#"
+struct Dims { n: u32, k: u32, scale: array<vec4<u32>, 2> }
+struct Params { bias: u32, table: array<u32> }
+@group(0) @binding(0) var<uniform> dims: Dims;
+@group(0) @binding(1) var<storage, read> params: Params;
+@group(0) @binding(2) var<storage, read_write> out: array<u32>;
+
+@compute @workgroup_size(4)
+fn no_writes(@builtin(global_invocation_id) gid: vec3<u32>) {
+    var s = 0u;
+    for (var i = 0u; i < 8u; i++) {
+        // dims.k, dims.n * 4u, dims.scale[1].y and params.bias leave the loop; the runtime
+        // indices into the uniform array and the runtime-sized table stay (the arm might not
+        // run and the index might be out of bounds).
+        s += i * dims.k + dims.n * 4u + dims.scale[1].y + params.bias;
+        if (gid.x < 2u) {
+            s += dims.scale[gid.x].x + params.table[gid.x];
+        }
+    }
+    out[gid.x] = s;
+}
+
+@compute @workgroup_size(4)
+fn writes(@builtin(global_invocation_id) gid: vec3<u32>) {
+    for (var i = 0u; i < 8u; i++) {
+        // A store in the loop: the storage(read) load stays (a CUDA host may alias the
+        // buffers), the uniform one leaves.
+        out[gid.x * 8u + i] = params.bias + dims.k;
+    }
+}
+"#;
+
+#[test]
+fn uniform_and_read_only_loads_leave_loops_by_the_documented_rule() {
+    let m = optimized(UNIFORM_KERNEL);
+    let f = m.function(fid(&m, "no_writes"));
+    let (before, body, continuing) = first_loop(f);
+    let text = module_text(&m);
+    let loads_before = before.iter().filter(|i| is_load(&i.op)).count();
+    // dims.k, dims.n, dims.scale[1].y, params.bias.
+    assert_eq!(loads_before, 4, "{text}");
+    // The two runtime-indexed loads in the arm stay.
+    assert_eq!(in_loop(body, continuing, &is_load), 2, "{text}");
+    // `dims.n * 4u` left with its operand; `i * dims.k` stays.
+    assert_eq!(in_loop(body, continuing, &is_mul), 1, "{text}");
+    assert!(before.iter().any(|i| is_mul(&i.op)), "{text}");
+
+    let f = m.function(fid(&m, "writes"));
+    let (before, body, continuing) = first_loop(f);
+    assert_eq!(before.iter().filter(|i| is_load(&i.op)).count(), 1, "{text}");
+    assert_eq!(in_loop(body, continuing, &is_load), 1, "{text}");
+}
+
+#[test]
+fn pure_invariants_leave_nested_loops_and_results_are_unchanged() {
+    let src = r#"
+fn f(x: i32) -> i32 {
+    var s = 0;
+    for (var i = 0; i < 5; i++) {
+        for (var j = 0; j < 3; j++) {
+            // x * 7 + 1 is invariant in both loops; i * 3 in the inner one.
+            s += (x * 7 + 1) * j + i * 3;
+            if (s > 100000) { s -= x / (j + 1); }
+        }
+    }
+    return s;
+}"#;
+    let expect = |x: i32| {
+        let mut s = 0i32;
+        for i in 0..5i32 {
+            for j in 0..3i32 {
+                let t = x.wrapping_mul(7).wrapping_add(1).wrapping_mul(j);
+                s = s.wrapping_add(t.wrapping_add(i * 3));
+                if s > 100000 {
+                    s = s.wrapping_sub(x / (j + 1));
+                }
+            }
+        }
+        s
+    };
+    // Hand check for x = 0: sum over i, j of (j + 3i) = 5 * 3 + 3 * 3 * 10.
+    assert_eq!(expect(0), 105);
+    let mut m = lower(src);
+    let f = fid(&m, "f");
+    let inputs = [0, 1, -3, 1000, 50_000_000, i32::MAX];
+    let before: Vec<_> = inputs.iter().map(|&x| run(&m, f, vec![Val::I(x)])).collect();
+    for (x, got) in inputs.iter().zip(&before) {
+        assert_eq!(got, &Ok(Some(Val::I(expect(*x)))), "memory form, x = {x}");
+    }
+    optimize(&mut m).unwrap_or_else(|d| panic!("{d:#?}"));
+    for &x in &inputs {
+        assert_eq!(run(&m, f, vec![Val::I(x)]), Ok(Some(Val::I(expect(x)))), "x = {x}");
+    }
+    let text = module_text(&m);
+    let (before, body, _) = first_loop(m.function(f));
+    // x * 7 and + 1 are before the outer loop.
+    assert!(before.iter().any(|i| matches!(i.op, Op::Binary(B::Multiply, ..))), "{text}");
+    // Inside the outer loop body, before the inner loop: i * 3.
+    let inner_at = body.insts.iter().position(|i| matches!(i.op, Op::Loop { .. }));
+    let inner_at = inner_at.unwrap_or_else(|| panic!("no inner loop\n{text}"));
+    let hoisted_into_outer = body.insts[..inner_at]
+        .iter()
+        .filter(|i| matches!(i.op, Op::Binary(B::Multiply, ..)))
+        .count();
+    assert_eq!(hoisted_into_outer, 1, "i * 3 waits before the inner loop\n{text}");
+}
+
+/// Optimizes, strength-reduces `name` as the PTX backend does after inlining, checks the
+/// verifier accepts it and `name(x) == expect(x)` on every input; returns the module.
+fn reduced(src: &str, name: &str, inputs: &[i32], expect: impl Fn(i32) -> i32) -> Module {
+    let mut m = optimized(src);
+    let id = fid(&m, name);
+    let mut f = m.function(id).clone();
+    optimize_inlined(&m, id, &mut f).unwrap_or_else(|d| panic!("{d:#?}\n{}", module_text(&m)));
+    m.functions[id.index()] = f;
+    crate::verifier::verify(&m).unwrap_or_else(|d| panic!("{d:#?}\n{}", module_text(&m)));
+    for &x in inputs {
+        let got = run(&m, id, vec![Val::I(x)]);
+        assert_eq!(got, Ok(Some(Val::I(expect(x)))), "x = {x}\n{}", module_text(&m));
+    }
+    m
+}
+
+#[test]
+fn strength_reduction_replaces_multiplies_and_wraps_like_the_original() {
+    // The stride 1000003 makes i * 1000003 + x overflow i32 after a few iterations.
+    let src = r#"
+fn f(n: i32) -> i32 {
+    var s = 0;
+    for (var i = 0; i < n; i += 100000007) {
+        s ^= i * 1000003 + n;
+        s += (i << 3u) - 5;
+    }
+    return s;
+}"#;
+    let expect = |n: i32| {
+        let (mut s, mut i) = (0i32, 0i32);
+        while i < n {
+            s ^= i.wrapping_mul(1000003).wrapping_add(n);
+            s = s.wrapping_add((i << 3).wrapping_sub(5));
+            i += 100000007;
+        }
+        s
+    };
+    // Hand check: n = 1 runs i = 0 only: s = (0 ^ 1) + (0 - 5) = -4.
+    assert_eq!(expect(1), -4);
+    let m = reduced(src, "f", &[0, 1, 7, 250_000_000, 2_000_000_000], expect);
+    let f = m.function(fid(&m, "f"));
+    let (_, body, continuing) = first_loop(f);
+    let text = module_text(&m);
+    assert_eq!(in_loop(body, continuing, &is_mul), 0, "{text}");
+    // i, s and the two reduced expressions.
+    assert_eq!(body.params.len(), 4, "{text}");
+}
+
+#[test]
+fn strength_reduction_passes_new_state_through_continue_and_break() {
+    let src = r#"
+fn g(n: i32) -> i32 {
+    var s = 0;
+    for (var i = 0; i < n; i++) {
+        let a = i * 5 + 2;
+        if (a % 3 == 0) { continue; }
+        switch (a % 4) {
+            case 1: { s += a; break; }
+            default: { s -= 1; }
+        }
+        if (s > 200) { break; }
+    }
+    return s;
+}"#;
+    let expect = |n: i32| {
+        let mut s = 0;
+        for i in 0..n {
+            let a = i * 5 + 2;
+            if a % 3 == 0 {
+                continue;
+            }
+            if a % 4 == 1 {
+                s += a;
+            } else {
+                s -= 1;
+            }
+            if s > 200 {
+                break;
+            }
+        }
+        s
+    };
+    // Hand check n = 4: a = 2 (-1), 7 (-1), 12 (skip), 17 (+17) -> 15.
+    assert_eq!(expect(4), 15);
+    let m = reduced(src, "g", &[0, 1, 4, 10, 60], expect);
+    let f = m.function(fid(&m, "g"));
+    let (_, body, continuing) = first_loop(f);
+    assert_eq!(in_loop(body, continuing, &is_mul), 0, "{}", module_text(&m));
+}
+
+#[test]
+fn a_slot_changed_in_the_body_is_not_an_induction_variable() {
+    // `i` also grows inside the body on some iterations: `i * 9` must stay a multiply.
+    let src = r#"
+fn h(n: i32) -> i32 {
+    var s = 0;
+    var i = 0;
+    loop {
+        if (i >= n) { break; }
+        s += i * 9;
+        if (s % 2 == 0) { i += 2; }
+        continuing { i += 1; }
+    }
+    return s;
+}"#;
+    let expect = |n: i32| {
+        let (mut s, mut i) = (0, 0);
+        while i < n {
+            s += i * 9;
+            if s % 2 == 0 {
+                i += 2;
+            }
+            i += 1;
+        }
+        s
+    };
+    // Hand check n = 4: i = 0 (s 0, even: i 3), i = 3 (s 27) -> 27.
+    assert_eq!(expect(4), 27);
+    let m = reduced(src, "h", &[0, 1, 4, 9, 30], expect);
+    let (_, body, continuing) = first_loop(m.function(fid(&m, "h")));
+    assert_eq!(in_loop(body, continuing, &is_mul), 1, "{}", module_text(&m));
+}
