@@ -25,7 +25,7 @@ struct alignas(4) Dims {
     uint k;
 };
 
-struct alignas(8) Half8 {
+struct alignas(16) Half8 {
     half4 lo;
     half4 hi;
 };
@@ -245,6 +245,7 @@ void store_c(dr_coop16_float m, uint offset, uint stride, device float* c) {
     const auto v157 = (b_at + 1152u);
     put_b(v157, v150, tile_b);
     threadgroup_barrier(mem_flags::mem_threadgroup);
+    const auto v213 = (wr * 40u);
     dr_coop16_float acc00 = dr_coop16_float{{{make_filled_simdgroup_matrix<float, 8, 8>(float(0)), make_filled_simdgroup_matrix<float, 8, 8>(float(0))}, {make_filled_simdgroup_matrix<float, 8, 8>(float(0)), make_filled_simdgroup_matrix<float, 8, 8>(float(0))}}};
     dr_coop16_float acc01 = dr_coop16_float{{{make_filled_simdgroup_matrix<float, 8, 8>(float(0)), make_filled_simdgroup_matrix<float, 8, 8>(float(0))}, {make_filled_simdgroup_matrix<float, 8, 8>(float(0)), make_filled_simdgroup_matrix<float, 8, 8>(float(0))}}};
     dr_coop16_float acc10 = dr_coop16_float{{{make_filled_simdgroup_matrix<float, 8, 8>(float(0)), make_filled_simdgroup_matrix<float, 8, 8>(float(0))}, {make_filled_simdgroup_matrix<float, 8, 8>(float(0)), make_filled_simdgroup_matrix<float, 8, 8>(float(0))}}};
@@ -347,7 +348,6 @@ void store_c(dr_coop16_float m, uint offset, uint stride, device float* c) {
             rb1_3 = rb1_2;
         }
         const auto v211 = (cur * 2560u);
-        const auto v213 = (wr * 40u);
         const auto ab = (v211 + v213);
         const auto v216 = (cur * 2304u);
         const auto bb = (v216 + wc);

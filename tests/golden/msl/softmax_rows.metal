@@ -140,6 +140,8 @@ constant float LOWEST = (-3.4028235e38f);
         total = v105;
     }
     const auto inv = precise::divide(1.0f, total);
+    const auto v123 = float4(row_max);
+    const auto v126 = float4(inv);
     uint i_3 = lid;
     bool loop_init_3 = true;
     while (true) {
@@ -156,10 +158,8 @@ constant float LOWEST = (-3.4028235e38f);
         }
         const auto v115 = (base + i_5);
         const auto v121 = x[v115];
-        const auto v123 = float4(row_max);
         const auto v124 = (v121 - v123);
         const auto v125 = precise::exp(v124);
-        const auto v126 = float4(inv);
         const auto v127 = (v125 * v126);
         y[v115] = v127;
     }

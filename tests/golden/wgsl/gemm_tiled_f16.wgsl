@@ -8,7 +8,7 @@ struct Dims {
 }
 
 struct Half8 {
-    lo: vec4<f16>,
+    @align(16) lo: vec4<f16>,
     hi: vec4<f16>,
 }
 
@@ -210,6 +210,7 @@ fn main_(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index)
     let v157 = (b_at + 1152u);
     put_b(v157, v150);
     workgroupBarrier();
+    let v213 = (wr * 40u);
     var acc00 = coop_mat16x16<f32, C>();
     var acc01 = coop_mat16x16<f32, C>();
     var acc10 = coop_mat16x16<f32, C>();
@@ -297,7 +298,6 @@ fn main_(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index)
             rb1_2 = rb1_1;
         }
         let v211 = (cur * 2560u);
-        let v213 = (wr * 40u);
         let ab = (v211 + v213);
         let v216 = (cur * 2304u);
         let bb = (v216 + wc);

@@ -123,6 +123,8 @@ fn main_(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index)
         }
     }
     let inv = (1.0f / total);
+    let v123 = vec4<f32>(row_max);
+    let v126 = vec4<f32>(inv);
     var i_3 = lid;
     loop {
         let i_4 = i_3;
@@ -132,10 +134,8 @@ fn main_(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index)
         }
         let v115 = (base + i_4);
         let v121 = x[v115];
-        let v123 = vec4<f32>(row_max);
         let v124 = (v121 - v123);
         let v125 = exp(v124);
-        let v126 = vec4<f32>(inv);
         let v127 = (v125 * v126);
         y[v115] = v127;
         continuing {
