@@ -164,7 +164,8 @@ impl<'m> TypeLowerer<'m> {
                 // it); the declaration's text and the members' own IR alignments (nested
                 // structs) restore it. The PTX backend proves wider accesses from it.
                 let mut align = self.layouter[h].alignment.round_up(1);
-                let text = self.module.types.get_span(h).to_range().and_then(|r| self.source.get(r));
+                let text =
+                    self.module.types.get_span(h).to_range().and_then(|r| self.source.get(r));
                 align = align.max(text.map_or(1, declared_align));
                 for m in &out {
                     align = align.max(self.types.size_align(m.ty).1);

@@ -598,7 +598,7 @@ impl Cta<'_> {
             space,
             StateSpace::Global | StateSpace::Shared | StateSpace::Local | StateSpace::Generic
         );
-        if checked && bytes.is_power_of_two() && a % bytes as u64 != 0 {
+        if checked && bytes.is_power_of_two() && !a.is_multiple_of(bytes as u64) {
             return Err(self.oob(
                 t,
                 i,
