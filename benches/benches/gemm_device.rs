@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 
 use dianran_benches::bandwidth;
-use dianran_benches::device::{gemm_tflops, peak_f16_tensor_tflops, Gpu, Launch, Timing};
+use dianran_benches::device::{gemm_tflops, peak_f16_tensor_tflops, Gpu, Launch, Rng, Timing};
 use dianran_benches::kernels::{self, GEMM};
 use dianran_benches::nvrtc;
 use dianran_benches::pipeline;
@@ -22,21 +22,6 @@ const K: usize = 4096;
 const REPS: u32 = 20;
 /// Entries of C checked against the CPU.
 const CHECKS: usize = 256;
-
-/// xorshift32 (deterministic inputs, no dependencies).
-struct Rng(u32);
-impl Rng {
-    fn next(&mut self) -> u32 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 17;
-        self.0 ^= self.0 << 5;
-        self.0
-    }
-    /// Uniform in [-1, 1).
-    fn unit(&mut self) -> f32 {
-        (self.next() >> 8) as f32 / (1u32 << 23) as f32 - 1.0
-    }
-}
 
 struct Inputs {
     dims: Vec<u8>,
@@ -52,7 +37,7 @@ fn bytes(v: &[f16]) -> Vec<u8> {
 fn check(inp: &Inputs, c: &[u8]) -> Result<(), String> {
     let mut rng = Rng(0xC0FFEE);
     for _ in 0..CHECKS {
-        let (i, j) = (rng.next() as usize % M, rng.next() as usize % N);
+        let (i, j) = (rng.next_u32() as usize % M, rng.next_u32() as usize % N);
         let (mut want, mut mag) = (0.0f64, 0.0f64);
         for p in 0..K {
             let prod = inp.a[i * K + p].to_f64() * inp.b[p * N + j].to_f64();

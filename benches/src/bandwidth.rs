@@ -11,7 +11,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::device::{gbs, peak_bandwidth_gbs, DeviceInfo, Gpu, Launch, Timing};
+use crate::device::{gbs, peak_bandwidth_gbs, DeviceInfo, Gpu, Launch, Rng, Timing};
 use crate::kernels::{self, Pair};
 use crate::table::{ratio, Table};
 
@@ -25,21 +25,6 @@ pub const SOFTMAX_ROWS: usize = 16384;
 pub const SOFTMAX_COLS: usize = 4096;
 /// The workgroup size of all four kernels (softmax: one workgroup per row).
 const WG: u32 = 256;
-
-/// xorshift32 (deterministic inputs, no dependencies).
-struct Rng(u32);
-impl Rng {
-    fn next(&mut self) -> u32 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 17;
-        self.0 ^= self.0 << 5;
-        self.0
-    }
-    /// Uniform in [-1, 1).
-    fn unit(&mut self) -> f32 {
-        (self.next() >> 8) as f32 / (1u32 << 23) as f32 - 1.0
-    }
-}
 
 fn f32_bytes(v: &[f32]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
@@ -88,7 +73,7 @@ fn saxpy(vec4s: usize) -> Case {
     let check = move |out: &[u8]| {
         let mut r = Rng(0xBEEF);
         for _ in 0..256 {
-            let i = r.next() as usize % n;
+            let i = r.next_u32() as usize % n;
             let mut want = y[i];
             for _ in 0..launches {
                 want = alpha.mul_add(x[i], want);
@@ -128,7 +113,7 @@ fn softmax(rows: usize, cols: usize) -> Case {
     let check = move |out: &[u8]| {
         let mut r = Rng(0xFACE);
         for _ in 0..4 {
-            let row = r.next() as usize % rows;
+            let row = r.next_u32() as usize % rows;
             let xs = &x[row * cols..(row + 1) * cols];
             let max = xs.iter().fold(f64::NEG_INFINITY, |m, &v| m.max(v as f64));
             let sum: f64 = xs.iter().map(|&v| (v as f64 - max).exp()).sum();

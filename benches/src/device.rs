@@ -53,6 +53,24 @@ pub fn gbs(bytes: u64, seconds: f64) -> f64 {
     bytes as f64 / seconds / 1e9
 }
 
+/// xorshift32: deterministic device-bench inputs and check positions, no dependencies.
+pub struct Rng(pub u32);
+
+impl Rng {
+    /// The next 32 random bits.
+    pub fn next_u32(&mut self) -> u32 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 17;
+        self.0 ^= self.0 << 5;
+        self.0
+    }
+
+    /// Uniform in [-1, 1).
+    pub fn unit(&mut self) -> f32 {
+        (self.next_u32() >> 8) as f32 / (1u32 << 23) as f32 - 1.0
+    }
+}
+
 /// `2 * m * n * k` / seconds, in TFLOP/s.
 pub fn gemm_tflops(m: u64, n: u64, k: u64, seconds: f64) -> f64 {
     2.0 * m as f64 * n as f64 * k as f64 / seconds / 1e12
