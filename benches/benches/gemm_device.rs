@@ -107,6 +107,7 @@ fn main() {
         Ok(g) => g,
         Err(why) => {
             println!("skipped: {why}");
+            println!("SUMMARY\tGEMM and bandwidth benchmarks\tskipped: {why}");
             return;
         }
     };
@@ -114,6 +115,7 @@ fn main() {
         Ok(i) => i,
         Err(e) => {
             println!("skipped: cannot query the device: {e}");
+            println!("SUMMARY\tGEMM and bandwidth benchmarks\tskipped: cannot query the device");
             return;
         }
     };

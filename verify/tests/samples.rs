@@ -1699,6 +1699,33 @@ fn saxpy_vec4() {
 }
 
 #[test]
+fn uniform_loop_strided() {
+    // Column sums of a 37 x 50 matrix read with a row stride from the uniform; the header's
+    // 2 workgroups of 32 cover 64 columns, so columns 50..64 return early and stay 0.
+    let mut rng = Rng::new(45);
+    let (rows, cols, scale) = (37usize, 50usize, 0.5f32);
+    let m = rng.vec(rows * cols, |r| r.f32_in(-2.0, 2.0));
+    let mut dims = zeros(16);
+    set_u32(&mut dims, 0, rows as u32);
+    set_u32(&mut dims, 4, cols as u32);
+    set_f32(&mut dims, 8, scale);
+    let want: Vec<f32> = (0..64)
+        .map(|c| {
+            if c >= cols {
+                return 0.0;
+            }
+            (0..rows).map(|r| m[r * cols + c] as f64 * scale as f64).sum::<f64>() as f32
+        })
+        .collect();
+    let inputs = || vec![dims.clone(), f32_bytes(&m), zeros(4 * 64)];
+    let bufs = run_bound("uniform_loop_strided.wgsl", inputs());
+    // 37 f32 additions of terms below 1 in magnitude (fused or not): 2e-5 absolute.
+    check_f32("sums", &f32s(out(&bufs, 2)), &want, 2e-5, 0.0);
+    let emu = run_bound_on(Executor::Emu, "uniform_loop_strided.wgsl", inputs());
+    check_f32("sums on emu", &f32s(out(&emu, 2)), &want, 2e-5, 0.0);
+}
+
+#[test]
 fn layer_norm() {
     let mut rng = Rng::new(43);
     let (rows, cols) = (8, 256);
