@@ -164,11 +164,7 @@ pub fn run(
     block: [u32; 3],
     opts: &EmuOptions,
 ) -> Result<(), EmuError> {
-    let module = dianran_ptx::parse_module(ptx).map_err(EmuError::from)?;
-    let e = find_entry(&module, entry)?;
-    let lines = lines::statement_lines(ptx, entry).filter(|l| l.len() == e.body.len());
-    let names = lines::register_names(ptx, entry);
-    launch(&module, e, lines.as_deref(), Some(ptx), names, params, grid, block, opts, None)
+    run_text(ptx, entry, params, grid, block, opts, None)
 }
 
 /// [`run`] that also counts what a profiler would ([`Profile`]: warp instructions by class,
@@ -183,24 +179,26 @@ pub fn run_profiled(
     block: [u32; 3],
     opts: &EmuOptions,
 ) -> Result<Profile, EmuError> {
+    let mut prof = Profile::default();
+    run_text(ptx, entry, params, grid, block, opts, Some(&mut prof))?;
+    Ok(prof)
+}
+
+/// [`run`] and [`run_profiled`]: parses `ptx`, maps its statements to text lines, launches.
+fn run_text(
+    ptx: &str,
+    entry: &str,
+    params: &mut [Vec<u8>],
+    grid: [u32; 3],
+    block: [u32; 3],
+    opts: &EmuOptions,
+    prof: Option<&mut Profile>,
+) -> Result<(), EmuError> {
     let module = dianran_ptx::parse_module(ptx).map_err(EmuError::from)?;
     let e = find_entry(&module, entry)?;
     let lines = lines::statement_lines(ptx, entry).filter(|l| l.len() == e.body.len());
     let names = lines::register_names(ptx, entry);
-    let mut prof = Profile::default();
-    launch(
-        &module,
-        e,
-        lines.as_deref(),
-        Some(ptx),
-        names,
-        params,
-        grid,
-        block,
-        opts,
-        Some(&mut prof),
-    )?;
-    Ok(prof)
+    launch(&module, e, lines.as_deref(), Some(ptx), names, params, grid, block, opts, prof)
 }
 
 /// [`run`] on a module of the PTX model, such as [`dianran_ptx::codegen::CompiledPtx::module`]:
@@ -214,12 +212,7 @@ pub fn run_module(
     block: [u32; 3],
     opts: &EmuOptions,
 ) -> Result<(), EmuError> {
-    let e = find_entry(module, entry)?;
-    // The printer checks names and instructions; a module it rejects is not run.
-    let (_, lines) = dianran_ptx::print_module_lines(module).map_err(EmuError::from)?;
-    let index = module.entries.iter().position(|x| x.name == entry);
-    let lines = index.and_then(|i| lines.into_iter().nth(i));
-    launch(module, e, lines.as_deref(), None, None, params, grid, block, opts, None)
+    launch_module(module, entry, params, grid, block, opts, None)
 }
 
 /// [`run_module`] with the counters of [`run_profiled`].
@@ -231,13 +224,28 @@ pub fn run_module_profiled(
     block: [u32; 3],
     opts: &EmuOptions,
 ) -> Result<Profile, EmuError> {
+    let mut prof = Profile::default();
+    launch_module(module, entry, params, grid, block, opts, Some(&mut prof))?;
+    Ok(prof)
+}
+
+/// [`run_module`] and [`run_module_profiled`]: maps the module's statements to the lines
+/// the printer gives them, launches.
+fn launch_module(
+    module: &dianran_ptx::Module,
+    entry: &str,
+    params: &mut [Vec<u8>],
+    grid: [u32; 3],
+    block: [u32; 3],
+    opts: &EmuOptions,
+    prof: Option<&mut Profile>,
+) -> Result<(), EmuError> {
     let e = find_entry(module, entry)?;
+    // The printer checks names and instructions; a module it rejects is not run.
     let (_, lines) = dianran_ptx::print_module_lines(module).map_err(EmuError::from)?;
     let index = module.entries.iter().position(|x| x.name == entry);
     let lines = index.and_then(|i| lines.into_iter().nth(i));
-    let mut prof = Profile::default();
-    launch(module, e, lines.as_deref(), None, None, params, grid, block, opts, Some(&mut prof))?;
-    Ok(prof)
+    launch(module, e, lines.as_deref(), None, None, params, grid, block, opts, prof)
 }
 
 fn find_entry<'m>(
