@@ -10,6 +10,7 @@
 //! takes one pointer per binding in (group, binding) order, uniform structs by pointer (see
 //! `benches/cuda/`); our PTX gets the same buffers through SPEC §3's parameter convention.
 
+use crate::device::Rng;
 use crate::kernels::{self, Pair};
 use crate::nvrtc;
 use dianran_frontend::ir::{self, Scalar, Type};
@@ -52,23 +53,6 @@ pub struct PairProfile {
     pub theirs: Result<Profile, String>,
 }
 
-/// xorshift32 (deterministic inputs).
-struct Rng(u32);
-
-impl Rng {
-    fn next(&mut self) -> u32 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 17;
-        self.0 ^= self.0 << 5;
-        self.0
-    }
-
-    /// Uniform in [-1, 1).
-    fn unit(&mut self) -> f32 {
-        (self.next() >> 8) as f32 / (1u32 << 23) as f32 - 1.0
-    }
-}
-
 /// The scalar type a buffer of type `ty` holds (its innermost element; a struct's last
 /// member, which is the runtime-sized array when there is one).
 fn leaf_scalar(m: &ir::Module, ty: ir::TypeId) -> Option<Scalar> {
@@ -88,8 +72,8 @@ fn fill(rng: &mut Rng, scalar: Option<Scalar>, len: usize) -> Vec<u8> {
         match scalar {
             Some(Scalar::F32) | None => out.extend(rng.unit().to_le_bytes()),
             Some(Scalar::F16) => out.extend(half::f16::from_f32(rng.unit()).to_le_bytes()),
-            Some(Scalar::U32 | Scalar::I32) => out.extend((rng.next() % 16).to_le_bytes()),
-            Some(Scalar::Bool) => out.extend((rng.next() & 1).to_le_bytes()),
+            Some(Scalar::U32 | Scalar::I32) => out.extend((rng.next_u32() % 16).to_le_bytes()),
+            Some(Scalar::Bool) => out.extend((rng.next_u32() & 1).to_le_bytes()),
         }
     }
     out.truncate(len);

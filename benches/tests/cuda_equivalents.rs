@@ -4,23 +4,9 @@
 //! emulator runs), so they are checked here too, over several shapes including edges.
 //! NVRTC absent: `skipped: nvrtc not found` (a failure under CI=true).
 
+use dianran_benches::device::Rng;
 use dianran_benches::kernels::{self, Pair, PAIRS};
 use dianran_benches::nvrtc::{self, NvrtcError};
-
-/// xorshift32.
-struct Rng(u32);
-impl Rng {
-    fn next(&mut self) -> u32 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 17;
-        self.0 ^= self.0 << 5;
-        self.0
-    }
-    /// Uniform in [-1, 1).
-    fn unit(&mut self) -> f32 {
-        (self.next() >> 8) as f32 / (1u32 << 23) as f32 - 1.0
-    }
-}
 
 fn bytes_u32(v: &[u32]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
@@ -64,7 +50,7 @@ fn check_close(what: &str, got: &[f32], want: &[f32], tol: f32) {
 #[test]
 fn double_equivalent() {
     let mut rng = Rng(7);
-    let data: Vec<u32> = (0..16).map(|_| rng.next()).collect();
+    let data: Vec<u32> = (0..16).map(|_| rng.next_u32()).collect();
     let mut params = vec![bytes_u32(&data)];
     if run("double_unicode.wgsl", &mut params, [4, 1, 1], [4, 1, 1]).is_none() {
         return;
@@ -96,7 +82,7 @@ fn matmul_tiled_equivalent() {
 #[test]
 fn reduce_tree_equivalent() {
     let mut rng = Rng(9);
-    let ints: Vec<u32> = (0..1024).map(|_| rng.next()).collect();
+    let ints: Vec<u32> = (0..1024).map(|_| rng.next_u32()).collect();
     let floats: Vec<f32> = (0..1024).map(|_| rng.unit()).collect();
     let mut params = vec![bytes_u32(&ints), bytes_f32(&floats), vec![0; 16], vec![0; 16]];
     if run("reduce_tree.wgsl", &mut params, [4, 1, 1], [256, 1, 1]).is_none() {
