@@ -9,10 +9,8 @@
 use std::collections::BTreeMap;
 
 use dianran_benches::bandwidth;
-use dianran_benches::device::{gemm_tflops, peak_f16_tensor_tflops, Gpu, Launch, Rng, Timing};
-use dianran_benches::kernels::{self, GEMM};
-use dianran_benches::nvrtc;
-use dianran_benches::pipeline;
+use dianran_benches::device::{gemm_tflops, peak_f16_tensor_tflops, Gpu, Rng};
+use dianran_benches::kernels::GEMM;
 use dianran_benches::table::{ratio, Table};
 use half::f16;
 
@@ -58,48 +56,14 @@ fn check(inp: &Inputs, c: &[u8]) -> Result<(), String> {
     Ok(())
 }
 
-/// Our kernel: compile, lay out parameters per SPEC §3, time.
-fn ours(gpu: &Gpu, sm: u32, inp: &Inputs) -> Result<Timing, String> {
-    let src = kernels::sample_source(GEMM.sample)?;
-    let out = pipeline::wgsl_to_ptx(GEMM.sample, &src, sm).map_err(|e| format!("not yet: {e}"))?;
-    let entry = out.entries.first().ok_or("no entry point")?;
+/// Buffers by binding: (dims, a, b, c).
+fn buffers(inp: &Inputs) -> BTreeMap<(u32, u32), Vec<u8>> {
     let mut buffers = BTreeMap::new();
     buffers.insert((0, 0), inp.dims.clone());
     buffers.insert((0, 1), bytes(&inp.a));
     buffers.insert((0, 2), bytes(&inp.b));
     buffers.insert((0, 3), vec![0u8; 4 * M * N]);
-    let dianran_verify::executors::PtxParams { buffers: params, bindings: keys } =
-        dianran_verify::executors::ptx_params(entry, &buffers).map_err(|e| e.to_string())?;
-    let output = keys.iter().position(|k| *k == Some((0, 3))).ok_or("C is not a parameter")?;
-    gpu.time(
-        &Launch {
-            ptx: &out.text,
-            entry: &entry.ptx_name,
-            params: &params,
-            output,
-            grid: [(N / 64) as u32, (M / 64) as u32, 1],
-            block: entry.workgroup_size,
-        },
-        REPS,
-    )
-}
-
-/// The NVRTC-compiled equivalent: parameters (dims, a, b, c).
-fn theirs(gpu: &Gpu, sm: u32, inp: &Inputs) -> Result<Timing, String> {
-    let src = kernels::cuda_source(&GEMM)?;
-    let ptx = nvrtc::compile(&src, GEMM.cuda_file, sm).map_err(|e| e.to_string())?;
-    let params = vec![inp.dims.clone(), bytes(&inp.a), bytes(&inp.b), vec![0u8; 4 * M * N]];
-    gpu.time(
-        &Launch {
-            ptx: &ptx,
-            entry: GEMM.cuda_entry,
-            params: &params,
-            output: 3,
-            grid: [(N / 64) as u32, (M / 64) as u32, 1],
-            block: [128, 1, 1],
-        },
-        REPS,
-    )
+    buffers
 }
 
 fn main() {
@@ -136,7 +100,11 @@ fn main() {
         a: (0..M * K).map(|_| f16::from_f32(rng.unit())).collect(),
         b: (0..K * N).map(|_| f16::from_f32(rng.unit())).collect(),
     };
-    let runs = [("dianran", ours(&gpu, sm, &inp)), ("NVRTC", theirs(&gpu, sm, &inp))];
+    let (bufs, grid) = (buffers(&inp), [(N / 64) as u32, (M / 64) as u32, 1]);
+    let runs = [
+        ("dianran", bandwidth::time_ours(&gpu, sm, &GEMM, &bufs, (0, 3), grid, REPS)),
+        ("NVRTC", bandwidth::time_theirs(&gpu, sm, &GEMM, &bufs, (0, 3), grid, [128, 1, 1], REPS)),
+    ];
     let mut t = Table::new(&["GEMM 4096³ f16->f32", "ms/launch", "TFLOP/s", "of peak", "result"]);
     let mut tflops = Vec::new();
     // `SUMMARY<TAB>what<TAB>value` lines feed verify/gpu-check.sh's summary table.

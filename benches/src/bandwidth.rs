@@ -7,7 +7,8 @@
 //! although the kernels read each row twice (the second read mostly misses L2 at these
 //! sizes, so "effective" GB/s is below what the memory system delivered). Both results are
 //! spot-checked against plain Rust. [`run`] prints a table and returns the lines for
-//! `verify/gpu-check.sh`'s summary.
+//! `verify/gpu-check.sh`'s summary. [`time_ours`] and [`time_theirs`] time one pair's two
+//! kernels; the GEMM bench (`benches/gemm_device.rs`) uses them too.
 
 use std::collections::BTreeMap;
 
@@ -143,43 +144,56 @@ fn softmax(rows: usize, cols: usize) -> Case {
     }
 }
 
-/// Our kernel: compile, lay out parameters per SPEC §3, time.
-fn ours(gpu: &Gpu, sm: u32, c: &Case) -> Result<Timing, String> {
-    let src = kernels::sample_source(c.pair.sample)?;
-    let out = crate::pipeline::wgsl_to_ptx(c.pair.sample, &src, sm).map_err(|e| e.to_string())?;
+/// Times `pair`'s WGSL sample compiled by dianran: parameters laid out per SPEC §3 from
+/// `buffers` (by binding), `reps` launches after one warm-up; `output` is the binding read back.
+pub fn time_ours(
+    gpu: &Gpu,
+    sm: u32,
+    pair: &Pair,
+    buffers: &BTreeMap<(u32, u32), Vec<u8>>,
+    output: (u32, u32),
+    grid: [u32; 3],
+    reps: u32,
+) -> Result<Timing, String> {
+    let src = kernels::sample_source(pair.sample)?;
+    let out = crate::pipeline::wgsl_to_ptx(pair.sample, &src, sm).map_err(|e| e.to_string())?;
     let entry = out.entries.first().ok_or("no entry point")?;
     let dianran_verify::executors::PtxParams { buffers: params, bindings: keys } =
-        dianran_verify::executors::ptx_params(entry, &c.buffers).map_err(|e| e.to_string())?;
-    let output = keys.iter().position(|k| *k == Some(c.output)).ok_or("no output parameter")?;
+        dianran_verify::executors::ptx_params(entry, buffers).map_err(|e| e.to_string())?;
+    let output = keys.iter().position(|k| *k == Some(output)).ok_or("no output parameter")?;
     gpu.time(
         &Launch {
             ptx: &out.text,
             entry: &entry.ptx_name,
             params: &params,
             output,
-            grid: c.grid,
+            grid,
             block: entry.workgroup_size,
         },
-        REPS,
+        reps,
     )
 }
 
-/// The NVRTC-compiled equivalent: one pointer per binding, in binding order.
-fn theirs(gpu: &Gpu, sm: u32, c: &Case) -> Result<Timing, String> {
-    let src = kernels::cuda_source(&c.pair)?;
-    let ptx = crate::nvrtc::compile(&src, c.pair.cuda_file, sm).map_err(|e| e.to_string())?;
-    let params: Vec<Vec<u8>> = c.buffers.values().cloned().collect();
-    let output = c.buffers.keys().position(|k| *k == c.output).ok_or("no output parameter")?;
+/// Times `pair`'s CUDA equivalent compiled by NVRTC: one pointer per binding of `buffers`, in
+/// binding order, blocks of `block` threads.
+#[allow(clippy::too_many_arguments)]
+pub fn time_theirs(
+    gpu: &Gpu,
+    sm: u32,
+    pair: &Pair,
+    buffers: &BTreeMap<(u32, u32), Vec<u8>>,
+    output: (u32, u32),
+    grid: [u32; 3],
+    block: [u32; 3],
+    reps: u32,
+) -> Result<Timing, String> {
+    let src = kernels::cuda_source(pair)?;
+    let ptx = crate::nvrtc::compile(&src, pair.cuda_file, sm).map_err(|e| e.to_string())?;
+    let params: Vec<Vec<u8>> = buffers.values().cloned().collect();
+    let output = buffers.keys().position(|k| *k == output).ok_or("no output parameter")?;
     gpu.time(
-        &Launch {
-            ptx: &ptx,
-            entry: c.pair.cuda_entry,
-            params: &params,
-            output,
-            grid: c.grid,
-            block: [WG, 1, 1],
-        },
-        REPS,
+        &Launch { ptx: &ptx, entry: pair.cuda_entry, params: &params, output, grid, block },
+        reps,
     )
 }
 
@@ -195,7 +209,12 @@ pub fn run(gpu: &Gpu, sm: u32, info: &DeviceInfo) -> Vec<String> {
     let mut summary = Vec::new();
     for case in [saxpy(SAXPY_VEC4S), softmax(SOFTMAX_ROWS, SOFTMAX_COLS)] {
         let mut rates = Vec::new();
-        for (who, run) in [("dianran", ours(gpu, sm, &case)), ("NVRTC", theirs(gpu, sm, &case))] {
+        let (b, out, grid) = (&case.buffers, case.output, case.grid);
+        let runs = [
+            ("dianran", time_ours(gpu, sm, &case.pair, b, out, grid, REPS)),
+            ("NVRTC", time_theirs(gpu, sm, &case.pair, b, out, grid, [WG, 1, 1], REPS)),
+        ];
+        for (who, run) in runs {
             match run {
                 Ok(r) => {
                     let rate = gbs(case.bytes, r.seconds);
