@@ -119,40 +119,28 @@ fn is_workspace_root(dir: &Path) -> bool {
 /// Finds `ptxas`: `$DIANRAN_PTXAS`, then the one `tools/setup.sh` installs under
 /// `.tools/venv`, then `PATH`.
 pub fn ptxas() -> Option<PathBuf> {
-    if let Some(p) = from_env(PTXAS_ENV) {
-        return Some(p);
-    }
-    if let Some(p) = workspace_root().and_then(|root| venv_ptxas(&root.join(VENV_DIR))) {
-        return Some(p);
-    }
-    find_in_path("ptxas")
-}
-
-/// Finds `ptxas` inside a virtual environment made by `tools/setup.sh`
-/// (`lib/python3.X/site-packages/nvidia/cuda_nvcc/bin/ptxas`), whatever the Python version.
-fn venv_ptxas(venv: &Path) -> Option<PathBuf> {
-    let lib = std::fs::read_dir(venv.join("lib")).ok()?;
-    let mut candidates: Vec<PathBuf> = lib
-        .filter_map(Result::ok)
-        .map(|e| e.path().join("site-packages/nvidia/cuda_nvcc/bin/ptxas"))
-        .filter(|p| is_executable(p))
-        .collect();
-    // Deterministic choice when several Python versions are present.
-    candidates.sort();
-    candidates.pop()
+    find_tool(PTXAS_ENV, &VENV_PTXAS, "ptxas")
 }
 
 /// Finds `nvdisasm` (NVIDIA's SASS disassembler): `$DIANRAN_NVDISASM`, then the one
 /// `tools/setup.sh` installs under `.tools/venv`, then `PATH`.
 pub fn nvdisasm() -> Option<PathBuf> {
-    if let Some(p) = from_env(NVDISASM_ENV) {
-        return Some(p);
-    }
-    if let Some(p) = workspace_root().and_then(|root| venv_nvdisasm(&root.join(VENV_DIR))) {
-        return Some(p);
-    }
-    find_in_path("nvdisasm")
+    find_tool(NVDISASM_ENV, &VENV_NVDISASM, "nvdisasm")
 }
+
+/// `$env`, then the first of `venv_paths` in the `tools/setup.sh` venv, then `name` on `PATH`.
+fn find_tool(env: &str, venv_paths: &[&str], name: &str) -> Option<PathBuf> {
+    if let Some(p) = from_env(env) {
+        return Some(p);
+    }
+    if let Some(p) = workspace_root().and_then(|root| venv_tool(&root.join(VENV_DIR), venv_paths)) {
+        return Some(p);
+    }
+    find_in_path(name)
+}
+
+/// Where the nvcc wheel puts `ptxas` under `site-packages`.
+const VENV_PTXAS: [&str; 1] = ["site-packages/nvidia/cuda_nvcc/bin/ptxas"];
 
 /// Where the nvdisasm wheels put the binary under `site-packages`: the CUDA 13 wheel
 /// (`nvidia-cuda-nvdisasm`, the one `tools/setup.sh` pins; PyPI has no CUDA 12 one) and the
@@ -160,13 +148,13 @@ pub fn nvdisasm() -> Option<PathBuf> {
 const VENV_NVDISASM: [&str; 2] =
     ["site-packages/nvidia/cu13/bin/nvdisasm", "site-packages/nvidia/cuda_nvdisasm/bin/nvdisasm"];
 
-/// Finds `nvdisasm` inside a virtual environment made by `tools/setup.sh`, whatever the Python
-/// version.
-fn venv_nvdisasm(venv: &Path) -> Option<PathBuf> {
+/// Finds an executable at one of `rels` (relative to `lib/python3.X/`) inside a virtual
+/// environment made by `tools/setup.sh`, whatever the Python version.
+fn venv_tool(venv: &Path, rels: &[&str]) -> Option<PathBuf> {
     let lib = std::fs::read_dir(venv.join("lib")).ok()?;
     let mut candidates: Vec<PathBuf> = lib
         .filter_map(Result::ok)
-        .flat_map(|e| VENV_NVDISASM.map(|rel| e.path().join(rel)))
+        .flat_map(|e| rels.iter().map(move |rel| e.path().join(rel)))
         .filter(|p| is_executable(p))
         .collect();
     // Deterministic choice when several Python versions are present.
@@ -270,7 +258,7 @@ mod tests {
         let dir = env::temp_dir().join(format!("dianran-tools-test-{}", std::process::id()));
         let bin = dir.join("lib/python3.99/site-packages/nvidia/cuda_nvcc/bin");
         std::fs::create_dir_all(&bin).expect("mkdir");
-        assert_eq!(venv_ptxas(&dir), None);
+        assert_eq!(venv_tool(&dir, &VENV_PTXAS), None);
         let exe = bin.join("ptxas");
         std::fs::write(&exe, "#!/bin/sh\n").expect("write");
         #[cfg(unix)]
@@ -278,7 +266,7 @@ mod tests {
             use std::os::unix::fs::PermissionsExt;
             std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).expect("chmod");
         }
-        assert_eq!(venv_ptxas(&dir), Some(exe));
+        assert_eq!(venv_tool(&dir, &VENV_PTXAS), Some(exe));
         let _ = std::fs::remove_dir_all(&dir);
     }
 
@@ -292,11 +280,11 @@ mod tests {
         std::fs::write(&exe, "#!/bin/sh\n").expect("write");
         #[cfg(unix)]
         {
-            assert_eq!(venv_nvdisasm(&dir), None);
+            assert_eq!(venv_tool(&dir, &VENV_NVDISASM), None);
             use std::os::unix::fs::PermissionsExt;
             std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).expect("chmod");
         }
-        assert_eq!(venv_nvdisasm(&dir), Some(exe));
+        assert_eq!(venv_tool(&dir, &VENV_NVDISASM), Some(exe));
         let _ = std::fs::remove_dir_all(&dir);
     }
 
