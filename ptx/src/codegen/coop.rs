@@ -48,7 +48,7 @@
 
 use super::layout::kind_of;
 use super::lower::{Lower, Ptr, Space};
-use super::regalloc::{RegKind, Target, Term, VRegId};
+use super::regalloc::{BlockId, RegKind, Target, Term, VRegId};
 use crate::model::{
     build, CmpOp, Instruction, Opcode, Operand, Rounding, ShflMode, SpecialReg, Type as PT,
     VoteMode,
@@ -127,6 +127,8 @@ struct Frag {
     space: Space,
     /// Stride in elements.
     stride: VRegId,
+    /// The stride when it is a compile-time constant.
+    stride_k: Option<u32>,
     /// `T` form (row-major).
     row_major: bool,
     shape: Shape,
@@ -278,13 +280,43 @@ impl Lower<'_> {
         let sh = f.shape;
         let regs = sh.count() / 2;
         let trans = (sh.role == CoopRole::B) == f.row_major;
-        let (stride, ptr) = (f.stride, f.ptr);
+        let ptr = f.ptr;
+        // The lane's byte offset depends only on the lane and the stride: with a constant
+        // stride it is computed once, in the entry block (which dominates every use), instead
+        // of in every loop iteration.
+        let off = match f.stride_k {
+            Some(k) => {
+                let key = (f.row_major, regs, k);
+                match self.ldmatrix_offsets.get(&key) {
+                    Some(&off) => off,
+                    None => {
+                        let here = self.cur;
+                        self.cur = BlockId(0);
+                        let stride = self.def(RegKind::B32, |d| build::mov(PT::U32, d, imm(k)));
+                        let off = self.ldmatrix_lane_offset(f.row_major, regs, stride);
+                        self.cur = here;
+                        self.ldmatrix_offsets.insert(key, off);
+                        off
+                    }
+                }
+            }
+            None => self.ldmatrix_lane_offset(f.row_major, regs, f.stride),
+        };
+        let addr = self.def(RegKind::B64, |d| build::add(PT::S64, d, ptr, off));
+        let d: Vec<VRegId> = (0..regs).map(|_| self.mf.new_vreg(RegKind::B32)).collect();
+        self.push(build::ldmatrix(trans, &d, Operand::addr(addr, 0)));
+        d.into_iter().flat_map(|w| self.unpack_f16x2(w)).collect()
+    }
+
+    /// The byte offset of the row lane `laneid` addresses for an `ldmatrix` of `regs`
+    /// registers with `stride` elements per stored row (16-bit elements).
+    fn ldmatrix_lane_offset(&mut self, row_major: bool, regs: u32, stride: VRegId) -> VRegId {
         let lane = self.sreg(SpecialReg::Laneid);
         let and = |d, a, k| op_imm(Opcode::And, PT::B32, d, a, k);
         // Lane l gives stored row l & 7 of sub-matrix m = l >> 3 (rows 8*(m&1), columns
         // 8*(m>>1)); the stored rows are matrix rows when row-major, columns otherwise.
         let off = if regs == 4 {
-            let (major, minor) = if f.row_major {
+            let (major, minor) = if row_major {
                 let r = self.def(RegKind::B32, |d| and(d, lane, 15));
                 let h = self.def(RegKind::B32, |d| op_imm(Opcode::Shr, PT::U32, d, lane, 1));
                 (r, self.def(RegKind::B32, |d| and(d, h, 8)))
@@ -300,11 +332,7 @@ impl Lower<'_> {
             let q = self.def(RegKind::B32, |d| and(d, lane, 7));
             self.def(RegKind::B32, |d| build::mul_lo(PT::S32, d, q, stride))
         };
-        let off = self.def(RegKind::B64, |d| build::mul_wide(PT::U32, d, off, imm(2)));
-        let addr = self.def(RegKind::B64, |d| build::add(PT::S64, d, ptr, off));
-        let d: Vec<VRegId> = (0..regs).map(|_| self.mf.new_vreg(RegKind::B32)).collect();
-        self.push(build::ldmatrix(trans, &d, Operand::addr(addr, 0)));
-        d.into_iter().flat_map(|w| self.unpack_f16x2(w)).collect()
+        self.def(RegKind::B64, |d| build::mul_wide(PT::U32, d, off, imm(2)))
     }
 
     /// `mov.b32 {lo, hi}, w`.
@@ -402,8 +430,14 @@ impl Lower<'_> {
     ) -> R<Vec<VRegId>> {
         let shape = self.coop_shape(ty)?;
         let p = self.ptr(ptr)?;
-        let f =
-            Frag { ptr: p.addr, space: p.space, stride: self.scalar(stride)?, row_major, shape };
+        let f = Frag {
+            ptr: p.addr,
+            space: p.space,
+            stride: self.scalar(stride)?,
+            stride_k: self.known.constant(stride),
+            row_major,
+            shape,
+        };
         let kinds = vec![kind_of(shape.scalar); shape.count() as usize];
         let size = shape.scalar.size();
         if shape.scalar == Scalar::F16 && p.space == Space::Shared {
@@ -446,8 +480,14 @@ impl Lower<'_> {
             return Err(self.err_internal("cooperative matrix fragment size"));
         }
         let p = self.ptr(ptr)?;
-        let f =
-            Frag { ptr: p.addr, space: p.space, stride: self.scalar(stride)?, row_major, shape };
+        let f = Frag {
+            ptr: p.addr,
+            space: p.space,
+            stride: self.scalar(stride)?,
+            stride_k: self.known.constant(stride),
+            row_major,
+            shape,
+        };
         if shape.pairs_contiguous(row_major) {
             let size = shape.scalar.size();
             self.when_aligned(

@@ -139,6 +139,9 @@ pub(crate) struct Lower<'a> {
     pub known: KnownAlign<'a>,
     /// Symbolic addresses of pointer registers, for [`super::vectorize`].
     pub facts: super::vectorize::AddrFacts,
+    /// Per-lane `ldmatrix` byte offsets computed once in the entry block, by
+    /// (row-major, registers, constant stride) ([`Lower::coop_ldmatrix`]).
+    pub ldmatrix_offsets: HashMap<(bool, u32, u32), VRegId>,
 }
 
 /// Sets bit `i` of `used` for every component `i` of `v` that `block` (nested blocks
@@ -251,6 +254,7 @@ impl<'a> Lower<'a> {
             inject: None,
             known: KnownAlign::new(f),
             facts: Default::default(),
+            ldmatrix_offsets: HashMap::default(),
         }
     }
 

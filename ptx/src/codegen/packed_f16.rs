@@ -291,8 +291,11 @@ pub(crate) fn pack_f16(mf: &mut MFunction) {
     }
     // Also without any pairing: a packed load stored packed (`vec2<f16>` copies, staging).
     forward_packs(mf, &mut seeds);
+    // Pairs that cross joins (block parameters) stay packed.
+    params::carry_packed(mf, &mut seeds);
     super::vectorize::delete_dead(mf, seeds);
 }
 
+mod params;
 #[cfg(test)]
 mod tests;

@@ -77,14 +77,14 @@ pub enum Term {
 }
 
 impl Term {
-    fn targets(&self) -> Vec<&Target> {
+    pub(crate) fn targets(&self) -> Vec<&Target> {
         match self {
             Term::Ret => Vec::new(),
             Term::Jump(t) => vec![t],
             Term::Branch { then_, else_, .. } => vec![then_, else_],
         }
     }
-    fn targets_mut(&mut self) -> Vec<&mut Target> {
+    pub(crate) fn targets_mut(&mut self) -> Vec<&mut Target> {
         match self {
             Term::Ret => Vec::new(),
             Term::Jump(t) => vec![t],
