@@ -155,3 +155,27 @@ fn matmul_tiled_tile_loop_keeps_only_the_strided_indices() {
     // mul.lo; after them 35.
     assert!(tile.len() <= 35, "{} instructions: {tile:#?}", tile.len());
 }
+
+#[test]
+fn gemm_k_loop_reads_no_lane_id_and_no_f16_halves() {
+    for file in ["gemm_tiled_f16.wgsl", "gemm_bias_relu.wgsl"] {
+        let ptx = ptx_of(file);
+        // The K loop: the loop that holds the `mma.sync`s.
+        let ls = loops(&ptx);
+        let (_, k) = ls
+            .iter()
+            .filter(|(_, b)| count(b, "mma.sync") > 0)
+            .min_by_key(|(_, b)| b.len())
+            .expect("a loop with mma.sync");
+        assert_eq!(count(k, "ldmatrix"), 8, "{file}: {k:#?}");
+        // Each lane's ldmatrix row offset is computed once before the loop (constant strides
+        // 40 and 72): no `%laneid` read and no per-lane arithmetic inside.
+        assert!(!k.iter().any(|i| i.contains("%laneid")), "{file}: {k:#?}");
+        // The prefetched `Half8`s cross the loop's joins packed: the loaded words and b32
+        // zeros reach the shared stores without any f16 move.
+        assert_eq!(count(k, "mov.b16"), 0, "{file}: {k:#?}");
+        assert!(!k.iter().any(|i| i.contains("%h")), "{file}: {k:#?}");
+        assert_eq!(count(k, "ld.global.v4.b32"), 4, "{file}: {k:#?}");
+        assert_eq!(count(k, "st.shared.v4.b32"), 4, "{file}: {k:#?}");
+    }
+}

@@ -206,3 +206,61 @@ fn no_merging_across_possible_aliases_or_barriers() {
     assert_eq!(count(&ptx, "ld.shared.v2.u32"), 1, "{ptx}");
     assert_eq!(count(&ptx, "st.global.v2.u32"), 1, "{ptx}");
 }
+
+/// The GEMM prefetch pattern: 16 bytes of halves, or zeros past the end, selected before a
+/// join and carried around a loop, then staged with one 16-byte store per piece.
+const F16_SELECT_CARRY: &str = "
+enable f16;
+struct Half8 { @align(16) lo: vec4<f16>, hi: vec4<f16> }
+@group(0) @binding(0) var<storage, read> a: array<Half8>;
+@group(0) @binding(1) var<storage, read_write> o: array<Half8>;
+var<workgroup> tile: array<f16, 512>;
+fn fetch(inside: bool, i: u32) -> Half8 {
+    var v: Half8;
+    if (inside) {
+        v = a[i];
+    }
+    return v;
+}
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) w: vec3<u32>) {
+    // Pieces at and past `n` are outside (zeros).
+    let n = 100u;
+    var r = fetch(w.x * 64u + l < n, w.x * 64u + l);
+    for (var t = 0u; t < 3u; t++) {
+        let at = l * 8u;
+        tile[at] = r.lo.x;
+        tile[at + 1u] = r.lo.y;
+        tile[at + 2u] = r.lo.z;
+        tile[at + 3u] = r.lo.w;
+        tile[at + 4u] = r.hi.x;
+        tile[at + 5u] = r.hi.y;
+        tile[at + 6u] = r.hi.z;
+        tile[at + 7u] = r.hi.w;
+        // Workgroup 1 reads pieces 64..159: the ones from 100 on are zeros.
+        let i = w.x * 64u + (l + 17u * (t + 1u)) % 64u + (t & 1u) * 32u;
+        if (t < 2u) {
+            r = fetch(i < n, i);
+        }
+        workgroupBarrier();
+        let s = (63u - l) * 8u;
+        let k = (w.x * 64u + l) * 3u + t;
+        o[k].lo = vec4<f16>(tile[s], tile[s + 1u], tile[s + 2u], tile[s + 3u]);
+        o[k].hi = vec4<f16>(tile[s + 4u], tile[s + 5u], tile[s + 6u], tile[s + 7u]);
+        workgroupBarrier();
+    }
+}
+";
+
+#[test]
+fn f16_pieces_selected_across_joins_and_carried_by_a_loop_stay_packed() {
+    // 384 pieces of o: every invocation's pieces, the zeros past piece 100 of `a` included,
+    // must agree with the interpreter.
+    let ptx = agree(F16_SELECT_CARRY, 2, 384, Fill::F16);
+    // Before: each half of the loaded and the zero pieces was an f16 register
+    // (`mov.b32 {%h, %h}, %r` after the load, `mov.b16 %h, 0x0` for zeros, repacked with
+    // `mov.b32 %r, {%h, %h}` before the store).
+    assert_eq!(count(&ptx, "mov.b16"), 0, "{ptx}");
+    assert!(!ptx.contains("%h"), "{ptx}");
+    assert_eq!(count(&ptx, "st.shared.v4.b32"), 1, "{ptx}");
+}

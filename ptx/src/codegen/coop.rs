@@ -46,14 +46,14 @@
 //! and a product is `mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32` on operands rounded
 //! with `cvt.rna.tf32.f32` (four for 16x16: 2 k-steps x 2 n-tiles; one for 8x8).
 
-use super::layout::kind_of;
+use super::layout::{element_stride, kind_of};
 use super::lower::{Lower, Ptr, Space};
 use super::regalloc::{BlockId, RegKind, Target, Term, VRegId};
 use crate::model::{
     build, CmpOp, Instruction, Opcode, Operand, Rounding, ShflMode, SpecialReg, Type as PT,
     VoteMode,
 };
-use dianran_frontend::ir::{CoopRole, Scalar, Type, TypeId, ValueId};
+use dianran_frontend::ir::{BinaryOperator, CoopRole, Op, Scalar, Type, TypeId, ValueId};
 use dianran_frontend::Diagnostic;
 
 type R<T> = Result<T, Diagnostic>;
@@ -129,6 +129,9 @@ struct Frag {
     stride: VRegId,
     /// The stride when it is a compile-time constant.
     stride_k: Option<u32>,
+    /// For a workgroup element `&tile[x + k]` (constant `k`): the tile's address, `x` and
+    /// the byte offset of `k` elements ([`Lower::split_shared`]).
+    split: Option<(VRegId, VRegId, i64)>,
     /// `T` form (row-major).
     row_major: bool,
     shape: Shape,
@@ -302,13 +305,32 @@ impl Lower<'_> {
             }
             None => self.ldmatrix_lane_offset(f.row_major, regs, f.stride),
         };
-        let addr = self.def(RegKind::B64, |d| build::add(PT::S64, d, ptr, off));
+        // A 32-bit shared address (the `.shared` window is below 4 GiB): in 32 bits ptxas may
+        // distribute the truncation over the index arithmetic (`(x + k) * 2` is `x * 2 + 2k`
+        // modulo 2^32), so the constant parts of the tiles' indices become `LDSM [R + imm]`
+        // offsets of one base register.
+        // With `&tile[x + k]`, the address is `tile + 2x + lane offset` plus the immediate
+        // `2k`: the same register for every fragment of the tile at `x`, which ptxas computes
+        // once (modulo 2^32 this is exactly the truncated 64-bit address).
+        let (addr, imm_off) = match f.split {
+            Some((root, x, k)) => {
+                let base =
+                    self.def(RegKind::B32, |d| build::cvt(None, false, PT::U32, PT::U64, d, root));
+                let b = self.def(RegKind::B32, |d| build::mad_lo(PT::U32, d, x, imm(2), base));
+                (self.def(RegKind::B32, |d| build::add(PT::U32, d, b, off)), k)
+            }
+            None => {
+                let base =
+                    self.def(RegKind::B32, |d| build::cvt(None, false, PT::U32, PT::U64, d, ptr));
+                (self.def(RegKind::B32, |d| build::add(PT::U32, d, base, off)), 0)
+            }
+        };
         let d: Vec<VRegId> = (0..regs).map(|_| self.mf.new_vreg(RegKind::B32)).collect();
-        self.push(build::ldmatrix(trans, &d, Operand::addr(addr, 0)));
+        self.push(build::ldmatrix(trans, &d, Operand::addr(addr, imm_off)));
         d.into_iter().flat_map(|w| self.unpack_f16x2(w)).collect()
     }
 
-    /// The byte offset of the row lane `laneid` addresses for an `ldmatrix` of `regs`
+    /// The byte offset (32 bits) of the row lane `laneid` addresses for an `ldmatrix` of `regs`
     /// registers with `stride` elements per stored row (16-bit elements).
     fn ldmatrix_lane_offset(&mut self, row_major: bool, regs: u32, stride: VRegId) -> VRegId {
         let lane = self.sreg(SpecialReg::Laneid);
@@ -332,7 +354,39 @@ impl Lower<'_> {
             let q = self.def(RegKind::B32, |d| and(d, lane, 7));
             self.def(RegKind::B32, |d| build::mul_lo(PT::S32, d, q, stride))
         };
-        self.def(RegKind::B64, |d| build::mul_wide(PT::U32, d, off, imm(2)))
+        self.def(RegKind::B32, |d| op_imm(Opcode::Shl, PT::B32, d, off, 1))
+    }
+
+    /// `ptr` as `&tile[x + k]` of a workgroup array of 16-bit elements with a constant `k`:
+    /// the array's address register, `x`'s register and `2k` (bytes). Only for 32-bit shared
+    /// addresses, where `(x + k) * 2` and `x * 2 + 2k` agree modulo 2^32 whatever `x` is.
+    fn split_shared(&mut self, ptr: ValueId) -> Option<(VRegId, VRegId, i64)> {
+        let Some(Op::Access(base, idx)) = self.known.def(ptr) else { return None };
+        let (base, idx) = (*base, *idx);
+        let root = self.ptr(base).ok()?;
+        if root.space != Space::Shared {
+            return None;
+        }
+        let (stride, _, _) = element_stride(&mut self.types, root.pointee)?;
+        if stride != 2 {
+            return None;
+        }
+        let mut x = idx;
+        let mut k: u64 = 0;
+        // A few nested `+ const` steps, as `vectorize::split_index` (without its no-wrap
+        // condition, which 32-bit addresses do not need).
+        for _ in 0..4 {
+            let Some(Op::Binary(BinaryOperator::Add, a, b)) = self.known.def(x) else { break };
+            let (inner, c) = match (self.known.constant(*a), self.known.constant(*b)) {
+                (_, Some(c)) => (*a, c),
+                (Some(c), None) => (*b, c),
+                (None, None) => break,
+            };
+            x = inner;
+            k += u64::from(c);
+        }
+        let bytes = i64::try_from(k.checked_mul(2)?).ok().filter(|&b| b < 1 << 24)?;
+        Some((root.addr, self.scalar(x).ok()?, bytes))
     }
 
     /// `mov.b32 {lo, hi}, w`.
@@ -435,6 +489,7 @@ impl Lower<'_> {
             space: p.space,
             stride: self.scalar(stride)?,
             stride_k: self.known.constant(stride),
+            split: self.split_shared(ptr),
             row_major,
             shape,
         };
@@ -485,6 +540,7 @@ impl Lower<'_> {
             space: p.space,
             stride: self.scalar(stride)?,
             stride_k: self.known.constant(stride),
+            split: None,
             row_major,
             shape,
         };
