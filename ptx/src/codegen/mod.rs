@@ -28,6 +28,7 @@ mod mathops;
 mod packed_f16;
 pub mod regalloc;
 mod subgroup;
+mod triangles;
 mod vectorize;
 
 use crate::model::{Entry, Module, Param, VarDecl};
@@ -530,7 +531,8 @@ fn compile_entry(
     if depot > 0 {
         entry.vars.push(VarDecl::local_bytes("__local_depot", 16, u64::from(depot)));
     }
-    entry.body = regalloc::to_statements(alloc, &|i| format!("$L__BB{i}"));
+    entry.body =
+        triangles::fold_constant_else(regalloc::to_statements(alloc, &|i| format!("$L__BB{i}")));
     times.print += start.elapsed();
     let info = EntryInfo {
         name: ep.name.clone(),
