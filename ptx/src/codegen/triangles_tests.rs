@@ -43,7 +43,7 @@ fn text(v: &[Statement]) -> Vec<String> {
     v.iter()
         .map(|s| match s {
             Statement::Label(l) => format!("{l}:"),
-            Statement::Inst(i) => i.to_string().replace('\t', " "),
+            Statement::Inst(i) => i.to_string().split_whitespace().collect::<Vec<_>>().join(" "),
             _ => String::new(),
         })
         .collect()
