@@ -270,3 +270,76 @@ fn texture_dims() {
     }
     check_eq("texels", &u32s(out(&bufs, 6)), &want);
 }
+
+/// Runs a texture sample on the interpreter and on lavapipe with seeded textures built from
+/// its header (`build_textures`) and zeroed buffers, and compares buffers and storage
+/// textures: lavapipe is an independent implementation of the same WGSL semantics. Linear
+/// filtering gets [`dianran_verify::textured::filter_slack`] (lavapipe's filter weights are
+/// its own) on top of the usual bounds.
+fn lavapipe_agrees(name: &str) {
+    use dianran_verify::executors::{ExecError, Executor, Job};
+    use dianran_verify::textured::{compare_textures, filter_slack, run_textured};
+    let src = std::fs::read_to_string(sample_path(name)).expect("cannot read sample");
+    let (dispatch, entry) = sample_header(&src);
+    let header = dianran_verify::samples::header(&src).expect("header");
+    let module = dianran_frontend::compile(name, &src, &Default::default()).expect("compiles");
+    let textures = dianran_verify::texture::build_textures(
+        &module,
+        &entry,
+        &header.textures,
+        &header.samplers,
+        9,
+    )
+    .expect("textures");
+    let input = dianran_verify::buffers::default_buffers(&module, &entry, 512).expect("buffers");
+    let job = Job {
+        file_name: name,
+        source: &src,
+        overrides: &[],
+        module: &module,
+        entry: &entry,
+        dispatch,
+        subgroup_size: 32,
+        sm: 80,
+        tf32: false,
+        fast_math: false,
+        ptx: None,
+    };
+    let (rb, rt) = run_textured(Executor::Interp, &job, &input, &textures).expect("interp");
+    let (lb, lt) = match run_textured(Executor::Lavapipe, &job, &input, &textures) {
+        Err(ExecError::Skipped(why)) => {
+            eprintln!("{name}: lavapipe skipped: {why}");
+            return;
+        }
+        other => other.unwrap_or_else(|e| panic!("{name} on lavapipe: {e}")),
+    };
+    let p = dianran_verify::agree::precision(&module, &entry);
+    compare_textures(&module, &entry, &rt, &lt, p).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let slack = filter_slack(&module, &textures);
+    for (key, r) in &rb {
+        let l = &lb[key];
+        for (i, (a, b)) in f32s(r).iter().zip(f32s(l)).enumerate() {
+            // Every buffer of these samples holds f32 or u32 words; u32 ones compare by bits.
+            let same = a.to_bits() == b.to_bits() || (a - b).abs() <= 1e-5 + slack;
+            assert!(
+                same,
+                "{name}: buffer {key:?} word {i}: interp {a} lavapipe {b} (slack {slack})"
+            );
+        }
+    }
+}
+
+#[test]
+fn lavapipe_texture_load_store() {
+    lavapipe_agrees("texture_load_store.wgsl");
+}
+
+#[test]
+fn lavapipe_texture_sample() {
+    lavapipe_agrees("texture_sample.wgsl");
+}
+
+#[test]
+fn lavapipe_texture_dims() {
+    lavapipe_agrees("texture_dims.wgsl");
+}
