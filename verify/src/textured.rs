@@ -89,6 +89,7 @@ fn run_lavapipe_textured(
         })
         .collect();
     let handles = entry_handles(job.module, job.entry).map_err(|d| ExecError::Failed(d.message))?;
+    crate::lavapipe_textures::check(&handles, tex).map_err(ExecError::Skipped)?;
     crate::lavapipe::run_wgsl_textured(
         job.source,
         job.entry,
@@ -206,6 +207,83 @@ pub fn filter_slack(m: &ir::Module, textures: &TextureBindings) -> f32 {
         return 0.0;
     }
     cuda_filter_tolerance(hi - lo, lo.abs().max(hi.abs()), 3)
+}
+
+/// Compares the buffers of `entry` in `other` with `reference` like
+/// [`crate::agree::compare_with`] under `p`, and lets `f32` values differ by `slack` more
+/// (see [`filter_slack`]). Returns the first few differences.
+pub fn compare_buffers(
+    m: &ir::Module,
+    entry: &str,
+    reference: &Buffers,
+    other: &Buffers,
+    p: Precision,
+    slack: f32,
+) -> Result<(), String> {
+    use dianran_frontend::ir::Scalar;
+    let bindings = crate::buffers::entry_bindings(m, entry).map_err(|d| d.message)?;
+    let mut diffs = Vec::new();
+    let mut count = 0usize;
+    for b in bindings {
+        let key = (b.group, b.binding);
+        let (Some(r), Some(o)) = (reference.get(&key), other.get(&key)) else {
+            return Err(format!("buffer @group({}) @binding({}) is missing", b.group, b.binding));
+        };
+        let len =
+            b.runtime_stride.map_or(0, |s| (r.len() as u32).saturating_sub(b.size) / s.max(1));
+        let mut list = Vec::new();
+        crate::agree::slots(&m.types, b.ty, 0, len, &mut list);
+        for sl in list {
+            let at = sl.offset as usize;
+            let n = sl.scalar.size() as usize;
+            let (Some(rb), Some(ob)) = (r.get(at..at + n), o.get(at..at + n)) else { continue };
+            let ok = match sl.scalar {
+                Scalar::F32 => {
+                    let (x, y) = (
+                        f32::from_le_bytes([rb[0], rb[1], rb[2], rb[3]]),
+                        f32::from_le_bytes([ob[0], ob[1], ob[2], ob[3]]),
+                    );
+                    floats_agree(x, y, false, p) || (x - y).abs() <= slack
+                }
+                Scalar::F16 => floats_agree(
+                    half::f16::from_le_bytes([rb[0], rb[1]]).to_f32(),
+                    half::f16::from_le_bytes([ob[0], ob[1]]).to_f32(),
+                    true,
+                    p,
+                ),
+                _ => rb == ob,
+            };
+            if !ok {
+                count += 1;
+                if diffs.len() < 3 {
+                    let show = |x: &[u8]| match (sl.scalar, x) {
+                        (Scalar::F32, [a, b, c, d]) => {
+                            format!("{:?}", f32::from_le_bytes([*a, *b, *c, *d]))
+                        }
+                        (Scalar::F16, [a, b]) => format!("{}", half::f16::from_le_bytes([*a, *b])),
+                        (Scalar::I32, [a, b, c, d]) => {
+                            format!("{}", i32::from_le_bytes([*a, *b, *c, *d]))
+                        }
+                        (_, [a, b, c, d]) => format!("{}", u32::from_le_bytes([*a, *b, *c, *d])),
+                        _ => format!("{x:?}"),
+                    };
+                    diffs.push(format!(
+                        "{} (@group({}) @binding({})) byte {at}: expected {} got {}",
+                        b.name,
+                        b.group,
+                        b.binding,
+                        show(rb),
+                        show(ob)
+                    ));
+                }
+            }
+        }
+    }
+    if count == 0 {
+        Ok(())
+    } else {
+        Err(format!("{count} values differ; {}", diffs.join("; ")))
+    }
 }
 
 /// Whether handle bindings of `entry` include textures or samplers.
