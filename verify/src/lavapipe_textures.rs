@@ -169,13 +169,16 @@ pub(crate) struct GpuTexture {
     pub writable: bool,
 }
 
+/// The samplers of a run by (group, binding).
+pub(crate) type GpuSamplers = Vec<((u32, u32), wgpu::Sampler)>;
+
 /// Creates and fills the textures and samplers of `handles`.
 pub(crate) fn create(
     device: &wgpu::Device,
     queue: &wgpu::Queue,
     handles: &[HandleBinding],
     tex: &TextureBindings,
-) -> (Vec<GpuTexture>, Vec<((u32, u32), wgpu::Sampler)>) {
+) -> (Vec<GpuTexture>, GpuSamplers) {
     let mut textures = Vec::new();
     let mut samplers = Vec::new();
     for h in handles {
