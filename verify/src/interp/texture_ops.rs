@@ -261,3 +261,95 @@ impl<'m> Machine<'m> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::interp::{run_with_textures, Buffers, InterpOptions};
+    use crate::texture::{SamplerDesc, TexDim, TexelFormat, TextureBindings, TextureData};
+
+    fn run(src: &str, t: &mut TextureBindings, out_words: usize) -> Result<Vec<u32>, String> {
+        let m = dianran_frontend::compile("t.wgsl", src, &Default::default()).expect("compiles");
+        let mut bufs: Buffers = [((0, 9), vec![0u8; out_words * 4])].into_iter().collect();
+        run_with_textures(&m, "main", [1, 1, 1], &mut bufs, t, &InterpOptions::default())
+            .map_err(|d| d.message)?;
+        Ok(bufs[&(0, 9)].chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+    }
+
+    fn r32u(w: u32, h: u32, words: &[u32]) -> TextureData {
+        let data = words.iter().flat_map(|x| x.to_le_bytes()).collect();
+        TextureData::with_data(TexDim::D2, TexelFormat::R32Uint, [w, h, 1], 1, data).unwrap()
+    }
+
+    #[test]
+    fn out_of_bounds_loads_are_zero_and_stores_dropped() {
+        let src = "
+@group(0) @binding(0) var t: texture_storage_2d<r32uint, read_write>;
+@group(0) @binding(9) var<storage, read_write> out: array<u32, 4>;
+@compute @workgroup_size(1)
+fn main() {
+    out[0] = textureLoad(t, vec2<i32>(-1, 0)).x;
+    out[1] = textureLoad(t, vec2<u32>(0xffffffffu, 0u)).x;
+    out[2] = textureLoad(t, vec2<i32>(1, 1)).x;
+    out[3] = textureLoad(t, vec2<i32>(2, 0)).x;
+    textureStore(t, vec2<i32>(2, 0), vec4<u32>(5u));
+    textureStore(t, vec2<i32>(0, 0), vec4<u32>(6u));
+}
+";
+        let mut t = TextureBindings::default();
+        t.textures.insert((0, 0), r32u(2, 2, &[1, 2, 3, 4]));
+        // Texel (1, 1) is 4; the others are outside the 2x2 texture.
+        assert_eq!(run(src, &mut t, 4), Ok(vec![0, 0, 4, 0]));
+        // Only the in-bounds store landed.
+        assert_eq!(t.textures[&(0, 0)].data[..4], 6u32.to_le_bytes());
+        assert_eq!(t.textures[&(0, 0)].data[4..], [2, 0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0]);
+    }
+
+    #[test]
+    fn handles_pass_through_functions_and_missing_ones_are_named() {
+        let src = "
+@group(0) @binding(0) var a: texture_2d<u32>;
+@group(0) @binding(1) var b: texture_2d<u32>;
+@group(0) @binding(9) var<storage, read_write> out: array<u32, 2>;
+fn first(t: texture_2d<u32>, x: i32) -> u32 { return textureLoad(t, vec2<i32>(x, 0), 0).x; }
+@compute @workgroup_size(1)
+fn main() {
+    out[0] = first(a, 1);
+    out[1] = first(b, 0) + textureDimensions(b).x;
+}
+";
+        let mut t = TextureBindings::default();
+        t.textures.insert((0, 0), r32u(2, 1, &[10, 11]));
+        t.textures.insert((0, 1), r32u(3, 1, &[20, 21, 22]));
+        assert_eq!(run(src, &mut t, 2), Ok(vec![11, 23]));
+        t.textures.remove(&(0, 1));
+        let e = run(src, &mut t, 2).unwrap_err();
+        assert!(e.contains("missing texture 'b' (@group(0) @binding(1))"), "{e}");
+        // The textures given come back even when the run stops.
+        assert!(t.textures.contains_key(&(0, 0)));
+    }
+
+    #[test]
+    fn depth_loads_and_integer_levels() {
+        let src = "
+@group(0) @binding(0) var d: texture_depth_2d;
+@group(0) @binding(1) var s: sampler;
+@group(0) @binding(9) var<storage, read_write> out: array<f32, 3>;
+@compute @workgroup_size(1)
+fn main() {
+    out[0] = textureLoad(d, vec2<i32>(1, 0), 0);
+    out[1] = textureSampleLevel(d, s, vec2<f32>(0.1, 0.5), 1);
+    out[2] = f32(textureNumLevels(d));
+}
+";
+        let vals = [0.25f32, 0.5, 0.75];
+        let data = vals.iter().flat_map(|x| x.to_le_bytes()).collect();
+        let d = TextureData::with_data(TexDim::D2, TexelFormat::Depth32Float, [2, 1, 1], 2, data)
+            .unwrap();
+        let mut t = TextureBindings::default();
+        t.textures.insert((0, 0), d);
+        t.samplers.insert((0, 1), SamplerDesc::default());
+        // Level 1 (1x1) holds 0.75; a depth sample is one f32.
+        let got = run(src, &mut t, 3).unwrap();
+        assert_eq!(got.iter().map(|w| f32::from_bits(*w)).collect::<Vec<_>>(), [0.5, 0.75, 2.0]);
+    }
+}
