@@ -234,7 +234,7 @@ pub fn run_wgsl(
 
 /// [`run_wgsl`] with textures and samplers: `handles` (from
 /// [`crate::texture::entry_handles`]) are bound from `textures`, and storage textures hold
-/// their new contents after the run. Depth textures are refused
+/// their new contents after the run. Depth textures are drawn, not copied
 /// (`crate::lavapipe_textures`).
 pub fn run_wgsl_textured(
     wgsl: &str,

@@ -3,8 +3,10 @@
 //! from [`SamplerDesc`], bind-group layout entries matching the shader's declarations, and
 //! the read-back of storage textures after the dispatch.
 //!
-//! Depth textures are not run here: WebGPU does not allow copies into `depth32float`, so
-//! filling one would need a render pass; [`check`] reports them.
+//! WebGPU does not allow copies into `depth32float`, so depth textures are filled by a render
+//! pass per level and layer whose fragment shader writes `frag_depth` from a storage buffer
+//! of the texels (depth values are clamped to [0, 1] on the way, as any depth attachment
+//! clamps them).
 
 use crate::texture::{
     AddressMode, BorderColor, CompareFn, Filter, HandleBinding, HandleKind, SamplerDesc, TexDim,
@@ -12,7 +14,7 @@ use crate::texture::{
 };
 use dianran_frontend::ir::ImageClass;
 
-/// The wgpu format of a texel format (`None`: depth, which lavapipe is not given here).
+/// The wgpu format of a texel format.
 pub(crate) fn wgpu_format(f: TexelFormat) -> Option<wgpu::TextureFormat> {
     use wgpu::TextureFormat as W;
     use TexelFormat as T;
@@ -53,7 +55,7 @@ pub(crate) fn wgpu_format(f: TexelFormat) -> Option<wgpu::TextureFormat> {
         T::Rg16Snorm => W::Rg16Snorm,
         T::Rgba16Unorm => W::Rgba16Unorm,
         T::Rgba16Snorm => W::Rgba16Snorm,
-        T::Depth32Float => return None,
+        T::Depth32Float => W::Depth32Float,
     })
 }
 
@@ -74,17 +76,7 @@ pub(crate) fn check(handles: &[HandleBinding], tex: &TextureBindings) -> Result<
         let key = (h.group, h.binding);
         match h.kind {
             HandleKind::Texture { .. } => {
-                let t = tex
-                    .textures
-                    .get(&key)
-                    .ok_or_else(|| format!("missing texture '{}'", h.name))?;
-                if wgpu_format(t.format).is_none() {
-                    return Err(format!(
-                        "texture '{}' is {}: lavapipe is not given depth textures (WebGPU cannot copy into them)",
-                        h.name,
-                        t.format.name()
-                    ));
-                }
+                tex.textures.get(&key).ok_or_else(|| format!("missing texture '{}'", h.name))?;
             }
             HandleKind::Sampler { .. } => {
                 tex.samplers.get(&key).ok_or_else(|| format!("missing sampler '{}'", h.name))?;
@@ -120,6 +112,11 @@ pub(crate) fn layout_entry(
                         view_dimension: view_dim(dim),
                     }
                 }
+                ImageClass::Depth { .. } => wgpu::BindingType::Texture {
+                    sample_type: wgpu::TextureSampleType::Depth,
+                    view_dimension: view_dim(dim),
+                    multisampled: false,
+                },
                 _ => {
                     let sample_type = match format.map(|f| (f.kind(), f.channel())) {
                         Some((crate::texture::SampleKind::Sint, _)) => {
@@ -212,9 +209,13 @@ fn upload(
         TexDim::D3 => wgpu::TextureDimension::D3,
         _ => wgpu::TextureDimension::D2,
     };
-    let mut usage = wgpu::TextureUsages::TEXTURE_BINDING
-        | wgpu::TextureUsages::COPY_DST
-        | wgpu::TextureUsages::COPY_SRC;
+    let depth = t.format.is_depth();
+    let mut usage = wgpu::TextureUsages::TEXTURE_BINDING;
+    usage |= if depth {
+        wgpu::TextureUsages::RENDER_ATTACHMENT
+    } else {
+        wgpu::TextureUsages::COPY_DST | wgpu::TextureUsages::COPY_SRC
+    };
     if writable {
         usage |= wgpu::TextureUsages::STORAGE_BINDING;
     }
@@ -232,8 +233,11 @@ fn upload(
         usage,
         view_formats: &[],
     });
+    if depth {
+        fill_depth(device, queue, &texture, t);
+    }
     let bpt = t.format.bytes_per_texel() as u32;
-    for level in 0..t.mip_levels {
+    for level in (0..t.mip_levels).filter(|_| !depth) {
         let [w, h, d] = t.dimensions(level);
         let slices = if dim == TexDim::D3 { d } else { t.depth_or_layers };
         let start = t.level_offset(level) as usize;
@@ -261,6 +265,120 @@ fn upload(
         ..Default::default()
     });
     (texture, view)
+}
+
+/// Draws every level and layer of a depth texture from its texels.
+fn fill_depth(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    texture: &wgpu::Texture,
+    t: &TextureData,
+) {
+    const SHADER: &str = "
+struct Where { width: u32, base: u32 }
+@group(0) @binding(0) var<storage, read> texels: array<f32>;
+@group(0) @binding(1) var<uniform> at: Where;
+@vertex fn vs(@builtin(vertex_index) i: u32) -> @builtin(position) vec4<f32> {
+    let p = vec2<f32>(f32((i << 1u) & 2u), f32(i & 2u));
+    return vec4<f32>(p * 4.0 - 1.0, 0.0, 1.0);
+}
+@fragment fn fs(@builtin(position) pos: vec4<f32>) -> @builtin(frag_depth) f32 {
+    return texels[at.base + u32(pos.y) * at.width + u32(pos.x)];
+}
+";
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some("depth fill"),
+        source: wgpu::ShaderSource::Wgsl(SHADER.into()),
+    });
+    let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: Some("depth fill"),
+        layout: None,
+        vertex: wgpu::VertexState {
+            module: &module,
+            entry_point: Some("vs"),
+            compilation_options: Default::default(),
+            buffers: &[],
+        },
+        primitive: wgpu::PrimitiveState::default(),
+        depth_stencil: Some(wgpu::DepthStencilState {
+            format: wgpu::TextureFormat::Depth32Float,
+            depth_write_enabled: Some(true),
+            depth_compare: Some(wgpu::CompareFunction::Always),
+            stencil: wgpu::StencilState::default(),
+            bias: wgpu::DepthBiasState::default(),
+        }),
+        multisample: wgpu::MultisampleState::default(),
+        fragment: Some(wgpu::FragmentState {
+            module: &module,
+            entry_point: Some("fs"),
+            compilation_options: Default::default(),
+            targets: &[],
+        }),
+        multiview_mask: None,
+        cache: None,
+    });
+    let texels = device.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: (t.data.len() as u64).max(4),
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    queue.write_buffer(&texels, 0, &t.data);
+    let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+    let mut keep = Vec::new();
+    for level in 0..t.mip_levels {
+        let [w, h, _] = t.dimensions(level);
+        for layer in 0..t.depth_or_layers {
+            let base = (t.level_offset(level) / 4) as u32 + layer * w * h;
+            let at = device.create_buffer(&wgpu::BufferDescriptor {
+                label: None,
+                size: 16,
+                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            let words: Vec<u8> = [w, base, 0, 0].iter().flat_map(|x| x.to_le_bytes()).collect();
+            queue.write_buffer(&at, 0, &words);
+            let bg = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: None,
+                layout: &pipeline.get_bind_group_layout(0),
+                entries: &[
+                    wgpu::BindGroupEntry { binding: 0, resource: texels.as_entire_binding() },
+                    wgpu::BindGroupEntry { binding: 1, resource: at.as_entire_binding() },
+                ],
+            });
+            let view = texture.create_view(&wgpu::TextureViewDescriptor {
+                dimension: Some(wgpu::TextureViewDimension::D2),
+                base_mip_level: level,
+                mip_level_count: Some(1),
+                base_array_layer: layer,
+                array_layer_count: Some(1),
+                ..Default::default()
+            });
+            {
+                let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+                    label: None,
+                    color_attachments: &[],
+                    depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                        view: &view,
+                        depth_ops: Some(wgpu::Operations {
+                            load: wgpu::LoadOp::Clear(0.0),
+                            store: wgpu::StoreOp::Store,
+                        }),
+                        stencil_ops: None,
+                    }),
+                    timestamp_writes: None,
+                    occlusion_query_set: None,
+                    multiview_mask: None,
+                });
+                pass.set_pipeline(&pipeline);
+                pass.set_bind_group(0, &bg, &[]);
+                pass.draw(0..3, 0..1);
+            }
+            keep.push((at, bg, view));
+        }
+    }
+    queue.submit([encoder.finish()]);
+    drop(keep);
 }
 
 fn sampler_desc(s: &SamplerDesc) -> wgpu::SamplerDescriptor<'static> {

@@ -345,6 +345,11 @@ fn lavapipe_texture_sample() {
 }
 
 #[test]
+fn lavapipe_texture_gather_compare() {
+    lavapipe_agrees("texture_gather_compare.wgsl");
+}
+
+#[test]
 fn lavapipe_texture_dims() {
     lavapipe_agrees("texture_dims.wgsl");
 }
