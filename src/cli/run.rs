@@ -8,6 +8,13 @@
 //! successful run to `DIR/g<G>_b<B>.bin`. `--profile` (with `--executor emu` or `llvm-emu`)
 //! prints the emulator's counters of the launch to stderr, one `COUNTER<TAB>VALUE` line each
 //! (see `dianran_verify::emu::Profile`); stdout is unchanged.
+//!
+//! Textures and samplers the entry uses are described by the file's `// texture:` and
+//! `// sampler:` header lines and by `--texture G:B=[PATH:]W[xH[xD]]:FORMAT[:LEVELS]` and
+//! `--sampler G:B=ADDRESS,FILTER[,COMPARE]` (which win over the header); undescribed ones get
+//! the defaults of `dianran_verify::texture::bindings` (16x16 for 2D, ...; seeded texels,
+//! seed 1). `--dump` also writes every texture after the run, all levels, to
+//! `DIR/g<G>_b<B>.tex`.
 
 use super::input::{Source, SourceArgs};
 use super::Failure;
@@ -16,6 +23,7 @@ use dianran_frontend::{Diagnostic, Diagnostics};
 use dianran_verify::buffers::{default_buffers, entry_bindings, Buffers};
 use dianran_verify::executors::{self, Executor, Job};
 use dianran_verify::interp::{self, InterpOptions};
+use dianran_verify::texture::{build_textures, SamplerSpec, TextureBindings, TextureSpec};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -35,6 +43,16 @@ pub struct Args {
     /// (repeatable).
     #[arg(long = "buffer", value_name = "G:B=PATH", value_parser = parse_buffer)]
     pub buffers: Vec<BufferArg>,
+    /// Describe the texture at @group(G) @binding(B): extent of level 0, WebGPU texel format,
+    /// mip levels, and optionally a file of raw texels (all levels, level 0 first); without
+    /// a file the texels are seeded random (repeatable).
+    #[arg(long = "texture", value_name = "G:B=[PATH:]WxH[xD]:FORMAT[:LEVELS]", value_parser = TextureSpec::parse)]
+    pub textures: Vec<TextureSpec>,
+    /// Describe the sampler at @group(G) @binding(B): address mode (clamp-to-edge, repeat,
+    /// mirror-repeat, clamp-to-border), filter (nearest, linear) and an optional compare
+    /// function (less, ...) (repeatable).
+    #[arg(long = "sampler", value_name = "G:B=ADDRESS,FILTER[,COMPARE]", value_parser = SamplerSpec::parse)]
+    pub samplers: Vec<SamplerSpec>,
     /// Elements of a runtime-sized array in buffers not given with --buffer.
     #[arg(long, value_name = "N", default_value_t = 1024)]
     pub len: u32,
@@ -132,10 +150,21 @@ pub fn execute(args: &Args) -> Result<String, Failure> {
             args.executor.name()
         )));
     }
+    let mut textures =
+        described_textures(&src.text, &module, &args.entry, &args.textures, &args.samplers, 1)
+            .map_err(fail)?;
     if args.executor == Executor::Interp {
         // The interpreter's own diagnostics carry source locations: keep them.
         let opts = InterpOptions { subgroup_size: args.subgroup_size, ..Default::default() };
-        interp::run(&module, &args.entry, args.dispatch, &mut buffers, &opts).map_err(fail)?;
+        interp::run_with_textures(
+            &module,
+            &args.entry,
+            args.dispatch,
+            &mut buffers,
+            &mut textures,
+            &opts,
+        )
+        .map_err(fail)?;
     } else {
         let job = Job {
             file_name: &src.name,
@@ -159,14 +188,57 @@ pub fn execute(args: &Args) -> Result<String, Failure> {
             // Counters go to stderr so that stdout stays what it is without --profile.
             let _ = std::io::stderr().lock().write_all(profile.to_string().as_bytes());
         } else {
-            buffers = executors::run(args.executor, &job, &buffers).map_err(exec_fail)?;
+            let (b, t) =
+                dianran_verify::textured::run_textured(args.executor, &job, &buffers, &textures)
+                    .map_err(exec_fail)?;
+            buffers = b;
+            if !textures.is_empty() {
+                textures = t;
+            }
         }
     }
     if let Some(dir) = &args.dump {
         dump(dir, &buffers)?;
+        dump_textures(dir, &textures)?;
     }
     let [x, y, z] = args.dispatch;
     Ok(format!("ran '{}' over {x}x{y}x{z} workgroups on {}\n", args.entry, args.executor.name()))
+}
+
+/// The textures and samplers of `entry`: the source's `// texture:`/`// sampler:` lines,
+/// then `textures`/`samplers` (later descriptions of a binding win), defaults for the rest.
+pub fn described_textures(
+    source: &str,
+    m: &Module,
+    entry: &str,
+    textures: &[TextureSpec],
+    samplers: &[SamplerSpec],
+    seed: u64,
+) -> Result<TextureBindings, Diagnostic> {
+    // A malformed header is ignored here, as for `// dispatch:`: the flags say it.
+    let header = dianran_verify::samples::header(source).unwrap_or_default();
+    // Header lines may describe bindings of other entries of the file.
+    let used: Vec<(u32, u32)> = dianran_verify::texture::entry_handles(m, entry)?
+        .iter()
+        .map(|h| (h.group, h.binding))
+        .collect();
+    let mut ts: Vec<TextureSpec> =
+        header.textures.into_iter().filter(|t| used.contains(&(t.group, t.binding))).collect();
+    ts.extend_from_slice(textures);
+    let mut ss: Vec<SamplerSpec> =
+        header.samplers.into_iter().filter(|s| used.contains(&(s.group, s.binding))).collect();
+    ss.extend_from_slice(samplers);
+    build_textures(m, entry, &ts, &ss, seed)
+}
+
+/// Writes each texture to `dir/g<G>_b<B>.tex` (raw texels, all levels, level 0 first).
+fn dump_textures(dir: &std::path::Path, textures: &TextureBindings) -> Result<(), Failure> {
+    for ((g, b), t) in &textures.textures {
+        let path = dir.join(format!("g{g}_b{b}.tex"));
+        std::fs::write(&path, &t.data)
+            .map_err(|e| Failure::Message(format!("cannot write '{}': {e}", path.display())))?;
+    }
+    Ok(())
 }
 
 /// The entry must exist and be a compute entry point.

@@ -22,6 +22,7 @@ use dianran_frontend::ir::{self, Stage};
 use dianran_verify::agree::random_buffers;
 use dianran_verify::executors::{self, ExecError, Executor, Job};
 use dianran_verify::samples;
+use dianran_verify::texture::{SamplerSpec, TextureSpec};
 
 /// Arguments of `verify`.
 #[derive(Clone, Debug, clap::Args)]
@@ -45,6 +46,14 @@ pub struct Args {
     /// (repeatable): sizes and indices that must be consistent, such as a matmul's dimensions.
     #[arg(long = "buffer", value_name = "G:B=PATH", value_parser = parse_buffer)]
     pub buffers: Vec<BufferArg>,
+    /// Describe the texture at @group(G) @binding(B) (repeatable; see `dianran run --help`):
+    /// extent, WebGPU texel format, mip levels, optionally a file of raw texels; without a
+    /// file the texels are random from --seed.
+    #[arg(long = "texture", value_name = "G:B=[PATH:]WxH[xD]:FORMAT[:LEVELS]", value_parser = TextureSpec::parse)]
+    pub textures: Vec<TextureSpec>,
+    /// Describe the sampler at @group(G) @binding(B): ADDRESS,FILTER[,COMPARE] (repeatable).
+    #[arg(long = "sampler", value_name = "G:B=ADDRESS,FILTER[,COMPARE]", value_parser = SamplerSpec::parse)]
+    pub samplers: Vec<SamplerSpec>,
     /// PTX target for the PTX executors (80 or 90).
     #[arg(long, default_value_t = 80)]
     pub sm: u32,
@@ -156,6 +165,35 @@ pub fn execute(args: &Args) -> Result<String, Failure> {
         fast_math: args.fast_math,
         ptx: ptx_text.as_deref(),
     };
+    let textures = super::run::described_textures(
+        &src.text,
+        &module,
+        &entry,
+        &args.textures,
+        &args.samplers,
+        args.seed,
+    )
+    .map_err(|d| Failure::Message(d.message))?;
+    if !textures.is_empty() {
+        // Textures: every executor in this process, compared with the textured reference.
+        let all = [
+            Executor::Emu,
+            Executor::Cuda,
+            Executor::LlvmEmu,
+            Executor::LlvmCuda,
+            Executor::Lavapipe,
+        ];
+        let chosen: Vec<Executor> = all
+            .into_iter()
+            .filter(|e| args.executors.is_empty() || args.executors.contains(e))
+            .collect();
+        let (out, agree) = super::verify_textures::verify(&job(32), &input, &textures, &chosen)?;
+        if agree {
+            return Ok(out);
+        }
+        print!("{out}");
+        return Err(Failure::Message("executors disagree".into()));
+    }
     let limit = std::time::Duration::from_secs_f64(args.timeout);
     let reference32 = executors::run_limited(Executor::Interp, &job(32), &input, limit)
         .map_err(|e| {

@@ -5,6 +5,7 @@
 //! lavapipe's subgroup size is 8 (Mesa 22.3 with the default `LP_NATIVE_VECTOR_WIDTH`; 128 gives
 //! 4, 512 gives 16); [`subgroup_size`] reads it from the adapter.
 
+use crate::texture::{HandleBinding, TextureBindings};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::{Arc, Mutex};
@@ -155,7 +156,13 @@ fn make_runner() -> Result<Runner, String> {
         .ok_or_else(|| "no CPU Vulkan adapter; install mesa-vulkan-drivers".to_string())?;
     let info = adapter.get_info();
     let offered = adapter.features();
-    let wanted = wgpu::Features::SHADER_F16 | wgpu::Features::SUBGROUP;
+    // Textures: read-write storage textures, filtering of f32 textures and border colors
+    // where the adapter has them.
+    let wanted = wgpu::Features::SHADER_F16
+        | wgpu::Features::SUBGROUP
+        | wgpu::Features::TEXTURE_ADAPTER_SPECIFIC_FORMAT_FEATURES
+        | wgpu::Features::FLOAT32_FILTERABLE
+        | wgpu::Features::ADDRESS_MODE_CLAMP_TO_BORDER;
     let limits = adapter.limits();
     let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
         label: Some("dianran lavapipe"),
@@ -221,6 +228,38 @@ pub fn run_wgsl(
     bindings: &[LavaBinding],
     constants: &[(String, f64)],
 ) -> Result<(), LavapipeError> {
+    let mut none = TextureBindings::default();
+    run_wgsl_with(wgsl, entry, dispatch, buffers, bindings, constants, &[], &mut none)
+}
+
+/// [`run_wgsl`] with textures and samplers: `handles` (from
+/// [`crate::texture::entry_handles`]) are bound from `textures`, and storage textures hold
+/// their new contents after the run. Depth textures are drawn, not copied
+/// (`crate::lavapipe_textures`).
+pub fn run_wgsl_textured(
+    wgsl: &str,
+    entry: &str,
+    dispatch: [u32; 3],
+    buffers: &mut BTreeMap<(u32, u32), Vec<u8>>,
+    bindings: &[LavaBinding],
+    handles: &[HandleBinding],
+    textures: &mut TextureBindings,
+) -> Result<(), LavapipeError> {
+    crate::lavapipe_textures::check(handles, textures).map_err(LavapipeError::Limit)?;
+    run_wgsl_with(wgsl, entry, dispatch, buffers, bindings, &[], handles, textures)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run_wgsl_with(
+    wgsl: &str,
+    entry: &str,
+    dispatch: [u32; 3],
+    buffers: &mut BTreeMap<(u32, u32), Vec<u8>>,
+    bindings: &[LavaBinding],
+    constants: &[(String, f64)],
+    handles: &[HandleBinding],
+    textures: &mut TextureBindings,
+) -> Result<(), LavapipeError> {
     let mut r = runner()?;
     // A panic in another run leaves the lock poisoned but the device usable.
     let mut serial = r.lock.lock().unwrap_or_else(|p| p.into_inner());
@@ -230,7 +269,7 @@ pub fn run_wgsl(
         r = runner()?;
         serial = r.lock.lock().unwrap_or_else(|p| p.into_inner());
     }
-    let result = run_on(&r, wgsl, entry, dispatch, buffers, bindings, constants);
+    let result = run_on(&r, wgsl, entry, dispatch, buffers, bindings, constants, handles, textures);
     drop(serial);
     if r.is_lost() {
         // Whatever the run reported (usually "buffer is invalid"), the cause is the loss.
@@ -244,6 +283,7 @@ pub fn run_wgsl(
 }
 
 /// [`run_wgsl`] on one device.
+#[allow(clippy::too_many_arguments)]
 fn run_on(
     r: &Runner,
     wgsl: &str,
@@ -252,6 +292,8 @@ fn run_on(
     buffers: &mut BTreeMap<(u32, u32), Vec<u8>>,
     bindings: &[LavaBinding],
     constants: &[(String, f64)],
+    handles: &[HandleBinding],
+    textures: &mut TextureBindings,
 ) -> Result<(), LavapipeError> {
     let device = &r.device;
 
@@ -308,6 +350,11 @@ fn run_on(
             count: None,
         });
     }
+    let float32_filterable = r.device.features().contains(wgpu::Features::FLOAT32_FILTERABLE);
+    for h in handles {
+        let e = crate::lavapipe_textures::layout_entry(h, textures, float32_filterable);
+        by_group.entry(h.group).or_default().push(e);
+    }
     let layouts: BTreeMap<u32, wgpu::BindGroupLayout> = by_group
         .iter()
         .map(|(g, entries)| {
@@ -363,10 +410,12 @@ fn run_on(
         r.queue.write_buffer(&buf, 0, &bytes);
         gpu_buffers.push(buf);
     }
+    let (gpu_textures, gpu_samplers) =
+        crate::lavapipe_textures::create(device, &r.queue, handles, textures);
     let bind_groups: Vec<(u32, wgpu::BindGroup)> = layouts
         .iter()
         .map(|(g, layout)| {
-            let entries: Vec<wgpu::BindGroupEntry> = bindings
+            let mut entries: Vec<wgpu::BindGroupEntry> = bindings
                 .iter()
                 .zip(&gpu_buffers)
                 .filter(|(b, _)| b.group == *g)
@@ -375,6 +424,18 @@ fn run_on(
                     resource: buf.as_entire_binding(),
                 })
                 .collect();
+            for t in gpu_textures.iter().filter(|t| t.key.0 == *g) {
+                entries.push(wgpu::BindGroupEntry {
+                    binding: t.key.1,
+                    resource: wgpu::BindingResource::TextureView(&t.view),
+                });
+            }
+            for (k, smp) in gpu_samplers.iter().filter(|(k, _)| k.0 == *g) {
+                entries.push(wgpu::BindGroupEntry {
+                    binding: k.1,
+                    resource: wgpu::BindingResource::Sampler(smp),
+                });
+            }
             let bg = device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: None,
                 layout,
@@ -408,11 +469,14 @@ fn run_on(
         encoder.copy_buffer_to_buffer(buf, 0, &staging, 0, size);
         readback.push((*b, staging));
     }
+    let tex_readback =
+        crate::lavapipe_textures::copy_out(device, &mut encoder, &gpu_textures, textures);
     r.queue.submit([encoder.finish()]);
     scopes.pop()?;
 
     let (tx, rx) = std::sync::mpsc::channel();
-    for (i, (_, staging)) in readback.iter().enumerate() {
+    let stagings = readback.iter().map(|(_, s)| s).chain(tex_readback.iter().map(|t| &t.staging));
+    for (i, staging) in stagings.enumerate() {
         let tx = tx.clone();
         staging.map_async(wgpu::MapMode::Read, .., move |res| {
             let _ = tx.send((i, res));
@@ -438,6 +502,13 @@ fn run_on(
         }
         drop(view);
         staging.unmap();
+    }
+    for t in &tex_readback {
+        let view =
+            t.staging.get_mapped_range(..).map_err(|e| LavapipeError::Readback(e.to_string()))?;
+        crate::lavapipe_textures::store_back(t, &view, textures);
+        drop(view);
+        t.staging.unmap();
     }
     Ok(())
 }

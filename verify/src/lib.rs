@@ -12,8 +12,12 @@ pub mod executors;
 pub mod interp;
 #[cfg(feature = "lavapipe")]
 pub mod lavapipe;
+#[cfg(feature = "lavapipe")]
+mod lavapipe_textures;
 pub mod msl_check;
 pub mod ptxas;
 pub mod samples;
 pub mod sass;
+pub mod texture;
+pub mod textured;
 pub mod tools;

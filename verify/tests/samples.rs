@@ -26,6 +26,11 @@ const TESTED_ELSEWHERE: &[&str] = &[
     "gemm_tiled_f16.wgsl",
     "gemm_small_m.wgsl",
     "gemm_bias_relu.wgsl",
+    // verify/tests/texture_samples.rs
+    "texture_load_store.wgsl",
+    "texture_sample.wgsl",
+    "texture_gather_compare.wgsl",
+    "texture_dims.wgsl",
 ];
 
 /// The names of the `.wgsl` files in `tests/samples/`, sorted, each with its source.

@@ -78,7 +78,7 @@ impl<'m> Frame<'m> {
         }
     }
 
-    fn get(&self, lane: usize, v: ValueId) -> &[u32] {
+    pub(super) fn get(&self, lane: usize, v: ValueId) -> &[u32] {
         let i = v.index();
         let (Some(&o), Some(&w)) = (self.info.off.get(i), self.info.words.get(i)) else {
             return &[];
@@ -119,7 +119,7 @@ impl<'m> Frame<'m> {
         }
     }
 
-    fn ty(&self, v: ValueId) -> Result<TypeId, Diagnostic> {
+    pub(super) fn ty(&self, v: ValueId) -> Result<TypeId, Diagnostic> {
         self.f
             .values
             .get(v.index())
@@ -171,6 +171,8 @@ pub(crate) struct Machine<'m> {
     depth: u32,
     /// Lane reads of subgroup exchanges whose source was inactive or outside the subgroup.
     pub indeterminate_reads: u64,
+    /// Bound textures and samplers.
+    pub handles: super::texture_ops::Handles,
 }
 
 fn union(mut a: Vec<u32>, b: &[u32]) -> Vec<u32> {
@@ -212,6 +214,7 @@ impl<'m> Machine<'m> {
             out: Vec::new(),
             depth: 0,
             indeterminate_reads: 0,
+            handles: Default::default(),
         }
     }
 
@@ -943,15 +946,11 @@ impl<'m> Machine<'m> {
                     "derivatives exist only in fragment shaders; the interpreter runs compute entry points",
                 ))
             }
-            Op::GlobalAddr(g) => {
-                let p = self.global_ptr.get(g.index()).copied().flatten().ok_or_else(|| {
-                    let name = m.globals.get(g.index()).map_or("?", |g| g.name.as_str());
-                    unsupported(format!(
-                        "global '{name}' is a texture or sampler, which the interpreter does not run"
-                    ))
-                })?;
-                out.extend_from_slice(&p);
-            }
+            Op::GlobalAddr(g) => match self.global_ptr.get(g.index()).copied().flatten() {
+                Some(p) => out.extend_from_slice(&p),
+                // A texture or sampler is the index of its variable (see `texture_ops`).
+                None => out.push(g.index() as u32),
+            },
             Op::LocalAddr(l) => {
                 let off = fr.info.local_off.get(l.index()).copied().ok_or_else(|| internal("missing local"))?;
                 out.extend_from_slice(&[REGION_STACK, fr.stack_base + off]);
@@ -1017,8 +1016,8 @@ impl<'m> Machine<'m> {
                 out.push(u32::try_from(n).unwrap_or(u32::MAX));
             }
             Op::ImageSample { .. } | Op::ImageLoad { .. } | Op::ImageStore { .. } | Op::ImageQuery(..) => {
-                return Err(unsupported("textures are not supported by the reference interpreter")
-                    .help("verify texture code with lavapipe instead"))
+                let r = inst.result.map(|r| fr.ty(r)).transpose()?;
+                self.image_op(fr, lane, &inst.op, r, out)?;
             }
             Op::CoopLoad { ptr, stride, row_major } => {
                 let sh = self.coop_shape(rty()?)?;

@@ -19,6 +19,9 @@
 //!   (`c * stride + r`). Products accumulate in `f32` and round once to the result type.
 //! * Float to integer conversion saturates, NaN gives 0. `f16` arithmetic is computed in
 //!   `f32` and rounded to `f16` after every operation.
+//! * Textures run on [`crate::texture`] with exact filter weights (module `texture_ops`):
+//!   out-of-bounds loads return zero, out-of-bounds stores are dropped, stores happen in
+//!   invocation order.
 
 // `Diagnostic` is the project-wide error type of every public API; boxing it here would
 // only make this module differ from the rest.
@@ -29,6 +32,7 @@ mod exec;
 mod math;
 mod memory;
 mod subgroup;
+mod texture_ops;
 mod value;
 
 #[cfg(test)]
@@ -36,6 +40,7 @@ mod tests;
 
 use crate::buffers::entry_bindings;
 pub use crate::buffers::Buffers;
+use crate::texture::TextureBindings;
 use dianran_frontend::ir::{self, AddressSpace, Stage};
 use dianran_frontend::{DiagKind, Diagnostic};
 use memory::{Memory, REGION_BUFFER0, REGION_PRIVATE, REGION_WORKGROUP};
@@ -103,6 +108,20 @@ pub fn run_counted(
     entry: &str,
     dispatch: [u32; 3],
     buffers: &mut Buffers,
+    opts: &InterpOptions,
+) -> Result<RunStats, Diagnostic> {
+    run_with_textures(m, entry, dispatch, buffers, &mut TextureBindings::default(), opts)
+}
+
+/// [`run_counted`] with the textures and samplers the entry uses bound by (group, binding)
+/// in `textures` (build them with [`crate::texture::build_textures`]). Storage textures are
+/// updated in place (also when the run stops with an error).
+pub fn run_with_textures(
+    m: &ir::Module,
+    entry: &str,
+    dispatch: [u32; 3],
+    buffers: &mut Buffers,
+    textures: &mut TextureBindings,
     opts: &InterpOptions,
 ) -> Result<RunStats, Diagnostic> {
     let ep = m.entry_point(entry).ok_or_else(|| {
@@ -177,11 +196,60 @@ pub fn run_counted(
         .help("pass a buffer for every binding the entry uses; verify::buffers::default_buffers builds zero-filled ones"));
     }
     let mut mach = exec::Machine::new(m, *opts, mem);
-    let result = dispatch_inner(&mut mach, m, ep, &bindings, dispatch);
+    let taken = take_handles(m, entry, textures, &mut mach.handles);
+    let result = taken.and_then(|()| dispatch_inner(&mut mach, m, ep, &bindings, dispatch));
     for (k, v) in keys.into_iter().zip(std::mem::take(&mut mach.mem.buffers)) {
         buffers.insert(k, v);
     }
+    give_back_handles(m, textures, &mut mach.handles);
     result.map(|()| RunStats { indeterminate_reads: mach.indeterminate_reads })
+}
+
+/// Moves the textures and samplers `entry` uses from `textures` into `h` (by global index).
+fn take_handles(
+    m: &ir::Module,
+    entry: &str,
+    textures: &mut TextureBindings,
+    h: &mut texture_ops::Handles,
+) -> Result<(), Diagnostic> {
+    use crate::texture::HandleKind;
+    h.textures = vec![None; m.globals.len()];
+    h.samplers = vec![None; m.globals.len()];
+    for b in crate::texture::entry_handles(m, entry)? {
+        let key = (b.group, b.binding);
+        let g = m.globals.iter().position(|g| {
+            g.space == AddressSpace::Handle
+                && g.binding.is_some_and(|rb| (rb.group, rb.binding) == key)
+        });
+        let found = match (b.kind, g) {
+            (HandleKind::Texture { .. }, Some(g)) => {
+                textures.textures.remove(&key).map(|t| h.textures[g] = Some(t))
+            }
+            (HandleKind::Sampler { .. }, Some(g)) => {
+                textures.samplers.get(&key).map(|s| h.samplers[g] = Some(*s))
+            }
+            (_, None) => None,
+        };
+        if found.is_none() {
+            let what =
+                if matches!(b.kind, HandleKind::Sampler { .. }) { "sampler" } else { "texture" };
+            return Err(Diagnostic::error(
+                DiagKind::Runtime,
+                format!("missing {what} '{}' (@group({}) @binding({})) used by entry point '{entry}'", b.name, b.group, b.binding),
+            )
+            .help("bind every texture and sampler the entry uses; verify::texture::build_textures builds them"));
+        }
+    }
+    Ok(())
+}
+
+/// Puts the textures of `h` back into `textures`.
+fn give_back_handles(m: &ir::Module, textures: &mut TextureBindings, h: &mut texture_ops::Handles) {
+    for (g, t) in std::mem::take(&mut h.textures).into_iter().enumerate() {
+        if let (Some(t), Some(rb)) = (t, m.globals.get(g).and_then(|g| g.binding)) {
+            textures.textures.insert((rb.group, rb.binding), t);
+        }
+    }
 }
 
 fn dispatch_inner<'m>(

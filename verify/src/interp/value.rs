@@ -57,7 +57,8 @@ fn words_rec(types: &Types, id: TypeId, memo: &mut Vec<Option<u32>>, depth: u32)
             sum
         }
         Type::Pointer { .. } => 2,
-        Type::Image { .. } | Type::Sampler { .. } => 0,
+        // A handle is the index of its module-scope variable.
+        Type::Image { .. } | Type::Sampler { .. } => 1,
     };
     if let Some(slot) = memo.get_mut(id.index()) {
         *slot = Some(w);

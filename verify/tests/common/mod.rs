@@ -123,6 +123,27 @@ pub fn run_entry(
     buffers
 }
 
+/// Compiles sample `name` and runs its entry (subgroups of 32) with `buffers` and the
+/// textures and samplers in `textures`, which hold the storage textures' contents after the
+/// run.
+pub fn run_textured(
+    name: &str,
+    mut buffers: Buffers,
+    textures: &mut dianran_verify::texture::TextureBindings,
+) -> Buffers {
+    let src = std::fs::read_to_string(sample_path(name)).expect("cannot read sample");
+    let (dispatch, entry) = sample_header(&src);
+    let module = dianran_frontend::compile(name, &src, &Default::default())
+        .unwrap_or_else(|d| panic!("{name}: frontend failed:\n{d}"));
+    let opts = InterpOptions::default();
+    if let Err(d) =
+        interp::run_with_textures(&module, &entry, dispatch, &mut buffers, textures, &opts)
+    {
+        panic!("{name}: interpreter failed: {d:?}");
+    }
+    buffers
+}
+
 /// Runs with the default subgroup size of 32.
 pub fn run(name: &str, buffers: Buffers) -> Buffers {
     run_sample(name, buffers, 32)

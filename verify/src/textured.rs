@@ -1,0 +1,368 @@
+//! Running and comparing entry points that use textures: [`run_textured`] runs an executor
+//! with textures and samplers bound next to the buffers, [`compare_textures`] compares the
+//! storage textures two runs leave, and [`filter_slack`] is the extra absolute bound float
+//! results get when they come from filtered sampling on an executor with CUDA's 8-bit filter
+//! weights.
+//!
+//! The reference interpreter and lavapipe bind textures here; the PTX executors report
+//! [`ExecError::Skipped`] until their texture path is wired in ([`run_textured`]).
+
+use crate::agree::{floats_agree, Precision};
+use crate::buffers::Buffers;
+use crate::executors::{ExecError, Executor, Job};
+use crate::texture::{
+    cuda_filter_tolerance, entry_handles, Channel, Filter, HandleKind, TextureBindings,
+};
+use dianran_frontend::ir::{self, Block, Op};
+
+/// Runs `exec` on `input` buffers and `textures`; returns the buffers and the textures after
+/// the run (storage textures updated). Without textures this is [`crate::executors::run`].
+pub fn run_textured(
+    exec: Executor,
+    job: &Job<'_>,
+    input: &Buffers,
+    textures: &TextureBindings,
+) -> Result<(Buffers, TextureBindings), ExecError> {
+    if textures.is_empty() {
+        return crate::executors::run(exec, job, input).map(|b| (b, TextureBindings::default()));
+    }
+    let mut bufs = input.clone();
+    let mut tex = textures.clone();
+    match exec {
+        Executor::Interp => {
+            let opts = crate::interp::InterpOptions {
+                subgroup_size: job.subgroup_size,
+                ..Default::default()
+            };
+            crate::interp::run_with_textures(
+                job.module,
+                job.entry,
+                job.dispatch,
+                &mut bufs,
+                &mut tex,
+                &opts,
+            )
+            .map_err(|d| ExecError::Failed(d.message))?;
+        }
+        #[cfg(feature = "lavapipe")]
+        Executor::Lavapipe => run_lavapipe_textured(job, &mut bufs, &mut tex)?,
+        other => {
+            return Err(ExecError::Skipped(format!(
+                "the {} executor does not bind textures",
+                other.name()
+            )))
+        }
+    }
+    Ok((bufs, tex))
+}
+
+/// The input WGSL on lavapipe with buffers and textures bound (buffers as the SSA module
+/// uses them).
+#[cfg(feature = "lavapipe")]
+fn run_lavapipe_textured(
+    job: &Job<'_>,
+    bufs: &mut Buffers,
+    tex: &mut TextureBindings,
+) -> Result<(), ExecError> {
+    use crate::lavapipe::{LavaBinding, LavaBindingKind};
+    use dianran_frontend::ir::AddressSpace;
+    if let Some(why) = crate::executors::lavapipe_skips(job) {
+        return Err(ExecError::Skipped(why));
+    }
+    if !job.overrides.is_empty() {
+        return Err(ExecError::Skipped("lavapipe with textures takes no overrides".into()));
+    }
+    let bindings = crate::buffers::entry_bindings(job.module, job.entry)
+        .map_err(|d| ExecError::Failed(d.message))?;
+    let lava: Vec<LavaBinding> = bindings
+        .iter()
+        .map(|b| LavaBinding {
+            group: b.group,
+            binding: b.binding,
+            kind: match b.space {
+                AddressSpace::Uniform => LavaBindingKind::Uniform,
+                AddressSpace::Storage { writable } => {
+                    LavaBindingKind::Storage { read_only: !writable }
+                }
+                _ => LavaBindingKind::Storage { read_only: false },
+            },
+        })
+        .collect();
+    let handles = entry_handles(job.module, job.entry).map_err(|d| ExecError::Failed(d.message))?;
+    crate::lavapipe_textures::check(&handles, tex).map_err(ExecError::Skipped)?;
+    crate::lavapipe::run_wgsl_textured(
+        job.source,
+        job.entry,
+        job.dispatch,
+        bufs,
+        &lava,
+        &handles,
+        tex,
+    )
+    .map_err(|e| ExecError::Failed(e.to_string()))
+}
+
+/// Compares the writable storage textures of `entry` in `other` with `reference`: float
+/// channels under `p`, normalized channels within one step of their encoding (Vulkan lets
+/// implementations round either way), integers exactly. Returns the first few differences
+/// naming the binding, texel and channel.
+pub fn compare_textures(
+    m: &ir::Module,
+    entry: &str,
+    reference: &TextureBindings,
+    other: &TextureBindings,
+    p: Precision,
+) -> Result<(), String> {
+    let handles = entry_handles(m, entry).map_err(|d| d.message)?;
+    let mut diffs = Vec::new();
+    let mut count = 0usize;
+    for h in handles.iter().filter(|h| h.is_writable()) {
+        let key = (h.group, h.binding);
+        let (Some(r), Some(o)) = (reference.textures.get(&key), other.textures.get(&key)) else {
+            return Err(format!("texture @group({}) @binding({}) is missing", h.group, h.binding));
+        };
+        if r.data.len() != o.data.len() {
+            return Err(format!(
+                "texture '{}' has {} bytes, expected {}",
+                h.name,
+                o.data.len(),
+                r.data.len()
+            ));
+        }
+        let ch = r.format.channel();
+        let size = ch.bytes();
+        for (i, (rb, ob)) in r.data.chunks(size).zip(o.data.chunks(size)).enumerate() {
+            let word = |b: &[u8]| b.iter().rev().fold(0u32, |acc, &x| (acc << 8) | u32::from(x));
+            let (rw, ow) = (word(rb), word(ob));
+            let ok = match ch {
+                Channel::F32 => floats_agree(f32::from_bits(rw), f32::from_bits(ow), false, p),
+                Channel::F16 => floats_agree(
+                    half::f16::from_bits(rw as u16).to_f32(),
+                    half::f16::from_bits(ow as u16).to_f32(),
+                    true,
+                    p,
+                ),
+                Channel::Unorm8 | Channel::Unorm16 => rw.abs_diff(ow) <= 1,
+                Channel::Snorm8 => (rw as u8 as i8).abs_diff(ow as u8 as i8) <= 1,
+                Channel::Snorm16 => (rw as u16 as i16).abs_diff(ow as u16 as i16) <= 1,
+                _ => rw == ow,
+            };
+            if !ok {
+                count += 1;
+                if diffs.len() < 3 {
+                    let texel = i / r.format.channels();
+                    let c = ["r", "g", "b", "a"][i % r.format.channels()];
+                    diffs.push(format!(
+                        "texture {} (@group({}) @binding({})) texel {texel} channel {c}: expected {rw:#x} got {ow:#x}",
+                        h.name, h.group, h.binding
+                    ));
+                }
+            }
+        }
+    }
+    if count == 0 {
+        Ok(())
+    } else {
+        Err(format!("{count} texel channels differ; {}", diffs.join("; ")))
+    }
+}
+
+fn has_filtered_sample(b: &Block) -> bool {
+    b.insts.iter().any(|i| {
+        matches!(&i.op, Op::ImageSample { gather: None, .. })
+            || i.op.blocks().iter().any(|b| has_filtered_sample(b))
+    })
+}
+
+/// The absolute slack float results of `m` get on an executor that filters with CUDA's 8-bit
+/// weights: 0 unless the module samples (not gathers) with some linear sampler of
+/// `textures`; then [`cuda_filter_tolerance`] for three filtered dimensions over the spread
+/// and magnitude of all float texels bound. Values computed from a sample later (scaled,
+/// summed) may move further; the bound covers results that are the sample or a light
+/// function of it.
+pub fn filter_slack(m: &ir::Module, textures: &TextureBindings) -> f32 {
+    let linear = textures
+        .samplers
+        .values()
+        .any(|s| s.mag == Filter::Linear || s.min == Filter::Linear || s.mipmap == Filter::Linear);
+    if !linear || !m.functions.iter().any(|f| has_filtered_sample(&f.body)) {
+        return 0.0;
+    }
+    let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
+    for t in textures.textures.values() {
+        if t.format.kind() != crate::texture::SampleKind::Float {
+            continue;
+        }
+        let bpt = t.format.bytes_per_texel();
+        for texel in t.data.chunks(bpt) {
+            for v in t.format.decode(texel).to_f32() {
+                if v.is_finite() {
+                    lo = lo.min(v);
+                    hi = hi.max(v);
+                }
+            }
+        }
+    }
+    if lo > hi {
+        return 0.0;
+    }
+    cuda_filter_tolerance(hi - lo, lo.abs().max(hi.abs()), 3)
+}
+
+/// Compares the buffers of `entry` in `other` with `reference` like
+/// [`crate::agree::compare_with`] under `p`, and lets `f32` values differ by `slack` more
+/// (see [`filter_slack`]). Returns the first few differences.
+pub fn compare_buffers(
+    m: &ir::Module,
+    entry: &str,
+    reference: &Buffers,
+    other: &Buffers,
+    p: Precision,
+    slack: f32,
+) -> Result<(), String> {
+    use dianran_frontend::ir::Scalar;
+    let bindings = crate::buffers::entry_bindings(m, entry).map_err(|d| d.message)?;
+    let mut diffs = Vec::new();
+    let mut count = 0usize;
+    for b in bindings {
+        let key = (b.group, b.binding);
+        let (Some(r), Some(o)) = (reference.get(&key), other.get(&key)) else {
+            return Err(format!("buffer @group({}) @binding({}) is missing", b.group, b.binding));
+        };
+        let len =
+            b.runtime_stride.map_or(0, |s| (r.len() as u32).saturating_sub(b.size) / s.max(1));
+        let mut list = Vec::new();
+        crate::agree::slots(&m.types, b.ty, 0, len, &mut list);
+        for sl in list {
+            let at = sl.offset as usize;
+            let n = sl.scalar.size() as usize;
+            let (Some(rb), Some(ob)) = (r.get(at..at + n), o.get(at..at + n)) else { continue };
+            let ok = match sl.scalar {
+                Scalar::F32 => {
+                    let (x, y) = (
+                        f32::from_le_bytes([rb[0], rb[1], rb[2], rb[3]]),
+                        f32::from_le_bytes([ob[0], ob[1], ob[2], ob[3]]),
+                    );
+                    floats_agree(x, y, false, p) || (x - y).abs() <= slack
+                }
+                Scalar::F16 => floats_agree(
+                    half::f16::from_le_bytes([rb[0], rb[1]]).to_f32(),
+                    half::f16::from_le_bytes([ob[0], ob[1]]).to_f32(),
+                    true,
+                    p,
+                ),
+                _ => rb == ob,
+            };
+            if !ok {
+                count += 1;
+                if diffs.len() < 3 {
+                    let show = |x: &[u8]| match (sl.scalar, x) {
+                        (Scalar::F32, [a, b, c, d]) => {
+                            format!("{:?}", f32::from_le_bytes([*a, *b, *c, *d]))
+                        }
+                        (Scalar::F16, [a, b]) => format!("{}", half::f16::from_le_bytes([*a, *b])),
+                        (Scalar::I32, [a, b, c, d]) => {
+                            format!("{}", i32::from_le_bytes([*a, *b, *c, *d]))
+                        }
+                        (_, [a, b, c, d]) => format!("{}", u32::from_le_bytes([*a, *b, *c, *d])),
+                        _ => format!("{x:?}"),
+                    };
+                    diffs.push(format!(
+                        "{} (@group({}) @binding({})) byte {at}: expected {} got {}",
+                        b.name,
+                        b.group,
+                        b.binding,
+                        show(rb),
+                        show(ob)
+                    ));
+                }
+            }
+        }
+    }
+    if count == 0 {
+        Ok(())
+    } else {
+        Err(format!("{count} values differ; {}", diffs.join("; ")))
+    }
+}
+
+/// Whether handle bindings of `entry` include textures or samplers.
+pub fn uses_textures(m: &ir::Module, entry: &str) -> bool {
+    entry_handles(m, entry).is_ok_and(|h| {
+        h.iter().any(|h| matches!(h.kind, HandleKind::Texture { .. } | HandleKind::Sampler { .. }))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::texture::{build_textures, SamplerSpec, TextureSpec};
+
+    const SRC: &str = "
+@group(0) @binding(0) var t: texture_2d<f32>;
+@group(0) @binding(1) var s: sampler;
+@group(0) @binding(2) var o: texture_storage_2d<rgba8unorm, write>;
+@group(0) @binding(3) var<storage, read_write> out: array<f32, 4>;
+@compute @workgroup_size(1)
+fn main() {
+    let v = textureSampleLevel(t, s, vec2<f32>(0.3, 0.6), 0.0);
+    out[0] = v.x;
+    textureStore(o, vec2<i32>(1, 0), v);
+}
+";
+
+    fn setup(sampler: &str) -> (ir::Module, TextureBindings) {
+        let m = dianran_frontend::compile("t.wgsl", SRC, &Default::default()).unwrap();
+        let tex = TextureSpec::parse("0:0=4x4:rgba16float").unwrap();
+        let o = TextureSpec::parse("0:2=2x1:rgba8unorm").unwrap();
+        let t = build_textures(&m, "main", &[tex, o], &[SamplerSpec::parse(sampler).unwrap()], 5)
+            .unwrap();
+        (m, t)
+    }
+
+    #[test]
+    fn interp_runs_and_storage_textures_compare() {
+        let (m, t) = setup("0:1=clamp-to-edge,nearest");
+        let job = Job {
+            file_name: "t.wgsl",
+            source: SRC,
+            overrides: &[],
+            module: &m,
+            entry: "main",
+            dispatch: [1, 1, 1],
+            subgroup_size: 32,
+            sm: 80,
+            tf32: false,
+            fast_math: false,
+            ptx: None,
+        };
+        let input: Buffers = [((0, 3), vec![0u8; 16])].into_iter().collect();
+        let (bufs, after) = run_textured(Executor::Interp, &job, &input, &t).unwrap();
+        // Nearest at (0.3, 0.6) of 4x4: texel (1, 2).
+        let want = t.textures[&(0, 0)].fetch([1, 2, 0], 0, 0).to_f32();
+        assert_eq!(f32::from_le_bytes(bufs[&(0, 3)][..4].try_into().unwrap()), want[0]);
+        let p = crate::agree::precision(&m, "main");
+        assert_eq!(compare_textures(&m, "main", &after, &after, p), Ok(()));
+        let mut off = after.clone();
+        // One unorm step is allowed, two are not.
+        let d = &mut off.textures.get_mut(&(0, 2)).unwrap().data;
+        d[4] = d[4].wrapping_add(1);
+        assert_eq!(compare_textures(&m, "main", &after, &off, p), Ok(()));
+        let d = &mut off.textures.get_mut(&(0, 2)).unwrap().data;
+        d[4] = d[4].wrapping_add(1);
+        let e = compare_textures(&m, "main", &after, &off, p).unwrap_err();
+        assert!(e.contains("texel 1 channel r"), "{e}");
+    }
+
+    #[test]
+    fn slack_only_for_linear_sampling() {
+        let (m, t) = setup("0:1=clamp-to-edge,nearest");
+        assert_eq!(filter_slack(&m, &t), 0.0);
+        let (m, t) = setup("0:1=repeat,linear");
+        let s = filter_slack(&m, &t);
+        // Seeded rgba16float texels lie in [-1, 1): spread < 2, so the slack is below
+        // 3 * 2 / 256 plus rounding.
+        assert!(s > 0.0 && s < 3.0 * 2.0 / 256.0 + 1e-5, "{s}");
+        assert!(uses_textures(&m, "main"));
+    }
+}
