@@ -10,7 +10,8 @@ use crate::{checks, source, DiagKind, Diagnostic, Diagnostics, Options, Parsed};
 use naga::valid::{Capabilities, ModuleInfo, ValidationError, ValidationFlags, Validator};
 use std::error::Error as _;
 
-/// The validator capabilities dianran accepts: f16, subgroups and cooperative matrices.
+/// The validator capabilities dianran accepts: f16, subgroups, cooperative matrices and
+/// f32 atomics (`atomicAdd`/`atomicSub`/`atomicExchange` on `atomic<f32>` in storage memory).
 fn validator() -> Validator {
     Validator::new(
         ValidationFlags::all(),
@@ -18,7 +19,8 @@ fn validator() -> Validator {
             | Capabilities::SHADER_FLOAT16_IN_FLOAT32
             | Capabilities::SUBGROUP
             | Capabilities::SUBGROUP_BARRIER
-            | Capabilities::COOPERATIVE_MATRIX,
+            | Capabilities::COOPERATIVE_MATRIX
+            | Capabilities::SHADER_FLOAT32_ATOMIC,
     )
 }
 

@@ -609,6 +609,10 @@ pub fn lavapipe_skips(job: &Job<'_>) -> Option<String> {
     if job.module.uses_cooperative_matrices() {
         return Some("lavapipe has no cooperative matrices".into());
     }
+    #[cfg(feature = "lavapipe")]
+    if let Some(why) = crate::lavapipe_features::missing(job.module) {
+        return Some(why);
+    }
     None
 }
 

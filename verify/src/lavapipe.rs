@@ -155,7 +155,12 @@ fn make_runner() -> Result<Runner, String> {
         .ok_or_else(|| "no CPU Vulkan adapter; install mesa-vulkan-drivers".to_string())?;
     let info = adapter.get_info();
     let offered = adapter.features();
-    let wanted = wgpu::Features::SHADER_F16 | wgpu::Features::SUBGROUP;
+    // f32 atomics (VK_EXT_shader_atomic_float) when Mesa offers them; kernels that need a
+    // feature the device lacks are skipped (`crate::executors::lavapipe_skips`).
+    let wanted = wgpu::Features::SHADER_F16
+        | wgpu::Features::SUBGROUP
+        | wgpu::Features::SHADER_FLOAT32_ATOMIC
+        | wgpu::Features::IMMEDIATES;
     let limits = adapter.limits();
     let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
         label: Some("dianran lavapipe"),
@@ -184,6 +189,11 @@ pub fn available() -> bool {
 /// The adapter's name and driver, e.g. `llvmpipe (LLVM 15.0.6, 256 bits)`, when available.
 pub fn adapter_name() -> Option<String> {
     runner().ok().map(|r| format!("{} ({} {})", r.info.name, r.info.driver, r.info.driver_info))
+}
+
+/// The features the lavapipe device was made with (of those dianran asks for), when available.
+pub fn features() -> Option<wgpu::Features> {
+    runner().ok().map(|r| r.device.features())
 }
 
 /// lavapipe's subgroup size (8 with Mesa's defaults), read from the adapter; `None` without an

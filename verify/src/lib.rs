@@ -12,6 +12,8 @@ pub mod executors;
 pub mod interp;
 #[cfg(feature = "lavapipe")]
 pub mod lavapipe;
+#[cfg(feature = "lavapipe")]
+pub mod lavapipe_features;
 pub mod msl_check;
 pub mod ptxas;
 pub mod samples;

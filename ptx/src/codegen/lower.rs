@@ -1123,9 +1123,18 @@ impl<'a> Lower<'a> {
             Type::Atomic(s) => *s,
             _ => return Err(self.err_internal("atomic on a non-atomic pointer")),
         };
-        let t = if s == Scalar::I32 { PT::S32 } else { PT::U32 };
+        let t = match s {
+            Scalar::I32 => PT::S32,
+            Scalar::F32 => PT::F32,
+            _ => PT::U32,
+        };
         let (aop, t, v) = match op {
             A::Add => (AtomOp::Add, t, v),
+            // `atom.add.f32` of the negation: PTX has no `atom.sub` (flushing as the add does).
+            A::Sub if s == Scalar::F32 => {
+                let n = self.def(RegKind::B32, |d| build::unary(Opcode::Neg, &[], PT::F32, d, v));
+                (AtomOp::Add, t, n)
+            }
             A::Sub => {
                 let n = self.def(RegKind::B32, |d| build::unary(Opcode::Neg, &[], PT::S32, d, v));
                 (AtomOp::Add, t, n)

@@ -549,3 +549,5 @@ fn compile_entry(
 mod emu_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod wgsl_text_tests;
