@@ -21,8 +21,8 @@ use inkwell::context::Context;
 use inkwell::module::{Linkage, Module};
 use inkwell::types::{BasicMetadataTypeEnum, BasicType, BasicTypeEnum};
 use inkwell::values::{
-    BasicMetadataValueEnum, BasicValue, BasicValueEnum, FloatValue, FunctionValue, GlobalValue, IntValue,
-    PhiValue, PointerValue,
+    BasicMetadataValueEnum, BasicValue, BasicValueEnum, FloatValue, FunctionValue, GlobalValue,
+    IntValue, PhiValue, PointerValue,
 };
 use inkwell::{AddressSpace as As, AtomicOrdering, IntPredicate};
 use rustc_hash::FxHashMap as HashMap;
@@ -985,6 +985,8 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
                 })
             }
             AddressSpace::Handle => Err(self.err_unsupported("textures and samplers")),
+            // The by-value `p_immediates` parameter is not built by this backend.
+            AddressSpace::Immediate => Err(self.err_unsupported("immediate data (var<immediate>)")),
         }
     }
 
@@ -1108,7 +1110,9 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
         use inkwell::values::AsValueRef;
         let (o, v) = match op {
             ir::AtomicOp::Add => (O::LLVMAtomicRMWBinOpFAdd, v),
-            ir::AtomicOp::Sub => (O::LLVMAtomicRMWBinOpFAdd, self.ok(self.b.build_float_neg(v, ""))?),
+            ir::AtomicOp::Sub => {
+                (O::LLVMAtomicRMWBinOpFAdd, self.ok(self.b.build_float_neg(v, ""))?)
+            }
             ir::AtomicOp::Exchange => (O::LLVMAtomicRMWBinOpXchg, v),
             _ => return Err(self.err_internal("a float atomic other than add, sub, exchange")),
         };

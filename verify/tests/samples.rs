@@ -1654,7 +1654,12 @@ fn refract() {
         1.0 - f64::from(r[3]).powi(2) * (1.0 - d * d)
     };
     while rays.len() < 64 {
-        let r = [rng.f32_in(-1.0, 1.0), rng.f32_in(-1.0, 1.0), rng.f32_in(-1.0, 1.0), rng.f32_in(0.5, 1.5)];
+        let r = [
+            rng.f32_in(-1.0, 1.0),
+            rng.f32_in(-1.0, 1.0),
+            rng.f32_in(-1.0, 1.0),
+            rng.f32_in(0.5, 1.5),
+        ];
         let n = [rng.f32_in(-1.0, 1.0), rng.f32_in(-1.0, 1.0), rng.f32_in(-1.0, 1.0), 0.0];
         // Away from k = 0, where the rounding of k in f32 is amplified by the square root.
         if k_of(&r, &n, 3).abs() > 1e-2 && k_of(&r, &n, 2).abs() > 1e-2 {
@@ -1662,7 +1667,8 @@ fn refract() {
             normals.push(n);
         }
     }
-    let got = run_io("refract.wgsl", vec![f32_bytes(&flat(&rays)), f32_bytes(&flat(&normals))], 16 * 64);
+    let got =
+        run_io("refract.wgsl", vec![f32_bytes(&flat(&rays)), f32_bytes(&flat(&normals))], 16 * 64);
     let want: Vec<f32> = per_item(rays.iter().zip(&normals), |(r, n)| {
         let f = |v: &[f32]| v.iter().map(|&x| f64::from(x)).collect::<Vec<f64>>();
         let eta = f64::from(r[3]);
@@ -1674,6 +1680,44 @@ fn refract() {
     check_f32("straight", &f32s(&got[..16]), &[0.0, 0.0, -1.0, 0.0], 1e-6, 0.0);
     check_f32("eta 1", &f32s(&got[16..32])[..3], &[0.6, 0.0, -0.8], 1e-6, 0.0);
     check_f32("total reflection", &f32s(&got[32..48])[..3], &[0.0, 0.0, 0.0], 0.0, 0.0);
+}
+
+/// The bytes of `immediates.wgsl`'s `Params` (scale, offset, count, then the table at
+/// offset 16: a `vec4` array aligns to 16).
+fn immediates_params(scale: f32, offset: f32, count: u32, table: [f32; 8]) -> Vec<u8> {
+    let mut b = f32_bytes(&[scale, offset]);
+    b.extend(u32_bytes(&[count, 0]));
+    b.extend(f32_bytes(&table));
+    b
+}
+
+#[test]
+fn immediates() {
+    let mut rng = Rng::new(82);
+    let n = 128;
+    let input = rng.vec(n, |r| r.f32_in(-4.0, 4.0));
+    let table = [0.5, -1.0, 2.0, 0.25, 8.0, -0.125, 3.0, 1.5];
+    let (scale, offset, count) = (1.5f32, -0.75f32, 100u32);
+    let want: Vec<f32> = (0..n)
+        .map(|i| {
+            let t = table[(i / 4) % 2 * 4 + i % 4];
+            if (i as u32) < count {
+                input[i] * scale + offset + t
+            } else {
+                -1.0
+            }
+        })
+        .collect();
+    let mut bufs = group0(vec![(0, f32_bytes(&input)), (1, zeros(4 * n))]);
+    bufs.insert(
+        dianran_verify::buffers::IMMEDIATES,
+        immediates_params(scale, offset, count, table),
+    );
+    // The reference interpreter, then our PTX on the emulator (the by-value parameter).
+    let got = run("immediates.wgsl", bufs.clone());
+    check_f32("output (interp)", &f32s(out(&got, 1)), &want, 1e-6, 1e-6);
+    let got = run_on(Executor::Emu, "immediates.wgsl", bufs);
+    check_f32("output (emu)", &f32s(out(&got, 1)), &want, 1e-6, 1e-6);
 }
 
 #[test]

@@ -699,9 +699,7 @@ impl Lower<'_> {
         let n: Vec<VRegId> = n.iter().map(|&v| self.widen_f16(s, v)).collect();
         let e = self.widen_f16(s, eta);
         let d = self.dot(Scalar::F32, &n, &i);
-        let op = |l: &mut Self, op: Opcode, a: VRegId, b: VRegId| {
-            l.binop(op, &[RN], PT::F32, a, b)
-        };
+        let op = |l: &mut Self, op: Opcode, a: VRegId, b: VRegId| l.binop(op, &[RN], PT::F32, a, b);
         let one = self.imm_f32(1.0);
         let dd = op(self, Opcode::Mul, d, d);
         let t = op(self, Opcode::Sub, one, dd);

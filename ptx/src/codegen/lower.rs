@@ -26,6 +26,8 @@ pub(crate) enum Space {
     Shared,
     /// `.local` (unpromoted function variables, private variables).
     Local,
+    /// `.param` (the entry's immediate data, read in place).
+    Param,
 }
 
 impl Space {
@@ -35,6 +37,7 @@ impl Space {
             Space::Global => StateSpace::Global,
             Space::Shared => StateSpace::Shared,
             Space::Local => StateSpace::Local,
+            Space::Param => StateSpace::Param,
         }
     }
 }
@@ -79,6 +82,8 @@ pub(crate) struct EntryLayout {
     pub zero_shared: Vec<(String, u32)>,
     /// Invocations per workgroup.
     pub threads: u32,
+    /// The entry's `var<immediate>`, read from the `p_immediates` parameter.
+    pub immediates: Option<GlobalId>,
 }
 
 /// Where `Yield` goes in the block being lowered.
@@ -1039,6 +1044,22 @@ impl<'a> Lower<'a> {
                 Ok(self.offset_ptr(p, off, ty))
             }
             AddressSpace::Handle => Err(self.err_unsupported("textures and samplers")),
+            // `mov.u64 %rd, p_immediates` is the parameter's address in `.param` space, which
+            // `ld.param` reads (docs/immediates.md).
+            AddressSpace::Immediate => {
+                if self.layout.immediates != Some(g) {
+                    return Err(self.err_internal("immediate data without its parameter"));
+                }
+                let addr = self.symbol_addr(super::IMMEDIATES_PARAM);
+                Ok(Ptr {
+                    addr,
+                    space: Space::Param,
+                    pointee: ty,
+                    root: Some(g),
+                    static_off: Some(0),
+                    align: 16,
+                })
+            }
         }
     }
 

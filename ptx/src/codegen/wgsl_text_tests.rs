@@ -22,8 +22,7 @@ fn float_atomics_are_global_f32_atoms() {
             o[g.x] = atomicAdd(&a[0], x) + atomicSub(&a[1], x) + atomicExchange(&a[2], x);
             atomicStore(&a[3], atomicLoad(&a[4]));
         }");
-    let atoms: Vec<&str> =
-        text.lines().map(str::trim).filter(|l| l.starts_with("atom.")).collect();
+    let atoms: Vec<&str> = text.lines().map(str::trim).filter(|l| l.starts_with("atom.")).collect();
     // add, sub (an add of the negation) and exchange; no compare-exchange loop.
     assert_eq!(atoms.len(), 3, "{text}");
     assert_eq!(atoms.iter().filter(|l| l.starts_with("atom.global.add.f32")).count(), 2, "{text}");
@@ -49,4 +48,30 @@ fn refract_compiles_in_both_math_modes() {
     let fast = compile_module(&m, &Options { fast_math: true, ..Options::default() });
     assert!(fast.diagnostics.is_empty());
     assert_eq!(fast.text.matches("sqrt.rn.f32").count(), 1);
+}
+
+#[test]
+fn immediates_are_one_by_value_parameter_after_the_others() {
+    let text = ptx("struct P { scale: f32, n: u32, t: array<vec4<f32>, 2> }
+        var<immediate> p: P;
+        @group(0) @binding(0) var<storage, read_write> o: array<f32>;
+        @compute @workgroup_size(32) fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+            if g.x < arrayLength(&o) && g.x < p.n {
+                o[g.x] = o[g.x] * p.scale + p.t[g.x % 2u][g.x % 4u];
+            }
+        }");
+    // The buffer, the sizes (arrayLength), then the 48 bytes of `P` by value, 16-aligned.
+    let params: Vec<&str> =
+        text.lines().map(str::trim).filter(|l| l.starts_with(".param")).collect();
+    assert_eq!(
+        params,
+        [".param .u64 p_g0_b0,", ".param .u64 p_sizes,", ".param .align 16 .b8 p_immediates[48]"],
+        "{text}"
+    );
+    // Read in place: the parameter's address, then `ld.param` (the runtime index included).
+    assert!(text.contains(", p_immediates;"), "{text}");
+    assert!(
+        text.lines().any(|l| l.trim().starts_with("ld.param.") && l.contains("[%rd")),
+        "{text}"
+    );
 }
