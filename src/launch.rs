@@ -413,12 +413,13 @@ mod tests {
         )
         .unwrap_or_else(|d| panic!("{d}"));
         let e = c.entry("k").unwrap_or_else(|| panic!("no entry"));
-        // a at 0, b at 8 (vec2 aligns to 8), c at 16: 20 bytes.
-        assert_eq!(e.ptx_immediates, 20);
-        assert_eq!(immediates_value(e, &[7; 20]), Ok(vec![7; 20]));
+        // a at 0, b at 8 (vec2 aligns to 8), c at 16, the size rounded up to the struct's
+        // alignment of 8: 24 bytes.
+        assert_eq!(e.ptx_immediates, 24);
+        assert_eq!(immediates_value(e, &[7; 24]), Ok(vec![7; 24]));
         assert_eq!(
-            immediates_value(e, &[0; 16]),
-            Err(LaunchError::ImmediatesSize { expected: 20, given: 16 })
+            immediates_value(e, &[0; 20]),
+            Err(LaunchError::ImmediatesSize { expected: 24, given: 20 })
         );
         // An entry without immediate data takes none.
         assert_eq!(immediates_value(&entry(), &[]), Ok(Vec::new()));
