@@ -121,6 +121,16 @@ pub fn compile(name: &str, source: &str, opts: &Options) -> Result<Compiled, Dia
     Ok(Compiled { name: name.to_string(), module, wgsl, msl, ptx, entries, bindings })
 }
 
+/// The size in bytes of the `var<immediate>` entry `name` uses (0 without one).
+fn immediates_size(m: &ir::Module, name: &str) -> u32 {
+    let Some(ep) = m.entry_point(name) else { return 0 };
+    reflect::used_globals(m, ep.function)
+        .iter()
+        .filter_map(|g| m.globals.get(g.index()))
+        .find(|g| g.space == ir::AddressSpace::Immediate)
+        .map_or(0, |g| m.types.size_align(g.ty).0)
+}
+
 /// PTX text and, per compiled entry (by source name), what the reflection needs.
 type PtxTable = (String, Vec<(String, PtxFacts)>);
 
@@ -144,7 +154,8 @@ fn compile_ptx(m: &ir::Module, opts: &Options) -> Result<PtxTable, Vec<Diagnosti
     let mut errors = Vec::new();
     for e in out.entries {
         let mut params = Vec::new();
-        for p in e.params.iter().filter(|p| *p != "p_sizes") {
+        let special = ["p_sizes", dianran_ptx::codegen::IMMEDIATES_PARAM];
+        for p in e.params.iter().filter(|p| !special.contains(&p.as_str())) {
             match dianran_ptx::codegen::param_binding(p) {
                 Some((g, b)) => params.push((p.clone(), g, b)),
                 None => errors.push(
@@ -158,7 +169,8 @@ fn compile_ptx(m: &ir::Module, opts: &Options) -> Result<PtxTable, Vec<Diagnosti
             }
         }
         let uses_sizes = e.uses_sizes();
-        facts.push((e.name, PtxFacts { name: e.ptx_name, params, uses_sizes }));
+        let immediates = if e.uses_immediates() { immediates_size(m, &e.name) } else { 0 };
+        facts.push((e.name, PtxFacts { name: e.ptx_name, params, uses_sizes, immediates }));
     }
     if errors.is_empty() {
         Ok((out.text, facts))

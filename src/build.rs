@@ -426,6 +426,7 @@ fn entry_expr(o: &mut String, e: &Entry) {
     }
     o.push_str(if e.ptx_params.is_empty() { "]),\n" } else { "\n        ]),\n" });
     let _ = writeln!(o, "        ptx_uses_sizes: {},", e.ptx_uses_sizes);
+    let _ = writeln!(o, "        ptx_immediates: {},", e.ptx_immediates);
     let _ = writeln!(o, "        msl_uses_sizes: {},", e.msl_uses_sizes);
     o.push_str("        bindings: ::std::borrow::Cow::Borrowed(&[");
     for b in e.bindings.iter() {

@@ -4,7 +4,9 @@
 //! runs one [`Entry`] with host buffers bound by (group, binding). The helper applies SPEC
 //! §3's parameter convention from the entry table: one device pointer per
 //! [`Entry::ptx_params`] (a small zeroed allocation for a group-0 placeholder), and, when
-//! [`Entry::ptx_uses_sizes`], a trailing pointer to the buffers' byte sizes. Each buffer's
+//! [`Entry::ptx_uses_sizes`], a trailing pointer to the buffers' byte sizes, then, when
+//! [`Entry::ptx_immediates`] is not zero, the immediate data by value
+//! ([`CudaModule::launch_with_immediates`], docs/immediates.md). Each buffer's
 //! length is checked against its binding's [`Layout`](crate::reflect::Layout) first. The
 //! block size is the entry's workgroup size; the grid is the dispatch count.
 //!
@@ -115,6 +117,13 @@ pub enum LaunchError {
         /// What is wrong (`12 bytes given, the type needs a multiple of 8 bytes`).
         detail: String,
     },
+    /// The immediate data given does not have the size of the entry's `var<immediate>`.
+    ImmediatesSize {
+        /// [`Entry::ptx_immediates`]: the variable's size in bytes (0: none).
+        expected: u32,
+        /// Bytes given.
+        given: usize,
+    },
     /// A grid dimension is zero.
     EmptyGrid([u32; 3]),
     /// The launch was refused (grid too large, too many resources, ...).
@@ -160,6 +169,10 @@ impl fmt::Display for LaunchError {
             LaunchError::BufferSize { group, binding, name, detail } => write!(
                 f,
                 "buffer for @group({group}) @binding({binding}) ('{name}') has the wrong size: {detail}"
+            ),
+            LaunchError::ImmediatesSize { expected, given } => write!(
+                f,
+                "{given} bytes of immediate data given; the entry's var<immediate> has {expected}"
             ),
             LaunchError::EmptyGrid(g) => {
                 write!(f, "grid {g:?} has a zero dimension; every dispatch count must be at least 1")
@@ -217,6 +230,20 @@ impl CudaModule {
         grid: [u32; 3],
         buffers: &mut [BufferArg<'_>],
     ) -> Result<(), LaunchError> {
+        self.launch_with_immediates(entry, grid, buffers, &[])
+    }
+
+    /// [`CudaModule::launch`] with `immediates`, the bytes of the entry's `var<immediate>` in
+    /// WGSL's host-shareable layout ([`Entry::ptx_immediates`] of them; empty when the entry
+    /// has none), passed by value as the last kernel parameter (docs/immediates.md).
+    pub fn launch_with_immediates(
+        &self,
+        entry: &Entry,
+        grid: [u32; 3],
+        buffers: &mut [BufferArg<'_>],
+        immediates: &[u8],
+    ) -> Result<(), LaunchError> {
+        let value = immediates_value(entry, immediates)?;
         let ptx_name = entry
             .ptx_name
             .as_deref()
@@ -255,6 +282,11 @@ impl CudaModule {
             for buf in device.iter_mut() {
                 launch.arg(buf);
             }
+            // By value: the driver copies the parameter's size (these padded bytes) from the
+            // address of their first byte.
+            if let Some(first) = value.first() {
+                launch.arg(first);
+            }
             // SAFETY: the kernel takes exactly these `.u64` device pointers (SPEC §3, from the
             // entry table) and every buffer's length was checked against its binding's layout,
             // so in-bounds shader accesses stay inside the allocations. An out-of-bounds
@@ -277,6 +309,22 @@ impl CudaModule {
         }
         Ok(())
     }
+}
+
+/// The bytes of the `p_immediates` parameter: `immediates` padded to whole words, after
+/// checking their size against the entry's variable (empty for an entry without one).
+fn immediates_value(entry: &Entry, immediates: &[u8]) -> Result<Vec<u8>, LaunchError> {
+    if immediates.len() != entry.ptx_immediates as usize {
+        return Err(LaunchError::ImmediatesSize {
+            expected: entry.ptx_immediates,
+            given: immediates.len(),
+        });
+    }
+    let mut v = immediates.to_vec();
+    if !v.is_empty() {
+        v.resize(v.len().max(4).next_multiple_of(4), 0);
+    }
+    Ok(v)
 }
 
 /// For each PTX buffer parameter, the index of the buffer bound to it (`None`: placeholder
@@ -351,6 +399,31 @@ mod tests {
         let c =
             crate::compile("s.wgsl", SRC, &Default::default()).unwrap_or_else(|d| panic!("{d}"));
         c.entry("scale").cloned().unwrap_or_else(|| panic!("no entry"))
+    }
+
+    #[test]
+    fn immediates_are_checked_and_padded() {
+        let c = crate::compile(
+            "i.wgsl",
+            "struct P { a: f32, b: vec2<f32>, c: u32 }
+            var<immediate> p: P;
+            @group(0) @binding(0) var<storage, read_write> o: array<f32>;
+            @compute @workgroup_size(1) fn k() { o[0] = p.a + p.b.y + f32(p.c); }",
+            &Default::default(),
+        )
+        .unwrap_or_else(|d| panic!("{d}"));
+        let e = c.entry("k").unwrap_or_else(|| panic!("no entry"));
+        // a at 0, b at 8 (vec2 aligns to 8), c at 16, the size rounded up to the struct's
+        // alignment of 8: 24 bytes.
+        assert_eq!(e.ptx_immediates, 24);
+        assert_eq!(immediates_value(e, &[7; 24]), Ok(vec![7; 24]));
+        assert_eq!(
+            immediates_value(e, &[0; 20]),
+            Err(LaunchError::ImmediatesSize { expected: 24, given: 20 })
+        );
+        // An entry without immediate data takes none.
+        assert_eq!(immediates_value(&entry(), &[]), Ok(Vec::new()));
+        assert!(immediates_value(&entry(), &[1]).is_err());
     }
 
     #[test]

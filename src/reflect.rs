@@ -44,6 +44,10 @@ pub struct Entry {
     /// Whether the PTX kernel takes a last parameter `p_sizes`: a device pointer to one `u32`
     /// per buffer parameter (in parameter order) holding that buffer's size in bytes.
     pub ptx_uses_sizes: bool,
+    /// The size in bytes of the entry's `var<immediate>`, 0 without one. When not 0, the PTX
+    /// kernel's last parameter is `p_immediates`, those bytes by value (docs/immediates.md),
+    /// and the MSL function takes them at `[[buffer(29)]]`.
+    pub ptx_immediates: u32,
     /// Whether the MSL function takes `_buffer_sizes` at `[[buffer(30)]]`: one `uint` per Metal
     /// buffer index (`group * 16 + binding`) holding the buffer's size in bytes.
     pub msl_uses_sizes: bool,
@@ -238,7 +242,11 @@ fn binding_of(m: &ir::Module, names: &ModuleNames, g: &ir::Global) -> Option<Bin
             _ => (BindingKind::Texture, Access::Read),
         },
         // Private and workgroup variables have no binding; naga rejects one that does.
-        AddressSpace::Function | AddressSpace::Private | AddressSpace::Workgroup => return None,
+        // Immediate data has no binding either ([`Entry::ptx_immediates`] describes it).
+        AddressSpace::Function
+        | AddressSpace::Private
+        | AddressSpace::Workgroup
+        | AddressSpace::Immediate => return None,
     };
     let layout = kind.is_buffer().then(|| layout_of(m, names, g.ty));
     Some(Binding {
@@ -293,7 +301,7 @@ fn layout_of(m: &ir::Module, names: &ModuleNames, ty: TypeId) -> Layout {
 }
 
 /// The globals an entry's code reaches, directly or through calls.
-fn used_globals(m: &ir::Module, entry: FuncId) -> BTreeSet<GlobalId> {
+pub(crate) fn used_globals(m: &ir::Module, entry: FuncId) -> BTreeSet<GlobalId> {
     fn walk(b: &ir::Block, globals: &mut BTreeSet<GlobalId>, calls: &mut Vec<FuncId>) {
         for inst in &b.insts {
             match &inst.op {
@@ -330,6 +338,7 @@ pub(crate) struct PtxFacts {
     pub name: String,
     pub params: Vec<(String, u32, u32)>,
     pub uses_sizes: bool,
+    pub immediates: u32,
 }
 
 /// Builds the entry table. `ptx` and `msl_sizes` look entries up by their source name.
@@ -380,6 +389,7 @@ pub(crate) fn entry_table(
                 stage: ep.stage,
                 workgroup_size: ep.workgroup_size,
                 ptx_uses_sizes: facts.as_ref().is_some_and(|f| f.uses_sizes),
+                ptx_immediates: facts.as_ref().map_or(0, |f| f.immediates),
                 ptx_name: facts.map(|f| Cow::Owned(f.name)),
                 ptx_params: List::Owned(ptx_params),
                 msl_uses_sizes: msl_sizes(&ep.name),

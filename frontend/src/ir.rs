@@ -186,6 +186,9 @@ pub enum AddressSpace {
     },
     /// Textures and samplers.
     Handle,
+    /// Immediate data (`var<immediate>`, Vulkan's push constants): a small read-only block
+    /// the host passes with each dispatch instead of in a buffer (docs/immediates.md).
+    Immediate,
 }
 
 /// Role of a cooperative matrix in `a·b + c`.

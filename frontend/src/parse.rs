@@ -10,7 +10,9 @@ use crate::{checks, source, DiagKind, Diagnostic, Diagnostics, Options, Parsed};
 use naga::valid::{Capabilities, ModuleInfo, ValidationError, ValidationFlags, Validator};
 use std::error::Error as _;
 
-/// The validator capabilities dianran accepts: f16, subgroups and cooperative matrices.
+/// The validator capabilities dianran accepts: f16, subgroups, cooperative matrices, f32
+/// atomics (`atomicAdd`/`atomicSub`/`atomicExchange` on `atomic<f32>` in storage memory) and
+/// immediate data (`var<immediate>`, docs/immediates.md).
 fn validator() -> Validator {
     Validator::new(
         ValidationFlags::all(),
@@ -18,7 +20,9 @@ fn validator() -> Validator {
             | Capabilities::SHADER_FLOAT16_IN_FLOAT32
             | Capabilities::SUBGROUP
             | Capabilities::SUBGROUP_BARRIER
-            | Capabilities::COOPERATIVE_MATRIX,
+            | Capabilities::COOPERATIVE_MATRIX
+            | Capabilities::SHADER_FLOAT32_ATOMIC
+            | Capabilities::IMMEDIATES,
     )
 }
 
@@ -585,7 +589,7 @@ fn validation_help(chain: &str) -> String {
     {
         "make the operand types agree; WGSL never converts between concrete types implicitly, so convert explicitly (f32(x), u32(x), i32(x))"
     } else if m.contains("capability") || m.contains("capabilities") {
-        "this feature is outside what dianran supports (f16, subgroups and cooperative matrices are); rewrite without it"
+        "this feature is outside what dianran supports (f16, subgroups, cooperative matrices, f32 atomics and immediates are); rewrite without it"
     } else {
         "fix the marked code so naga's validator accepts it; the note shows naga's full reason"
     };

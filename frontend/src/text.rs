@@ -61,6 +61,7 @@ pub fn space_name(space: AddressSpace) -> &'static str {
         AddressSpace::Storage { writable: true } => "storage(read_write)",
         AddressSpace::Storage { writable: false } => "storage(read)",
         AddressSpace::Handle => "handle",
+        AddressSpace::Immediate => "immediate",
     }
 }
 

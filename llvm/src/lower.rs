@@ -21,8 +21,8 @@ use inkwell::context::Context;
 use inkwell::module::{Linkage, Module};
 use inkwell::types::{BasicMetadataTypeEnum, BasicType, BasicTypeEnum};
 use inkwell::values::{
-    BasicMetadataValueEnum, BasicValue, BasicValueEnum, FunctionValue, GlobalValue, IntValue,
-    PhiValue, PointerValue,
+    BasicMetadataValueEnum, BasicValue, BasicValueEnum, FloatValue, FunctionValue, GlobalValue,
+    IntValue, PhiValue, PointerValue,
 };
 use inkwell::{AddressSpace as As, AtomicOrdering, IntPredicate};
 use rustc_hash::FxHashMap as HashMap;
@@ -881,8 +881,12 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
             }
             Op::Atomic { ptr, op, value } => {
                 let p = self.ptr(*ptr)?;
-                let v = self.scalar(*value)?.into_int_value();
-                Some(Val::Comps(vec![self.atomic(&p, *op, v)?]))
+                let v = self.scalar(*value)?;
+                let r = match v {
+                    V::FloatValue(f) => self.atomic_f32(&p, *op, f)?,
+                    _ => self.atomic(&p, *op, v.into_int_value())?,
+                };
+                Some(Val::Comps(vec![r]))
             }
             Op::AtomicCompareExchange { ptr, compare, value } => {
                 let p = self.ptr(*ptr)?;
@@ -981,6 +985,8 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
                 })
             }
             AddressSpace::Handle => Err(self.err_unsupported("textures and samplers")),
+            // The by-value `p_immediates` parameter is not built by this backend.
+            AddressSpace::Immediate => Err(self.err_unsupported("immediate data (var<immediate>)")),
         }
     }
 
@@ -1092,6 +1098,38 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
             A::Exchange => O::Xchg,
         };
         Ok(self.ok(self.b.build_atomicrmw(o, p.addr, v, AtomicOrdering::Monotonic))?.into())
+    }
+
+    /// `atomicAdd`/`atomicSub`/`atomicExchange` on an `atomic<f32>`: `atomicrmw fadd` (of
+    /// the negation for `atomicSub`, so NVPTX selects `atom.global.add.f32` for both instead
+    /// of a compare-exchange loop) or `atomicrmw xchg`. inkwell 0.11's `build_atomicrmw` takes
+    /// integers only, so this calls LLVM's C API itself.
+    fn atomic_f32(&mut self, p: &Ptr<'ctx>, op: ir::AtomicOp, v: FloatValue<'ctx>) -> R<V<'ctx>> {
+        use inkwell::llvm_sys::core::LLVMBuildAtomicRMW;
+        use inkwell::llvm_sys::{LLVMAtomicOrdering, LLVMAtomicRMWBinOp as O};
+        use inkwell::values::AsValueRef;
+        let (o, v) = match op {
+            ir::AtomicOp::Add => (O::LLVMAtomicRMWBinOpFAdd, v),
+            ir::AtomicOp::Sub => {
+                (O::LLVMAtomicRMWBinOpFAdd, self.ok(self.b.build_float_neg(v, ""))?)
+            }
+            ir::AtomicOp::Exchange => (O::LLVMAtomicRMWBinOpXchg, v),
+            _ => return Err(self.err_internal("a float atomic other than add, sub, exchange")),
+        };
+        // SAFETY: the builder is positioned inside the function being lowered (as for every
+        // other instruction), `p.addr` points to an f32 and `v` is an f32 of the same context.
+        let raw = unsafe {
+            LLVMBuildAtomicRMW(
+                self.b.as_mut_ptr(),
+                o,
+                p.addr.as_value_ref(),
+                v.as_value_ref(),
+                LLVMAtomicOrdering::LLVMAtomicOrderingMonotonic,
+                0,
+            )
+        };
+        // SAFETY: `atomicrmw` returns a value of its operand's type, here f32.
+        Ok(unsafe { FloatValue::new(raw) }.into())
     }
 
     fn array_length(&mut self, pv: ValueId) -> R<V<'ctx>> {

@@ -265,7 +265,7 @@ impl FnWriter<'_> {
                     AddressSpace::Workgroup => "threadgroup",
                     AddressSpace::Storage { writable: true } => "device",
                     AddressSpace::Storage { writable: false } => "const device",
-                    AddressSpace::Uniform => "constant",
+                    AddressSpace::Uniform | AddressSpace::Immediate => "constant",
                     _ => "thread",
                 };
                 if matches!(self.w.m.types.get(*base), Type::Array { len: None, .. }) {

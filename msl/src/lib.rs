@@ -59,6 +59,11 @@ pub struct MslOutput {
 /// The Metal buffer index (`[[buffer(n)]]`) of the sizes buffer used by `arrayLength`.
 pub const SIZES_BUFFER_INDEX: u32 = 30;
 
+/// The Metal buffer index of an entry's immediate data (`var<immediate>`), a `constant T&`
+/// the host fills with `setBytes` (docs/immediates.md). In a module with immediate data,
+/// bound buffers must have indices below it (`group × 16 + binding` ≤ 28).
+pub const IMMEDIATES_BUFFER_INDEX: u32 = 29;
+
 /// How to print.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Options {

@@ -208,7 +208,7 @@ impl<'a> Writer<'a> {
                     format!("{c}device {ty}& {name}")
                 }
             }
-            AddressSpace::Uniform => format!("constant {ty}& {name}"),
+            AddressSpace::Uniform | AddressSpace::Immediate => format!("constant {ty}& {name}"),
             AddressSpace::Workgroup => format!("threadgroup {ty}& {name}"),
             AddressSpace::Private | AddressSpace::Function => format!("thread {ty}& {name}"),
             AddressSpace::Handle => format!("{ty} {name}"),
@@ -220,10 +220,15 @@ impl<'a> Writer<'a> {
     /// textures 0-127, samplers 0-15. `Ok(None)` for a global without a binding.
     pub fn metal_index(&self, g: GlobalId) -> Result<Option<(u32, &'static str)>, Box<Diagnostic>> {
         let Some(glob) = self.m.globals.get(g.index()) else { return Ok(None) };
+        if glob.space == AddressSpace::Immediate {
+            return Ok(Some((crate::IMMEDIATES_BUFFER_INDEX, "buffer")));
+        }
         let Some(b) = glob.binding else { return Ok(None) };
+        let has_immediates = self.m.globals.iter().any(|g| g.space == AddressSpace::Immediate);
         let (kind, limit) = match (glob.space, self.m.types.get(glob.ty)) {
             (AddressSpace::Handle, Type::Sampler { .. }) => ("sampler", 16),
             (AddressSpace::Handle, _) => ("texture", 128),
+            _ if has_immediates => ("buffer", crate::IMMEDIATES_BUFFER_INDEX),
             _ => ("buffer", crate::SIZES_BUFFER_INDEX),
         };
         match b.group.checked_mul(16).and_then(|n| n.checked_add(b.binding)) {

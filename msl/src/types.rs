@@ -27,6 +27,8 @@ pub fn type_name(types: &Types, ty: TypeId, structs: &dyn Fn(TypeId) -> String) 
         Type::Array { base, len: None, .. } => type_name(types, *base, structs),
         Type::Struct { .. } => structs(ty),
         Type::Atomic(Scalar::I32) => "atomic_int".into(),
+        // `atomic_float` (add, sub, exchange, load, store) needs Metal 3.0.
+        Type::Atomic(Scalar::F32) => "atomic_float".into(),
         Type::Atomic(_) => "atomic_uint".into(),
         Type::Pointer { base, .. } => type_name(types, *base, structs),
         Type::Image { dim, arrayed, class } => {

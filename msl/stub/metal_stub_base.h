@@ -251,6 +251,8 @@ template <typename T> struct dr_atomic {
 };
 typedef dr_atomic<int> atomic_int;
 typedef dr_atomic<uint> atomic_uint;
+// Metal 3.0: add, sub, exchange, load and store only (on device memory).
+typedef dr_atomic<float> atomic_float;
 enum memory_order { memory_order_relaxed };
 template <typename T> T atomic_load_explicit(dr_atomic<T>* p, memory_order);
 template <typename T, typename U> void atomic_store_explicit(dr_atomic<T>* p, U v, memory_order);

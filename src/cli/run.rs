@@ -3,7 +3,8 @@
 //! `lavapipe`, `lavapipe-out`; see `dianran_verify::executors`).
 //!
 //! Buffers named with `--buffer G:B=PATH` are filled from the file's raw little-endian bytes
-//! (the file's size is the buffer's size); every other buffer the entry uses is zero-filled,
+//! (the file's size is the buffer's size; `--buffer immediates=PATH` gives the entry's
+//! immediate data, docs/immediates.md); every other buffer the entry uses is zero-filled,
 //! with `--len` elements in a runtime-sized array. `--dump DIR` writes every buffer after a
 //! successful run to `DIR/g<G>_b<B>.bin`. `--profile` (with `--executor emu` or `llvm-emu`)
 //! prints the emulator's counters of the launch to stderr, one `COUNTER<TAB>VALUE` line each
@@ -104,15 +105,20 @@ pub struct BufferArg {
 /// Parses `X`, `X,Y` or `X,Y,Z` (one grammar for `--dispatch` and the `// dispatch:` header).
 pub use dianran_verify::samples::parse_dispatch;
 
-/// Parses `G:B=PATH`.
+/// Parses `G:B=PATH`, or `immediates=PATH` for the entry's immediate data (`var<immediate>`,
+/// kept under `dianran_verify::buffers::IMMEDIATES`; docs/immediates.md).
 pub fn parse_buffer(s: &str) -> Result<BufferArg, String> {
     let (key, path) = s.split_once('=').ok_or_else(|| format!("expected G:B=PATH, got '{s}'"))?;
-    let (g, b) = key.split_once(':').ok_or_else(|| format!("expected G:B=PATH, got '{s}'"))?;
-    let group = g.trim().parse().map_err(|_| format!("'{g}' is not a group number"))?;
-    let binding = b.trim().parse().map_err(|_| format!("'{b}' is not a binding number"))?;
     if path.is_empty() {
         return Err(format!("missing PATH in '{s}'"));
     }
+    if key.trim() == "immediates" {
+        let (group, binding) = dianran_verify::buffers::IMMEDIATES;
+        return Ok(BufferArg { group, binding, path: PathBuf::from(path) });
+    }
+    let (g, b) = key.split_once(':').ok_or_else(|| format!("expected G:B=PATH, got '{s}'"))?;
+    let group = g.trim().parse().map_err(|_| format!("'{g}' is not a group number"))?;
+    let binding = b.trim().parse().map_err(|_| format!("'{b}' is not a binding number"))?;
     Ok(BufferArg { group, binding, path: PathBuf::from(path) })
 }
 
@@ -299,5 +305,10 @@ mod tests {
         assert!(parse_buffer("0=in.bin").is_err());
         assert!(parse_buffer("0:x=in.bin").is_err());
         assert!(parse_buffer("0:1=").is_err());
+        assert_eq!(
+            parse_buffer("immediates=p.bin"),
+            Ok(BufferArg { group: u32::MAX, binding: 0, path: PathBuf::from("p.bin") })
+        );
+        assert!(parse_buffer("immediates=").is_err());
     }
 }

@@ -90,13 +90,32 @@ fn buffer_shape(m: &ir::Module, ty: TypeId) -> (u32, Option<u32>) {
     }
 }
 
+/// The key under which [`Buffers`] hold an entry's immediate data (`var<immediate>`, which
+/// has no binding): group `u32::MAX`, binding 0, after every real binding. The executors pass
+/// those bytes as immediates (docs/immediates.md), not as a buffer.
+pub const IMMEDIATES: (u32, u32) = (u32::MAX, 0);
+
 /// The storage and uniform buffers `entry` uses (directly or through calls), sorted by
-/// (group, binding).
+/// (group, binding), then its immediate data under the key [`IMMEDIATES`].
 pub fn entry_bindings(m: &ir::Module, entry: &str) -> Result<Vec<BindingInfo>, Diagnostic> {
     let f = entry_func(m, entry)?;
     let mut out = Vec::new();
     for g in used_globals(m, f) {
         let Some(global) = m.globals.get(g.index()) else { continue };
+        if global.space == AddressSpace::Immediate {
+            let (size, runtime_stride) = buffer_shape(m, global.ty);
+            out.push(BindingInfo {
+                group: IMMEDIATES.0,
+                binding: IMMEDIATES.1,
+                global: g,
+                name: global.name.clone(),
+                space: global.space,
+                ty: global.ty,
+                size,
+                runtime_stride,
+            });
+            continue;
+        }
         if !matches!(global.space, AddressSpace::Storage { .. } | AddressSpace::Uniform) {
             continue;
         }

@@ -560,6 +560,14 @@ pub fn ptx_params(
             keys.push(None);
             continue;
         }
+        if name == dianran_ptx::codegen::IMMEDIATES_PARAM {
+            // By value, padded to the parameter's whole words (docs/immediates.md).
+            let mut b = input.get(&crate::buffers::IMMEDIATES).cloned().unwrap_or_default();
+            b.resize(b.len().max(4).next_multiple_of(4), 0);
+            params.push(b);
+            keys.push(None);
+            continue;
+        }
         let key = dianran_ptx::codegen::param_binding(name)
             .ok_or_else(|| ExecError::Failed(format!("unexpected PTX parameter '{name}'")))?;
         match input.get(&key) {
@@ -580,6 +588,11 @@ pub fn ptx_params(
 fn run_cuda(job: &Job<'_>, input: &Buffers, backend: Backend) -> Result<Buffers, ExecError> {
     if !crate::cuda::available() {
         return Err(ExecError::Skipped("no CUDA device".into()));
+    }
+    if input.contains_key(&crate::buffers::IMMEDIATES) {
+        // `cuda::run_ptx` passes every parameter as a device pointer; `p_immediates` is a
+        // by-value byte array, which its launcher does not build.
+        return Err(ExecError::Skipped("the CUDA runner does not pass immediate data".into()));
     }
     run_ptx(job, input, backend, |ptx, name, params, grid, block| {
         let out = crate::cuda::run_ptx(ptx.text(), name, params, block, grid)
@@ -609,6 +622,10 @@ pub fn lavapipe_skips(job: &Job<'_>) -> Option<String> {
     if job.module.uses_cooperative_matrices() {
         return Some("lavapipe has no cooperative matrices".into());
     }
+    #[cfg(feature = "lavapipe")]
+    if let Some(why) = crate::lavapipe_features::missing(job.module, job.entry) {
+        return Some(why);
+    }
     None
 }
 
@@ -634,6 +651,8 @@ fn run_lavapipe(job: &Job<'_>, wgsl: &str, input: &Buffers) -> Result<Buffers, E
             entry_bindings(job.module, job.entry).map_err(|d| ExecError::Failed(d.message))?;
         bindings
             .iter()
+            // Immediate data is no binding: `run_wgsl` sets it from `bufs`.
+            .filter(|b| b.space != AddressSpace::Immediate)
             .map(|b| LavaBinding {
                 group: b.group,
                 binding: b.binding,

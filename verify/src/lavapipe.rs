@@ -156,13 +156,17 @@ fn make_runner() -> Result<Runner, String> {
         .ok_or_else(|| "no CPU Vulkan adapter; install mesa-vulkan-drivers".to_string())?;
     let info = adapter.get_info();
     let offered = adapter.features();
-    // Textures: read-write storage textures, filtering of f32 textures and border colors
-    // where the adapter has them.
+    // Textures: read-write storage textures, filtering of f32 textures and border colors;
+    // f32 atomics (VK_EXT_shader_atomic_float) and immediates: each where the adapter has it.
+    // Kernels that need a feature the device lacks are skipped
+    // (`crate::executors::lavapipe_skips`).
     let wanted = wgpu::Features::SHADER_F16
         | wgpu::Features::SUBGROUP
         | wgpu::Features::TEXTURE_ADAPTER_SPECIFIC_FORMAT_FEATURES
         | wgpu::Features::FLOAT32_FILTERABLE
-        | wgpu::Features::ADDRESS_MODE_CLAMP_TO_BORDER;
+        | wgpu::Features::ADDRESS_MODE_CLAMP_TO_BORDER
+        | wgpu::Features::SHADER_FLOAT32_ATOMIC
+        | wgpu::Features::IMMEDIATES;
     let limits = adapter.limits();
     let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
         label: Some("dianran lavapipe"),
@@ -193,6 +197,17 @@ pub fn adapter_name() -> Option<String> {
     runner().ok().map(|r| format!("{} ({} {})", r.info.name, r.info.driver, r.info.driver_info))
 }
 
+/// The features the lavapipe device was made with (of those dianran asks for), when available.
+pub fn features() -> Option<wgpu::Features> {
+    runner().ok().map(|r| r.device.features())
+}
+
+/// The device's `max_immediate_size` (bytes of immediate data a pipeline may use), when
+/// available.
+pub fn max_immediate_size() -> Option<u32> {
+    runner().ok().map(|r| r.limits.max_immediate_size)
+}
+
 /// lavapipe's subgroup size (8 with Mesa's defaults), read from the adapter; `None` without an
 /// adapter or when the adapter reports a range rather than one size.
 pub fn subgroup_size() -> Option<u32> {
@@ -217,7 +232,8 @@ pub fn quiet_mesa_warnings() {
 /// Every binding in `bindings` must have a buffer in `buffers`, keyed by (group, binding), in
 /// WGSL's host-shareable layout. Buffers are padded to a multiple of 4 bytes (16 for uniform
 /// buffers) with zeros; after the run each writable storage buffer is replaced by its new
-/// contents, at its original length. `enable subgroups;` is removed before wgpu sees the text,
+/// contents, at its original length. The bytes under [`crate::buffers::IMMEDIATES`], if
+/// any, are the entry's immediate data (`set_immediates`). `enable subgroups;` is removed before wgpu sees the text,
 /// since naga rejects it. `constants` are the pipeline-overridable constants' values, keyed by
 /// `@id` or name as wgpu wants them.
 pub fn run_wgsl(
@@ -298,6 +314,17 @@ fn run_on(
     let device = &r.device;
 
     // Check the request before touching the device.
+    // Immediate data (`var<immediate>`), under `buffers::IMMEDIATES`: set with
+    // `set_immediates` in whole 4-byte words, as wgpu requires.
+    let mut immediates = buffers.get(&crate::buffers::IMMEDIATES).cloned().unwrap_or_default();
+    immediates.resize(immediates.len().next_multiple_of(4), 0);
+    let immediate_size = u32::try_from(immediates.len()).unwrap_or(u32::MAX);
+    if immediate_size > r.limits.max_immediate_size {
+        return Err(LavapipeError::Limit(format!(
+            "{immediate_size} bytes of immediate data; the adapter allows {}",
+            r.limits.max_immediate_size
+        )));
+    }
     let mut sizes = Vec::with_capacity(bindings.len());
     for (i, b) in bindings.iter().enumerate() {
         if bindings[..i].iter().any(|o| o.group == b.group && o.binding == b.binding) {
@@ -373,7 +400,7 @@ fn run_on(
     let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
         label: None,
         bind_group_layouts: &layout_refs,
-        immediate_size: 0,
+        immediate_size,
     });
     let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
         label: Some(entry),
@@ -451,6 +478,9 @@ fn run_on(
         pass.set_pipeline(&pipeline);
         for (g, bg) in &bind_groups {
             pass.set_bind_group(*g, bg, &[]);
+        }
+        if !immediates.is_empty() {
+            pass.set_immediates(0, &immediates);
         }
         pass.dispatch_workgroups(dispatch[0], dispatch[1], dispatch[2]);
     }

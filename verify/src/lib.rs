@@ -14,6 +14,7 @@ pub mod interp;
 pub mod lavapipe;
 #[cfg(feature = "lavapipe")]
 mod lavapipe_textures;
+pub mod lavapipe_features;
 pub mod msl_check;
 pub mod ptxas;
 pub mod samples;

@@ -202,6 +202,13 @@ fn compare_sample(name: &str) -> Outcome {
                 .collect();
             params.push(sizes);
             keys.push(None);
+        } else if p == dianran_ptx::codegen::IMMEDIATES_PARAM {
+            // The immediate data by value, padded to the parameter's whole words.
+            let mut b =
+                input.get(&dianran_verify::buffers::IMMEDIATES).cloned().unwrap_or_default();
+            b.resize(b.len().max(4).next_multiple_of(4), 0);
+            params.push(b);
+            keys.push(None);
         } else {
             return Outcome::Differs(format!("unknown parameter '{p}'"));
         }

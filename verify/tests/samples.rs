@@ -1606,6 +1606,126 @@ fn atomic_exchange() {
 }
 
 #[test]
+fn atomic_float_add() {
+    let mut rng = Rng::new(80);
+    let n = 256;
+    let values = rng.vec(n, |r| r.f32_in(-1.0, 1.0));
+    let slots = rng.vec(n, |r| r.f32_in(-4.0, 4.0));
+    // The sums start as garbage: the kernel zeroes them first.
+    let bufs = run_bound(
+        "atomic_float_add.wgsl",
+        vec![f32_bytes(&values), f32_bytes(&[7.25; 16]), f32_bytes(&slots), zeros(4 * n)],
+    );
+    let q: Vec<f32> = values.iter().map(|v| (v * 8.0).floor().clamp(-8.0, 8.0)).collect();
+    let mut sums = vec![0.0f32; 16];
+    for (i, &qi) in q.iter().enumerate() {
+        let (w, lid) = (i / 64, i % 64);
+        sums[w * 4 + lid % 4] += qi;
+        sums[w * 4 + (lid + 1) % 4] -= qi * 0.5;
+    }
+    check_f32("sums", &f32s(out(&bufs, 1)), &sums, 0.0, 0.0);
+    let after: Vec<f32> = q.iter().zip(&slots).map(|(q, s)| q + s).collect();
+    check_f32("slots", &f32s(out(&bufs, 2)), &after, 0.0, 0.0);
+    check_f32("olds", &f32s(out(&bufs, 3)), &slots, 0.0, 0.0);
+}
+
+/// WGSL's `refract` in f64 (the reference for the f32 kernel).
+fn refract_f64(i: &[f64], n: &[f64], eta: f64) -> Vec<f64> {
+    let d: f64 = i.iter().zip(n).map(|(a, b)| a * b).sum();
+    let k = 1.0 - eta * eta * (1.0 - d * d);
+    if k < 0.0 {
+        return vec![0.0; i.len()];
+    }
+    i.iter().zip(n).map(|(a, b)| eta * a - (eta * d + k.sqrt()) * b).collect()
+}
+
+#[test]
+fn refract() {
+    let mut rng = Rng::new(81);
+    let s = 0.5f32.sqrt();
+    // Hand-picked rays first: straight down through a flat surface (eta 1.5: unchanged
+    // direction), eta 1 (unchanged), total internal reflection at 60 degrees from glass
+    // (eta 1.5: k = 1 - 2.25 * 0.25 * 3 < 0), 45 degrees into water (eta 1/1.33).
+    let mut rays: Vec<[f32; 4]> = vec![
+        [0.0, 0.0, -1.0, 1.5],
+        [0.6, 0.0, -0.8, 1.0],
+        [0.866_025_4, 0.0, -0.5, 1.5],
+        [s, 0.0, -s, 1.0 / 1.33],
+    ];
+    let mut normals: Vec<[f32; 4]> = vec![[0.0, 0.0, 1.0, 0.0]; 4];
+    // k = 1 - eta^2 (1 - dot(n, i)^2) for the first `len` components.
+    let k_of = |r: &[f32; 4], n: &[f32; 4], len: usize| {
+        let d: f64 = (0..len).map(|c| f64::from(r[c]) * f64::from(n[c])).sum();
+        1.0 - f64::from(r[3]).powi(2) * (1.0 - d * d)
+    };
+    while rays.len() < 64 {
+        let r = [
+            rng.f32_in(-1.0, 1.0),
+            rng.f32_in(-1.0, 1.0),
+            rng.f32_in(-1.0, 1.0),
+            rng.f32_in(0.5, 1.5),
+        ];
+        let n = [rng.f32_in(-1.0, 1.0), rng.f32_in(-1.0, 1.0), rng.f32_in(-1.0, 1.0), 0.0];
+        // Away from k = 0, where the rounding of k in f32 is amplified by the square root.
+        if k_of(&r, &n, 3).abs() > 1e-2 && k_of(&r, &n, 2).abs() > 1e-2 {
+            rays.push(r);
+            normals.push(n);
+        }
+    }
+    let got =
+        run_io("refract.wgsl", vec![f32_bytes(&flat(&rays)), f32_bytes(&flat(&normals))], 16 * 64);
+    let want: Vec<f32> = per_item(rays.iter().zip(&normals), |(r, n)| {
+        let f = |v: &[f32]| v.iter().map(|&x| f64::from(x)).collect::<Vec<f64>>();
+        let eta = f64::from(r[3]);
+        let t3 = refract_f64(&f(&r[..3]), &f(&n[..3]), eta);
+        let t2 = refract_f64(&f(&r[..2]), &f(&n[..2]), eta);
+        [t3[0] as f32, t3[1] as f32, t3[2] as f32, (t2[0] + t2[1]) as f32]
+    });
+    check_f32("bent", &f32s(&got), &want, 2e-5, 2e-5);
+    check_f32("straight", &f32s(&got[..16]), &[0.0, 0.0, -1.0, 0.0], 1e-6, 0.0);
+    check_f32("eta 1", &f32s(&got[16..32])[..3], &[0.6, 0.0, -0.8], 1e-6, 0.0);
+    check_f32("total reflection", &f32s(&got[32..48])[..3], &[0.0, 0.0, 0.0], 0.0, 0.0);
+}
+
+/// The bytes of `immediates.wgsl`'s `Params` (scale, offset, count, then the table at
+/// offset 16: a `vec4` array aligns to 16).
+fn immediates_params(scale: f32, offset: f32, count: u32, table: [f32; 8]) -> Vec<u8> {
+    let mut b = f32_bytes(&[scale, offset]);
+    b.extend(u32_bytes(&[count, 0]));
+    b.extend(f32_bytes(&table));
+    b
+}
+
+#[test]
+fn immediates() {
+    let mut rng = Rng::new(82);
+    let n = 128;
+    let input = rng.vec(n, |r| r.f32_in(-4.0, 4.0));
+    let table = [0.5, -1.0, 2.0, 0.25, 8.0, -0.125, 3.0, 1.5];
+    let (scale, offset, count) = (1.5f32, -0.75f32, 100u32);
+    let want: Vec<f32> = (0..n)
+        .map(|i| {
+            let t = table[(i / 4) % 2 * 4 + i % 4];
+            if (i as u32) < count {
+                input[i] * scale + offset + t
+            } else {
+                -1.0
+            }
+        })
+        .collect();
+    let mut bufs = group0(vec![(0, f32_bytes(&input)), (1, zeros(4 * n))]);
+    bufs.insert(
+        dianran_verify::buffers::IMMEDIATES,
+        immediates_params(scale, offset, count, table),
+    );
+    // The reference interpreter, then our PTX on the emulator (the by-value parameter).
+    let got = run("immediates.wgsl", bufs.clone());
+    check_f32("output (interp)", &f32s(out(&got, 1)), &want, 1e-6, 1e-6);
+    let got = run_on(Executor::Emu, "immediates.wgsl", bufs);
+    check_f32("output (emu)", &f32s(out(&got, 1)), &want, 1e-6, 1e-6);
+}
+
+#[test]
 fn stream_compact() {
     let mut rng = Rng::new(41);
     let input = rng.vec(256, |r| r.below(1000));

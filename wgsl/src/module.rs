@@ -153,6 +153,7 @@ impl<'a> Writer<'a> {
                 ir::AddressSpace::Private => "<private>",
                 ir::AddressSpace::Function => "<function>",
                 ir::AddressSpace::Handle => "",
+                ir::AddressSpace::Immediate => "<immediate>",
             };
             let _ = write!(out, "var{space} {name}: {}", self.ty(g.ty));
             if let Some(init) = &g.init {

@@ -31,6 +31,7 @@ pub fn type_name(types: &Types, ty: TypeId, struct_names: &dyn Fn(TypeId) -> Str
                 }
                 ir::AddressSpace::Storage { writable: false } => format!("ptr<storage, {inner}>"),
                 ir::AddressSpace::Handle => inner,
+                ir::AddressSpace::Immediate => format!("ptr<immediate, {inner}>"),
             }
         }
         Type::Image { dim, arrayed, class } => image_type(*dim, *arrayed, class),

@@ -866,14 +866,25 @@ fn unsupported_inputs_are_diagnostics() {
     let ds = lower_err_parsed(&p);
     assert_eq!(ds[0].kind, crate::DiagKind::Override);
 
-    // Push constants (immediates).
+    // Push constants (immediates) lower to their own address space, without a binding.
+    let m = crate::compile(
+        "t.wgsl",
+        "var<immediate> k: u32;
+        @group(0) @binding(0) var<storage, read_write> o: array<u32>;
+        @compute @workgroup_size(1) fn main() { o[0] = k; }",
+        &Default::default(),
+    )
+    .unwrap_or_else(|d| panic!("{d}"));
+    let k = m.globals.iter().find(|g| g.name == "k").expect("the immediate global");
+    assert_eq!((k.space, k.binding), (AddressSpace::Immediate, None));
+    // Mesh-shading task payloads stay unsupported.
     let ds = lower_err_with(DOUBLING, |m| {
         let (h, _) = m.global_variables.iter().next().unwrap();
-        m.global_variables[h].space = naga::AddressSpace::Immediate;
+        m.global_variables[h].space = naga::AddressSpace::TaskPayload;
         m.global_variables[h].binding = None;
     });
     assert_eq!(ds[0].kind, crate::DiagKind::Unsupported);
-    assert!(ds[0].message.contains("push constants"), "{}", ds[0].message);
+    assert!(ds[0].message.contains("task payloads"), "{}", ds[0].message);
     assert!(ds[0].span.is_some());
 
     // textureSampleBaseClampToEdge.

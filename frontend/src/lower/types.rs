@@ -269,10 +269,7 @@ pub(super) fn space(s: naga::AddressSpace) -> Result<ir::AddressSpace, Diagnosti
             Ok(ir::AddressSpace::Storage { writable: access.contains(naga::StorageAccess::STORE) })
         }
         A::Handle => Ok(ir::AddressSpace::Handle),
-        A::Immediate => Err(unsupported_type(
-            "immediate data (push constants) is not supported",
-            "pass the values in a uniform buffer",
-        )),
+        A::Immediate => Ok(ir::AddressSpace::Immediate),
         A::TaskPayload => Err(unsupported_type(
             "task payloads (mesh shading) are not supported",
             "dianran supports compute, vertex and fragment shaders",

@@ -359,6 +359,7 @@ impl Lower<'_> {
                     })
                     .collect())
             }
+            M::Refract => self.refract(args),
             M::CountOneBits => {
                 self.per_comp(args, |l, _, x| Ok(l.unop(Opcode::Popc, &[], PT::B32, x[0])))
             }
@@ -679,6 +680,46 @@ impl Lower<'_> {
             _ => return Ok(None),
         };
         Ok(Some(out))
+    }
+
+    /// `refract(i, n, eta)` as WGSL defines it: with `k = 1 - eta^2 (1 - dot(n, i)^2)`, the
+    /// zero vector when `k < 0`, else `eta i - (eta dot(n, i) + sqrt(k)) n`. In f32 (f16
+    /// operands are widened and the result narrowed), every step rounded to nearest (`.rn`
+    /// keeps ptxas from contracting them) and the square root correctly rounded, in both math
+    /// modes; the dot product is `dot`'s fma chain. Within 4 ulp of the reference interpreter
+    /// except where `k` cancels (grazing rays), which `agree` bounds as a math builtin.
+    fn refract(&mut self, args: &[dianran_frontend::ir::ValueId]) -> R<Vec<VRegId>> {
+        // `math` checked the arity: three arguments.
+        let s = self.scalar_ty(args[0])?;
+        let i = self.comps(args[0])?;
+        let n = self.comps(args[1])?;
+        let eta = self.comps(args[2])?;
+        let eta = *eta.first().ok_or_else(|| self.err_internal("refract without eta"))?;
+        let i: Vec<VRegId> = i.iter().map(|&v| self.widen_f16(s, v)).collect();
+        let n: Vec<VRegId> = n.iter().map(|&v| self.widen_f16(s, v)).collect();
+        let e = self.widen_f16(s, eta);
+        let d = self.dot(Scalar::F32, &n, &i);
+        let op = |l: &mut Self, op: Opcode, a: VRegId, b: VRegId| l.binop(op, &[RN], PT::F32, a, b);
+        let one = self.imm_f32(1.0);
+        let dd = op(self, Opcode::Mul, d, d);
+        let t = op(self, Opcode::Sub, one, dd);
+        let ee = op(self, Opcode::Mul, e, e);
+        let et = op(self, Opcode::Mul, ee, t);
+        let k = op(self, Opcode::Sub, one, et);
+        let zero = self.imm_f32(0.0);
+        let total_reflection = self.bin_setp(CmpOp::Lt, Scalar::F32, k, zero);
+        let root = self.unop(Opcode::Sqrt, &[RN], PT::F32, k);
+        let ed = op(self, Opcode::Mul, e, d);
+        let f = op(self, Opcode::Add, ed, root);
+        let mut out = Vec::with_capacity(i.len());
+        for (&iv, &nv) in i.iter().zip(&n) {
+            let a = op(self, Opcode::Mul, e, iv);
+            let b = op(self, Opcode::Mul, f, nv);
+            let v = op(self, Opcode::Sub, a, b);
+            let v = self.select(Scalar::F32, total_reflection, zero, v);
+            out.push(self.narrow_f16(s, v));
+        }
+        Ok(out)
     }
 
     /// Determinant by cofactor expansion along the first column.

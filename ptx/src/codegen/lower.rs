@@ -26,6 +26,8 @@ pub(crate) enum Space {
     Shared,
     /// `.local` (unpromoted function variables, private variables).
     Local,
+    /// `.param` (the entry's immediate data, read in place).
+    Param,
 }
 
 impl Space {
@@ -35,6 +37,7 @@ impl Space {
             Space::Global => StateSpace::Global,
             Space::Shared => StateSpace::Shared,
             Space::Local => StateSpace::Local,
+            Space::Param => StateSpace::Param,
         }
     }
 }
@@ -79,6 +82,8 @@ pub(crate) struct EntryLayout {
     pub zero_shared: Vec<(String, u32)>,
     /// Invocations per workgroup.
     pub threads: u32,
+    /// The entry's `var<immediate>`, read from the `p_immediates` parameter.
+    pub immediates: Option<GlobalId>,
 }
 
 /// Where `Yield` goes in the block being lowered.
@@ -1043,6 +1048,22 @@ impl<'a> Lower<'a> {
                 Ok(self.offset_ptr(p, off, ty))
             }
             AddressSpace::Handle => Err(self.err_unsupported("textures and samplers")),
+            // `mov.u64 %rd, p_immediates` is the parameter's address in `.param` space, which
+            // `ld.param` reads (docs/immediates.md).
+            AddressSpace::Immediate => {
+                if self.layout.immediates != Some(g) {
+                    return Err(self.err_internal("immediate data without its parameter"));
+                }
+                let addr = self.symbol_addr(super::IMMEDIATES_PARAM);
+                Ok(Ptr {
+                    addr,
+                    space: Space::Param,
+                    pointee: ty,
+                    root: Some(g),
+                    static_off: Some(0),
+                    align: 16,
+                })
+            }
         }
     }
 
@@ -1127,9 +1148,18 @@ impl<'a> Lower<'a> {
             Type::Atomic(s) => *s,
             _ => return Err(self.err_internal("atomic on a non-atomic pointer")),
         };
-        let t = if s == Scalar::I32 { PT::S32 } else { PT::U32 };
+        let t = match s {
+            Scalar::I32 => PT::S32,
+            Scalar::F32 => PT::F32,
+            _ => PT::U32,
+        };
         let (aop, t, v) = match op {
             A::Add => (AtomOp::Add, t, v),
+            // `atom.add.f32` of the negation: PTX has no `atom.sub` (flushing as the add does).
+            A::Sub if s == Scalar::F32 => {
+                let n = self.def(RegKind::B32, |d| build::unary(Opcode::Neg, &[], PT::F32, d, v));
+                (AtomOp::Add, t, n)
+            }
             A::Sub => {
                 let n = self.def(RegKind::B32, |d| build::unary(Opcode::Neg, &[], PT::S32, d, v));
                 (AtomOp::Add, t, n)

@@ -89,7 +89,7 @@ pub struct EntryInfo {
     /// Name of the `.entry` in the PTX text.
     pub ptx_name: String,
     /// Parameter names in order (`p_g<G>_b<B>`, then `p_sizes` with
-    /// [`EntryFlags::ARRAY_LENGTH`]).
+    /// [`EntryFlags::ARRAY_LENGTH`], then `p_immediates` with [`EntryFlags::IMMEDIATES`]).
     pub params: Vec<String>,
     /// What the entry uses that its host or its results depend on.
     pub flags: EntryFlags,
@@ -112,6 +112,9 @@ bitflags::bitflags! {
         const SUBGROUPS = 1 << 3;
         /// Cooperative matrices (`mma.sync`, `ldmatrix`): whole warps must run it.
         const COOP_MATRIX = 1 << 4;
+        /// Immediate data (`var<immediate>`): the last parameter is `p_immediates`, the
+        /// variable's bytes by value (docs/immediates.md).
+        const IMMEDIATES = 1 << 5;
     }
 }
 
@@ -119,6 +122,10 @@ impl EntryInfo {
     /// Whether the last parameter is `p_sizes` ([`EntryFlags::ARRAY_LENGTH`]).
     pub fn uses_sizes(&self) -> bool {
         self.flags.contains(EntryFlags::ARRAY_LENGTH)
+    }
+    /// Whether the last parameter is `p_immediates` ([`EntryFlags::IMMEDIATES`]).
+    pub fn uses_immediates(&self) -> bool {
+        self.flags.contains(EntryFlags::IMMEDIATES)
     }
     /// Whether the entry uses TF32 products ([`EntryFlags::TF32`]).
     pub fn tf32(&self) -> bool {
@@ -328,17 +335,37 @@ pub struct EntryPlan {
     pub flags: EntryFlags,
     /// Invocations per workgroup.
     pub threads: u32,
+    /// The `var<immediate>` the entry uses (WGSL allows one per entry), passed by value in
+    /// the last parameter, [`IMMEDIATES_PARAM`] (docs/immediates.md).
+    pub immediates: Option<GlobalId>,
 }
 
 impl EntryPlan {
     /// Every `.param` name in order: [`EntryPlan::param_names`], then `p_sizes` when the entry
-    /// uses `arrayLength`.
+    /// uses `arrayLength`, then [`IMMEDIATES_PARAM`] when it uses immediate data.
     pub fn all_params(&self) -> Vec<String> {
         let mut p = self.param_names.clone();
         if self.flags.contains(EntryFlags::ARRAY_LENGTH) {
             p.push("p_sizes".into());
         }
+        if self.immediates.is_some() {
+            p.push(IMMEDIATES_PARAM.into());
+        }
         p
+    }
+}
+
+/// The name of the parameter that holds an entry's immediate data by value:
+/// `.param .align 16 .b8 p_immediates[N]`, N the `var<immediate>`'s size rounded up to 4.
+pub const IMMEDIATES_PARAM: &str = "p_immediates";
+
+/// The `.param` of an entry's immediate data of `size` bytes ([`IMMEDIATES_PARAM`]).
+pub fn immediates_param(size: u32) -> Param {
+    Param {
+        ty: crate::model::Type::B8,
+        name: IMMEDIATES_PARAM.into(),
+        align: Some(16),
+        len: Some(u64::from(size.max(4).next_multiple_of(4))),
     }
 }
 
@@ -368,9 +395,11 @@ pub fn plan_entry(m: &ir::Module, ep: &ir::EntryPoint) -> Result<EntryPlan, Diag
     let mut shared = Vec::new();
     let mut private = HashMap::default();
     let mut private_end = 0u32;
+    let mut immediates = None;
     for &g in &used {
         let Some(global) = m.globals.get(g.index()) else { continue };
         match global.space {
+            AddressSpace::Immediate => immediates = Some(g),
             AddressSpace::Storage { .. } | AddressSpace::Uniform => {
                 let b = global.binding.ok_or_else(|| {
                     lower::internal("buffer without binding", &ep.name, global.span)
@@ -391,6 +420,9 @@ pub fn plan_entry(m: &ir::Module, ep: &ir::EntryPoint) -> Result<EntryPlan, Diag
         }
     }
     bufs.sort();
+    if immediates.is_some() {
+        flags |= EntryFlags::IMMEDIATES;
+    }
     // WGSL zero-initializes workgroup memory; every entry clears what it uses.
     let threads = ep.workgroup_size.iter().map(|&d| d.max(1)).product::<u32>().max(1);
     // A cooperative matrix is spread over a whole warp and `mma.sync`/`ldmatrix` are
@@ -449,7 +481,16 @@ pub fn plan_entry(m: &ir::Module, ep: &ir::EntryPoint) -> Result<EntryPlan, Diag
     // Loop invariants and induction variables across the inlined calls; after the plan, which
     // keeps describing the entry as written (the passes add only integer arithmetic).
     dianran_frontend::passes::optimize_inlined(m, ep.function, &mut inlined).map_err(in_entry)?;
-    Ok(EntryPlan { function: inlined, buffers, param_names, shared, private, flags, threads })
+    Ok(EntryPlan {
+        function: inlined,
+        buffers,
+        param_names,
+        shared,
+        private,
+        flags,
+        threads,
+        immediates,
+    })
 }
 
 /// Size of workgroup variable `g` in whole 32-bit words (at least one), as declared and
@@ -482,6 +523,7 @@ fn compile_entry(
         buffers: plan.buffers.clone(),
         param_names: plan.param_names.clone(),
         threads: plan.threads,
+        immediates: plan.immediates,
         ..Default::default()
     };
     for &g in &shared {
@@ -520,13 +562,14 @@ fn compile_entry(
         regalloc::allocate_owned(mf, false).map_err(|e| lower::internal(&e.0, &ep.name, f.span))?;
     times.regalloc += start.elapsed();
     let start = Instant::now();
-    let mut params = layout.param_names.clone();
-    if uses_sizes {
-        params.push("p_sizes".into());
-    }
+    let params = plan.all_params();
     let [x, y, z] = ep.workgroup_size;
     let mut entry = Entry::new(ptx_name);
     entry.params = params.iter().map(Param::pointer).collect();
+    if let (Some(g), Some(last)) = (plan.immediates, entry.params.last_mut()) {
+        let ty = m.globals.get(g.index()).map_or(ir::TypeId(0), |g| g.ty);
+        *last = immediates_param(m.types.size_align(ty).0);
+    }
     entry.reqntid = Some([x.max(1), y.max(1), z.max(1)]);
     if depot > 0 {
         entry.vars.push(VarDecl::local_bytes("__local_depot", 16, u64::from(depot)));
@@ -551,3 +594,5 @@ fn compile_entry(
 mod emu_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod wgsl_text_tests;

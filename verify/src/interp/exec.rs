@@ -979,6 +979,7 @@ impl<'m> Machine<'m> {
                 let v = fr.word(lane, *value);
                 use dianran_frontend::ir::AtomicOp as A;
                 let new = match op {
+                    A::Add | A::Sub if s == Scalar::F32 => math::atomic_add_f32(old, v, *op == A::Sub),
                     A::Add => old.wrapping_add(v),
                     A::Sub => old.wrapping_sub(v),
                     A::And => old & v,

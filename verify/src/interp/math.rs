@@ -313,6 +313,24 @@ fn clamp01(x: f32) -> f32 {
     }
 }
 
+/// `atomicAdd` (or `atomicSub` with `sub`) on an `atomic<f32>` holding `old`: the new bits.
+///
+/// Float atomics exist only in storage memory (naga's `SHADER_FLOAT32_ATOMIC`), where PTX's
+/// `atom.global.add.f32` rounds to nearest even and flushes subnormal inputs and results to
+/// sign-preserving zero (PTX ISA, `atom`); the reference does the same so that our PTX agrees
+/// bit for bit. `atomicSub` is the add of the negation, as on PTX.
+pub(crate) fn atomic_add_f32(old: u32, v: u32, sub: bool) -> u32 {
+    fn ftz(x: f32) -> f32 {
+        if x.is_subnormal() {
+            f32::from_bits(x.to_bits() & 0x8000_0000)
+        } else {
+            x
+        }
+    }
+    let v = if sub { -f32::from_bits(v) } else { f32::from_bits(v) };
+    ftz(ftz(f32::from_bits(old)) + ftz(v)).to_bits()
+}
+
 fn frexp(x: f32) -> (f32, i32) {
     if x == 0.0 || !x.is_finite() {
         return (x, 0);
@@ -822,5 +840,22 @@ mod tests {
         convert(Scalar::F32, Scalar::I32, &[f32::NAN.to_bits(), 3e9f32.to_bits()], &mut out);
         convert(Scalar::F32, Scalar::U32, &[(-5.0f32).to_bits()], &mut out);
         assert_eq!(out, vec![0, i32::MAX as u32, 0]);
+    }
+
+    #[test]
+    fn float_atomic_add_rounds_and_flushes_like_ptx_global_atom() {
+        let b = |x: f32| x.to_bits();
+        assert_eq!(atomic_add_f32(b(1.5), b(2.25), false), b(3.75));
+        assert_eq!(atomic_add_f32(b(1.5), b(2.25), true), b(-0.75));
+        // 1 + 2^-24 is halfway between 1 and 1 + 2^-23: ties to even gives 1.
+        assert_eq!(atomic_add_f32(b(1.0), b(2f32.powi(-24)), false), b(1.0));
+        // A subnormal input counts as zero, and so does a subnormal result (sign kept).
+        let sub = f32::from_bits(1);
+        assert_eq!(atomic_add_f32(b(sub), b(sub), false), 0);
+        assert_eq!(atomic_add_f32(b(-sub), b(-0.0), false), b(-0.0));
+        let tiny = f32::MIN_POSITIVE;
+        // 1.5 * MIN_POSITIVE - MIN_POSITIVE is subnormal: flushed.
+        assert_eq!(atomic_add_f32(b(tiny * 1.5), b(tiny), true), 0);
+        assert_eq!(atomic_add_f32(b(tiny), b(tiny * 0.5), true), b(tiny));
     }
 }

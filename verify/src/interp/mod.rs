@@ -266,10 +266,13 @@ fn dispatch_inner<'m>(
     for (i, g) in m.globals.iter().enumerate() {
         let (size, align) = m.types.size_align(g.ty);
         let ptr = match g.space {
-            AddressSpace::Storage { .. } | AddressSpace::Uniform => bindings
-                .iter()
-                .position(|b| b.global.index() == i)
-                .map(|k| [REGION_BUFFER0 + k as u32, 0]),
+            // Immediate data is read from the bytes under `buffers::IMMEDIATES`.
+            AddressSpace::Storage { .. } | AddressSpace::Uniform | AddressSpace::Immediate => {
+                bindings
+                    .iter()
+                    .position(|b| b.global.index() == i)
+                    .map(|k| [REGION_BUFFER0 + k as u32, 0])
+            }
             AddressSpace::Workgroup => {
                 wg_bytes = wg_bytes.next_multiple_of(align.max(1));
                 let p = [REGION_WORKGROUP, wg_bytes];

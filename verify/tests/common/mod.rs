@@ -295,6 +295,12 @@ pub fn run_bound_on(
     name: &str,
     buffers: Vec<Vec<u8>>,
 ) -> Buffers {
+    run_on(exec, name, group0((0..).zip(buffers).collect()))
+}
+
+/// Runs sample `name` (header dispatch and entry) on executor `exec` (precise PTX math, no
+/// TF32 for the PTX executors) with `input` (immediate data under `buffers::IMMEDIATES`).
+pub fn run_on(exec: dianran_verify::executors::Executor, name: &str, input: Buffers) -> Buffers {
     let src = std::fs::read_to_string(sample_path(name)).expect("cannot read sample");
     let (dispatch, entry) = sample_header(&src);
     let module = dianran_frontend::compile(name, &src, &Default::default())
@@ -312,7 +318,6 @@ pub fn run_bound_on(
         fast_math: false,
         ptx: None,
     };
-    let input = group0((0..).zip(buffers).collect());
     dianran_verify::executors::run(exec, &job, &input)
         .unwrap_or_else(|e| panic!("{name} on {}: {e}", exec.name()))
 }
