@@ -16,4 +16,5 @@ pub mod msl_check;
 pub mod ptxas;
 pub mod samples;
 pub mod sass;
+pub mod texture;
 pub mod tools;

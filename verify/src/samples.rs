@@ -4,16 +4,21 @@
 //! ```text
 //! // dispatch: 4,2,1     workgroups per dimension, `X[,Y[,Z]]` (missing ones are 1)
 //! // entry: scale_rows   the compute entry to run when the file has several
+//! // texture: 0:1=16x8:rgba8unorm     a texture binding's extent and format (any number)
+//! // sampler: 0:2=repeat,linear       a sampler binding's descriptor (any number)
 //! ```
 //!
-//! A key counts on any line that starts with it after leading blanks; when a key appears
+//! `// texture:` and `// sampler:` take the spellings of `--texture`/`--sampler`
+//! ([`crate::texture::bindings`]), without a data file, and may appear once per binding.
+//! Any other key counts on any line that starts with it after leading blanks; when it appears
 //! twice, the first line wins. Keys only one caller uses (such as the real-world tests'
 //! `// runtime-len:`) stay with that caller.
 
+use crate::texture::{SamplerSpec, TextureSpec};
 use std::fmt;
 
 /// What a sample's header comments ask for.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct SampleHeader {
     /// `// dispatch: X[,Y[,Z]]`: workgroups per dimension. `None` for files without the line
     /// (vertex and fragment samples).
@@ -21,6 +26,10 @@ pub struct SampleHeader {
     /// `// entry: NAME`: the compute entry to run. `None` when the line is absent, in which
     /// case the caller picks (usually the only `@compute` function).
     pub entry: Option<String>,
+    /// `// texture: G:B=WxH[xD]:FORMAT[:LEVELS]` lines, in order.
+    pub textures: Vec<TextureSpec>,
+    /// `// sampler: G:B=ADDRESS,FILTER[,COMPARE]` lines, in order.
+    pub samplers: Vec<SamplerSpec>,
 }
 
 /// A header line that could not be read.
@@ -42,6 +51,8 @@ impl std::error::Error for HeaderError {}
 
 const DISPATCH: &str = "// dispatch:";
 const ENTRY: &str = "// entry:";
+const TEXTURE: &str = "// texture:";
+const SAMPLER: &str = "// sampler:";
 
 /// Reads the `// dispatch:` and `// entry:` lines of `source`.
 ///
@@ -64,6 +75,14 @@ pub fn header(source: &str) -> Result<SampleHeader, HeaderError> {
             if out.entry.is_none() {
                 out.entry = Some(name.to_string());
             }
+        } else if let Some(rest) = line.strip_prefix(TEXTURE) {
+            let spec = TextureSpec::parse(rest.trim()).map_err(bad)?;
+            if spec.path.is_some() {
+                return Err(bad(format!("`{TEXTURE}` takes no data file (the texels are seeded)")));
+            }
+            out.textures.push(spec);
+        } else if let Some(rest) = line.strip_prefix(SAMPLER) {
+            out.samplers.push(SamplerSpec::parse(rest.trim()).map_err(bad)?);
         }
     }
     Ok(out)
@@ -95,7 +114,11 @@ mod tests {
         let h = header(src);
         assert_eq!(
             h,
-            Ok(SampleHeader { dispatch: Some([4, 2, 1]), entry: Some("scale_rows".into()) })
+            Ok(SampleHeader {
+                dispatch: Some([4, 2, 1]),
+                entry: Some("scale_rows".into()),
+                ..SampleHeader::default()
+            })
         );
     }
 
@@ -116,7 +139,14 @@ mod tests {
     #[test]
     fn first_line_of_a_key_wins() {
         let h = header("// dispatch: 1,1,1\n// entry: a\n// dispatch: 2,2,2\n// entry: b\n");
-        assert_eq!(h, Ok(SampleHeader { dispatch: Some([1, 1, 1]), entry: Some("a".into()) }));
+        assert_eq!(
+            h,
+            Ok(SampleHeader {
+                dispatch: Some([1, 1, 1]),
+                entry: Some("a".into()),
+                ..SampleHeader::default()
+            })
+        );
     }
 
     #[test]
@@ -128,6 +158,19 @@ mod tests {
         assert_eq!(header("// dispatch:").err().map(|e| e.line), Some(1));
         assert_eq!(header("// entry:   ").err().map(|e| e.line), Some(1));
         assert_eq!(header("// entry: a b").err().map(|e| e.line), Some(1));
+    }
+
+    #[test]
+    fn texture_and_sampler_lines_accumulate() {
+        let h = header(
+            "// texture: 0:0=8x8:rgba16float:2\n// sampler: 0:1=repeat,linear\n// texture: 0:2=4:r32uint\n",
+        )
+        .unwrap();
+        assert_eq!(h.textures.len(), 2);
+        assert_eq!((h.textures[0].levels, h.textures[1].binding), (2, 2));
+        assert_eq!(h.samplers[0].binding, 1);
+        assert_eq!(header("\n// sampler: 0:1=wrap,linear").err().map(|e| e.line), Some(2));
+        assert!(header("// texture: 0:0=f.bin:4x4:r32uint").is_err());
     }
 
     #[test]

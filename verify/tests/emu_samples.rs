@@ -132,7 +132,7 @@ fn compare_sample(name: &str) -> Outcome {
     // The header's `// dispatch:` marks a compute sample; the entry is its `// entry:` or the
     // first @compute function.
     let (dispatch, entry) = match samples::header(&src) {
-        Ok(SampleHeader { dispatch: Some(d), entry }) => (d, entry),
+        Ok(SampleHeader { dispatch: Some(d), entry, .. }) => (d, entry),
         Ok(_) => return Outcome::Skipped("not a compute sample".into()),
         Err(e) => return Outcome::Differs(format!("bad header: {e}")),
     };
