@@ -210,6 +210,10 @@ fn multisampled_textures_are_unsupported_per_entry() {
     assert!(d.message.contains("multisampled") && d.message.contains("blur"), "{}", d.message);
 }
 
+/// Samples with an entry PTX reports as unsupported, and the words of that diagnostic: CUDA
+/// texture objects have no depth-compare function (`docs/textures.md`).
+const PTX_CANNOT: &[(&str, &str)] = &[("texture_gather_compare.wgsl", "depth comparison")];
+
 /// Every compute sample through the frontend, codegen and (when installed) ptxas.
 #[test]
 fn samples_compile_and_pass_ptxas() {
@@ -260,9 +264,14 @@ fn samples_compile_and_pass_ptxas() {
                 out.text,
                 "{name}: not deterministic"
             );
-            // Every compute sample compiles, cooperative matrices of both sizes included.
+            // Every compute sample compiles, cooperative matrices of both sizes included,
+            // except what PTX documents it cannot express (`docs/textures.md`).
             for d in &out.diagnostics {
-                failures.push(format!("{name}: {}", d.message));
+                let expected =
+                    PTX_CANNOT.iter().any(|(n, what)| *n == name && d.message.contains(what));
+                if !expected {
+                    failures.push(format!("{name}: {}", d.message));
+                }
             }
             if have_ptxas && !out.entries.is_empty() {
                 if let Some(Err(e)) = ptxas(&out.text, sm, name.trim_end_matches(".wgsl")) {
