@@ -449,8 +449,7 @@ impl Lower<'_> {
                 self.push(build::tex(
                     geom,
                     Some(Flag::Level),
-                    dt,
-                    PT::S32,
+                    (dt, PT::S32),
                     &d,
                     obj,
                     coords,
@@ -711,7 +710,7 @@ impl Lower<'_> {
                 return Err(self.err_unsupported("implicit-derivative sampling in compute"))
             }
         };
-        self.push(build::tex(geom, Some(mip), dt, PT::F32, &d, obj, coords, extra));
+        self.push(build::tex(geom, Some(mip), (dt, PT::F32), &d, obj, coords, extra));
         let mut d = d;
         if matches!(class, ImageClass::Depth { .. }) {
             d.truncate(1);

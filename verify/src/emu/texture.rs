@@ -190,7 +190,7 @@ impl Cta<'_> {
         };
         let bpt = o.data.format.bytes_per_texel();
         let xb = c[0] as i32;
-        if xb < 0 || xb as usize % bpt != 0 {
+        if xb < 0 || !(xb as usize).is_multiple_of(bpt) {
             return Ok(None);
         }
         let x = i64::from(xb) / bpt as i64;
