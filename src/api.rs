@@ -153,11 +153,39 @@ fn compile_ptx(m: &ir::Module, opts: &Options) -> Result<PtxTable, Vec<Diagnosti
     let mut facts = Vec::with_capacity(out.entries.len());
     let mut errors = Vec::new();
     for e in out.entries {
+        // A parameter the kernel reads (`ld.param`); placeholders are never read.
+        let mut read = std::collections::BTreeSet::new();
+        if let Some(k) = out.module.entry(&e.ptx_name) {
+            for i in k.instructions() {
+                i.operands.iter().for_each(|o| {
+                    o.for_each_symbol(&mut |s| {
+                        read.insert(s.to_string());
+                    })
+                });
+            }
+        }
         let mut params = Vec::new();
         let special = ["p_sizes", dianran_ptx::codegen::IMMEDIATES_PARAM];
         for p in e.params.iter().filter(|p| !special.contains(&p.as_str())) {
+            let used = read.contains(p);
+            if let Some(((g, b), s)) = dianran_ptx::codegen::texture::pair_param_binding(p) {
+                params.push(crate::reflect::PtxParamFacts {
+                    name: p.clone(),
+                    group: g,
+                    binding: b,
+                    sampler: Some(s),
+                    used,
+                });
+                continue;
+            }
             match dianran_ptx::codegen::param_binding(p) {
-                Some((g, b)) => params.push((p.clone(), g, b)),
+                Some((g, b)) => params.push(crate::reflect::PtxParamFacts {
+                    name: p.clone(),
+                    group: g,
+                    binding: b,
+                    sampler: None,
+                    used,
+                }),
                 None => errors.push(
                     Diagnostic::error(
                         DiagKind::Internal,
@@ -212,10 +240,12 @@ mod tests {
 
     #[test]
     fn one_target_failing_leaves_the_others() {
-        // Textures are not PTX; WGSL and MSL still print.
-        let src = "@group(0) @binding(0) var t: texture_2d<f32>;
+        // Depth comparison is not PTX (docs/textures.md); WGSL and MSL still print.
+        let src = "@group(0) @binding(0) var t: texture_depth_2d;
+            @group(0) @binding(2) var s: sampler_comparison;
             @group(0) @binding(1) var<storage, read_write> out: array<vec4<f32>>;
-            @compute @workgroup_size(1) fn blur() { out[0] = textureLoad(t, vec2<i32>(0, 0), 0); }";
+            @compute @workgroup_size(1) fn blur() {
+                out[0] = vec4<f32>(textureSampleCompareLevel(t, s, vec2<f32>(0.5), 0.5)); }";
         let c = compile("blur.wgsl", src, &Options::default()).unwrap_or_else(|d| panic!("{d}"));
         let err = c.ptx.as_ref().unwrap_err();
         assert!(err.render().contains("blur.wgsl:"), "{}", err.render());
@@ -223,6 +253,34 @@ mod tests {
         let e = c.entry("blur").unwrap();
         assert_eq!(e.ptx_name, None);
         assert_eq!(e.ptx_params.as_ref(), &[] as &[PtxParam]);
+    }
+
+    #[test]
+    fn texture_parameters_in_the_entry_table() {
+        let src = "@group(0) @binding(0) var t: texture_2d<f32>;
+            @group(0) @binding(1) var s: sampler;
+            @group(0) @binding(2) var<storage, read_write> out: array<vec4<f32>>;
+            @group(0) @binding(3) var img: texture_storage_2d<r32float, write>;
+            @compute @workgroup_size(1) fn k() {
+                out[0] = textureSampleLevel(t, s, vec2<f32>(0.5), 0.0);
+                textureStore(img, vec2<i32>(0), vec4<f32>(1.0)); }";
+        let c = compile("k.wgsl", src, &Options::default()).unwrap_or_else(|d| panic!("{d}"));
+        let e = c.entry("k").unwrap();
+        let got: Vec<_> = e
+            .ptx_params
+            .iter()
+            .map(|p| (p.name.as_ref(), p.group, p.binding, p.used, p.sampler))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("p_g0_b0", 0, 0, false, None),
+                ("p_g0_b1", 0, 1, false, None),
+                ("p_g0_b2", 0, 2, true, None),
+                ("p_g0_b3", 0, 3, true, None),
+                ("p_g0_b0_s0_b1", 0, 0, true, Some((0, 1))),
+            ]
+        );
     }
 
     #[test]

@@ -439,13 +439,18 @@ fn entry_expr(o: &mut String, e: &Entry) {
 }
 
 fn param_expr(o: &mut String, p: &PtxParam) {
+    let sampler = match p.sampler {
+        Some((g, b)) => format!("::std::option::Option::Some(({g}, {b}))"),
+        None => "::std::option::Option::None".to_string(),
+    };
     let _ = write!(
         o,
-        "::dianran::reflect::PtxParam {{ name: {}, group: {}, binding: {}, used: {} }}",
+        "::dianran::reflect::PtxParam {{ name: {}, group: {}, binding: {}, used: {}, sampler: {} }}",
         text_expr(&p.name),
         p.group,
         p.binding,
-        p.used
+        p.used,
+        sampler
     );
 }
 
@@ -543,9 +548,11 @@ mod tests {
 
     #[test]
     fn module_text_has_constants_and_comment_for_failed_target() {
-        let src = "@group(0) @binding(0) var t: texture_2d<f32>;
+        let src = "@group(0) @binding(0) var t: texture_depth_2d;
+            @group(0) @binding(2) var s: sampler_comparison;
             @group(0) @binding(1) var<storage, read_write> out: array<vec4<f32>>;
-            @compute @workgroup_size(1) fn WGSL() { out[0] = textureLoad(t, vec2<i32>(0, 0), 0); }";
+            @compute @workgroup_size(1) fn WGSL() {
+                out[0] = vec4<f32>(textureSampleCompareLevel(t, s, vec2<f32>(0.5), 0.5)); }";
         let c = api::compile("shaders/blur.wgsl", src, &Options::default())
             .unwrap_or_else(|d| panic!("{d}"));
         let g = generate_one("shaders/blur.wgsl", &c);

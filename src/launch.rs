@@ -9,6 +9,8 @@
 //! ([`CudaModule::launch_with_immediates`], docs/immediates.md). Each buffer's
 //! length is checked against its binding's [`Layout`](crate::reflect::Layout) first. The
 //! block size is the entry's workgroup size; the grid is the dispatch count.
+//! [`CudaModule::launch_with_textures`] also binds textures and samplers ([`textures`]):
+//! CUDA arrays, texture objects and surface objects as the parameter list names them.
 //!
 //! Without a CUDA driver or device, every call returns [`LaunchError::NoDevice`]; nothing
 //! panics (cudarc loads `libcuda` at run time and panics when it is missing, so every path
@@ -34,13 +36,19 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod textures;
+
+pub use textures::{SamplerArg, TextureArg};
+
 use crate::reflect::Entry;
+use cudarc::driver::sys;
 use cudarc::driver::{CudaContext, CudaSlice, DriverError, LaunchConfig, PushKernelArg};
 use cudarc::nvrtc::Ptx;
 use dianran_verify::cuda::{self, describe_error, CudaError};
 use std::ffi::CString;
 use std::fmt;
 use std::sync::Arc;
+use textures::ObjectPlan;
 
 /// True when the CUDA driver library loads and reports at least one device.
 pub fn available() -> bool {
@@ -230,7 +238,7 @@ impl CudaModule {
         grid: [u32; 3],
         buffers: &mut [BufferArg<'_>],
     ) -> Result<(), LaunchError> {
-        self.launch_with_immediates(entry, grid, buffers, &[])
+        self.launch_full(entry, grid, buffers, &mut [], &[], &[])
     }
 
     /// [`CudaModule::launch`] with `immediates`, the bytes of the entry's `var<immediate>` in
@@ -243,6 +251,36 @@ impl CudaModule {
         buffers: &mut [BufferArg<'_>],
         immediates: &[u8],
     ) -> Result<(), LaunchError> {
+        self.launch_full(entry, grid, buffers, &mut [], &[], immediates)
+    }
+
+    /// [`CudaModule::launch`] with textures and samplers bound by (group, binding)
+    /// (`docs/textures.md`): every texture becomes a mipmapped CUDA array holding its levels,
+    /// each texture parameter a texture object (a pair's with its sampler's state), each
+    /// storage texture a surface object; storage textures the entry may write are copied back.
+    /// Objects and arrays are destroyed before returning.
+    pub fn launch_with_textures(
+        &self,
+        entry: &Entry,
+        grid: [u32; 3],
+        buffers: &mut [BufferArg<'_>],
+        textures: &mut [TextureArg<'_>],
+        samplers: &[SamplerArg],
+    ) -> Result<(), LaunchError> {
+        self.launch_full(entry, grid, buffers, textures, samplers, &[])
+    }
+
+    /// Everything at once: buffers, textures and samplers, and immediate data (see
+    /// [`CudaModule::launch_with_textures`] and [`CudaModule::launch_with_immediates`]).
+    pub fn launch_full(
+        &self,
+        entry: &Entry,
+        grid: [u32; 3],
+        buffers: &mut [BufferArg<'_>],
+        textures: &mut [TextureArg<'_>],
+        samplers: &[SamplerArg],
+        immediates: &[u8],
+    ) -> Result<(), LaunchError> {
         let value = immediates_value(entry, immediates)?;
         let ptx_name = entry
             .ptx_name
@@ -252,12 +290,33 @@ impl CudaModule {
             return Err(LaunchError::EmptyGrid(grid));
         }
         let slots = plan(entry, buffers)?;
+        let objects = textures::plan_objects(entry, textures, samplers)?;
+        self.ctx.bind_to_thread().map_err(driver("binding the context"))?;
+        let mut res = DeviceTextures::default();
+        for (k, o) in objects.iter().enumerate() {
+            let handle = match *o {
+                ObjectPlan::Buffer(_) => 0,
+                ObjectPlan::Texture { texture, sampler } => {
+                    let t = textures.get(texture).ok_or(LaunchError::InvalidPtx)?;
+                    let arr = res.array(texture, t.texture, false)?;
+                    let s = sampler.and_then(|i| samplers.get(i)).map(|s| &s.sampler);
+                    res.texture_object(arr, textures::texture_descriptor(t.texture.format, s))?
+                }
+                ObjectPlan::Surface { texture } => {
+                    let t = textures.get(texture).ok_or(LaunchError::InvalidPtx)?;
+                    let arr = res.array(texture, t.texture, true)?;
+                    res.surface_object(arr)?
+                }
+            };
+            res.handles.push((k, handle));
+        }
         let func = self
             .module
             .load_function(ptx_name)
             .map_err(|_| LaunchError::MissingKernel { ptx_name: ptx_name.to_string() })?;
         let stream = self.ctx.default_stream();
         let mut device: Vec<CudaSlice<u8>> = Vec::with_capacity(slots.len() + 1);
+        let handles: Vec<u64> = res.handles.iter().map(|(_, h)| *h).collect();
         for slot in &slots {
             let buf = match slot.and_then(|i| buffers.get(i)) {
                 Some(b) if !b.data.is_empty() => stream.clone_htod(&*b.data),
@@ -279,21 +338,39 @@ impl CudaModule {
         };
         {
             let mut launch = stream.launch_builder(&func);
-            for buf in device.iter_mut() {
-                launch.arg(buf);
+            // Objects go where the plan says; every other parameter (buffers, placeholders,
+            // the trailing `p_sizes`) is its device allocation.
+            for (k, buf) in device.iter_mut().enumerate() {
+                match (objects.get(k), handles.get(k)) {
+                    (Some(ObjectPlan::Texture { .. } | ObjectPlan::Surface { .. }), Some(h)) => {
+                        launch.arg(h);
+                    }
+                    _ => {
+                        launch.arg(buf);
+                    }
+                }
             }
             // By value: the driver copies the parameter's size (these padded bytes) from the
             // address of their first byte.
             if let Some(first) = value.first() {
                 launch.arg(first);
             }
-            // SAFETY: the kernel takes exactly these `.u64` device pointers (SPEC §3, from the
-            // entry table) and every buffer's length was checked against its binding's layout,
+            // SAFETY: the kernel takes exactly these `.u64` device pointers and texture or
+            // surface objects (SPEC §3 and docs/textures.md, from the entry table), then the
+            // immediate bytes by value, and every buffer's length was checked against its binding's layout,
             // so in-bounds shader accesses stay inside the allocations. An out-of-bounds
             // access can only fault on the device, reported below as `Execution`.
             unsafe { launch.launch(cfg) }.map_err(|e| LaunchError::Launch(describe_error(&e)))?;
         }
         stream.synchronize().map_err(|e| LaunchError::Execution(describe_error(&e)))?;
+        for o in &objects {
+            let ObjectPlan::Surface { texture } = *o else { continue };
+            let Some(t) = textures.get_mut(texture) else { continue };
+            let writes = entry.binding(t.group, t.binding).is_some_and(|i| i.access.writes());
+            if writes {
+                res.read_back(texture, t.texture)?;
+            }
+        }
         for (slot, dev) in slots.iter().zip(&device) {
             let Some(b) = slot.and_then(|i| buffers.get_mut(i)) else { continue };
             let writes = entry.binding(b.group, b.binding).is_some_and(|info| info.access.writes());
@@ -341,7 +418,7 @@ fn plan(entry: &Entry, buffers: &[BufferArg<'_>]) -> Result<Vec<Option<usize>>, 
         let found = buffers.iter().position(|b| (b.group, b.binding) == (p.group, p.binding));
         let info = entry.binding(p.group, p.binding);
         match (found, info) {
-            (None, Some(info)) if p.used => {
+            (None, Some(info)) if p.used && p.sampler.is_none() && info.kind.is_buffer() => {
                 return Err(LaunchError::MissingBuffer {
                     group: p.group,
                     binding: p.binding,
@@ -481,5 +558,160 @@ mod tests {
             other => panic!("expected a load error, got {other:?}"),
         }
         assert_eq!(module.launch(e, [0, 1, 1], &mut []), Err(LaunchError::EmptyGrid([0, 1, 1])));
+    }
+}
+
+/// The arrays and objects of one launch, destroyed on drop.
+#[derive(Default)]
+struct DeviceTextures {
+    /// (texture index, mipmapped array).
+    arrays: Vec<(usize, sys::CUmipmappedArray)>,
+    textures: Vec<sys::CUtexObject>,
+    surfaces: Vec<sys::CUsurfObject>,
+    /// (parameter index, object handle).
+    handles: Vec<(usize, u64)>,
+}
+
+fn check(r: sys::CUresult, op: &str) -> Result<(), LaunchError> {
+    if r == sys::CUresult::CUDA_SUCCESS {
+        Ok(())
+    } else {
+        Err(LaunchError::Driver { op: op.to_string(), error: format!("{r:?}") })
+    }
+}
+
+/// A `cuMemcpy3D` between host bytes and level `level` of an array (`to_array`: upload).
+fn copy_level(
+    arr: sys::CUarray,
+    t: &dianran_verify::texture::TextureData,
+    level: u32,
+    host: *mut u8,
+    to_array: bool,
+) -> Result<(), LaunchError> {
+    let (w, h, d) = textures::level_copy_extent(t, level);
+    // SAFETY: an all-zero CUDA_MEMCPY3D is the documented starting point (null pointers,
+    // zero offsets); the fields that matter are set below.
+    let mut c: sys::CUDA_MEMCPY3D = unsafe { std::mem::zeroed() };
+    if to_array {
+        c.srcMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_HOST;
+        c.srcHost = host as *const std::ffi::c_void;
+        c.srcPitch = w;
+        c.srcHeight = h;
+        c.dstMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_ARRAY;
+        c.dstArray = arr;
+    } else {
+        c.srcMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_ARRAY;
+        c.srcArray = arr;
+        c.dstMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_HOST;
+        c.dstHost = host as *mut std::ffi::c_void;
+        c.dstPitch = w;
+        c.dstHeight = h;
+    }
+    c.WidthInBytes = w;
+    c.Height = h;
+    c.Depth = d;
+    // SAFETY: `host` points at this level's `w * h * d` bytes inside the texture's data
+    // (TextureData's layout: levels tightly packed), and `arr` is that level's array.
+    check(unsafe { sys::cuMemcpy3D_v2(&c) }, "copying texture texels")
+}
+
+impl DeviceTextures {
+    /// The mipmapped array of texture `index`, created and filled on first use.
+    fn array(
+        &mut self,
+        index: usize,
+        t: &dianran_verify::texture::TextureData,
+        surface: bool,
+    ) -> Result<sys::CUmipmappedArray, LaunchError> {
+        if let Some((_, a)) = self.arrays.iter().find(|(i, _)| *i == index) {
+            return Ok(*a);
+        }
+        let desc = textures::array_descriptor(t, surface)
+            .map_err(|e| LaunchError::Driver { op: "describing a texture".into(), error: e })?;
+        let mut h: sys::CUmipmappedArray = std::ptr::null_mut();
+        // SAFETY: out-pointer and descriptor are valid for the call.
+        check(
+            unsafe { sys::cuMipmappedArrayCreate(&mut h, &desc, t.mip_levels) },
+            "creating a CUDA array",
+        )?;
+        self.arrays.push((index, h));
+        let mut data = t.data.clone();
+        for level in 0..t.mip_levels {
+            let arr = level_array(h, level)?;
+            let off = t.level_offset(level) as usize;
+            let ptr = data.get_mut(off..).map_or(std::ptr::null_mut(), |s| s.as_mut_ptr());
+            copy_level(arr, t, level, ptr, true)?;
+        }
+        Ok(h)
+    }
+
+    fn texture_object(
+        &mut self,
+        h: sys::CUmipmappedArray,
+        desc: sys::CUDA_TEXTURE_DESC,
+    ) -> Result<u64, LaunchError> {
+        // SAFETY: all-zero is a valid resource descriptor to fill in (flags must be 0).
+        let mut res: sys::CUDA_RESOURCE_DESC = unsafe { std::mem::zeroed() };
+        res.resType = sys::CUresourcetype::CU_RESOURCE_TYPE_MIPMAPPED_ARRAY;
+        res.res.mipmap =
+            sys::CUDA_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_2 { hMipmappedArray: h };
+        let mut obj: sys::CUtexObject = 0;
+        // SAFETY: valid descriptors and out-pointer; no resource view.
+        check(
+            unsafe { sys::cuTexObjectCreate(&mut obj, &res, &desc, std::ptr::null()) },
+            "creating a texture object",
+        )?;
+        self.textures.push(obj);
+        Ok(obj)
+    }
+
+    fn surface_object(&mut self, h: sys::CUmipmappedArray) -> Result<u64, LaunchError> {
+        let arr = level_array(h, 0)?;
+        // SAFETY: as in `texture_object`.
+        let mut res: sys::CUDA_RESOURCE_DESC = unsafe { std::mem::zeroed() };
+        res.resType = sys::CUresourcetype::CU_RESOURCE_TYPE_ARRAY;
+        res.res.array = sys::CUDA_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_1 { hArray: arr };
+        let mut obj: sys::CUsurfObject = 0;
+        // SAFETY: valid descriptor (an array created with SURFACE_LDST) and out-pointer.
+        check(unsafe { sys::cuSurfObjectCreate(&mut obj, &res) }, "creating a surface object")?;
+        self.surfaces.push(obj);
+        Ok(obj)
+    }
+
+    /// Copies level 0 of texture `index` back into `t`.
+    fn read_back(
+        &self,
+        index: usize,
+        t: &mut dianran_verify::texture::TextureData,
+    ) -> Result<(), LaunchError> {
+        let Some((_, h)) = self.arrays.iter().find(|(i, _)| *i == index) else { return Ok(()) };
+        let arr = level_array(*h, 0)?;
+        let ptr = t.data.as_mut_ptr();
+        copy_level(arr, t, 0, ptr, false)
+    }
+}
+
+fn level_array(h: sys::CUmipmappedArray, level: u32) -> Result<sys::CUarray, LaunchError> {
+    let mut arr: sys::CUarray = std::ptr::null_mut();
+    // SAFETY: `h` is a live mipmapped array with more than `level` levels.
+    check(unsafe { sys::cuMipmappedArrayGetLevel(&mut arr, h, level) }, "reading a mip level")?;
+    Ok(arr)
+}
+
+impl Drop for DeviceTextures {
+    fn drop(&mut self) {
+        // SAFETY: each handle was created by this launch and is destroyed once; errors while
+        // tearing down are ignored (nothing can be done about them here).
+        unsafe {
+            for &t in &self.textures {
+                let _ = sys::cuTexObjectDestroy(t);
+            }
+            for &s in &self.surfaces {
+                let _ = sys::cuSurfObjectDestroy(s);
+            }
+            for &(_, a) in &self.arrays {
+                let _ = sys::cuMipmappedArrayDestroy(a);
+            }
+        }
     }
 }

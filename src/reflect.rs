@@ -62,18 +62,26 @@ impl Entry {
     }
 }
 
-/// One `.param .u64` buffer parameter of a PTX kernel.
+/// One `.param .u64` parameter of a PTX kernel: a buffer's device pointer, a texture's
+/// texture object or a storage texture's surface object (what [`Entry::binding`] of its
+/// group and binding is), or the texture object of a (texture, sampler) pair
+/// (`docs/textures.md`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PtxParam {
-    /// The parameter name, `p_g<G>_b<B>`.
+    /// The parameter name, `p_g<G>_b<B>`, or `p_g<G>_b<B>_s<SG>_b<SB>` for a pair.
     pub name: Text,
     /// `@group` of the buffer passed here.
     pub group: u32,
     /// `@binding` of the buffer passed here.
     pub binding: u32,
     /// False for a group-0 placeholder: a binding below the highest used one that the entry
-    /// does not use. The kernel never reads it; any valid device pointer will do.
+    /// does not use (or a sampler, or a texture the entry only samples). The kernel never
+    /// reads it; any valid device pointer will do.
     pub used: bool,
+    /// For a (texture, sampler) pair: the sampler's `(group, binding)`; `group` and
+    /// `binding` are the texture's. The host passes a texture object of that texture with
+    /// that sampler's state.
+    pub sampler: Option<(u32, u32)>,
 }
 
 /// What kind of resource a binding is.
@@ -336,9 +344,20 @@ pub(crate) fn used_globals(m: &ir::Module, entry: FuncId) -> BTreeSet<GlobalId> 
 #[derive(Clone, Debug, Default)]
 pub(crate) struct PtxFacts {
     pub name: String,
-    pub params: Vec<(String, u32, u32)>,
+    pub params: Vec<PtxParamFacts>,
     pub uses_sizes: bool,
     pub immediates: u32,
+}
+
+/// One PTX parameter as the code generator names it.
+#[derive(Clone, Debug)]
+pub(crate) struct PtxParamFacts {
+    pub name: String,
+    pub group: u32,
+    pub binding: u32,
+    pub sampler: Option<(u32, u32)>,
+    /// Whether the kernel reads it (false: a placeholder).
+    pub used: bool,
 }
 
 /// Builds the entry table. `ptx` and `msl_sizes` look entries up by their source name.
@@ -369,11 +388,12 @@ pub(crate) fn entry_table(
                 .map(|f| {
                     f.params
                         .iter()
-                        .map(|(name, group, binding)| PtxParam {
-                            name: Cow::Owned(name.clone()),
-                            group: *group,
-                            binding: *binding,
-                            used: used_bindings.contains(&(*group, *binding)),
+                        .map(|p| PtxParam {
+                            name: Cow::Owned(p.name.clone()),
+                            group: p.group,
+                            binding: p.binding,
+                            used: p.used && used_bindings.contains(&(p.group, p.binding)),
+                            sampler: p.sampler,
                         })
                         .collect::<Vec<_>>()
                 })

@@ -58,6 +58,7 @@ fi
 # One cargo step builds everything the script runs, so the parts below only execute. The
 # test and bench binaries share the release profile's artifacts.
 cargo build --release "${features[@]}" --bin dianran 2>&1 | tail -n 1 || exit 1
+cargo test --release --no-run --test texture_launch 2>&1 | tail -n 1
 cargo test --release --no-run -p dianran-verify --test coop_forms --test math_accuracy 2>&1 \
     | tail -n 1
 if [ "$mode" = "--bench" ]; then
@@ -137,6 +138,19 @@ timeout 300 cargo test --release -p dianran-verify --test math_accuracy 2>&1 | t
     | tee /dev/stderr | grep -q '^test result: ok' && math=ok
 [ "$math" = ok ] || failed_checks+=(math_accuracy)
 
+echo "== texture samples through dianran::launch (CUDA arrays, texture and surface objects)"
+echo "   against the PTX emulator (tests/texture_launch.rs, docs/textures.md)"
+tex_out=$(timeout 240 cargo test --release --test texture_launch -- --nocapture 2>&1)
+printf '%s\n' "$tex_out" | grep -E 'texture_|skipped|panicked' | tail -n 12
+if printf '%s\n' "$tex_out" | grep -q 'skipped: no CUDA device'; then
+    textures=skipped
+elif printf '%s\n' "$tex_out" | grep -q 'test result: ok'; then
+    textures=ok
+else
+    textures=FAILED
+fi
+[ "$textures" = FAILED ] && failed_checks+=(texture_launch)
+
 bench_lines=""
 if [ "$mode" = "--bench" ]; then
     echo "== GEMM 4096^3 and bandwidth kernels: dianran vs NVRTC"
@@ -157,6 +171,7 @@ done
 row "samples not run" "$rejected rejected or no reference, $unrun over the time budget"
 row "cooperative matrices (coop_forms)" "$coop"
 row "precise math (math_accuracy)" "$math"
+row "textures via launch helper (texture_launch)" "$textures"
 if [ -n "$bench_lines" ]; then
     while IFS=$'\t' read -r what value; do row "$what" "$value"; done <<<"$bench_lines"
 fi

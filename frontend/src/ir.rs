@@ -47,7 +47,7 @@
 pub use naga::{
     Barrier, BinaryOperator, BuiltIn, CollectiveOperation, DerivativeAxis, DerivativeControl,
     Direction, ImageClass, ImageDimension, Interpolation, MathFunction, RelationalFunction,
-    Sampling, StorageFormat, SubgroupOperation, UnaryOperator,
+    Sampling, ScalarKind, StorageFormat, SubgroupOperation, UnaryOperator,
 };
 
 macro_rules! handle {

@@ -74,7 +74,7 @@ pub use model::{
     AddrBase, Address, AtomOp, BoolOp, CacheOp, CmpOp, Dim, Entry, Flag, Flags, Func, Guard,
     Instruction, Layout, Linkage, MemSem, Modifier, Module, Opcode, Operand, Param, PrmtMode, Reg,
     RegKind, RegPool, Rounding, Scope, ShflMode, SpecialReg, StateSpace, Statement, Target,
-    TestpOp, Type, VarDecl, Version, VoteMode,
+    TestpOp, TexComp, TexGeom, TexQuery, Type, VarDecl, Version, VoteMode,
 };
 pub use parse::{parse_instruction, parse_module};
 pub use print::{print_module, print_module_lines};

@@ -78,6 +78,8 @@ pub(crate) struct EntryLayout {
     pub private: HashMap<GlobalId, u32>,
     /// Whether the `p_sizes` parameter exists.
     pub uses_sizes: bool,
+    /// (texture, sampler, parameter name) of each texture object parameter after the slots.
+    pub pairs: Vec<(GlobalId, GlobalId, String)>,
     /// Workgroup variables to zero at entry: (symbol, size in 32-bit words).
     pub zero_shared: Vec<(String, u32)>,
     /// Invocations per workgroup.
@@ -113,8 +115,11 @@ pub(crate) struct Lower<'a> {
     pub layout: &'a EntryLayout,
     /// Entry name for diagnostics.
     pub entry: String,
-    /// Base address register of each parameter (placeholders: `None`).
-    params: Vec<Option<VRegId>>,
+    /// Base address register of each parameter (placeholders: `None`); the object of a
+    /// texture slot.
+    pub(crate) params: Vec<Option<VRegId>>,
+    /// Texture objects and the handle globals of values (`super::texture`).
+    pub(crate) tex: super::texture::TextureRegs,
     sizes: Option<VRegId>,
     /// Byte offsets of unpromoted locals in the local depot, and the depot size.
     local_offsets: Vec<u32>,
@@ -245,6 +250,7 @@ impl<'a> Lower<'a> {
             layout,
             entry: entry.to_string(),
             params: Vec::new(),
+            tex: Default::default(),
             sizes: None,
             local_offsets: Vec::new(),
             depot_size: 0,
@@ -467,9 +473,18 @@ impl<'a> Lower<'a> {
             }
             let name = names.get(i).cloned().unwrap_or_default();
             let a = self.def(RegKind::B64, |d| build::ld_param(PT::U64, d, &name));
+            // Texture and surface objects are handles, not addresses.
+            let handle = g
+                .and_then(|g| self.m.globals.get(g.index()))
+                .is_some_and(|g| g.space == AddressSpace::Handle);
+            if handle {
+                self.params.push(Some(a));
+                continue;
+            }
             let g = self.def(RegKind::B64, |d| build::cvta_to(StateSpace::Global, d, a));
             self.params.push(Some(g));
         }
+        self.texture_prologue();
         if self.layout.uses_sizes {
             let a = self.def(RegKind::B64, |d| build::ld_param(PT::U64, d, "p_sizes"));
             let g = self.def(RegKind::B64, |d| build::cvta_to(StateSpace::Global, d, a));
@@ -868,6 +883,15 @@ impl<'a> Lower<'a> {
         }
         let ty = inst.result.map(|r| self.ty(r));
         let val = match op {
+            Op::GlobalAddr(g)
+                if self
+                    .m
+                    .globals
+                    .get(g.index())
+                    .is_some_and(|x| x.space == AddressSpace::Handle) =>
+            {
+                self.handle_value(inst.result, *g)
+            }
             Op::GlobalAddr(g) => Some(Val::Ptr(self.global_addr(*g)?)),
             Op::LocalAddr(l) => {
                 let off = *self
@@ -964,9 +988,7 @@ impl<'a> Lower<'a> {
             Op::ImageSample { .. }
             | Op::ImageLoad { .. }
             | Op::ImageStore { .. }
-            | Op::ImageQuery(..) => {
-                return Err(self.err_unsupported("textures"));
-            }
+            | Op::ImageQuery(..) => self.image_op(op)?,
             Op::Derivative(..) => return Err(self.err_unsupported("derivatives")),
             Op::CoopLoad { ptr, stride, row_major } => {
                 let ty = ty.ok_or_else(|| self.err_internal("coopLoad without result"))?;

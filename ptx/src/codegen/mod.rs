@@ -29,6 +29,7 @@ mod packed_f16;
 pub mod regalloc;
 mod subgroup;
 mod triangles;
+pub mod texture;
 mod vectorize;
 
 use crate::model::{Entry, Module, Param, VarDecl};
@@ -115,6 +116,9 @@ bitflags::bitflags! {
         /// Immediate data (`var<immediate>`): the last parameter is `p_immediates`, the
         /// variable's bytes by value (docs/immediates.md).
         const IMMEDIATES = 1 << 5;
+        /// Textures: some parameters are CUDA texture or surface objects
+        /// ([`texture`], `docs/textures.md`).
+        const TEXTURES = 1 << 6;
     }
 }
 
@@ -326,7 +330,11 @@ pub struct EntryPlan {
     /// Parameter `i` is the buffer `buffers[i]` (`None`: a placeholder for an unused binding).
     pub buffers: Vec<Option<GlobalId>>,
     /// `.param` names, same order as `buffers` (`p_g<G>_b<B>`); `p_sizes` is not included.
+    /// A texture's slot holds its texture or surface object.
     pub param_names: Vec<String>,
+    /// (texture, sampler) pairs sampled with, each one texture-object parameter after the
+    /// slots, with its name ([`texture::pair_param_name`]).
+    pub pairs: Vec<(GlobalId, GlobalId, String)>,
     /// Workgroup variables the entry uses, in global order.
     pub shared: Vec<GlobalId>,
     /// Private variables the entry uses, with their byte offsets in the per-invocation depot.
@@ -345,6 +353,7 @@ impl EntryPlan {
     /// uses `arrayLength`, then [`IMMEDIATES_PARAM`] when it uses immediate data.
     pub fn all_params(&self) -> Vec<String> {
         let mut p = self.param_names.clone();
+        p.extend(self.pairs.iter().map(|(_, _, n)| n.clone()));
         if self.flags.contains(EntryFlags::ARRAY_LENGTH) {
             p.push("p_sizes".into());
         }
@@ -387,6 +396,10 @@ pub fn plan_entry(m: &ir::Module, ep: &ir::EntryPoint) -> Result<EntryPlan, Diag
     let mut used = BTreeSet::new();
     let mut flags = EntryFlags::empty();
     scan(&f.body, &mut used, &mut flags);
+    let textures = texture::plan_textures(m, f, &ep.name)?;
+    if !textures.own.is_empty() || !textures.pairs.is_empty() {
+        flags |= EntryFlags::TEXTURES;
+    }
     if m.function_uses_subgroups(f) {
         flags |= EntryFlags::SUBGROUPS;
     }
@@ -414,9 +427,15 @@ pub fn plan_entry(m: &ir::Module, ep: &ir::EntryPoint) -> Result<EntryPlan, Diag
                 private.insert(g, private_end);
                 private_end += s.max(4);
             }
-            AddressSpace::Handle => {
-                return Err(lower::unsupported("textures and samplers", &ep.name, global.span));
+            // A texture used on its own takes its binding's slot; samplers and textures
+            // only sampled are parameters of their pairs.
+            AddressSpace::Handle if textures.own.contains(&g) => {
+                let b = global.binding.ok_or_else(|| {
+                    lower::internal("texture without binding", &ep.name, global.span)
+                })?;
+                bufs.push((b, g));
             }
+            AddressSpace::Handle => {}
         }
     }
     bufs.sort();
@@ -478,6 +497,24 @@ pub fn plan_entry(m: &ir::Module, ep: &ir::EntryPoint) -> Result<EntryPlan, Diag
         .in_fn(ep.name.clone())
         .help("use smaller workgroup arrays"));
     }
+    let binding = |g: GlobalId| {
+        m.globals
+            .get(g.index())
+            .and_then(|x| x.binding)
+            .ok_or_else(|| lower::internal("texture or sampler without binding", &ep.name, f.span))
+    };
+    let mut pairs = Vec::new();
+    for &(t, s) in &textures.pairs {
+        let (tb, sb) = (binding(t)?, binding(s)?);
+        pairs.push((
+            (tb.group, tb.binding, sb.group, sb.binding),
+            t,
+            s,
+            texture::pair_param_name(tb, sb),
+        ));
+    }
+    pairs.sort_by_key(|p| p.0);
+    let pairs = pairs.into_iter().map(|(_, t, s, n)| (t, s, n)).collect();
     // Loop invariants and induction variables across the inlined calls; after the plan, which
     // keeps describing the entry as written (the passes add only integer arithmetic).
     dianran_frontend::passes::optimize_inlined(m, ep.function, &mut inlined).map_err(in_entry)?;
@@ -485,6 +522,7 @@ pub fn plan_entry(m: &ir::Module, ep: &ir::EntryPoint) -> Result<EntryPlan, Diag
         function: inlined,
         buffers,
         param_names,
+        pairs,
         shared,
         private,
         flags,
@@ -522,6 +560,7 @@ fn compile_entry(
         uses_sizes,
         buffers: plan.buffers.clone(),
         param_names: plan.param_names.clone(),
+        pairs: plan.pairs.clone(),
         threads: plan.threads,
         immediates: plan.immediates,
         ..Default::default()
@@ -596,3 +635,4 @@ mod emu_tests;
 mod tests;
 #[cfg(test)]
 mod wgsl_text_tests;
+mod texture_tests;

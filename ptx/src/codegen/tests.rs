@@ -95,7 +95,7 @@ fn ptxas_path() -> PathBuf {
 }
 
 /// Runs ptxas on `text` for `sm`; `None` when ptxas is missing.
-fn ptxas(text: &str, sm: u32, tag: &str) -> Option<Result<(), String>> {
+pub(super) fn ptxas(text: &str, sm: u32, tag: &str) -> Option<Result<(), String>> {
     let exe = ptxas_path();
     if !exe.exists() {
         return None;
@@ -119,7 +119,7 @@ fn ptxas(text: &str, sm: u32, tag: &str) -> Option<Result<(), String>> {
     }
 }
 
-fn skip_or_fail(what: &str) {
+pub(super) fn skip_or_fail(what: &str) {
     if std::env::var("CI").as_deref() == Ok("true") {
         panic!("{what} not found (required under CI=true)");
     }
@@ -174,14 +174,15 @@ fn vertex_entries_become_comments() {
 }
 
 #[test]
-fn textures_are_unsupported_per_entry() {
+fn multisampled_textures_are_unsupported_per_entry() {
     let mut m = doubling_module();
-    // A second entry that samples a texture: an error for it only.
+    // A second entry that queries a multisampled texture: an error for it only.
     let img = m.types.intern(Type::Image {
         dim: ir::ImageDimension::D2,
         arrayed: false,
-        class: ir::ImageClass::Depth { multi: false },
+        class: ir::ImageClass::Depth { multi: true },
     });
+    let v2 = m.types.intern(Type::Vector { size: 2, scalar: Scalar::U32 });
     m.globals.push(Global {
         name: "tex".into(),
         space: ir::AddressSpace::Handle,
@@ -191,7 +192,8 @@ fn textures_are_unsupported_per_entry() {
         span: Span { start: 3, end: 6 },
     });
     let mut b = Fb::new("blur");
-    b.op(img, Op::GlobalAddr(GlobalId(1)));
+    let t = b.op(img, Op::GlobalAddr(GlobalId(1)));
+    b.op(v2, Op::ImageQuery(t, ir::ImageQuery::NumSamples));
     m.functions.push(b.finish());
     m.entry_points.push(EntryPoint {
         name: "blur".into(),
@@ -205,9 +207,12 @@ fn textures_are_unsupported_per_entry() {
     assert_eq!(out.diagnostics.len(), 1);
     let d = &out.diagnostics[0];
     assert_eq!(d.kind, DiagKind::Unsupported);
-    assert!(d.message.contains("textures") && d.message.contains("blur"), "{}", d.message);
-    assert_eq!(d.span, Some(Span { start: 3, end: 6 }));
+    assert!(d.message.contains("multisampled") && d.message.contains("blur"), "{}", d.message);
 }
+
+/// Samples with an entry PTX reports as unsupported, and the words of that diagnostic: CUDA
+/// texture objects have no depth-compare function (`docs/textures.md`).
+const PTX_CANNOT: &[(&str, &str)] = &[("texture_gather_compare.wgsl", "depth comparison")];
 
 /// Every compute sample through the frontend, codegen and (when installed) ptxas.
 #[test]
@@ -259,9 +264,14 @@ fn samples_compile_and_pass_ptxas() {
                 out.text,
                 "{name}: not deterministic"
             );
-            // Every compute sample compiles, cooperative matrices of both sizes included.
+            // Every compute sample compiles, cooperative matrices of both sizes included,
+            // except what PTX documents it cannot express (`docs/textures.md`).
             for d in &out.diagnostics {
-                failures.push(format!("{name}: {}", d.message));
+                let expected =
+                    PTX_CANNOT.iter().any(|(n, what)| *n == name && d.message.contains(what));
+                if !expected {
+                    failures.push(format!("{name}: {}", d.message));
+                }
             }
             if have_ptxas && !out.entries.is_empty() {
                 if let Some(Err(e)) = ptxas(&out.text, sm, name.trim_end_matches(".wgsl")) {

@@ -388,6 +388,90 @@ pub fn ldmatrix(trans: bool, d: &[Reg], addr: Operand) -> Instruction {
     Instruction::new(Opcode::Ldmatrix, m, vec![Operand::vector(d), addr])
 }
 
+/// `tex{.level|.grad}.GEOM.v4.D.C {d0..d3}, [obj, {coords}]{, lod | , dPdx, dPdy}` with
+/// `(D, C)` the destination and coordinate types: a
+/// texture fetch through a texture object; `C` is `.s32` for integer texel coordinates
+/// (fetches) and `.f32` for sampled coordinates. `extra` is the level of detail (one
+/// operand) or the two gradient vectors.
+pub fn tex(
+    geom: super::inst::TexGeom,
+    mip: Option<Flag>,
+    (dst, coord): (Type, Type),
+    d: &[Reg],
+    obj: Reg,
+    coords: Vec<Operand>,
+    extra: Vec<Operand>,
+) -> Instruction {
+    let mut m = Vec::new();
+    m.extend(mip.map(flag));
+    m.extend([Modifier::Geom(geom), Modifier::Vec(4), ty(dst), ty(coord)]);
+    let mut ops = vec![Operand::vector(d), Operand::Texel(obj, coords)];
+    ops.extend(extra);
+    Instruction::new(Opcode::Tex, m, ops)
+}
+
+/// `tld4.COMP.GEOM.v4.D.f32 {d0..d3}, [obj, {coords}]`: gathers one component of the four
+/// texels bilinear filtering would read.
+pub fn tld4(
+    comp: super::inst::TexComp,
+    geom: super::inst::TexGeom,
+    dst: Type,
+    d: &[Reg],
+    obj: Reg,
+    coords: Vec<Operand>,
+) -> Instruction {
+    let m =
+        vec![Modifier::Comp(comp), Modifier::Geom(geom), Modifier::Vec(4), ty(dst), ty(Type::F32)];
+    Instruction::new(Opcode::Tld4, m, vec![Operand::vector(d), Operand::Texel(obj, coords)])
+}
+
+/// `txq{.level}.QUERY.b32 d, [obj]{, lod}` (texture) or `suq.QUERY.b32 d, [obj]` (surface).
+pub fn tex_query(
+    surface: bool,
+    q: super::inst::TexQuery,
+    d: Reg,
+    obj: Reg,
+    lod: Option<Reg>,
+) -> Instruction {
+    let mut m = Vec::new();
+    if lod.is_some() {
+        m.push(flag(Flag::Level));
+    }
+    m.extend([Modifier::Query(q), ty(Type::B32)]);
+    let mut ops = vec![d.into(), Operand::addr(obj, 0)];
+    ops.extend(lod.map(Operand::Reg));
+    Instruction::new(if surface { Opcode::Suq } else { Opcode::Txq }, m, ops)
+}
+
+/// The modifiers of `suld.b`/`sust.b`: `.b.GEOM{.vN}.b32.zero` (out-of-range loads read
+/// zero and stores are dropped, as WGSL allows).
+fn surface_mods(geom: super::inst::TexGeom, words: usize) -> Vec<Modifier> {
+    let mut m = vec![flag(Flag::B), Modifier::Geom(geom)];
+    if words > 1 {
+        m.push(Modifier::Vec(words as u8));
+    }
+    m.extend([ty(Type::B32), flag(Flag::Zero)]);
+    m
+}
+
+/// `suld.b.GEOM{.vN}.b32.zero {d..}, [obj, {coords}]`; the x coordinate is in bytes.
+pub fn suld(geom: super::inst::TexGeom, d: &[Reg], obj: Reg, coords: Vec<Operand>) -> Instruction {
+    Instruction::new(
+        Opcode::Suld,
+        surface_mods(geom, d.len()),
+        vec![Operand::vector(d), Operand::Texel(obj, coords)],
+    )
+}
+
+/// `sust.b.GEOM{.vN}.b32.zero [obj, {coords}], {v..}`; the x coordinate is in bytes.
+pub fn sust(geom: super::inst::TexGeom, obj: Reg, coords: Vec<Operand>, v: &[Reg]) -> Instruction {
+    Instruction::new(
+        Opcode::Sust,
+        surface_mods(geom, v.len()),
+        vec![Operand::Texel(obj, coords), Operand::vector(v)],
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

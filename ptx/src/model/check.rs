@@ -147,7 +147,7 @@ pub fn check_instruction(i: &Instruction) -> Result<(), PtxError> {
     let types: Vec<Type> = i.types().collect();
     let want_types = match i.op {
         O::Mma => 4,
-        O::Cvt | O::Set => 2,
+        O::Cvt | O::Set | O::Tex | O::Tld4 => 2,
         O::Bar
         | O::Barrier
         | O::Membar
@@ -363,6 +363,19 @@ pub fn check_instruction(i: &Instruction) -> Result<(), PtxError> {
                 Err(invalid(i, "every operand must be a brace list of registers"))
             }
         }
+        O::Tex | O::Tld4 | O::Suld | O::Sust => texture_access(i),
+        O::Txq | O::Suq => {
+            arity(i, 2, 3)?;
+            dest(i, op(0), b32)?;
+            match op(1) {
+                Operand::Address(super::inst::Address {
+                    base: super::inst::AddrBase::Reg(r),
+                    offset: 0,
+                }) if r.kind == RegKind::B64 => {}
+                _ => return Err(invalid(i, "needs the object as [%rdN]")),
+            }
+            rest_fit(i, 2, b32)
+        }
         O::Ldmatrix => {
             arity(i, 2, 2)?;
             let count = i.find_mod(|m| match m {
@@ -377,6 +390,47 @@ pub fn check_instruction(i: &Instruction) -> Result<(), PtxError> {
             }
         }
     }
+}
+
+/// `tex`, `tld4`, `suld` (`{d..}, [obj, {c..}]` and, for `tex`, a level of detail or two
+/// gradient vectors) and `sust` (`[obj, {c..}], {v..}`): a geometry, a 64-bit object
+/// register and brace lists of 32-bit registers or immediates.
+fn texture_access(i: &Instruction) -> Result<(), PtxError> {
+    let geom = i.find_mod(|m| if let Modifier::Geom(g) = m { Some(*g) } else { None });
+    if geom.is_none() {
+        return Err(invalid(i, "needs a geometry (.1d, .2d, .3d, .a1d, .a2d, .cube, .acube)"));
+    }
+    let b32 = Some(RegKind::B32);
+    let (texel, rest) = if i.op == Opcode::Sust { (0, 1) } else { (1, 0) };
+    let (lo, hi) = match i.op {
+        Opcode::Tex if i.has_flag(Flag::Grad) => (4, 4),
+        Opcode::Tex if i.has_flag(Flag::Level) => (3, 3),
+        _ => (2, 2),
+    };
+    arity(i, lo, hi)?;
+    match i.operands.get(texel) {
+        Some(Operand::Texel(h, c)) if h.kind == RegKind::B64 && !c.is_empty() => {
+            c.iter().try_for_each(|o| fits(i, o, b32, "coordinate"))?
+        }
+        _ => return Err(invalid(i, "needs the object and coordinates as [%rdN, {..}]")),
+    }
+    match i.operands.get(rest) {
+        Some(Operand::Vector(v)) if !v.is_empty() => {
+            if i.op == Opcode::Sust {
+                v.iter().try_for_each(|o| fits(i, o, b32, "value"))?
+            } else {
+                v.iter().try_for_each(|o| dest(i, o, b32))?
+            }
+        }
+        _ => return Err(invalid(i, "needs a brace list of registers")),
+    }
+    for o in i.operands.iter().skip(2) {
+        match o {
+            Operand::Vector(v) => v.iter().try_for_each(|o| fits(i, o, b32, "gradient"))?,
+            o => fits(i, o, b32, "level of detail")?,
+        }
+    }
+    Ok(())
 }
 
 /// Checks every instruction of `e`, and that labels are unique and every branch target exists.

@@ -46,6 +46,7 @@ named_enum! {
         Ex2 => "ex2", Lg2 => "lg2", Sin => "sin", Cos => "cos", Tanh => "tanh", Rcp => "rcp",
         Copysign => "copysign", Dp4a => "dp4a", Testp => "testp", Mma => "mma", Ldmatrix => "ldmatrix",
         Call => "call", Shf => "shf", Addc => "addc", Subc => "subc", Madc => "madc",
+        Tex => "tex", Tld4 => "tld4", Txq => "txq", Suld => "suld", Sust => "sust", Suq => "suq",
     }
 }
 
@@ -129,6 +130,28 @@ named_enum! {
 }
 
 named_enum! {
+    /// Texture and surface geometries (`tex.2d`, `suld.b.a2d`): `a` marks layered (array)
+    /// forms, whose coordinate vectors start with the layer index.
+    #[allow(missing_docs)]
+    TexGeom { D1 => "1d", D2 => "2d", D3 => "3d", A1d => "a1d", A2d => "a2d", Cube => "cube",
+              Acube => "acube" }
+}
+
+named_enum! {
+    /// The component `tld4` gathers (`tld4.r`).
+    #[allow(missing_docs)]
+    TexComp { R => "r", G => "g", B => "b", A => "a" }
+}
+
+named_enum! {
+    /// `txq`/`suq` queries.
+    #[allow(missing_docs)]
+    TexQuery { Width => "width", Height => "height", Depth => "depth",
+               ArraySize => "array_size", NumMipmapLevels => "num_mipmap_levels",
+               NumSamples => "num_samples" }
+}
+
+named_enum! {
     /// Modifiers without a payload.
     Flag {
         /// `.ftz`: flush subnormals to zero.
@@ -179,8 +202,17 @@ named_enum! {
         R => "r",
         /// `.wrap` (`shf`: shift amount modulo 32).
         Wrap => "wrap",
-        /// `.clamp` (`shf`: shift amount clamped to 32).
+        /// `.clamp` (`shf`: shift amount clamped to 32; `suld`/`sust`: out-of-range
+        /// coordinates clamped to the edge).
         Clamp => "clamp",
+        /// `.level` (`tex.level`: explicit level of detail; `txq.level`: query of one level).
+        Level => "level",
+        /// `.grad` (`tex.grad`: level of detail from explicit gradients).
+        Grad => "grad",
+        /// `.b` (`suld.b`/`sust.b`: unformatted surface access, x coordinate in bytes).
+        B => "b",
+        /// `.zero` (`suld`/`sust`: out-of-range loads return zero, stores are dropped).
+        Zero => "zero",
     }
 }
 
@@ -201,6 +233,7 @@ impl Opcode {
                 | Opcode::Exit
                 | Opcode::Trap
                 | Opcode::Call
+                | Opcode::Sust
         )
     }
 }
@@ -261,6 +294,14 @@ bitflags::bitflags! {
         const WRAP = 1 << 23;
         /// `.clamp`.
         const CLAMP = 1 << 24;
+        /// `.level`.
+        const LEVEL = 1 << 25;
+        /// `.grad`.
+        const GRAD = 1 << 26;
+        /// `.b`.
+        const B = 1 << 27;
+        /// `.zero`.
+        const ZERO = 1 << 28;
     }
 }
 
@@ -316,6 +357,12 @@ pub enum Modifier {
         /// Depth (0: none).
         k: u8,
     },
+    /// A texture or surface geometry (`.2d`, `.a2d`, `.cube`).
+    Geom(TexGeom),
+    /// The component of `tld4` (`.r`).
+    Comp(TexComp),
+    /// The query of `txq`/`suq` (`.width`).
+    Query(TexQuery),
     /// A payload-free modifier.
     Flag(Flag),
 }
@@ -335,6 +382,7 @@ modifier_from! {
     Type => Type, StateSpace => Space, Rounding => Round, CmpOp => Cmp, BoolOp => Bool,
     AtomOp => Atom, Scope => Scope, MemSem => Sem, CacheOp => Cache, ShflMode => Shfl,
     VoteMode => Vote, TestpOp => Testp, PrmtMode => Prmt, Layout => Layout, Flag => Flag,
+    TexGeom => Geom, TexComp => Comp, TexQuery => Query,
 }
 
 impl fmt::Display for Modifier {
@@ -359,6 +407,9 @@ impl fmt::Display for Modifier {
             Modifier::Shape { m, n, k: 0 } => write!(f, "m{m}n{n}"),
             Modifier::Shape { m, n, k } => write!(f, "m{m}n{n}k{k}"),
             Modifier::Flag(fl) => write!(f, "{fl}"),
+            Modifier::Geom(g) => write!(f, "{g}"),
+            Modifier::Comp(c) => write!(f, "{c}"),
+            Modifier::Query(q) => write!(f, "{q}"),
         }
     }
 }
@@ -371,6 +422,22 @@ impl Modifier {
     pub fn parse(op: Opcode, s: &str) -> Option<Modifier> {
         let compare = matches!(op, Opcode::Setp | Opcode::Set);
         let reduce = matches!(op, Opcode::Atom | Opcode::Red | Opcode::Redux);
+        // Texture spellings first: `.r`/`.b` are components of `tld4`, not `shf.r`/`sust.b`.
+        if op == Opcode::Tld4 {
+            if let Some(c) = TexComp::from_name(s) {
+                return Some(Modifier::Comp(c));
+            }
+        }
+        if matches!(op, Opcode::Tex | Opcode::Tld4 | Opcode::Suld | Opcode::Sust) {
+            if let Some(g) = TexGeom::from_name(s) {
+                return Some(Modifier::Geom(g));
+            }
+        }
+        if matches!(op, Opcode::Txq | Opcode::Suq) {
+            if let Some(q) = TexQuery::from_name(s) {
+                return Some(Modifier::Query(q));
+            }
+        }
         if compare {
             if let Some(c) = CmpOp::from_name(s) {
                 return Some(Modifier::Cmp(c));
@@ -511,6 +578,9 @@ pub enum Operand {
     Pair(Reg, Reg),
     /// A parenthesized list `(param0, param1)`: the return and argument lists of `call`.
     List(Vec<Operand>),
+    /// A texture or surface access `[%rd1, {%r2, %r3}]`: the object handle (a `.u64`
+    /// texture or surface object) and the coordinate vector.
+    Texel(Reg, Vec<Operand>),
 }
 
 impl Operand {
@@ -557,6 +627,10 @@ impl Operand {
             }
             Operand::Address(Address { base: AddrBase::Reg(r), .. }) => f(*r),
             Operand::Vector(v) | Operand::List(v) => v.iter().for_each(|o| o.for_each_reg(f)),
+            Operand::Texel(h, v) => {
+                f(*h);
+                v.iter().for_each(|o| o.for_each_reg(f));
+            }
             _ => {}
         }
     }
@@ -573,6 +647,10 @@ impl Operand {
             Operand::Address(Address { base: AddrBase::Reg(r), .. }) => f(r),
             Operand::Vector(v) | Operand::List(v) => {
                 v.iter_mut().for_each(|o| o.for_each_reg_mut(f))
+            }
+            Operand::Texel(h, v) => {
+                f(h);
+                v.iter_mut().for_each(|o| o.for_each_reg_mut(f));
             }
             _ => {}
         }
@@ -636,6 +714,9 @@ impl fmt::Display for Operand {
             Operand::Sink => f.write_str("_"),
             Operand::Not(r) => write!(f, "!{r}"),
             Operand::Pair(a, b) => write!(f, "{a}|{b}"),
+            Operand::Texel(h, v) => {
+                write!(f, "[{h}, {}]", Operand::Vector(v.clone()))
+            }
         }
     }
 }
@@ -864,6 +945,9 @@ impl Modifier {
             Modifier::Prmt(p) => p.name(),
             Modifier::Layout(l) => l.name(),
             Modifier::Flag(f) => f.name(),
+            Modifier::Geom(g) => g.name(),
+            Modifier::Comp(c) => c.name(),
+            Modifier::Query(q) => q.name(),
             Modifier::Vec(_) | Modifier::Num(_) | Modifier::Shape { .. } => {
                 out.push_str(&self.to_string());
                 return;
@@ -913,6 +997,18 @@ impl Operand {
                 b.write_to(out);
             }
             Operand::Sink => out.push('_'),
+            Operand::Texel(h, v) => {
+                out.push('[');
+                h.write_to(out);
+                out.push_str(", {");
+                for (i, o) in v.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    o.write_to(out);
+                }
+                out.push_str("}]");
+            }
             other => out.push_str(&other.to_string()),
         }
     }

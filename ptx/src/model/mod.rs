@@ -7,7 +7,8 @@ pub mod types;
 
 pub use inst::{
     AddrBase, Address, AtomOp, BoolOp, CacheOp, CmpOp, Flag, Flags, Guard, Instruction, Layout,
-    MemSem, Modifier, Opcode, Operand, PrmtMode, Rounding, Scope, ShflMode, TestpOp, VoteMode,
+    MemSem, Modifier, Opcode, Operand, PrmtMode, Rounding, Scope, ShflMode, TestpOp, TexComp,
+    TexGeom, TexQuery, VoteMode,
 };
 pub use types::{Dim, Reg, RegKind, RegPool, SpecialReg, StateSpace, Type};
 

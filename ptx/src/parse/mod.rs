@@ -866,7 +866,7 @@ impl Parser {
                 if !self.eat_punct('}') {
                     loop {
                         // PTX brace lists are flat; refusing nesting also bounds recursion.
-                        if self.is_punct('{') || self.is_punct('(') {
+                        if self.is_punct('{') || self.is_punct('(') || self.is_punct('[') {
                             return Err(syntax(line, "brace lists cannot be nested"));
                         }
                         v.push(self.operand(regs)?);
@@ -911,6 +911,19 @@ impl Parser {
                         ))
                     }
                 };
+                // `[%rd1, {%r1, %r2}]`: a texture or surface object and its coordinates.
+                if self.eat_punct(',') {
+                    let AddrBase::Reg(handle) = base else {
+                        return Err(unsupported(line, "a texture named by a symbol"));
+                    };
+                    return match self.operand(regs)? {
+                        Operand::Vector(c) => {
+                            self.expect_punct(']', "to close the texture access")?;
+                            Ok(Operand::Texel(handle, c))
+                        }
+                        _ => Err(syntax(line, "expected coordinates in braces after the object")),
+                    };
+                }
                 let mut offset = 0i64;
                 if self.is_punct('+') || self.is_punct('-') {
                     let mut neg = self.eat_punct('-');

@@ -6,7 +6,7 @@ use super::{EmuError, EmuErrorKind};
 use dianran_ptx::{
     AddrBase, AtomOp, BoolOp, CmpOp, Entry, Flag, Flags, Instruction, Layout, Modifier, Module,
     Opcode, Operand, Param, PrmtMode, Reg, RegKind, Rounding, ShflMode, SpecialReg, StateSpace,
-    Statement, TestpOp, Type, VarDecl, VoteMode,
+    Statement, TestpOp, TexComp, TexGeom, TexQuery, Type, VarDecl, VoteMode,
 };
 use std::collections::HashMap;
 
@@ -37,6 +37,8 @@ pub(crate) enum Opd {
     Vector(Vec<Opd>),
     /// `_`.
     Sink,
+    /// `[%rd, {coords}]`: a texture or surface object register and the coordinates.
+    Texel(u32, Vec<Opd>),
 }
 
 /// The base of a decoded memory operand.
@@ -99,6 +101,10 @@ pub(crate) struct DInst {
     pub num: u8,
     pub shape: (u8, u8, u8),
     pub layouts: Vec<Layout>,
+    /// Texture instructions: geometry, `tld4` component, `txq`/`suq` query.
+    pub geom: Option<TexGeom>,
+    pub comp: Option<TexComp>,
+    pub query: Option<TexQuery>,
     pub ops: Vec<Opd>,
     pub class: Class,
     /// `call`: what it copies and where it goes.
@@ -289,6 +295,10 @@ fn operand(
         Operand::Vector(v) => {
             Opd::Vector(v.iter().map(|o| operand(o, bases, names, line)).collect::<Result<_, _>>()?)
         }
+        Operand::Texel(h, c) => Opd::Texel(
+            slot(bases, *h),
+            c.iter().map(|o| operand(o, bases, names, line)).collect::<Result<_, _>>()?,
+        ),
         Operand::List(_) => {
             return Err(EmuError::new(
                 EmuErrorKind::Unsupported,
@@ -643,6 +653,9 @@ fn decode_inst(
             .iter()
             .filter_map(|m| if let Modifier::Layout(l) = m { Some(*l) } else { None })
             .collect(),
+        geom: i.find_mod(|m| if let Modifier::Geom(g) = m { Some(*g) } else { None }),
+        comp: i.find_mod(|m| if let Modifier::Comp(c) = m { Some(*c) } else { None }),
+        query: i.find_mod(|m| if let Modifier::Query(q) = m { Some(*q) } else { None }),
         ops,
         class: Class::Lane,
         call: None,

@@ -277,6 +277,12 @@ impl Cta<'_> {
             }
             Opcode::Mov => self.mov(t, i)?,
             Opcode::Ld => self.ld(t, i)?,
+            Opcode::Tex
+            | Opcode::Tld4
+            | Opcode::Txq
+            | Opcode::Suld
+            | Opcode::Sust
+            | Opcode::Suq => self.texture_inst(t, i)?,
             Opcode::St => self.st(t, i)?,
             Opcode::Atom | Opcode::Red => self.atom(t, i)?,
             Opcode::Cvt => {

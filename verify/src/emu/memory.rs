@@ -26,6 +26,9 @@ pub fn global_base(i: usize) -> u64 {
 /// The memory a CTA sees.
 pub(crate) struct Mem<'a> {
     pub global: &'a mut [Vec<u8>],
+    /// The texture or surface object each parameter names (`None`: a buffer); may be shorter
+    /// than the parameter list.
+    pub textures: &'a mut [Option<super::texture::TexObject>],
     /// The module's `.global`/`.const` variables at [`MODULE_BASE`].
     pub module: Vec<u8>,
     pub shared: Vec<u8>,

@@ -47,12 +47,14 @@ mod lines;
 mod memory;
 mod num;
 mod profile;
+mod texture;
 mod warp;
 
 use std::fmt;
 
 pub use memory::{global_base, LOCAL_WINDOW, SHARED_WINDOW};
 pub use profile::{InstClass, Profile};
+pub use texture::{texture_objects, write_back_textures, TexObject};
 
 /// Emulator settings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -198,7 +200,7 @@ fn run_text(
     let e = find_entry(&module, entry)?;
     let lines = lines::statement_lines(ptx, entry).filter(|l| l.len() == e.body.len());
     let names = lines::register_names(ptx, entry);
-    launch(&module, e, lines.as_deref(), Some(ptx), names, params, grid, block, opts, prof)
+    launch(&module, e, lines.as_deref(), Some(ptx), names, params, &mut [], grid, block, opts, prof)
 }
 
 /// [`run`] on a module of the PTX model, such as [`dianran_ptx::codegen::CompiledPtx::module`]:
@@ -212,7 +214,22 @@ pub fn run_module(
     block: [u32; 3],
     opts: &EmuOptions,
 ) -> Result<(), EmuError> {
-    launch_module(module, entry, params, grid, block, opts, None)
+    launch_module(module, entry, params, &mut [], grid, block, opts, None)
+}
+
+/// [`run_module`] with texture and surface objects: `textures[k]` is what parameter `k`
+/// names when it is a texture or surface object (its `params[k]` buffer is then unused);
+/// surfaces are updated in place (`docs/textures.md`).
+pub fn run_module_textures(
+    module: &dianran_ptx::Module,
+    entry: &str,
+    params: &mut [Vec<u8>],
+    textures: &mut [Option<TexObject>],
+    grid: [u32; 3],
+    block: [u32; 3],
+    opts: &EmuOptions,
+) -> Result<(), EmuError> {
+    launch_module(module, entry, params, textures, grid, block, opts, None)
 }
 
 /// [`run_module`] with the counters of [`run_profiled`].
@@ -225,16 +242,18 @@ pub fn run_module_profiled(
     opts: &EmuOptions,
 ) -> Result<Profile, EmuError> {
     let mut prof = Profile::default();
-    launch_module(module, entry, params, grid, block, opts, Some(&mut prof))?;
+    launch_module(module, entry, params, &mut [], grid, block, opts, Some(&mut prof))?;
     Ok(prof)
 }
 
 /// [`run_module`] and [`run_module_profiled`]: maps the module's statements to the lines
 /// the printer gives them, launches.
+#[allow(clippy::too_many_arguments)]
 fn launch_module(
     module: &dianran_ptx::Module,
     entry: &str,
     params: &mut [Vec<u8>],
+    textures: &mut [Option<TexObject>],
     grid: [u32; 3],
     block: [u32; 3],
     opts: &EmuOptions,
@@ -245,7 +264,7 @@ fn launch_module(
     let (_, lines) = dianran_ptx::print_module_lines(module).map_err(EmuError::from)?;
     let index = module.entries.iter().position(|x| x.name == entry);
     let lines = index.and_then(|i| lines.into_iter().nth(i));
-    launch(module, e, lines.as_deref(), None, None, params, grid, block, opts, prof)
+    launch(module, e, lines.as_deref(), None, None, params, textures, grid, block, opts, prof)
 }
 
 fn find_entry<'m>(
@@ -271,6 +290,7 @@ fn launch(
     text: Option<&str>,
     names: Option<[Vec<String>; 4]>,
     params: &mut [Vec<u8>],
+    textures: &mut [Option<TexObject>],
     grid: [u32; 3],
     block: [u32; 3],
     opts: &EmuOptions,
@@ -333,5 +353,5 @@ fn launch(
             ));
         }
     }
-    warp::launch(&prog, params, grid, block, opts, prof)
+    warp::launch(&prog, params, textures, grid, block, opts, prof)
 }

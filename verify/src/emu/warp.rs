@@ -32,6 +32,7 @@ struct Threads {
 pub(crate) fn launch(
     prog: &Prog,
     params: &mut [Vec<u8>],
+    textures: &mut [Option<super::texture::TexObject>],
     grid: [u32; 3],
     block: [u32; 3],
     opts: &EmuOptions,
@@ -75,6 +76,7 @@ pub(crate) fn launch(
         def: vec![false; n * prog.nslots],
         mem: Mem {
             global: params,
+            textures,
             module: prog.module_data.clone(),
             shared: vec![0; prog.shared_size],
             local: vec![0; n * prog.local_size],

@@ -1,0 +1,188 @@
+//! Texture selection: the parameter convention, the instructions each WGSL texture builtin
+//! becomes, the diagnostics for what CUDA cannot express, and ptxas acceptance.
+
+use super::tests::{ptxas, skip_or_fail};
+use super::*;
+
+fn compile_wgsl(src: &str) -> CompiledPtx {
+    let m = dianran_frontend::compile("t.wgsl", src, &Default::default())
+        .unwrap_or_else(|e| panic!("frontend: {e:?}"));
+    compile_module(&m, &Options::default())
+}
+
+/// Compiles `src`, requires no diagnostics, a parser round trip, and (when installed) ptxas
+/// for sm_80 and sm_90.
+fn compile_ok(src: &str, tag: &str) -> CompiledPtx {
+    let out = compile_wgsl(src);
+    assert!(out.diagnostics.is_empty(), "{:?}", out.diagnostics);
+    let parsed = crate::parse_module(&out.text).unwrap_or_else(|e| panic!("parse: {e:?}"));
+    parsed.validate().unwrap_or_else(|e| panic!("validate: {e:?}"));
+    assert_eq!(crate::print_module(&parsed).ok().as_deref(), Some(out.text.as_str()));
+    for sm in [80, 90] {
+        let mut text = out.text.clone();
+        if sm == 90 {
+            text = text.replace(".target sm_80", ".target sm_90");
+        }
+        match ptxas(&text, sm, tag) {
+            None => skip_or_fail("ptxas"),
+            Some(r) => r.unwrap_or_else(|e| panic!("ptxas sm_{sm}: {e}\n{}", out.text)),
+        }
+    }
+    out
+}
+
+const LOAD_STORE: &str = r#"
+@group(0) @binding(0) var<storage, read_write> out: array<vec4<f32>>;
+@group(0) @binding(1) var src: texture_2d<f32>;
+@group(0) @binding(2) var dst: texture_storage_2d<rgba8unorm, write>;
+@group(0) @binding(3) var ints: texture_2d_array<i32>;
+@group(0) @binding(4) var vol: texture_3d<u32>;
+@group(0) @binding(5) var words: texture_storage_2d_array<r32float, read_write>;
+@group(0) @binding(6) var halves: texture_storage_3d<rgba16float, write>;
+@group(0) @binding(7) var depth: texture_depth_2d;
+@group(0) @binding(8) var line: texture_1d<f32>;
+@compute @workgroup_size(8, 8)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let c = vec2<i32>(id.xy);
+    let t = textureLoad(src, c, 0);
+    textureStore(dst, c, t);
+    let i = textureLoad(ints, c, 1, 0);
+    let v = textureLoad(vol, vec3<i32>(c, 2), 1);
+    let w = textureLoad(words, c, 3);
+    textureStore(words, c, 3, w + vec4<f32>(1.0));
+    textureStore(halves, vec3<u32>(id), vec4<f32>(f32(i.x), f32(v.y), 0.5, 1.0));
+    let d = textureLoad(depth, c, 0);
+    let l = textureLoad(line, c.x, 0);
+    let dims = textureDimensions(src, 1u);
+    let layers = textureNumLayers(ints);
+    let levels = textureNumLevels(vol);
+    let sdims = textureDimensions(dst);
+    out[id.x] = vec4<f32>(d + l.x, f32(dims.x + layers + levels), f32(sdims.y), t.w);
+}
+"#;
+
+#[test]
+fn load_store_and_queries() {
+    let out = compile_ok(LOAD_STORE, "tex_load_store");
+    let e = &out.entries[0];
+    let want: Vec<String> = (0..9).map(|b| format!("p_g0_b{b}")).collect();
+    assert_eq!(e.params, want);
+    assert!(e.flags.contains(EntryFlags::TEXTURES));
+    let t = &out.text;
+    for s in [
+        "tex.level.2d.v4.f32.s32",
+        "tex.level.a2d.v4.s32.s32",
+        "tex.level.3d.v4.u32.s32",
+        "tex.level.1d.v4.f32.s32",
+        "sust.b.2d.b32.zero",
+        "suld.b.a2d.b32.zero",
+        "sust.b.a2d.b32.zero",
+        "sust.b.3d.v2.b32.zero",
+        "txq.level.width.b32",
+        "txq.array_size.b32",
+        "txq.num_mipmap_levels.b32",
+        "suq.height.b32",
+        "bfi.b32",
+    ] {
+        assert!(t.contains(s), "missing {s}:\n{t}");
+    }
+    // Texture objects are handles: no cvta of the texture parameters.
+    assert_eq!(t.matches("cvta.to.global.u64").count(), 1, "{t}");
+}
+
+const SAMPLE: &str = r#"
+@group(0) @binding(0) var<storage, read_write> out: array<vec4<f32>>;
+@group(1) @binding(0) var img: texture_2d<f32>;
+@group(1) @binding(1) var arr: texture_2d_array<f32>;
+@group(1) @binding(2) var cube: texture_cube<f32>;
+@group(1) @binding(3) var vol: texture_3d<f32>;
+@group(1) @binding(4) var shadow: texture_depth_2d;
+@group(2) @binding(0) var lin: sampler;
+@group(2) @binding(1) var near: sampler;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let uv = vec2<f32>(f32(id.x) / 64.0, 0.25);
+    let a = textureSampleLevel(img, lin, uv, 0.0);
+    let b = textureSampleLevel(img, near, uv, 1.5);
+    let c = textureSampleLevel(arr, lin, uv, 2, 0.0);
+    let d = textureSampleLevel(cube, lin, vec3<f32>(uv, 1.0), 0.0);
+    let e = textureSampleGrad(vol, near, vec3<f32>(uv, 0.5), vec3<f32>(0.1), vec3<f32>(0.2));
+    let f = textureGather(1, img, lin, uv);
+    let g = textureSampleLevel(shadow, near, uv, 1);
+    let h = textureGather(shadow, near, uv);
+    let dims = textureDimensions(img);
+    out[id.x] = a + b + c + d + e + f + h + vec4<f32>(g, f32(dims.x), 0.0, 0.0);
+}
+"#;
+
+#[test]
+fn sampling_pairs_and_instructions() {
+    let out = compile_ok(SAMPLE, "tex_sample");
+    let e = &out.entries[0];
+    assert_eq!(
+        e.params,
+        [
+            "p_g0_b0",
+            "p_g1_b0_s2_b0",
+            "p_g1_b0_s2_b1",
+            "p_g1_b1_s2_b0",
+            "p_g1_b2_s2_b0",
+            "p_g1_b3_s2_b1",
+            "p_g1_b4_s2_b1",
+        ]
+    );
+    assert_eq!(texture::pair_param_binding("p_g1_b4_s2_b1"), Some(((1, 4), (2, 1))));
+    assert_eq!(param_binding("p_g1_b4_s2_b1"), None);
+    let t = &out.text;
+    for s in [
+        "tex.level.2d.v4.f32.f32",
+        "tex.level.a2d.v4.f32.f32",
+        "tex.level.cube.v4.f32.f32",
+        "tex.grad.3d.v4.f32.f32",
+        "tld4.g.2d.v4.f32.f32",
+        "tld4.r.2d.v4.f32.f32",
+        "cvt.rn.f32.s32",
+        "txq.level.width.b32",
+    ] {
+        assert!(t.contains(s), "missing {s}:\n{t}");
+    }
+}
+
+#[test]
+fn what_cuda_cannot_express_is_a_diagnostic() {
+    let cases = [
+        (
+            "@group(0) @binding(0) var t: texture_depth_2d;
+             @group(0) @binding(1) var s: sampler_comparison;
+             @group(0) @binding(2) var<storage, read_write> o: array<f32>;
+             @compute @workgroup_size(1) fn cmp() { o[0] = textureSampleCompareLevel(t, s, vec2<f32>(0.5), 0.5); }",
+            "depth comparison",
+        ),
+        (
+            "@group(0) @binding(0) var t: texture_multisampled_2d<f32>;
+             @group(0) @binding(2) var<storage, read_write> o: array<vec4<f32>>;
+             @compute @workgroup_size(1) fn ms() { o[0] = textureLoad(t, vec2<i32>(0), 0); }",
+            "multisampled",
+        ),
+        (
+            "@group(0) @binding(0) var t: texture_storage_2d<rg11b10ufloat, write>;
+             @compute @workgroup_size(1) fn fmt() { textureStore(t, vec2<i32>(0), vec4<f32>(1.0)); }",
+            "storage texture format",
+        ),
+        (
+            "@group(0) @binding(0) var t: texture_2d<f32>;
+             @group(0) @binding(1) var s: sampler;
+             @group(0) @binding(2) var<storage, read_write> o: array<vec4<f32>>;
+             @compute @workgroup_size(1) fn off() { o[0] = textureSampleLevel(t, s, vec2<f32>(0.5), 0.0, vec2<i32>(1, 0)); }",
+            "texel offsets",
+        ),
+    ];
+    for (src, what) in cases {
+        let out = compile_wgsl(src);
+        assert!(out.entries.is_empty(), "{src}");
+        let d = out.diagnostics.first().unwrap_or_else(|| panic!("no diagnostic for {src}"));
+        assert!(d.message.contains(what), "{}", d.message);
+        assert!(d.message.contains("(entry '"), "{}", d.message);
+        assert!(d.span.is_some(), "{}: no span", d.message);
+    }
+}
