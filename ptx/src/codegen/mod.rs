@@ -635,4 +635,5 @@ mod emu_tests;
 mod tests;
 #[cfg(test)]
 mod wgsl_text_tests;
+#[cfg(test)]
 mod texture_tests;
