@@ -10,12 +10,17 @@ use crate::{checks, source, DiagKind, Diagnostic, Diagnostics, Options, Parsed};
 use naga::valid::{Capabilities, ModuleInfo, ValidationError, ValidationFlags, Validator};
 use std::error::Error as _;
 
-/// The validator capabilities dianran accepts: f16, subgroups and cooperative matrices.
+/// The validator capabilities dianran accepts: f16, f64, i64/u64 with their atomics,
+/// subgroups and cooperative matrices.
 fn validator() -> Validator {
     Validator::new(
         ValidationFlags::all(),
         Capabilities::SHADER_FLOAT16
             | Capabilities::SHADER_FLOAT16_IN_FLOAT32
+            | Capabilities::FLOAT64
+            | Capabilities::SHADER_INT64
+            | Capabilities::SHADER_INT64_ATOMIC_MIN_MAX
+            | Capabilities::SHADER_INT64_ATOMIC_ALL_OPS
             | Capabilities::SUBGROUP
             | Capabilities::SUBGROUP_BARRIER
             | Capabilities::COOPERATIVE_MATRIX,
