@@ -29,6 +29,7 @@ mod packed_f16;
 pub mod regalloc;
 mod subgroup;
 mod vectorize;
+mod wide;
 
 use crate::model::{Entry, Module, Param, VarDecl};
 use crate::names;

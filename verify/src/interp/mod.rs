@@ -30,6 +30,7 @@ mod math;
 mod memory;
 mod subgroup;
 mod value;
+mod wide;
 
 #[cfg(test)]
 mod tests;
