@@ -609,6 +609,13 @@ pub fn lavapipe_skips(job: &Job<'_>) -> Option<String> {
     if job.module.uses_cooperative_matrices() {
         return Some("lavapipe has no cooperative matrices".into());
     }
+    #[cfg(feature = "lavapipe")]
+    if let Some(why) = crate::lavapipe::missing_features(job.module) {
+        return Some(why);
+    }
+    if let Some(why) = crate::wide_features::lavapipe_blocker(job.module) {
+        return Some(why.into());
+    }
     None
 }
 

@@ -107,6 +107,8 @@ struct Runner {
     queue: wgpu::Queue,
     info: wgpu::AdapterInfo,
     limits: wgpu::Limits,
+    /// The features the device was created with.
+    features: wgpu::Features,
     /// Runs are serialized: lavapipe already uses every core for one dispatch.
     lock: Mutex<()>,
     /// Set by the device-lost callback. A lost device fails every later call without an
@@ -155,11 +157,19 @@ fn make_runner() -> Result<Runner, String> {
         .ok_or_else(|| "no CPU Vulkan adapter; install mesa-vulkan-drivers".to_string())?;
     let info = adapter.get_info();
     let offered = adapter.features();
-    let wanted = wgpu::Features::SHADER_F16 | wgpu::Features::SUBGROUP;
+    // The 64-bit ones only when offered: a module that needs a missing one is skipped
+    // (`missing_features`).
+    let wanted = wgpu::Features::SHADER_F16
+        | wgpu::Features::SUBGROUP
+        | wgpu::Features::SHADER_F64
+        | wgpu::Features::SHADER_INT64
+        | wgpu::Features::SHADER_INT64_ATOMIC_MIN_MAX
+        | wgpu::Features::SHADER_INT64_ATOMIC_ALL_OPS;
+    let features = offered & wanted;
     let limits = adapter.limits();
     let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
         label: Some("dianran lavapipe"),
-        required_features: offered & wanted,
+        required_features: features,
         required_limits: limits.clone(),
         experimental_features: wgpu::ExperimentalFeatures::disabled(),
         memory_hints: wgpu::MemoryHints::Performance,
@@ -173,7 +183,28 @@ fn make_runner() -> Result<Runner, String> {
     device.set_device_lost_callback(move |_, _| {
         flag.store(true, std::sync::atomic::Ordering::SeqCst);
     });
-    Ok(Runner { device, queue, info, limits, lock: Mutex::new(()), lost })
+    Ok(Runner { device, queue, info, limits, features, lock: Mutex::new(()), lost })
+}
+
+/// The 64-bit shader features `m` needs that the lavapipe device lacks, as a `skipped` reason
+/// (`None` when it has them all, or when there is no adapter: that is reported elsewhere).
+pub fn missing_features(m: &dianran_frontend::ir::Module) -> Option<String> {
+    use crate::wide_features::WideFeature as W;
+    let r = runner().ok()?;
+    let missing: Vec<&str> = crate::wide_features::needed(m)
+        .into_iter()
+        .filter(|f| {
+            let flag = match f {
+                W::F64 => wgpu::Features::SHADER_F64,
+                W::Int64 => wgpu::Features::SHADER_INT64,
+                W::Int64AtomicMinMax => wgpu::Features::SHADER_INT64_ATOMIC_MIN_MAX,
+                W::Int64AtomicAllOps => wgpu::Features::SHADER_INT64_ATOMIC_ALL_OPS,
+            };
+            !r.features.contains(flag)
+        })
+        .map(|f| f.wgpu_name())
+        .collect();
+    (!missing.is_empty()).then(|| format!("the Vulkan adapter lacks {}", missing.join(", ")))
 }
 
 /// True when a lavapipe adapter and device are usable.

@@ -17,3 +17,4 @@ pub mod ptxas;
 pub mod samples;
 pub mod sass;
 pub mod tools;
+pub mod wide_features;
