@@ -76,9 +76,10 @@ impl Lower<'_> {
                 };
                 self.def(RegKind::Pred, |p| build::setp(cmp, t, p, a, b))
             }
-            B::And => bin(self, Opcode::And, &[], a, b),
-            B::InclusiveOr => bin(self, Opcode::Or, &[], a, b),
-            B::ExclusiveOr => bin(self, Opcode::Xor, &[], a, b),
+            // Bit operations take only .b64 (ptxas rejects `and.u64`).
+            B::And => self.binop(Opcode::And, &[], PT::B64, a, b),
+            B::InclusiveOr => self.binop(Opcode::Or, &[], PT::B64, a, b),
+            B::ExclusiveOr => self.binop(Opcode::Xor, &[], PT::B64, a, b),
             B::ShiftLeft | B::ShiftRight => {
                 let m = self.binop(Opcode::And, &[], PT::B32, b, Operand::Imm(63));
                 let (name, st) = match (op, s) {
@@ -262,8 +263,17 @@ impl Lower<'_> {
                 let b = self.comps(*args.get(1).ok_or_else(|| self.err_internal("dot arity"))?)?;
                 let t = arith_ty(s);
                 let float = s == Scalar::F64;
-                let mut acc = self.imm_b64(s, 0);
-                for (&x, &y) in a.iter().zip(&b) {
+                // `a0 * b0`, then one fused step per further pair (the interpreter's order;
+                // starting from `fma(a0, b0, 0)` would turn a -0 product into +0).
+                let (Some(&a0), Some(&b0)) = (a.first(), b.first()) else {
+                    return Err(self.err_internal("dot of empty vectors"));
+                };
+                let mut acc = if float {
+                    self.def(RegKind::B64, |d| build::binary(Opcode::Mul, &[RN], t, d, a0, b0))
+                } else {
+                    self.def(RegKind::B64, |d| build::mul_lo(t, d, a0, b0))
+                };
+                for (&x, &y) in a.iter().zip(&b).skip(1) {
                     let c = acc;
                     acc = if float {
                         self.def(RegKind::B64, |d| build::fma_rn(t, d, x, y, c))
