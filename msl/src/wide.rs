@@ -27,7 +27,11 @@ fn holds(types: &Types, ty: TypeId, atomic: bool, depth: u32) -> bool {
 
 /// The 64-bit construct of `f` (its values, and the globals of `m` it may touch) that MSL
 /// cannot express, as the text of a diagnostic; `None` when there is none.
-pub(crate) fn missing_in_metal(m: &Module, f: &Function, globals: &[TypeId]) -> Option<&'static str> {
+pub(crate) fn missing_in_metal(
+    m: &Module,
+    f: &Function,
+    globals: &[TypeId],
+) -> Option<&'static str> {
     let tys = f.values.iter().map(|v| v.ty).chain(globals.iter().copied());
     let tys: Vec<TypeId> = tys.collect();
     if tys.iter().any(|&t| holds(&m.types, t, false, 0)) {

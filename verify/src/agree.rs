@@ -484,9 +484,7 @@ pub fn compare_except(
 
 /// An f64 from its 8 little-endian bytes (0 when the slice is shorter).
 fn f64_of(b: &[u8]) -> f64 {
-    b.get(..8)
-        .and_then(|s| <[u8; 8]>::try_from(s).ok())
-        .map_or(0.0, f64::from_le_bytes)
+    b.get(..8).and_then(|s| <[u8; 8]>::try_from(s).ok()).map_or(0.0, f64::from_le_bytes)
 }
 
 /// Whether two f64 values agree: NaN with NaN, else within 4 ULP or 1e-12 (module doc).

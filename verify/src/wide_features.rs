@@ -62,7 +62,9 @@ pub fn needed(m: &ir::Module) -> Vec<WideFeature> {
     }
     let atomic64 = |f: &ir::Function, p: ir::ValueId| {
         f.values.get(p.index()).is_some_and(|v| match m.types.get(v.ty) {
-            Type::Pointer { base, .. } => matches!(m.types.get(*base), Type::Atomic(s) if s.is_64()),
+            Type::Pointer { base, .. } => {
+                matches!(m.types.get(*base), Type::Atomic(s) if s.is_64())
+            }
             _ => false,
         })
     };

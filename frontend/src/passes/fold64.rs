@@ -128,10 +128,7 @@ mod tests {
     #[test]
     fn integer_ops_wrap_and_follow_wgsl_division() {
         let b = |o, x, y| binary(o, &x, &y);
-        assert_eq!(
-            b(BinaryOperator::Add, C::I64(i64::MAX), C::I64(1)),
-            Some(C::I64(i64::MIN))
-        );
+        assert_eq!(b(BinaryOperator::Add, C::I64(i64::MAX), C::I64(1)), Some(C::I64(i64::MIN)));
         assert_eq!(b(BinaryOperator::Divide, C::I64(7), C::I64(0)), Some(C::I64(7)));
         assert_eq!(b(BinaryOperator::Modulo, C::I64(7), C::I64(0)), Some(C::I64(0)));
         assert_eq!(b(BinaryOperator::Divide, C::I64(i64::MIN), C::I64(-1)), Some(C::I64(i64::MIN)));

@@ -16,7 +16,8 @@ impl Lower<'_> {
     /// Subgroup operations (SPEC §3): member mask from `activemask`.
     pub(crate) fn subgroup(&mut self, op: &Op, ty: TypeId) -> R<Vec<VRegId>> {
         use dianran_frontend::ir::GatherMode as G;
-        let wide = |l: &Self, v: &dianran_frontend::ir::ValueId| l.scalar_ty(*v).is_ok_and(|s| s.is_64());
+        let wide =
+            |l: &Self, v: &dianran_frontend::ir::ValueId| l.scalar_ty(*v).is_ok_and(|s| s.is_64());
         let has_wide = match op {
             Op::SubgroupCollective { arg, .. } | Op::SubgroupGather { arg, .. } => wide(self, arg),
             _ => false,

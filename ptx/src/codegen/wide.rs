@@ -27,8 +27,12 @@ impl Lower<'_> {
     /// `-x` and `~x` on a 64-bit scalar.
     pub(crate) fn unary64(&mut self, u: U, s: Scalar, v: VRegId) -> R<VRegId> {
         Ok(match u {
-            U::BitwiseNot => self.def(RegKind::B64, |d| build::unary(Opcode::Not, &[], PT::B64, d, v)),
-            U::Negate => self.def(RegKind::B64, |d| build::unary(Opcode::Neg, &[], arith_ty(s), d, v)),
+            U::BitwiseNot => {
+                self.def(RegKind::B64, |d| build::unary(Opcode::Not, &[], PT::B64, d, v))
+            }
+            U::Negate => {
+                self.def(RegKind::B64, |d| build::unary(Opcode::Neg, &[], arith_ty(s), d, v))
+            }
             U::LogicalNot => return Err(self.err_internal("logical not on a 64-bit value")),
         })
     }
@@ -168,7 +172,13 @@ impl Lower<'_> {
     /// Bit reinterpretation when either side has 64-bit components: same-width components
     /// are the same registers; `vec2` of 32-bit halves pack into (or split from) one 64-bit
     /// value, low half first.
-    pub(crate) fn bitcast64(&mut self, from: Scalar, to: Scalar, c: Vec<VRegId>, n: usize) -> R<Vec<VRegId>> {
+    pub(crate) fn bitcast64(
+        &mut self,
+        from: Scalar,
+        to: Scalar,
+        c: Vec<VRegId>,
+        n: usize,
+    ) -> R<Vec<VRegId>> {
         match (from.is_64(), to.is_64()) {
             (true, true) if n == c.len() => Ok(c),
             (false, true) if c.len() == 2 * n && from.size() == 4 => Ok(c
@@ -190,7 +200,11 @@ impl Lower<'_> {
     }
 
     /// A math builtin on 64-bit arguments, one component at a time.
-    pub(crate) fn math64(&mut self, fun: M, args: &[dianran_frontend::ir::ValueId]) -> R<Vec<VRegId>> {
+    pub(crate) fn math64(
+        &mut self,
+        fun: M,
+        args: &[dianran_frontend::ir::ValueId],
+    ) -> R<Vec<VRegId>> {
         let un = |l: &mut Self, o: Opcode, mods: &[Modifier], t: PT, x: VRegId| {
             l.def(RegKind::B64, |d| build::unary(o, mods, t, d, x))
         };
@@ -212,7 +226,9 @@ impl Lower<'_> {
                 let t = l.bin(Opcode::Max, s, x[0], x[1]);
                 Ok(l.bin(Opcode::Min, s, t, x[2]))
             }),
-            M::Sqrt => self.per_comp(args, |l, s, x| Ok(un(l, Opcode::Sqrt, &[RN], arith_ty(s), x[0]))),
+            M::Sqrt => {
+                self.per_comp(args, |l, s, x| Ok(un(l, Opcode::Sqrt, &[RN], arith_ty(s), x[0])))
+            }
             M::Fma => self.per_comp(args, |l, _, x| {
                 let (a, b, c) = (x[0], x[1], x[2]);
                 Ok(l.def(RegKind::B64, |d| build::fma_rn(PT::F64, d, a, b, c)))
@@ -255,7 +271,9 @@ impl Lower<'_> {
                 let n = l.def(RegKind::B32, |d| build::unary(Opcode::Clz, &[], PT::B64, d, r));
                 Ok(l.def(RegKind::B64, |d| build::cvt(None, false, PT::U64, PT::U32, d, n)))
             }),
-            M::ReverseBits => self.per_comp(args, |l, _, x| Ok(un(l, Opcode::Brev, &[], PT::B64, x[0]))),
+            M::ReverseBits => {
+                self.per_comp(args, |l, _, x| Ok(un(l, Opcode::Brev, &[], PT::B64, x[0])))
+            }
             M::Dot => {
                 let first = *args.first().ok_or_else(|| self.err_internal("dot arity"))?;
                 let s = self.scalar_ty(first)?;

@@ -290,7 +290,8 @@ pub(crate) fn math(
             put(out, g(i));
         }
     };
-    let fl = |out: &mut Vec<u32>, g: &dyn Fn(f64) -> f64| each(out, &|i| g(f(get(a0, i))).to_bits());
+    let fl =
+        |out: &mut Vec<u32>, g: &dyn Fn(f64) -> f64| each(out, &|i| g(f(get(a0, i))).to_bits());
     let signed = s == Scalar::I64;
     let lt = |x: u64, y: u64| if signed { (x as i64) < (y as i64) } else { x < y };
     let min = |x: u64, y: u64| match s {
@@ -321,9 +322,9 @@ pub(crate) fn math(
         M::Trunc => fl(out, &f64::trunc),
         M::Round => fl(out, &f64::round_ties_even),
         M::Fract => fl(out, &|x| x - x.floor()),
-        M::Fma => each(out, &|i| {
-            f(get(a0, i)).mul_add(f(get(arg(1), i)), f(get(arg(2), i))).to_bits()
-        }),
+        M::Fma => {
+            each(out, &|i| f(get(a0, i)).mul_add(f(get(arg(1), i)), f(get(arg(2), i))).to_bits())
+        }
         M::Sign => each(out, &|i| {
             let x = get(a0, i);
             match s {
@@ -393,7 +394,10 @@ mod tests {
         let min = i64::MIN as u64;
         assert_eq!(b(BinaryOperator::Divide, Scalar::I64, min, u64::MAX), Some(min));
         assert_eq!(b(BinaryOperator::ShiftLeft, Scalar::U64, 1, 64 + 40), Some(1 << 40));
-        assert_eq!(b(BinaryOperator::ShiftRight, Scalar::I64, (-16i64) as u64, 2), Some((-4i64) as u64));
+        assert_eq!(
+            b(BinaryOperator::ShiftRight, Scalar::I64, (-16i64) as u64, 2),
+            Some((-4i64) as u64)
+        );
     }
 
     #[test]
