@@ -790,10 +790,13 @@ mod tests {
         assert_eq!(e.location(d), "t.wgsl:2:5");
         assert!(d.message.contains("`f32`"), "{}", d.message);
 
-        let e = err("@compute @workgroup_size(1) fn main() {\n    var a: f64 = 1.0lf;\n}");
+        // A type behind a capability dianran does not grant (16-bit integers).
+        let e = err(
+            "enable wgpu_int16;\n@compute @workgroup_size(1) fn main() {\n    var a: i16 = i16(1i);\n}",
+        );
         let d = &e.list[0];
-        assert_eq!(e.location(d), "t.wgsl:2:12");
-        assert!(d.message.contains("f64") && d.message.contains("not supported"), "{}", d.message);
+        assert_eq!(e.location(d), "t.wgsl:3:12");
+        assert!(d.message.contains("i16") && d.message.contains("not supported"), "{}", d.message);
         assert_eq!(d.context.as_deref(), Some("main"));
     }
 

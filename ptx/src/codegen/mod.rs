@@ -549,6 +549,6 @@ fn compile_entry(
 #[cfg(test)]
 mod emu_tests;
 #[cfg(test)]
-mod wide_tests;
-#[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod wide_tests;
