@@ -545,8 +545,8 @@ fn parse_help(message: &str) -> String {
 /// What to do about a validation error, by its message chain.
 fn validation_help(chain: &str) -> String {
     let m = chain.to_ascii_lowercase();
-    let h = if m.contains("float64") || m.contains("f64") {
-        "dianran targets do not support f64: use f32"
+    let h = if m.contains("int16") || m.contains("`i16`") || m.contains("`u16`") {
+        "dianran targets do not support 16-bit integers: use i32 or u32"
     } else if m.contains("recursi")
         || m.contains("call to") && m.contains("is invalid") && m.contains("before")
     {
