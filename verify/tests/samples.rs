@@ -2459,6 +2459,9 @@ fn int64_bits() {
 }
 
 #[test]
+// WGSL's clamp is min(max(e, lo), hi), which ignores a NaN `e` as f64::max does;
+// f64::clamp would return the NaN.
+#[allow(clippy::manual_clamp)]
 fn f64_arith() {
     let mut rng = Rng::new(66);
     let n = 256;
@@ -2539,7 +2542,7 @@ fn atomic_u64() {
     vals[9] = i64::MAX;
     vals[11] = -1;
     // Accumulator start values: ands all ones, mins at their maximum, the rest zero.
-    let mut init = vec![0u64; 12];
+    let mut init = [0u64; 12];
     init[1] = i64::MAX as u64;
     init[2] = i64::MIN as u64;
     init[3] = u64::MAX;
