@@ -49,6 +49,16 @@ const KNOWN: &[(&str, &str, &str)] = &[
         "llvm-emu",
         "no LLVM PTX for entries with immediate data (see the llvm stage)",
     ),
+    ("naga_f64", "msl", "Metal has no double: the diagnostic names the function"),
+    (
+        "naga_atomic_ops_int64",
+        "msl",
+        "Metal's 64-bit atomics are only atomic_ulong min/max (Metal 3.1); the printer \
+         reports a diagnostic",
+    ),
+    ("naga_f64", "llvm", "the LLVM backend reports 64-bit types as unsupported"),
+    ("naga_int64_div", "llvm", "the LLVM backend reports 64-bit types as unsupported"),
+    ("naga_atomic_ops_int64", "llvm", "the LLVM backend reports 64-bit types as unsupported"),
 ];
 
 /// Entries whose result legitimately depends on scheduling (a data race the kernel's
@@ -196,9 +206,10 @@ fn check_outputs(k: &Kernel, m: &ir::Module, out: &mut Outcome, ptxas: bool) {
         }
         Ok(Ok(text)) => {
             // `frontend::parse` is naga's `parse_str` plus a `Validator` with exactly the
-            // capabilities SHADER_FLOAT16 | SHADER_FLOAT16_IN_FLOAT32 | SUBGROUP |
-            // SUBGROUP_BARRIER | COOPERATIVE_MATRIX | SHADER_FLOAT32_ATOMIC | IMMEDIATES (the
-            // root package has no direct naga dependency).
+            // capabilities SHADER_FLOAT16 | SHADER_FLOAT16_IN_FLOAT32 | FLOAT64 |
+            // SHADER_INT64 | SHADER_INT64_ATOMIC_MIN_MAX | SHADER_INT64_ATOMIC_ALL_OPS |
+            // SUBGROUP | SUBGROUP_BARRIER | COOPERATIVE_MATRIX | SHADER_FLOAT32_ATOMIC |
+            // IMMEDIATES (the root package has no direct naga dependency).
             match guarded(|| dianran::frontend::parse(&k.name, &text, &Default::default())) {
                 Err(p) => out.fail(&k.name, "wgsl-validate", p),
                 Ok(Err(d)) => out.fail(&k.name, "wgsl-validate", format!("{}\n{text}", d.render())),

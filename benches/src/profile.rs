@@ -74,6 +74,10 @@ fn fill(rng: &mut Rng, scalar: Option<Scalar>, len: usize) -> Vec<u8> {
             Some(Scalar::F16) => out.extend(half::f16::from_f32(rng.unit()).to_le_bytes()),
             Some(Scalar::U32 | Scalar::I32) => out.extend((rng.next_u32() % 16).to_le_bytes()),
             Some(Scalar::Bool) => out.extend((rng.next_u32() & 1).to_le_bytes()),
+            Some(Scalar::F64) => out.extend(f64::from(rng.unit()).to_le_bytes()),
+            Some(Scalar::U64 | Scalar::I64) => {
+                out.extend(u64::from(rng.next_u32() % 16).to_le_bytes())
+            }
         }
     }
     out.truncate(len);

@@ -138,6 +138,12 @@ pub enum Scalar {
     F32,
     /// `f16`
     F16,
+    /// `i64` (naga's `SHADER_INT64` capability)
+    I64,
+    /// `u64`
+    U64,
+    /// `f64` (naga's `FLOAT64` capability)
+    F64,
 }
 
 impl Scalar {
@@ -145,16 +151,25 @@ impl Scalar {
     pub fn size(self) -> u32 {
         match self {
             Scalar::F16 => 2,
-            _ => 4,
+            Scalar::I64 | Scalar::U64 | Scalar::F64 => 8,
+            Scalar::Bool | Scalar::I32 | Scalar::U32 | Scalar::F32 => 4,
         }
     }
-    /// Whether the scalar is `f32` or `f16`.
+    /// Whether the scalar is `f32`, `f16` or `f64`.
     pub fn is_float(self) -> bool {
-        matches!(self, Scalar::F32 | Scalar::F16)
+        matches!(self, Scalar::F32 | Scalar::F16 | Scalar::F64)
     }
-    /// Whether the scalar is `i32` or `u32`.
+    /// Whether the scalar is `i32`, `u32`, `i64` or `u64`.
     pub fn is_int(self) -> bool {
-        matches!(self, Scalar::I32 | Scalar::U32)
+        matches!(self, Scalar::I32 | Scalar::U32 | Scalar::I64 | Scalar::U64)
+    }
+    /// Whether the scalar is one of the 64-bit types (`i64`, `u64`, `f64`).
+    pub fn is_64(self) -> bool {
+        matches!(self, Scalar::I64 | Scalar::U64 | Scalar::F64)
+    }
+    /// Whether the scalar is a signed integer (`i32`, `i64`).
+    pub fn is_signed(self) -> bool {
+        matches!(self, Scalar::I32 | Scalar::I64)
     }
     /// WGSL spelling.
     pub fn wgsl_name(self) -> &'static str {
@@ -164,6 +179,9 @@ impl Scalar {
             Scalar::U32 => "u32",
             Scalar::F32 => "f32",
             Scalar::F16 => "f16",
+            Scalar::I64 => "i64",
+            Scalar::U64 => "u64",
+            Scalar::F64 => "f64",
         }
     }
 }
@@ -400,6 +418,12 @@ pub enum ConstValue {
     F32(u32),
     /// `f16` by bit pattern.
     F16(u16),
+    /// `i64`
+    I64(i64),
+    /// `u64`
+    U64(u64),
+    /// `f64` by bit pattern.
+    F64(u64),
     /// A vector, matrix (columns), array or struct (fields) of constants.
     Composite(TypeId, Vec<ConstValue>),
     /// The zero value of a type.
@@ -414,6 +438,10 @@ impl ConstValue {
     /// An f16 constant.
     pub fn f16(v: half::f16) -> Self {
         ConstValue::F16(v.to_bits())
+    }
+    /// An f64 constant.
+    pub fn f64(v: f64) -> Self {
+        ConstValue::F64(v.to_bits())
     }
 }
 

@@ -10,14 +10,18 @@ use crate::{checks, source, DiagKind, Diagnostic, Diagnostics, Options, Parsed};
 use naga::valid::{Capabilities, ModuleInfo, ValidationError, ValidationFlags, Validator};
 use std::error::Error as _;
 
-/// The validator capabilities dianran accepts: f16, subgroups, cooperative matrices, f32
-/// atomics (`atomicAdd`/`atomicSub`/`atomicExchange` on `atomic<f32>` in storage memory) and
-/// immediate data (`var<immediate>`, docs/immediates.md).
+/// The validator capabilities dianran accepts: f16, f64, i64/u64 with their atomics,
+/// subgroups, cooperative matrices, f32 atomics (`atomicAdd`/`atomicSub`/`atomicExchange` on
+/// `atomic<f32>` in storage memory) and immediate data (`var<immediate>`, docs/immediates.md).
 fn validator() -> Validator {
     Validator::new(
         ValidationFlags::all(),
         Capabilities::SHADER_FLOAT16
             | Capabilities::SHADER_FLOAT16_IN_FLOAT32
+            | Capabilities::FLOAT64
+            | Capabilities::SHADER_INT64
+            | Capabilities::SHADER_INT64_ATOMIC_MIN_MAX
+            | Capabilities::SHADER_INT64_ATOMIC_ALL_OPS
             | Capabilities::SUBGROUP
             | Capabilities::SUBGROUP_BARRIER
             | Capabilities::COOPERATIVE_MATRIX
@@ -544,8 +548,8 @@ fn parse_help(message: &str) -> String {
 /// What to do about a validation error, by its message chain.
 fn validation_help(chain: &str) -> String {
     let m = chain.to_ascii_lowercase();
-    let h = if m.contains("float64") || m.contains("f64") {
-        "dianran targets do not support f64: use f32"
+    let h = if m.contains("int16") || m.contains("`i16`") || m.contains("`u16`") {
+        "dianran targets do not support 16-bit integers: use i32 or u32"
     } else if m.contains("recursi")
         || m.contains("call to") && m.contains("is invalid") && m.contains("before")
     {
@@ -789,10 +793,13 @@ mod tests {
         assert_eq!(e.location(d), "t.wgsl:2:5");
         assert!(d.message.contains("`f32`"), "{}", d.message);
 
-        let e = err("@compute @workgroup_size(1) fn main() {\n    var a: f64 = 1.0lf;\n}");
+        // A type behind a capability dianran does not grant (16-bit integers).
+        let e = err(
+            "enable wgpu_int16;\n@compute @workgroup_size(1) fn main() {\n    var a: i16 = i16(1i);\n}",
+        );
         let d = &e.list[0];
-        assert_eq!(e.location(d), "t.wgsl:2:12");
-        assert!(d.message.contains("f64") && d.message.contains("not supported"), "{}", d.message);
+        assert_eq!(e.location(d), "t.wgsl:3:12");
+        assert!(d.message.contains("i16") && d.message.contains("not supported"), "{}", d.message);
         assert_eq!(d.context.as_deref(), Some("main"));
     }
 

@@ -78,6 +78,11 @@ pub fn const_text(types: &Types, c: &ConstValue) -> String {
         ConstValue::F16(b) => {
             format!("{}h /*0x{}*/", half::f16::from_bits(*b), hex::encode(b.to_be_bytes()))
         }
+        ConstValue::I64(v) => format!("{v}li"),
+        ConstValue::U64(v) => format!("{v}lu"),
+        ConstValue::F64(b) => {
+            format!("{:?}lf /*0x{}*/", f64::from_bits(*b), hex::encode(b.to_be_bytes()))
+        }
         ConstValue::Composite(t, parts) => {
             let inner: Vec<String> = parts.iter().map(|p| const_text(types, p)).collect();
             format!("{}({})", type_name(types, *t), inner.join(", "))

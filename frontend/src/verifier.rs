@@ -541,7 +541,7 @@ impl<'a> FnVerifier<'a> {
             Op::Unary(op, a) => {
                 let ok = match (op, shape(t(*a))) {
                     (UnaryOperator::Negate, Some((_, s))) => {
-                        s.is_float() || s == Scalar::I32 || matches!(t(*a), Type::Matrix { .. })
+                        s.is_float() || s.is_signed() || matches!(t(*a), Type::Matrix { .. })
                     }
                     (UnaryOperator::LogicalNot, Some((_, Scalar::Bool))) => true,
                     (UnaryOperator::BitwiseNot, Some((_, s))) => s.is_int(),
@@ -1118,6 +1118,9 @@ impl<'a> FnVerifier<'a> {
             ConstValue::U32(_) => ty == &Type::Scalar(Scalar::U32),
             ConstValue::F32(_) => ty == &Type::Scalar(Scalar::F32),
             ConstValue::F16(_) => ty == &Type::Scalar(Scalar::F16),
+            ConstValue::I64(_) => ty == &Type::Scalar(Scalar::I64),
+            ConstValue::U64(_) => ty == &Type::Scalar(Scalar::U64),
+            ConstValue::F64(_) => ty == &Type::Scalar(Scalar::F64),
             ConstValue::Zero(z) => z.index() < self.m.types.len() && self.ty(*z) == ty,
             ConstValue::Composite(ct, parts) => {
                 if ct.index() >= self.m.types.len() || self.ty(*ct) != ty {

@@ -132,6 +132,31 @@ fn llvm_error(what: &str, e: impl std::fmt::Display) -> Diagnostic {
         .help("this is a bug in dianran's LLVM backend; please report it with the input file")
 }
 
+/// Whether entry `ep` may touch a 64-bit scalar: a value of its function, or of a helper
+/// function (any function that is not an entry point, since calls are inlined later), of a
+/// type with `i64`/`u64`/`f64` components, or a global of such a type.
+fn uses_64bit(m: &ir::Module, ep: &ir::EntryPoint) -> bool {
+    fn wide(types: &ir::Types, t: ir::TypeId, depth: u32) -> bool {
+        use ir::Type as T;
+        depth < 64
+            && match types.get(t) {
+                T::Scalar(s) | T::Atomic(s) => s.is_64(),
+                T::Vector { scalar, .. } | T::Matrix { scalar, .. } => scalar.is_64(),
+                T::Array { base, .. } | T::Pointer { base, .. } => wide(types, *base, depth + 1),
+                T::Struct { members, .. } => members.iter().any(|mb| wide(types, mb.ty, depth + 1)),
+                _ => false,
+            }
+    }
+    let entries: Vec<ir::FuncId> = m.entry_points.iter().map(|e| e.function).collect();
+    let fns = m.functions.iter().enumerate().filter(|(i, _)| {
+        let id = ir::FuncId(*i as u32);
+        id == ep.function || !entries.contains(&id)
+    });
+    fns.flat_map(|(_, f)| f.values.iter().map(|v| v.ty))
+        .chain(m.globals.iter().map(|g| g.ty))
+        .any(|t| wide(&m.types, t, 0))
+}
+
 /// Compiles every compute entry point of `m` through LLVM to PTX.
 pub fn compile_module(m: &ir::Module, opts: &Options) -> CompiledLlvm {
     let sm = if opts.sm >= 90 { 90 } else { 80 };
@@ -203,6 +228,14 @@ pub fn compile_module(m: &ir::Module, opts: &Options) -> CompiledLlvm {
                 continue;
             }
         };
+        if uses_64bit(m, ep) {
+            out.diagnostics.push(lower::unsupported(
+                "64-bit types (i64, u64, f64)",
+                &ep.name,
+                m.functions.get(ep.function.index()).map_or_else(Default::default, |f| f.span),
+            ));
+            continue;
+        }
         let params = plan.all_params();
         let env = lower::Env {
             context: &context,

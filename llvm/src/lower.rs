@@ -319,6 +319,8 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
             Scalar::I32 | Scalar::U32 => self.cx.i32_type().into(),
             Scalar::F32 => self.cx.f32_type().into(),
             Scalar::F16 => self.cx.f16_type().into(),
+            Scalar::I64 | Scalar::U64 => self.cx.i64_type().into(),
+            Scalar::F64 => self.cx.f64_type().into(),
         }
     }
 
@@ -335,6 +337,9 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
             Scalar::U32 => self.cx.i32_type().const_int(u64::from(v as u32), false).into(),
             Scalar::F32 => self.cx.f32_type().const_float(v).into(),
             Scalar::F16 => self.cx.f16_type().const_float(v).into(),
+            Scalar::I64 => self.cx.i64_type().const_int(v as i64 as u64, false).into(),
+            Scalar::U64 => self.cx.i64_type().const_int(v as u64, false).into(),
+            Scalar::F64 => self.cx.f64_type().const_float(v).into(),
         }
     }
 
@@ -1168,6 +1173,12 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
                 // A bitcast of the integer keeps every bit (NaN payloads included); LLVM folds it.
                 let i = self.u32c(*bits);
                 vec![self.ok(self.b.build_bit_cast(i, self.cx.f32_type(), ""))?]
+            }
+            ConstValue::I64(v) => vec![self.cx.i64_type().const_int(*v as u64, false).into()],
+            ConstValue::U64(v) => vec![self.cx.i64_type().const_int(*v, false).into()],
+            ConstValue::F64(bits) => {
+                let i = self.cx.i64_type().const_int(*bits, false);
+                vec![self.ok(self.b.build_bit_cast(i, self.cx.f64_type(), ""))?]
             }
             ConstValue::F16(bits) => {
                 let i = self.cx.i16_type().const_int(u64::from(*bits), false);

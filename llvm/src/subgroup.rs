@@ -159,6 +159,10 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
                 self.ok(self.b.build_int_compare(IntPredicate::NE, r, self.u32c(0), ""))?.into()
             }
             Scalar::I32 | Scalar::U32 => word(x.into_int_value())?.into(),
+            // Entries with 64-bit types are refused before lowering (`uses_64bit`).
+            Scalar::I64 | Scalar::U64 | Scalar::F64 => {
+                return Err(self.err_unsupported("subgroup exchanges of 64-bit values"))
+            }
         })
     }
 

@@ -38,6 +38,11 @@ pub(crate) fn write_function(
     let uses: Vec<ir::GlobalId> =
         w.uses.get(id.index()).map(|s| s.iter().copied().collect()).unwrap_or_default();
     let uses_sizes = w.uses_sizes.get(id.index()).copied().unwrap_or(false);
+    let global_tys: Vec<ir::TypeId> =
+        uses.iter().filter_map(|g| w.m.globals.get(g.index()).map(|g| g.ty)).collect();
+    if let Some(what) = crate::wide::missing_in_metal(w.m, f, &global_tys) {
+        return Err(fw.unsupported(what, f.span));
+    }
     let mut prologue = String::new();
     let (proto, header) = match entry {
         None => {

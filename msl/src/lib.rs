@@ -31,6 +31,7 @@ pub mod layout;
 mod module;
 mod syntax;
 mod types;
+mod wide;
 
 use dianran_frontend::{ir, DiagKind, Diagnostic};
 

@@ -10,6 +10,11 @@ pub fn scalar_name(s: Scalar) -> &'static str {
         Scalar::U32 => "uint",
         Scalar::F32 => "float",
         Scalar::F16 => "half",
+        Scalar::I64 => "long",
+        Scalar::U64 => "ulong",
+        // Metal has no double: functions using f64 are rejected (`crate::wide`); the name
+        // only keeps struct declarations readable.
+        Scalar::F64 => "double",
     }
 }
 
@@ -94,6 +99,11 @@ pub fn const_text(types: &Types, c: &ConstValue, structs: &dyn Fn(TypeId) -> Str
         ConstValue::I32(v) if *v < 0 => format!("({v})"),
         ConstValue::I32(v) => format!("{v}"),
         ConstValue::U32(v) => format!("{v}u"),
+        ConstValue::I64(i64::MIN) => "(-9223372036854775807L - 1L)".into(),
+        ConstValue::I64(v) if *v < 0 => format!("({v}L)"),
+        ConstValue::I64(v) => format!("{v}L"),
+        ConstValue::U64(v) => format!("{v}UL"),
+        ConstValue::F64(bits) => format!("as_type<double>({bits}UL)"),
         ConstValue::F32(bits) => {
             let v = f32::from_bits(*bits);
             if v.is_finite() {

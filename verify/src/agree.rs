@@ -3,8 +3,13 @@
 //! # Random contents
 //!
 //! Every scalar of every buffer gets a value valid for its type: floats uniform in [-1, 1)
-//! (never NaN or infinite), `u32` in [0, 64) and `i32` in [-32, 32) (small, so kernels that
-//! use buffer values as sizes, indices or loop counts stay in range), `bool` 0 or 1.
+//! (never NaN or infinite), `u32`/`u64` in [0, 64) and `i32`/`i64` in [-32, 32) (small, so
+//! kernels that use buffer values as sizes, indices or loop counts stay in range), `bool` 0
+//! or 1.
+//!
+//! `f64` is compared within 4 ULP or 1e-12 absolute in every class: the PTX's `f64`
+//! operations are the interpreter's exactly (`.rn`, the same `fma`s), and the bound only
+//! leaves room for a Vulkan implementation that contracts `a * b + c`.
 //!
 //! # Comparison rules
 //!
@@ -138,6 +143,9 @@ pub fn random_buffers(
                 Scalar::U32 => (rng.next_u32() % 64).to_le_bytes().to_vec(),
                 Scalar::I32 => ((rng.next_u32() % 64) as i32 - 32).to_le_bytes().to_vec(),
                 Scalar::Bool => (rng.next_u32() & 1).to_le_bytes().to_vec(),
+                Scalar::F64 => f64::from(rng.next_unit()).to_le_bytes().to_vec(),
+                Scalar::U64 => u64::from(rng.next_u32() % 64).to_le_bytes().to_vec(),
+                Scalar::I64 => (i64::from(rng.next_u32() % 64) - 32).to_le_bytes().to_vec(),
             };
             if let Some(dst) = bytes.get_mut(at..at + value.len()) {
                 dst.copy_from_slice(&value);
@@ -352,6 +360,7 @@ pub fn differing_slots(
         let nan = |b: &[u8]| match s {
             Scalar::F32 => f32::from_le_bytes([b[0], b[1], b[2], b[3]]).is_nan(),
             Scalar::F16 => half::f16::from_le_bytes([b[0], b[1]]).is_nan(),
+            Scalar::F64 => f64_of(b).is_nan(),
             _ => false,
         };
         if r.1 != o.1 && !(nan(r.1) && nan(o.1)) {
@@ -441,6 +450,7 @@ pub fn compare_except(
                 true,
                 p,
             ),
+            Scalar::F64 => f64s_agree(f64_of(rb), f64_of(ob)),
             _ => rb == ob,
         };
         if ok {
@@ -472,8 +482,34 @@ pub fn compare_except(
     }
 }
 
+/// An f64 from its 8 little-endian bytes (0 when the slice is shorter).
+fn f64_of(b: &[u8]) -> f64 {
+    b.get(..8).and_then(|s| <[u8; 8]>::try_from(s).ok()).map_or(0.0, f64::from_le_bytes)
+}
+
+/// Whether two f64 values agree: NaN with NaN, else within 4 ULP or 1e-12 (module doc).
+pub fn f64s_agree(reference: f64, other: f64) -> bool {
+    if reference.is_nan() || other.is_nan() {
+        return reference.is_nan() && other.is_nan();
+    }
+    if reference == other {
+        return true;
+    }
+    let big = reference.abs().max(other.abs());
+    let ulp = if big < f64::MIN_POSITIVE {
+        f64::from_bits(1)
+    } else {
+        f64::from_bits(big.to_bits() + 1) - big
+    };
+    let diff = (reference - other).abs();
+    diff <= 4.0 * ulp || diff <= 1e-12
+}
+
 fn show(s: Scalar, b: &[u8]) -> String {
     match (s, b) {
+        (Scalar::F64, _) => format!("{:?}", f64_of(b)),
+        (Scalar::I64, _) if b.len() == 8 => format!("{}", f64_of(b).to_bits() as i64),
+        (Scalar::U64, _) if b.len() == 8 => format!("{}", f64_of(b).to_bits()),
         (Scalar::F32, [a, b, c, d]) => format!("{:?}", f32::from_le_bytes([*a, *b, *c, *d])),
         (Scalar::F16, [a, b]) => format!("{}", half::f16::from_le_bytes([*a, *b])),
         (Scalar::I32, [a, b, c, d]) => format!("{}", i32::from_le_bytes([*a, *b, *c, *d])),

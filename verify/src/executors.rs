@@ -626,6 +626,12 @@ pub fn lavapipe_skips(job: &Job<'_>) -> Option<String> {
     if let Some(why) = crate::lavapipe_features::missing(job.module, job.entry) {
         return Some(why);
     }
+    if let Some(why) = crate::lavapipe::missing_features(job.module) {
+        return Some(why);
+    }
+    if let Some(why) = crate::wide_features::lavapipe_blocker(job.module) {
+        return Some(why.into());
+    }
     None
 }
 

@@ -108,6 +108,8 @@ struct Runner {
     queue: wgpu::Queue,
     info: wgpu::AdapterInfo,
     limits: wgpu::Limits,
+    /// The features the device was created with.
+    features: wgpu::Features,
     /// Runs are serialized: lavapipe already uses every core for one dispatch.
     lock: Mutex<()>,
     /// Set by the device-lost callback. A lost device fails every later call without an
@@ -157,20 +159,25 @@ fn make_runner() -> Result<Runner, String> {
     let info = adapter.get_info();
     let offered = adapter.features();
     // Textures: read-write storage textures, filtering of f32 textures and border colors;
-    // f32 atomics (VK_EXT_shader_atomic_float) and immediates: each where the adapter has it.
-    // Kernels that need a feature the device lacks are skipped
-    // (`crate::executors::lavapipe_skips`).
+    // f32 atomics (VK_EXT_shader_atomic_float), immediates and the 64-bit types: each only
+    // where the adapter has it. Kernels that need a feature the device lacks are skipped
+    // (`crate::executors::lavapipe_skips`, `missing_features`).
     let wanted = wgpu::Features::SHADER_F16
         | wgpu::Features::SUBGROUP
         | wgpu::Features::TEXTURE_ADAPTER_SPECIFIC_FORMAT_FEATURES
         | wgpu::Features::FLOAT32_FILTERABLE
         | wgpu::Features::ADDRESS_MODE_CLAMP_TO_BORDER
         | wgpu::Features::SHADER_FLOAT32_ATOMIC
-        | wgpu::Features::IMMEDIATES;
+        | wgpu::Features::IMMEDIATES
+        | wgpu::Features::SHADER_F64
+        | wgpu::Features::SHADER_INT64
+        | wgpu::Features::SHADER_INT64_ATOMIC_MIN_MAX
+        | wgpu::Features::SHADER_INT64_ATOMIC_ALL_OPS;
+    let features = offered & wanted;
     let limits = adapter.limits();
     let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
         label: Some("dianran lavapipe"),
-        required_features: offered & wanted,
+        required_features: features,
         required_limits: limits.clone(),
         experimental_features: wgpu::ExperimentalFeatures::disabled(),
         memory_hints: wgpu::MemoryHints::Performance,
@@ -184,7 +191,28 @@ fn make_runner() -> Result<Runner, String> {
     device.set_device_lost_callback(move |_, _| {
         flag.store(true, std::sync::atomic::Ordering::SeqCst);
     });
-    Ok(Runner { device, queue, info, limits, lock: Mutex::new(()), lost })
+    Ok(Runner { device, queue, info, limits, features, lock: Mutex::new(()), lost })
+}
+
+/// The 64-bit shader features `m` needs that the lavapipe device lacks, as a `skipped` reason
+/// (`None` when it has them all, or when there is no adapter: that is reported elsewhere).
+pub fn missing_features(m: &dianran_frontend::ir::Module) -> Option<String> {
+    use crate::wide_features::WideFeature as W;
+    let r = runner().ok()?;
+    let missing: Vec<&str> = crate::wide_features::needed(m)
+        .into_iter()
+        .filter(|f| {
+            let flag = match f {
+                W::F64 => wgpu::Features::SHADER_F64,
+                W::Int64 => wgpu::Features::SHADER_INT64,
+                W::Int64AtomicMinMax => wgpu::Features::SHADER_INT64_ATOMIC_MIN_MAX,
+                W::Int64AtomicAllOps => wgpu::Features::SHADER_INT64_ATOMIC_ALL_OPS,
+            };
+            !r.features.contains(flag)
+        })
+        .map(|f| f.wgpu_name())
+        .collect();
+    (!missing.is_empty()).then(|| format!("the Vulkan adapter lacks {}", missing.join(", ")))
 }
 
 /// True when a lavapipe adapter and device are usable.

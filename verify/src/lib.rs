@@ -22,3 +22,4 @@ pub mod sass;
 pub mod texture;
 pub mod textured;
 pub mod tools;
+pub mod wide_features;

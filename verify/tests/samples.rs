@@ -2440,3 +2440,350 @@ fn loop_continuing_uses_place() {
         );
     }
 }
+
+// ---- 64-bit scalars (i64, u64, f64) ----
+
+fn i64_bytes(v: &[i64]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+fn f64_bytes(v: &[f64]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+fn get_u64(b: &[u8], off: usize) -> u64 {
+    u64::from_le_bytes(b[off..off + 8].try_into().expect("8 bytes"))
+}
+
+/// The output of sample `name` (inputs at bindings 0.., a zeroed output after them) from the
+/// interpreter and from our PTX on the emulator: the reference checks run on both.
+fn run_io_both(name: &str, inputs: Vec<Vec<u8>>, out_bytes: usize) -> Vec<(&'static str, Vec<u8>)> {
+    let binding = inputs.len() as u32;
+    let interp = run_io(name, inputs.clone(), out_bytes);
+    let mut all = inputs;
+    all.push(zeros(out_bytes));
+    let mut emu = run_bound_on(Executor::Emu, name, all);
+    let emu = emu.remove(&(0, binding)).expect("output buffer missing after the emulator");
+    vec![("interp", interp), ("emu", emu)]
+}
+
+/// A 64-bit random value (two draws).
+fn next_u64(r: &mut Rng) -> u64 {
+    (u64::from(r.next_u32()) << 32) | u64::from(r.next_u32())
+}
+
+/// f64 results compared bit for bit (every operation in these kernels is one correctly
+/// rounded IEEE operation), NaN against NaN whatever the payload.
+fn check_f64_bits(what: &str, got: &[u64], want: &[f64]) {
+    assert_eq!(got.len(), want.len(), "{what}: length");
+    for (i, (&g, &w)) in got.iter().zip(want).enumerate() {
+        let gf = f64::from_bits(g);
+        assert!(
+            g == w.to_bits() || (gf.is_nan() && w.is_nan()),
+            "{what}[{i}]: got {gf:?} ({g:#018x}) want {w:?} ({:#018x})",
+            w.to_bits()
+        );
+    }
+}
+
+#[test]
+fn int64_arith() {
+    let mut rng = Rng::new(64);
+    let n = 256;
+    let mut a: Vec<i64> = rng.vec(n, |r| next_u64(r) as i64);
+    let mut b: Vec<i64> = rng.vec(n, |r| next_u64(r) as i64);
+    let mut s: Vec<u32> = rng.vec(n, |r| r.below(200));
+    let special = [
+        (i64::MIN, -1, 63),
+        (i64::MIN, 0, 64),
+        (5, 0, 65),
+        (-7, 2, 1),
+        (7, -2, 127),
+        (i64::MAX, -1, 0),
+        (-1, -1, 32),
+        (0, 0, 31),
+        (1 << 40, 3, 33),
+        (-(1 << 40), 1 << 41, 200),
+    ];
+    for (k, &(x, y, sh)) in special.iter().enumerate() {
+        a[k] = x;
+        b[k] = y;
+        s[k] = sh;
+    }
+    // Small divisors too, so quotients are not all 0 or -1.
+    for k in (20..n).step_by(3) {
+        b[k] = i64::from(rng.i32_in(-9, 9));
+    }
+    const STRIDE: usize = 120; // 14 eight-byte fields, a u32, padded to 8
+    for (exec, got) in run_io_both(
+        "int64_arith.wgsl",
+        vec![i64_bytes(&a), i64_bytes(&b), u32_bytes(&s)],
+        STRIDE * n,
+    ) {
+        for i in 0..n {
+            let (x, y, k) = (a[i], b[i], s[i]);
+            let (ux, uy) = (x as u64, y as u64);
+            // WGSL: x / 0 == x, x % 0 == 0, MIN / -1 == MIN (wrapping_div), shifts modulo 64.
+            let want: [u64; 14] = [
+                x.wrapping_add(y) as u64,
+                x.wrapping_sub(y) as u64,
+                x.wrapping_mul(y) as u64,
+                if y == 0 { x } else { x.wrapping_div(y) } as u64,
+                if y == 0 { 0 } else { x.wrapping_rem(y) } as u64,
+                ux.checked_div(uy).unwrap_or(ux),
+                ux.checked_rem(uy).unwrap_or(0),
+                ux << (k % 64),
+                ux >> (k % 64),
+                (x >> (k % 64)) as u64,
+                (ux & uy) ^ (!ux | 0xff00_ff00_ff00_ff00),
+                x.max(y.min(-1_000_000_000_000))
+                    .min(y.max(1_000_000_000_000))
+                    .wrapping_add(x.max(y))
+                    .wrapping_sub(x.min(y)) as u64,
+                x.wrapping_abs().wrapping_sub(y.wrapping_neg()) as u64,
+                u64::from(ux.count_ones()) * 1000 + u64::from(uy.count_ones()),
+            ];
+            let got_row: Vec<u64> = (0..14).map(|f| get_u64(&got, i * STRIDE + 8 * f)).collect();
+            check_eq(&format!("{exec}: Out64[{i}] (x={x}, y={y}, k={k})"), &got_row, &want);
+            let flags = u32::from(x < y)
+                | u32::from(ux < uy) << 1
+                | u32::from(x == y) << 2
+                | u32::from(x >= 0) << 3
+                | u32::from(ux != 0) << 4;
+            assert_eq!(get_u32(&got, i * STRIDE + 112), flags, "{exec}: flags[{i}]");
+        }
+    }
+}
+
+#[test]
+fn int64_bits() {
+    let mut rng = Rng::new(65);
+    let n = 64;
+    let mut v: Vec<u64> = rng.vec(n, next_u64);
+    // Zero (64 leading and trailing zeros), all ones, single bits at both ends.
+    v[..6].copy_from_slice(&[0, u64::MAX, 1, 1 << 63, 0x0000_ffff_0000_0000, 0x10]);
+    for k in (8..n).step_by(4) {
+        v[k] >>= rng.below(64); // more leading zeros
+    }
+    let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+    for (exec, got) in run_io_both("int64_bits.wgsl", vec![bytes], 48 * n) {
+        let want: Vec<u64> = per_item(v.iter(), |&x| {
+            let s = x as i64;
+            [
+                u64::from(x.leading_zeros()),
+                u64::from(x.trailing_zeros()),
+                x.reverse_bits(),
+                u64::from(s.leading_zeros()),
+                u64::from(s.trailing_zeros()),
+                s.reverse_bits() as u64,
+            ]
+        });
+        let got: Vec<u64> = (0..6 * n).map(|k| get_u64(&got, 8 * k)).collect();
+        check_eq(&format!("{exec}: Bits"), &got, &want);
+    }
+}
+
+#[test]
+// WGSL's clamp is min(max(e, lo), hi), which ignores a NaN `e` as f64::max does;
+// f64::clamp would return the NaN.
+#[allow(clippy::manual_clamp)]
+fn f64_arith() {
+    let mut rng = Rng::new(66);
+    let n = 256;
+    let unit = |r: &mut Rng| (next_u64(r) >> 11) as f64 / (1u64 << 53) as f64;
+    let mut a: Vec<f64> = rng.vec(n, |r| (unit(r) - 0.5) * 2000.0);
+    let mut b: Vec<f64> = rng.vec(n, |r| (unit(r) - 0.5) * 20.0);
+    let special = [
+        (1.0, 0.0),
+        (0.0, 0.0),
+        (-0.0, 3.0),
+        (2.5, -2.5),
+        (-2.5, 0.5),
+        (1e300, 1e300),
+        (5.5, 2.0),
+        (-5.5, 2.0),
+        (f64::MIN_POSITIVE / 4.0, 0.75),
+        (0.1, 0.2),
+        (f64::INFINITY, 1.0),
+        (-1.0e-310, -3.5),
+    ];
+    for (k, &(x, y)) in special.iter().enumerate() {
+        a[k] = x;
+        b[k] = y;
+    }
+    const STRIDE: usize = 160; // vec4<f64> at 64 gives the struct 32-byte alignment
+    let runs = run_io_both("f64_arith.wgsl", vec![f64_bytes(&a), f64_bytes(&b)], STRIDE * n);
+    // WGSL `sign` of zero or NaN gives the argument back (as the other float types here).
+    let sign = |x: f64| {
+        if x > 0.0 {
+            1.0
+        } else if x < 0.0 {
+            -1.0
+        } else {
+            x
+        }
+    };
+    for (exec, got) in runs {
+        for i in 0..n {
+            let (x, y) = (a[i], b[i]);
+            // `clamp(e, lo, hi)` = min(max(e, lo), hi); `%` = x - y * trunc(x / y);
+            // `dot` = a0*b0, then fma(a1, b1, .), fma(a2, b2, .) (the order dianran computes).
+            let want = [
+                x + y,
+                x - y,
+                x * y,
+                x / y,
+                x - (x / y).trunc() * y,
+                x.mul_add(y, 0.1),
+                x.abs().sqrt(),
+                x.floor(),
+                x.ceil(),
+                x.trunc(),
+                x.round_ties_even(),
+                y - y.floor(),
+                y.abs() * 3.0,
+                sign(x),
+                x.max(-0.5).min(0.5) + x.min(y) * x.max(y),
+                1.5f64.mul_add(-2.0, y.mul_add(x, x * y)),
+            ];
+            let offs = [0, 8, 16, 24, 32, 40, 48, 64, 72, 80, 88, 96, 104, 112, 120, 128];
+            let got_row: Vec<u64> = offs.iter().map(|o| get_u64(&got, i * STRIDE + o)).collect();
+            check_f64_bits(&format!("{exec}: OutF64[{i}] (x={x:?}, y={y:?})"), &got_row, &want);
+            let flags = u32::from(x < y)
+                | u32::from(x <= y) << 1
+                | u32::from(x == y) << 2
+                | u32::from(x != y) << 3;
+            assert_eq!(get_u32(&got, i * STRIDE + 136), flags, "{exec}: flags[{i}]");
+        }
+    }
+}
+
+#[test]
+fn atomic_u64() {
+    let mut rng = Rng::new(67);
+    let n = 64;
+    let mut vals: Vec<i64> = rng.vec(n, |r| next_u64(r) as i64);
+    vals[3] = i64::MIN;
+    vals[9] = i64::MAX;
+    vals[11] = -1;
+    // Accumulator start values: ands all ones, mins at their maximum, the rest zero.
+    let mut init = [0u64; 12];
+    init[1] = i64::MAX as u64;
+    init[2] = i64::MIN as u64;
+    init[3] = u64::MAX;
+    init[5] = u64::MAX;
+    let mut acc_bytes: Vec<u8> = init.iter().flat_map(|x| x.to_le_bytes()).collect();
+    acc_bytes.truncate(8 * 10 + 4); // cas_hits is a u32 at 80, `last` a u64 at 88
+    acc_bytes.resize(96, 0);
+    let inputs = vec![i64_bytes(&vals), acc_bytes];
+    let interp = run_bound("atomic_u64.wgsl", inputs.clone());
+    let emu = run_bound_on(Executor::Emu, "atomic_u64.wgsl", inputs);
+    let us: Vec<u64> = vals.iter().map(|&v| v as u64).collect();
+    let want = [
+        us.iter().fold(0u64, |s, &u| s.wrapping_add(u)),
+        vals.iter().copied().fold(i64::MAX, i64::min) as u64,
+        vals.iter().copied().fold(i64::MIN, i64::max) as u64,
+        us.iter().copied().fold(u64::MAX, u64::min),
+        us.iter().copied().fold(0, u64::max),
+        us.iter().fold(u64::MAX, |s, &u| s & (u | 0xfff0_0000_0000_0000)),
+        us.iter().fold(0, |s, &u| s | u),
+        us.iter().fold(0, |s, &u| s ^ u),
+        vals.iter().fold(0i64, |s, &v| s.wrapping_sub(v)) as u64,
+        us.iter().fold(0u64, |s, &u| s.wrapping_add(u >> 4)),
+    ];
+    for (exec, bufs) in [("interp", interp), ("emu", emu)] {
+        let acc = out(&bufs, 1);
+        let got: Vec<u64> = (0..10).map(|k| get_u64(acc, 8 * k)).collect();
+        check_eq(&format!("{exec}: Acc"), &got, &want);
+        assert_eq!(get_u32(acc, 80), 1, "{exec}: exactly one compare-exchange succeeds");
+        assert_eq!(get_u64(acc, 88), us[5], "{exec}: the exchanged value");
+    }
+}
+
+#[test]
+fn conversions64() {
+    let mut rng = Rng::new(68);
+    let n = 64;
+    let unit = |r: &mut Rng| (next_u64(r) >> 11) as f64 / (1u64 << 53) as f64;
+    let mut fs: Vec<f64> = rng.vec(n, |r| (unit(r) - 0.5) * 1e6);
+    let mut is: Vec<i64> = rng.vec(n, |r| next_u64(r) as i64);
+    let mut ws: Vec<i32> = rng.vec(n, |r| r.next_u32() as i32);
+    let specials = [
+        f64::NAN,
+        1e30,
+        -1e30,
+        -0.75,
+        2.5,
+        4294967296.5,
+        -2147483649.0,
+        9.3e18,
+        f64::INFINITY,
+        3.4028235677973366e38, // rounds to f32::MAX or beyond
+        1.0 + f64::EPSILON,
+        -0.0,
+    ];
+    fs[..specials.len()].copy_from_slice(&specials);
+    is[..6].copy_from_slice(&[i64::MIN, i64::MAX, -1, 0, (1 << 53) + 1, -(1 << 24) - 1]);
+    ws[..4].copy_from_slice(&[i32::MIN, -1, 0, i32::MAX]);
+    const STRIDE: usize = 112;
+    for (exec, got) in run_io_both(
+        "conversions64.wgsl",
+        vec![f64_bytes(&fs), i64_bytes(&is), i32_bytes(&ws)],
+        STRIDE * n,
+    ) {
+        for i in 0..n {
+            let (f, k, w) = (fs[i], is[i], ws[i]);
+            let at = |o: usize| i * STRIDE + o;
+            // Rust's `as` is WGSL's float -> int (truncate, saturate, NaN -> 0) and rounds
+            // int -> float and f64 -> f32 to nearest even; integer widening extends by the
+            // source's signedness and narrowing keeps the low bits.
+            let words64 = [
+                (0, f as i64 as u64),
+                (8, f as u64),
+                (16, (k as f64).to_bits()),
+                (24, (k as u64 as f64).to_bits()),
+                (40, f64::from(f as f32 * 0.5).to_bits()),
+                (48, i64::from(w) as u64),
+                (56, w as i64 as u64),
+                (64, u64::from(w as u32)),
+                (88, f.to_bits()),
+                (96, (-f).to_bits()),
+            ];
+            for (o, want) in words64 {
+                let g = get_u64(&got, at(o));
+                assert_eq!(g, want, "{exec}: Conv[{i}] byte {o} (f={f:?}, k={k}, w={w})");
+            }
+            let words32 = [
+                (32, (f as f32).to_bits()),
+                (72, k as i32 as u32),
+                (76, k as u64 as u32),
+                (80, (k as f32).to_bits()),
+                (104, f as i32 as u32),
+                (108, f as u32),
+            ];
+            for (o, want) in words32 {
+                let g = get_u32(&got, at(o));
+                // f32(NaN) is a NaN whose payload the targets choose.
+                let nan = o == 32 && f.is_nan() && f32::from_bits(g).is_nan();
+                assert!(
+                    g == want || nan,
+                    "{exec}: Conv[{i}] byte {o} (f={f:?}, k={k}, w={w}): {g:#x} != {want:#x}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn int64_index() {
+    let mut rng = Rng::new(69);
+    let idx: Vec<i64> = rng.vec(32, |r| i64::from(r.i32_in(-64, 64)));
+    let table: Vec<u32> = rng.vec(64, |r| r.below(1000));
+    let want: Vec<u32> =
+        idx.iter().map(|&k| table[(k & 31) as usize] * 10 + ((k & 31) as u32 & 3) + 1).collect();
+    for (exec, got) in
+        run_io_both("int64_index.wgsl", vec![i64_bytes(&idx), u32_bytes(&table)], 4 * 32)
+    {
+        check_eq(&format!("{exec}: out"), &u32s(&got), &want);
+    }
+}

@@ -97,6 +97,19 @@ pub fn const_text(
             let v = half::f16::from_bits(*bits).to_f32();
             float_text(v, *bits as u64, "h", "f16", "u")
         }
+        ConstValue::I64(i64::MIN) => "(-9223372036854775807li - 1li)".into(),
+        ConstValue::I64(v) if *v < 0 => format!("({v}li)"),
+        ConstValue::I64(v) => format!("{v}li"),
+        ConstValue::U64(v) => format!("{v}lu"),
+        ConstValue::F64(bits) => {
+            let v = f64::from_bits(*bits);
+            match (v.is_finite(), v.is_sign_negative()) {
+                (true, true) => format!("({v:?}lf)"),
+                (true, false) => format!("{v:?}lf"),
+                // naga's WGSL has no non-finite f64 literal: the bits through a u64.
+                (false, _) => format!("bitcast<f64>({bits}lu)"),
+            }
+        }
         ConstValue::Composite(t, parts) => {
             let inner: Vec<String> =
                 parts.iter().map(|p| const_text(types, p, struct_names)).collect();

@@ -93,7 +93,7 @@ impl<'m> Consts<'m> {
     }
 }
 
-/// A literal as a constant; 64-bit, 16-bit integer and abstract literals are errors.
+/// A literal as a constant; 16-bit integer and abstract literals are errors.
 pub(super) fn literal(lit: Literal) -> Result<ConstValue, Diagnostic> {
     let unsupported =
         |msg: &str, help: &str| Diagnostic::error(DiagKind::Unsupported, msg).help(help);
@@ -103,15 +103,9 @@ pub(super) fn literal(lit: Literal) -> Result<ConstValue, Diagnostic> {
         Literal::U32(v) => ConstValue::U32(v),
         Literal::F32(v) => ConstValue::F32(v.to_bits()),
         Literal::F16(v) => ConstValue::F16(v.to_bits()),
-        Literal::F64(_) => {
-            return Err(unsupported("64-bit floats (f64) are not supported", "use f32"))
-        }
-        Literal::I64(_) | Literal::U64(_) => {
-            return Err(unsupported(
-                "64-bit integers (i64/u64) are not supported",
-                "use i32/u32, or a vec2<u32> pair for wider values",
-            ))
-        }
+        Literal::F64(v) => ConstValue::F64(v.to_bits()),
+        Literal::I64(v) => ConstValue::I64(v),
+        Literal::U64(v) => ConstValue::U64(v),
         Literal::I16(_) | Literal::U16(_) => {
             return Err(unsupported(
                 "integers narrower than 32 bits are not supported",
@@ -136,6 +130,9 @@ pub(super) fn zero_scalar(s: ir::Scalar) -> ConstValue {
         ir::Scalar::U32 => ConstValue::U32(0),
         ir::Scalar::F32 => ConstValue::F32(0),
         ir::Scalar::F16 => ConstValue::F16(0),
+        ir::Scalar::I64 => ConstValue::I64(0),
+        ir::Scalar::U64 => ConstValue::U64(0),
+        ir::Scalar::F64 => ConstValue::F64(0),
     }
 }
 
@@ -147,6 +144,9 @@ fn const_scalar(types: &ir::Types, c: &ConstValue) -> Option<ir::Scalar> {
         ConstValue::U32(_) => Some(ir::Scalar::U32),
         ConstValue::F32(_) => Some(ir::Scalar::F32),
         ConstValue::F16(_) => Some(ir::Scalar::F16),
+        ConstValue::I64(_) => Some(ir::Scalar::I64),
+        ConstValue::U64(_) => Some(ir::Scalar::U64),
+        ConstValue::F64(_) => Some(ir::Scalar::F64),
         ConstValue::Zero(t) => match types.get(*t) {
             ir::Type::Scalar(s) => Some(*s),
             _ => None,

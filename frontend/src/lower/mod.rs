@@ -14,6 +14,7 @@ mod expr;
 mod func;
 mod stmt;
 mod types;
+mod wide_index;
 
 #[cfg(test)]
 mod tests;

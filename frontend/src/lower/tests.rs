@@ -838,7 +838,7 @@ fn unsupported_inputs_are_diagnostics() {
     assert_eq!(ds[0].context.as_deref(), Some("加倍"));
     assert!(ds[0].span.is_some() && ds[0].help.is_some());
 
-    // A 64-bit literal in a function.
+    // A 16-bit integer literal in a function.
     let mut p = parsed(DOUBLING);
     let f = &mut p.module.entry_points[0].function;
     let lit = f
@@ -848,10 +848,10 @@ fn unsupported_inputs_are_diagnostics() {
             matches!(e, naga::Expression::Literal(naga::Literal::U32(2))).then_some(h)
         })
         .expect("2u literal");
-    f.expressions[lit] = naga::Expression::Literal(naga::Literal::F64(2.0));
-    let ds = lower_module(&p).expect_err("f64 must be rejected");
+    f.expressions[lit] = naga::Expression::Literal(naga::Literal::U16(2));
+    let ds = lower_module(&p).expect_err("u16 must be rejected");
     assert_eq!(ds[0].kind, crate::DiagKind::Unsupported);
-    assert!(ds[0].message.contains("f64"), "{}", ds[0].message);
+    assert!(ds[0].message.contains("narrower than 32 bits"), "{}", ds[0].message);
     assert!(ds[0].span.is_some());
     assert_eq!(ds[0].context.as_deref(), Some("加倍"));
 
@@ -1141,4 +1141,34 @@ fn dump() {
     ] {
         eprintln!("{}", module_text(&lower(src)));
     }
+}
+
+#[test]
+fn sixty_four_bit_scalars_lower_with_their_literals() {
+    let m = crate::compile(
+        "t.wgsl",
+        "@group(0) @binding(0) var<storage, read_write> a: array<i64>;
+         @group(0) @binding(1) var<storage, read_write> f: array<f64>;
+         @group(0) @binding(2) var<storage, read_write> u: array<u64>;
+         @compute @workgroup_size(1) fn main() {
+             a[0] = a[1] + 5000000000li;
+             f[0] = f[1] * 0.1lf;
+             u[0] = u[1] ^ 18446744073709551615lu;
+         }",
+        &Default::default(),
+    )
+    .unwrap_or_else(|d| panic!("{d}"));
+    let text = crate::text::module_text(&m);
+    assert!(text.contains("5000000000li"), "{text}");
+    assert!(text.contains("0.1lf /*0x3fb999999999999a*/"), "{text}");
+    assert!(text.contains("18446744073709551615lu"), "{text}");
+    assert!(text.contains("array<i64>") || text.contains("i64"), "{text}");
+    // 8-byte scalars: a runtime array of them has stride 8.
+    let stride = m.types.iter().find_map(|(_, t)| match t {
+        Type::Array { base, stride, .. } if *m.types.get(*base) == Type::Scalar(Scalar::F64) => {
+            Some(*stride)
+        }
+        _ => None,
+    });
+    assert_eq!(stride, Some(8));
 }

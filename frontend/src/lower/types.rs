@@ -222,7 +222,7 @@ fn unsupported_type(msg: &str, help: &str) -> Diagnostic {
     Diagnostic::error(DiagKind::Unsupported, msg).help(help)
 }
 
-/// The IR scalar of a naga scalar; 64-bit, 16-bit integer and abstract types are errors.
+/// The IR scalar of a naga scalar; 16-bit integer and abstract types are errors.
 pub(super) fn scalar(s: naga::Scalar) -> Result<ir::Scalar, Diagnostic> {
     use naga::ScalarKind as K;
     match (s.kind, s.width) {
@@ -231,14 +231,9 @@ pub(super) fn scalar(s: naga::Scalar) -> Result<ir::Scalar, Diagnostic> {
         (K::Uint, 4) => Ok(ir::Scalar::U32),
         (K::Float, 4) => Ok(ir::Scalar::F32),
         (K::Float, 2) => Ok(ir::Scalar::F16),
-        (K::Float, 8) => Err(unsupported_type(
-            "64-bit floats (f64) are not supported",
-            "use f32 (or f16 with `enable f16;`)",
-        )),
-        (K::Sint | K::Uint, 8) => Err(unsupported_type(
-            "64-bit integers (i64/u64) are not supported",
-            "use i32/u32, or a vec2<u32> pair for wider values",
-        )),
+        (K::Float, 8) => Ok(ir::Scalar::F64),
+        (K::Sint, 8) => Ok(ir::Scalar::I64),
+        (K::Uint, 8) => Ok(ir::Scalar::U64),
         (K::Sint | K::Uint, _) => Err(unsupported_type(
             "integers narrower than 32 bits are not supported",
             "use i32 or u32 and mask the value",

@@ -61,6 +61,9 @@ fn zero_scalar(s: Scalar) -> ConstValue {
         Scalar::U32 => ConstValue::U32(0),
         Scalar::F32 => ConstValue::F32(0),
         Scalar::F16 => ConstValue::F16(0),
+        Scalar::I64 => ConstValue::I64(0),
+        Scalar::U64 => ConstValue::U64(0),
+        Scalar::F64 => ConstValue::F64(0),
     }
 }
 
@@ -389,6 +392,8 @@ impl Folder<'_> {
                         ConstValue::I32(x) => bytes.extend(x.to_le_bytes()),
                         ConstValue::U32(x) | ConstValue::F32(x) => bytes.extend(x.to_le_bytes()),
                         ConstValue::F16(x) => bytes.extend(x.to_le_bytes()),
+                        ConstValue::I64(x) => bytes.extend(x.to_le_bytes()),
+                        ConstValue::U64(x) | ConstValue::F64(x) => bytes.extend(x.to_le_bytes()),
                         _ => return None,
                     }
                 }
@@ -404,14 +409,17 @@ impl Folder<'_> {
                 let out = bytes
                     .chunks(w)
                     .map(|ch| {
-                        let mut b4 = [0u8; 4];
-                        b4[..w].copy_from_slice(ch);
-                        let x = u32::from_le_bytes(b4);
+                        let mut b8 = [0u8; 8];
+                        b8[..w].copy_from_slice(ch);
+                        let x = u64::from_le_bytes(b8);
                         match s {
                             Scalar::I32 => Some(ConstValue::I32(x as i32)),
-                            Scalar::U32 => Some(ConstValue::U32(x)),
-                            Scalar::F32 => Some(ConstValue::F32(x)),
+                            Scalar::U32 => Some(ConstValue::U32(x as u32)),
+                            Scalar::F32 => Some(ConstValue::F32(x as u32)),
                             Scalar::F16 => Some(ConstValue::F16(x as u16)),
+                            Scalar::I64 => Some(ConstValue::I64(x as i64)),
+                            Scalar::U64 => Some(ConstValue::U64(x)),
+                            Scalar::F64 => Some(ConstValue::F64(x)),
                             Scalar::Bool => None,
                         }
                     })
@@ -483,6 +491,8 @@ impl Folder<'_> {
         let is = |k: &Option<ConstValue>, want: i64| match k {
             Some(ConstValue::I32(x)) => *x as i64 == want,
             Some(ConstValue::U32(x)) => *x as i64 == want || (want == -1 && *x == u32::MAX),
+            Some(ConstValue::I64(x)) => *x == want,
+            Some(ConstValue::U64(x)) => *x as i64 == want,
             _ => false,
         };
         let fis =
@@ -490,10 +500,14 @@ impl Folder<'_> {
         let his =
             |k: &Option<ConstValue>, bits: u16| matches!(k, Some(ConstValue::F16(x)) if *x == bits);
         let bis = |k: &Option<ConstValue>, want: bool| matches!(k, Some(ConstValue::Bool(x)) if *x == want);
+        let f64is =
+            |k: &Option<ConstValue>, bits: u64| matches!(k, Some(ConstValue::F64(x)) if *x == bits);
+        // Shift amounts are masked to the operand's width minus one.
+        let shift_mask = if scalar.is_64() { 63 } else { 31 };
         let zero = || Some(Folded::Const(self.zero_of(rty)));
         let v = |x: ValueId| Some(Folded::Value(x));
         match scalar {
-            Scalar::I32 | Scalar::U32 => match o {
+            Scalar::I32 | Scalar::U32 | Scalar::I64 | Scalar::U64 => match o {
                 B::Add if is(&kb, 0) => v(a),
                 B::Add if is(&ka, 0) => v(b),
                 B::Subtract if is(&kb, 0) => v(a),
@@ -513,7 +527,7 @@ impl Folder<'_> {
                 B::ExclusiveOr if is(&ka, 0) => v(b),
                 B::ExclusiveOr if a == b => zero(),
                 B::ShiftLeft | B::ShiftRight => match kb {
-                    Some(ConstValue::U32(s)) if s & 31 == 0 => v(a),
+                    Some(ConstValue::U32(s)) if s & shift_mask == 0 => v(a),
                     _ => None,
                 },
                 B::Equal | B::LessEqual | B::GreaterEqual if a == b => self.bools(rty, true),
@@ -527,6 +541,15 @@ impl Folder<'_> {
                 B::Subtract if fis(&kb, 0) => v(a),
                 B::Add if fis(&kb, (-0.0f32).to_bits()) => v(a),
                 B::Add if fis(&ka, (-0.0f32).to_bits()) => v(b),
+                _ => None,
+            },
+            Scalar::F64 => match o {
+                B::Multiply if f64is(&kb, 1.0f64.to_bits()) => v(a),
+                B::Multiply if f64is(&ka, 1.0f64.to_bits()) => v(b),
+                B::Divide if f64is(&kb, 1.0f64.to_bits()) => v(a),
+                B::Subtract if f64is(&kb, 0) => v(a),
+                B::Add if f64is(&kb, (-0.0f64).to_bits()) => v(a),
+                B::Add if f64is(&ka, (-0.0f64).to_bits()) => v(b),
                 _ => None,
             },
             Scalar::F16 => match o {
@@ -603,7 +626,7 @@ fn unary(o: UnaryOperator, c: &ConstValue) -> Option<ConstValue> {
         (U::LogicalNot, C::Bool(x)) => C::Bool(!x),
         (U::BitwiseNot, C::I32(x)) => C::I32(!x),
         (U::BitwiseNot, C::U32(x)) => C::U32(!x),
-        _ => return None,
+        _ => return super::fold64::unary(o, c),
     })
 }
 
@@ -673,11 +696,11 @@ fn binary(o: BinaryOperator, a: &ConstValue, b: &ConstValue) -> Option<ConstValu
             B::NotEqual => x != y,
             _ => return None,
         }),
-        _ => return None,
+        _ => return super::fold64::binary(o, a, b),
     })
 }
 
-fn compare(o: BinaryOperator, ord: std::cmp::Ordering) -> Option<ConstValue> {
+pub(super) fn compare(o: BinaryOperator, ord: std::cmp::Ordering) -> Option<ConstValue> {
     use std::cmp::Ordering::*;
     use BinaryOperator as B;
     Some(ConstValue::Bool(match o {
@@ -708,59 +731,85 @@ fn fcompare(o: BinaryOperator, x: f32, y: f32) -> Option<ConstValue> {
 /// A value conversion, when every target computes the same result.
 fn convert(c: &ConstValue, to: Scalar) -> Option<ConstValue> {
     use ConstValue as C;
-    // Integer to float: only when exact (targets may round differently).
-    let int_to_float = |x: i64| -> Option<ConstValue> {
-        match to {
-            Scalar::F32 => {
-                let f = x as f32;
-                (f as i64 == x).then_some(C::F32(f.to_bits()))
-            }
-            Scalar::F16 => {
-                let h = half::f16::from_f32(x as f32);
-                (h.to_f32() as i64 == x && h.is_finite()).then_some(C::F16(h.to_bits()))
-            }
-            _ => None,
-        }
+    /// The source value, widened without loss.
+    enum Src {
+        Bool(bool),
+        Int(i128),
+        Float(f64),
+    }
+    let src = match *c {
+        C::Bool(b) => Src::Bool(b),
+        C::I32(x) => Src::Int(x as i128),
+        C::U32(x) => Src::Int(x as i128),
+        C::I64(x) => Src::Int(x as i128),
+        C::U64(x) => Src::Int(x as i128),
+        C::F32(x) => Src::Float(f32::from_bits(x) as f64),
+        C::F16(x) => Src::Float(f16(x) as f64),
+        C::F64(x) => Src::Float(f64::from_bits(x)),
+        _ => return None,
     };
-    let float = |x: f32| -> Option<ConstValue> {
-        if x.is_nan() {
-            return None;
-        }
-        match to {
-            // Rust's `as` truncates and saturates, as WGSL specifies.
-            Scalar::I32 => Some(C::I32(x as i32)),
-            Scalar::U32 => Some(C::U32(x as u32)),
-            Scalar::F32 => Some(C::F32(x.to_bits())),
-            Scalar::F16 => {
-                let h = half::f16::from_f32(x);
-                (h.is_finite() || x.is_infinite()).then_some(C::F16(h.to_bits()))
-            }
-            Scalar::Bool => Some(C::Bool(x != 0.0)),
-        }
-    };
-    match *c {
-        C::Bool(b) => Some(match to {
+    let from_f64 = matches!(c, C::F64(_));
+    match src {
+        Src::Bool(b) => Some(match to {
             Scalar::Bool => C::Bool(b),
             Scalar::I32 => C::I32(b as i32),
             Scalar::U32 => C::U32(b as u32),
+            Scalar::I64 => C::I64(b as i64),
+            Scalar::U64 => C::U64(b as u64),
             Scalar::F32 => C::F32(if b { 1.0f32 } else { 0.0 }.to_bits()),
             Scalar::F16 => C::F16(if b { 0x3c00 } else { 0 }),
+            Scalar::F64 => C::F64(if b { 1.0f64 } else { 0.0 }.to_bits()),
         }),
-        C::I32(x) => match to {
-            Scalar::I32 => Some(C::I32(x)),
-            Scalar::U32 => Some(C::U32(x as u32)),
+        // Integer to integer keeps the low bits of the (sign- or zero-extended) source.
+        // Integer to float: only when exact (targets may round differently).
+        Src::Int(x) => match to {
             Scalar::Bool => Some(C::Bool(x != 0)),
-            _ => int_to_float(x as i64),
-        },
-        C::U32(x) => match to {
             Scalar::I32 => Some(C::I32(x as i32)),
-            Scalar::U32 => Some(C::U32(x)),
-            Scalar::Bool => Some(C::Bool(x != 0)),
-            _ => int_to_float(x as i64),
+            Scalar::U32 => Some(C::U32(x as u32)),
+            Scalar::I64 => Some(C::I64(x as i64)),
+            Scalar::U64 => Some(C::U64(x as u64)),
+            Scalar::F32 => {
+                let f = x as f32;
+                (f as i128 == x).then_some(C::F32(f.to_bits()))
+            }
+            Scalar::F16 => {
+                let h = half::f16::from_f32(x as f32);
+                (h.to_f32() as i128 == x && h.is_finite()).then_some(C::F16(h.to_bits()))
+            }
+            Scalar::F64 => {
+                let f = x as f64;
+                (f as i128 == x).then_some(C::F64(f.to_bits()))
+            }
         },
-        C::F32(x) => float(f32::from_bits(x)),
-        C::F16(x) => float(f16(x)),
-        _ => None,
+        Src::Float(x) => {
+            if x.is_nan() {
+                return None;
+            }
+            // Rust's `as` truncates and saturates, as WGSL specifies; f64 -> f32 and
+            // f64 -> f16 round to nearest even once, as PTX's `cvt.rn`.
+            Some(match to {
+                Scalar::Bool => C::Bool(x != 0.0),
+                Scalar::I32 => C::I32(x as i32),
+                Scalar::U32 => C::U32(x as u32),
+                Scalar::I64 => C::I64(x as i64),
+                Scalar::U64 => C::U64(x as u64),
+                Scalar::F32 => {
+                    let f = x as f32;
+                    if from_f64 && f.is_infinite() && x.is_finite() {
+                        return None;
+                    }
+                    C::F32(f.to_bits())
+                }
+                Scalar::F16 => {
+                    let h = half::f16::from_f64(x);
+                    if !(h.is_finite() || x.is_infinite()) {
+                        return None;
+                    }
+                    C::F16(h.to_bits())
+                }
+                Scalar::F64 => C::F64(x.to_bits()),
+            })
+        }
     }
 }
 
@@ -795,7 +844,7 @@ fn math(fun: MathFunction, xs: &[&ConstValue]) -> Option<ConstValue> {
         (M::CountLeadingZeros, [C::U32(x)]) => C::U32(x.leading_zeros()),
         (M::CountTrailingZeros, [C::I32(x)]) => C::I32(x.trailing_zeros() as i32),
         (M::CountTrailingZeros, [C::U32(x)]) => C::U32(x.trailing_zeros()),
-        _ => return None,
+        _ => return super::fold64::math(fun, xs),
     })
 }
 

@@ -11,6 +11,7 @@
 mod cse;
 mod dce;
 mod fold;
+mod fold64;
 mod inline;
 mod licm;
 mod mem2reg;

@@ -190,6 +190,7 @@ impl Lower<'_> {
                 self.pred_op(Opcode::Or, t1, t2)
             }
             Scalar::F16 => self.def(RegKind::B16, |d| build::selp(PT::B16, d, a, b, p)),
+            s if s.is_64() => self.def(RegKind::B64, |d| build::selp(PT::B64, d, a, b, p)),
             _ => self.def(RegKind::B32, |d| build::selp(PT::B32, d, a, b, p)),
         }
     }
@@ -225,6 +226,9 @@ impl Lower<'_> {
     }
 
     pub(crate) fn unary(&mut self, u: U, s: Scalar, v: VRegId) -> R<VRegId> {
+        if s.is_64() {
+            return self.unary64(u, s, v);
+        }
         Ok(match (u, s) {
             (U::LogicalNot, _) | (U::BitwiseNot, Scalar::Bool) => {
                 self.unop(Opcode::Not, &[], PT::Pred, v)
@@ -286,6 +290,9 @@ impl Lower<'_> {
     }
 
     pub(crate) fn binary_scalar(&mut self, op: B, s: Scalar, a: VRegId, b: VRegId) -> R<VRegId> {
+        if s.is_64() {
+            return self.binary64(op, s, a, b);
+        }
         let float = s.is_float();
         let t = arith_ty(s);
         Ok(match op {
@@ -471,6 +478,9 @@ impl Lower<'_> {
     /// Numeric conversion with WGSL semantics (float -> int saturates, NaN -> 0).
     pub(crate) fn convert(&mut self, from: Scalar, to: Scalar, v: VRegId) -> R<VRegId> {
         use Scalar::*;
+        if from.is_64() || to.is_64() {
+            return self.convert64(from, to, v);
+        }
         Ok(match (from, to) {
             (a, b) if a == b => v,
             (I32, U32) | (U32, I32) => v,
@@ -524,6 +534,9 @@ impl Lower<'_> {
         let from = self.scalar_ty(a)?;
         let to = self.types.scalar_of(ty).ok_or_else(|| self.err_internal("bitcast type"))?;
         let n = layout::leaf_count(&self.types, ty);
+        if from.is_64() || to.is_64() {
+            return self.bitcast64(from, to, c, n);
+        }
         match (from == Scalar::F16, to == Scalar::F16) {
             (false, false) if n == c.len() => Ok(c),
             (true, true) if n == c.len() => Ok(c),

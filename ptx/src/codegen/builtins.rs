@@ -75,6 +75,9 @@ impl Lower<'_> {
                 return Err(self.err_internal("empty math operand"));
             }
         }
+        if self.scalar_ty(args[0])?.is_64() {
+            return self.math64(fun, args);
+        }
         if self.fast_math {
             if approximate_under_fast_math(fun) {
                 self.used_fast_math = true;

@@ -13,12 +13,14 @@ pub struct Leaf {
     pub offset: u32,
 }
 
-/// Register kind holding a scalar (`bool` in `%p`, `f16` in `%h`, the rest in `%r`).
+/// Register kind holding a scalar (`bool` in `%p`, `f16` in `%h`, 64-bit scalars in `%rd`,
+/// the rest in `%r`).
 pub fn kind_of(s: Scalar) -> RegKind {
     match s {
         Scalar::Bool => RegKind::Pred,
         Scalar::F16 => RegKind::B16,
-        _ => RegKind::B32,
+        Scalar::I64 | Scalar::U64 | Scalar::F64 => RegKind::B64,
+        Scalar::I32 | Scalar::U32 | Scalar::F32 => RegKind::B32,
     }
 }
 
@@ -31,6 +33,9 @@ pub fn arith_ty(s: Scalar) -> crate::model::Type {
         Scalar::U32 => T::U32,
         Scalar::F32 => T::F32,
         Scalar::F16 => T::F16,
+        Scalar::I64 => T::S64,
+        Scalar::U64 => T::U64,
+        Scalar::F64 => T::F64,
     }
 }
 

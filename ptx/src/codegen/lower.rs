@@ -370,6 +370,9 @@ impl<'a> Lower<'a> {
             Scalar::I32 => self.imm_u32(v as i32 as u32),
             Scalar::U32 => self.imm_u32(v as u32),
             Scalar::Bool => self.imm_pred(v != 0.0),
+            Scalar::I64 => self.imm_b64(s, v as i64 as u64),
+            Scalar::U64 => self.imm_b64(s, v as u64),
+            Scalar::F64 => self.imm_b64(s, v.to_bits()),
         }
     }
 
@@ -977,8 +980,14 @@ impl<'a> Lower<'a> {
                 let v = self.scalar(*value)?;
                 let sp = p.space.state_space();
                 let addr = Operand::addr(p.addr, 0);
-                let old = self.def(RegKind::B32, |d| build::atom_cas(sp, PT::B32, d, addr, c, v));
-                let eq = self.def(RegKind::Pred, |q| build::setp(CmpOp::Eq, PT::U32, q, old, c));
+                let wide = matches!(self.types.get(p.pointee), Type::Atomic(s) if s.is_64());
+                let (k, bt, ut) = if wide {
+                    (RegKind::B64, PT::B64, PT::U64)
+                } else {
+                    (RegKind::B32, PT::B32, PT::U32)
+                };
+                let old = self.def(k, |d| build::atom_cas(sp, bt, d, addr, c, v));
+                let eq = self.def(RegKind::Pred, |q| build::setp(CmpOp::Eq, ut, q, old, c));
                 Some(Val::Comps(vec![old, eq]))
             }
             Op::ArrayLength(p) => Some(Val::Comps(vec![self.array_length(*p)?])),
@@ -1129,6 +1138,10 @@ impl<'a> Lower<'a> {
                         build::setp(CmpOp::Ne, PT::U32, q, w, Operand::Imm(0))
                     })
                 }
+                s if s.is_64() && atomic => {
+                    self.def(RegKind::B64, |d| build::ld_relaxed(sp, PT::U64, d, a))
+                }
+                s if s.is_64() => self.def(RegKind::B64, |d| build::ld(sp, PT::U64, d, a)),
                 // `ld.relaxed.gpu`: WGSL atomics are relaxed and device-wide.
                 _ if atomic => self.def(RegKind::B32, |d| build::ld_relaxed(sp, PT::U32, d, a)),
                 _ => self.def(RegKind::B32, |d| build::ld(sp, PT::U32, d, a)),
@@ -1156,6 +1169,8 @@ impl<'a> Lower<'a> {
                     });
                     self.push(build::st(sp, PT::U32, a, w));
                 }
+                s if s.is_64() && atomic => self.push(build::st_relaxed(sp, PT::U64, a, c)),
+                s if s.is_64() => self.push(build::st(sp, PT::U64, a, c)),
                 // `st.relaxed.gpu`: WGSL atomics are relaxed and device-wide.
                 _ if atomic => self.push(build::st_relaxed(sp, PT::U32, a, c)),
                 _ => self.push(build::st(sp, PT::U32, a, c)),
@@ -1170,6 +1185,10 @@ impl<'a> Lower<'a> {
             Type::Atomic(s) => *s,
             _ => return Err(self.err_internal("atomic on a non-atomic pointer")),
         };
+        if s.is_64() {
+            let addr = Operand::addr(p.addr, 0);
+            return Ok(self.atomic64(p.space.state_space(), addr, op, s, v));
+        }
         let t = match s {
             Scalar::I32 => PT::S32,
             Scalar::F32 => PT::F32,
@@ -1234,6 +1253,9 @@ impl<'a> Lower<'a> {
             ConstValue::U32(v) => vec![self.imm_u32(*v)],
             ConstValue::F32(bits) => vec![self.imm_f32(f32::from_bits(*bits))],
             ConstValue::F16(bits) => vec![self.imm_f16(*bits)],
+            ConstValue::I64(v) => vec![self.imm_b64(Scalar::I64, *v as u64)],
+            ConstValue::U64(v) => vec![self.imm_b64(Scalar::U64, *v)],
+            ConstValue::F64(bits) => vec![self.imm_b64(Scalar::F64, *bits)],
             ConstValue::Composite(cty, parts) => {
                 let mut out = Vec::new();
                 let n = parts.len() as u32;

@@ -31,6 +31,7 @@ mod subgroup;
 mod triangles;
 pub mod texture;
 mod vectorize;
+mod wide;
 
 use crate::model::{Entry, Module, Param, VarDecl};
 use crate::names;
@@ -637,3 +638,5 @@ mod tests;
 mod wgsl_text_tests;
 #[cfg(test)]
 mod texture_tests;
+#[cfg(test)]
+mod wide_tests;

@@ -16,6 +16,15 @@ impl Lower<'_> {
     /// Subgroup operations (SPEC §3): member mask from `activemask`.
     pub(crate) fn subgroup(&mut self, op: &Op, ty: TypeId) -> R<Vec<VRegId>> {
         use dianran_frontend::ir::GatherMode as G;
+        let wide =
+            |l: &Self, v: &dianran_frontend::ir::ValueId| l.scalar_ty(*v).is_ok_and(|s| s.is_64());
+        let has_wide = match op {
+            Op::SubgroupCollective { arg, .. } | Op::SubgroupGather { arg, .. } => wide(self, arg),
+            _ => false,
+        };
+        if has_wide {
+            return Err(self.err_unsupported("subgroup operations on 64-bit values"));
+        }
         let mask = self.def(RegKind::B32, build::activemask);
         match op {
             Op::SubgroupBallot(p) => {

@@ -710,6 +710,11 @@ impl<'m> Machine<'m> {
                 Op::SubgroupCollective { op, kind, arg } => {
                     let ty = fr.ty(*arg)?;
                     let s = types.scalar_of(ty).unwrap_or(Scalar::Bool);
+                    if s.is_64() {
+                        return Err(super::value::unsupported(
+                            "subgroup operations on 64-bit values",
+                        ));
+                    }
                     let n = self.lay.words(ty) as usize;
                     for &l in run {
                         vals.extend_from_slice(fr.get(l as usize, *arg));
@@ -807,6 +812,18 @@ impl<'m> Machine<'m> {
         len.saturating_sub(u64::from(p[1])) / u64::from(stride.max(1))
     }
 
+    /// A 64-bit scalar at `p` (atomics), as two 32-bit halves, low first.
+    fn load64(&self, lane: usize, p: [u32; 2]) -> Result<u64, Diagnostic> {
+        let lo = self.mem.load_scalar(lane, p, Scalar::U32)?;
+        let hi = self.mem.load_scalar(lane, [p[0], p[1].wrapping_add(4)], Scalar::U32)?;
+        Ok(u64::from(lo) | (u64::from(hi) << 32))
+    }
+
+    fn store64(&mut self, lane: usize, p: [u32; 2], v: u64) -> Result<(), Diagnostic> {
+        self.mem.store_scalar(lane, p, Scalar::U32, v as u32)?;
+        self.mem.store_scalar(lane, [p[0], p[1].wrapping_add(4)], Scalar::U32, (v >> 32) as u32)
+    }
+
     fn index_value(&self, fr: &Frame<'m>, lane: usize, v: ValueId) -> Result<i64, Diagnostic> {
         let w = fr.word(lane, v);
         Ok(if self.m.types.scalar_of(fr.ty(v)?) == Some(Scalar::I32) {
@@ -863,8 +880,10 @@ impl<'m> Machine<'m> {
             }
             Op::Splat(a) => {
                 let n = self.lay.words(rty()?) as usize;
-                let w = fr.word(lane, *a);
-                out.extend(std::iter::repeat_n(w, n));
+                let w = fr.get(lane, *a);
+                for _ in 0..n / w.len().max(1) {
+                    out.extend_from_slice(w);
+                }
             }
             Op::Extract(a, idx) => {
                 let ty = fr.ty(*a)?;
@@ -912,8 +931,12 @@ impl<'m> Machine<'m> {
             }
             Op::Swizzle(a, pat) => {
                 let src = fr.get(lane, *a);
+                let s = types.scalar_of(fr.ty(*a)?).unwrap_or(Scalar::U32);
+                let w = super::wide::width(s);
                 for &p in pat {
-                    out.push(src.get(p as usize).copied().ok_or_else(|| internal("bad swizzle"))?);
+                    let at = p as usize * w;
+                    let c = src.get(at..at + w).ok_or_else(|| internal("bad swizzle"))?;
+                    out.extend_from_slice(c);
                 }
             }
             Op::Convert(a, to) => {
@@ -975,6 +998,13 @@ impl<'m> Machine<'m> {
             Op::Atomic { ptr, op, value } => {
                 let p = fr.ptr(lane, *ptr)?;
                 let s = pointee_scalar(types, fr.ty(*ptr)?)?;
+                if s.is_64() {
+                    let old = self.load64(lane, p)?;
+                    let v = super::wide::word_pair(fr.get(lane, *value), 0);
+                    self.store64(lane, p, super::wide::atomic(*op, s, old, v))?;
+                    super::wide::put(out, old);
+                    return Ok(());
+                }
                 let old = self.mem.load_scalar(lane, p, s)?;
                 let v = fr.word(lane, *value);
                 use dianran_frontend::ir::AtomicOp as A;
@@ -997,6 +1027,16 @@ impl<'m> Machine<'m> {
             Op::AtomicCompareExchange { ptr, compare, value } => {
                 let p = fr.ptr(lane, *ptr)?;
                 let s = pointee_scalar(types, fr.ty(*ptr)?)?;
+                if s.is_64() {
+                    let old = self.load64(lane, p)?;
+                    let exchanged = old == super::wide::word_pair(fr.get(lane, *compare), 0);
+                    if exchanged {
+                        self.store64(lane, p, super::wide::word_pair(fr.get(lane, *value), 0))?;
+                    }
+                    super::wide::put(out, old);
+                    out.push(u32::from(exchanged));
+                    return Ok(());
+                }
                 let old = self.mem.load_scalar(lane, p, s)?;
                 let exchanged = old == fr.word(lane, *compare);
                 if exchanged {

@@ -26,6 +26,9 @@ pub(crate) fn unary(
     out: &mut Vec<u32>,
 ) -> Result<(), Diagnostic> {
     let s = scal(types, ty);
+    if s.is_64() {
+        return super::wide::unary(types, op, ty, a, out);
+    }
     for &x in a {
         out.push(match (op, s) {
             (UnaryOperator::Negate, Scalar::I32) => (x as i32).wrapping_neg() as u32,
@@ -76,6 +79,8 @@ fn bin1(op: BinaryOperator, s: Scalar, x: u32, y: u32) -> Option<u32> {
             B::InclusiveOr | B::LogicalOr => Some(x | y),
             _ => None,
         },
+        // Handled by `super::wide` before reaching here.
+        Scalar::I64 | Scalar::U64 | Scalar::F64 => None,
     }
 }
 
@@ -153,6 +158,9 @@ pub(crate) fn binary(
     out: &mut Vec<u32>,
 ) -> Result<(), Diagnostic> {
     let s = scal(types, ta);
+    if s.is_64() || scal(types, tb).is_64() {
+        return super::wide::binary(types, op, ta, a, tb, b, out);
+    }
     let bad =
         || internal(format!("{op:?} on {} and {}", type_name(types, ta), type_name(types, tb)));
     if op == BinaryOperator::Multiply {
@@ -222,6 +230,9 @@ pub(crate) fn binary(
 /// Numeric conversion of every component from `from` to `to` (float to int saturates,
 /// NaN gives 0).
 pub(crate) fn convert(from: Scalar, to: Scalar, a: &[u32], out: &mut Vec<u32>) {
+    if from.is_64() || to.is_64() {
+        return super::wide::convert(from, to, a, out);
+    }
     for &x in a {
         out.push(match (from, to) {
             (f, t) if f == t => x,
@@ -257,6 +268,9 @@ pub(crate) fn relational(
     out: &mut Vec<u32>,
 ) {
     let s = scal(types, ty);
+    if s.is_64() && super::wide::relational(fun, a, out) {
+        return;
+    }
     match fun {
         RelationalFunction::All => out.push(u32::from(a.iter().all(|&x| x != 0))),
         RelationalFunction::Any => out.push(u32::from(a.iter().any(|&x| x != 0))),
@@ -272,9 +286,13 @@ pub(crate) fn select(cond: &[u32], accept: &[u32], reject: &[u32], out: &mut Vec
     if cond.len() == 1 {
         out.extend_from_slice(if cond[0] != 0 { accept } else { reject });
     } else {
+        // Components are one word, or two for 64-bit scalars.
+        let w = (accept.len() / cond.len()).max(1);
         for (i, &c) in cond.iter().enumerate() {
             let src = if c != 0 { accept } else { reject };
-            out.push(src.get(i).copied().unwrap_or(0));
+            for k in 0..w {
+                out.push(src.get(i * w + k).copied().unwrap_or(0));
+            }
         }
     }
 }
@@ -396,6 +414,9 @@ pub(crate) fn math(
     let arg =
         |i: usize| -> Result<&[u32], Diagnostic> { args.get(i).copied().ok_or_else(arity_err) };
     let s = tys.first().map_or(Scalar::F32, |t| scal(types, *t));
+    if s.is_64() {
+        return super::wide::math(types, fun, tys, args, out);
+    }
     let n = a0.len();
     let f1 = |out: &mut Vec<u32>, f: &dyn Fn(f32) -> f32| {
         out.extend(a0.iter().map(|&x| fput(s, f(fget(s, x)))));

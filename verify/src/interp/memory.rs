@@ -242,18 +242,27 @@ fn decode(
     ty: TypeId,
     out: &mut Vec<u32>,
 ) -> Result<(), Diagnostic> {
+    // A 64-bit scalar is two words read as two u32 halves, low first.
+    let read = |out: &mut Vec<u32>, at: usize, s: Scalar| {
+        if s.is_64() {
+            out.push(read_scalar(bytes, at, Scalar::U32));
+            out.push(read_scalar(bytes, at + 4, Scalar::U32));
+        } else {
+            out.push(read_scalar(bytes, at, s));
+        }
+    };
     match types.get(ty) {
-        Type::Scalar(s) | Type::Atomic(s) => out.push(read_scalar(bytes, at, *s)),
+        Type::Scalar(s) | Type::Atomic(s) => read(out, at, *s),
         Type::Vector { size, scalar } => {
             for i in 0..*size as usize {
-                out.push(read_scalar(bytes, at + i * scalar.size() as usize, *scalar));
+                read(out, at + i * scalar.size() as usize, *scalar);
             }
         }
         Type::Matrix { columns, rows, scalar } => {
             let cs = column_stride(*rows, *scalar) as usize;
             for c in 0..*columns as usize {
                 for r in 0..*rows as usize {
-                    out.push(read_scalar(bytes, at + c * cs + r * scalar.size() as usize, *scalar));
+                    read(out, at + c * cs + r * scalar.size() as usize, *scalar);
                 }
             }
         }
@@ -285,19 +294,28 @@ fn encode(
         *pos += 1;
         Ok(w)
     };
+    // A 64-bit scalar is two words written as two u32 halves, low first.
+    let write = |bytes: &mut [u8], at: usize, s: Scalar, pos: &mut usize| {
+        if s.is_64() {
+            write_scalar(bytes, at, Scalar::U32, next(pos)?);
+            write_scalar(bytes, at + 4, Scalar::U32, next(pos)?);
+        } else {
+            write_scalar(bytes, at, s, next(pos)?);
+        }
+        Ok::<(), Diagnostic>(())
+    };
     match types.get(ty) {
-        Type::Scalar(s) | Type::Atomic(s) => write_scalar(bytes, at, *s, next(pos)?),
+        Type::Scalar(s) | Type::Atomic(s) => write(bytes, at, *s, pos)?,
         Type::Vector { size, scalar } => {
             for i in 0..*size as usize {
-                write_scalar(bytes, at + i * scalar.size() as usize, *scalar, next(pos)?);
+                write(bytes, at + i * scalar.size() as usize, *scalar, pos)?;
             }
         }
         Type::Matrix { columns, rows, scalar } => {
             let cs = column_stride(*rows, *scalar) as usize;
             for c in 0..*columns as usize {
                 for r in 0..*rows as usize {
-                    let w = next(pos)?;
-                    write_scalar(bytes, at + c * cs + r * scalar.size() as usize, *scalar, w);
+                    write(bytes, at + c * cs + r * scalar.size() as usize, *scalar, pos)?;
                 }
             }
         }

@@ -34,6 +34,7 @@ mod memory;
 mod subgroup;
 mod texture_ops;
 mod value;
+mod wide;
 
 #[cfg(test)]
 mod tests;

@@ -1,7 +1,7 @@
 //! How values are held: every value is a flat list of 32-bit words, one per scalar leaf.
 //!
 //! Scalars: `bool` is 0 or 1, `i32`/`u32`/`f32` are their bits, `f16` is its bit pattern in
-//! the low 16 bits. Composites are the concatenation of their parts in declaration order
+//! the low 16 bits, `i64`/`u64`/`f64` are two words, the low half first. Composites are the concatenation of their parts in declaration order
 //! (vector components, matrix columns, array elements, struct fields), so `Compose` is plain
 //! concatenation. A cooperative matrix holds `rows * columns` elements in row-major order.
 //! A pointer is two words: the memory region and the byte offset in it (the pointee type is
@@ -41,9 +41,11 @@ fn words_rec(types: &Types, id: TypeId, memo: &mut Vec<Option<u32>>, depth: u32)
         return 0;
     }
     let w = match types.get(id) {
-        Type::Scalar(_) | Type::Atomic(_) => 1,
-        Type::Vector { size, .. } => u32::from(*size),
-        Type::Matrix { columns, rows, .. } => u32::from(*columns) * u32::from(*rows),
+        Type::Scalar(s) | Type::Atomic(s) => super::wide::width(*s) as u32,
+        Type::Vector { size, scalar } => u32::from(*size) * super::wide::width(*scalar) as u32,
+        Type::Matrix { columns, rows, scalar } => {
+            u32::from(*columns) * u32::from(*rows) * super::wide::width(*scalar) as u32
+        }
         Type::CoopMatrix { columns, rows, .. } => u32::from(*columns) * u32::from(*rows),
         Type::Array { base, len, .. } => {
             let b = words_rec(types, *base, memo, depth + 1);
@@ -70,9 +72,13 @@ fn words_rec(types: &Types, id: TypeId, memo: &mut Vec<Option<u32>>, depth: u32)
 /// `Insert` and their dynamic forms. `None` when the index is out of range.
 pub(crate) fn member(types: &Types, lay: &Layout, ty: TypeId, index: u32) -> Option<(u32, u32)> {
     match types.get(ty) {
-        Type::Vector { size, .. } => (index < u32::from(*size)).then_some((index, 1)),
-        Type::Matrix { columns, rows, .. } => {
-            (index < u32::from(*columns)).then(|| (index * u32::from(*rows), u32::from(*rows)))
+        Type::Vector { size, scalar } => {
+            let w = super::wide::width(*scalar) as u32;
+            (index < u32::from(*size)).then_some((index * w, w))
+        }
+        Type::Matrix { columns, rows, scalar } => {
+            let col = u32::from(*rows) * super::wide::width(*scalar) as u32;
+            (index < u32::from(*columns)).then_some((index * col, col))
         }
         Type::Array { base, len: Some(n), .. } => {
             let w = lay.words(*base);
@@ -115,6 +121,8 @@ pub(crate) fn const_words(
         ConstValue::I32(v) => out.push(*v as u32),
         ConstValue::U32(v) | ConstValue::F32(v) => out.push(*v),
         ConstValue::F16(v) => out.push(u32::from(*v)),
+        ConstValue::I64(v) => super::wide::put(out, *v as u64),
+        ConstValue::U64(v) | ConstValue::F64(v) => super::wide::put(out, *v),
         ConstValue::Zero(t) => out.extend(std::iter::repeat_n(0, lay.words(*t) as usize)),
         ConstValue::Composite(t, parts) => {
             let start = out.len();

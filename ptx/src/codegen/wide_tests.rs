@@ -1,0 +1,122 @@
+//! The PTX the 64-bit scalars select: register class, instruction types and the WGSL guards
+//! (ptxas acceptance of the same forms: `samples_compile_and_pass_ptxas` over the 64-bit
+//! samples).
+
+use super::{compile_module, Options};
+
+fn ptx(src: &str) -> String {
+    let m = dianran_frontend::compile("t.wgsl", src, &Default::default())
+        .unwrap_or_else(|d| panic!("frontend: {d}"));
+    let out = compile_module(&m, &Options::default());
+    assert!(out.diagnostics.is_empty(), "{:?}", out.diagnostics);
+    let parsed = crate::parse_module(&out.text).expect("our parser reads it back");
+    parsed.validate().expect("the model accepts it");
+    out.text
+}
+
+fn has(text: &str, needle: &str) {
+    assert!(text.contains(needle), "missing `{needle}` in\n{text}");
+}
+
+#[test]
+fn integer_division_guards_zero_and_min_by_minus_one() {
+    let t = ptx("@group(0) @binding(0) var<storage, read_write> a: array<i64>;
+         @compute @workgroup_size(1) fn main() { a[0] = a[1] / a[2]; a[3] = a[4] % a[5]; }");
+    has(&t, "ld.global.u64");
+    has(&t, "st.global.u64");
+    has(&t, "setp.eq.u64");
+    has(&t, "setp.eq.s64");
+    // i64::MIN's bits
+    has(&t, "0x8000000000000000");
+    has(&t, "selp.b64");
+    has(&t, "div.s64");
+    has(&t, "rem.s64");
+}
+
+#[test]
+fn shifts_mask_a_u32_amount_to_63() {
+    let t = ptx("@group(0) @binding(0) var<storage, read_write> a: array<u64>;
+         @group(0) @binding(1) var<storage, read_write> s: array<u32>;
+         @group(0) @binding(2) var<storage, read_write> b: array<i64>;
+         @compute @workgroup_size(1) fn main() { a[0] = a[1] << s[0]; b[0] = b[1] >> s[1]; }");
+    has(&t, ", 63;");
+    has(&t, "shl.b64");
+    has(&t, "shr.s64");
+}
+
+#[test]
+fn f64_operations_round_to_nearest_explicitly() {
+    let t = ptx("@group(0) @binding(0) var<storage, read_write> a: array<f64>;
+         @compute @workgroup_size(1) fn main() {
+             a[0] = a[1] / a[2] + a[3] * a[4];
+             a[5] = sqrt(a[6]);
+             a[7] = fma(a[8], a[9], a[10]);
+             a[11] = floor(a[12]);
+         }");
+    has(&t, "div.rn.f64");
+    has(&t, "mul.rn.f64");
+    has(&t, "add.rn.f64");
+    has(&t, "sqrt.rn.f64");
+    has(&t, "fma.rn.f64");
+    has(&t, "cvt.rmi.f64.f64");
+}
+
+#[test]
+fn conversions_truncate_saturate_and_extend_by_source_sign() {
+    let t = ptx("@group(0) @binding(0) var<storage, read_write> f: array<f64>;
+         @group(0) @binding(1) var<storage, read_write> i: array<i64>;
+         @group(0) @binding(2) var<storage, read_write> w: array<i32>;
+         @group(0) @binding(3) var<storage, read_write> u: array<u64>;
+         @compute @workgroup_size(1) fn main() {
+             i[0] = i64(f[0]);
+             f[1] = f64(i[1]);
+             u[0] = u64(w[0]);
+             w[1] = i32(i[2]);
+             w[2] = bitcast<i32>(f32(f[2]));
+         }");
+    has(&t, "cvt.rzi.s64.f64");
+    has(&t, "cvt.rn.f64.s64");
+    has(&t, "cvt.u64.s32");
+    has(&t, "cvt.u32.u64");
+    has(&t, "cvt.rn.f32.f64");
+}
+
+#[test]
+fn atomics_use_64_bit_forms() {
+    let t = ptx("@group(0) @binding(0) var<storage, read_write> a: atomic<u64>;
+         @group(0) @binding(1) var<storage, read_write> b: atomic<i64>;
+         var<workgroup> w: atomic<u64>;
+         @compute @workgroup_size(1) fn main() {
+             atomicAdd(&a, 1lu); atomicMin(&b, -1li); atomicMax(&a, 2lu); atomicOr(&a, 4lu);
+             atomicXor(&a, 8lu); atomicAnd(&a, 7lu); atomicExchange(&b, 3li);
+             atomicSub(&w, 1lu);
+             let r = atomicCompareExchangeWeak(&a, 1lu, 2lu);
+             if r.exchanged { atomicStore(&b, 0li); }
+         }");
+    has(&t, "atom.global.add.u64");
+    has(&t, "atom.global.min.s64");
+    has(&t, "atom.global.max.u64");
+    has(&t, "atom.global.or.b64");
+    has(&t, "atom.global.xor.b64");
+    has(&t, "atom.global.and.b64");
+    has(&t, "atom.global.exch.b64");
+    has(&t, "atom.shared.add.u64");
+    has(&t, "neg.s64");
+    has(&t, "atom.global.cas.b64");
+    has(&t, "st.relaxed.gpu.global.u64");
+}
+
+#[test]
+fn f64_transcendentals_are_a_diagnostic_naming_builtin_and_entry() {
+    let m = dianran_frontend::compile(
+        "t.wgsl",
+        "@group(0) @binding(0) var<storage, read_write> a: array<f64>;
+         @compute @workgroup_size(1) fn kernel_with_exp() { a[0] = exp(a[1]); }",
+        &Default::default(),
+    )
+    .expect("naga accepts exp on f64");
+    let out = compile_module(&m, &Options::default());
+    let d = out.diagnostics.first().expect("a diagnostic");
+    assert!(d.message.contains("`exp`"), "{}", d.message);
+    assert!(d.message.contains("kernel_with_exp") || format!("{d:?}").contains("kernel_with_exp"));
+}

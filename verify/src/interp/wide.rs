@@ -1,0 +1,421 @@
+//! The 64-bit scalars (`i64`, `u64`, `f64`) in the interpreter: each component is two words,
+//! low half first (see [`super::value`]). Integer arithmetic wraps, division follows WGSL as
+//! for 32 bits (by zero: the dividend, remainder 0; `MIN / -1` is `MIN`), shift amounts are
+//! masked to 0..=63, float -> int conversions truncate and saturate (NaN gives 0), and every
+//! `f64` operation is one IEEE operation rounded to nearest even, as PTX's `.rn` forms.
+
+use super::value::{f2h, h2f, internal, type_name, unsupported};
+use dianran_frontend::ir::{
+    BinaryOperator, MathFunction, RelationalFunction, Scalar, Type, TypeId, Types, UnaryOperator,
+};
+use dianran_frontend::Diagnostic;
+
+/// Words per component of scalar `s`.
+pub(crate) fn width(s: Scalar) -> usize {
+    if s.is_64() {
+        2
+    } else {
+        1
+    }
+}
+
+/// The 64-bit value of component `i` of `a` (a single component broadcasts).
+fn get(a: &[u32], i: usize) -> u64 {
+    let i = if a.len() == 2 { 0 } else { i };
+    let lo = a.get(2 * i).copied().unwrap_or(0);
+    let hi = a.get(2 * i + 1).copied().unwrap_or(0);
+    u64::from(lo) | (u64::from(hi) << 32)
+}
+
+/// Appends a 64-bit value as two words.
+pub(crate) fn put(out: &mut Vec<u32>, v: u64) {
+    out.push(v as u32);
+    out.push((v >> 32) as u32);
+}
+
+fn fput(out: &mut Vec<u32>, v: f64) {
+    put(out, v.to_bits());
+}
+
+fn f(x: u64) -> f64 {
+    f64::from_bits(x)
+}
+
+fn scal(types: &Types, ty: TypeId) -> Scalar {
+    types.scalar_of(ty).unwrap_or(Scalar::Bool)
+}
+
+/// `-x`, `~x` per component.
+pub(crate) fn unary(
+    types: &Types,
+    op: UnaryOperator,
+    ty: TypeId,
+    a: &[u32],
+    out: &mut Vec<u32>,
+) -> Result<(), Diagnostic> {
+    let s = scal(types, ty);
+    for i in 0..a.len() / 2 {
+        let x = get(a, i);
+        put(
+            out,
+            match (op, s) {
+                (UnaryOperator::Negate, Scalar::I64) => (x as i64).wrapping_neg() as u64,
+                (UnaryOperator::Negate, Scalar::F64) => x ^ (1 << 63),
+                (UnaryOperator::BitwiseNot, Scalar::I64 | Scalar::U64) => !x,
+                _ => return Err(internal(format!("unary {op:?} on {}", type_name(types, ty)))),
+            },
+        );
+    }
+    Ok(())
+}
+
+/// One 64-bit binary operation; `Ok(None)` marks a bool result (comparisons).
+fn bin1(op: BinaryOperator, s: Scalar, x: u64, y: u64) -> Option<Result<u64, bool>> {
+    use BinaryOperator as B;
+    let cmp = |o: std::cmp::Ordering| -> Option<Result<u64, bool>> {
+        use std::cmp::Ordering::*;
+        Some(Err(match op {
+            B::Equal => o == Equal,
+            B::NotEqual => o != Equal,
+            B::Less => o == Less,
+            B::LessEqual => o != Greater,
+            B::Greater => o == Greater,
+            B::GreaterEqual => o != Less,
+            _ => return None,
+        }))
+    };
+    let bits = match op {
+        B::Add => Some(x.wrapping_add(y)),
+        B::Subtract => Some(x.wrapping_sub(y)),
+        B::Multiply => Some(x.wrapping_mul(y)),
+        B::And => Some(x & y),
+        B::InclusiveOr => Some(x | y),
+        B::ExclusiveOr => Some(x ^ y),
+        B::ShiftLeft => Some(x << (y & 63)),
+        _ => None,
+    };
+    match s {
+        Scalar::I64 => {
+            let (a, c) = (x as i64, y as i64);
+            match op {
+                B::Divide => Some(Ok(if c == 0 { x } else { a.wrapping_div(c) as u64 })),
+                B::Modulo => Some(Ok(if c == 0 { 0 } else { a.wrapping_rem(c) as u64 })),
+                B::ShiftRight => Some(Ok((a >> (y & 63)) as u64)),
+                _ => bits.map(Ok).or_else(|| cmp(a.cmp(&c))),
+            }
+        }
+        Scalar::U64 => match op {
+            B::Divide => Some(Ok(x.checked_div(y).unwrap_or(x))),
+            B::Modulo => Some(Ok(if y == 0 { 0 } else { x % y })),
+            B::ShiftRight => Some(Ok(x >> (y & 63))),
+            _ => bits.map(Ok).or_else(|| cmp(x.cmp(&y))),
+        },
+        Scalar::F64 => {
+            let (a, c) = (f(x), f(y));
+            Some(match op {
+                B::Add => Ok((a + c).to_bits()),
+                B::Subtract => Ok((a - c).to_bits()),
+                B::Multiply => Ok((a * c).to_bits()),
+                B::Divide => Ok((a / c).to_bits()),
+                B::Modulo => Ok((a - (a / c).trunc() * c).to_bits()),
+                B::Equal => Err(a == c),
+                B::NotEqual => Err(a != c),
+                B::Less => Err(a < c),
+                B::LessEqual => Err(a <= c),
+                B::Greater => Err(a > c),
+                B::GreaterEqual => Err(a >= c),
+                _ => return None,
+            })
+        }
+        _ => None,
+    }
+}
+
+/// `a op b` where `a` has 64-bit components: component-wise (shift amounts are `u32` words),
+/// or an `f64` matrix product (a product, then one `fma` per further term, as the PTX).
+pub(crate) fn binary(
+    types: &Types,
+    op: BinaryOperator,
+    ta: TypeId,
+    a: &[u32],
+    tb: TypeId,
+    b: &[u32],
+    out: &mut Vec<u32>,
+) -> Result<(), Diagnostic> {
+    let bad =
+        || internal(format!("{op:?} on {} and {}", type_name(types, ta), type_name(types, tb)));
+    let (sa, sb) = (scal(types, ta), scal(types, tb));
+    let is_mat = |t: TypeId| matches!(types.get(t), Type::Matrix { .. });
+    if op == BinaryOperator::Multiply && (is_mat(ta) || is_mat(tb)) {
+        return matrix_product(types, ta, a, tb, b, out).ok_or_else(bad);
+    }
+    let s = if sa.is_64() { sa } else { sb };
+    let na = a.len() / width(sa);
+    let nb = b.len() / width(sb);
+    if !(na == nb || na == 1 || nb == 1) {
+        return Err(bad());
+    }
+    let comp = |v: &[u32], sv: Scalar, i: usize| -> u64 {
+        if sv.is_64() {
+            get(v, i)
+        } else {
+            u64::from(if v.len() == 1 { v[0] } else { v.get(i).copied().unwrap_or(0) })
+        }
+    };
+    for i in 0..na.max(nb) {
+        match bin1(op, s, comp(a, sa, i), comp(b, sb, i)).ok_or_else(bad)? {
+            Ok(v) => put(out, v),
+            Err(t) => out.push(u32::from(t)),
+        }
+    }
+    Ok(())
+}
+
+/// `f64` dot product in the PTX's order: `a0*b0`, then `fma` with each further pair.
+fn dot(x: &[f64], y: &[f64]) -> f64 {
+    let mut acc = 0.0;
+    for (k, (p, q)) in x.iter().zip(y).enumerate() {
+        acc = if k == 0 { p * q } else { p.mul_add(*q, acc) };
+    }
+    acc
+}
+
+fn matrix_product(
+    types: &Types,
+    ta: TypeId,
+    a: &[u32],
+    tb: TypeId,
+    b: &[u32],
+    out: &mut Vec<u32>,
+) -> Option<()> {
+    let fa: Vec<f64> = (0..a.len() / 2).map(|i| f(get(a, i))).collect();
+    let fb: Vec<f64> = (0..b.len() / 2).map(|i| f(get(b, i))).collect();
+    match (types.get(ta), types.get(tb)) {
+        (Type::Matrix { .. }, Type::Scalar(_)) => fa.iter().for_each(|x| fput(out, x * fb[0])),
+        (Type::Scalar(_), Type::Matrix { .. }) => fb.iter().for_each(|x| fput(out, fa[0] * x)),
+        (Type::Matrix { columns, rows, .. }, Type::Vector { .. }) => {
+            let (c, r) = (*columns as usize, *rows as usize);
+            for i in 0..r {
+                let row: Vec<f64> = (0..c).map(|k| fa[k * r + i]).collect();
+                fput(out, dot(&row, &fb));
+            }
+        }
+        (Type::Vector { .. }, Type::Matrix { columns, rows, .. }) => {
+            let (c, r) = (*columns as usize, *rows as usize);
+            for k in 0..c {
+                fput(out, dot(&fa, fb.get(k * r..k * r + r)?));
+            }
+        }
+        (Type::Matrix { columns: k, rows: r, .. }, Type::Matrix { columns: c, .. }) => {
+            let (k, r, c) = (*k as usize, *r as usize, *c as usize);
+            for j in 0..c {
+                for i in 0..r {
+                    let row: Vec<f64> = (0..k).map(|q| fa[q * r + i]).collect();
+                    fput(out, dot(&row, fb.get(j * k..j * k + k)?));
+                }
+            }
+        }
+        _ => return None,
+    }
+    Some(())
+}
+
+/// A conversion where `from` or `to` is 64-bit (see the module docs for the semantics).
+pub(crate) fn convert(from: Scalar, to: Scalar, a: &[u32], out: &mut Vec<u32>) {
+    let n = a.len() / width(from);
+    for i in 0..n {
+        let x = if from.is_64() { get(a, i) } else { u64::from(a.get(i).copied().unwrap_or(0)) };
+        // The source as an exact integer or float.
+        enum V {
+            I(i128),
+            F(f64),
+        }
+        let v = match from {
+            Scalar::Bool => V::I(i128::from(x != 0)),
+            Scalar::I32 => V::I(i128::from(x as u32 as i32)),
+            Scalar::U32 => V::I(i128::from(x as u32)),
+            Scalar::I64 => V::I(i128::from(x as i64)),
+            Scalar::U64 => V::I(i128::from(x)),
+            Scalar::F32 => V::F(f64::from(f32::from_bits(x as u32))),
+            Scalar::F16 => V::F(f64::from(h2f(x as u32))),
+            Scalar::F64 => V::F(f(x)),
+        };
+        match (v, to) {
+            (V::I(k), Scalar::Bool) => out.push(u32::from(k != 0)),
+            (V::F(y), Scalar::Bool) => out.push(u32::from(y != 0.0)),
+            (V::I(k), Scalar::I32 | Scalar::U32) => out.push(k as u32),
+            (V::I(k), Scalar::I64 | Scalar::U64) => put(out, k as u64),
+            // i128 -> float rounds to nearest even once.
+            (V::I(k), Scalar::F32) => out.push((k as f32).to_bits()),
+            (V::I(k), Scalar::F64) => fput(out, k as f64),
+            // Every integer finite in f16 is exact in f32: one rounding.
+            (V::I(k), Scalar::F16) => out.push(f2h(k as f32)),
+            (V::F(y), Scalar::I32) => out.push(y as i32 as u32),
+            (V::F(y), Scalar::U32) => out.push(y as u32),
+            (V::F(y), Scalar::I64) => put(out, y as i64 as u64),
+            (V::F(y), Scalar::U64) => put(out, y as u64),
+            (V::F(y), Scalar::F32) => out.push((y as f32).to_bits()),
+            (V::F(y), Scalar::F16) => out.push(u32::from(half::f16::from_f64(y).to_bits())),
+            (V::F(y), Scalar::F64) => fput(out, y),
+        }
+    }
+}
+
+/// `isNan`, `isInf` on `f64`.
+pub(crate) fn relational(fun: RelationalFunction, a: &[u32], out: &mut Vec<u32>) -> bool {
+    let test: fn(f64) -> bool = match fun {
+        RelationalFunction::IsNan => f64::is_nan,
+        RelationalFunction::IsInf => f64::is_infinite,
+        _ => return false,
+    };
+    out.extend((0..a.len() / 2).map(|i| u32::from(test(f(get(a, i))))));
+    true
+}
+
+/// A math builtin on 64-bit arguments: the set the PTX backend implements exactly.
+pub(crate) fn math(
+    types: &Types,
+    fun: MathFunction,
+    tys: &[TypeId],
+    args: &[&[u32]],
+    out: &mut Vec<u32>,
+) -> Result<(), Diagnostic> {
+    use MathFunction as M;
+    let s = tys.first().map_or(Scalar::F64, |t| scal(types, *t));
+    let a0 = args.first().copied().unwrap_or(&[]);
+    let n = a0.len() / 2;
+    let arg = |k: usize| args.get(k).copied().unwrap_or(&[]);
+    let each = |out: &mut Vec<u32>, g: &dyn Fn(usize) -> u64| {
+        for i in 0..n {
+            put(out, g(i));
+        }
+    };
+    let fl =
+        |out: &mut Vec<u32>, g: &dyn Fn(f64) -> f64| each(out, &|i| g(f(get(a0, i))).to_bits());
+    let signed = s == Scalar::I64;
+    let lt = |x: u64, y: u64| if signed { (x as i64) < (y as i64) } else { x < y };
+    let min = |x: u64, y: u64| match s {
+        Scalar::F64 => f(x).min(f(y)).to_bits(),
+        _ if lt(y, x) => y,
+        _ => x,
+    };
+    let max = |x: u64, y: u64| match s {
+        Scalar::F64 => f(x).max(f(y)).to_bits(),
+        _ if lt(x, y) => y,
+        _ => x,
+    };
+    match fun {
+        M::Abs => each(out, &|i| {
+            let x = get(a0, i);
+            match s {
+                Scalar::I64 => (x as i64).wrapping_abs() as u64,
+                Scalar::F64 => x & !(1 << 63),
+                _ => x,
+            }
+        }),
+        M::Min => each(out, &|i| min(get(a0, i), get(arg(1), i))),
+        M::Max => each(out, &|i| max(get(a0, i), get(arg(1), i))),
+        M::Clamp => each(out, &|i| min(max(get(a0, i), get(arg(1), i)), get(arg(2), i))),
+        M::Sqrt => fl(out, &f64::sqrt),
+        M::Floor => fl(out, &f64::floor),
+        M::Ceil => fl(out, &f64::ceil),
+        M::Trunc => fl(out, &f64::trunc),
+        M::Round => fl(out, &f64::round_ties_even),
+        M::Fract => fl(out, &|x| x - x.floor()),
+        M::Fma => {
+            each(out, &|i| f(get(a0, i)).mul_add(f(get(arg(1), i)), f(get(arg(2), i))).to_bits())
+        }
+        M::Sign => each(out, &|i| {
+            let x = get(a0, i);
+            match s {
+                Scalar::F64 if f(x) > 0.0 => 1.0f64.to_bits(),
+                Scalar::F64 if f(x) < 0.0 => (-1.0f64).to_bits(),
+                Scalar::F64 => x,
+                Scalar::I64 => (x as i64).signum() as u64,
+                _ => u64::from(x != 0),
+            }
+        }),
+        M::CountOneBits => each(out, &|i| u64::from(get(a0, i).count_ones())),
+        M::CountLeadingZeros => each(out, &|i| u64::from(get(a0, i).leading_zeros())),
+        M::CountTrailingZeros => each(out, &|i| u64::from(get(a0, i).trailing_zeros())),
+        M::ReverseBits => each(out, &|i| get(a0, i).reverse_bits()),
+        M::Dot => {
+            let b = arg(1);
+            let bits = if s == Scalar::F64 {
+                let x: Vec<f64> = (0..n).map(|i| f(get(a0, i))).collect();
+                let y: Vec<f64> = (0..n).map(|i| f(get(b, i))).collect();
+                dot(&x, &y).to_bits()
+            } else {
+                (0..n).fold(0u64, |acc, i| acc.wrapping_add(get(a0, i).wrapping_mul(get(b, i))))
+            };
+            put(out, bits);
+        }
+        _ => {
+            return Err(unsupported(format!(
+                "the builtin {fun:?} on {} is not supported for 64-bit types",
+                tys.first().map_or_else(String::new, |t| type_name(types, *t))
+            )))
+        }
+    }
+    Ok(())
+}
+
+/// The new value of a 64-bit atomic read-modify-write.
+pub(crate) fn atomic(op: dianran_frontend::ir::AtomicOp, s: Scalar, old: u64, v: u64) -> u64 {
+    use dianran_frontend::ir::AtomicOp as A;
+    match op {
+        A::Add => old.wrapping_add(v),
+        A::Sub => old.wrapping_sub(v),
+        A::And => old & v,
+        A::Or => old | v,
+        A::Xor => old ^ v,
+        A::Min if s == Scalar::I64 => (old as i64).min(v as i64) as u64,
+        A::Max if s == Scalar::I64 => (old as i64).max(v as i64) as u64,
+        A::Min => old.min(v),
+        A::Max => old.max(v),
+        A::Exchange => v,
+    }
+}
+
+/// Reads a 64-bit value (two words) from `w` at component `i`, for callers outside.
+pub(crate) fn word_pair(w: &[u32], i: usize) -> u64 {
+    get(w, i)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn division_and_shifts_follow_wgsl() {
+        let b = |op, s, x, y| bin1(op, s, x, y).and_then(|r| r.ok());
+        assert_eq!(b(BinaryOperator::Divide, Scalar::I64, 7, 0), Some(7));
+        assert_eq!(b(BinaryOperator::Modulo, Scalar::U64, 7, 0), Some(0));
+        let min = i64::MIN as u64;
+        assert_eq!(b(BinaryOperator::Divide, Scalar::I64, min, u64::MAX), Some(min));
+        assert_eq!(b(BinaryOperator::ShiftLeft, Scalar::U64, 1, 64 + 40), Some(1 << 40));
+        assert_eq!(
+            b(BinaryOperator::ShiftRight, Scalar::I64, (-16i64) as u64, 2),
+            Some((-4i64) as u64)
+        );
+    }
+
+    #[test]
+    fn conversions_saturate_and_extend_by_source_sign() {
+        let mut out = Vec::new();
+        convert(Scalar::I32, Scalar::U64, &[(-1i32) as u32], &mut out);
+        assert_eq!(out, vec![u32::MAX, u32::MAX]);
+        out.clear();
+        put(&mut out, 1e30f64.to_bits());
+        let src = out.clone();
+        out.clear();
+        convert(Scalar::F64, Scalar::I64, &src, &mut out);
+        assert_eq!(word_pair(&out, 0), i64::MAX as u64);
+        out.clear();
+        put(&mut out, f64::NAN.to_bits());
+        let src = out.clone();
+        out.clear();
+        convert(Scalar::F64, Scalar::U32, &src, &mut out);
+        assert_eq!(out, vec![0]);
+    }
+}
