@@ -436,6 +436,52 @@ pub fn run_profiled(
     Ok((out, profile))
 }
 
+/// Our PTX on the emulator with textures and samplers bound (`docs/textures.md`): texture
+/// and surface objects are made from `textures` by parameter name, and storage textures the
+/// kernel wrote are copied back into `textures`. Returns the buffers afterwards.
+pub fn run_emu_textured(
+    job: &Job<'_>,
+    input: &Buffers,
+    textures: &mut crate::texture::TextureBindings,
+) -> Result<Buffers, ExecError> {
+    let opts = dianran_ptx::codegen::Options {
+        sm: job.sm,
+        tf32: job.tf32,
+        fast_math: job.fast_math,
+        ..Default::default()
+    };
+    let out = dianran_ptx::codegen::compile_module(job.module, &opts);
+    let Some(info) = out.entries.iter().find(|e| e.name == job.entry) else {
+        let why: Vec<_> = out.diagnostics.iter().map(|d| d.message.clone()).collect();
+        return Err(ExecError::Failed(format!(
+            "no PTX for entry '{}': {}",
+            job.entry,
+            why.join("; ")
+        )));
+    };
+    let PtxParams { buffers: mut params, bindings: keys } = ptx_params(info, input)?;
+    let mut objects =
+        crate::emu::texture_objects(&info.params, textures).map_err(ExecError::Failed)?;
+    crate::emu::run_module_textures(
+        &out.module,
+        &info.ptx_name,
+        &mut params,
+        &mut objects,
+        job.dispatch,
+        info.workgroup_size,
+        &EMU_OPTIONS,
+    )
+    .map_err(|e| ExecError::Failed(e.to_string()))?;
+    crate::emu::write_back_textures(&info.params, &objects, textures);
+    let mut bufs = input.clone();
+    for (p, key) in params.into_iter().zip(keys) {
+        if let Some(k) = key {
+            bufs.insert(k, p);
+        }
+    }
+    Ok(bufs)
+}
+
 /// Which code generator makes the PTX a PTX executor runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Backend {
@@ -565,6 +611,12 @@ pub fn ptx_params(
             let mut b = input.get(&crate::buffers::IMMEDIATES).cloned().unwrap_or_default();
             b.resize(b.len().max(4).next_multiple_of(4), 0);
             params.push(b);
+            keys.push(None);
+            continue;
+        }
+        if dianran_ptx::codegen::texture::pair_param_binding(name).is_some() {
+            // A (texture, sampler) pair's texture object (docs/textures.md): no buffer.
+            params.push(Vec::new());
             keys.push(None);
             continue;
         }

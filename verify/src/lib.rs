@@ -12,9 +12,9 @@ pub mod executors;
 pub mod interp;
 #[cfg(feature = "lavapipe")]
 pub mod lavapipe;
+pub mod lavapipe_features;
 #[cfg(feature = "lavapipe")]
 mod lavapipe_textures;
-pub mod lavapipe_features;
 pub mod msl_check;
 pub mod ptxas;
 pub mod samples;

@@ -44,6 +44,7 @@ pub fn run_textured(
             )
             .map_err(|d| ExecError::Failed(d.message))?;
         }
+        Executor::Emu => bufs = crate::executors::run_emu_textured(job, &bufs, &mut tex)?,
         #[cfg(feature = "lavapipe")]
         Executor::Lavapipe => run_lavapipe_textured(job, &mut bufs, &mut tex)?,
         other => {

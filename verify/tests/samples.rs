@@ -2785,9 +2785,11 @@ fn int64_index() {
     let table: Vec<u32> = rng.vec(64, |r| r.below(1000));
     let want: Vec<u32> =
         idx.iter().map(|&k| table[(k & 31) as usize] * 10 + ((k & 31) as u32 & 3) + 1).collect();
-    for (exec, got) in
-        run_io_both("../../verify/tests/data/int64_index.wgsl", vec![i64_bytes(&idx), u32_bytes(&table)], 4 * 32)
-    {
+    for (exec, got) in run_io_both(
+        "../../verify/tests/data/int64_index.wgsl",
+        vec![i64_bytes(&idx), u32_bytes(&table)],
+        4 * 32,
+    ) {
         check_eq(&format!("{exec}: out"), &u32s(&got), &want);
     }
 }

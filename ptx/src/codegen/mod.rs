@@ -28,8 +28,8 @@ mod mathops;
 mod packed_f16;
 pub mod regalloc;
 mod subgroup;
-mod triangles;
 pub mod texture;
+mod triangles;
 mod vectorize;
 mod wide;
 
@@ -635,8 +635,8 @@ mod emu_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
-mod wgsl_text_tests;
-#[cfg(test)]
 mod texture_tests;
+#[cfg(test)]
+mod wgsl_text_tests;
 #[cfg(test)]
 mod wide_tests;
