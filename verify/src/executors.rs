@@ -678,6 +678,7 @@ pub fn lavapipe_skips(job: &Job<'_>) -> Option<String> {
     if let Some(why) = crate::lavapipe_features::missing(job.module, job.entry) {
         return Some(why);
     }
+    #[cfg(feature = "lavapipe")]
     if let Some(why) = crate::lavapipe::missing_features(job.module) {
         return Some(why);
     }

@@ -12,6 +12,7 @@ pub mod executors;
 pub mod interp;
 #[cfg(feature = "lavapipe")]
 pub mod lavapipe;
+#[cfg(feature = "lavapipe")]
 pub mod lavapipe_features;
 #[cfg(feature = "lavapipe")]
 mod lavapipe_textures;
