@@ -59,6 +59,9 @@ const KNOWN: &[(&str, &str, &str)] = &[
     ("naga_f64", "llvm", "the LLVM backend reports 64-bit types as unsupported"),
     ("naga_int64_div", "llvm", "the LLVM backend reports 64-bit types as unsupported"),
     ("naga_atomic_ops_int64", "llvm", "the LLVM backend reports 64-bit types as unsupported"),
+    ("naga_f64", "llvm-emu", "no LLVM PTX for 64-bit types (see the llvm stage)"),
+    ("naga_int64_div", "llvm-emu", "no LLVM PTX for 64-bit types (see the llvm stage)"),
+    ("naga_atomic_ops_int64", "llvm-emu", "no LLVM PTX for 64-bit types (see the llvm stage)"),
 ];
 
 /// Entries whose result legitimately depends on scheduling (a data race the kernel's
