@@ -96,6 +96,10 @@ impl<'a> Writer<'a> {
         let mut body = String::new();
         self.structs(&mut body);
         for (i, c) in self.m.constants.iter().enumerate() {
+            // Metal has no `double`; the functions that use such a constant are left out.
+            if crate::wide::holds(&self.m.types, c.ty, false, 0) {
+                continue;
+            }
             let name = self.names.constants.get(i).cloned().unwrap_or_default();
             let _ =
                 writeln!(body, "constant {} {name} = {};", self.ty(c.ty), self.constant(&c.value));
@@ -162,6 +166,11 @@ impl<'a> Writer<'a> {
     fn structs(&self, out: &mut String) {
         for (id, ty) in self.m.types.iter() {
             let Type::Struct { members, size, align, .. } = ty else { continue };
+            // Metal has no `double`: every function that touches this struct is left out with
+            // a diagnostic, so the struct would only be a compile error.
+            if crate::wide::holds(&self.m.types, id, false, 0) {
+                continue;
+            }
             // Structs that hold shader-stage I/O get their own in/out structs at the entry.
             let name = self.struct_name(id);
             let _ = writeln!(out, "struct alignas({align}) {name} {{");

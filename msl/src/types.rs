@@ -58,7 +58,14 @@ pub fn type_name(types: &Types, ty: TypeId, structs: &dyn Fn(TypeId) -> String) 
                     let ms = if *multi { "_ms" } else { "" };
                     format!("depth{d}{ms}{arr}<float>")
                 }
-                naga::ImageClass::Storage { access, .. } => {
+                naga::ImageClass::Storage { access, format } => {
+                    // Metal's storage texture element type follows the format's scalar
+                    // kind: an `r32uint` texture is `texture2d<uint, …>`.
+                    let k = match naga::Scalar::from(*format).kind {
+                        naga::ScalarKind::Sint => "int",
+                        naga::ScalarKind::Uint => "uint",
+                        _ => "float",
+                    };
                     let a = if access
                         .contains(naga::StorageAccess::LOAD | naga::StorageAccess::STORE)
                     {
@@ -68,7 +75,7 @@ pub fn type_name(types: &Types, ty: TypeId, structs: &dyn Fn(TypeId) -> String) 
                     } else {
                         "access::read"
                     };
-                    format!("texture{d}{arr}<float, {a}>")
+                    format!("texture{d}{arr}<{k}, {a}>")
                 }
                 naga::ImageClass::External => "texture2d<float>".into(),
             }

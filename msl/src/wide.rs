@@ -6,7 +6,7 @@ use dianran_frontend::ir::{Function, Module, Scalar, Type, TypeId, Types};
 
 /// Whether a value of type `ty` holds an `f64` somewhere (struct members, array elements and
 /// pointees included); `atomic` asks for 64-bit atomics instead.
-fn holds(types: &Types, ty: TypeId, atomic: bool, depth: u32) -> bool {
+pub(crate) fn holds(types: &Types, ty: TypeId, atomic: bool, depth: u32) -> bool {
     if depth > 64 {
         return false;
     }

@@ -93,6 +93,7 @@ typedef packed_float3 packed_half3;
 typedef packed_float4 packed_half4;
 DR_VEC_TYPEDEFS(int, int)
 DR_VEC_TYPEDEFS(uint, uint)
+DR_VEC_TYPEDEFS(long, long)
 DR_VEC_TYPEDEFS(ulong, ulong)
 DR_VEC_TYPEDEFS(bool, bool)
 DR_VEC_TYPEDEFS(short, short)
