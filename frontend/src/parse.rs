@@ -13,21 +13,21 @@ use std::error::Error as _;
 /// The validator capabilities dianran accepts: f16, f64, i64/u64 with their atomics,
 /// subgroups, cooperative matrices, f32 atomics (`atomicAdd`/`atomicSub`/`atomicExchange` on
 /// `atomic<f32>` in storage memory) and immediate data (`var<immediate>`, docs/immediates.md).
+/// Tests that re-validate printed WGSL use the same set.
+pub const CAPABILITIES: Capabilities = Capabilities::SHADER_FLOAT16
+    .union(Capabilities::SHADER_FLOAT16_IN_FLOAT32)
+    .union(Capabilities::FLOAT64)
+    .union(Capabilities::SHADER_INT64)
+    .union(Capabilities::SHADER_INT64_ATOMIC_MIN_MAX)
+    .union(Capabilities::SHADER_INT64_ATOMIC_ALL_OPS)
+    .union(Capabilities::SUBGROUP)
+    .union(Capabilities::SUBGROUP_BARRIER)
+    .union(Capabilities::COOPERATIVE_MATRIX)
+    .union(Capabilities::SHADER_FLOAT32_ATOMIC)
+    .union(Capabilities::IMMEDIATES);
+
 fn validator() -> Validator {
-    Validator::new(
-        ValidationFlags::all(),
-        Capabilities::SHADER_FLOAT16
-            | Capabilities::SHADER_FLOAT16_IN_FLOAT32
-            | Capabilities::FLOAT64
-            | Capabilities::SHADER_INT64
-            | Capabilities::SHADER_INT64_ATOMIC_MIN_MAX
-            | Capabilities::SHADER_INT64_ATOMIC_ALL_OPS
-            | Capabilities::SUBGROUP
-            | Capabilities::SUBGROUP_BARRIER
-            | Capabilities::COOPERATIVE_MATRIX
-            | Capabilities::SHADER_FLOAT32_ATOMIC
-            | Capabilities::IMMEDIATES,
-    )
+    Validator::new(ValidationFlags::all(), CAPABILITIES)
 }
 
 /// Parses and validates `source`, runs the extra checks and resolves overrides.

@@ -15,10 +15,7 @@ fn samples() -> Vec<PathBuf> {
 
 fn validate(text: &str) -> Result<(), String> {
     let module = naga::front::wgsl::parse_str(text).map_err(|e| e.emit_to_string(text))?;
-    let caps = naga::valid::Capabilities::SHADER_FLOAT16
-        | naga::valid::Capabilities::SUBGROUP
-        | naga::valid::Capabilities::SUBGROUP_BARRIER
-        | naga::valid::Capabilities::COOPERATIVE_MATRIX;
+    let caps = dianran_frontend::parse::CAPABILITIES;
     naga::valid::Validator::new(naga::valid::ValidationFlags::all(), caps)
         .validate(&module)
         .map_err(|e| e.emit_to_string(text))?;
