@@ -9,7 +9,15 @@
 //! - `// dispatch: X,Y,Z` workgroups per dimension (read by [`samples::header`]);
 //! - `// runtime-len: N` elements per runtime-sized array (default [`RUNTIME_LEN`]);
 //! - `// buffer G,B: u:16 f:0.5 ...` words written at the start of binding (G, B) after the
-//!   random fill, for kernels whose sizes come from a uniform or storage buffer.
+//!   random fill, for kernels whose sizes come from a uniform or storage buffer;
+//! - `// texture: G:B=WxH[xD]:FORMAT[:LEVELS]` and `// sampler: G:B=ADDRESS,FILTER[,COMPARE]`
+//!   for entries that use textures, as `dianran verify` reads them (random texels from
+//!   [`SEED`]).
+//!
+//! Entries that use textures run with those textures bound on the interpreter, the PTX
+//! emulator and lavapipe (input and printed WGSL), as `dianran verify` runs them
+//! ([`dianran::verify::textured`]); their buffers and storage textures are compared with the
+//! interpreter's.
 //!
 //! Failures that are understood are listed in [`KNOWN`] with their cause, so they stay
 //! visible while the test passes; a listed failure that no longer happens is reported.
@@ -26,6 +34,14 @@ use std::path::PathBuf;
 const RUNTIME_LEN: u32 = 16384;
 /// Seed of the random buffer contents.
 const SEED: u64 = 0x5EED;
+
+/// Why the `llvm` stage fails for kernels with textures.
+const TEXTURES_LLVM: &str =
+    "the LLVM backend reports textures as unsupported (docs/textures.md): a diagnostic per entry";
+/// Why the `llvm-emu` stage fails for kernels with textures.
+const TEXTURES_LLVM_EMU: &str =
+    "no LLVM PTX for entries with textures (see the llvm stage), and the llvm-emu executor \
+     binds no textures";
 
 /// Understood failures: (`file` or `file/entry`, stage, cause). Stages: `frontend`, `wgsl`,
 /// `wgsl-validate`, `msl`, `ptx`, `ptxas`, `interp`, `emu`, `lavapipe`, `lavapipe-out`, and with
@@ -60,6 +76,20 @@ const KNOWN: &[(&str, &str, &str)] = &[
     ("naga_int64_div", "llvm", "the LLVM backend reports 64-bit types as unsupported"),
     ("naga_atomic_ops_int64", "llvm", "the LLVM backend reports 64-bit types as unsupported"),
     ("naga_f64", "llvm-emu", "no LLVM PTX for 64-bit types (see the llvm stage)"),
+    // Textures: the LLVM backend reports them as unsupported (docs/textures.md), and the
+    // llvm-emu executor binds no textures.
+    ("kmeans_gpu_find_centroid", "llvm", TEXTURES_LLVM),
+    ("kmeans_gpu_find_centroid", "llvm-emu", TEXTURES_LLVM_EMU),
+    ("kmeans_gpu_rgb_to_lab", "llvm", TEXTURES_LLVM),
+    ("kmeans_gpu_rgb_to_lab", "llvm-emu", TEXTURES_LLVM_EMU),
+    ("webgpu_samples_cornell_tonemapper", "llvm", TEXTURES_LLVM),
+    ("webgpu_samples_cornell_tonemapper", "llvm-emu", TEXTURES_LLVM_EMU),
+    ("webgpu_samples_image_blur", "llvm", TEXTURES_LLVM),
+    ("webgpu_samples_image_blur", "llvm-emu", TEXTURES_LLVM_EMU),
+    ("webgpu_samples_probability_map", "llvm", TEXTURES_LLVM),
+    ("webgpu_samples_probability_map", "llvm-emu", TEXTURES_LLVM_EMU),
+    ("wgpu_storage_texture", "llvm", TEXTURES_LLVM),
+    ("wgpu_storage_texture", "llvm-emu", TEXTURES_LLVM_EMU),
     ("naga_int64_div", "llvm-emu", "no LLVM PTX for 64-bit types (see the llvm stage)"),
     ("naga_atomic_ops_int64", "llvm-emu", "no LLVM PTX for 64-bit types (see the llvm stage)"),
 ];
@@ -74,6 +104,13 @@ const RACY: &[(&str, &str)] = &[
         "its noise hash takes fract() of products near 10^4, which turns the last-bit \
          difference of a fused dot product (PTX) against rounded products (interpreter) into \
          about 1e-5 absolute; the sin() of arguments near 1000 is exact on both",
+    ),
+    (
+        "kmeans_gpu_rgb_to_lab/main",
+        "its a and b channels are 500 (x - y) and 200 (y - z) of cube roots near 1 (pow(v, \
+         1/3)): a 1-ulp difference of pow (PTX's is within 1.5 ulp, the interpreter's \
+         correctly rounded; WGSL allows far more) becomes about 30 ulp of the difference; \
+         lavapipe, compared under Vulkan's bounds, agrees",
     ),
     (
         "wgpu_hello_synchronization/hasty_main",
@@ -314,6 +351,9 @@ fn check_entry(k: &Kernel, m: &ir::Module, entry: &str, lavapipe: bool, out: &mu
         fast_math: false,
         ptx: None,
     };
+    if dianran::verify::textured::uses_textures(m, entry) {
+        return check_textured_entry(k, m, entry, &input, lavapipe, out);
+    }
     let run = |exec, size| match guarded(|| executors::run(exec, &job(size), &input)) {
         Ok(r) => r,
         Err(p) => Err(ExecError::Failed(p)),
@@ -377,6 +417,91 @@ fn check_entry(k: &Kernel, m: &ir::Module, entry: &str, lavapipe: bool, out: &mu
             Err(ExecError::Skipped(why)) => {
                 out.report.push(format!("{key}: {} skipped: {why}", exec.name()))
             }
+            Err(e) => out.fail(&key, exec.name(), e.to_string()),
+        }
+    }
+}
+
+/// Executor agreement for one entry that uses textures: the header's textures and samplers
+/// (random texels from [`SEED`]) bound on every executor that binds them, buffers and storage
+/// textures compared with the interpreter's under each executor's bounds, as
+/// `dianran verify` does.
+fn check_textured_entry(
+    k: &Kernel,
+    m: &ir::Module,
+    entry: &str,
+    input: &Buffers,
+    lavapipe: bool,
+    out: &mut Outcome,
+) {
+    use dianran::verify::agree::{precision_for, PtxMode};
+    use dianran::verify::textured::{
+        compare_buffers, compare_textures, filter_slack, run_textured,
+    };
+    let key = format!("{}/{entry}", k.name);
+    let textures = match dianran::cli::run::described_textures(&k.source, m, entry, &[], &[], SEED)
+    {
+        Ok(t) => t,
+        Err(d) => return out.fail(&key, "interp", format!("texture set-up: {}", d.message)),
+    };
+    let job = Job {
+        file_name: &k.name,
+        source: &k.source,
+        overrides: &[],
+        module: m,
+        entry,
+        dispatch: k.dispatch,
+        subgroup_size: 32,
+        sm: 80,
+        tf32: false,
+        fast_math: false,
+        ptx: None,
+    };
+    let run = |exec| match guarded(|| run_textured(exec, &job, input, &textures)) {
+        Ok(r) => r,
+        Err(p) => Err(ExecError::Failed(p)),
+    };
+    let (ref_bufs, ref_tex) = match run(Executor::Interp) {
+        Ok(r) => r,
+        Err(e) => return out.fail(&key, "interp", e.to_string()),
+    };
+    let slack = filter_slack(m, &textures);
+    let mut others = vec![Executor::Emu];
+    if cfg!(feature = "llvm") {
+        others.push(Executor::LlvmEmu);
+    }
+    if lavapipe {
+        others.push(Executor::Lavapipe);
+        others.push(Executor::LavapipeOut);
+    }
+    let racy = RACY.iter().find(|(e, _)| *e == key);
+    for exec in others {
+        match run(exec) {
+            Ok((b, t)) => {
+                let ptx = if executors::runs_our_ptx(exec) {
+                    Some(PtxMode::default())
+                } else {
+                    executors::runs_llvm_ptx(exec).then_some(PtxMode::default())
+                };
+                let p = precision_for(m, entry, ptx);
+                let verdict = compare_buffers(m, entry, &ref_bufs, &b, p, slack)
+                    .and_then(|()| compare_textures(m, entry, &ref_tex, &t, p));
+                match (verdict, racy) {
+                    (Ok(()), _) if slack > 0.0 => out.report.push(format!(
+                        "{key}: {} agrees (filtered samples within {slack:e})",
+                        exec.name()
+                    )),
+                    (Ok(()), _) => out.report.push(format!("{key}: {} agrees", exec.name())),
+                    (Err(diff), Some((_, why))) => out.report.push(format!(
+                        "{key}: {} differs from interp, as this kernel may ({why}): {diff}",
+                        exec.name()
+                    )),
+                    (Err(diff), None) => {
+                        out.fail(&key, exec.name(), format!("DISAGREES with interp: {diff}"))
+                    }
+                }
+            }
+            Err(ExecError::Skipped(why)) => out.fail(&key, exec.name(), format!("skipped: {why}")),
             Err(e) => out.fail(&key, exec.name(), e.to_string()),
         }
     }

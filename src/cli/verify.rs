@@ -182,6 +182,7 @@ pub fn execute(args: &Args) -> Result<String, Failure> {
             Executor::LlvmEmu,
             Executor::LlvmCuda,
             Executor::Lavapipe,
+            Executor::LavapipeOut,
         ];
         let chosen: Vec<Executor> = all
             .into_iter()

@@ -770,7 +770,7 @@ fn pipeline_constants(job: &Job<'_>) -> Result<Vec<(String, f64)>, ExecError> {
 /// wgpu's automatic pipeline layout contains), adding a zeroed buffer to `bufs` for each one
 /// the caller has none for.
 #[cfg(feature = "lavapipe")]
-fn source_bindings(
+pub(crate) fn source_bindings(
     job: &Job<'_>,
     bufs: &mut Buffers,
 ) -> Result<Vec<crate::lavapipe::LavaBinding>, ExecError> {

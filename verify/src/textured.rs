@@ -4,8 +4,8 @@
 //! results get when they come from filtered sampling on an executor with CUDA's 8-bit filter
 //! weights.
 //!
-//! The reference interpreter and lavapipe bind textures here; the PTX executors report
-//! [`ExecError::Skipped`] until their texture path is wired in ([`run_textured`]).
+//! The reference interpreter, the PTX emulator and lavapipe (the input WGSL and the WGSL
+//! dianran prints) bind textures here; the other executors report [`ExecError::Skipped`].
 
 use crate::agree::{floats_agree, Precision};
 use crate::buffers::Buffers;
@@ -47,6 +47,8 @@ pub fn run_textured(
         Executor::Emu => bufs = crate::executors::run_emu_textured(job, &bufs, &mut tex)?,
         #[cfg(feature = "lavapipe")]
         Executor::Lavapipe => run_lavapipe_textured(job, &mut bufs, &mut tex)?,
+        #[cfg(feature = "lavapipe")]
+        Executor::LavapipeOut => run_lavapipe_out_textured(job, &mut bufs, &mut tex)?,
         other => {
             return Err(ExecError::Skipped(format!(
                 "the {} executor does not bind textures",
@@ -57,10 +59,44 @@ pub fn run_textured(
     Ok((bufs, tex))
 }
 
-/// The input WGSL on lavapipe with buffers and textures bound (buffers as the SSA module
-/// uses them).
+/// The input WGSL on lavapipe with buffers and textures bound (buffers as wgpu's automatic
+/// layout of the source has them).
 #[cfg(feature = "lavapipe")]
 fn run_lavapipe_textured(
+    job: &Job<'_>,
+    bufs: &mut Buffers,
+    tex: &mut TextureBindings,
+) -> Result<(), ExecError> {
+    if let Some(why) = crate::executors::lavapipe_skips(job) {
+        return Err(ExecError::Skipped(why));
+    }
+    if !job.overrides.is_empty() {
+        return Err(ExecError::Skipped("lavapipe with textures takes no overrides".into()));
+    }
+    // The pipeline layout holds every buffer the entry uses in the *source* (a `_ = &buf;`
+    // counts), as for buffer-only runs; extra ones are zeroed here and dropped afterwards.
+    let given: Vec<(u32, u32)> = bufs.keys().copied().collect();
+    let lava = crate::executors::source_bindings(job, bufs)?;
+    let handles = entry_handles(job.module, job.entry).map_err(|d| ExecError::Failed(d.message))?;
+    crate::lavapipe_textures::check(&handles, tex).map_err(ExecError::Skipped)?;
+    crate::lavapipe::run_wgsl_textured(
+        job.source,
+        job.entry,
+        job.dispatch,
+        bufs,
+        &lava,
+        &handles,
+        tex,
+    )
+    .map_err(|e| ExecError::Failed(e.to_string()))?;
+    bufs.retain(|k, _| given.contains(k));
+    Ok(())
+}
+
+/// The WGSL dianran prints for the module on lavapipe with buffers and textures bound
+/// (buffers as the SSA module uses them: the printed text holds no others).
+#[cfg(feature = "lavapipe")]
+fn run_lavapipe_out_textured(
     job: &Job<'_>,
     bufs: &mut Buffers,
     tex: &mut TextureBindings,
@@ -70,13 +106,23 @@ fn run_lavapipe_textured(
     if let Some(why) = crate::executors::lavapipe_skips(job) {
         return Err(ExecError::Skipped(why));
     }
-    if !job.overrides.is_empty() {
-        return Err(ExecError::Skipped("lavapipe with textures takes no overrides".into()));
-    }
+    let opts = dianran_wgsl::Options { omit_subgroups_enable: true };
+    let text = dianran_wgsl::write_module(job.module, &opts).map_err(|ds| {
+        let msgs: Vec<String> = ds.into_iter().map(|d| d.message).collect();
+        ExecError::Failed(format!("printing WGSL failed: {}", msgs.join("; ")))
+    })?;
+    // wgpu knows the entry by its name in the printed text, which may escape it.
+    let names = dianran_frontend::names::ModuleNames::new(job.module);
+    let entry = job
+        .module
+        .entry_point(job.entry)
+        .and_then(|e| names.functions.get(e.function.index()).cloned())
+        .unwrap_or_else(|| job.entry.to_string());
     let bindings = crate::buffers::entry_bindings(job.module, job.entry)
         .map_err(|d| ExecError::Failed(d.message))?;
     let lava: Vec<LavaBinding> = bindings
         .iter()
+        .filter(|b| b.space != AddressSpace::Immediate)
         .map(|b| LavaBinding {
             group: b.group,
             binding: b.binding,
@@ -91,16 +137,8 @@ fn run_lavapipe_textured(
         .collect();
     let handles = entry_handles(job.module, job.entry).map_err(|d| ExecError::Failed(d.message))?;
     crate::lavapipe_textures::check(&handles, tex).map_err(ExecError::Skipped)?;
-    crate::lavapipe::run_wgsl_textured(
-        job.source,
-        job.entry,
-        job.dispatch,
-        bufs,
-        &lava,
-        &handles,
-        tex,
-    )
-    .map_err(|e| ExecError::Failed(e.to_string()))
+    crate::lavapipe::run_wgsl_textured(&text, &entry, job.dispatch, bufs, &lava, &handles, tex)
+        .map_err(|e| ExecError::Failed(e.to_string()))
 }
 
 /// Compares the writable storage textures of `entry` in `other` with `reference`: float
@@ -353,6 +391,93 @@ fn main() {
         d[4] = d[4].wrapping_add(1);
         let e = compare_textures(&m, "main", &after, &off, p).unwrap_err();
         assert!(e.contains("texel 1 channel r"), "{e}");
+    }
+
+    /// Two entries binding different handles at one (group, binding), and a phony use of a
+    /// buffer (`_ = &buf_in;`) that the SSA module drops but wgpu's automatic layout keeps
+    /// (webgpu-samples' particles/probabilityMap.wgsl does both).
+    const SHARED: &str = "
+@group(0) @binding(0) var<storage, read_write> out: array<f32, 4>;
+@group(0) @binding(1) var<storage, read> buf_in: array<f32>;
+@group(0) @binding(2) var tex_in: texture_2d<f32>;
+@group(0) @binding(2) var tex_out: texture_storage_2d<rgba8unorm, write>;
+@compute @workgroup_size(1)
+fn load() {
+    _ = &buf_in;
+    out[0] = textureLoad(tex_in, vec2<i32>(1, 0), 0).w;
+}
+@compute @workgroup_size(1)
+fn store() {
+    textureStore(tex_out, vec2<i32>(1, 0), vec4<f32>(0.0, 0.2, 0.6, 1.0));
+}
+";
+
+    fn shared_job<'a>(m: &'a ir::Module, entry: &'a str) -> Job<'a> {
+        Job {
+            file_name: "shared.wgsl",
+            source: SHARED,
+            overrides: &[],
+            module: m,
+            entry,
+            dispatch: [1, 1, 1],
+            subgroup_size: 32,
+            sm: 80,
+            tf32: false,
+            fast_math: false,
+            ptx: None,
+        }
+    }
+
+    #[test]
+    fn interp_binds_the_entrys_own_handle_at_a_shared_binding() {
+        let m = dianran_frontend::compile("shared.wgsl", SHARED, &Default::default()).unwrap();
+        let spec = TextureSpec::parse("0:2=2x1:rgba8unorm").unwrap();
+        let t = build_textures(&m, "store", &[spec], &[], 3).unwrap();
+        let input: Buffers = [((0, 0), vec![0u8; 16])].into_iter().collect();
+        let (_, after) =
+            run_textured(Executor::Interp, &shared_job(&m, "store"), &input, &t).unwrap();
+        // round(v * 255) of (0, 0.2, 0.6, 1) at texel 1 (bytes 4..8).
+        assert_eq!(&after.textures[&(0, 2)].data[4..8], &[0, 51, 153, 255]);
+    }
+
+    #[test]
+    fn lavapipe_gets_the_buffers_the_source_uses() {
+        if !crate::tools::require_that(crate::lavapipe::available(), "no Vulkan adapter") {
+            return;
+        }
+        let m = dianran_frontend::compile("shared.wgsl", SHARED, &Default::default()).unwrap();
+        let spec = TextureSpec::parse("0:2=2x1:rgba8unorm").unwrap();
+        let t = build_textures(&m, "load", &[spec], &[], 3).unwrap();
+        // The SSA module's entry uses only `out`; wgpu's layout also wants `buf_in`.
+        let input: Buffers = [((0, 0), vec![0u8; 16])].into_iter().collect();
+        let job = shared_job(&m, "load");
+        let (want, _) = run_textured(Executor::Interp, &job, &input, &t).unwrap();
+        let (got, _) = run_textured(Executor::Lavapipe, &job, &input, &t).unwrap();
+        assert_eq!(got.keys().collect::<Vec<_>>(), vec![&(0, 0)]);
+        // The alpha of texel 1 (unorm8, exact in f32 after decoding either way).
+        let alpha = f32::from(t.textures[&(0, 2)].data[7]) / 255.0;
+        assert_eq!(f32::from_le_bytes(want[&(0, 0)][..4].try_into().unwrap()), alpha);
+        // lavapipe decodes unorm8 as x * (1 / 255): within an ulp of x / 255.
+        let lava = f32::from_le_bytes(got[&(0, 0)][..4].try_into().unwrap());
+        assert!((lava - alpha).abs() <= f32::EPSILON, "{lava} vs {alpha}");
+    }
+
+    #[test]
+    fn lavapipe_runs_the_printed_wgsl_with_textures() {
+        if !crate::tools::require_that(crate::lavapipe::available(), "no Vulkan adapter") {
+            return;
+        }
+        let m = dianran_frontend::compile("shared.wgsl", SHARED, &Default::default()).unwrap();
+        let spec = TextureSpec::parse("0:2=2x1:rgba8unorm").unwrap();
+        let t = build_textures(&m, "store", &[spec], &[], 3).unwrap();
+        let input: Buffers = [((0, 0), vec![0u8; 16])].into_iter().collect();
+        let (_, after) =
+            run_textured(Executor::LavapipeOut, &shared_job(&m, "store"), &input, &t).unwrap();
+        // Vulkan may round unorm encodings either way: within one step of (0, 51, 153, 255).
+        let got = &after.textures[&(0, 2)].data[4..8];
+        for (g, w) in got.iter().zip([0u8, 51, 153, 255]) {
+            assert!(g.abs_diff(w) <= 1, "{got:?}");
+        }
     }
 
     #[test]

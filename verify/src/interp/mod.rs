@@ -218,8 +218,11 @@ fn take_handles(
     h.samplers = vec![None; m.globals.len()];
     for b in crate::texture::entry_handles(m, entry)? {
         let key = (b.group, b.binding);
+        // Entries of one module may bind different handles at the same (group, binding):
+        // the global is the one with the entry's name for it (module-scope names are unique).
         let g = m.globals.iter().position(|g| {
             g.space == AddressSpace::Handle
+                && g.name == b.name
                 && g.binding.is_some_and(|rb| (rb.group, rb.binding) == key)
         });
         let found = match (b.kind, g) {
