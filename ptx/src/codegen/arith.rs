@@ -540,22 +540,29 @@ impl Lower<'_> {
         match (from == Scalar::F16, to == Scalar::F16) {
             (false, false) if n == c.len() => Ok(c),
             (true, true) if n == c.len() => Ok(c),
-            (true, false) if c.len() == 2 * n => Ok(c
-                .chunks(2)
-                .map(|p| self.def(RegKind::B32, |d| build::pack(PT::B32, d, &[p[0], p[1]])))
-                .collect()),
-            (false, true) if n == 2 * c.len() => {
-                let mut out = Vec::new();
-                for v in c {
-                    let lo = self.mf.new_vreg(RegKind::B16);
-                    let hi = self.mf.new_vreg(RegKind::B16);
-                    self.push(build::unpack(PT::B32, &[lo, hi], v));
-                    out.extend([lo, hi]);
-                }
-                Ok(out)
-            }
+            (true, false) if c.len() == 2 * n => Ok(self.pack_pairs(RegKind::B32, PT::B32, &c)),
+            (false, true) if n == 2 * c.len() => Ok(self.unpack_halves(RegKind::B16, PT::B32, &c)),
             _ => Err(self.err_internal("bitcast shapes")),
         }
+    }
+
+    /// Bitcast's packing step: each pair of `c` (low half first) as one register of the
+    /// doubled width (`kind`, moved as `ty`); `c` has an even length.
+    pub(crate) fn pack_pairs(&mut self, kind: RegKind, ty: PT, c: &[VRegId]) -> Vec<VRegId> {
+        c.chunks(2).map(|p| self.def(kind, |d| build::pack(ty, d, &[p[0], p[1]]))).collect()
+    }
+
+    /// Bitcast's splitting step, the inverse of [`Self::pack_pairs`]: each register of `c`
+    /// (moved as `ty`) as its low and high halves, new `half` registers, low first.
+    pub(crate) fn unpack_halves(&mut self, half: RegKind, ty: PT, c: &[VRegId]) -> Vec<VRegId> {
+        let mut out = Vec::with_capacity(2 * c.len());
+        for &v in c {
+            let lo = self.mf.new_vreg(half);
+            let hi = self.mf.new_vreg(half);
+            self.push(build::unpack(ty, &[lo, hi], v));
+            out.extend([lo, hi]);
+        }
+        out
     }
 
     /// Component-wise application of `f` over the arguments' components.

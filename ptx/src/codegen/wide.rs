@@ -181,19 +181,11 @@ impl Lower<'_> {
     ) -> R<Vec<VRegId>> {
         match (from.is_64(), to.is_64()) {
             (true, true) if n == c.len() => Ok(c),
-            (false, true) if c.len() == 2 * n && from.size() == 4 => Ok(c
-                .chunks(2)
-                .map(|p| self.def(RegKind::B64, |d| build::pack(PT::B64, d, &[p[0], p[1]])))
-                .collect()),
+            (false, true) if c.len() == 2 * n && from.size() == 4 => {
+                Ok(self.pack_pairs(RegKind::B64, PT::B64, &c))
+            }
             (true, false) if n == 2 * c.len() && to.size() == 4 => {
-                let mut out = Vec::new();
-                for v in c {
-                    let lo = self.mf.new_vreg(RegKind::B32);
-                    let hi = self.mf.new_vreg(RegKind::B32);
-                    self.push(build::unpack(PT::B64, &[lo, hi], v));
-                    out.extend([lo, hi]);
-                }
-                Ok(out)
+                Ok(self.unpack_halves(RegKind::B32, PT::B64, &c))
             }
             _ => Err(self.err_unsupported("this bitcast between 64-bit and narrower types")),
         }
