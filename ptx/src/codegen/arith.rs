@@ -354,15 +354,7 @@ impl Lower<'_> {
             B::And => self.binop(Opcode::And, &[], PT::B32, a, b),
             B::InclusiveOr => self.binop(Opcode::Or, &[], PT::B32, a, b),
             B::ExclusiveOr => self.binop(Opcode::Xor, &[], PT::B32, a, b),
-            B::ShiftLeft | B::ShiftRight => {
-                let m = self.binop(Opcode::And, &[], PT::B32, b, Operand::Imm(31));
-                let (name, st) = match (op, s) {
-                    (B::ShiftLeft, _) => (Opcode::Shl, PT::B32),
-                    (_, Scalar::I32) => (Opcode::Shr, PT::S32),
-                    _ => (Opcode::Shr, PT::U32),
-                };
-                self.def(RegKind::B32, |d| build::binary(name, &[], st, d, a, m))
-            }
+            B::ShiftLeft | B::ShiftRight => self.wgsl_shift(op, s, a, b),
             B::LogicalAnd | B::LogicalOr => {
                 return Err(self.err_internal("logical operator on non-bool"))
             }
@@ -518,6 +510,24 @@ impl Lower<'_> {
             }
             _ => return Err(self.err_internal("conversion")),
         })
+    }
+
+    /// `a << b` or `a >> b` on integer scalar `s` (32 or 64 bits) with WGSL's shift amount
+    /// (a `u32`, masked to the bit width); `>>` is arithmetic on signed `s`.
+    pub(crate) fn wgsl_shift(&mut self, op: B, s: Scalar, a: VRegId, b: VRegId) -> VRegId {
+        let wide = s.is_64();
+        let (mask, kind) = if wide { (63, RegKind::B64) } else { (31, RegKind::B32) };
+        let m = self.binop(Opcode::And, &[], PT::B32, b, Operand::Imm(mask));
+        let st = match (op, s) {
+            (B::ShiftLeft, _) if wide => PT::B64,
+            (B::ShiftLeft, _) => PT::B32,
+            (_, Scalar::I64) => PT::S64,
+            (_, Scalar::I32) => PT::S32,
+            _ if wide => PT::U64,
+            _ => PT::U32,
+        };
+        let name = if op == B::ShiftLeft { Opcode::Shl } else { Opcode::Shr };
+        self.def(kind, |d| build::binary(name, &[], st, d, a, m))
     }
 
     /// `setp.cmp.ty p, a, b` on scalar `s`.

@@ -84,15 +84,7 @@ impl Lower<'_> {
             B::And => self.binop(Opcode::And, &[], PT::B64, a, b),
             B::InclusiveOr => self.binop(Opcode::Or, &[], PT::B64, a, b),
             B::ExclusiveOr => self.binop(Opcode::Xor, &[], PT::B64, a, b),
-            B::ShiftLeft | B::ShiftRight => {
-                let m = self.binop(Opcode::And, &[], PT::B32, b, Operand::Imm(63));
-                let (name, st) = match (op, s) {
-                    (B::ShiftLeft, _) => (Opcode::Shl, PT::B64),
-                    (_, Scalar::I64) => (Opcode::Shr, PT::S64),
-                    _ => (Opcode::Shr, PT::U64),
-                };
-                self.def(RegKind::B64, |d| build::binary(name, &[], st, d, a, m))
-            }
+            B::ShiftLeft | B::ShiftRight => self.wgsl_shift(op, s, a, b),
             B::LogicalAnd | B::LogicalOr => {
                 return Err(self.err_internal("logical operator on a 64-bit value"))
             }
