@@ -337,16 +337,7 @@ impl Lower<'_> {
                 }
             }
             B::Equal | B::NotEqual | B::Less | B::LessEqual | B::Greater | B::GreaterEqual => {
-                let cmp = match op {
-                    B::Equal => CmpOp::Eq,
-                    B::NotEqual if float => CmpOp::Neu,
-                    B::NotEqual => CmpOp::Ne,
-                    B::Less => CmpOp::Lt,
-                    B::LessEqual => CmpOp::Le,
-                    B::Greater => CmpOp::Gt,
-                    _ => CmpOp::Ge,
-                };
-                self.def(RegKind::Pred, |p| build::setp(cmp, t, p, a, b))
+                self.wgsl_compare(op, float, t, a, b)
             }
             B::And | B::LogicalAnd if s == Scalar::Bool => self.pred_op(Opcode::And, a, b),
             B::InclusiveOr | B::LogicalOr if s == Scalar::Bool => self.pred_op(Opcode::Or, a, b),
@@ -528,6 +519,28 @@ impl Lower<'_> {
         };
         let name = if op == B::ShiftLeft { Opcode::Shl } else { Opcode::Shr };
         self.def(kind, |d| build::binary(name, &[], st, d, a, m))
+    }
+
+    /// A comparison operator as `setp` of type `t` (any width); float `!=` is the unordered
+    /// `neu`, so NaN compares unequal as WGSL requires.
+    pub(crate) fn wgsl_compare(
+        &mut self,
+        op: B,
+        float: bool,
+        t: PT,
+        a: VRegId,
+        b: VRegId,
+    ) -> VRegId {
+        let cmp = match op {
+            B::Equal => CmpOp::Eq,
+            B::NotEqual if float => CmpOp::Neu,
+            B::NotEqual => CmpOp::Ne,
+            B::Less => CmpOp::Lt,
+            B::LessEqual => CmpOp::Le,
+            B::Greater => CmpOp::Gt,
+            _ => CmpOp::Ge,
+        };
+        self.def(RegKind::Pred, |p| build::setp(cmp, t, p, a, b))
     }
 
     /// `setp.cmp.ty p, a, b` on scalar `s`.

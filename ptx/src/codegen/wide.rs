@@ -69,16 +69,7 @@ impl Lower<'_> {
                 bin(self, Opcode::Sub, &[RN], a, m)
             }
             B::Equal | B::NotEqual | B::Less | B::LessEqual | B::Greater | B::GreaterEqual => {
-                let cmp = match op {
-                    B::Equal => CmpOp::Eq,
-                    B::NotEqual if float => CmpOp::Neu,
-                    B::NotEqual => CmpOp::Ne,
-                    B::Less => CmpOp::Lt,
-                    B::LessEqual => CmpOp::Le,
-                    B::Greater => CmpOp::Gt,
-                    _ => CmpOp::Ge,
-                };
-                self.def(RegKind::Pred, |p| build::setp(cmp, t, p, a, b))
+                self.wgsl_compare(op, float, t, a, b)
             }
             // Bit operations take only .b64 (ptxas rejects `and.u64`).
             B::And => self.binop(Opcode::And, &[], PT::B64, a, b),
