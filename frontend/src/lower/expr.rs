@@ -89,7 +89,7 @@ impl FnLowerer<'_, '_> {
             },
             Expression::Access { base, index } => {
                 let (b, i) = (self.value(base)?, self.value(index)?);
-                let i = self.narrow_index(i, span, p);
+                let i = self.narrow_index(i, span, p)?;
                 if self.is_pointer(base) {
                     Op::Access(b, i)
                 } else {

@@ -337,16 +337,7 @@ impl Lower<'_> {
                 }
             }
             B::Equal | B::NotEqual | B::Less | B::LessEqual | B::Greater | B::GreaterEqual => {
-                let cmp = match op {
-                    B::Equal => CmpOp::Eq,
-                    B::NotEqual if float => CmpOp::Neu,
-                    B::NotEqual => CmpOp::Ne,
-                    B::Less => CmpOp::Lt,
-                    B::LessEqual => CmpOp::Le,
-                    B::Greater => CmpOp::Gt,
-                    _ => CmpOp::Ge,
-                };
-                self.def(RegKind::Pred, |p| build::setp(cmp, t, p, a, b))
+                self.wgsl_compare(op, float, t, a, b)
             }
             B::And | B::LogicalAnd if s == Scalar::Bool => self.pred_op(Opcode::And, a, b),
             B::InclusiveOr | B::LogicalOr if s == Scalar::Bool => self.pred_op(Opcode::Or, a, b),
@@ -354,15 +345,7 @@ impl Lower<'_> {
             B::And => self.binop(Opcode::And, &[], PT::B32, a, b),
             B::InclusiveOr => self.binop(Opcode::Or, &[], PT::B32, a, b),
             B::ExclusiveOr => self.binop(Opcode::Xor, &[], PT::B32, a, b),
-            B::ShiftLeft | B::ShiftRight => {
-                let m = self.binop(Opcode::And, &[], PT::B32, b, Operand::Imm(31));
-                let (name, st) = match (op, s) {
-                    (B::ShiftLeft, _) => (Opcode::Shl, PT::B32),
-                    (_, Scalar::I32) => (Opcode::Shr, PT::S32),
-                    _ => (Opcode::Shr, PT::U32),
-                };
-                self.def(RegKind::B32, |d| build::binary(name, &[], st, d, a, m))
-            }
+            B::ShiftLeft | B::ShiftRight => self.wgsl_shift(op, s, a, b),
             B::LogicalAnd | B::LogicalOr => {
                 return Err(self.err_internal("logical operator on non-bool"))
             }
@@ -520,6 +503,46 @@ impl Lower<'_> {
         })
     }
 
+    /// `a << b` or `a >> b` on integer scalar `s` (32 or 64 bits) with WGSL's shift amount
+    /// (a `u32`, masked to the bit width); `>>` is arithmetic on signed `s`.
+    pub(crate) fn wgsl_shift(&mut self, op: B, s: Scalar, a: VRegId, b: VRegId) -> VRegId {
+        let wide = s.is_64();
+        let (mask, kind) = if wide { (63, RegKind::B64) } else { (31, RegKind::B32) };
+        let m = self.binop(Opcode::And, &[], PT::B32, b, Operand::Imm(mask));
+        let st = match (op, s) {
+            (B::ShiftLeft, _) if wide => PT::B64,
+            (B::ShiftLeft, _) => PT::B32,
+            (_, Scalar::I64) => PT::S64,
+            (_, Scalar::I32) => PT::S32,
+            _ if wide => PT::U64,
+            _ => PT::U32,
+        };
+        let name = if op == B::ShiftLeft { Opcode::Shl } else { Opcode::Shr };
+        self.def(kind, |d| build::binary(name, &[], st, d, a, m))
+    }
+
+    /// A comparison operator as `setp` of type `t` (any width); float `!=` is the unordered
+    /// `neu`, so NaN compares unequal as WGSL requires.
+    pub(crate) fn wgsl_compare(
+        &mut self,
+        op: B,
+        float: bool,
+        t: PT,
+        a: VRegId,
+        b: VRegId,
+    ) -> VRegId {
+        let cmp = match op {
+            B::Equal => CmpOp::Eq,
+            B::NotEqual if float => CmpOp::Neu,
+            B::NotEqual => CmpOp::Ne,
+            B::Less => CmpOp::Lt,
+            B::LessEqual => CmpOp::Le,
+            B::Greater => CmpOp::Gt,
+            _ => CmpOp::Ge,
+        };
+        self.def(RegKind::Pred, |p| build::setp(cmp, t, p, a, b))
+    }
+
     /// `setp.cmp.ty p, a, b` on scalar `s`.
     pub(crate) fn bin_setp(&mut self, cmp: CmpOp, s: Scalar, a: VRegId, b: VRegId) -> VRegId {
         self.def(RegKind::Pred, |p| build::setp(cmp, arith_ty(s), p, a, b))
@@ -540,22 +563,29 @@ impl Lower<'_> {
         match (from == Scalar::F16, to == Scalar::F16) {
             (false, false) if n == c.len() => Ok(c),
             (true, true) if n == c.len() => Ok(c),
-            (true, false) if c.len() == 2 * n => Ok(c
-                .chunks(2)
-                .map(|p| self.def(RegKind::B32, |d| build::pack(PT::B32, d, &[p[0], p[1]])))
-                .collect()),
-            (false, true) if n == 2 * c.len() => {
-                let mut out = Vec::new();
-                for v in c {
-                    let lo = self.mf.new_vreg(RegKind::B16);
-                    let hi = self.mf.new_vreg(RegKind::B16);
-                    self.push(build::unpack(PT::B32, &[lo, hi], v));
-                    out.extend([lo, hi]);
-                }
-                Ok(out)
-            }
+            (true, false) if c.len() == 2 * n => Ok(self.pack_pairs(RegKind::B32, PT::B32, &c)),
+            (false, true) if n == 2 * c.len() => Ok(self.unpack_halves(RegKind::B16, PT::B32, &c)),
             _ => Err(self.err_internal("bitcast shapes")),
         }
+    }
+
+    /// Bitcast's packing step: each pair of `c` (low half first) as one register of the
+    /// doubled width (`kind`, moved as `ty`); `c` has an even length.
+    pub(crate) fn pack_pairs(&mut self, kind: RegKind, ty: PT, c: &[VRegId]) -> Vec<VRegId> {
+        c.chunks(2).map(|p| self.def(kind, |d| build::pack(ty, d, &[p[0], p[1]]))).collect()
+    }
+
+    /// Bitcast's splitting step, the inverse of [`Self::pack_pairs`]: each register of `c`
+    /// (moved as `ty`) as its low and high halves, new `half` registers, low first.
+    pub(crate) fn unpack_halves(&mut self, half: RegKind, ty: PT, c: &[VRegId]) -> Vec<VRegId> {
+        let mut out = Vec::with_capacity(2 * c.len());
+        for &v in c {
+            let lo = self.mf.new_vreg(half);
+            let hi = self.mf.new_vreg(half);
+            self.push(build::unpack(ty, &[lo, hi], v));
+            out.extend([lo, hi]);
+        }
+        out
     }
 
     /// Component-wise application of `f` over the arguments' components.

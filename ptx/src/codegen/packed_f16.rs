@@ -103,30 +103,37 @@ struct Defs {
 fn defs(mf: &MFunction) -> Defs {
     let mut d = Defs::default();
     for i in mf.blocks.iter().flat_map(|b| &b.insts) {
+        d.note(i);
+    }
+    d
+}
+
+impl Defs {
+    /// Records what `i` defines, when it is an unguarded unpack, pack or f16 constant.
+    fn note(&mut self, i: &Instruction) {
         if i.op != Opcode::Mov || i.guard.is_some() {
-            continue;
+            return;
         }
         match (i.mods.as_slice(), i.operands.as_slice()) {
             ([Modifier::Type(Type::B32)], [Operand::Vector(parts), Operand::Reg(w)]) => {
                 if let [Operand::Reg(lo), Operand::Reg(hi)] = parts.as_slice() {
-                    d.half.insert(*lo, (*w, 0));
-                    d.half.insert(*hi, (*w, 1));
+                    self.half.insert(*lo, (*w, 0));
+                    self.half.insert(*hi, (*w, 1));
                 }
             }
             ([Modifier::Type(Type::B32)], [Operand::Reg(dst), Operand::Vector(parts)]) => {
                 if let [Operand::Reg(lo), Operand::Reg(hi)] = parts.as_slice() {
-                    d.pack.insert(*dst, (*lo, *hi));
+                    self.pack.insert(*dst, (*lo, *hi));
                 }
             }
             ([Modifier::Type(Type::B16)], [Operand::Reg(h), Operand::ImmHex(v)]) => {
                 if let Ok(bits) = u16::try_from(*v) {
-                    d.konst.insert(*h, bits);
+                    self.konst.insert(*h, bits);
                 }
             }
             _ => {}
         }
     }
-    d
 }
 
 /// The candidate view of `i` at `pos`, when it computes one lane.
@@ -253,31 +260,44 @@ fn forward_packs(mf: &mut MFunction, seeds: &mut Vec<Reg>) {
     if rename.is_empty() {
         return;
     }
-    let map = |r: &mut Reg| {
-        if let Some(n) = rename.get(r) {
-            *r = *n;
-        }
-    };
     for block in &mut mf.blocks {
         for i in &mut block.insts {
-            let writes = i.op.writes_first_operand();
-            if let Some(g) = &mut i.guard {
-                map(&mut g.reg);
-            }
-            for (k, o) in i.operands.iter_mut().enumerate() {
-                if !(writes && k == 0) {
-                    o.for_each_reg_mut(&mut |r| map(r));
-                }
-            }
+            rename_uses(i, &rename);
         }
-        match &mut block.term {
-            Term::Ret => {}
-            Term::Jump(t) => t.args.iter_mut().for_each(map),
-            Term::Branch { cond, then_, else_ } => {
-                map(cond);
-                then_.args.iter_mut().chain(else_.args.iter_mut()).for_each(map);
-            }
+        rename_term(&mut block.term, &rename);
+    }
+}
+
+/// Renames the registers `i` reads (not the one it writes) through `rename`.
+fn rename_uses(i: &mut Instruction, rename: &HashMap<Reg, Reg>) {
+    let map = |r: &mut Reg| rename_reg(r, rename);
+    let writes = i.op.writes_first_operand();
+    if let Some(g) = &mut i.guard {
+        map(&mut g.reg);
+    }
+    for (k, o) in i.operands.iter_mut().enumerate() {
+        if !(writes && k == 0) {
+            o.for_each_reg_mut(&mut |r| map(r));
         }
+    }
+}
+
+/// Renames the registers terminator `t` reads (branch condition, edge arguments).
+fn rename_term(t: &mut Term, rename: &HashMap<Reg, Reg>) {
+    let map = |r: &mut Reg| rename_reg(r, rename);
+    match t {
+        Term::Ret => {}
+        Term::Jump(t) => t.args.iter_mut().for_each(map),
+        Term::Branch { cond, then_, else_ } => {
+            map(cond);
+            then_.args.iter_mut().chain(else_.args.iter_mut()).for_each(map);
+        }
+    }
+}
+
+fn rename_reg(r: &mut Reg, rename: &HashMap<Reg, Reg>) {
+    if let Some(n) = rename.get(r) {
+        *r = *n;
     }
 }
 

@@ -69,30 +69,13 @@ impl Lower<'_> {
                 bin(self, Opcode::Sub, &[RN], a, m)
             }
             B::Equal | B::NotEqual | B::Less | B::LessEqual | B::Greater | B::GreaterEqual => {
-                let cmp = match op {
-                    B::Equal => CmpOp::Eq,
-                    B::NotEqual if float => CmpOp::Neu,
-                    B::NotEqual => CmpOp::Ne,
-                    B::Less => CmpOp::Lt,
-                    B::LessEqual => CmpOp::Le,
-                    B::Greater => CmpOp::Gt,
-                    _ => CmpOp::Ge,
-                };
-                self.def(RegKind::Pred, |p| build::setp(cmp, t, p, a, b))
+                self.wgsl_compare(op, float, t, a, b)
             }
             // Bit operations take only .b64 (ptxas rejects `and.u64`).
             B::And => self.binop(Opcode::And, &[], PT::B64, a, b),
             B::InclusiveOr => self.binop(Opcode::Or, &[], PT::B64, a, b),
             B::ExclusiveOr => self.binop(Opcode::Xor, &[], PT::B64, a, b),
-            B::ShiftLeft | B::ShiftRight => {
-                let m = self.binop(Opcode::And, &[], PT::B32, b, Operand::Imm(63));
-                let (name, st) = match (op, s) {
-                    (B::ShiftLeft, _) => (Opcode::Shl, PT::B64),
-                    (_, Scalar::I64) => (Opcode::Shr, PT::S64),
-                    _ => (Opcode::Shr, PT::U64),
-                };
-                self.def(RegKind::B64, |d| build::binary(name, &[], st, d, a, m))
-            }
+            B::ShiftLeft | B::ShiftRight => self.wgsl_shift(op, s, a, b),
             B::LogicalAnd | B::LogicalOr => {
                 return Err(self.err_internal("logical operator on a 64-bit value"))
             }
@@ -181,19 +164,11 @@ impl Lower<'_> {
     ) -> R<Vec<VRegId>> {
         match (from.is_64(), to.is_64()) {
             (true, true) if n == c.len() => Ok(c),
-            (false, true) if c.len() == 2 * n && from.size() == 4 => Ok(c
-                .chunks(2)
-                .map(|p| self.def(RegKind::B64, |d| build::pack(PT::B64, d, &[p[0], p[1]])))
-                .collect()),
+            (false, true) if c.len() == 2 * n && from.size() == 4 => {
+                Ok(self.pack_pairs(RegKind::B64, PT::B64, &c))
+            }
             (true, false) if n == 2 * c.len() && to.size() == 4 => {
-                let mut out = Vec::new();
-                for v in c {
-                    let lo = self.mf.new_vreg(RegKind::B32);
-                    let hi = self.mf.new_vreg(RegKind::B32);
-                    self.push(build::unpack(PT::B64, &[lo, hi], v));
-                    out.extend([lo, hi]);
-                }
-                Ok(out)
+                Ok(self.unpack_halves(RegKind::B32, PT::B64, &c))
             }
             _ => Err(self.err_unsupported("this bitcast between 64-bit and narrower types")),
         }

@@ -1010,16 +1010,7 @@ impl<'m> Machine<'m> {
                 use dianran_frontend::ir::AtomicOp as A;
                 let new = match op {
                     A::Add | A::Sub if s == Scalar::F32 => math::atomic_add_f32(old, v, *op == A::Sub),
-                    A::Add => old.wrapping_add(v),
-                    A::Sub => old.wrapping_sub(v),
-                    A::And => old & v,
-                    A::Or => old | v,
-                    A::Xor => old ^ v,
-                    A::Min if s == Scalar::I32 => (old as i32).min(v as i32) as u32,
-                    A::Max if s == Scalar::I32 => (old as i32).max(v as i32) as u32,
-                    A::Min => old.min(v),
-                    A::Max => old.max(v),
-                    A::Exchange => v,
+                    _ => super::scalar_ops::w32::atomic(*op, s == Scalar::I32, old, v),
                 };
                 self.mem.store_scalar(lane, p, s, new)?;
                 out.push(old);

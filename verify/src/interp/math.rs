@@ -6,16 +6,12 @@
 //! bit width. Float `%` is `x - y * trunc(x / y)`. `f16` operations are computed in `f32` and
 //! rounded to `f16`.
 
+use super::scalar_ops::{float_binary, holds, scal, w32};
 use super::value::{f2h, fget, fput, h2f, internal, type_name, unsupported};
 use dianran_frontend::ir::{
     BinaryOperator, MathFunction, RelationalFunction, Scalar, Type, TypeId, Types, UnaryOperator,
 };
 use dianran_frontend::Diagnostic;
-
-/// Scalar component type of a value type (`bool` for anything without one).
-fn scal(types: &Types, ty: TypeId) -> Scalar {
-    types.scalar_of(ty).unwrap_or(Scalar::Bool)
-}
 
 /// `op a` per component.
 pub(crate) fn unary(
@@ -42,62 +38,24 @@ pub(crate) fn unary(
     Ok(())
 }
 
-/// One scalar binary operation.
+/// One scalar binary operation; a comparison gives a `bool` word (1 or 0).
 fn bin1(op: BinaryOperator, s: Scalar, x: u32, y: u32) -> Option<u32> {
     use BinaryOperator as B;
-    match s {
-        Scalar::I32 => {
-            let (a, c) = (x as i32, y as i32);
-            match op {
-                B::Divide => Some(if c == 0 { x } else { a.wrapping_div(c) as u32 }),
-                B::Modulo => Some(if c == 0 { 0 } else { a.wrapping_rem(c) as u32 }),
-                B::ShiftRight => Some((a >> (y & 31)) as u32),
-                _ => int_bits(op, x, y).or_else(|| compare(op, a, c)),
-            }
-        }
-        Scalar::U32 => match op {
-            B::Divide => Some(x.checked_div(y).unwrap_or(x)),
-            B::Modulo => Some(if y == 0 { 0 } else { x % y }),
-            B::ShiftRight => Some(x >> (y & 31)),
-            _ => int_bits(op, x, y).or_else(|| compare(op, x, y)),
-        },
+    let r = match s {
+        Scalar::I32 | Scalar::U32 => w32::binary(op, s == Scalar::I32, x, y)?,
         Scalar::F32 | Scalar::F16 => {
-            let (a, c) = (fget(s, x), fget(s, y));
-            let f = |v: f32| Some(fput(s, v));
-            match op {
-                B::Add => f(a + c),
-                B::Subtract => f(a - c),
-                B::Multiply => f(a * c),
-                B::Divide => f(a / c),
-                B::Modulo => f(a - c * (a / c).trunc()),
-                _ => compare(op, a, c),
-            }
+            float_binary(op, fget(s, x), fget(s, y), f32::trunc)?.map(|v| fput(s, v))
         }
         Scalar::Bool => match op {
-            B::Equal | B::NotEqual => compare(op, x, y),
-            B::And | B::LogicalAnd => Some(x & y),
-            B::InclusiveOr | B::LogicalOr => Some(x | y),
-            _ => None,
+            B::Equal | B::NotEqual => Err(holds(op, x, y)?),
+            B::And | B::LogicalAnd => Ok(x & y),
+            B::InclusiveOr | B::LogicalOr => Ok(x | y),
+            _ => return None,
         },
         // Handled by `super::wide` before reaching here.
-        Scalar::I64 | Scalar::U64 | Scalar::F64 => None,
-    }
-}
-
-/// The integer operations whose result bits are the same for `i32` and `u32` (wrapping
-/// two's-complement arithmetic, bitwise operations, shift left); `None` for the others.
-fn int_bits(op: BinaryOperator, x: u32, y: u32) -> Option<u32> {
-    use BinaryOperator as B;
-    match op {
-        B::Add => Some(x.wrapping_add(y)),
-        B::Subtract => Some(x.wrapping_sub(y)),
-        B::Multiply => Some(x.wrapping_mul(y)),
-        B::And => Some(x & y),
-        B::InclusiveOr => Some(x | y),
-        B::ExclusiveOr => Some(x ^ y),
-        B::ShiftLeft => Some(x << (y & 31)),
-        _ => None,
-    }
+        Scalar::I64 | Scalar::U64 | Scalar::F64 => return None,
+    };
+    Some(r.unwrap_or_else(u32::from))
 }
 
 /// Replaces with NaN the results WGSL leaves undefined (for
@@ -129,22 +87,6 @@ pub(crate) fn poison_undefined(
             *o = fput(s, f32::NAN);
         }
     }
-}
-
-/// A comparison of two values of one scalar type as a `bool` word (1 or 0); `None` when
-/// `op` is not a comparison.
-fn compare<T: PartialOrd>(op: BinaryOperator, a: T, c: T) -> Option<u32> {
-    use BinaryOperator as B;
-    let holds = match op {
-        B::Equal => a == c,
-        B::NotEqual => a != c,
-        B::Less => a < c,
-        B::LessEqual => a <= c,
-        B::Greater => a > c,
-        B::GreaterEqual => a >= c,
-        _ => return None,
-    };
-    Some(u32::from(holds))
 }
 
 /// `a op b`: component-wise, or one of the linear-algebra forms of `*`.
@@ -306,22 +248,6 @@ fn at(a: &[u32], i: usize) -> u32 {
     }
 }
 
-fn wgsl_min_i(s: Scalar, x: u32, y: u32) -> u32 {
-    if s == Scalar::I32 {
-        (x as i32).min(y as i32) as u32
-    } else {
-        x.min(y)
-    }
-}
-
-fn wgsl_max_i(s: Scalar, x: u32, y: u32) -> u32 {
-    if s == Scalar::I32 {
-        (x as i32).max(y as i32) as u32
-    } else {
-        x.max(y)
-    }
-}
-
 /// WGSL's `clamp(x, 0, 1)`: `min(max(x, 0), 1)` with IEEE maxNum/minNum, so NaN gives 0.
 fn clamp01(x: f32) -> f32 {
     if x.is_nan() {
@@ -418,6 +344,7 @@ pub(crate) fn math(
         return super::wide::math(types, fun, tys, args, out);
     }
     let n = a0.len();
+    let signed = s == Scalar::I32;
     let f1 = |out: &mut Vec<u32>, f: &dyn Fn(f32) -> f32| {
         out.extend(a0.iter().map(|&x| fput(s, f(fget(s, x)))));
     };
@@ -425,8 +352,7 @@ pub(crate) fn math(
     let dotf = |x: &[f32], y: &[f32]| -> f32 { x.iter().zip(y).map(|(a, b)| a * b).sum() };
     match fun {
         M::Abs => out.extend(a0.iter().map(|&x| match s {
-            Scalar::I32 => (x as i32).wrapping_abs() as u32,
-            Scalar::U32 => x,
+            Scalar::I32 | Scalar::U32 => w32::abs(signed, x),
             _ => fput(s, fget(s, x).abs()),
         })),
         M::Min | M::Max => {
@@ -434,8 +360,8 @@ pub(crate) fn math(
             for (i, &a0i) in a0.iter().enumerate() {
                 let (x, y) = (a0i, at(b, i));
                 out.push(match (s, fun) {
-                    (Scalar::I32 | Scalar::U32, M::Min) => wgsl_min_i(s, x, y),
-                    (Scalar::I32 | Scalar::U32, _) => wgsl_max_i(s, x, y),
+                    (Scalar::I32 | Scalar::U32, M::Min) => w32::min(signed, x, y),
+                    (Scalar::I32 | Scalar::U32, _) => w32::max(signed, x, y),
                     (_, M::Min) => fput(s, fget(s, x).min(fget(s, y))),
                     _ => fput(s, fget(s, x).max(fget(s, y))),
                 });
@@ -446,7 +372,7 @@ pub(crate) fn math(
             for (i, &a0i) in a0.iter().enumerate() {
                 let (x, l, h) = (a0i, at(lo, i), at(hi, i));
                 out.push(match s {
-                    Scalar::I32 | Scalar::U32 => wgsl_min_i(s, wgsl_max_i(s, x, l), h),
+                    Scalar::I32 | Scalar::U32 => w32::min(signed, w32::max(signed, x, l), h),
                     _ => fput(s, fget(s, x).max(fget(s, l)).min(fget(s, h))),
                 });
             }
@@ -488,8 +414,7 @@ pub(crate) fn math(
         M::InverseSqrt => f1(out, &|x| 1.0 / x.sqrt()),
         M::QuantizeToF16 => f1(out, &|x| h2f(f2h(x))),
         M::Sign => out.extend(a0.iter().map(|&x| match s {
-            Scalar::I32 => (x as i32).signum() as u32,
-            Scalar::U32 => u32::from(x != 0),
+            Scalar::I32 | Scalar::U32 => w32::sign(signed, x),
             _ => {
                 let v = fget(s, x);
                 fput(

@@ -31,6 +31,7 @@ mod coop;
 mod exec;
 mod math;
 mod memory;
+mod scalar_ops;
 mod subgroup;
 mod texture_ops;
 mod value;

@@ -4,6 +4,7 @@
 //! masked to 0..=63, float -> int conversions truncate and saturate (NaN gives 0), and every
 //! `f64` operation is one IEEE operation rounded to nearest even, as PTX's `.rn` forms.
 
+use super::scalar_ops::{float_binary, scal, w64};
 use super::value::{f2h, h2f, internal, type_name, unsupported};
 use dianran_frontend::ir::{
     BinaryOperator, MathFunction, RelationalFunction, Scalar, Type, TypeId, Types, UnaryOperator,
@@ -41,10 +42,6 @@ fn f(x: u64) -> f64 {
     f64::from_bits(x)
 }
 
-fn scal(types: &Types, ty: TypeId) -> Scalar {
-    types.scalar_of(ty).unwrap_or(Scalar::Bool)
-}
-
 /// `-x`, `~x` per component.
 pub(crate) fn unary(
     types: &Types,
@@ -69,64 +66,12 @@ pub(crate) fn unary(
     Ok(())
 }
 
-/// One 64-bit binary operation; `Ok(None)` marks a bool result (comparisons).
+/// One 64-bit binary operation: `Ok` with the result bits, `Err` with a comparison's truth
+/// (a bool result), `None` for an operator the scalar lacks.
 fn bin1(op: BinaryOperator, s: Scalar, x: u64, y: u64) -> Option<Result<u64, bool>> {
-    use BinaryOperator as B;
-    let cmp = |o: std::cmp::Ordering| -> Option<Result<u64, bool>> {
-        use std::cmp::Ordering::*;
-        Some(Err(match op {
-            B::Equal => o == Equal,
-            B::NotEqual => o != Equal,
-            B::Less => o == Less,
-            B::LessEqual => o != Greater,
-            B::Greater => o == Greater,
-            B::GreaterEqual => o != Less,
-            _ => return None,
-        }))
-    };
-    let bits = match op {
-        B::Add => Some(x.wrapping_add(y)),
-        B::Subtract => Some(x.wrapping_sub(y)),
-        B::Multiply => Some(x.wrapping_mul(y)),
-        B::And => Some(x & y),
-        B::InclusiveOr => Some(x | y),
-        B::ExclusiveOr => Some(x ^ y),
-        B::ShiftLeft => Some(x << (y & 63)),
-        _ => None,
-    };
     match s {
-        Scalar::I64 => {
-            let (a, c) = (x as i64, y as i64);
-            match op {
-                B::Divide => Some(Ok(if c == 0 { x } else { a.wrapping_div(c) as u64 })),
-                B::Modulo => Some(Ok(if c == 0 { 0 } else { a.wrapping_rem(c) as u64 })),
-                B::ShiftRight => Some(Ok((a >> (y & 63)) as u64)),
-                _ => bits.map(Ok).or_else(|| cmp(a.cmp(&c))),
-            }
-        }
-        Scalar::U64 => match op {
-            B::Divide => Some(Ok(x.checked_div(y).unwrap_or(x))),
-            B::Modulo => Some(Ok(if y == 0 { 0 } else { x % y })),
-            B::ShiftRight => Some(Ok(x >> (y & 63))),
-            _ => bits.map(Ok).or_else(|| cmp(x.cmp(&y))),
-        },
-        Scalar::F64 => {
-            let (a, c) = (f(x), f(y));
-            Some(match op {
-                B::Add => Ok((a + c).to_bits()),
-                B::Subtract => Ok((a - c).to_bits()),
-                B::Multiply => Ok((a * c).to_bits()),
-                B::Divide => Ok((a / c).to_bits()),
-                B::Modulo => Ok((a - (a / c).trunc() * c).to_bits()),
-                B::Equal => Err(a == c),
-                B::NotEqual => Err(a != c),
-                B::Less => Err(a < c),
-                B::LessEqual => Err(a <= c),
-                B::Greater => Err(a > c),
-                B::GreaterEqual => Err(a >= c),
-                _ => return None,
-            })
-        }
+        Scalar::I64 | Scalar::U64 => w64::binary(op, s == Scalar::I64, x, y),
+        Scalar::F64 => Some(float_binary(op, f(x), f(y), f64::trunc)?.map(f64::to_bits)),
         _ => None,
     }
 }
@@ -293,24 +238,20 @@ pub(crate) fn math(
     let fl =
         |out: &mut Vec<u32>, g: &dyn Fn(f64) -> f64| each(out, &|i| g(f(get(a0, i))).to_bits());
     let signed = s == Scalar::I64;
-    let lt = |x: u64, y: u64| if signed { (x as i64) < (y as i64) } else { x < y };
     let min = |x: u64, y: u64| match s {
         Scalar::F64 => f(x).min(f(y)).to_bits(),
-        _ if lt(y, x) => y,
-        _ => x,
+        _ => w64::min(signed, x, y),
     };
     let max = |x: u64, y: u64| match s {
         Scalar::F64 => f(x).max(f(y)).to_bits(),
-        _ if lt(x, y) => y,
-        _ => x,
+        _ => w64::max(signed, x, y),
     };
     match fun {
         M::Abs => each(out, &|i| {
             let x = get(a0, i);
             match s {
-                Scalar::I64 => (x as i64).wrapping_abs() as u64,
                 Scalar::F64 => x & !(1 << 63),
-                _ => x,
+                _ => w64::abs(signed, x),
             }
         }),
         M::Min => each(out, &|i| min(get(a0, i), get(arg(1), i))),
@@ -331,8 +272,7 @@ pub(crate) fn math(
                 Scalar::F64 if f(x) > 0.0 => 1.0f64.to_bits(),
                 Scalar::F64 if f(x) < 0.0 => (-1.0f64).to_bits(),
                 Scalar::F64 => x,
-                Scalar::I64 => (x as i64).signum() as u64,
-                _ => u64::from(x != 0),
+                _ => w64::sign(signed, x),
             }
         }),
         M::CountOneBits => each(out, &|i| u64::from(get(a0, i).count_ones())),
@@ -362,19 +302,7 @@ pub(crate) fn math(
 
 /// The new value of a 64-bit atomic read-modify-write.
 pub(crate) fn atomic(op: dianran_frontend::ir::AtomicOp, s: Scalar, old: u64, v: u64) -> u64 {
-    use dianran_frontend::ir::AtomicOp as A;
-    match op {
-        A::Add => old.wrapping_add(v),
-        A::Sub => old.wrapping_sub(v),
-        A::And => old & v,
-        A::Or => old | v,
-        A::Xor => old ^ v,
-        A::Min if s == Scalar::I64 => (old as i64).min(v as i64) as u64,
-        A::Max if s == Scalar::I64 => (old as i64).max(v as i64) as u64,
-        A::Min => old.min(v),
-        A::Max => old.max(v),
-        A::Exchange => v,
-    }
+    w64::atomic(op, s == Scalar::I64, old, v)
 }
 
 /// Reads a 64-bit value (two words) from `w` at component `i`, for callers outside.

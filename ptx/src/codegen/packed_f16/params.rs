@@ -22,7 +22,7 @@
 //! holds exactly the two halves the pack would have put together.
 
 use super::super::regalloc::{MFunction, RegKind, Term};
-use crate::model::{build, Instruction, Modifier, Opcode, Operand, Reg, Type};
+use crate::model::{build, Modifier, Opcode, Operand, Reg, Type};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// How a pair of f16 registers gets its packed value.
@@ -37,43 +37,23 @@ enum Source {
     Params { block: usize, i: usize, j: usize, deps: Vec<(Reg, Reg)> },
 }
 
-/// Where each f16 register is defined, as far as the rules care.
-#[derive(Default)]
+/// Where each f16 register is defined, as far as the rules care: the pairing's
+/// definitions (unpacked halves, constants) and the f16 block parameters.
 struct Origins {
-    half: HashMap<Reg, (Reg, u8)>,
-    konst: HashMap<Reg, u16>,
+    defs: super::Defs,
     param: HashMap<Reg, (usize, usize)>,
 }
 
 fn origins(mf: &MFunction) -> Origins {
-    let mut o = Origins::default();
+    let mut param = HashMap::default();
     for (b, block) in mf.blocks.iter().enumerate() {
         for (k, &p) in block.params.iter().enumerate() {
             if p.kind == RegKind::B16 {
-                o.param.insert(p, (b, k));
-            }
-        }
-        for i in &block.insts {
-            if i.op != Opcode::Mov || i.guard.is_some() {
-                continue;
-            }
-            match (i.mods.as_slice(), i.operands.as_slice()) {
-                ([Modifier::Type(Type::B32)], [Operand::Vector(parts), Operand::Reg(w)]) => {
-                    if let [Operand::Reg(lo), Operand::Reg(hi)] = parts.as_slice() {
-                        o.half.insert(*lo, (*w, 0));
-                        o.half.insert(*hi, (*w, 1));
-                    }
-                }
-                ([Modifier::Type(Type::B16)], [Operand::Reg(h), Operand::ImmHex(v)]) => {
-                    if let Ok(bits) = u16::try_from(*v) {
-                        o.konst.insert(*h, bits);
-                    }
-                }
-                _ => {}
+                param.insert(p, (b, k));
             }
         }
     }
-    o
+    Origins { defs: super::defs(mf), param }
 }
 
 /// The argument pairs `(args[i], args[j])` of every edge into `block`.
@@ -110,17 +90,18 @@ fn packs(mf: &MFunction) -> Vec<(Reg, Reg, Reg)> {
 /// The pairs reachable from the packs that have a packed value (module doc).
 fn solve(mf: &MFunction, roots: &[(Reg, Reg)]) -> HashMap<(Reg, Reg), Source> {
     let o = origins(mf);
+    let (half, konst) = (&o.defs.half, &o.defs.konst);
     let mut found: HashMap<(Reg, Reg), Option<Source>> = HashMap::default();
     let mut work: Vec<(Reg, Reg)> = roots.to_vec();
     while let Some(pair @ (lo, hi)) = work.pop() {
         if found.contains_key(&pair) {
             continue;
         }
-        let src = match (o.half.get(&lo), o.half.get(&hi)) {
+        let src = match (half.get(&lo), half.get(&hi)) {
             (Some(&(w, 0)), Some(&(w2, 1))) if w == w2 && w.kind == RegKind::B32 => {
                 Some(Source::Unpack(w))
             }
-            _ => match (o.konst.get(&lo), o.konst.get(&hi), o.param.get(&lo), o.param.get(&hi)) {
+            _ => match (konst.get(&lo), konst.get(&hi), o.param.get(&lo), o.param.get(&hi)) {
                 (Some(&a), Some(&b), _, _) => {
                     Some(Source::Const(u32::from(a) | u32::from(b) << 16))
                 }
@@ -254,44 +235,14 @@ pub(crate) fn carry_packed(mf: &mut MFunction, seeds: &mut Vec<Reg>) {
                     continue;
                 }
             }
-            rename_uses(i, &rename);
+            super::rename_uses(i, &rename);
         }
-        let map = |r: &mut Reg| {
-            if let Some(n) = rename.get(r) {
-                *r = *n;
-            }
-        };
-        match &mut block.term {
-            Term::Ret => {}
-            Term::Jump(t) => t.args.iter_mut().for_each(map),
-            Term::Branch { cond, then_, else_ } => {
-                map(cond);
-                then_.args.iter_mut().chain(else_.args.iter_mut()).for_each(map);
-            }
-        }
+        super::rename_term(&mut block.term, &rename);
     }
     // The packs nothing reads go first (they read the per-half parameters), then the per-half
     // parameters nothing reads, then what fed them.
     super::super::vectorize::delete_dead(mf, std::mem::take(seeds));
     remove_dead_params(mf, seeds);
-}
-
-/// Renames the registers `i` reads (not the ones it writes) through `rename`.
-fn rename_uses(i: &mut Instruction, rename: &HashMap<Reg, Reg>) {
-    let map = |r: &mut Reg| {
-        if let Some(n) = rename.get(r) {
-            *r = *n;
-        }
-    };
-    let writes = i.op.writes_first_operand();
-    if let Some(g) = &mut i.guard {
-        map(&mut g.reg);
-    }
-    for (k, o) in i.operands.iter_mut().enumerate() {
-        if !(writes && k == 0) {
-            o.for_each_reg_mut(&mut |r| map(r));
-        }
-    }
 }
 
 /// Removes the f16 block parameters nothing reads (an instruction, a branch condition, or an
