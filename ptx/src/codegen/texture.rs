@@ -37,6 +37,9 @@ use dianran_frontend::Diagnostic;
 use rustc_hash::FxHashMap as HashMap;
 use std::collections::BTreeSet;
 
+mod compare;
+use compare::CompareOperands;
+
 type VRegId = Reg;
 
 /// The textures and texture-sampler pairs an entry uses ([`plan_textures`]).
@@ -46,6 +49,9 @@ pub struct TexturePlan {
     pub own: BTreeSet<GlobalId>,
     /// (texture, sampler) pairs that `textureSample*` / `textureGather` use.
     pub pairs: BTreeSet<(GlobalId, GlobalId)>,
+    /// The pairs used with depth comparison (a `sampler_comparison`): each also gets a
+    /// `.u32` compare word ([`compare_param_name`]).
+    pub compare: BTreeSet<(GlobalId, GlobalId)>,
 }
 
 /// The parameter name of a (texture, sampler) pair: `p_g<G>_b<B>_s<SG>_b<SB>`.
@@ -61,6 +67,31 @@ pub fn pair_param_binding(name: &str) -> Option<((u32, u32), (u32, u32))> {
     let (sg, sb) = sampler.split_once("_b")?;
     Some(((g.parse().ok()?, b.parse().ok()?), (sg.parse().ok()?, sb.parse().ok()?)))
 }
+
+/// The parameter name of a comparison pair's compare word: `p_g<G>_b<B>_s<SG>_b<SB>_cmp`,
+/// right after the pair's texture object (`docs/textures.md`, "Depth comparison").
+pub fn compare_param_name(texture: ir::ResourceBinding, sampler: ir::ResourceBinding) -> String {
+    format!("{}{COMPARE_SUFFIX}", pair_param_name(texture, sampler))
+}
+
+/// What [`compare_param_name`] appends to the pair's name.
+pub const COMPARE_SUFFIX: &str = "_cmp";
+
+/// The pair of a compare-word parameter named by [`compare_param_name`]; `None` for other
+/// names.
+pub fn compare_param_binding(name: &str) -> Option<((u32, u32), (u32, u32))> {
+    pair_param_binding(name.strip_suffix(COMPARE_SUFFIX)?)
+}
+
+/// Bits 0..=2 of a compare word: the sampler's compare function in WebGPU's
+/// `GPUCompareFunction` order (never 0, less 1, equal 2, less-equal 3, greater 4, not-equal
+/// 5, greater-equal 6, always 7). The order is a mask: bit 0 passes `reference < texel`,
+/// bit 1 `==`, bit 2 `>`.
+pub const COMPARE_FN_MASK: u32 = 0x7;
+
+/// Bit 3 of a compare word: `textureSampleCompareLevel` filters linearly (the sampler's
+/// magnification filter); clear: nearest.
+pub const COMPARE_LINEAR_BIT: u32 = 0x8;
 
 /// Every `GlobalAddr` of a handle (texture or sampler) global in `block`, by result value.
 fn handle_values(m: &ir::Module, block: &ir::Block, out: &mut HashMap<ValueId, GlobalId>) {
@@ -123,10 +154,11 @@ fn unsupported_use(m: &ir::Module, op: &Op, image: GlobalId) -> Option<&'static 
         }
         _ => {}
     }
+    let (dim, _, _) = image_type(m, image)?;
     match op {
-        Op::ImageSample { depth_ref: Some(_), .. } => Some(
-            "depth comparison (textureSampleCompare*, textureGatherCompare): a CUDA texture \
-             object has no compare function to apply the sampler's",
+        Op::ImageSample { depth_ref: Some(_), .. } if dim == ImageDimension::Cube => Some(
+            "depth comparison on cube textures (the emulated comparison has no cube-face \
+             footprint)",
         ),
         Op::ImageSample { offset: Some(_), .. } => Some("texel offsets in texture sampling"),
         Op::ImageSample {
@@ -163,9 +195,12 @@ pub fn plan_textures(
             return Err(super::lower::unsupported(what, entry, inst.span));
         }
         match &inst.op {
-            Op::ImageSample { sampler, .. } => {
+            Op::ImageSample { sampler, depth_ref, .. } => {
                 let s = *handles.get(sampler).ok_or_else(|| missing(inst.span))?;
                 plan.pairs.insert((g, s));
+                if depth_ref.is_some() {
+                    plan.compare.insert((g, s));
+                }
             }
             Op::ImageQuery(..) => {
                 queried.insert(g);
@@ -277,6 +312,8 @@ pub(crate) struct TextureRegs {
     pub handles: HashMap<ValueId, GlobalId>,
     /// The loaded object of each (texture, sampler) pair.
     pub pairs: HashMap<(GlobalId, GlobalId), VRegId>,
+    /// The loaded compare word of each comparison pair.
+    pub compare: HashMap<(GlobalId, GlobalId), VRegId>,
 }
 
 impl Lower<'_> {
@@ -286,6 +323,10 @@ impl Lower<'_> {
         for (t, s, name) in self.layout.pairs.clone() {
             let r = self.def(RegKind::B64, |d| build::ld_param(PT::U64, d, &name));
             self.tex.pairs.insert((t, s), r);
+        }
+        for (t, s, name) in self.layout.compare.clone() {
+            let r = self.def(RegKind::B32, |d| build::ld_param(PT::U32, d, &name));
+            self.tex.compare.insert((t, s), r);
         }
     }
 
@@ -335,7 +376,16 @@ impl Lower<'_> {
                 self.texel_store(g, &c, layer, &v)?;
                 Ok(None)
             }
-            Op::ImageSample { image, sampler, coordinate, array_index, level, gather, .. } => {
+            Op::ImageSample {
+                image,
+                sampler,
+                coordinate,
+                array_index,
+                level,
+                gather,
+                depth_ref,
+                ..
+            } => {
                 let g = self.handle_of(*image)?;
                 let s = self.handle_of(*sampler)?;
                 let obj = *self
@@ -345,6 +395,21 @@ impl Lower<'_> {
                     .ok_or_else(|| self.err_internal("texture-sampler pair without object"))?;
                 let c = self.comps(*coordinate)?;
                 let layer = array_index.map(|a| self.scalar(a)).transpose()?;
+                if let Some(r) = depth_ref {
+                    let word =
+                        *self.tex.compare.get(&(g, s)).ok_or_else(|| {
+                            self.err_internal("comparison pair without compare word")
+                        })?;
+                    let reference = self.scalar(*r)?;
+                    let pair = CompareOperands { obj, word, reference };
+                    return Ok(Some(Val::Comps(self.sample_compare(
+                        g,
+                        pair,
+                        &c,
+                        layer,
+                        gather.is_some(),
+                    )?)));
+                }
                 Ok(Some(Val::Comps(self.sample(g, obj, &c, layer, level, *gather)?)))
             }
             Op::ImageQuery(image, q) => {

@@ -148,15 +148,71 @@ fn sampling_pairs_and_instructions() {
     }
 }
 
+const COMPARE: &str = r#"
+@group(0) @binding(0) var<storage, read_write> out: array<vec4<f32>>;
+@group(0) @binding(1) var shadow: texture_depth_2d;
+@group(0) @binding(2) var layers: texture_depth_2d_array;
+@group(0) @binding(3) var cmp: sampler_comparison;
+@group(0) @binding(4) var near: sampler;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let uv = vec2<f32>(f32(id.x) / 64.0, 0.25);
+    let a = textureGatherCompare(shadow, cmp, uv, 0.5);
+    let b = textureSampleCompareLevel(shadow, cmp, uv, 0.25);
+    let c = textureSampleCompareLevel(layers, cmp, uv, 1, 0.75);
+    let d = textureGatherCompare(layers, cmp, uv, 2u, 0.125);
+    let e = textureGather(shadow, near, uv);
+    out[id.x] = a + d + e + vec4<f32>(b, c, 0.0, 0.0);
+}
+"#;
+
+#[test]
+fn depth_comparison_is_emulated_with_a_compare_word() {
+    let out = compile_ok(COMPARE, "tex_compare");
+    let e = &out.entries[0];
+    assert_eq!(
+        e.params,
+        [
+            "p_g0_b0",
+            "p_g0_b1_s0_b3",
+            "p_g0_b1_s0_b3_cmp",
+            "p_g0_b1_s0_b4",
+            "p_g0_b2_s0_b3",
+            "p_g0_b2_s0_b3_cmp",
+        ]
+    );
+    assert_eq!(texture::compare_param_binding("p_g0_b2_s0_b3_cmp"), Some(((0, 2), (0, 3))));
+    assert_eq!(texture::compare_param_binding("p_g0_b2_s0_b3"), None);
+    assert_eq!(texture::pair_param_binding("p_g0_b2_s0_b3_cmp"), None);
+    assert_eq!(param_binding("p_g0_b2_s0_b3_cmp"), None);
+    let t = &out.text;
+    for s in [
+        ".param .u32 p_g0_b1_s0_b3_cmp",
+        ".param .u64 p_g0_b1_s0_b3,",
+        "ld.param.u32",
+        "tld4.r.2d.v4.f32.f32",
+        "tld4.r.a2d.v4.f32.f32",
+        "tex.level.2d.v4.f32.f32",
+        "tex.level.a2d.v4.f32.f32",
+        "txq.level.width.b32",
+        "txq.level.height.b32",
+        "cvt.rmi.f32.f32",
+    ] {
+        assert!(t.contains(s), "missing {s}:\n{t}");
+    }
+    // No fused multiply-add: the blend rounds like the reference model.
+    assert!(!t.contains("fma."), "{t}");
+}
+
 #[test]
 fn what_cuda_cannot_express_is_a_diagnostic() {
     let cases = [
         (
-            "@group(0) @binding(0) var t: texture_depth_2d;
+            "@group(0) @binding(0) var t: texture_depth_cube;
              @group(0) @binding(1) var s: sampler_comparison;
              @group(0) @binding(2) var<storage, read_write> o: array<f32>;
-             @compute @workgroup_size(1) fn cmp() { o[0] = textureSampleCompareLevel(t, s, vec2<f32>(0.5), 0.5); }",
-            "depth comparison",
+             @compute @workgroup_size(1) fn cmp() { o[0] = textureSampleCompareLevel(t, s, vec3<f32>(0.5), 0.5); }",
+            "depth comparison on cube textures",
         ),
         (
             "@group(0) @binding(0) var t: texture_multisampled_2d<f32>;
