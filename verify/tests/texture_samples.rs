@@ -12,6 +12,7 @@
 mod common;
 
 use common::*;
+use dianran_verify::buffers::Buffers;
 use dianran_verify::texture::{
     AddressMode, CompareFn, Filter, SamplerDesc, TexDim, TexelFormat, TextureBindings, TextureData,
 };
@@ -202,9 +203,13 @@ fn texture_gather_compare() {
         ..SamplerDesc::uniform(AddressMode::ClampToEdge, Filter::Linear)
     };
     t.samplers.insert((0, 3), shadow);
-    let bufs =
-        run_textured("texture_gather_compare.wgsl", group0(vec![(4, zeros(32 * 4 * 16))]), &mut t);
+    let input = group0(vec![(4, zeros(32 * 4 * 16))]);
+    let bufs = run_textured("texture_gather_compare.wgsl", input.clone(), &mut t);
     let got = f32s(out(&bufs, 4));
+    // Our PTX on the emulator: the comparison emulated with tld4/tex and the compare word
+    // (docs/textures.md), against the same plain-Rust values.
+    let emu = run_emu_textured("texture_gather_compare.wgsl", &input, &t);
+    let got_emu = f32s(out(&emu, 4));
 
     let mut want = Vec::new();
     for i in 0..32u32 {
@@ -229,6 +234,187 @@ fn texture_gather_compare() {
         want.extend([c, 0.0, 0.0, 0.0]);
     }
     check_f32("gathers", &got, &want, 1e-5, 1e-5);
+    check_f32("gathers on the emulator", &got_emu, &want, 1e-5, 1e-5);
+}
+
+/// Runs sample `name` through our PTX on the emulator with `textures` bound
+/// (`dianran_verify::textured::run_textured`); returns the buffers after.
+fn run_emu_textured(name: &str, input: &Buffers, textures: &TextureBindings) -> Buffers {
+    let src = std::fs::read_to_string(sample_path(name)).expect("cannot read sample");
+    run_emu_on(name, &src, input, textures)
+}
+
+fn run_emu_on(name: &str, src: &str, input: &Buffers, textures: &TextureBindings) -> Buffers {
+    use dianran_verify::executors::{Executor, Job};
+    let (dispatch, entry) = sample_header(src);
+    let module = dianran_frontend::compile(name, src, &Default::default()).expect("compiles");
+    let job = Job {
+        file_name: name,
+        source: src,
+        overrides: &[],
+        module: &module,
+        entry: &entry,
+        dispatch,
+        subgroup_size: 32,
+        sm: 80,
+        tf32: false,
+        fast_math: false,
+        ptx: None,
+    };
+    dianran_verify::textured::run_textured(Executor::Emu, &job, input, textures)
+        .unwrap_or_else(|e| panic!("{name} on the emulator: {e}"))
+        .0
+}
+
+/// Every compare function, nearest and linear, on a 2D and a 2D-array depth texture with
+/// clamp-to-border (white) and repeat, through the interpreter and our PTX on the emulator,
+/// against plain Rust: each texel passes when `reference OP texel`; nearest compares the
+/// texel `floor(u * W)`, linear blends the four results of the footprint
+/// `floor(u * W - 0.5) + {0, 1}` with weights `frac(u * W - 0.5)`.
+#[test]
+fn depth_comparison_every_function() {
+    use dianran_verify::texture::BorderColor;
+    let src = "// dispatch: 1
+@group(0) @binding(0) var flat: texture_depth_2d;
+@group(0) @binding(1) var layered: texture_depth_2d_array;
+@group(0) @binding(2) var s_near: sampler_comparison;
+@group(0) @binding(3) var s_lin: sampler_comparison;
+@group(0) @binding(4) var<storage, read_write> out: array<vec4<f32>>;
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) i: u32) {
+    let uv = vec2<f32>(f32(i % 8u) * 0.173 - 0.21, f32(i / 8u) * 0.151 - 0.17);
+    let r = f32(i % 9u) * 0.125;
+    out[i * 3u + 0u] = vec4<f32>(
+        textureSampleCompareLevel(flat, s_near, uv, r),
+        textureSampleCompareLevel(flat, s_lin, uv, r),
+        textureSampleCompareLevel(layered, s_near, uv, i % 3u, r),
+        textureSampleCompareLevel(layered, s_lin, uv, i % 3u, r));
+    out[i * 3u + 1u] = textureGatherCompare(flat, s_lin, uv, r);
+    out[i * 3u + 2u] = textureGatherCompare(layered, s_near, uv, i % 3u, r);
+}
+";
+    let (w, h, layers) = (5usize, 4usize, 3usize);
+    let mut rng = Rng::new(75);
+    // Depths on a 1/8 grid so that `equal` and friends see ties with the references.
+    let flat: Vec<f32> = rng.vec(w * h, |r| r.below(9) as f32 * 0.125);
+    let layered: Vec<f32> = rng.vec(w * h * layers, |r| r.below(9) as f32 * 0.125);
+    let functions = [
+        CompareFn::Never,
+        CompareFn::Less,
+        CompareFn::Equal,
+        CompareFn::LessEqual,
+        CompareFn::Greater,
+        CompareFn::NotEqual,
+        CompareFn::GreaterEqual,
+        CompareFn::Always,
+    ];
+    for (k, f) in functions.into_iter().enumerate() {
+        let near = SamplerDesc {
+            compare: Some(f),
+            border: BorderColor::OpaqueWhite,
+            ..SamplerDesc::uniform(AddressMode::ClampToBorder, Filter::Nearest)
+        };
+        let lin = SamplerDesc {
+            compare: Some(functions[7 - k]),
+            ..SamplerDesc::uniform(AddressMode::Repeat, Filter::Linear)
+        };
+        let mut t = TextureBindings::default();
+        let ext = [w as u32, h as u32, 1];
+        t.textures
+            .insert((0, 0), tex(TexDim::D2, TexelFormat::Depth32Float, ext, 1, f32s_bytes(&flat)));
+        let ext = [w as u32, h as u32, layers as u32];
+        t.textures.insert(
+            (0, 1),
+            tex(TexDim::D2Array, TexelFormat::Depth32Float, ext, 1, f32s_bytes(&layered)),
+        );
+        t.samplers.insert((0, 2), near);
+        t.samplers.insert((0, 3), lin);
+        let input = group0(vec![(4, zeros(64 * 3 * 16))]);
+        let mut ti = t.clone();
+        let interp = {
+            let module =
+                dianran_frontend::compile("cmp.wgsl", src, &Default::default()).expect("compiles");
+            let mut b = input.clone();
+            dianran_verify::interp::run_with_textures(
+                &module,
+                "main",
+                [1, 1, 1],
+                &mut b,
+                &mut ti,
+                &Default::default(),
+            )
+            .expect("interp");
+            b
+        };
+        let emu = run_emu_on("cmp.wgsl", src, &input, &t);
+
+        let pass = |f: CompareFn, r: f32, d: f32| -> f32 {
+            let ok = match f {
+                CompareFn::Never => false,
+                CompareFn::Less => r < d,
+                CompareFn::Equal => r == d,
+                CompareFn::LessEqual => r <= d,
+                CompareFn::Greater => r > d,
+                CompareFn::NotEqual => r != d,
+                CompareFn::GreaterEqual => r >= d,
+                CompareFn::Always => true,
+            };
+            if ok {
+                1.0
+            } else {
+                0.0
+            }
+        };
+        // Border (white, depth 1.0) outside for the nearest sampler; repeat for linear.
+        let at_border = |data: &[f32], layer: usize, i: i64, j: i64| -> f32 {
+            if (0..w as i64).contains(&i) && (0..h as i64).contains(&j) {
+                data[layer * w * h + j as usize * w + i as usize]
+            } else {
+                1.0
+            }
+        };
+        let at_repeat = |data: &[f32], layer: usize, i: i64, j: i64| -> f32 {
+            let (i, j) = (i.rem_euclid(w as i64), j.rem_euclid(h as i64));
+            data[layer * w * h + j as usize * w + i as usize]
+        };
+        let mut want = Vec::new();
+        for i in 0..64u32 {
+            let uv = [(i % 8) as f32 * 0.173 - 0.21, (i / 8) as f32 * 0.151 - 0.17];
+            let r = (i % 9) as f32 * 0.125;
+            let layer = (i % 3) as usize;
+            let (fl, fn_) = (functions[7 - k], f);
+            let nearest = |data: &[f32], layer: usize| {
+                let x = (uv[0] * w as f32).floor() as i64;
+                let y = (uv[1] * h as f32).floor() as i64;
+                pass(fn_, r, at_border(data, layer, x, y))
+            };
+            let x = uv[0] * w as f32 - 0.5;
+            let y = uv[1] * h as f32 - 0.5;
+            let (i0, j0) = (x.floor() as i64, y.floor() as i64);
+            let (a, b) = (x - x.floor(), y - y.floor());
+            let quad = [(i0, j0 + 1), (i0 + 1, j0 + 1), (i0 + 1, j0), (i0, j0)];
+            let linear = |data: &[f32], layer: usize| {
+                let p = quad.map(|(x, y)| pass(fl, r, at_repeat(data, layer, x, y)));
+                (1.0 - a) * b * p[0]
+                    + a * b * p[1]
+                    + a * (1.0 - b) * p[2]
+                    + (1.0 - a) * (1.0 - b) * p[3]
+            };
+            want.extend([
+                nearest(&flat, 0),
+                linear(&flat, 0),
+                nearest(&layered, layer),
+                linear(&layered, layer),
+            ]);
+            want.extend(quad.map(|(x, y)| pass(fl, r, at_repeat(&flat, 0, x, y))));
+            want.extend(quad.map(|(x, y)| pass(fn_, r, at_border(&layered, layer, x, y))));
+        }
+        let tag = format!("{} / {}", f.name(), functions[7 - k].name());
+        check_f32(&format!("interp {tag}"), &f32s(out(&interp, 4)), &want, 1e-5, 1e-5);
+        check_f32(&format!("emu {tag}"), &f32s(out(&emu, 4)), &want, 1e-5, 1e-5);
+        // The emulated blend rounds like the reference model: bit-exact agreement.
+        assert_eq!(out(&interp, 4), out(&emu, 4), "{tag}: interp and emu differ");
+    }
 }
 
 #[test]

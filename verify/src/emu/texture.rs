@@ -13,7 +13,8 @@ use super::decode::{DInst, Opd};
 use super::exec::Cta;
 use super::{EmuError, EmuErrorKind};
 use crate::texture::{
-    gather, lod_from_gradients, sample, SamplerDesc, TexDim, TextureData, Weights,
+    gather, lod_from_gradients, sample, CompareFn, Filter, SamplerDesc, TexDim, TextureData,
+    Weights,
 };
 use dianran_ptx::{Flag, Opcode, TexComp, TexGeom, TexQuery, Type};
 
@@ -254,13 +255,18 @@ impl Cta<'_> {
 /// names in order, [`dianran_ptx::codegen::EntryInfo::params`]): a slot parameter
 /// `p_g<G>_b<B>` whose binding holds a texture in `bound` is that texture (fetches, queries,
 /// surface accesses: no sampler), a pair parameter `p_g<G>_b<B>_s<SG>_b<SB>` is the texture
-/// with the sampler's state; buffers, placeholders and `p_sizes` are `None`. An error names a
-/// pair whose texture or sampler is not bound.
+/// with the sampler's state (point filtered and without compare function for a comparison
+/// pair, one with a `_cmp` word: the kernel compares and filters itself, as the host's
+/// object does in `docs/textures.md`); buffers, placeholders, compare words and `p_sizes`
+/// are `None`. An error names a pair whose texture or sampler is not bound.
 pub fn texture_objects(
     params: &[String],
     bound: &crate::texture::TextureBindings,
 ) -> Result<Vec<Option<TexObject>>, String> {
-    use dianran_ptx::codegen::{param_binding, texture::pair_param_binding};
+    use dianran_ptx::codegen::{
+        param_binding,
+        texture::{compare_param_binding, pair_param_binding},
+    };
     params
         .iter()
         .map(|name| {
@@ -268,16 +274,69 @@ pub fn texture_objects(
                 let data = bound.textures.get(&t).ok_or_else(|| {
                     format!("parameter {name}: no texture bound at group {} binding {}", t.0, t.1)
                 })?;
-                let sampler = bound.samplers.get(&s).ok_or_else(|| {
+                let mut sampler = *bound.samplers.get(&s).ok_or_else(|| {
                     format!("parameter {name}: no sampler bound at group {} binding {}", s.0, s.1)
                 })?;
-                return Ok(Some(TexObject { data: data.clone(), sampler: Some(*sampler) }));
+                if params.iter().any(|p| compare_param_binding(p) == Some((t, s))) {
+                    sampler = compare_object_sampler(&sampler);
+                }
+                return Ok(Some(TexObject { data: data.clone(), sampler: Some(sampler) }));
             }
             Ok(param_binding(name)
                 .and_then(|k| bound.textures.get(&k))
                 .map(|data| TexObject { data: data.clone(), sampler: None }))
         })
         .collect()
+}
+
+/// The sampler state of a comparison pair's texture object: `s` point filtered everywhere
+/// and without compare function (`docs/textures.md`, "Depth comparison").
+pub fn compare_object_sampler(s: &SamplerDesc) -> SamplerDesc {
+    SamplerDesc {
+        mag: Filter::Nearest,
+        min: Filter::Nearest,
+        mipmap: Filter::Nearest,
+        compare: None,
+        ..*s
+    }
+}
+
+/// The compare word of a comparison pair with sampler `s` (`docs/textures.md`, "Depth
+/// comparison"): the compare function in WebGPU order in bits 0..=2 (`never` without
+/// one, as the reference model compares), the linear bit when the sampler magnifies linearly.
+pub fn compare_word(s: &SamplerDesc) -> u32 {
+    use dianran_ptx::codegen::texture::COMPARE_LINEAR_BIT;
+    let f = match s.compare.unwrap_or(CompareFn::Never) {
+        CompareFn::Never => 0,
+        CompareFn::Less => 1,
+        CompareFn::Equal => 2,
+        CompareFn::LessEqual => 3,
+        CompareFn::Greater => 4,
+        CompareFn::NotEqual => 5,
+        CompareFn::GreaterEqual => 6,
+        CompareFn::Always => 7,
+    };
+    f | if s.mag == Filter::Linear { COMPARE_LINEAR_BIT } else { 0 }
+}
+
+/// Sets the value of every compare-word parameter (`p_..._cmp`) in `values` (one per
+/// parameter, as [`super::run_module_textures`] takes them) to its little-endian
+/// [`compare_word`]. An error names a word whose sampler is not bound.
+pub fn fill_compare_words(
+    params: &[String],
+    bound: &crate::texture::TextureBindings,
+    values: &mut [Vec<u8>],
+) -> Result<(), String> {
+    for (name, v) in params.iter().zip(values.iter_mut()) {
+        let Some((_, s)) = dianran_ptx::codegen::texture::compare_param_binding(name) else {
+            continue;
+        };
+        let sampler = bound.samplers.get(&s).ok_or_else(|| {
+            format!("parameter {name}: no sampler bound at group {} binding {}", s.0, s.1)
+        })?;
+        *v = compare_word(sampler).to_le_bytes().to_vec();
+    }
+    Ok(())
 }
 
 /// Copies the texels of every slot object back into `bound` after a launch (what `sust`
