@@ -160,7 +160,11 @@ fn unsupported_use(m: &ir::Module, op: &Op, image: GlobalId) -> Option<&'static 
             "depth comparison on cube textures (the emulated comparison has no cube-face \
              footprint)",
         ),
-        Op::ImageSample { offset: Some(_), .. } => Some("texel offsets in texture sampling"),
+        Op::ImageSample { offset: Some(_), .. }
+            if !matches!(dim, ImageDimension::D2 | ImageDimension::D3) =>
+        {
+            Some("texel offsets on this texture dimension")
+        }
         Op::ImageSample {
             level: SampleLevel::Auto | SampleLevel::Bias(_), gather: None, ..
         } => Some("implicit-derivative sampling (textureSample, textureSampleBias) in compute"),
@@ -305,6 +309,15 @@ fn coord_vector(geom: TexGeom, layer: Option<VRegId>, c: &[VRegId]) -> Vec<Opera
     v.into_iter().map(Operand::Reg).collect()
 }
 
+/// Where a sampling instruction reads: the pair's texture object, the array layer and the
+/// texel-offset vector (WGSL's `offset` argument, [`Lower::offset_operand`]).
+#[derive(Clone, Debug)]
+struct SampleSite {
+    obj: VRegId,
+    layer: Option<VRegId>,
+    offset: Option<Operand>,
+}
+
 /// The object parameter registers of the entry's textures, filled by the prologue.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct TextureRegs {
@@ -384,7 +397,7 @@ impl Lower<'_> {
                 level,
                 gather,
                 depth_ref,
-                ..
+                offset,
             } => {
                 let g = self.handle_of(*image)?;
                 let s = self.handle_of(*sampler)?;
@@ -395,13 +408,17 @@ impl Lower<'_> {
                     .ok_or_else(|| self.err_internal("texture-sampler pair without object"))?;
                 let c = self.comps(*coordinate)?;
                 let layer = array_index.map(|a| self.scalar(a)).transpose()?;
+                let offset = match offset {
+                    Some(o) => Some(self.offset_operand(*o)?),
+                    None => None,
+                };
                 if let Some(r) = depth_ref {
                     let word =
                         *self.tex.compare.get(&(g, s)).ok_or_else(|| {
                             self.err_internal("comparison pair without compare word")
                         })?;
                     let reference = self.scalar(*r)?;
-                    let pair = CompareOperands { obj, word, reference };
+                    let pair = CompareOperands { obj, word, reference, offset };
                     return Ok(Some(Val::Comps(self.sample_compare(
                         g,
                         pair,
@@ -410,7 +427,8 @@ impl Lower<'_> {
                         gather.is_some(),
                     )?)));
                 }
-                Ok(Some(Val::Comps(self.sample(g, obj, &c, layer, level, *gather)?)))
+                let site = SampleSite { obj, layer, offset };
+                Ok(Some(Val::Comps(self.sample(g, site, &c, level, *gather)?)))
             }
             Op::ImageQuery(image, q) => {
                 let g = self.handle_of(*image)?;
@@ -717,12 +735,12 @@ impl Lower<'_> {
     fn sample(
         &mut self,
         g: GlobalId,
-        obj: VRegId,
+        site: SampleSite,
         c: &[VRegId],
-        layer: Option<VRegId>,
         level: &SampleLevel,
         gather: Option<u8>,
     ) -> Result<Vec<VRegId>, Diagnostic> {
+        let SampleSite { obj, layer, offset } = site;
         let (dim, arrayed, class) = self.image_type_of(g)?;
         let geom = geometry(dim, arrayed);
         let dt = self.texel_dtype(class);
@@ -738,7 +756,9 @@ impl Lower<'_> {
             if !matches!(geom, TexGeom::D2 | TexGeom::A2d | TexGeom::Cube | TexGeom::Acube) {
                 return Err(self.err_unsupported("textureGather on this texture dimension"));
             }
-            self.push(build::tld4(comp, geom, dt, &d, obj, coords));
+            let mut inst = build::tld4(comp, geom, dt, &d, obj, coords);
+            inst.operands.extend(offset);
+            self.push(inst);
             return Ok(d);
         }
         let (mip, extra) = match level {
@@ -775,12 +795,24 @@ impl Lower<'_> {
                 return Err(self.err_unsupported("implicit-derivative sampling in compute"))
             }
         };
+        let mut extra = extra;
+        extra.extend(offset);
         self.push(build::tex(geom, Some(mip), (dt, PT::F32), &d, obj, coords, extra));
         let mut d = d;
         if matches!(class, ImageClass::Depth { .. }) {
             d.truncate(1);
         }
         Ok(d)
+    }
+
+    /// The `.s32` texel-offset vector of a WGSL `offset` argument: two elements for 2D
+    /// geometries, four (the fourth zero) for 3D, as PTX's `tex`/`tld4` take it.
+    fn offset_operand(&mut self, offset: ValueId) -> Result<Operand, Diagnostic> {
+        let mut v = self.comps(offset)?;
+        if v.len() == 3 {
+            v.push(self.imm_u32(0));
+        }
+        Ok(Operand::Vector(v.into_iter().map(Operand::Reg).collect()))
     }
 
     /// `textureDimensions`, `textureNumLevels`, `textureNumLayers`.

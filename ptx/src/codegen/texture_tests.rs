@@ -204,6 +204,49 @@ fn depth_comparison_is_emulated_with_a_compare_word() {
     assert!(!t.contains("fma."), "{t}");
 }
 
+const OFFSETS: &str = r#"
+@group(0) @binding(0) var<storage, read_write> out: array<vec4<f32>>;
+@group(0) @binding(1) var img: texture_2d<f32>;
+@group(0) @binding(2) var arr: texture_2d_array<f32>;
+@group(0) @binding(3) var vol: texture_3d<f32>;
+@group(0) @binding(4) var shadow: texture_depth_2d;
+@group(0) @binding(5) var s: sampler;
+@group(0) @binding(6) var cmp: sampler_comparison;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let uv = vec2<f32>(f32(id.x) / 64.0, 0.25);
+    let a = textureSampleLevel(img, s, uv, 0.0, vec2<i32>(1, -2));
+    let b = textureSampleLevel(arr, s, uv, 1, 0.0, vec2<i32>(-8, 7));
+    let c = textureSampleLevel(vol, s, vec3<f32>(uv, 0.5), 0.0, vec3<i32>(1, 2, 3));
+    let d = textureSampleGrad(img, s, uv, vec2<f32>(0.1), vec2<f32>(0.2), vec2<i32>(3, 0));
+    let e = textureGather(2, img, s, uv, vec2<i32>(0, 1));
+    let f = textureGatherCompare(shadow, cmp, uv, 0.5, vec2<i32>(-1, 1));
+    let g = textureSampleCompareLevel(shadow, cmp, uv, 0.5, vec2<i32>(2, 2));
+    out[id.x] = a + b + c + d + e + f + vec4<f32>(g);
+}
+"#;
+
+#[test]
+fn texel_offsets_are_the_last_operand() {
+    let out = compile_ok(OFFSETS, "tex_offsets");
+    let t = &out.text;
+    // (instruction, brace lists after the object and coordinates: the offset vector, after
+    // the two gradients for `tex.grad`).
+    for (s, lists) in [
+        ("tex.level.2d.v4.f32.f32", 1),
+        ("tex.level.a2d.v4.f32.f32", 1),
+        ("tex.level.3d.v4.f32.f32", 1),
+        ("tex.grad.2d.v4.f32.f32", 3),
+        ("tld4.b.2d.v4.f32.f32", 1),
+        ("tld4.r.2d.v4.f32.f32", 1),
+    ] {
+        let line = t.lines().find(|l| l.contains(s)).unwrap_or_else(|| panic!("no {s}:\n{t}"));
+        let tail = line.rsplit_once("],").map(|x| x.1).unwrap_or_default();
+        assert_eq!(tail.matches('{').count(), lists, "{s}: no offset vector in {line}");
+        assert!(tail.trim_end().ends_with("};"), "{line}");
+    }
+}
+
 #[test]
 fn what_cuda_cannot_express_is_a_diagnostic() {
     let cases = [
@@ -224,13 +267,6 @@ fn what_cuda_cannot_express_is_a_diagnostic() {
             "@group(0) @binding(0) var t: texture_storage_2d<rg11b10ufloat, write>;
              @compute @workgroup_size(1) fn fmt() { textureStore(t, vec2<i32>(0), vec4<f32>(1.0)); }",
             "storage texture format",
-        ),
-        (
-            "@group(0) @binding(0) var t: texture_2d<f32>;
-             @group(0) @binding(1) var s: sampler;
-             @group(0) @binding(2) var<storage, read_write> o: array<vec4<f32>>;
-             @compute @workgroup_size(1) fn off() { o[0] = textureSampleLevel(t, s, vec2<f32>(0.5), 0.0, vec2<i32>(1, 0)); }",
-            "texel offsets",
         ),
     ];
     for (src, what) in cases {

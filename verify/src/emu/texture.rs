@@ -1,5 +1,6 @@
 //! Texture and surface instructions on the emulator: `tex` (`.level`, `.grad`), `tld4`,
-//! `txq`, `suld.b`, `sust.b`, `suq` over [`crate::texture`]'s model.
+//! `txq`, `suld.b`, `sust.b`, `suq` over [`crate::texture`]'s model; `tex` and `tld4` take
+//! an optional texel-offset vector as their last operand.
 //!
 //! A texture or surface object is a `.u64` kernel parameter: its value is the global base of
 //! that parameter's buffer ([`super::global_base`]), and the launch's object table
@@ -13,7 +14,7 @@ use super::decode::{DInst, Opd};
 use super::exec::Cta;
 use super::{EmuError, EmuErrorKind};
 use crate::texture::{
-    gather, lod_from_gradients, sample, CompareFn, Filter, SamplerDesc, TexDim, TextureData,
+    gather, lod_from_gradients, sample_offset, CompareFn, Filter, SamplerDesc, TexDim, TextureData,
     Weights,
 };
 use dianran_ptx::{Flag, Opcode, TexComp, TexGeom, TexQuery, Type};
@@ -80,6 +81,18 @@ impl Cta<'_> {
         Ok((layer, rest[..n].to_vec()))
     }
 
+    /// The texel-offset vector at operand `k` (`tex`/`tld4`'s optional last operand), or
+    /// zero when the instruction has none.
+    fn texel_offset(&self, t: usize, i: &DInst, k: usize) -> Result<[i32; 3], EmuError> {
+        let mut off = [0i32; 3];
+        if let Ok(Opd::Vector(v)) = i.opd(k) {
+            for (j, o) in v.iter().take(3).enumerate() {
+                off[j] = self.val(t, o, Type::S32, i)? as u32 as i32;
+            }
+        }
+        Ok(off)
+    }
+
     fn write_vec(&mut self, t: usize, i: &DInst, k: usize, vals: &[u32]) -> Result<(), EmuError> {
         let Opd::Vector(d) = i.opd(k)?.clone() else { return Err(i.unsupported()) };
         for (o, &v) in d.iter().zip(vals) {
@@ -135,7 +148,15 @@ impl Cta<'_> {
                 0.0
             };
             let s = o.sampler.unwrap_or_default();
-            sample(&o.data, &s, coords, layer as i32, lod, Weights::Cuda8Bit)
+            let k = if i.has(Flag::Grad) {
+                4
+            } else if i.has(Flag::Level) {
+                3
+            } else {
+                2
+            };
+            let offset = self.texel_offset(t, i, k)?;
+            sample_offset(&o.data, &s, coords, layer as i32, lod, offset, Weights::Cuda8Bit)
         };
         self.write_vec(t, i, 0, &texel.to_bits())
     }
@@ -155,7 +176,8 @@ impl Cta<'_> {
         };
         let f = |k: usize| c.get(k).map_or(0.0, |&v| f32::from_bits(v));
         let s = o.sampler.unwrap_or_default();
-        let texel = gather(&o.data, &s, [f(0), f(1), f(2)], layer as i32, comp, [0; 3]);
+        let offset = self.texel_offset(t, i, 2)?;
+        let texel = gather(&o.data, &s, [f(0), f(1), f(2)], layer as i32, comp, offset);
         self.write_vec(t, i, 0, &texel.to_bits())
     }
 

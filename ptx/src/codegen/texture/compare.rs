@@ -23,7 +23,7 @@ use dianran_frontend::Diagnostic;
 
 /// The registers a comparison reads: the pair's texture object, its compare word and the
 /// depth reference.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub(in crate::codegen) struct CompareOperands {
     /// The pair's (point-filtered) texture object.
     pub obj: VRegId,
@@ -31,6 +31,8 @@ pub(in crate::codegen) struct CompareOperands {
     pub word: VRegId,
     /// The depth reference (f32).
     pub reference: VRegId,
+    /// The texel-offset vector, if any: it moves the footprint, not the weights.
+    pub offset: Option<Operand>,
 }
 
 impl Lower<'_> {
@@ -57,7 +59,9 @@ impl Lower<'_> {
             Operand::Imm(i64::from(COMPARE_FN_MASK)),
         );
         let texels: Vec<VRegId> = (0..4).map(|_| self.mf.new_vreg(RegKind::B32)).collect();
-        self.push(build::tld4(TexComp::R, geom, PT::F32, &texels, ops.obj, coords.clone()));
+        let mut gather4 = build::tld4(TexComp::R, geom, PT::F32, &texels, ops.obj, coords.clone());
+        gather4.operands.extend(ops.offset.clone());
+        self.push(gather4);
         let passed: Vec<VRegId> =
             texels.iter().map(|&d| self.compare_texel(func, ops.reference, d)).collect();
         if gather {
@@ -72,7 +76,7 @@ impl Lower<'_> {
             &point,
             ops.obj,
             coords,
-            vec![Operand::f32(0.0)],
+            std::iter::once(Operand::f32(0.0)).chain(ops.offset.clone()).collect(),
         ));
         let nearest = self.compare_texel(func, ops.reference, point[0]);
         // Linear: bilinear weights of the footprint `tld4` returned.
