@@ -18,11 +18,15 @@
 //! in bytes), with the texel format converted in registers and an explicit bounds check
 //! (`x * bytes` could wrap into range).
 //!
+//! Depth comparison: a texture object has no compare function, so a comparison pair's
+//! object point filters and the kernel compares and filters in registers, steered by the
+//! pair's `.u32` compare word ([`compare`], `docs/textures.md`). Texel offsets are the
+//! trailing offset vector of `tex`/`tld4`.
+//!
 //! What CUDA cannot express is a diagnostic naming the entry and the call: depth comparison
-//! (a texture object has no compare function, so `textureSampleCompare*` and
-//! `textureGatherCompare` cannot honour the sampler's), implicit-derivative sampling
-//! (`textureSample`, `textureSampleBias`: no derivatives in a compute kernel), multisampled
-//! and external textures, texel offsets, and storage formats without a conversion here.
+//! on cube textures, implicit-derivative sampling (`textureSample`, `textureSampleBias`: no
+//! derivatives in a compute kernel), multisampled and external textures, and storage formats
+//! without a conversion here.
 
 use super::lower::{Lower, Val};
 use crate::model::build;
