@@ -4,8 +4,9 @@
 //! results get when they come from filtered sampling on an executor with CUDA's 8-bit filter
 //! weights.
 //!
-//! The reference interpreter and lavapipe bind textures here; the PTX executors report
-//! [`ExecError::Skipped`] until their texture path is wired in ([`run_textured`]).
+//! The reference interpreter, our PTX on the emulator (texture objects and, for depth
+//! comparison, compare words: `docs/textures.md`) and lavapipe bind textures here; the other
+//! executors report [`ExecError::Skipped`] ([`run_textured`]).
 
 use crate::agree::{floats_agree, Precision};
 use crate::buffers::Buffers;
