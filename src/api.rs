@@ -168,12 +168,16 @@ fn compile_ptx(m: &ir::Module, opts: &Options) -> Result<PtxTable, Vec<Diagnosti
         let special = ["p_sizes", dianran_ptx::codegen::IMMEDIATES_PARAM];
         for p in e.params.iter().filter(|p| !special.contains(&p.as_str())) {
             let used = read.contains(p);
-            if let Some(((g, b), s)) = dianran_ptx::codegen::texture::pair_param_binding(p) {
+            let pair = dianran_ptx::codegen::texture::pair_param_binding(p).map(|x| (x, false));
+            let word =
+                || dianran_ptx::codegen::texture::compare_param_binding(p).map(|x| (x, true));
+            if let Some((((g, b), s), compare)) = pair.or_else(word) {
                 params.push(crate::reflect::PtxParamFacts {
                     name: p.clone(),
                     group: g,
                     binding: b,
                     sampler: Some(s),
+                    compare,
                     used,
                 });
                 continue;
@@ -184,6 +188,7 @@ fn compile_ptx(m: &ir::Module, opts: &Options) -> Result<PtxTable, Vec<Diagnosti
                     group: g,
                     binding: b,
                     sampler: None,
+                    compare: false,
                     used,
                 }),
                 None => errors.push(
@@ -240,12 +245,13 @@ mod tests {
 
     #[test]
     fn one_target_failing_leaves_the_others() {
-        // Depth comparison is not PTX (docs/textures.md); WGSL and MSL still print.
-        let src = "@group(0) @binding(0) var t: texture_depth_2d;
+        // Depth comparison on a cube texture is not PTX (docs/textures.md); WGSL and MSL
+        // still print.
+        let src = "@group(0) @binding(0) var t: texture_depth_cube;
             @group(0) @binding(2) var s: sampler_comparison;
             @group(0) @binding(1) var<storage, read_write> out: array<vec4<f32>>;
             @compute @workgroup_size(1) fn blur() {
-                out[0] = vec4<f32>(textureSampleCompareLevel(t, s, vec2<f32>(0.5), 0.5)); }";
+                out[0] = vec4<f32>(textureSampleCompareLevel(t, s, vec3<f32>(0.5), 0.5)); }";
         let c = compile("blur.wgsl", src, &Options::default()).unwrap_or_else(|d| panic!("{d}"));
         let err = c.ptx.as_ref().unwrap_err();
         assert!(err.render().contains("blur.wgsl:"), "{}", err.render());
@@ -279,6 +285,32 @@ mod tests {
                 ("p_g0_b2", 0, 2, true, None),
                 ("p_g0_b3", 0, 3, true, None),
                 ("p_g0_b0_s0_b1", 0, 0, true, Some((0, 1))),
+            ]
+        );
+    }
+
+    #[test]
+    fn compare_words_in_the_entry_table() {
+        let src = "@group(0) @binding(0) var t: texture_depth_2d;
+            @group(0) @binding(1) var s: sampler_comparison;
+            @group(0) @binding(2) var<storage, read_write> out: array<vec4<f32>>;
+            @compute @workgroup_size(1) fn k() {
+                out[0] = textureGatherCompare(t, s, vec2<f32>(0.5), 0.5); }";
+        let c = compile("k.wgsl", src, &Options::default()).unwrap_or_else(|d| panic!("{d}"));
+        let e = c.entry("k").unwrap();
+        let got: Vec<_> = e
+            .ptx_params
+            .iter()
+            .map(|p| (p.name.as_ref(), p.group, p.binding, p.used, p.sampler, p.compare))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("p_g0_b0", 0, 0, false, None, false),
+                ("p_g0_b1", 0, 1, false, None, false),
+                ("p_g0_b2", 0, 2, true, None, false),
+                ("p_g0_b0_s0_b1", 0, 0, true, Some((0, 1)), false),
+                ("p_g0_b0_s0_b1_cmp", 0, 0, true, Some((0, 1)), true),
             ]
         );
     }

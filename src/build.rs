@@ -445,12 +445,13 @@ fn param_expr(o: &mut String, p: &PtxParam) {
     };
     let _ = write!(
         o,
-        "::dianran::reflect::PtxParam {{ name: {}, group: {}, binding: {}, used: {}, sampler: {} }}",
+        "::dianran::reflect::PtxParam {{ name: {}, group: {}, binding: {}, used: {}, sampler: {}, compare: {} }}",
         text_expr(&p.name),
         p.group,
         p.binding,
         p.used,
-        sampler
+        sampler,
+        p.compare
     );
 }
 
@@ -548,11 +549,12 @@ mod tests {
 
     #[test]
     fn module_text_has_constants_and_comment_for_failed_target() {
-        let src = "@group(0) @binding(0) var t: texture_depth_2d;
+        // Depth comparison on a cube texture is not PTX (docs/textures.md).
+        let src = "@group(0) @binding(0) var t: texture_depth_cube;
             @group(0) @binding(2) var s: sampler_comparison;
             @group(0) @binding(1) var<storage, read_write> out: array<vec4<f32>>;
             @compute @workgroup_size(1) fn WGSL() {
-                out[0] = vec4<f32>(textureSampleCompareLevel(t, s, vec2<f32>(0.5), 0.5)); }";
+                out[0] = vec4<f32>(textureSampleCompareLevel(t, s, vec3<f32>(0.5), 0.5)); }";
         let c = api::compile("shaders/blur.wgsl", src, &Options::default())
             .unwrap_or_else(|d| panic!("{d}"));
         let g = generate_one("shaders/blur.wgsl", &c);
@@ -565,5 +567,27 @@ mod tests {
         assert_eq!(g.warnings.len(), 1);
         assert!(g.warnings[0].starts_with("shaders/blur.wgsl: PTX: shaders/blur.wgsl:"));
         assert!(!g.warnings[0].contains('\n'));
+    }
+
+    #[test]
+    fn module_text_describes_compare_words() {
+        let src = "@group(0) @binding(0) var t: texture_depth_2d;
+            @group(0) @binding(2) var s: sampler_comparison;
+            @group(0) @binding(1) var<storage, read_write> out: array<vec4<f32>>;
+            @compute @workgroup_size(1) fn shade() {
+                out[0] = vec4<f32>(textureSampleCompareLevel(t, s, vec2<f32>(0.5), 0.5)); }";
+        let c = api::compile("shaders/shadow.wgsl", src, &Options::default())
+            .unwrap_or_else(|d| panic!("{d}"));
+        let g = generate_one("shaders/shadow.wgsl", &c);
+        assert!(g.warnings.is_empty(), "{:?}", g.warnings);
+        assert!(g.code.contains(".param .u32 p_g0_b0_s0_b2_cmp"), "{}", g.code);
+        assert!(
+            g.code.contains(
+                "name: ::std::borrow::Cow::Borrowed(\"p_g0_b0_s0_b2_cmp\"), group: 0, binding: 0, \
+                 used: true, sampler: ::std::option::Option::Some((0, 2)), compare: true }"
+            ),
+            "{}",
+            g.code
+        );
     }
 }

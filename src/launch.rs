@@ -295,12 +295,16 @@ impl CudaModule {
         let mut res = DeviceTextures::default();
         for (k, o) in objects.iter().enumerate() {
             let handle = match *o {
-                ObjectPlan::Buffer(_) => 0,
-                ObjectPlan::Texture { texture, sampler } => {
+                ObjectPlan::Buffer(_) | ObjectPlan::CompareWord { .. } => 0,
+                ObjectPlan::Texture { texture, sampler, compare } => {
                     let t = textures.get(texture).ok_or(LaunchError::InvalidPtx)?;
                     let arr = res.array(texture, t.texture, false)?;
-                    let s = sampler.and_then(|i| samplers.get(i)).map(|s| &s.sampler);
-                    res.texture_object(arr, textures::texture_descriptor(t.texture.format, s))?
+                    let mut s = sampler.and_then(|i| samplers.get(i)).map(|s| s.sampler);
+                    if compare {
+                        s = s.map(|s| dianran_verify::emu::compare_object_sampler(&s));
+                    }
+                    let desc = textures::texture_descriptor(t.texture.format, s.as_ref());
+                    res.texture_object(arr, desc)?
                 }
                 ObjectPlan::Surface { texture } => {
                     let t = textures.get(texture).ok_or(LaunchError::InvalidPtx)?;
@@ -336,6 +340,16 @@ impl CudaModule {
             block_dim: (x, y, z),
             shared_mem_bytes: 0,
         };
+        // Compare words by value (docs/textures.md); zero elsewhere, unused.
+        let words: Vec<u32> = objects
+            .iter()
+            .map(|o| match *o {
+                ObjectPlan::CompareWord { sampler } => samplers
+                    .get(sampler)
+                    .map_or(0, |s| dianran_verify::emu::compare_word(&s.sampler)),
+                _ => 0,
+            })
+            .collect();
         {
             let mut launch = stream.launch_builder(&func);
             // Objects go where the plan says; every other parameter (buffers, placeholders,
@@ -344,6 +358,9 @@ impl CudaModule {
                 match (objects.get(k), handles.get(k)) {
                     (Some(ObjectPlan::Texture { .. } | ObjectPlan::Surface { .. }), Some(h)) => {
                         launch.arg(h);
+                    }
+                    (Some(ObjectPlan::CompareWord { .. }), _) => {
+                        launch.arg(&words[k]);
                     }
                     _ => {
                         launch.arg(buf);
@@ -356,7 +373,8 @@ impl CudaModule {
                 launch.arg(first);
             }
             // SAFETY: the kernel takes exactly these `.u64` device pointers and texture or
-            // surface objects (SPEC §3 and docs/textures.md, from the entry table), then the
+            // surface objects and `.u32` compare words (SPEC §3 and docs/textures.md, from
+            // the entry table), then the
             // immediate bytes by value, and every buffer's length was checked against its binding's layout,
             // so in-bounds shader accesses stay inside the allocations. An out-of-bounds
             // access can only fault on the device, reported below as `Execution`.

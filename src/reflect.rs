@@ -62,10 +62,11 @@ impl Entry {
     }
 }
 
-/// One `.param .u64` parameter of a PTX kernel: a buffer's device pointer, a texture's
-/// texture object or a storage texture's surface object (what [`Entry::binding`] of its
-/// group and binding is), or the texture object of a (texture, sampler) pair
-/// (`docs/textures.md`).
+/// One parameter of a PTX kernel: a `.u64` buffer device pointer, a texture's texture
+/// object or a storage texture's surface object (what [`Entry::binding`] of its group and
+/// binding is), the `.u64` texture object of a (texture, sampler) pair, or the `.u32`
+/// compare word of a comparison pair, passed by value ([`PtxParam::compare`],
+/// `docs/textures.md`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PtxParam {
     /// The parameter name, `p_g<G>_b<B>`, or `p_g<G>_b<B>_s<SG>_b<SB>` for a pair.
@@ -82,6 +83,11 @@ pub struct PtxParam {
     /// `binding` are the texture's. The host passes a texture object of that texture with
     /// that sampler's state.
     pub sampler: Option<(u32, u32)>,
+    /// The `.u32` compare word of the comparison pair `sampler` names
+    /// (`p_g<G>_b<B>_s<SG>_b<SB>_cmp`, right after the pair's object): the host passes the
+    /// sampler's compare function (WebGPU order, bits 0..=2) and bit 3 set for a linear
+    /// magnification filter, by value (`docs/textures.md`, "Depth comparison").
+    pub compare: bool,
 }
 
 /// What kind of resource a binding is.
@@ -356,6 +362,8 @@ pub(crate) struct PtxParamFacts {
     pub group: u32,
     pub binding: u32,
     pub sampler: Option<(u32, u32)>,
+    /// A comparison pair's compare word ([`PtxParam::compare`]).
+    pub compare: bool,
     /// Whether the kernel reads it (false: a placeholder).
     pub used: bool,
 }
@@ -394,6 +402,7 @@ pub(crate) fn entry_table(
                             binding: p.binding,
                             used: p.used && used_bindings.contains(&(p.group, p.binding)),
                             sampler: p.sampler,
+                            compare: p.compare,
                         })
                         .collect::<Vec<_>>()
                 })

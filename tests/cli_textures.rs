@@ -98,12 +98,13 @@ fn bad_texture_descriptions_are_errors() {
 #[test]
 fn verify_compares_textured_samples() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/samples");
-    for name in ["texture_load_store.wgsl", "texture_sample.wgsl"] {
+    for name in ["texture_load_store.wgsl", "texture_sample.wgsl", "texture_gather_compare.wgsl"] {
         let f = root.join(name);
         let out = dianran(&["verify", f.to_str().unwrap(), "--executors", "lavapipe,emu"]);
         let s = text(&out.stdout);
         assert!(out.status.success(), "{name}: {s}{}", text(&out.stderr));
         assert!(s.starts_with("interp\tagree\treference\n"), "{s}");
         assert!(s.contains("lavapipe\tagree") || s.contains("lavapipe\tskipped"), "{s}");
+        assert!(s.contains("emu\tagree"), "{name}: {s}");
     }
 }

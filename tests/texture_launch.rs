@@ -71,6 +71,8 @@ fn texture_samples_through_the_launch_helper() {
             })
             .collect();
         let mut emu_bound = bound.clone();
+        emu::fill_compare_words(&info.params, &emu_bound, &mut params)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
         let mut objects = emu::texture_objects(&info.params, &emu_bound)
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         emu::run_module_textures(

@@ -66,7 +66,7 @@ fn reads_as_integer(f: TexelFormat) -> bool {
 
 /// The `cuMipmappedArrayCreate` descriptor of a texture: extent of level 0, format,
 /// `LAYERED` for arrays, `CUBEMAP` for cubes (depth = 6 x cubes), `SURFACE_LDST` for storage
-/// textures.
+/// textures, `TEXTURE_GATHER` for other 2D textures.
 pub fn array_descriptor(
     t: &TextureData,
     surface: bool,
@@ -76,6 +76,12 @@ pub fn array_descriptor(
     let mut flags = 0;
     let (h, d) = match t.dim {
         TexDim::D1 => (0, 0),
+        // `tld4` (textureGather, depth comparison) needs the gather flag, which the driver
+        // allows on 2D arrays only (`cuMipmappedArrayCreate`).
+        TexDim::D2 if !surface => {
+            flags |= sys::CUDA_ARRAY3D_TEXTURE_GATHER;
+            (t.height, 0)
+        }
         TexDim::D2 => (t.height, 0),
         TexDim::D3 => (t.height, t.depth_or_layers),
         TexDim::D2Array => {
@@ -163,6 +169,15 @@ pub enum ObjectPlan {
         texture: usize,
         /// Index into the samplers.
         sampler: Option<usize>,
+        /// A comparison pair's object: point filtered, the kernel compares and filters
+        /// (`dianran_verify::emu::compare_object_sampler`).
+        compare: bool,
+    },
+    /// The by-value `.u32` compare word of a comparison pair with sampler `sampler` (index
+    /// into the samplers; `dianran_verify::emu::compare_word`).
+    CompareWord {
+        /// Index into the samplers.
+        sampler: usize,
     },
     /// A surface object of storage texture `texture`.
     Surface {
@@ -186,17 +201,27 @@ pub fn plan_objects(
         name: entry.binding(g, b).map_or_else(String::new, |i| i.name.to_string()),
     };
     let mut out = Vec::with_capacity(entry.ptx_params.len());
+    let sampler_at = |(sg, sb): (u32, u32)| {
+        samplers
+            .iter()
+            .position(|s| (s.group, s.binding) == (sg, sb))
+            .ok_or_else(|| missing(sg, sb))
+    };
+    // The pairs that have a compare word.
+    let compared = |p: &crate::reflect::PtxParam| {
+        entry.ptx_params.iter().any(|q| {
+            q.compare && (q.group, q.binding, q.sampler) == (p.group, p.binding, p.sampler)
+        })
+    };
     for p in entry.ptx_params.iter() {
         let kind = entry.binding(p.group, p.binding).map(|b| b.kind);
         let plan = match (p.sampler, kind) {
-            (Some((sg, sb)), _) => {
+            (Some(s), _) if p.compare => ObjectPlan::CompareWord { sampler: sampler_at(s)? },
+            (Some(s), _) => {
                 let texture =
                     tex_at(p.group, p.binding).ok_or_else(|| missing(p.group, p.binding))?;
-                let sampler = samplers
-                    .iter()
-                    .position(|s| (s.group, s.binding) == (sg, sb))
-                    .ok_or_else(|| missing(sg, sb))?;
-                ObjectPlan::Texture { texture, sampler: Some(sampler) }
+                let sampler = sampler_at(s)?;
+                ObjectPlan::Texture { texture, sampler: Some(sampler), compare: compared(p) }
             }
             (None, Some(BindingKind::StorageTexture)) if p.used => ObjectPlan::Surface {
                 texture: tex_at(p.group, p.binding).ok_or_else(|| missing(p.group, p.binding))?,
@@ -204,6 +229,7 @@ pub fn plan_objects(
             (None, Some(BindingKind::Texture)) if p.used => ObjectPlan::Texture {
                 texture: tex_at(p.group, p.binding).ok_or_else(|| missing(p.group, p.binding))?,
                 sampler: None,
+                compare: false,
             },
             _ => ObjectPlan::Buffer(None),
         };
@@ -236,7 +262,8 @@ mod tests {
     fn array_descriptors_follow_the_texture_shape() {
         let d = array_descriptor(&tex(TexDim::D2, TexelFormat::Rgba8Unorm, 16, 8, 1, 2), false)
             .unwrap();
-        assert_eq!((d.Width, d.Height, d.Depth, d.NumChannels, d.Flags), (16, 8, 0, 4, 0));
+        let gather = sys::CUDA_ARRAY3D_TEXTURE_GATHER;
+        assert_eq!((d.Width, d.Height, d.Depth, d.NumChannels, d.Flags), (16, 8, 0, 4, gather));
         assert_eq!(d.Format, sys::CUarray_format::CU_AD_FORMAT_UNSIGNED_INT8);
         let d = array_descriptor(&tex(TexDim::D2Array, TexelFormat::R32Float, 4, 4, 3, 1), true)
             .unwrap();
@@ -318,11 +345,49 @@ mod tests {
                 ObjectPlan::Buffer(None),
                 ObjectPlan::Buffer(None),
                 ObjectPlan::Surface { texture: 1 },
-                ObjectPlan::Texture { texture: 0, sampler: None },
-                ObjectPlan::Texture { texture: 2, sampler: Some(0) },
+                ObjectPlan::Texture { texture: 0, sampler: None, compare: false },
+                ObjectPlan::Texture { texture: 2, sampler: Some(0), compare: false },
             ]
         );
         let err = plan_objects(e, &textures[..2], &samplers).unwrap_err();
         assert!(matches!(err, LaunchError::MissingBuffer { group: 0, binding: 0, .. }), "{err}");
+    }
+
+    #[test]
+    fn comparison_pairs_get_a_point_filtered_object_and_a_word() {
+        let src = "@group(0) @binding(0) var t: texture_depth_2d;
+            @group(0) @binding(1) var s: sampler_comparison;
+            @group(0) @binding(2) var<storage, read_write> out: array<vec4<f32>>;
+            @compute @workgroup_size(1) fn k() {
+                out[0] = vec4<f32>(textureSampleCompareLevel(t, s, vec2<f32>(0.5), 0.5)); }";
+        let c =
+            crate::compile("k.wgsl", src, &Default::default()).unwrap_or_else(|d| panic!("{d}"));
+        let e = c.entry("k").unwrap();
+        let mut d = tex(TexDim::D2, TexelFormat::Depth32Float, 4, 4, 1, 1);
+        let shadow = SamplerDesc {
+            compare: Some(dianran_verify::texture::CompareFn::GreaterEqual),
+            ..SamplerDesc::uniform(AddressMode::Repeat, Filter::Linear)
+        };
+        let samplers = [SamplerArg { group: 0, binding: 1, sampler: shadow }];
+        let textures = [TextureArg { group: 0, binding: 0, texture: &mut d }];
+        let plan = plan_objects(e, &textures, &samplers).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            plan,
+            [
+                ObjectPlan::Buffer(None),
+                ObjectPlan::Buffer(None),
+                ObjectPlan::Buffer(None),
+                ObjectPlan::Texture { texture: 0, sampler: Some(0), compare: true },
+                ObjectPlan::CompareWord { sampler: 0 },
+            ]
+        );
+        // greater-equal is 6 in WebGPU order; bit 3: linear.
+        assert_eq!(dianran_verify::emu::compare_word(&shadow), 6 | 8);
+        let obj = dianran_verify::emu::compare_object_sampler(&shadow);
+        let desc = texture_descriptor(TexelFormat::Depth32Float, Some(&obj));
+        assert_eq!(desc.filterMode, sys::CUfilter_mode::CU_TR_FILTER_MODE_POINT);
+        assert_eq!(desc.addressMode, [sys::CUaddress_mode::CU_TR_ADDRESS_MODE_WRAP; 3]);
+        let a = array_descriptor(&tex(TexDim::D2, TexelFormat::Depth32Float, 4, 4, 1, 1), false);
+        assert_eq!(a.map(|a| a.Flags).ok(), Some(sys::CUDA_ARRAY3D_TEXTURE_GATHER));
     }
 }

@@ -462,6 +462,8 @@ pub fn run_emu_textured(
     let PtxParams { buffers: mut params, bindings: keys } = ptx_params(info, input)?;
     let mut objects =
         crate::emu::texture_objects(&info.params, textures).map_err(ExecError::Failed)?;
+    crate::emu::fill_compare_words(&info.params, textures, &mut params)
+        .map_err(ExecError::Failed)?;
     crate::emu::run_module_textures(
         &out.module,
         &info.ptx_name,
@@ -611,6 +613,13 @@ pub fn ptx_params(
             let mut b = input.get(&crate::buffers::IMMEDIATES).cloned().unwrap_or_default();
             b.resize(b.len().max(4).next_multiple_of(4), 0);
             params.push(b);
+            keys.push(None);
+            continue;
+        }
+        if dianran_ptx::codegen::texture::compare_param_binding(name).is_some() {
+            // A comparison pair's `.u32` compare word, by value (docs/textures.md): zero
+            // here, set from the sampler where textures are bound.
+            params.push(vec![0; 4]);
             keys.push(None);
             continue;
         }

@@ -4,8 +4,10 @@
 //! results get when they come from filtered sampling on an executor with CUDA's 8-bit filter
 //! weights.
 //!
-//! The reference interpreter, the PTX emulator and lavapipe (the input WGSL and the WGSL
-//! dianran prints) bind textures here; the other executors report [`ExecError::Skipped`].
+//! The reference interpreter, our PTX on the emulator (texture objects and, for depth
+//! comparison, compare words: `docs/textures.md`) and lavapipe (the input WGSL and the WGSL
+//! dianran prints) bind textures here; the other executors report [`ExecError::Skipped`]
+//! ([`run_textured`]).
 
 use crate::agree::{floats_agree, Precision};
 use crate::buffers::Buffers;

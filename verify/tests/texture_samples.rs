@@ -12,6 +12,7 @@
 mod common;
 
 use common::*;
+use dianran_verify::buffers::Buffers;
 use dianran_verify::texture::{
     AddressMode, CompareFn, Filter, SamplerDesc, TexDim, TexelFormat, TextureBindings, TextureData,
 };
@@ -202,9 +203,13 @@ fn texture_gather_compare() {
         ..SamplerDesc::uniform(AddressMode::ClampToEdge, Filter::Linear)
     };
     t.samplers.insert((0, 3), shadow);
-    let bufs =
-        run_textured("texture_gather_compare.wgsl", group0(vec![(4, zeros(32 * 4 * 16))]), &mut t);
+    let input = group0(vec![(4, zeros(32 * 4 * 16))]);
+    let bufs = run_textured("texture_gather_compare.wgsl", input.clone(), &mut t);
     let got = f32s(out(&bufs, 4));
+    // Our PTX on the emulator: the comparison emulated with tld4/tex and the compare word
+    // (docs/textures.md), against the same plain-Rust values.
+    let emu = run_emu_textured("texture_gather_compare.wgsl", &input, &t);
+    let got_emu = f32s(out(&emu, 4));
 
     let mut want = Vec::new();
     for i in 0..32u32 {
@@ -229,6 +234,187 @@ fn texture_gather_compare() {
         want.extend([c, 0.0, 0.0, 0.0]);
     }
     check_f32("gathers", &got, &want, 1e-5, 1e-5);
+    check_f32("gathers on the emulator", &got_emu, &want, 1e-5, 1e-5);
+}
+
+/// Runs sample `name` through our PTX on the emulator with `textures` bound
+/// (`dianran_verify::textured::run_textured`); returns the buffers after.
+fn run_emu_textured(name: &str, input: &Buffers, textures: &TextureBindings) -> Buffers {
+    let src = std::fs::read_to_string(sample_path(name)).expect("cannot read sample");
+    run_emu_on(name, &src, input, textures)
+}
+
+fn run_emu_on(name: &str, src: &str, input: &Buffers, textures: &TextureBindings) -> Buffers {
+    use dianran_verify::executors::{Executor, Job};
+    let (dispatch, entry) = sample_header(src);
+    let module = dianran_frontend::compile(name, src, &Default::default()).expect("compiles");
+    let job = Job {
+        file_name: name,
+        source: src,
+        overrides: &[],
+        module: &module,
+        entry: &entry,
+        dispatch,
+        subgroup_size: 32,
+        sm: 80,
+        tf32: false,
+        fast_math: false,
+        ptx: None,
+    };
+    dianran_verify::textured::run_textured(Executor::Emu, &job, input, textures)
+        .unwrap_or_else(|e| panic!("{name} on the emulator: {e}"))
+        .0
+}
+
+/// Every compare function, nearest and linear, on a 2D and a 2D-array depth texture with
+/// clamp-to-border (white) and repeat, through the interpreter and our PTX on the emulator,
+/// against plain Rust: each texel passes when `reference OP texel`; nearest compares the
+/// texel `floor(u * W)`, linear blends the four results of the footprint
+/// `floor(u * W - 0.5) + {0, 1}` with weights `frac(u * W - 0.5)`.
+#[test]
+fn depth_comparison_every_function() {
+    use dianran_verify::texture::BorderColor;
+    let src = "// dispatch: 1
+@group(0) @binding(0) var flat: texture_depth_2d;
+@group(0) @binding(1) var layered: texture_depth_2d_array;
+@group(0) @binding(2) var s_near: sampler_comparison;
+@group(0) @binding(3) var s_lin: sampler_comparison;
+@group(0) @binding(4) var<storage, read_write> out: array<vec4<f32>>;
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) i: u32) {
+    let uv = vec2<f32>(f32(i % 8u) * 0.173 - 0.21, f32(i / 8u) * 0.151 - 0.17);
+    let r = f32(i % 9u) * 0.125;
+    out[i * 3u + 0u] = vec4<f32>(
+        textureSampleCompareLevel(flat, s_near, uv, r),
+        textureSampleCompareLevel(flat, s_lin, uv, r),
+        textureSampleCompareLevel(layered, s_near, uv, i % 3u, r),
+        textureSampleCompareLevel(layered, s_lin, uv, i % 3u, r));
+    out[i * 3u + 1u] = textureGatherCompare(flat, s_lin, uv, r);
+    out[i * 3u + 2u] = textureGatherCompare(layered, s_near, uv, i % 3u, r);
+}
+";
+    let (w, h, layers) = (5usize, 4usize, 3usize);
+    let mut rng = Rng::new(75);
+    // Depths on a 1/8 grid so that `equal` and friends see ties with the references.
+    let flat: Vec<f32> = rng.vec(w * h, |r| r.below(9) as f32 * 0.125);
+    let layered: Vec<f32> = rng.vec(w * h * layers, |r| r.below(9) as f32 * 0.125);
+    let functions = [
+        CompareFn::Never,
+        CompareFn::Less,
+        CompareFn::Equal,
+        CompareFn::LessEqual,
+        CompareFn::Greater,
+        CompareFn::NotEqual,
+        CompareFn::GreaterEqual,
+        CompareFn::Always,
+    ];
+    for (k, f) in functions.into_iter().enumerate() {
+        let near = SamplerDesc {
+            compare: Some(f),
+            border: BorderColor::OpaqueWhite,
+            ..SamplerDesc::uniform(AddressMode::ClampToBorder, Filter::Nearest)
+        };
+        let lin = SamplerDesc {
+            compare: Some(functions[7 - k]),
+            ..SamplerDesc::uniform(AddressMode::Repeat, Filter::Linear)
+        };
+        let mut t = TextureBindings::default();
+        let ext = [w as u32, h as u32, 1];
+        t.textures
+            .insert((0, 0), tex(TexDim::D2, TexelFormat::Depth32Float, ext, 1, f32s_bytes(&flat)));
+        let ext = [w as u32, h as u32, layers as u32];
+        t.textures.insert(
+            (0, 1),
+            tex(TexDim::D2Array, TexelFormat::Depth32Float, ext, 1, f32s_bytes(&layered)),
+        );
+        t.samplers.insert((0, 2), near);
+        t.samplers.insert((0, 3), lin);
+        let input = group0(vec![(4, zeros(64 * 3 * 16))]);
+        let mut ti = t.clone();
+        let interp = {
+            let module =
+                dianran_frontend::compile("cmp.wgsl", src, &Default::default()).expect("compiles");
+            let mut b = input.clone();
+            dianran_verify::interp::run_with_textures(
+                &module,
+                "main",
+                [1, 1, 1],
+                &mut b,
+                &mut ti,
+                &Default::default(),
+            )
+            .expect("interp");
+            b
+        };
+        let emu = run_emu_on("cmp.wgsl", src, &input, &t);
+
+        let pass = |f: CompareFn, r: f32, d: f32| -> f32 {
+            let ok = match f {
+                CompareFn::Never => false,
+                CompareFn::Less => r < d,
+                CompareFn::Equal => r == d,
+                CompareFn::LessEqual => r <= d,
+                CompareFn::Greater => r > d,
+                CompareFn::NotEqual => r != d,
+                CompareFn::GreaterEqual => r >= d,
+                CompareFn::Always => true,
+            };
+            if ok {
+                1.0
+            } else {
+                0.0
+            }
+        };
+        // Border (white, depth 1.0) outside for the nearest sampler; repeat for linear.
+        let at_border = |data: &[f32], layer: usize, i: i64, j: i64| -> f32 {
+            if (0..w as i64).contains(&i) && (0..h as i64).contains(&j) {
+                data[layer * w * h + j as usize * w + i as usize]
+            } else {
+                1.0
+            }
+        };
+        let at_repeat = |data: &[f32], layer: usize, i: i64, j: i64| -> f32 {
+            let (i, j) = (i.rem_euclid(w as i64), j.rem_euclid(h as i64));
+            data[layer * w * h + j as usize * w + i as usize]
+        };
+        let mut want = Vec::new();
+        for i in 0..64u32 {
+            let uv = [(i % 8) as f32 * 0.173 - 0.21, (i / 8) as f32 * 0.151 - 0.17];
+            let r = (i % 9) as f32 * 0.125;
+            let layer = (i % 3) as usize;
+            let (fl, fn_) = (functions[7 - k], f);
+            let nearest = |data: &[f32], layer: usize| {
+                let x = (uv[0] * w as f32).floor() as i64;
+                let y = (uv[1] * h as f32).floor() as i64;
+                pass(fn_, r, at_border(data, layer, x, y))
+            };
+            let x = uv[0] * w as f32 - 0.5;
+            let y = uv[1] * h as f32 - 0.5;
+            let (i0, j0) = (x.floor() as i64, y.floor() as i64);
+            let (a, b) = (x - x.floor(), y - y.floor());
+            let quad = [(i0, j0 + 1), (i0 + 1, j0 + 1), (i0 + 1, j0), (i0, j0)];
+            let linear = |data: &[f32], layer: usize| {
+                let p = quad.map(|(x, y)| pass(fl, r, at_repeat(data, layer, x, y)));
+                (1.0 - a) * b * p[0]
+                    + a * b * p[1]
+                    + a * (1.0 - b) * p[2]
+                    + (1.0 - a) * (1.0 - b) * p[3]
+            };
+            want.extend([
+                nearest(&flat, 0),
+                linear(&flat, 0),
+                nearest(&layered, layer),
+                linear(&layered, layer),
+            ]);
+            want.extend(quad.map(|(x, y)| pass(fl, r, at_repeat(&flat, 0, x, y))));
+            want.extend(quad.map(|(x, y)| pass(fn_, r, at_border(&layered, layer, x, y))));
+        }
+        let tag = format!("{} / {}", f.name(), functions[7 - k].name());
+        check_f32(&format!("interp {tag}"), &f32s(out(&interp, 4)), &want, 1e-5, 1e-5);
+        check_f32(&format!("emu {tag}"), &f32s(out(&emu, 4)), &want, 1e-5, 1e-5);
+        // The emulated blend rounds like the reference model: bit-exact agreement.
+        assert_eq!(out(&interp, 4), out(&emu, 4), "{tag}: interp and emu differ");
+    }
 }
 
 #[test]
@@ -392,4 +578,101 @@ fn main(@builtin(local_invocation_index) i: u32) {
 }
 ";
     lavapipe_agrees_on("cube_3d_array_grad.wgsl", src);
+}
+
+/// Texel offsets (WGSL's `offset` argument): nearest and linear `textureSampleLevel` on 2D,
+/// 2D-array and 3D textures, `textureSampleGrad`, `textureGather`, `textureGatherCompare`
+/// and `textureSampleCompareLevel` with constant offsets at the ends of WGSL's range
+/// [-8, 7], on repeat, clamp-to-edge and mirror-repeat samplers: the interpreter agrees with
+/// lavapipe and with our PTX on the emulator, and nearest sampling matches plain Rust.
+#[test]
+fn texel_offsets_agree() {
+    let src = "// dispatch: 1
+// texture: 0:0=8x8:rgba32float
+// texture: 0:1=8x8x3:rgba16float
+// texture: 0:2=4x4x4:rgba16float
+// texture: 0:3=8x8:depth32float
+// sampler: 0:4=repeat,nearest
+// sampler: 0:5=clamp-to-edge,linear
+// sampler: 0:6=mirror-repeat,linear,greater
+// sampler: 0:8=repeat,nearest,less-equal
+@group(0) @binding(0) var img: texture_2d<f32>;
+@group(0) @binding(1) var arr: texture_2d_array<f32>;
+@group(0) @binding(2) var vol: texture_3d<f32>;
+@group(0) @binding(3) var shadow: texture_depth_2d;
+@group(0) @binding(4) var near: sampler;
+@group(0) @binding(5) var lin: sampler;
+@group(0) @binding(6) var cmp_lin: sampler_comparison;
+@group(0) @binding(7) var<storage, read_write> out: array<vec4<f32>, 512>;
+@group(0) @binding(8) var cmp_near: sampler_comparison;
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) i: u32) {
+    let uv = vec2<f32>(f32(i % 8u) * 0.13 + 0.021, f32(i / 8u) * 0.117 + 0.033);
+    let r = f32(i % 5u) * 0.2 + 0.1;
+    out[i * 8u + 0u] = textureSampleLevel(img, near, uv, 0.0, vec2<i32>(-8, 7));
+    out[i * 8u + 1u] = textureSampleLevel(img, lin, uv, 0.0, vec2<i32>(1, -2));
+    out[i * 8u + 2u] = textureSampleLevel(arr, near, uv, i % 3u, 0.0, vec2<i32>(3, 5));
+    out[i * 8u + 3u] = textureSampleLevel(vol, lin, vec3<f32>(uv, 0.4), 0.0, vec3<i32>(-1, 0, 2));
+    out[i * 8u + 4u] = textureGather(1, img, near, uv, vec2<i32>(2, -3));
+    out[i * 8u + 5u] = textureGatherCompare(shadow, cmp_near, uv, r, vec2<i32>(-4, 6));
+    out[i * 8u + 6u] = vec4<f32>(
+        textureSampleCompareLevel(shadow, cmp_lin, uv, r, vec2<i32>(1, 1)),
+        textureSampleCompareLevel(shadow, cmp_near, uv, r, vec2<i32>(-2, 3)),
+        0.0, 0.0);
+    out[i * 8u + 7u] = textureSampleGrad(img, lin, uv, vec2<f32>(0.0), vec2<f32>(0.0), vec2<i32>(0, 4));
+}
+";
+    lavapipe_agrees_on("texel_offsets.wgsl", src);
+    let (_, entry) = sample_header(src);
+    let header = dianran_verify::samples::header(src).expect("header");
+    let module = dianran_frontend::compile("offsets.wgsl", src, &Default::default()).expect("wgsl");
+    let textures = dianran_verify::texture::build_textures(
+        &module,
+        &entry,
+        &header.textures,
+        &header.samplers,
+        11,
+    )
+    .expect("textures");
+    let input = group0(vec![(7, zeros(512 * 16))]);
+    let mut ti = textures.clone();
+    let interp = run_interp_on(&module, &entry, &input, &mut ti);
+    let emu = run_emu_on("texel_offsets.wgsl", src, &input, &textures);
+    let slack = dianran_verify::textured::filter_slack(&module, &textures);
+    let (a, b) = (f32s(out(&interp, 7)), f32s(out(&emu, 7)));
+    for (k, (x, y)) in a.iter().zip(&b).enumerate() {
+        assert!(
+            x.to_bits() == y.to_bits() || (x - y).abs() <= 1e-5 + slack,
+            "word {k}: interp {x} emu {y} (slack {slack})"
+        );
+    }
+    // Nearest with an offset, in plain Rust: texel (floor(u * 8) - 8, floor(v * 8) + 7),
+    // wrapped (repeat).
+    let img: Vec<f32> = f32s(&textures.textures[&(0, 0)].data);
+    for i in 0..64usize {
+        let uv = [(i % 8) as f32 * 0.13 + 0.021, (i / 8) as f32 * 0.117 + 0.033];
+        let x = ((uv[0] * 8.0).floor() as i64 - 8).rem_euclid(8) as usize;
+        let y = ((uv[1] * 8.0).floor() as i64 + 7).rem_euclid(8) as usize;
+        let want = &img[(y * 8 + x) * 4..(y * 8 + x) * 4 + 4];
+        assert_eq!(&a[i * 32..i * 32 + 4], want, "invocation {i}");
+    }
+}
+
+fn run_interp_on(
+    module: &dianran_frontend::ir::Module,
+    entry: &str,
+    input: &Buffers,
+    textures: &mut TextureBindings,
+) -> Buffers {
+    let mut b = input.clone();
+    dianran_verify::interp::run_with_textures(
+        module,
+        entry,
+        [1, 1, 1],
+        &mut b,
+        textures,
+        &Default::default(),
+    )
+    .expect("interp");
+    b
 }

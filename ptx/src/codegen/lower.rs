@@ -80,6 +80,8 @@ pub(crate) struct EntryLayout {
     pub uses_sizes: bool,
     /// (texture, sampler, parameter name) of each texture object parameter after the slots.
     pub pairs: Vec<(GlobalId, GlobalId, String)>,
+    /// (texture, sampler, parameter name) of each comparison pair's `.u32` compare word.
+    pub compare: Vec<(GlobalId, GlobalId, String)>,
     /// Workgroup variables to zero at entry: (symbol, size in 32-bit words).
     pub zero_shared: Vec<(String, u32)>,
     /// Invocations per workgroup.

@@ -336,6 +336,9 @@ pub struct EntryPlan {
     /// (texture, sampler) pairs sampled with, each one texture-object parameter after the
     /// slots, with its name ([`texture::pair_param_name`]).
     pub pairs: Vec<(GlobalId, GlobalId, String)>,
+    /// The pairs used with depth comparison, each with its `.u32` compare-word parameter
+    /// ([`texture::compare_param_name`]), which follows the pair's texture object.
+    pub compare: Vec<(GlobalId, GlobalId, String)>,
     /// Workgroup variables the entry uses, in global order.
     pub shared: Vec<GlobalId>,
     /// Private variables the entry uses, with their byte offsets in the per-invocation depot.
@@ -354,7 +357,11 @@ impl EntryPlan {
     /// uses `arrayLength`, then [`IMMEDIATES_PARAM`] when it uses immediate data.
     pub fn all_params(&self) -> Vec<String> {
         let mut p = self.param_names.clone();
-        p.extend(self.pairs.iter().map(|(_, _, n)| n.clone()));
+        for (t, s, n) in &self.pairs {
+            p.push(n.clone());
+            let word = self.compare.iter().find(|(ct, cs, _)| (ct, cs) == (t, s));
+            p.extend(word.map(|(_, _, w)| w.clone()));
+        }
         if self.flags.contains(EntryFlags::ARRAY_LENGTH) {
             p.push("p_sizes".into());
         }
@@ -505,6 +512,11 @@ pub fn plan_entry(m: &ir::Module, ep: &ir::EntryPoint) -> Result<EntryPlan, Diag
             .ok_or_else(|| lower::internal("texture or sampler without binding", &ep.name, f.span))
     };
     let mut pairs = Vec::new();
+    let mut compare = Vec::new();
+    for &(t, s) in &textures.compare {
+        let (tb, sb) = (binding(t)?, binding(s)?);
+        compare.push((t, s, texture::compare_param_name(tb, sb)));
+    }
     for &(t, s) in &textures.pairs {
         let (tb, sb) = (binding(t)?, binding(s)?);
         pairs.push((
@@ -524,6 +536,7 @@ pub fn plan_entry(m: &ir::Module, ep: &ir::EntryPoint) -> Result<EntryPlan, Diag
         buffers,
         param_names,
         pairs,
+        compare,
         shared,
         private,
         flags,
@@ -562,6 +575,7 @@ fn compile_entry(
         buffers: plan.buffers.clone(),
         param_names: plan.param_names.clone(),
         pairs: plan.pairs.clone(),
+        compare: plan.compare.clone(),
         threads: plan.threads,
         immediates: plan.immediates,
         ..Default::default()
@@ -605,7 +619,13 @@ fn compile_entry(
     let params = plan.all_params();
     let [x, y, z] = ep.workgroup_size;
     let mut entry = Entry::new(ptx_name);
-    entry.params = params.iter().map(Param::pointer).collect();
+    entry.params = params
+        .iter()
+        .map(|n| match texture::compare_param_binding(n) {
+            Some(_) => Param::scalar(crate::model::Type::U32, n),
+            None => Param::pointer(n),
+        })
+        .collect();
     if let (Some(g), Some(last)) = (plan.immediates, entry.params.last_mut()) {
         let ty = m.globals.get(g.index()).map_or(ir::TypeId(0), |g| g.ty);
         *last = immediates_param(m.types.size_align(ty).0);

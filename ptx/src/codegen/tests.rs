@@ -210,9 +210,9 @@ fn multisampled_textures_are_unsupported_per_entry() {
     assert!(d.message.contains("multisampled") && d.message.contains("blur"), "{}", d.message);
 }
 
-/// Samples with an entry PTX reports as unsupported, and the words of that diagnostic: CUDA
-/// texture objects have no depth-compare function (`docs/textures.md`).
-const PTX_CANNOT: &[(&str, &str)] = &[("texture_gather_compare.wgsl", "depth comparison")];
+/// Samples with an entry PTX reports as unsupported, and the words of that diagnostic
+/// (`docs/textures.md`, "What PTX reports as unsupported"); none today.
+const PTX_CANNOT: &[(&str, &str)] = &[];
 
 /// Every compute sample through the frontend, codegen and (when installed) ptxas.
 #[test]

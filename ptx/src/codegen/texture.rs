@@ -18,11 +18,15 @@
 //! in bytes), with the texel format converted in registers and an explicit bounds check
 //! (`x * bytes` could wrap into range).
 //!
+//! Depth comparison: a texture object has no compare function, so a comparison pair's
+//! object point filters and the kernel compares and filters in registers, steered by the
+//! pair's `.u32` compare word ([`compare`], `docs/textures.md`). Texel offsets are the
+//! trailing offset vector of `tex`/`tld4`.
+//!
 //! What CUDA cannot express is a diagnostic naming the entry and the call: depth comparison
-//! (a texture object has no compare function, so `textureSampleCompare*` and
-//! `textureGatherCompare` cannot honour the sampler's), implicit-derivative sampling
-//! (`textureSample`, `textureSampleBias`: no derivatives in a compute kernel), multisampled
-//! and external textures, texel offsets, and storage formats without a conversion here.
+//! on cube textures, implicit-derivative sampling (`textureSample`, `textureSampleBias`: no
+//! derivatives in a compute kernel), multisampled and external textures, and storage formats
+//! without a conversion here.
 
 use super::lower::{Lower, Val};
 use crate::model::build;
@@ -37,6 +41,9 @@ use dianran_frontend::Diagnostic;
 use rustc_hash::FxHashMap as HashMap;
 use std::collections::BTreeSet;
 
+mod compare;
+use compare::CompareOperands;
+
 type VRegId = Reg;
 
 /// The textures and texture-sampler pairs an entry uses ([`plan_textures`]).
@@ -46,6 +53,9 @@ pub struct TexturePlan {
     pub own: BTreeSet<GlobalId>,
     /// (texture, sampler) pairs that `textureSample*` / `textureGather` use.
     pub pairs: BTreeSet<(GlobalId, GlobalId)>,
+    /// The pairs used with depth comparison (a `sampler_comparison`): each also gets a
+    /// `.u32` compare word ([`compare_param_name`]).
+    pub compare: BTreeSet<(GlobalId, GlobalId)>,
 }
 
 /// The parameter name of a (texture, sampler) pair: `p_g<G>_b<B>_s<SG>_b<SB>`.
@@ -61,6 +71,31 @@ pub fn pair_param_binding(name: &str) -> Option<((u32, u32), (u32, u32))> {
     let (sg, sb) = sampler.split_once("_b")?;
     Some(((g.parse().ok()?, b.parse().ok()?), (sg.parse().ok()?, sb.parse().ok()?)))
 }
+
+/// The parameter name of a comparison pair's compare word: `p_g<G>_b<B>_s<SG>_b<SB>_cmp`,
+/// right after the pair's texture object (`docs/textures.md`, "Depth comparison").
+pub fn compare_param_name(texture: ir::ResourceBinding, sampler: ir::ResourceBinding) -> String {
+    format!("{}{COMPARE_SUFFIX}", pair_param_name(texture, sampler))
+}
+
+/// What [`compare_param_name`] appends to the pair's name.
+pub const COMPARE_SUFFIX: &str = "_cmp";
+
+/// The pair of a compare-word parameter named by [`compare_param_name`]; `None` for other
+/// names.
+pub fn compare_param_binding(name: &str) -> Option<((u32, u32), (u32, u32))> {
+    pair_param_binding(name.strip_suffix(COMPARE_SUFFIX)?)
+}
+
+/// Bits 0..=2 of a compare word: the sampler's compare function in WebGPU's
+/// `GPUCompareFunction` order (never 0, less 1, equal 2, less-equal 3, greater 4, not-equal
+/// 5, greater-equal 6, always 7). The order is a mask: bit 0 passes `reference < texel`,
+/// bit 1 `==`, bit 2 `>`.
+pub const COMPARE_FN_MASK: u32 = 0x7;
+
+/// Bit 3 of a compare word: `textureSampleCompareLevel` filters linearly (the sampler's
+/// magnification filter); clear: nearest.
+pub const COMPARE_LINEAR_BIT: u32 = 0x8;
 
 /// Every `GlobalAddr` of a handle (texture or sampler) global in `block`, by result value.
 fn handle_values(m: &ir::Module, block: &ir::Block, out: &mut HashMap<ValueId, GlobalId>) {
@@ -123,12 +158,17 @@ fn unsupported_use(m: &ir::Module, op: &Op, image: GlobalId) -> Option<&'static 
         }
         _ => {}
     }
+    let (dim, _, _) = image_type(m, image)?;
     match op {
-        Op::ImageSample { depth_ref: Some(_), .. } => Some(
-            "depth comparison (textureSampleCompare*, textureGatherCompare): a CUDA texture \
-             object has no compare function to apply the sampler's",
+        Op::ImageSample { depth_ref: Some(_), .. } if dim == ImageDimension::Cube => Some(
+            "depth comparison on cube textures (the emulated comparison has no cube-face \
+             footprint)",
         ),
-        Op::ImageSample { offset: Some(_), .. } => Some("texel offsets in texture sampling"),
+        Op::ImageSample { offset: Some(_), .. }
+            if !matches!(dim, ImageDimension::D2 | ImageDimension::D3) =>
+        {
+            Some("texel offsets on this texture dimension")
+        }
         Op::ImageSample {
             level: SampleLevel::Auto | SampleLevel::Bias(_), gather: None, ..
         } => Some("implicit-derivative sampling (textureSample, textureSampleBias) in compute"),
@@ -163,9 +203,12 @@ pub fn plan_textures(
             return Err(super::lower::unsupported(what, entry, inst.span));
         }
         match &inst.op {
-            Op::ImageSample { sampler, .. } => {
+            Op::ImageSample { sampler, depth_ref, .. } => {
                 let s = *handles.get(sampler).ok_or_else(|| missing(inst.span))?;
                 plan.pairs.insert((g, s));
+                if depth_ref.is_some() {
+                    plan.compare.insert((g, s));
+                }
             }
             Op::ImageQuery(..) => {
                 queried.insert(g);
@@ -270,6 +313,15 @@ fn coord_vector(geom: TexGeom, layer: Option<VRegId>, c: &[VRegId]) -> Vec<Opera
     v.into_iter().map(Operand::Reg).collect()
 }
 
+/// Where a sampling instruction reads: the pair's texture object, the array layer and the
+/// texel-offset vector (WGSL's `offset` argument, [`Lower::offset_operand`]).
+#[derive(Clone, Debug)]
+struct SampleSite {
+    obj: VRegId,
+    layer: Option<VRegId>,
+    offset: Option<Operand>,
+}
+
 /// The object parameter registers of the entry's textures, filled by the prologue.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct TextureRegs {
@@ -277,6 +329,8 @@ pub(crate) struct TextureRegs {
     pub handles: HashMap<ValueId, GlobalId>,
     /// The loaded object of each (texture, sampler) pair.
     pub pairs: HashMap<(GlobalId, GlobalId), VRegId>,
+    /// The loaded compare word of each comparison pair.
+    pub compare: HashMap<(GlobalId, GlobalId), VRegId>,
 }
 
 impl Lower<'_> {
@@ -286,6 +340,10 @@ impl Lower<'_> {
         for (t, s, name) in self.layout.pairs.clone() {
             let r = self.def(RegKind::B64, |d| build::ld_param(PT::U64, d, &name));
             self.tex.pairs.insert((t, s), r);
+        }
+        for (t, s, name) in self.layout.compare.clone() {
+            let r = self.def(RegKind::B32, |d| build::ld_param(PT::U32, d, &name));
+            self.tex.compare.insert((t, s), r);
         }
     }
 
@@ -335,7 +393,16 @@ impl Lower<'_> {
                 self.texel_store(g, &c, layer, &v)?;
                 Ok(None)
             }
-            Op::ImageSample { image, sampler, coordinate, array_index, level, gather, .. } => {
+            Op::ImageSample {
+                image,
+                sampler,
+                coordinate,
+                array_index,
+                level,
+                gather,
+                depth_ref,
+                offset,
+            } => {
                 let g = self.handle_of(*image)?;
                 let s = self.handle_of(*sampler)?;
                 let obj = *self
@@ -345,7 +412,27 @@ impl Lower<'_> {
                     .ok_or_else(|| self.err_internal("texture-sampler pair without object"))?;
                 let c = self.comps(*coordinate)?;
                 let layer = array_index.map(|a| self.scalar(a)).transpose()?;
-                Ok(Some(Val::Comps(self.sample(g, obj, &c, layer, level, *gather)?)))
+                let offset = match offset {
+                    Some(o) => Some(self.offset_operand(*o)?),
+                    None => None,
+                };
+                if let Some(r) = depth_ref {
+                    let word =
+                        *self.tex.compare.get(&(g, s)).ok_or_else(|| {
+                            self.err_internal("comparison pair without compare word")
+                        })?;
+                    let reference = self.scalar(*r)?;
+                    let pair = CompareOperands { obj, word, reference, offset };
+                    return Ok(Some(Val::Comps(self.sample_compare(
+                        g,
+                        pair,
+                        &c,
+                        layer,
+                        gather.is_some(),
+                    )?)));
+                }
+                let site = SampleSite { obj, layer, offset };
+                Ok(Some(Val::Comps(self.sample(g, site, &c, level, *gather)?)))
             }
             Op::ImageQuery(image, q) => {
                 let g = self.handle_of(*image)?;
@@ -652,12 +739,12 @@ impl Lower<'_> {
     fn sample(
         &mut self,
         g: GlobalId,
-        obj: VRegId,
+        site: SampleSite,
         c: &[VRegId],
-        layer: Option<VRegId>,
         level: &SampleLevel,
         gather: Option<u8>,
     ) -> Result<Vec<VRegId>, Diagnostic> {
+        let SampleSite { obj, layer, offset } = site;
         let (dim, arrayed, class) = self.image_type_of(g)?;
         let geom = geometry(dim, arrayed);
         let dt = self.texel_dtype(class);
@@ -673,7 +760,9 @@ impl Lower<'_> {
             if !matches!(geom, TexGeom::D2 | TexGeom::A2d | TexGeom::Cube | TexGeom::Acube) {
                 return Err(self.err_unsupported("textureGather on this texture dimension"));
             }
-            self.push(build::tld4(comp, geom, dt, &d, obj, coords));
+            let mut inst = build::tld4(comp, geom, dt, &d, obj, coords);
+            inst.operands.extend(offset);
+            self.push(inst);
             return Ok(d);
         }
         let (mip, extra) = match level {
@@ -710,12 +799,24 @@ impl Lower<'_> {
                 return Err(self.err_unsupported("implicit-derivative sampling in compute"))
             }
         };
+        let mut extra = extra;
+        extra.extend(offset);
         self.push(build::tex(geom, Some(mip), (dt, PT::F32), &d, obj, coords, extra));
         let mut d = d;
         if matches!(class, ImageClass::Depth { .. }) {
             d.truncate(1);
         }
         Ok(d)
+    }
+
+    /// The `.s32` texel-offset vector of a WGSL `offset` argument: two elements for 2D
+    /// geometries, four (the fourth zero) for 3D, as PTX's `tex`/`tld4` take it.
+    fn offset_operand(&mut self, offset: ValueId) -> Result<Operand, Diagnostic> {
+        let mut v = self.comps(offset)?;
+        if v.len() == 3 {
+            v.push(self.imm_u32(0));
+        }
+        Ok(Operand::Vector(v.into_iter().map(Operand::Reg).collect()))
     }
 
     /// `textureDimensions`, `textureNumLevels`, `textureNumLayers`.

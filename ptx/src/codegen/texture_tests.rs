@@ -148,15 +148,114 @@ fn sampling_pairs_and_instructions() {
     }
 }
 
+const COMPARE: &str = r#"
+@group(0) @binding(0) var<storage, read_write> out: array<vec4<f32>>;
+@group(0) @binding(1) var shadow: texture_depth_2d;
+@group(0) @binding(2) var layers: texture_depth_2d_array;
+@group(0) @binding(3) var cmp: sampler_comparison;
+@group(0) @binding(4) var near: sampler;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let uv = vec2<f32>(f32(id.x) / 64.0, 0.25);
+    let a = textureGatherCompare(shadow, cmp, uv, 0.5);
+    let b = textureSampleCompareLevel(shadow, cmp, uv, 0.25);
+    let c = textureSampleCompareLevel(layers, cmp, uv, 1, 0.75);
+    let d = textureGatherCompare(layers, cmp, uv, 2u, 0.125);
+    let e = textureGather(shadow, near, uv);
+    out[id.x] = a + d + e + vec4<f32>(b, c, 0.0, 0.0);
+}
+"#;
+
+#[test]
+fn depth_comparison_is_emulated_with_a_compare_word() {
+    let out = compile_ok(COMPARE, "tex_compare");
+    let e = &out.entries[0];
+    assert_eq!(
+        e.params,
+        [
+            "p_g0_b0",
+            "p_g0_b1_s0_b3",
+            "p_g0_b1_s0_b3_cmp",
+            "p_g0_b1_s0_b4",
+            "p_g0_b2_s0_b3",
+            "p_g0_b2_s0_b3_cmp",
+        ]
+    );
+    assert_eq!(texture::compare_param_binding("p_g0_b2_s0_b3_cmp"), Some(((0, 2), (0, 3))));
+    assert_eq!(texture::compare_param_binding("p_g0_b2_s0_b3"), None);
+    assert_eq!(texture::pair_param_binding("p_g0_b2_s0_b3_cmp"), None);
+    assert_eq!(param_binding("p_g0_b2_s0_b3_cmp"), None);
+    let t = &out.text;
+    for s in [
+        ".param .u32 p_g0_b1_s0_b3_cmp",
+        ".param .u64 p_g0_b1_s0_b3,",
+        "ld.param.u32",
+        "tld4.r.2d.v4.f32.f32",
+        "tld4.r.a2d.v4.f32.f32",
+        "tex.level.2d.v4.f32.f32",
+        "tex.level.a2d.v4.f32.f32",
+        "txq.level.width.b32",
+        "txq.level.height.b32",
+        "cvt.rmi.f32.f32",
+    ] {
+        assert!(t.contains(s), "missing {s}:\n{t}");
+    }
+    // No fused multiply-add: the blend rounds like the reference model.
+    assert!(!t.contains("fma."), "{t}");
+}
+
+const OFFSETS: &str = r#"
+@group(0) @binding(0) var<storage, read_write> out: array<vec4<f32>>;
+@group(0) @binding(1) var img: texture_2d<f32>;
+@group(0) @binding(2) var arr: texture_2d_array<f32>;
+@group(0) @binding(3) var vol: texture_3d<f32>;
+@group(0) @binding(4) var shadow: texture_depth_2d;
+@group(0) @binding(5) var s: sampler;
+@group(0) @binding(6) var cmp: sampler_comparison;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let uv = vec2<f32>(f32(id.x) / 64.0, 0.25);
+    let a = textureSampleLevel(img, s, uv, 0.0, vec2<i32>(1, -2));
+    let b = textureSampleLevel(arr, s, uv, 1, 0.0, vec2<i32>(-8, 7));
+    let c = textureSampleLevel(vol, s, vec3<f32>(uv, 0.5), 0.0, vec3<i32>(1, 2, 3));
+    let d = textureSampleGrad(img, s, uv, vec2<f32>(0.1), vec2<f32>(0.2), vec2<i32>(3, 0));
+    let e = textureGather(2, img, s, uv, vec2<i32>(0, 1));
+    let f = textureGatherCompare(shadow, cmp, uv, 0.5, vec2<i32>(-1, 1));
+    let g = textureSampleCompareLevel(shadow, cmp, uv, 0.5, vec2<i32>(2, 2));
+    out[id.x] = a + b + c + d + e + f + vec4<f32>(g);
+}
+"#;
+
+#[test]
+fn texel_offsets_are_the_last_operand() {
+    let out = compile_ok(OFFSETS, "tex_offsets");
+    let t = &out.text;
+    // (instruction, brace lists after the object and coordinates: the offset vector, after
+    // the two gradients for `tex.grad`).
+    for (s, lists) in [
+        ("tex.level.2d.v4.f32.f32", 1),
+        ("tex.level.a2d.v4.f32.f32", 1),
+        ("tex.level.3d.v4.f32.f32", 1),
+        ("tex.grad.2d.v4.f32.f32", 3),
+        ("tld4.b.2d.v4.f32.f32", 1),
+        ("tld4.r.2d.v4.f32.f32", 1),
+    ] {
+        let line = t.lines().find(|l| l.contains(s)).unwrap_or_else(|| panic!("no {s}:\n{t}"));
+        let tail = line.rsplit_once("],").map(|x| x.1).unwrap_or_default();
+        assert_eq!(tail.matches('{').count(), lists, "{s}: no offset vector in {line}");
+        assert!(tail.trim_end().ends_with("};"), "{line}");
+    }
+}
+
 #[test]
 fn what_cuda_cannot_express_is_a_diagnostic() {
     let cases = [
         (
-            "@group(0) @binding(0) var t: texture_depth_2d;
+            "@group(0) @binding(0) var t: texture_depth_cube;
              @group(0) @binding(1) var s: sampler_comparison;
              @group(0) @binding(2) var<storage, read_write> o: array<f32>;
-             @compute @workgroup_size(1) fn cmp() { o[0] = textureSampleCompareLevel(t, s, vec2<f32>(0.5), 0.5); }",
-            "depth comparison",
+             @compute @workgroup_size(1) fn cmp() { o[0] = textureSampleCompareLevel(t, s, vec3<f32>(0.5), 0.5); }",
+            "depth comparison on cube textures",
         ),
         (
             "@group(0) @binding(0) var t: texture_multisampled_2d<f32>;
@@ -168,13 +267,6 @@ fn what_cuda_cannot_express_is_a_diagnostic() {
             "@group(0) @binding(0) var t: texture_storage_2d<rg11b10ufloat, write>;
              @compute @workgroup_size(1) fn fmt() { textureStore(t, vec2<i32>(0), vec4<f32>(1.0)); }",
             "storage texture format",
-        ),
-        (
-            "@group(0) @binding(0) var t: texture_2d<f32>;
-             @group(0) @binding(1) var s: sampler;
-             @group(0) @binding(2) var<storage, read_write> o: array<vec4<f32>>;
-             @compute @workgroup_size(1) fn off() { o[0] = textureSampleLevel(t, s, vec2<f32>(0.5), 0.0, vec2<i32>(1, 0)); }",
-            "texel offsets",
         ),
     ];
     for (src, what) in cases {

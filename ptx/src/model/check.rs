@@ -393,7 +393,7 @@ pub fn check_instruction(i: &Instruction) -> Result<(), PtxError> {
 }
 
 /// `tex`, `tld4`, `suld` (`{d..}, [obj, {c..}]` and, for `tex`, a level of detail or two
-/// gradient vectors) and `sust` (`[obj, {c..}], {v..}`): a geometry, a 64-bit object
+/// gradient vectors, then for `tex`/`tld4` an optional offset vector) and `sust` (`[obj, {c..}], {v..}`): a geometry, a 64-bit object
 /// register and brace lists of 32-bit registers or immediates.
 fn texture_access(i: &Instruction) -> Result<(), PtxError> {
     let geom = i.find_mod(|m| if let Modifier::Geom(g) = m { Some(*g) } else { None });
@@ -402,9 +402,11 @@ fn texture_access(i: &Instruction) -> Result<(), PtxError> {
     }
     let b32 = Some(RegKind::B32);
     let (texel, rest) = if i.op == Opcode::Sust { (0, 1) } else { (1, 0) };
+    // `tex` and `tld4` take an optional texel-offset vector last.
     let (lo, hi) = match i.op {
-        Opcode::Tex if i.has_flag(Flag::Grad) => (4, 4),
-        Opcode::Tex if i.has_flag(Flag::Level) => (3, 3),
+        Opcode::Tex if i.has_flag(Flag::Grad) => (4, 5),
+        Opcode::Tex if i.has_flag(Flag::Level) => (3, 4),
+        Opcode::Tex | Opcode::Tld4 => (2, 3),
         _ => (2, 2),
     };
     arity(i, lo, hi)?;

@@ -54,7 +54,10 @@ use std::fmt;
 
 pub use memory::{global_base, LOCAL_WINDOW, SHARED_WINDOW};
 pub use profile::{InstClass, Profile};
-pub use texture::{texture_objects, write_back_textures, TexObject};
+pub use texture::{
+    compare_object_sampler, compare_word, fill_compare_words, texture_objects, write_back_textures,
+    TexObject,
+};
 
 /// Emulator settings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

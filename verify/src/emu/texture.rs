@@ -1,5 +1,6 @@
 //! Texture and surface instructions on the emulator: `tex` (`.level`, `.grad`), `tld4`,
-//! `txq`, `suld.b`, `sust.b`, `suq` over [`crate::texture`]'s model.
+//! `txq`, `suld.b`, `sust.b`, `suq` over [`crate::texture`]'s model; `tex` and `tld4` take
+//! an optional texel-offset vector as their last operand.
 //!
 //! A texture or surface object is a `.u64` kernel parameter: its value is the global base of
 //! that parameter's buffer ([`super::global_base`]), and the launch's object table
@@ -13,7 +14,8 @@ use super::decode::{DInst, Opd};
 use super::exec::Cta;
 use super::{EmuError, EmuErrorKind};
 use crate::texture::{
-    gather, lod_from_gradients, sample, SamplerDesc, TexDim, TextureData, Weights,
+    gather, lod_from_gradients, sample_offset, CompareFn, Filter, SamplerDesc, TexDim, TextureData,
+    Weights,
 };
 use dianran_ptx::{Flag, Opcode, TexComp, TexGeom, TexQuery, Type};
 
@@ -79,6 +81,18 @@ impl Cta<'_> {
         Ok((layer, rest[..n].to_vec()))
     }
 
+    /// The texel-offset vector at operand `k` (`tex`/`tld4`'s optional last operand), or
+    /// zero when the instruction has none.
+    fn texel_offset(&self, t: usize, i: &DInst, k: usize) -> Result<[i32; 3], EmuError> {
+        let mut off = [0i32; 3];
+        if let Ok(Opd::Vector(v)) = i.opd(k) {
+            for (j, o) in v.iter().take(3).enumerate() {
+                off[j] = self.val(t, o, Type::S32, i)? as u32 as i32;
+            }
+        }
+        Ok(off)
+    }
+
     fn write_vec(&mut self, t: usize, i: &DInst, k: usize, vals: &[u32]) -> Result<(), EmuError> {
         let Opd::Vector(d) = i.opd(k)?.clone() else { return Err(i.unsupported()) };
         for (o, &v) in d.iter().zip(vals) {
@@ -134,7 +148,15 @@ impl Cta<'_> {
                 0.0
             };
             let s = o.sampler.unwrap_or_default();
-            sample(&o.data, &s, coords, layer as i32, lod, Weights::Cuda8Bit)
+            let k = if i.has(Flag::Grad) {
+                4
+            } else if i.has(Flag::Level) {
+                3
+            } else {
+                2
+            };
+            let offset = self.texel_offset(t, i, k)?;
+            sample_offset(&o.data, &s, coords, layer as i32, lod, offset, Weights::Cuda8Bit)
         };
         self.write_vec(t, i, 0, &texel.to_bits())
     }
@@ -154,7 +176,8 @@ impl Cta<'_> {
         };
         let f = |k: usize| c.get(k).map_or(0.0, |&v| f32::from_bits(v));
         let s = o.sampler.unwrap_or_default();
-        let texel = gather(&o.data, &s, [f(0), f(1), f(2)], layer as i32, comp, [0; 3]);
+        let offset = self.texel_offset(t, i, 2)?;
+        let texel = gather(&o.data, &s, [f(0), f(1), f(2)], layer as i32, comp, offset);
         self.write_vec(t, i, 0, &texel.to_bits())
     }
 
@@ -254,13 +277,18 @@ impl Cta<'_> {
 /// names in order, [`dianran_ptx::codegen::EntryInfo::params`]): a slot parameter
 /// `p_g<G>_b<B>` whose binding holds a texture in `bound` is that texture (fetches, queries,
 /// surface accesses: no sampler), a pair parameter `p_g<G>_b<B>_s<SG>_b<SB>` is the texture
-/// with the sampler's state; buffers, placeholders and `p_sizes` are `None`. An error names a
-/// pair whose texture or sampler is not bound.
+/// with the sampler's state (point filtered and without compare function for a comparison
+/// pair, one with a `_cmp` word: the kernel compares and filters itself, as the host's
+/// object does in `docs/textures.md`); buffers, placeholders, compare words and `p_sizes`
+/// are `None`. An error names a pair whose texture or sampler is not bound.
 pub fn texture_objects(
     params: &[String],
     bound: &crate::texture::TextureBindings,
 ) -> Result<Vec<Option<TexObject>>, String> {
-    use dianran_ptx::codegen::{param_binding, texture::pair_param_binding};
+    use dianran_ptx::codegen::{
+        param_binding,
+        texture::{compare_param_binding, pair_param_binding},
+    };
     params
         .iter()
         .map(|name| {
@@ -268,16 +296,69 @@ pub fn texture_objects(
                 let data = bound.textures.get(&t).ok_or_else(|| {
                     format!("parameter {name}: no texture bound at group {} binding {}", t.0, t.1)
                 })?;
-                let sampler = bound.samplers.get(&s).ok_or_else(|| {
+                let mut sampler = *bound.samplers.get(&s).ok_or_else(|| {
                     format!("parameter {name}: no sampler bound at group {} binding {}", s.0, s.1)
                 })?;
-                return Ok(Some(TexObject { data: data.clone(), sampler: Some(*sampler) }));
+                if params.iter().any(|p| compare_param_binding(p) == Some((t, s))) {
+                    sampler = compare_object_sampler(&sampler);
+                }
+                return Ok(Some(TexObject { data: data.clone(), sampler: Some(sampler) }));
             }
             Ok(param_binding(name)
                 .and_then(|k| bound.textures.get(&k))
                 .map(|data| TexObject { data: data.clone(), sampler: None }))
         })
         .collect()
+}
+
+/// The sampler state of a comparison pair's texture object: `s` point filtered everywhere
+/// and without compare function (`docs/textures.md`, "Depth comparison").
+pub fn compare_object_sampler(s: &SamplerDesc) -> SamplerDesc {
+    SamplerDesc {
+        mag: Filter::Nearest,
+        min: Filter::Nearest,
+        mipmap: Filter::Nearest,
+        compare: None,
+        ..*s
+    }
+}
+
+/// The compare word of a comparison pair with sampler `s` (`docs/textures.md`, "Depth
+/// comparison"): the compare function in WebGPU order in bits 0..=2 (`never` without
+/// one, as the reference model compares), the linear bit when the sampler magnifies linearly.
+pub fn compare_word(s: &SamplerDesc) -> u32 {
+    use dianran_ptx::codegen::texture::COMPARE_LINEAR_BIT;
+    let f = match s.compare.unwrap_or(CompareFn::Never) {
+        CompareFn::Never => 0,
+        CompareFn::Less => 1,
+        CompareFn::Equal => 2,
+        CompareFn::LessEqual => 3,
+        CompareFn::Greater => 4,
+        CompareFn::NotEqual => 5,
+        CompareFn::GreaterEqual => 6,
+        CompareFn::Always => 7,
+    };
+    f | if s.mag == Filter::Linear { COMPARE_LINEAR_BIT } else { 0 }
+}
+
+/// Sets the value of every compare-word parameter (`p_..._cmp`) in `values` (one per
+/// parameter, as [`super::run_module_textures`] takes them) to its little-endian
+/// [`compare_word`]. An error names a word whose sampler is not bound.
+pub fn fill_compare_words(
+    params: &[String],
+    bound: &crate::texture::TextureBindings,
+    values: &mut [Vec<u8>],
+) -> Result<(), String> {
+    for (name, v) in params.iter().zip(values.iter_mut()) {
+        let Some((_, s)) = dianran_ptx::codegen::texture::compare_param_binding(name) else {
+            continue;
+        };
+        let sampler = bound.samplers.get(&s).ok_or_else(|| {
+            format!("parameter {name}: no sampler bound at group {} binding {}", s.0, s.1)
+        })?;
+        *v = compare_word(sampler).to_le_bytes().to_vec();
+    }
+    Ok(())
 }
 
 /// Copies the texels of every slot object back into `bound` after a launch (what `sust`
