@@ -152,8 +152,10 @@ fn matmul_tiled_tile_loop_keeps_only_the_strided_indices() {
     // k loop's address arithmetic (mul.wide) and the two global element addresses.
     assert_eq!(count(tile, "mul.lo"), 0, "{tile:#?}");
     // Before the passes the tile loop (k loop included) held 48 instructions, 3 of them
-    // mul.lo; after them 35.
-    assert!(tile.len() <= 35, "{} instructions: {tile:#?}", tile.len());
+    // mul.lo; after them 35, and 38 since loop rotation: the k loop's latch repeats the bound
+    // test (setp, not.pred, conditional branch, branch: 4 instructions instead of the back
+    // `bra`), which ptxas turns into one conditional back branch.
+    assert!(tile.len() <= 38, "{} instructions: {tile:#?}", tile.len());
 }
 
 #[test]
