@@ -40,6 +40,18 @@ fn first_loop(f: &Function) -> (&[Inst], &Block, &Block) {
     panic!("no top-level loop in {}", f.name);
 }
 
+/// The body and continuing block of the first loop of `f`, searched through nested regions
+/// (a rotated loop sits in the arm of its guarding `if`).
+fn any_loop(f: &Function) -> (&Block, &Block) {
+    fn find(b: &Block) -> Option<(&Block, &Block)> {
+        b.insts.iter().find_map(|i| match &i.op {
+            Op::Loop { body, continuing, .. } => Some((body, continuing)),
+            op => op.blocks().into_iter().find_map(find),
+        })
+    }
+    find(&f.body).unwrap_or_else(|| panic!("no loop in {}", f.name))
+}
+
 /// Counts matching instructions in a loop's body and continuing block.
 fn in_loop(body: &Block, continuing: &Block, pred: &impl Fn(&Op) -> bool) -> usize {
     count_insts(body, pred) + count_insts(continuing, pred)
@@ -201,7 +213,7 @@ fn f(n: i32) -> i32 {
     assert_eq!(expect(1), -4);
     let m = reduced(src, "f", &[0, 1, 7, 250_000_000, 2_000_000_000], expect);
     let f = m.function(fid(&m, "f"));
-    let (_, body, continuing) = first_loop(f);
+    let (body, continuing) = any_loop(f);
     let text = module_text(&m);
     assert_eq!(in_loop(body, continuing, &is_mul), 0, "{text}");
     // i, s and the two reduced expressions.
@@ -246,7 +258,7 @@ fn g(n: i32) -> i32 {
     assert_eq!(expect(4), 15);
     let m = reduced(src, "g", &[0, 1, 4, 10, 60], expect);
     let f = m.function(fid(&m, "g"));
-    let (_, body, continuing) = first_loop(f);
+    let (body, continuing) = any_loop(f);
     assert_eq!(in_loop(body, continuing, &is_mul), 0, "{}", module_text(&m));
 }
 
@@ -279,6 +291,83 @@ fn h(n: i32) -> i32 {
     // Hand check n = 4: i = 0 (s 0, even: i 3), i = 3 (s 27) -> 27.
     assert_eq!(expect(4), 27);
     let m = reduced(src, "h", &[0, 1, 4, 9, 30], expect);
-    let (_, body, continuing) = first_loop(m.function(fid(&m, "h")));
+    let (body, continuing) = any_loop(m.function(fid(&m, "h")));
     assert_eq!(in_loop(body, continuing, &is_mul), 1, "{}", module_text(&m));
+}
+
+#[test]
+fn rotation_moves_a_pure_short_circuit_test_to_the_bottom() {
+    // The header `i < n && i * 3 < n + 7` is pure (the `&&` is an `if` region); after the
+    // loop passes it is tested before the loop (the guard) and at the end of each iteration
+    // (`break_if`), and the body no longer leaves the loop.
+    let src = r#"
+fn r(n: i32) -> i32 {
+    var s = 0;
+    for (var i = 0; i < n && i * 3 < n + 7; i += 2) {
+        if (i == 4) { continue; }
+        s = s * 3 + i;
+    }
+    return s;
+}"#;
+    let expect = |n: i32| {
+        let (mut s, mut i) = (0i32, 0i32);
+        while i < n && i * 3 < n + 7 {
+            if i != 4 {
+                s = s.wrapping_mul(3).wrapping_add(i);
+            }
+            i += 2;
+        }
+        s
+    };
+    // Hand check n = 7: i = 0 (s 0), 2 (s 2), 4 (skipped), 6 (6 * 3 < 14 fails): 2.
+    assert_eq!(expect(7), 2);
+    let m = reduced(src, "r", &[-5, 0, 1, 2, 7, 9, 30], expect);
+    let f = m.function(fid(&m, "r"));
+    let text = module_text(&m);
+    // The loop is no longer at the top level: it sits in the arm of the guard.
+    assert!(!f.body.insts.iter().any(|i| matches!(i.op, Op::Loop { .. })), "{text}");
+    let rotated = |b: &Block| {
+        b.insts.iter().any(|i| {
+            matches!(&i.op, Op::If { then_, else_, .. }
+            if [then_, else_].iter().any(|a| a.insts.iter().any(|j|
+                matches!(j.op, Op::Loop { break_if: Some(_), .. }))))
+        })
+    };
+    assert!(rotated(&f.body), "{text}");
+    let (body, _) = any_loop(f);
+    let breaks = |b: &Block| matches!(b.term, Terminator::Break(_));
+    fn count(b: &Block, pred: &impl Fn(&Block) -> bool) -> usize {
+        usize::from(pred(b))
+            + b.insts.iter().flat_map(|i| i.op.blocks()).map(|nb| count(nb, pred)).sum::<usize>()
+    }
+    assert_eq!(count(body, &breaks), 0, "{text}");
+}
+
+#[test]
+fn a_header_that_reads_memory_is_not_rotated() {
+    // Loading the bound in the header must not be duplicated: the loop stays as it was.
+    let src = r#"
+fn q(n: i32) -> i32 {
+    // Indexed with a value only known in the loop, so the array stays in memory.
+    var lim = array<i32, 2>(n, n);
+    var s = 0;
+    for (var i = 0; i < lim[i & 1]; i++) {
+        s += i;
+        if (s > 20) { lim = array<i32, 2>(0, 0); }
+    }
+    return s;
+}"#;
+    // Hand check n = 7: s = 0, 1, 3, 6, 10, 15, 21 (lim = 0): 21; n = 4: 0 + 1 + 2 + 3 = 6.
+    let expect = |n: i32| match n {
+        7 => 21,
+        4 => 6,
+        _ => 0,
+    };
+    let m = reduced(src, "q", &[0, 4, 7], expect);
+    let f = m.function(fid(&m, "q"));
+    assert!(
+        f.body.insts.iter().any(|i| matches!(i.op, Op::Loop { break_if: None, .. })),
+        "{}",
+        module_text(&m)
+    );
 }

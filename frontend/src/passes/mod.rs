@@ -15,6 +15,7 @@ mod fold64;
 mod inline;
 mod licm;
 mod mem2reg;
+mod rotate;
 mod sr;
 mod util;
 
@@ -24,6 +25,7 @@ pub use fold::fold;
 pub use inline::inline_calls;
 pub use licm::{licm, licm_function, Speculate};
 pub use mem2reg::mem2reg;
+pub use rotate::rotate_loops;
 pub use sr::{strength_reduce, MAX_NEW_STATE};
 
 use crate::{
@@ -70,12 +72,14 @@ pub fn optimize(m: &mut Module) -> Result<(), Diagnostic> {
 
 /// The loop passes for a function with its calls inlined (function `id` of `m`, see
 /// [`inline_calls`]), for backends whose address arithmetic never faults (PTX, LLVM): loop
-/// invariants move with [`Speculate::Addresses`], then [`strength_reduce`], CSE and DCE. In
-/// debug builds and tests the result is checked with the verifier (in a copy of `m` holding
-/// it as function `id`); an error is a bug in a pass.
+/// invariants move with [`Speculate::Addresses`], then [`strength_reduce`], [`rotate_loops`],
+/// CSE and DCE. In debug builds and tests the result is checked with the verifier (in a copy
+/// of `m` holding it as function `id`); an error is a bug in a pass.
 pub fn optimize_inlined(m: &Module, id: FuncId, f: &mut Function) -> Result<(), Diagnostic> {
     licm_function(&m.types, &m.globals, f, Speculate::Addresses);
     strength_reduce(&m.types, f);
+    // After strength reduction, so that the duplicated header tests the reduced state.
+    rotate_loops(f);
     cse::cse_function(f);
     dce::dce_function(f);
     if cfg!(any(debug_assertions, test)) && id.index() < m.functions.len() {

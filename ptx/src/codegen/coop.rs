@@ -53,7 +53,7 @@ use crate::model::{
     build, CmpOp, Instruction, Opcode, Operand, Rounding, ShflMode, SpecialReg, Type as PT,
     VoteMode,
 };
-use dianran_frontend::ir::{BinaryOperator, CoopRole, Op, Scalar, Type, TypeId, ValueId};
+use dianran_frontend::ir::{BinaryOperator, CoopRole, GlobalId, Op, Scalar, Type, TypeId, ValueId};
 use dianran_frontend::Diagnostic;
 
 type R<T> = Result<T, Diagnostic>;
@@ -131,10 +131,24 @@ struct Frag {
     stride_k: Option<u32>,
     /// For a workgroup element `&tile[x + k]` (constant `k`): the tile's address, `x` and
     /// the byte offset of `k` elements ([`Lower::split_shared`]).
-    split: Option<(VRegId, VRegId, i64)>,
+    split: Option<Split>,
     /// `T` form (row-major).
     row_major: bool,
     shape: Shape,
+}
+
+/// A workgroup element `&tile[x + k]` (constant `k`), see [`Lower::split_shared`].
+#[derive(Clone, Copy)]
+struct Split {
+    /// The tile's address register.
+    root: VRegId,
+    /// The register of `x`.
+    x: VRegId,
+    /// The byte offset of `k` elements.
+    bytes: i64,
+    /// When the tile lies at a constant byte offset in a workgroup variable: the variable and
+    /// that offset, so that its address can be computed once in the entry block.
+    global: Option<(GlobalId, u32)>,
 }
 
 /// `mma` shapes and types (D, A, B, C).
@@ -313,11 +327,21 @@ impl Lower<'_> {
         // `2k`: the same register for every fragment of the tile at `x`, which ptxas computes
         // once (modulo 2^32 this is exactly the truncated 64-bit address).
         let (addr, imm_off) = match f.split {
-            Some((root, x, k)) => {
+            // The variable's address plus the lane offset is loop-invariant and the same for
+            // every fragment of the variable: computed once in the entry block, it leaves one
+            // `mad` (`x * 2 + base`) per fragment, which ptxas folds into one IMAD/LEA, where
+            // adding the variable's address and the lane offset separately costs a second
+            // instruction in every loop iteration.
+            Some(Split { x, bytes, global: Some((g, at)), .. }) => {
+                let base = self.ldmatrix_base(g, off);
+                let b = self.def(RegKind::B32, |d| build::mad_lo(PT::U32, d, x, imm(2), base));
+                (b, bytes + i64::from(at))
+            }
+            Some(Split { root, x, bytes, global: None }) => {
                 let base =
                     self.def(RegKind::B32, |d| build::cvt(None, false, PT::U32, PT::U64, d, root));
                 let b = self.def(RegKind::B32, |d| build::mad_lo(PT::U32, d, x, imm(2), base));
-                (self.def(RegKind::B32, |d| build::add(PT::U32, d, b, off)), k)
+                (self.def(RegKind::B32, |d| build::add(PT::U32, d, b, off)), bytes)
             }
             None => {
                 let base =
@@ -328,6 +352,28 @@ impl Lower<'_> {
         let d: Vec<VRegId> = (0..regs).map(|_| self.mf.new_vreg(RegKind::B32)).collect();
         self.push(build::ldmatrix(trans, &d, Operand::addr(addr, imm_off)));
         d.into_iter().flat_map(|w| self.unpack_f16x2(w)).collect()
+    }
+
+    /// The 32-bit address of workgroup variable `g` plus the lane offset `off`, computed once
+    /// in the entry block (which dominates every use; `off` is computed there too).
+    fn ldmatrix_base(&mut self, g: GlobalId, off: VRegId) -> VRegId {
+        if let Some(&b) = self.ldmatrix_bases.get(&(g, off)) {
+            return b;
+        }
+        let here = self.cur;
+        self.cur = BlockId(0);
+        let name = self.shared_symbol(g).unwrap_or_default();
+        let p = self.def(RegKind::B64, |d| build::mov(PT::U64, d, Operand::sym(&name)));
+        let base = self.def(RegKind::B32, |d| build::cvt(None, false, PT::U32, PT::U64, d, p));
+        let b = self.def(RegKind::B32, |d| build::add(PT::U32, d, base, off));
+        self.cur = here;
+        self.ldmatrix_bases.insert((g, off), b);
+        b
+    }
+
+    /// The PTX name of workgroup variable `g`.
+    fn shared_symbol(&self, g: GlobalId) -> Option<String> {
+        self.layout.shared.get(&g).cloned()
     }
 
     /// The byte offset (32 bits) of the row lane `laneid` addresses for an `ldmatrix` of `regs`
@@ -360,7 +406,7 @@ impl Lower<'_> {
     /// `ptr` as `&tile[x + k]` of a workgroup array of 16-bit elements with a constant `k`:
     /// the array's address register, `x`'s register and `2k` (bytes). Only for 32-bit shared
     /// addresses, where `(x + k) * 2` and `x * 2 + 2k` agree modulo 2^32 whatever `x` is.
-    fn split_shared(&mut self, ptr: ValueId) -> Option<(VRegId, VRegId, i64)> {
+    fn split_shared(&mut self, ptr: ValueId) -> Option<Split> {
         let Some(Op::Access(base, idx)) = self.known.def(ptr) else { return None };
         let (base, idx) = (*base, *idx);
         let root = self.ptr(base).ok()?;
@@ -386,7 +432,11 @@ impl Lower<'_> {
             k += u64::from(c);
         }
         let bytes = i64::try_from(k.checked_mul(2)?).ok().filter(|&b| b < 1 << 24)?;
-        Some((root.addr, self.scalar(x).ok()?, bytes))
+        let global = match (root.root, root.static_off) {
+            (Some(g), Some(at)) if self.shared_symbol(g).is_some() => Some((g, at)),
+            _ => None,
+        };
+        Some(Split { root: root.addr, x: self.scalar(x).ok()?, bytes, global })
     }
 
     /// `mov.b32 {lo, hi}, w`.

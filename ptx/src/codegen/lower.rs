@@ -154,6 +154,10 @@ pub(crate) struct Lower<'a> {
     /// Per-lane `ldmatrix` byte offsets computed once in the entry block, by
     /// (row-major, registers, constant stride) ([`Lower::coop_ldmatrix`]).
     pub ldmatrix_offsets: HashMap<(bool, u32, u32), VRegId>,
+    /// Per-lane `ldmatrix` row addresses of a workgroup array's element 0 (the array's
+    /// address plus a lane offset of `ldmatrix_offsets`), computed once in the entry block,
+    /// by (array, lane offset register) ([`Lower::coop_ldmatrix`]).
+    pub ldmatrix_bases: HashMap<(GlobalId, VRegId), VRegId>,
 }
 
 /// Sets bit `i` of `used` for every component `i` of `v` that `block` (nested blocks
@@ -268,6 +272,7 @@ impl<'a> Lower<'a> {
             known: KnownAlign::new(f),
             facts: Default::default(),
             ldmatrix_offsets: HashMap::default(),
+            ldmatrix_bases: HashMap::default(),
         }
     }
 

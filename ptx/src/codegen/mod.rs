@@ -653,6 +653,8 @@ fn compile_entry(
 #[cfg(test)]
 mod emu_tests;
 #[cfg(test)]
+mod ldmatrix_tests;
+#[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod texture_tests;
