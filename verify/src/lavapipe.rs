@@ -619,14 +619,27 @@ impl Scopes {
     }
 }
 
+/// In-crate tests that use the device hold this for reading; the one test that loses the
+/// device on purpose holds it for writing, so the loss (reported asynchronously by wgpu) never
+/// fails another test's run.
+#[cfg(test)]
+pub(crate) static TEST_DEVICE: std::sync::RwLock<()> = std::sync::RwLock::new(());
+
+/// A read hold on [`TEST_DEVICE`] when there is a Vulkan adapter (`None`, after the strict-mode
+/// check of [`crate::tools::require_that`], when there is none).
+#[cfg(test)]
+pub(crate) fn test_device() -> Option<std::sync::RwLockReadGuard<'static, ()>> {
+    crate::tools::require_that(available(), "no Vulkan adapter")
+        .then(|| TEST_DEVICE.read().unwrap_or_else(|p| p.into_inner()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools;
 
-    fn lavapipe() -> bool {
+    fn lavapipe() -> Option<std::sync::RwLockReadGuard<'static, ()>> {
         quiet_mesa_warnings();
-        tools::require_that(available(), "no Vulkan adapter")
+        test_device()
     }
 
     fn u32s(bytes: &[u8]) -> Vec<u32> {
@@ -683,9 +696,7 @@ fn double_it(@builtin(global_invocation_id) id: vec3<u32>) {
 
     #[test]
     fn doubles_values() {
-        if !lavapipe() {
-            return;
-        }
+        let Some(_device) = lavapipe() else { return };
         let input: Vec<u32> = (0..100u32).map(|i| i * 7 + 3).collect();
         let (out, uniform) = run_double(&input, 5, 2).unwrap_or_else(|e| panic!("{e}"));
         let want: Vec<u32> = input.iter().map(|v| v * 2 + 5).collect();
@@ -696,9 +707,7 @@ fn double_it(@builtin(global_invocation_id) id: vec3<u32>) {
 
     #[test]
     fn subgroups_and_the_enable_directive() {
-        if !lavapipe() {
-            return;
-        }
+        let Some(_device) = lavapipe() else { return };
         let size = subgroup_size().expect("lavapipe reports one subgroup size");
         println!("lavapipe: {}, subgroup size {size}", adapter_name().unwrap_or_default());
         assert!(size.is_power_of_two() && (4..=128).contains(&size), "{size}");
@@ -724,9 +733,7 @@ fn sums(@builtin(local_invocation_index) i: u32) {
 
     #[test]
     fn f16_is_enabled() {
-        if !lavapipe() {
-            return;
-        }
+        let Some(_device) = lavapipe() else { return };
         let wgsl = "enable f16;
 @group(0) @binding(0) var<storage, read_write> out: array<u32>;
 @compute @workgroup_size(1)
@@ -750,9 +757,7 @@ fn halves() {
 
     #[test]
     fn reports_errors() {
-        if !lavapipe() {
-            return;
-        }
+        let Some(_device) = lavapipe() else { return };
         let storage = LavaBindingKind::Storage { read_only: false };
         let one = [LavaBinding { group: 0, binding: 0, kind: storage }];
         let mut buffers = BTreeMap::new();
@@ -782,9 +787,7 @@ fn halves() {
 
     #[test]
     fn pipeline_constants_by_name_and_id() {
-        if !lavapipe() {
-            return;
-        }
+        let Some(_device) = lavapipe() else { return };
         let src = "override scale: u32 = 3u;\n@id(7) override shift: u32 = 1u;\n\
             @group(0) @binding(0) var<storage, read_write> b: array<u32, 4>;\n\
             @compute @workgroup_size(4) fn f(@builtin(local_invocation_index) i: u32) {\n\
@@ -810,9 +813,10 @@ fn halves() {
     /// such, and the next run gets a new device instead of failing silently forever.
     #[test]
     fn a_lost_device_is_reported_and_replaced() {
-        if !lavapipe() {
-            return;
-        }
+        let Some(shared) = lavapipe() else { return };
+        drop(shared);
+        // Alone on the device: the loss must not fail the runs of other tests.
+        let _alone = TEST_DEVICE.write().unwrap_or_else(|p| p.into_inner());
         let lost = "var<private> pv1: mat2x4<f32>;\n\
             @group(0) @binding(0) var<storage, read_write> out: array<f32, 4>;\n\
             @compute @workgroup_size(1) fn main() {\n\
