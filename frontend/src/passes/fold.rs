@@ -630,7 +630,9 @@ fn unary(o: UnaryOperator, c: &ConstValue) -> Option<ConstValue> {
     })
 }
 
-fn binary(o: BinaryOperator, a: &ConstValue, b: &ConstValue) -> Option<ConstValue> {
+/// `a o b` on constants, `None` where it does not fold (also used by loop rotation to decide
+/// a guard at compile time).
+pub(crate) fn binary(o: BinaryOperator, a: &ConstValue, b: &ConstValue) -> Option<ConstValue> {
     use BinaryOperator as B;
     use ConstValue as C;
     Some(match (a, b) {

@@ -371,3 +371,27 @@ fn q(n: i32) -> i32 {
         module_text(&m)
     );
 }
+
+#[test]
+fn a_rotated_loop_from_a_constant_start_below_a_constant_bound_has_no_guard() {
+    // `i = 0; i < 8` always enters: the rotated loop stands at the top level with no guard
+    // `if`, tests only at the bottom, and still computes the same sum.
+    let src = r#"
+fn c(x: i32) -> i32 {
+    var s = x;
+    for (var i = 0; i < 8; i++) {
+        s = s * 2 + i;
+    }
+    return s;
+}"#;
+    let expect = |x: i32| (0..8).fold(x, |s: i32, i| s.wrapping_mul(2).wrapping_add(i));
+    // Hand check x = 0: 0, 1, 4, 11, 26, 57, 120, 247.
+    assert_eq!(expect(0), 247);
+    let m = reduced(src, "c", &[-3, 0, 1, 1 << 28], expect);
+    let f = m.function(fid(&m, "c"));
+    let text = module_text(&m);
+    let top_loop = f.body.insts.iter().any(|i| matches!(i.op, Op::Loop { break_if: Some(_), .. }));
+    assert!(top_loop, "{text}");
+    let guard = f.body.insts.iter().any(|i| matches!(i.op, Op::If { .. }));
+    assert!(!guard, "{text}");
+}

@@ -29,19 +29,21 @@ const MAX_HEADER: usize = 12;
 
 /// Rotates every loop of `f` that has the shape in the module doc, innermost first.
 pub fn rotate_loops(f: &mut Function) {
+    let mut consts = HashMap::default();
+    collect_consts(&f.body, &mut consts);
     let mut body = std::mem::take(&mut f.body);
-    rotate_in(&mut body, f);
+    rotate_in(&mut body, f, &consts);
     f.body = body;
 }
 
-fn rotate_in(b: &mut Block, f: &mut Function) {
+fn rotate_in(b: &mut Block, f: &mut Function, consts: &HashMap<ValueId, ConstValue>) {
     let old = std::mem::take(&mut b.insts);
     for mut inst in old {
         for nb in inst.op.blocks_mut() {
-            rotate_in(nb, f);
+            rotate_in(nb, f, consts);
         }
         // The guard's copy of the header goes right before the loop, in the same block.
-        if let Some((prefix, op)) = rotated(&inst.op, inst.span, f) {
+        if let Some((prefix, op)) = rotated(&inst.op, inst.span, f, consts) {
             b.insts.extend(prefix);
             inst.op = op;
         }
@@ -73,7 +75,12 @@ fn is_break_arm(b: &Block, params: &[ValueId]) -> bool {
 
 /// The rotated form of `op` when it is a loop of the documented shape: the guard's copy of
 /// the header and the guarding `if` that replaces the loop (with the loop's results).
-fn rotated(op: &Op, span: Span, f: &mut Function) -> Option<(Vec<Inst>, Op)> {
+fn rotated(
+    op: &Op,
+    span: Span,
+    f: &mut Function,
+    consts: &HashMap<ValueId, ConstValue>,
+) -> Option<(Vec<Inst>, Op)> {
     let Op::Loop { init, body, continuing, break_if: None, results } = op else { return None };
     let Terminator::Yield(next) = &continuing.term else { return None };
     // The first instruction that may leave the loop must be the header test.
@@ -129,6 +136,18 @@ fn rotated(op: &Op, span: Span, f: &mut Function) -> Option<(Vec<Inst>, Op)> {
 
     let mut new_body = body.clone();
     new_body.insts.remove(k);
+    // A guard known to enter (a counted loop from a constant start below a constant bound)
+    // is dropped: the loop itself produces the results.
+    if known_bool(&guard_insts, guard_cond, consts) == Some(!exit_when_true) {
+        let op = Op::Loop {
+            init: init.clone(),
+            body: new_body,
+            continuing: new_continuing,
+            break_if: Some(exit),
+            results: results.clone(),
+        };
+        return Some((Vec::new(), op));
+    }
     let loop_results: Vec<ValueId> = results.iter().map(|&r| f.new_value(f.ty(r), None)).collect();
     let inner = Op::Loop {
         init: init.clone(),
@@ -147,6 +166,48 @@ fn rotated(op: &Op, span: Span, f: &mut Function) -> Option<(Vec<Inst>, Op)> {
     let (then_, else_) = if exit_when_true { (skip, run) } else { (run, skip) };
     let guard = Op::If { cond: guard_cond, then_, else_, results: results.clone() };
     Some((guard_insts, guard))
+}
+
+/// The value of `cond` when the guard's copy of the header computes it from constants alone:
+/// a chain of binary operations whose leaves are `Const` instructions of the function
+/// (`consts`, gathered before rotation) or of `insts`.
+fn known_bool(
+    insts: &[Inst],
+    cond: ValueId,
+    consts: &HashMap<ValueId, ConstValue>,
+) -> Option<bool> {
+    let mut consts = consts.clone();
+    for i in insts {
+        let Some(r) = i.result else { continue };
+        let c = match &i.op {
+            Op::Const(c) => c.clone(),
+            Op::Binary(o, a, b) => match (consts.get(a), consts.get(b)) {
+                (Some(x), Some(y)) => match super::fold::binary(*o, x, y) {
+                    Some(c) => c,
+                    None => continue,
+                },
+                _ => continue,
+            },
+            _ => continue,
+        };
+        consts.insert(r, c);
+    }
+    match consts.get(&cond) {
+        Some(ConstValue::Bool(b)) => Some(*b),
+        _ => None,
+    }
+}
+
+/// Every `Const` instruction's value in `b` and its nested blocks.
+fn collect_consts(b: &Block, out: &mut HashMap<ValueId, ConstValue>) {
+    for i in &b.insts {
+        if let (Some(r), Op::Const(c)) = (i.result, &i.op) {
+            out.insert(r, c.clone());
+        }
+        for nb in i.op.blocks() {
+            collect_consts(nb, out);
+        }
+    }
 }
 
 /// Whether `op` is an `if` region the header may hold (not one that may leave the loop).
