@@ -24,13 +24,15 @@ fn wgsl_name(f: M) -> &'static str {
         M::Log => "log",
         M::Log2 => "log2",
         M::InverseSqrt => "inverseSqrt",
+        M::Pow => "pow",
         _ => "?",
     }
 }
 
-/// Rust's f64 function (the independent reference).
-fn reference(f: M, x: f64) -> f64 {
+/// Rust's f64 function (the independent reference); `y` only for `pow`.
+fn reference(f: M, x: f64, y: f64) -> f64 {
     match f {
+        M::Pow => x.powf(y),
         M::Exp => x.exp(),
         M::Exp2 => x.exp2(),
         M::Log => x.ln(),
@@ -107,16 +109,56 @@ fn bytes(v: &[f64]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
-/// Compiles `out[i] = f(a[i])`, checks it with ptxas when present, runs it on the emulator.
-fn run(f: M, xs: &[f64], ptxas: bool) -> Vec<f64> {
+/// The exponents paired with `xs` for `pow`: the specials against each other, integral and
+/// half-integral exponents (negative bases among `xs`), large exponents for bases near 1, and
+/// exponents that land near the overflow and underflow edges.
+fn exponents(xs: &mut [f64], rng: &mut common::Rng) -> Vec<f64> {
+    let specials =
+        [0.0, -0.0, 1.0, -1.0, 0.5, 2.0, 3.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN];
+    let mut ys = Vec::with_capacity(xs.len());
+    for (i, x) in xs.iter_mut().enumerate() {
+        let u = f64::from(rng.next_u32()) / f64::from(u32::MAX);
+        let y = match i % 5 {
+            0 if i / 5 < 100 => {
+                *x = specials[(i / 5) % 10];
+                specials[(i / 5) / 10]
+            }
+            0 => (f64::from(rng.below(200)) - 100.0) * 0.5,
+            1 => {
+                *x = -u * 10.0;
+                f64::from(rng.below(200)) - 100.0
+            }
+            2 => {
+                *x = 1.0 + (u - 0.5) * 1e-6;
+                f64::from(rng.next_u32()) - 2e9
+            }
+            3 => {
+                *x = u * 4.0 + 0.001;
+                (u - 0.5) * 2000.0 / x.log2().abs().max(1e-3)
+            }
+            _ => (u - 0.5) * 8.0,
+        };
+        ys.push(y);
+    }
+    ys
+}
+
+/// Compiles `out[i] = f(a[i])` (`pow(a[i], b[i])`), checks it with ptxas when present, runs
+/// it on the emulator.
+fn run(f: M, xs: &[f64], ys: &[f64], ptxas: bool) -> Vec<f64> {
+    let call = if f == M::Pow {
+        "pow(a[g.x], b[g.x])".to_string()
+    } else {
+        format!("{}(a[g.x])", wgsl_name(f))
+    };
     let src = format!(
         "@group(0) @binding(0) var<storage, read> a: array<f64>;
-@group(0) @binding(1) var<storage, read_write> out: array<f64>;
+@group(0) @binding(1) var<storage, read> b: array<f64>;
+@group(0) @binding(2) var<storage, read_write> out: array<f64>;
 @compute @workgroup_size(256) fn k(@builtin(global_invocation_id) g: vec3<u32>) {{
-    out[g.x] = {}(a[g.x]);
+    out[g.x] = {call};
 }}
-",
-        wgsl_name(f)
+"
     );
     let m = dianran_frontend::compile("math64.wgsl", &src, &Default::default())
         .unwrap_or_else(|d| panic!("{d}\n{src}"));
@@ -131,7 +173,11 @@ fn run(f: M, xs: &[f64], ptxas: bool) -> Vec<f64> {
     let mut params: Vec<Vec<u8>> = info
         .params
         .iter()
-        .map(|p| if p == "p_g0_b0" { bytes(xs) } else { vec![0u8; xs.len() * 8] })
+        .map(|p| match p.as_str() {
+            "p_g0_b0" => bytes(xs),
+            "p_g0_b1" => bytes(ys),
+            _ => vec![0u8; xs.len() * 8],
+        })
         .collect();
     let grid = [(xs.len() / 256) as u32, 1, 1];
     emu::run(&c.text, &info.ptx_name, &mut params, grid, [256, 1, 1], &EmuOptions::default())
@@ -147,15 +193,17 @@ fn precise_f64_math_on_the_emulator() {
     let mut fails = Vec::new();
     for b in m64::BOUNDS {
         let f = b.fun;
-        let xs = inputs(f, &mut rng);
-        let got = run(f, &xs, ptxas);
+        let mut xs = inputs(f, &mut rng);
+        let ys = if f == M::Pow { exponents(&mut xs, &mut rng) } else { xs.clone() };
+        let got = run(f, &xs, &ys, ptxas);
         let mut worst = (0u64, 0.0f64);
-        for (&x, &g) in xs.iter().zip(&got) {
-            let native = m64::eval(f, x).unwrap_or(0.0);
+        for ((&x, &y), &g) in xs.iter().zip(&ys).zip(&got) {
+            let args: &[f64] = if f == M::Pow { &[x, y] } else { &[x] };
+            let native = m64::eval(f, args).unwrap_or(0.0);
             if g.to_bits() != native.to_bits() && !(g.is_nan() && native.is_nan()) {
                 fails.push(format!("{f:?}({x:e}): PTX {g:e} but the library gives {native:e}"));
             }
-            let s = steps(g, reference(f, x));
+            let s = steps(g, reference(f, x, y));
             if s > worst.0 {
                 worst = (s, x);
             }

@@ -281,12 +281,15 @@ impl Lower<'_> {
                 if s != Scalar::F64 {
                     return Err(l.err_internal("f64 math on a non-f64 argument"));
                 }
-                crate::math::f64::unary(l, fun, x[0])
-                    .ok_or_else(|| l.err_internal("f64 math function without a lowering"))
+                match x {
+                    [a, b] => crate::math::f64::binary(l, fun, *a, *b),
+                    _ => crate::math::f64::unary(l, fun, x[0]),
+                }
+                .ok_or_else(|| l.err_internal("f64 math function without a lowering"))
             }),
             _ => Err(self.err_unsupported(&format!(
                 "the builtin `{}` on 64-bit arguments (supported: abs, min, max, clamp, sign, \
-                 sqrt, fma, floor, ceil, trunc, round, fract, dot, exp, exp2, log, log2, \
+                 sqrt, fma, floor, ceil, trunc, round, fract, dot, exp, exp2, log, log2, pow, \
                  inverseSqrt, countOneBits, countLeadingZeros, countTrailingZeros, \
                  reverseBits)",
                 wgsl_math_name(fun)

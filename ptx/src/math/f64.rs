@@ -176,15 +176,16 @@ const LOG2E_TAIL: f64 = f64::from_bits(0x3C77_77D0_FFDA_0D24);
 const SQRT_HALF_BITS: u64 = 0x3FE6_A09E_667F_3BCD;
 
 /// The functions [`unary`] builds.
-pub const FUNCTIONS: [M; 5] = [M::Exp, M::Exp2, M::Log, M::Log2, M::InverseSqrt];
+pub const FUNCTIONS: [M; 6] = [M::Exp, M::Exp2, M::Log, M::Log2, M::Pow, M::InverseSqrt];
 
 /// The stated maximum error in f64 ulps of each function of [`FUNCTIONS`] (checked by the
 /// sweeps here and on the emulator), with CUDA's documented double-precision bound.
-pub const BOUNDS: [super::Bound; 5] = [
+pub const BOUNDS: [super::Bound; 6] = [
     super::Bound { fun: M::Exp, ulp: 1.0, cuda: 1.0 },
     super::Bound { fun: M::Exp2, ulp: 1.0, cuda: 1.0 },
     super::Bound { fun: M::Log, ulp: 1.0, cuda: 1.0 },
     super::Bound { fun: M::Log2, ulp: 1.0, cuda: 1.0 },
+    super::Bound { fun: M::Pow, ulp: 1.0, cuda: 1.0 },
     super::Bound { fun: M::InverseSqrt, ulp: 1.0, cuda: 1.0 },
 ];
 
@@ -200,9 +201,19 @@ pub fn unary<O: Ops64>(o: &mut O, fun: M, x: O::D) -> Option<O::D> {
     })
 }
 
-/// Evaluates a function of [`FUNCTIONS`] on the CPU with exactly the emitted PTX's arithmetic.
-pub fn eval(fun: M, x: f64) -> Option<f64> {
-    unary(&mut Native64, fun, x)
+/// Builds `pow(x, y)`; `None` for any other function.
+pub fn binary<O: Ops64>(o: &mut O, fun: M, x: O::D, y: O::D) -> Option<O::D> {
+    (fun == M::Pow).then(|| pow(o, x, y))
+}
+
+/// Evaluates a function of [`FUNCTIONS`] on the CPU with exactly the emitted PTX's arithmetic
+/// (`args`: one value, or two for `pow`).
+pub fn eval(fun: M, args: &[f64]) -> Option<f64> {
+    match args {
+        [x] => unary(&mut Native64, fun, *x),
+        [x, y] => binary(&mut Native64, fun, *x, *y),
+        _ => None,
+    }
 }
 
 /// `c0 + x (c1 + x (c2 + ...))` with fma steps.
@@ -345,11 +356,9 @@ fn two_sum<O: Ops64>(o: &mut O, a: O::D, b: O::D) -> (O::D, O::D) {
     (s, e)
 }
 
-/// `log(x)` (`base2`: `log2(x)`): `x = 2^e m` with `m` in [sqrt(1/2), sqrt(2)) (subnormals
-/// scaled by 2^54 first), `f = m - 1` exact, `log(1+f) = f - (f^2/2 - s (f^2/2 + R))` with
-/// `s = f/(2+f)` (fdlibm's scheme) as a double-f64 `hi + lo`, then `e ln2 + log(1+f)` (or
-/// `e + log2(e) log(1+f)`) summed with its rounding errors kept. NaN below zero, -inf at zero.
-pub(crate) fn log<O: Ops64>(o: &mut O, x: O::D, base2: bool) -> O::D {
+/// Splits a positive finite `x` (subnormals included) into `2^e m` with `m` in
+/// [sqrt(1/2), sqrt(2)); returns `f = m - 1` (exact) and `e` as an f64.
+fn log_split<O: Ops64>(o: &mut O, x: O::D) -> (O::D, O::D) {
     let min_normal = o.k(f64::MIN_POSITIVE);
     let sub = o.cmp(Cmp::Lt, x, min_normal);
     let big = o.k(18_014_398_509_481_984.0); // 2^54
@@ -372,6 +381,16 @@ pub(crate) fn log<O: Ops64>(o: &mut O, x: O::D, base2: bool) -> O::D {
     let adj = o.sel(sub, adj, zero);
     let ef = o.add(ef, adj);
 
+    (f, ef)
+}
+
+/// `log(x)` (`base2`: `log2(x)`): `x = 2^e m` with `m` in [sqrt(1/2), sqrt(2)) (subnormals
+/// scaled by 2^54 first), `f = m - 1` exact, `log(1+f) = f - (f^2/2 - s (f^2/2 + R))` with
+/// `s = f/(2+f)` (fdlibm's scheme) as a double-f64 `hi + lo`, then `e ln2 + log(1+f)` (or
+/// `e + log2(e) log(1+f)`) summed with its rounding errors kept. NaN below zero, -inf at zero.
+pub(crate) fn log<O: Ops64>(o: &mut O, x: O::D, base2: bool) -> O::D {
+    let (f, ef) = log_split(o, x);
+    let zero = o.k(0.0);
     let two = o.k(2.0);
     let den = o.add(two, f);
     let s = o.div(f, den);
@@ -425,6 +444,163 @@ pub(crate) fn log<O: Ops64>(o: &mut O, x: O::D, base2: bool) -> O::D {
     let bad = o.por(neg, nan);
     let qnan = o.k(f64::NAN);
     o.sel(bad, qnan, r)
+}
+
+/// 2/3 as a double-f64.
+const TWO_THIRDS: f64 = 2.0 / 3.0;
+/// `2/3 - TWO_THIRDS`.
+const TWO_THIRDS_TAIL: f64 = 3.700743415417188e-17;
+
+/// `(hi, lo)` renormalized so `hi` is `hi + lo` rounded (Fast2Sum, `|hi| >= |lo|`).
+fn fast_two_sum<O: Ops64>(o: &mut O, a: O::D, b: O::D) -> (O::D, O::D) {
+    let s = o.add(a, b);
+    let t = o.sub(s, a);
+    let e = o.sub(b, t);
+    (s, e)
+}
+
+/// `(hi, lo)` with `a * b = hi + lo` exactly (fma).
+fn two_prod<O: Ops64>(o: &mut O, a: O::D, b: O::D) -> (O::D, O::D) {
+    let h = o.mul(a, b);
+    let zero = o.k(0.0);
+    let nh = o.sub(zero, h);
+    let l = o.fma(a, b, nh);
+    (h, l)
+}
+
+/// `log2(x)` for a positive finite `x` as a double-f64 accurate to about 2^-66 relative (what
+/// `pow` needs: `y log2 x` up to 1075 must be exact to a small fraction of 2^-53).
+/// `log(1+f) = 2s + (2/3) s^3 + s^5 P(s^2)`, `s = f / (2 + f)`, with `s`, `s^3` and the
+/// first two terms kept as double-f64 and only the small tail in plain f64.
+fn log2_dd<O: Ops64>(o: &mut O, x: O::D) -> (O::D, O::D) {
+    let (f, ef) = log_split(o, x);
+    let two = o.k(2.0);
+    let den = o.add(two, f);
+    let d2 = o.sub(den, two);
+    let den_lo = o.sub(f, d2);
+    let sh = o.div(f, den);
+    let zero = o.k(0.0);
+    let nsh = o.sub(zero, sh);
+    let rem = o.fma(nsh, den, f);
+    let rem = o.fma(nsh, den_lo, rem);
+    let sl = o.div(rem, den);
+    // z = s^2 and c = s^3 as double-f64.
+    let (z, zl) = two_prod(o, sh, sh);
+    let tsl = o.add(sl, sl);
+    let zl = o.fma(sh, tsl, zl);
+    let (c, cl) = two_prod(o, sh, z);
+    let t = o.mul(sl, z);
+    let cl = o.fma(sh, zl, cl);
+    let cl = o.add(cl, t);
+    // (2/3) s^3
+    let k = o.k(TWO_THIRDS);
+    let (t3, t3l) = two_prod(o, c, k);
+    let kt = o.k(TWO_THIRDS_TAIL);
+    let u = o.mul(cl, k);
+    let u = o.fma(c, kt, u);
+    let t3l = o.add(t3l, u);
+    // tail: s^5 (2/5 + 2z/7 + ...)
+    let p = horner(o, z, &ATANH_TAYLOR[1..]);
+    let cz = o.mul(c, z);
+    let tail = o.mul(cz, p);
+    // L = 2 sh + t3 + (2 sl + t3l + tail)
+    let s2 = o.add(sh, sh);
+    let (h, l) = two_sum(o, s2, t3);
+    let low = o.add(tsl, t3l);
+    let low = o.add(low, tail);
+    let l = o.add(l, low);
+    let (h, l) = fast_two_sum(o, h, l);
+    // e + log2(e) (h + l)
+    let l2e = o.k(LOG2E);
+    let (ph, pl) = two_prod(o, h, l2e);
+    let l2t = o.k(LOG2E_TAIL);
+    let q = o.mul(l, l2e);
+    let q = o.fma(h, l2t, q);
+    let pl = o.add(pl, q);
+    let (gh, ge) = two_sum(o, ef, ph);
+    let gl = o.add(ge, pl);
+    fast_two_sum(o, gh, gl)
+}
+
+/// `2^(zh + zl)` for a double-f64 exponent (`zh` clamped to [-1080, 1025], `zl` tiny).
+fn exp2_dd<O: Ops64>(o: &mut O, zh: O::D, zl: O::D) -> O::D {
+    let j = o.rint(zh);
+    let f = o.sub(zh, j);
+    let (fh, fl) = fast_two_sum(o, f, zl);
+    let ln2 = o.k(LN2);
+    let (r, e) = two_prod(o, fh, ln2);
+    let tail = o.k(LN2_TAIL);
+    let u = o.mul(fl, ln2);
+    let u = o.fma(fh, tail, u);
+    let lo = o.add(e, u);
+    let p = exp_reduced(o, r, lo);
+    scale(o, p, j)
+}
+
+/// `pow(x, y)` with C99 Annex F's special cases (the f32 library's rule, `docs/math.md`):
+/// `2^(y log2|x|)` with `log2|x|` and the product as double-f64; a negative base takes the
+/// sign of an odd integral exponent and gives NaN for a finite base and a non-integral
+/// exponent; `pow(x, +-0) = pow(1, y) = 1` (even for NaN), `pow(-1, +-inf) = 1`, zeros and
+/// infinities by sign and parity.
+pub(crate) fn pow<O: Ops64>(o: &mut O, x: O::D, y: O::D) -> O::D {
+    let zero = o.k(0.0);
+    let one = o.k(1.0);
+    let inf = o.k(f64::INFINITY);
+    let ninf = o.k(f64::NEG_INFINITY);
+    let nx = o.sub(zero, x);
+    let neg = o.cmp(Cmp::Lt, x, zero);
+    let ax = o.sel(neg, nx, x);
+    let (gh, gl) = log2_dd(o, ax);
+    // log2 of 0 and inf, where the mantissa split does not apply.
+    let at_zero = o.cmp(Cmp::Eq, ax, zero);
+    let gh = o.sel(at_zero, ninf, gh);
+    let at_inf = o.cmp(Cmp::Eq, ax, inf);
+    let gh = o.sel(at_inf, inf, gh);
+    let (zh, zl) = two_prod(o, y, gh);
+    let u = o.mul(y, gl);
+    let zl = o.add(zl, u);
+    // |x| = 1 (log2 is exactly 0): the exponent is 0 even for an infinite y.
+    let unit = o.cmp(Cmp::Eq, gh, zero);
+    let zh = o.sel(unit, zero, zh);
+    // Beyond the range (or infinite), the low part is meaningless (possibly NaN).
+    let hi = o.k(1025.0);
+    let big = o.cmp(Cmp::Gt, zh, hi);
+    let lo = o.k(-1080.0);
+    let small = o.cmp(Cmp::Lt, zh, lo);
+    let out = o.por(big, small);
+    let out = o.por(out, unit);
+    let zl = o.sel(out, zero, zl);
+    let zh = keep_nan_clamp(o, zh, -1080.0, 1025.0);
+    let r = exp2_dd(o, zh, zl);
+    // Sign and NaN for a negative base.
+    let yi = o.rint(y);
+    let half = o.k(0.5);
+    let hy = o.mul(half, y);
+    let hyi = o.rint(hy);
+    let non_int = o.cmp(Cmp::Neu, yi, y);
+    let not_even = o.cmp(Cmp::Neu, hyi, hy);
+    // -r by a product, which (unlike 0 - r) gives -0 for +0.
+    let m1 = o.k(-1.0);
+    let nr = o.mul(r, m1);
+    // Odd: integral and not even.
+    let odd_r = o.sel(not_even, nr, r);
+    let odd_r = o.sel(non_int, r, odd_r);
+    // The sign bit (-0 included: 1/-0 is -inf) picks the odd-exponent sign.
+    let inv = o.div(one, x);
+    let inv_neg = o.cmp(Cmp::Lt, inv, zero);
+    let signed = o.por(neg, inv_neg);
+    let r = o.sel(signed, odd_r, r);
+    let finite = o.cmp(Cmp::Gt, x, ninf);
+    let qnan = o.k(f64::NAN);
+    let bad = o.sel(finite, qnan, r);
+    let r_bad = o.sel(non_int, bad, r);
+    let r = o.sel(neg, r_bad, r);
+    let nan = o.cmp(Cmp::Nan, x, y);
+    let r = o.sel(nan, qnan, r);
+    let y0 = o.cmp(Cmp::Eq, y, zero);
+    let x1 = o.cmp(Cmp::Eq, x, one);
+    let ones = o.por(y0, x1);
+    o.sel(ones, one, r)
 }
 
 /// `1 / sqrt(x)`: `y0 = div.rn(1, sqrt.rn(x))` (within 1.5 ulp), then one Newton step on the

@@ -90,10 +90,10 @@ fn inputs(fun: M, stride: u64) -> Vec<f64> {
 fn f64_functions_meet_their_bounds_on_a_sweep() {
     let mut report = String::new();
     let mut bad = Vec::new();
-    for b in BOUNDS {
+    for b in BOUNDS.iter().filter(|b| b.fun != M::Pow) {
         let mut worst = (0u64, 0.0f64);
         for x in inputs(b.fun, 0x0000_4000_0000_0001) {
-            let got = eval(b.fun, x).unwrap_or(f64::NAN);
+            let got = eval(b.fun, &[x]).unwrap_or(f64::NAN);
             let s = steps(got, reference(b.fun, x));
             if s > worst.0 {
                 worst = (s, x);
@@ -110,7 +110,7 @@ fn f64_functions_meet_their_bounds_on_a_sweep() {
 
 #[test]
 fn special_values() {
-    let e = |f, x| eval(f, x).unwrap_or(0.0);
+    let e = |f, x| eval(f, &[x]).unwrap_or(0.0);
     assert_eq!(e(M::Exp, f64::INFINITY), f64::INFINITY);
     assert_eq!(e(M::Exp, f64::NEG_INFINITY), 0.0);
     assert_eq!(e(M::Exp, 0.0), 1.0);
@@ -152,7 +152,7 @@ fn inverse_sqrt_is_within_its_bound_of_the_exact_value() {
     let mut b = 1u64;
     while b < 0x7FF0_0000_0000_0000 {
         let x = f64::from_bits(b);
-        let e = rsqrt_ulps(x, eval(M::InverseSqrt, x).unwrap_or(f64::NAN));
+        let e = rsqrt_ulps(x, eval(M::InverseSqrt, &[x]).unwrap_or(f64::NAN));
         if e > worst.0 {
             worst = (e, x);
         }
@@ -163,4 +163,106 @@ fn inverse_sqrt_is_within_its_bound_of_the_exact_value() {
     assert!((rsqrt_ulps(4.0, 0.5 + 2f64.powi(-53)) - 1.0).abs() < 1e-6);
     eprintln!("InverseSqrt: max {:.3} ulp at {:e}", worst.0, worst.1);
     assert!(worst.0 <= f64::from(bound), "{} ulp at {:e}", worst.0, worst.1);
+}
+
+/// Pairs for `pow`: a grid of bit patterns, the special values against each other and the
+/// grid, negative bases with integral and half-integral exponents, bases near 1 with large
+/// exponents, and results near the overflow and underflow edges.
+pub(crate) fn pow_pairs() -> Vec<(f64, f64)> {
+    let mut axis = Vec::new();
+    let mut b = 0u64;
+    while let Some(n) = b.checked_add(0x0040_0000_0000_0001) {
+        axis.push(f64::from_bits(b));
+        b = n;
+    }
+    let mut v = Vec::new();
+    for &x in &axis {
+        for &y in &axis {
+            v.push((x, y));
+        }
+    }
+    let specials = [
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        0.5,
+        -0.5,
+        2.0,
+        -2.0,
+        3.0,
+        -3.0,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        f64::MIN_POSITIVE,
+        f64::from_bits(1),
+        f64::MAX,
+        -f64::MAX,
+        1.5,
+        1e300,
+    ];
+    for &x in &specials {
+        for &y in specials.iter().chain(&axis) {
+            v.push((x, y));
+            v.push((y, x));
+        }
+    }
+    let mut s = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s
+    };
+    for i in 0..200_000 {
+        let r = next();
+        let u = (r >> 11) as f64 / (1u64 << 53) as f64;
+        let (x, y) = match i % 5 {
+            0 => (-(u * 100.0), ((r >> 20) % 200) as f64 - 100.0),
+            1 => (-(u * 10.0), (((r >> 20) % 200) as f64 - 100.0) * 0.5),
+            2 => (1.0 + (u - 0.5) * 1e-6, ((r >> 7) % 2_000_000_000) as f64 - 1e9),
+            3 => (u * 4.0, (u - 0.5) * 2000.0 / (u * 4.0).log2().max(1e-3)),
+            _ => (f64::from_bits(r & !(1 << 63)), (u - 0.5) * 8.0),
+        };
+        v.push((x, y));
+    }
+    v
+}
+
+#[test]
+fn pow_meets_its_bound_on_a_sweep() {
+    let bound = BOUNDS.iter().find(|b| b.fun == M::Pow).map_or(0.0, |b| b.ulp);
+    let mut worst = (0u64, 0.0f64, 0.0f64);
+    for (x, y) in pow_pairs() {
+        let got = eval(M::Pow, &[x, y]).unwrap_or(f64::NAN);
+        let s = steps(got, x.powf(y));
+        if s > worst.0 {
+            worst = (s, x, y);
+        }
+    }
+    eprintln!("Pow: max {} steps at ({:e}, {:e})", worst.0, worst.1, worst.2);
+    assert!(worst.0 as f32 <= bound, "{} steps at ({:e}, {:e})", worst.0, worst.1, worst.2);
+}
+
+#[test]
+fn pow_special_values() {
+    let p = |x: f64, y: f64| eval(M::Pow, &[x, y]).unwrap_or(0.0);
+    assert_eq!(p(f64::NAN, 0.0), 1.0);
+    assert_eq!(p(1.0, f64::NAN), 1.0);
+    assert!(p(f64::NAN, 1.0).is_nan());
+    assert_eq!(p(-1.0, f64::INFINITY), 1.0);
+    assert_eq!(p(-2.0, 3.0), -8.0);
+    assert_eq!(p(-2.0, -2.0), 0.25);
+    assert!(p(-2.0, 0.5).is_nan());
+    assert_eq!(p(f64::NEG_INFINITY, 0.5), f64::INFINITY);
+    assert_eq!(p(f64::NEG_INFINITY, 3.0), f64::NEG_INFINITY);
+    assert_eq!(p(-0.0, 3.0).to_bits(), (-0.0f64).to_bits());
+    assert_eq!(p(-0.0, -3.0), f64::NEG_INFINITY);
+    assert_eq!(p(0.0, -0.5), f64::INFINITY);
+    assert_eq!(p(0.5, f64::INFINITY), 0.0);
+    assert_eq!(p(2.0, f64::NEG_INFINITY), 0.0);
+    assert_eq!(p(2.0, 1024.0), f64::INFINITY);
+    assert_eq!(p(2.0, -1074.0), f64::from_bits(1));
+    assert_eq!(p(10.0, 2.0), 100.0);
 }
