@@ -107,7 +107,9 @@ pub fn needed(m: &ir::Module) -> Vec<WideFeature> {
 /// * `reverseBits` on 64 bits: llvmpipe's LLVM aborts ("Cannot emit physreg copy");
 /// * widening between signed and unsigned (`u64(i32)`, `i64(u32)`): naga's SPIR-V writer
 ///   extends by the *destination's* signedness (`UConvert`/`SConvert`) where naga's constant
-///   evaluator, C, Rust and dianran extend by the source's.
+///   evaluator, C, Rust and dianran extend by the source's;
+/// * `exp`, `exp2`, `log`, `log2`, `pow`, `inverseSqrt` on f64: GLSL.std.450 defines them for
+///   16/32-bit floats only, and llvmpipe returns garbage for f64 operands.
 pub fn lavapipe_blocker(m: &ir::Module) -> Option<&'static str> {
     use ir::MathFunction as M;
     let wide_arg = |f: &ir::Function, v: &ir::ValueId| {
@@ -134,6 +136,13 @@ pub fn lavapipe_blocker(m: &ir::Module) -> Option<&'static str> {
                 Op::Math(M::ReverseBits, a) if wide_arg(f, &a[0]) => {
                     Some("llvmpipe aborts on 64-bit reverseBits")
                 }
+                Op::Math(
+                    M::Exp | M::Exp2 | M::Log | M::Log2 | M::Pow | M::InverseSqrt,
+                    a,
+                ) if wide_arg(f, &a[0]) => Some(
+                    "GLSL.std.450's exp/exp2/log/log2/pow/inverseSqrt are 32-bit only; \
+                     lavapipe computes garbage for f64 arguments",
+                ),
                 Op::Convert(a, to) => {
                     let from = f.values.get(a.index()).and_then(|d| m.types.scalar_of(d.ty));
                     from.is_some_and(|s| {

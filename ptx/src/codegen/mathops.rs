@@ -51,7 +51,7 @@ const S32: [Modifier; 1] = [Modifier::Type(PT::S32)];
 const B32: [Modifier; 1] = [Modifier::Type(PT::B32)];
 
 /// The `setp` comparison of a math-library comparison.
-fn cmp_op(c: Cmp) -> CmpOp {
+pub(crate) fn cmp_op(c: Cmp) -> CmpOp {
     match c {
         Cmp::Eq => CmpOp::Eq,
         Cmp::Ne => CmpOp::Ne,

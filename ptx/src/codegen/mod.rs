@@ -24,6 +24,7 @@ mod coop;
 mod immediates;
 pub mod layout;
 mod lower;
+mod math64;
 mod mathops;
 mod packed_f16;
 pub mod regalloc;

@@ -276,10 +276,22 @@ impl Lower<'_> {
                 }
                 Ok(vec![acc])
             }
+            // The precise f64 library (`crate::math::f64`, docs/math.md).
+            _ if crate::math::f64::FUNCTIONS.contains(&fun) => self.per_comp(args, |l, s, x| {
+                if s != Scalar::F64 {
+                    return Err(l.err_internal("f64 math on a non-f64 argument"));
+                }
+                match x {
+                    [a, b] => crate::math::f64::binary(l, fun, *a, *b),
+                    _ => crate::math::f64::unary(l, fun, x[0]),
+                }
+                .ok_or_else(|| l.err_internal("f64 math function without a lowering"))
+            }),
             _ => Err(self.err_unsupported(&format!(
                 "the builtin `{}` on 64-bit arguments (supported: abs, min, max, clamp, sign, \
-                 sqrt, fma, floor, ceil, trunc, round, fract, dot, countOneBits, \
-                 countLeadingZeros, countTrailingZeros, reverseBits)",
+                 sqrt, fma, floor, ceil, trunc, round, fract, dot, exp, exp2, log, log2, pow, \
+                 inverseSqrt, countOneBits, countLeadingZeros, countTrailingZeros, \
+                 reverseBits)",
                 wgsl_math_name(fun)
             ))),
         }

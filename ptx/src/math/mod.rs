@@ -23,6 +23,7 @@
 pub mod accuracy;
 pub(crate) mod coeffs;
 mod explog;
+pub mod f64;
 mod hyper;
 mod inverse;
 mod misc;

@@ -258,6 +258,14 @@ pub(crate) fn math(
         M::Max => each(out, &|i| max(get(a0, i), get(arg(1), i))),
         M::Clamp => each(out, &|i| min(max(get(a0, i), get(arg(1), i)), get(arg(2), i))),
         M::Sqrt => fl(out, &f64::sqrt),
+        // The transcendental functions by Rust's (glibc's) f64 functions; PTX's library is
+        // within 1 ulp of them (docs/math.md, "f64 functions").
+        M::Exp => fl(out, &f64::exp),
+        M::Exp2 => fl(out, &f64::exp2),
+        M::Log => fl(out, &f64::ln),
+        M::Log2 => fl(out, &f64::log2),
+        M::InverseSqrt => fl(out, &|x| 1.0 / x.sqrt()),
+        M::Pow => each(out, &|i| f(get(a0, i)).powf(f(get(arg(1), i))).to_bits()),
         M::Floor => fl(out, &f64::floor),
         M::Ceil => fl(out, &f64::ceil),
         M::Trunc => fl(out, &f64::trunc),

@@ -1,0 +1,95 @@
+//! The precise f64 math library's [`Ops64`] emitted as PTX: one instruction per operation
+//! (constants moved into `%rd` registers, which ptxas folds into immediates), on `%rd`
+//! registers for both the f64 values and their bits.
+
+use super::lower::Lower;
+use super::mathops::cmp_op;
+use super::regalloc::{RegKind, VRegId};
+use crate::math::f64::Ops64;
+use crate::math::Cmp;
+use crate::model::{build, Modifier, Opcode, Operand, Rounding, Type as PT};
+
+/// `.rn`.
+const RN: [Modifier; 1] = [Modifier::Round(Rounding::Rn)];
+
+impl Lower<'_> {
+    /// `op.rn.f64 d, a, b`.
+    fn f64_bin(&mut self, op: Opcode, a: VRegId, b: VRegId) -> VRegId {
+        self.def(RegKind::B64, |d| build::binary(op, &RN, PT::F64, d, a, b))
+    }
+
+    /// `op.T d, a, b` on 64-bit integers.
+    fn i64_bin(&mut self, op: Opcode, t: PT, a: VRegId, b: impl Into<Operand>) -> VRegId {
+        self.def(RegKind::B64, |d| build::binary(op, &[], t, d, a, b))
+    }
+}
+
+impl Ops64 for Lower<'_> {
+    type D = VRegId;
+    type L = VRegId;
+    type P = VRegId;
+
+    fn k(&mut self, v: f64) -> VRegId {
+        self.def(RegKind::B64, |d| build::mov(PT::F64, d, Operand::ImmF64(v.to_bits())))
+    }
+    fn kl(&mut self, v: u64) -> VRegId {
+        self.def(RegKind::B64, |d| build::mov(PT::B64, d, Operand::ImmHex(v)))
+    }
+    fn add(&mut self, a: VRegId, b: VRegId) -> VRegId {
+        self.f64_bin(Opcode::Add, a, b)
+    }
+    fn sub(&mut self, a: VRegId, b: VRegId) -> VRegId {
+        self.f64_bin(Opcode::Sub, a, b)
+    }
+    fn mul(&mut self, a: VRegId, b: VRegId) -> VRegId {
+        self.f64_bin(Opcode::Mul, a, b)
+    }
+    fn fma(&mut self, a: VRegId, b: VRegId, c: VRegId) -> VRegId {
+        self.def(RegKind::B64, |d| build::fma_rn(PT::F64, d, a, b, c))
+    }
+    fn div(&mut self, a: VRegId, b: VRegId) -> VRegId {
+        self.f64_bin(Opcode::Div, a, b)
+    }
+    fn sqrt(&mut self, a: VRegId) -> VRegId {
+        self.def(RegKind::B64, |d| build::unary(Opcode::Sqrt, &RN, PT::F64, d, a))
+    }
+    fn rint(&mut self, a: VRegId) -> VRegId {
+        self.def(RegKind::B64, |d| build::cvt(Some(Rounding::Rni), false, PT::F64, PT::F64, d, a))
+    }
+    fn d2l(&mut self, a: VRegId) -> VRegId {
+        self.def(RegKind::B64, |d| build::cvt(Some(Rounding::Rni), false, PT::S64, PT::F64, d, a))
+    }
+    fn l2d(&mut self, a: VRegId) -> VRegId {
+        self.def(RegKind::B64, |d| build::cvt(Some(Rounding::Rn), false, PT::F64, PT::S64, d, a))
+    }
+    fn bits(&mut self, a: VRegId) -> VRegId {
+        a
+    }
+    fn float(&mut self, a: VRegId) -> VRegId {
+        a
+    }
+    fn ladd(&mut self, a: VRegId, b: VRegId) -> VRegId {
+        self.i64_bin(Opcode::Add, PT::S64, a, b)
+    }
+    fn lsub(&mut self, a: VRegId, b: VRegId) -> VRegId {
+        self.i64_bin(Opcode::Sub, PT::S64, a, b)
+    }
+    fn land(&mut self, a: VRegId, b: VRegId) -> VRegId {
+        self.i64_bin(Opcode::And, PT::B64, a, b)
+    }
+    fn lshl(&mut self, a: VRegId, n: u32) -> VRegId {
+        self.i64_bin(Opcode::Shl, PT::B64, a, Operand::Imm(i64::from(n)))
+    }
+    fn lshr_s(&mut self, a: VRegId, n: u32) -> VRegId {
+        self.i64_bin(Opcode::Shr, PT::S64, a, Operand::Imm(i64::from(n)))
+    }
+    fn cmp(&mut self, c: Cmp, a: VRegId, b: VRegId) -> VRegId {
+        self.def(RegKind::Pred, |p| build::setp(cmp_op(c), PT::F64, p, a, b))
+    }
+    fn por(&mut self, a: VRegId, b: VRegId) -> VRegId {
+        self.pred_op(Opcode::Or, a, b)
+    }
+    fn sel(&mut self, p: VRegId, a: VRegId, b: VRegId) -> VRegId {
+        self.def(RegKind::B64, |d| build::selp(PT::F64, d, a, b, p))
+    }
+}
