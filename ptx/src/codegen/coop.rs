@@ -332,12 +332,14 @@ impl Lower<'_> {
             // `mad` (`x * 2 + base`) per fragment, which ptxas folds into one IMAD/LEA, where
             // adding the variable's address and the lane offset separately costs a second
             // instruction in every loop iteration.
-            Some(Split { x, bytes, global: Some((g, at)), .. }) => {
+            // Only when `off` itself is an entry-block value (a constant stride): a runtime
+            // stride's offset is computed here, after the entry block.
+            Some(Split { x, bytes, global: Some((g, at)), .. }) if f.stride_k.is_some() => {
                 let base = self.ldmatrix_base(g, off);
                 let b = self.def(RegKind::B32, |d| build::mad_lo(PT::U32, d, x, imm(2), base));
                 (b, bytes + i64::from(at))
             }
-            Some(Split { root, x, bytes, global: None }) => {
+            Some(Split { root, x, bytes, .. }) => {
                 let base =
                     self.def(RegKind::B32, |d| build::cvt(None, false, PT::U32, PT::U64, d, root));
                 let b = self.def(RegKind::B32, |d| build::mad_lo(PT::U32, d, x, imm(2), base));
