@@ -511,15 +511,21 @@ fn log2_dd<O: Ops64>(o: &mut O, x: O::D) -> (O::D, O::D) {
     let l = o.add(l, low);
     let (h, l) = fast_two_sum(o, h, l);
     // e + log2(e) (h + l)
-    let l2e = o.k(LOG2E);
-    let (ph, pl) = two_prod(o, h, l2e);
-    let l2t = o.k(LOG2E_TAIL);
-    let q = o.mul(l, l2e);
-    let q = o.fma(h, l2t, q);
-    let pl = o.add(pl, q);
+    let (ph, pl) = mul_dd_const(o, h, l, LOG2E, LOG2E_TAIL);
     let (gh, ge) = two_sum(o, ef, ph);
     let gl = o.add(ge, pl);
     fast_two_sum(o, gh, gl)
+}
+
+/// `(h + l) * (k + k_tail)` as a double-f64 `(hi, lo)`: `h * k` exact, plus the cross terms
+/// `l * k + h * k_tail` (the `l * k_tail` term is below the result's precision).
+fn mul_dd_const<O: Ops64>(o: &mut O, h: O::D, l: O::D, k: f64, k_tail: f64) -> (O::D, O::D) {
+    let kc = o.k(k);
+    let (hi, e) = two_prod(o, h, kc);
+    let tc = o.k(k_tail);
+    let u = o.mul(l, kc);
+    let u = o.fma(h, tc, u);
+    (hi, o.add(e, u))
 }
 
 /// `2^(zh + zl)` for a double-f64 exponent (`zh` clamped to [-1080, 1025], `zl` tiny).
@@ -527,12 +533,7 @@ fn exp2_dd<O: Ops64>(o: &mut O, zh: O::D, zl: O::D) -> O::D {
     let j = o.rint(zh);
     let f = o.sub(zh, j);
     let (fh, fl) = fast_two_sum(o, f, zl);
-    let ln2 = o.k(LN2);
-    let (r, e) = two_prod(o, fh, ln2);
-    let tail = o.k(LN2_TAIL);
-    let u = o.mul(fl, ln2);
-    let u = o.fma(fh, tail, u);
-    let lo = o.add(e, u);
+    let (r, lo) = mul_dd_const(o, fh, fl, LN2, LN2_TAIL);
     let p = exp_reduced(o, r, lo);
     scale(o, p, j)
 }
