@@ -60,11 +60,6 @@ const KNOWN: &[(&str, &str, &str)] = &[
         "the LLVM backend does not build the by-value p_immediates parameter \
          (docs/immediates.md): a diagnostic for each entry",
     ),
-    (
-        "naga_immediates_layout",
-        "llvm-emu",
-        "no LLVM PTX for entries with immediate data (see the llvm stage)",
-    ),
     ("naga_f64", "msl", "Metal has no double: the diagnostic names the function"),
     (
         "naga_atomic_ops_int64",
@@ -75,7 +70,6 @@ const KNOWN: &[(&str, &str, &str)] = &[
     ("naga_f64", "llvm", "the LLVM backend reports 64-bit types as unsupported"),
     ("naga_int64_div", "llvm", "the LLVM backend reports 64-bit types as unsupported"),
     ("naga_atomic_ops_int64", "llvm", "the LLVM backend reports 64-bit types as unsupported"),
-    ("naga_f64", "llvm-emu", "no LLVM PTX for 64-bit types (see the llvm stage)"),
     // Textures: the LLVM backend reports them as unsupported (docs/textures.md), and the
     // llvm-emu executor binds no textures.
     ("kmeans_gpu_find_centroid", "llvm", TEXTURES_LLVM),
@@ -90,8 +84,6 @@ const KNOWN: &[(&str, &str, &str)] = &[
     ("webgpu_samples_probability_map", "llvm-emu", TEXTURES_LLVM_EMU),
     ("wgpu_storage_texture", "llvm", TEXTURES_LLVM),
     ("wgpu_storage_texture", "llvm-emu", TEXTURES_LLVM_EMU),
-    ("naga_int64_div", "llvm-emu", "no LLVM PTX for 64-bit types (see the llvm stage)"),
-    ("naga_atomic_ops_int64", "llvm-emu", "no LLVM PTX for 64-bit types (see the llvm stage)"),
 ];
 
 /// Entries whose result legitimately depends on scheduling (a data race the kernel's

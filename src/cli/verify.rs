@@ -220,7 +220,7 @@ pub fn execute(args: &Args) -> Result<String, Failure> {
         let lava = matches!(exec, Executor::Lavapipe | Executor::LavapipeOut);
         let size = if lava && subgroups { 8 } else { 32 };
         // lavapipe runs in a child process: a driver that crashes ends only that line.
-        let skip = if lava { executors::lavapipe_skips(&job(size)) } else { None };
+        let skip = if lava { executors::lavapipe_skips(&job(size), exec) } else { None };
         let outcome = if let Some(why) = skip {
             Err(ExecError::Skipped(why))
         } else if lava {

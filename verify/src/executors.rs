@@ -374,14 +374,14 @@ fn run_unguarded(exec: Executor, job: &Job<'_>, input: &Buffers) -> Result<Buffe
         #[cfg(not(feature = "llvm"))]
         Executor::LlvmEmu => run_ptx(job, input, Backend::Llvm, emu_runner(&EMU_OPTIONS)),
         Executor::LlvmCuda => run_cuda(job, input, Backend::Llvm),
-        Executor::Lavapipe => run_lavapipe(job, job.source, input),
+        Executor::Lavapipe => run_lavapipe(job, exec, job.source, input),
         Executor::LavapipeOut => {
             let opts = dianran_wgsl::Options { omit_subgroups_enable: true };
             let text = dianran_wgsl::write_module(job.module, &opts).map_err(|ds| {
                 let msgs: Vec<String> = ds.into_iter().map(|d| d.message).collect();
                 ExecError::Failed(format!("printing WGSL failed: {}", msgs.join("; ")))
             })?;
-            run_lavapipe(job, &text, input)
+            run_lavapipe(job, exec, &text, input)
         }
     }
 }
@@ -555,6 +555,10 @@ fn run_ptx(
         }
     };
     let Some(info) = entries.iter().find(|e| e.name == job.entry) else {
+        // This entry's diagnostics when they name it (a module's other entries have their own).
+        let own: Vec<_> =
+            diagnostics.iter().filter(|d| d.context.as_deref() == Some(job.entry)).collect();
+        let diagnostics: Vec<_> = if own.is_empty() { diagnostics.iter().collect() } else { own };
         // The help says what to do about it (for example "pass --tf32").
         let why = diagnostics
             .iter()
@@ -564,6 +568,15 @@ fn run_ptx(
             })
             .collect::<Vec<_>>()
             .join("; ");
+        // The LLVM backend declines some features by design (docs/llvm.md: 64-bit types,
+        // immediates, textures, subgroups): not applicable to this entry rather than a failure,
+        // since dianran's own backend compiles it and its executors check it.
+        let declined = diagnostics
+            .iter()
+            .all(|d| d.warning || d.kind == dianran_frontend::DiagKind::Unsupported);
+        if backend == Backend::Llvm && declined && !diagnostics.is_empty() {
+            return Err(ExecError::Skipped(format!("not applicable: {why}")));
+        }
         return Err(ExecError::Failed(format!("no PTX for entry '{}': {why}", job.entry)));
     };
     let PtxParams { buffers: mut params, bindings: keys } = ptx_params(info, input)?;
@@ -670,9 +683,11 @@ fn run_cuda(_: &Job<'_>, _: &Buffers, _: Backend) -> Result<Buffers, ExecError> 
     Err(ExecError::Skipped("no CUDA device (built without the `cuda` feature)".into()))
 }
 
-/// Why the lavapipe executors would skip `job` without running it (no adapter, or a kernel
-/// lavapipe cannot run), if they would: a caller that runs them in a child process asks first.
-pub fn lavapipe_skips(job: &Job<'_>) -> Option<String> {
+/// Why lavapipe executor `exec` would skip `job` without running it (no adapter, or a kernel
+/// lavapipe cannot run), if it would: a caller that runs it in a child process asks first.
+/// `Executor::LavapipeOut` runs dianran's printed WGSL, which avoids some naga bugs the
+/// source may hit ([`crate::wide_features::lavapipe_blocker`]).
+pub fn lavapipe_skips(job: &Job<'_>, exec: Executor) -> Option<String> {
     if !cfg!(feature = "lavapipe") {
         return Some("no Vulkan adapter (built without the `lavapipe` feature)".into());
     }
@@ -691,18 +706,24 @@ pub fn lavapipe_skips(job: &Job<'_>) -> Option<String> {
     if let Some(why) = crate::lavapipe::missing_features(job.module) {
         return Some(why);
     }
-    if let Some(why) = crate::wide_features::lavapipe_blocker(job.module) {
+    let printed = exec == Executor::LavapipeOut;
+    if let Some(why) = crate::wide_features::lavapipe_blocker(job.module, printed) {
         return Some(why.into());
     }
     None
 }
 
 #[cfg(feature = "lavapipe")]
-fn run_lavapipe(job: &Job<'_>, wgsl: &str, input: &Buffers) -> Result<Buffers, ExecError> {
+fn run_lavapipe(
+    job: &Job<'_>,
+    exec: Executor,
+    wgsl: &str,
+    input: &Buffers,
+) -> Result<Buffers, ExecError> {
     use crate::buffers::entry_bindings;
     use crate::lavapipe::{LavaBinding, LavaBindingKind};
     use dianran_frontend::ir::AddressSpace;
-    if let Some(why) = lavapipe_skips(job) {
+    if let Some(why) = lavapipe_skips(job, exec) {
         return Err(ExecError::Skipped(why));
     }
     let mut bufs = input.clone();
@@ -816,6 +837,6 @@ pub(crate) fn source_bindings(
 }
 
 #[cfg(not(feature = "lavapipe"))]
-fn run_lavapipe(_: &Job<'_>, _: &str, _: &Buffers) -> Result<Buffers, ExecError> {
+fn run_lavapipe(_: &Job<'_>, _: Executor, _: &str, _: &Buffers) -> Result<Buffers, ExecError> {
     Err(ExecError::Skipped("no Vulkan adapter (built without the `lavapipe` feature)".into()))
 }

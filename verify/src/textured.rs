@@ -69,7 +69,7 @@ fn run_lavapipe_textured(
     bufs: &mut Buffers,
     tex: &mut TextureBindings,
 ) -> Result<(), ExecError> {
-    if let Some(why) = crate::executors::lavapipe_skips(job) {
+    if let Some(why) = crate::executors::lavapipe_skips(job, Executor::Lavapipe) {
         return Err(ExecError::Skipped(why));
     }
     if !job.overrides.is_empty() {
@@ -105,7 +105,7 @@ fn run_lavapipe_out_textured(
 ) -> Result<(), ExecError> {
     use crate::lavapipe::{LavaBinding, LavaBindingKind};
     use dianran_frontend::ir::AddressSpace;
-    if let Some(why) = crate::executors::lavapipe_skips(job) {
+    if let Some(why) = crate::executors::lavapipe_skips(job, Executor::LavapipeOut) {
         return Err(ExecError::Skipped(why));
     }
     let opts = dianran_wgsl::Options { omit_subgroups_enable: true };

@@ -156,14 +156,6 @@ fn every_compute_sample_agrees_across_executors() {
                     {
                         report.push(format!("{}/{entry}: emu not applicable: {why}", s.name))
                     }
-                    // The LLVM backend declines 64-bit types, immediates and textures by design
-                    // (docs/llvm.md); dianran's own PTX of the same entry is still checked.
-                    Err(ExecError::Failed(why))
-                        if exec == Executor::LlvmEmu
-                            && why.contains("the LLVM backend does not support") =>
-                    {
-                        report.push(format!("{}/{entry}: llvm-emu not applicable: {why}", s.name))
-                    }
                     // naga's SPIR-V backend inside wgpu panics on some valid WGSL (seen on
                     // `functions_ptr.wgsl`, input and printed alike): a third-party bug.
                     Err(ExecError::Failed(why))

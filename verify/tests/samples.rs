@@ -2566,9 +2566,40 @@ fn int64_bits() {
         v[k] >>= rng.below(64); // more leading zeros
     }
     let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
-    for (exec, got) in run_io_both("int64_bits.wgsl", vec![bytes], 48 * n) {
-        let want: Vec<u64> = per_item(v.iter(), |&x| {
+    // WGSL: the index of the most significant 1 (of a negative i64: 0) bit, -1 when there is
+    // none; of the least significant 1 bit, -1 for zero.
+    let first_leading = |x: u64| if x == 0 { u64::MAX } else { 63 - u64::from(x.leading_zeros()) };
+    let first_leading_s = |s: i64| first_leading(if s < 0 { !s as u64 } else { s as u64 });
+    let first_trailing = |x: u64| if x == 0 { u64::MAX } else { u64::from(x.trailing_zeros()) };
+    // extractBits/insertBits at o = min(offset, 64), c = min(count, 64 - o): the `c` bits
+    // from `o` (sign-extended for i64) and `x` with them replaced.
+    let field = |o: u32, c: u32| {
+        let (o, c) = (o.min(64), c.min(64 - o.min(64)));
+        let ones = if c == 64 { u64::MAX } else { (1u64 << c) - 1 };
+        (o, c, ones)
+    };
+    let extract = |x: u64, signed: bool, o: u32, c: u32| {
+        let (o, c, ones) = field(o, c);
+        if c == 0 {
+            return 0;
+        }
+        let v = x.checked_shr(o).unwrap_or(0) & ones;
+        if signed && c < 64 && v >> (c - 1) & 1 == 1 {
+            v | !ones
+        } else {
+            v
+        }
+    };
+    let insert = |x: u64, y: u64, o: u32, c: u32| {
+        let (o, _, ones) = field(o, c);
+        let mask = ones.checked_shl(o).unwrap_or(0);
+        (x & !mask) | (y.checked_shl(o).unwrap_or(0) & mask)
+    };
+    for (exec, got) in run_io_both("int64_bits.wgsl", vec![bytes], 136 * n) {
+        let want: Vec<u64> = per_item(v.iter().enumerate(), |(g, &x)| {
             let s = x as i64;
+            let g = g as u32;
+            let (o, c) = ((g * 5) % 70, (g * 13 + 3) % 70);
             [
                 u64::from(x.leading_zeros()),
                 u64::from(x.trailing_zeros()),
@@ -2576,10 +2607,88 @@ fn int64_bits() {
                 u64::from(s.leading_zeros()),
                 u64::from(s.trailing_zeros()),
                 s.reverse_bits() as u64,
+                first_leading(x),
+                first_trailing(x),
+                first_leading_s(s),
+                first_trailing(x),
+                u64::from((!x).leading_zeros()),
+                first_trailing(s.wrapping_neg() as u64),
+                first_leading_s(!s),
+                (s ^ 1).reverse_bits() as u64,
+                extract(x, false, o, c),
+                extract(x, true, o, c),
+                insert(x, !x, o, c),
             ]
         });
-        let got: Vec<u64> = (0..6 * n).map(|k| get_u64(&got, 8 * k)).collect();
+        let got: Vec<u64> = (0..17 * n).map(|k| get_u64(&got, 8 * k)).collect();
         check_eq(&format!("{exec}: Bits"), &got, &want);
+    }
+}
+
+#[test]
+fn f64_builtins() {
+    let mut rng = Rng::new(67);
+    let n = 64;
+    let unit = |r: &mut Rng| (next_u64(r) >> 11) as f64 / (1u64 << 53) as f64;
+    let mut a: Vec<[f64; 4]> = rng.vec(n, |r| {
+        [0, 1, 2, 3].map(|k| if k < 3 { unit(r) * 20.0 - 10.0 } else { unit(r) * 5.0 - 2.0 })
+    });
+    let b: Vec<[f64; 4]> = rng.vec(n, |r| {
+        [0, 1, 2, 3].map(|k| if k < 3 { unit(r) * 20.0 - 10.0 } else { unit(r) * 400.0 - 200.0 })
+    });
+    // smoothstep's and saturate's edges, and step's tie (x == y).
+    for (k, x) in [-1.0, 2.0, 0.0, 1.0, -0.5, 2.5].into_iter().enumerate() {
+        a[k][3] = x;
+    }
+    a[6][3] = b[6][3];
+    let bytes = |v: &[[f64; 4]]| f64_bytes(&flat(v));
+    const STRIDE: usize = 192; // vec3<f64> members align to 32
+    let runs = run_io_both("f64_builtins.wgsl", vec![bytes(&a), bytes(&b)], STRIDE * n);
+    let dot = |p: &[f64], q: &[f64]| p.iter().zip(q).map(|(x, y)| x * y).sum::<f64>();
+    // WGSL's definitions, in plain f64 arithmetic; dianran may fuse steps, so each value is
+    // compared within 4 ulp or 1e-12 (`dianran verify`'s f64 bound).
+    let close = |g: f64, w: f64| {
+        let ulp = f64::EPSILON * g.abs().max(w.abs());
+        g == w || (g - w).abs() <= 4.0 * ulp || (g - w).abs() <= 1e-12
+    };
+    for (exec, got) in runs {
+        for i in 0..n {
+            let (p, q, x, y) = (&a[i][..3], &b[i][..3], a[i][3], b[i][3]);
+            let lq = dot(q, q).sqrt();
+            let nn: Vec<f64> = q.iter().map(|v| v / lq).collect();
+            let lp = dot(p, p).sqrt();
+            let d: Vec<f64> = p.iter().zip(q).map(|(u, v)| u - v).collect();
+            let dn = dot(&nn, p);
+            let keep = dot(&nn, q) < 0.0;
+            let t = ((x + 1.0) / 3.0).clamp(0.0, 1.0);
+            let mut want: Vec<f64> = Vec::new();
+            want.extend(p.iter().map(|v| v / lp));
+            want.extend([
+                p[1] * q[2] - p[2] * q[1],
+                p[2] * q[0] - p[0] * q[2],
+                p[0] * q[1] - p[1] * q[0],
+            ]);
+            want.extend(p.iter().zip(&nn).map(|(u, v)| u - 2.0 * dn * v));
+            want.extend(p.iter().map(|v| if keep { *v } else { -v }));
+            want.extend([
+                x * 0.75 + y * 0.25,
+                if y >= x { 1.0 } else { 0.0 },
+                x.clamp(0.0, 1.0),
+                t * t * (3.0 - 2.0 * t),
+                x * (180.0 / std::f64::consts::PI),
+                y * (std::f64::consts::PI / 180.0),
+                lp,
+                dot(&d, &d).sqrt(),
+            ]);
+            let offs = [
+                0, 8, 16, 32, 40, 48, 64, 72, 80, 96, 104, 112, 120, 128, 136, 144, 152, 160, 168,
+                176,
+            ];
+            for (k, (&o, &w)) in offs.iter().zip(&want).enumerate() {
+                let g = f64::from_bits(get_u64(&got, i * STRIDE + o));
+                assert!(close(g, w), "{exec}: Out[{i}] value {k} (byte {o}): got {g:?} want {w:?}");
+            }
+        }
     }
 }
 

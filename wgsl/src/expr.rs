@@ -4,6 +4,7 @@
 use crate::module::{binding_text, Writer};
 use crate::types::shaped;
 use crate::unsupported;
+use crate::wide;
 use dianran_frontend::ir::{
     self, CollectiveOperation, ConstValue, FuncId, Function, GatherMode, Inst, Op, SampleLevel,
     SubgroupOperation, SwitchCase, Type, TypeId, ValueId,
@@ -22,6 +23,37 @@ type Res<T> = Result<T, Box<Diagnostic>>;
 struct FnWriter<'a> {
     w: &'a Writer<'a>,
     b: Body<'a>,
+}
+
+impl FnWriter<'_> {
+    /// The scalar and vector size of value `a`'s type.
+    fn shape(&self, a: ValueId) -> Option<(ir::Scalar, Option<u8>)> {
+        let types = &self.w.m.types;
+        let ty = self.b.ty(a);
+        let size = match types.get(ty) {
+            Type::Vector { size, .. } => Some(*size),
+            _ => None,
+        };
+        types.scalar_of(ty).map(|s| (s, size))
+    }
+
+    /// [`wide::widening`] of `a` to `to`.
+    fn widening(&self, a: ValueId, to: ir::Scalar) -> Option<String> {
+        let (from, size) = self.shape(a)?;
+        wide::widening(&self.val(a), from, to, size)
+    }
+
+    /// [`wide::bit_scan`] or [`wide::bit_field`] of `fun` on `args`.
+    fn bit_scan(&self, fun: ir::MathFunction, args: &[ValueId]) -> Option<String> {
+        let (s, size) = self.shape(*args.first()?)?;
+        match args {
+            [a] => wide::bit_scan(fun, &self.val(*a), s, size),
+            _ => {
+                let texts: Vec<String> = args.iter().map(|a| self.val(*a)).collect();
+                wide::bit_field(fun, &texts, s, size)
+            }
+        }
+    }
 }
 
 pub(crate) fn write_function(
@@ -294,6 +326,10 @@ impl<'a> Syntax<'a> for FnWriter<'a> {
                 let t = self.result_ty(result, "a compose", span)?;
                 format!("{}({})", self.w.ty(t), self.vals(parts))
             }
+            // naga widens `u64(i32)` and `i64(u32)` by the wrong signedness ([`wide`]).
+            Op::Convert(a, to) if self.widening(*a, *to).is_some() => {
+                self.widening(*a, *to).unwrap_or_default()
+            }
             Op::Convert(a, to) => match types.get(self.b.ty(*a)) {
                 Type::Vector { size, .. } => format!("{}({})", shaped(*to, Some(*size)), v(a)),
                 // `mat3x2<f16>(m)`: a matrix converts (or is copied) with its own constructor.
@@ -306,6 +342,10 @@ impl<'a> Syntax<'a> for FnWriter<'a> {
             Op::Bitcast(a) => {
                 let t = self.result_ty(result, "a bitcast", span)?;
                 format!("bitcast<{}>({})", self.w.ty(t), v(a))
+            }
+            // 64-bit bit scans naga mistranslates, from 32-bit ones ([`wide`]).
+            Op::Math(fun, args) if self.bit_scan(*fun, args).is_some() => {
+                self.bit_scan(*fun, args).unwrap_or_default()
             }
             Op::Math(fun, args) => {
                 let name = fun

@@ -16,6 +16,7 @@
 mod expr;
 mod module;
 mod types;
+mod wide;
 
 use dianran_frontend::{ir, DiagKind, Diagnostic};
 

@@ -57,6 +57,15 @@ fn bfi_imm(l: &mut Lower<'_>, a: VRegId, b: VRegId, pos: usize, len: usize) -> V
     l.op(RegKind::B32, Opcode::Bfi, &[PT::B32.into()], &srcs)
 }
 
+/// Whether the f32 lowering of `fun` below is written for any float width (`kind_of`,
+/// `arith_ty`, `imm_of` of the argument's scalar) and so serves f64 unchanged.
+fn width_generic(fun: M) -> bool {
+    matches!(
+        fun,
+        M::Mix | M::Step | M::Degrees | M::Radians | M::Cross | M::FaceForward | M::Reflect
+    )
+}
+
 impl Lower<'_> {
     pub(crate) fn math(
         &mut self,
@@ -75,10 +84,13 @@ impl Lower<'_> {
                 return Err(self.err_internal("empty math operand"));
             }
         }
-        if self.scalar_ty(args[0])?.is_64() {
+        let wide = self.scalar_ty(args[0])?.is_64();
+        if wide && !width_generic(fun) {
             return self.math64(fun, args);
         }
-        if self.fast_math {
+        if wide {
+            // The lowerings below that are written for any float width serve f64 as they are.
+        } else if self.fast_math {
             if approximate_under_fast_math(fun) {
                 self.used_fast_math = true;
             }
@@ -386,13 +398,13 @@ impl Lower<'_> {
                 Ok(l.unop(Opcode::Bfind, &[], PT::U32, low))
             }),
             M::ExtractBits => self.per_comp(args, |l, s, x| {
-                let (o, c) = l.clamp_bits(x[1], x[2]);
+                let (o, c) = l.clamp_bits(x[1], x[2], 32);
                 let t = if s == Scalar::I32 { PT::S32 } else { PT::U32 };
                 let a = x[0];
                 Ok(l.def(RegKind::B32, |d| build::ternary(Opcode::Bfe, &[], t, d, a, o, c)))
             }),
             M::InsertBits => self.per_comp(args, |l, _, x| {
-                let (o, c) = l.clamp_bits(x[2], x[3]);
+                let (o, c) = l.clamp_bits(x[2], x[3], 32);
                 let (a, b) = (x[1], x[0]);
                 Ok(l.op(
                     RegKind::B32,
@@ -751,9 +763,16 @@ impl Lower<'_> {
     }
 
     /// WGSL's bit-field clamping: `o = min(offset, 32)`, `c = min(count, 32 - o)`.
-    pub(crate) fn clamp_bits(&mut self, offset: VRegId, count: VRegId) -> (VRegId, VRegId) {
-        let o = self.binop(Opcode::Min, &[], PT::U32, offset, Operand::Imm(32));
-        let k = self.imm_u32(32);
+    /// WGSL's clamping of `extractBits`/`insertBits` operands for `width`-bit values:
+    /// `o = min(offset, width)`, `c = min(count, width - o)`.
+    pub(crate) fn clamp_bits(
+        &mut self,
+        offset: VRegId,
+        count: VRegId,
+        width: u32,
+    ) -> (VRegId, VRegId) {
+        let o = self.binop(Opcode::Min, &[], PT::U32, offset, Operand::Imm(i64::from(width)));
+        let k = self.imm_u32(width);
         let rest = self.binop(Opcode::Sub, &[], PT::S32, k, o);
         let c = self.binop(Opcode::Min, &[], PT::U32, count, rest);
         (o, c)

@@ -14,12 +14,18 @@ const RN: [Modifier; 1] = [Modifier::Round(Rounding::Rn)];
 
 impl Lower<'_> {
     /// `op.rn.f64 d, a, b`.
-    fn f64_bin(&mut self, op: Opcode, a: VRegId, b: VRegId) -> VRegId {
+    pub(crate) fn f64_bin(&mut self, op: Opcode, a: VRegId, b: VRegId) -> VRegId {
         self.def(RegKind::B64, |d| build::binary(op, &RN, PT::F64, d, a, b))
     }
 
     /// `op.T d, a, b` on 64-bit integers.
-    fn i64_bin(&mut self, op: Opcode, t: PT, a: VRegId, b: impl Into<Operand>) -> VRegId {
+    pub(crate) fn i64_bin(
+        &mut self,
+        op: Opcode,
+        t: PT,
+        a: VRegId,
+        b: impl Into<Operand>,
+    ) -> VRegId {
         self.def(RegKind::B64, |d| build::binary(op, &[], t, d, a, b))
     }
 }

@@ -249,6 +249,69 @@ impl Lower<'_> {
             M::ReverseBits => {
                 self.per_comp(args, |l, _, x| Ok(un(l, Opcode::Brev, &[], PT::B64, x[0])))
             }
+            // `bfind` answers 0xffffffff where there is no such bit: sign-extended, WGSL's -1.
+            M::FirstLeadingBit => self.per_comp(args, |l, s, x| {
+                let t = if s == Scalar::I64 { PT::S64 } else { PT::U64 };
+                let a = x[0];
+                let n = l.def(RegKind::B32, |d| build::unary(Opcode::Bfind, &[], t, d, a));
+                Ok(l.def(RegKind::B64, |d| build::cvt(None, false, PT::S64, PT::S32, d, n)))
+            }),
+            // The lowest set bit alone (`x & -x`) is also the highest.
+            M::FirstTrailingBit => self.per_comp(args, |l, _, x| {
+                let neg = un(l, Opcode::Neg, &[], PT::S64, x[0]);
+                let low = l.i64_bin(Opcode::And, PT::B64, x[0], neg);
+                let n = l.def(RegKind::B32, |d| build::unary(Opcode::Bfind, &[], PT::U64, d, low));
+                Ok(l.def(RegKind::B64, |d| build::cvt(None, false, PT::S64, PT::S32, d, n)))
+            }),
+            M::ExtractBits => self.per_comp(args, |l, s, x| {
+                let (o, c) = l.clamp_bits(x[1], x[2], 64);
+                let t = if s == Scalar::I64 { PT::S64 } else { PT::U64 };
+                let a = x[0];
+                Ok(l.def(RegKind::B64, |d| build::ternary(Opcode::Bfe, &[], t, d, a, o, c)))
+            }),
+            M::InsertBits => self.per_comp(args, |l, _, x| {
+                let (o, c) = l.clamp_bits(x[2], x[3], 64);
+                let (a, b) = (x[1], x[0]);
+                Ok(l.op(
+                    RegKind::B64,
+                    Opcode::Bfi,
+                    &[PT::B64.into()],
+                    &[a.into(), b.into(), o.into(), c.into()],
+                ))
+            }),
+            // clamp(x, 0, 1) as min(max(x, 0), 1): NaN gives 0, as `cvt.sat` does for f32.
+            M::Saturate => self.per_comp(args, |l, s, x| {
+                let (zero, one) = (l.imm_of(s, 0.0), l.imm_of(s, 1.0));
+                let t = l.bin(Opcode::Max, s, x[0], zero);
+                Ok(l.bin(Opcode::Min, s, t, one))
+            }),
+            // t = saturate((x - e0) / (e1 - e0)); t * t * (3 - 2 t), each step rounded.
+            M::SmoothStep => self.per_comp(args, |l, s, x| {
+                let num = l.f64_bin(Opcode::Sub, x[2], x[0]);
+                let den = l.f64_bin(Opcode::Sub, x[1], x[0]);
+                let q = l.f64_bin(Opcode::Div, num, den);
+                let (zero, one) = (l.imm_of(s, 0.0), l.imm_of(s, 1.0));
+                let q = l.bin(Opcode::Max, s, q, zero);
+                let t = l.bin(Opcode::Min, s, q, one);
+                let (m2, three) = (l.imm_of(s, -2.0), l.imm_of(s, 3.0));
+                let k = l.def(RegKind::B64, |d| build::fma_rn(PT::F64, d, m2, t, three));
+                let tt = l.f64_bin(Opcode::Mul, t, t);
+                Ok(l.f64_bin(Opcode::Mul, tt, k))
+            }),
+            M::Length | M::Distance | M::Normalize => {
+                let mut a = self.comps(args[0])?;
+                if fun == M::Distance {
+                    let b = self
+                        .comps(*args.get(1).ok_or_else(|| self.err_internal("distance arity"))?)?;
+                    a = a.iter().zip(&b).map(|(&p, &q)| self.f64_bin(Opcode::Sub, p, q)).collect();
+                }
+                let d = self.dot(Scalar::F64, &a, &a);
+                let r = un(self, Opcode::Sqrt, &[RN], PT::F64, d);
+                Ok(match fun {
+                    M::Normalize => a.iter().map(|&v| self.f64_bin(Opcode::Div, v, r)).collect(),
+                    _ => vec![r],
+                })
+            }
             M::Dot => {
                 let first = *args.first().ok_or_else(|| self.err_internal("dot arity"))?;
                 let s = self.scalar_ty(first)?;
@@ -289,9 +352,11 @@ impl Lower<'_> {
             }),
             _ => Err(self.err_unsupported(&format!(
                 "the builtin `{}` on 64-bit arguments (supported: abs, min, max, clamp, sign, \
-                 sqrt, fma, floor, ceil, trunc, round, fract, dot, exp, exp2, log, log2, pow, \
-                 inverseSqrt, countOneBits, countLeadingZeros, countTrailingZeros, \
-                 reverseBits)",
+                 saturate, sqrt, fma, floor, ceil, trunc, round, fract, mix, step, smoothstep, \
+                 degrees, radians, dot, cross, length, distance, normalize, faceForward, \
+                 reflect, exp, exp2, log, log2, pow, inverseSqrt, countOneBits, \
+                 countLeadingZeros, countTrailingZeros, firstLeadingBit, firstTrailingBit, \
+                 extractBits, insertBits, reverseBits)",
                 wgsl_math_name(fun)
             ))),
         }

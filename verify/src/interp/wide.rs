@@ -287,6 +287,107 @@ pub(crate) fn math(
         M::CountLeadingZeros => each(out, &|i| u64::from(get(a0, i).leading_zeros())),
         M::CountTrailingZeros => each(out, &|i| u64::from(get(a0, i).trailing_zeros())),
         M::ReverseBits => each(out, &|i| get(a0, i).reverse_bits()),
+        // WGSL: the index of the most significant 1 bit (of a negative value: 0 bit), the
+        // least significant 1 bit; -1 (all ones) where there is none.
+        M::FirstLeadingBit => each(out, &|i| {
+            let x = get(a0, i);
+            let y = if signed && (x as i64) < 0 { !x } else { x };
+            if y == 0 {
+                u64::MAX
+            } else {
+                u64::from(63 - y.leading_zeros())
+            }
+        }),
+        M::FirstTrailingBit => each(out, &|i| {
+            let x = get(a0, i);
+            if x == 0 {
+                u64::MAX
+            } else {
+                u64::from(x.trailing_zeros())
+            }
+        }),
+        M::ExtractBits | M::InsertBits => {
+            // offset and count (u32 scalars) come last: o = min(offset, 64),
+            // c = min(count, 64 - o).
+            let k = if fun == M::ExtractBits { 1 } else { 2 };
+            let o = arg(k).first().copied().unwrap_or(0).min(64);
+            let c = arg(k + 1).first().copied().unwrap_or(0).min(64 - o);
+            let ones = if c == 64 { u64::MAX } else { (1u64 << c) - 1 };
+            let sh = |v: u64| if o == 64 { 0 } else { v << o };
+            each(out, &|i| {
+                let x = get(a0, i);
+                if fun == M::InsertBits {
+                    let mask = sh(ones);
+                    return (x & !mask) | (sh(get(arg(1), i)) & mask);
+                }
+                if c == 0 {
+                    return 0;
+                }
+                let v = if o == 64 { 0 } else { (x >> o) & ones };
+                if signed && c < 64 && (v >> (c - 1)) & 1 == 1 {
+                    v | !ones
+                } else {
+                    v
+                }
+            })
+        }
+        // The f64 forms of the composite builtins, by WGSL's formulas in f64 arithmetic (the
+        // PTX may fuse some steps: verify's f64 bound, 4 ulp or 1e-12, covers it).
+        M::Saturate => fl(out, &|x| if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) }),
+        M::Degrees => fl(out, &|x| x * (180.0 / std::f64::consts::PI)),
+        M::Radians => fl(out, &|x| x * (std::f64::consts::PI / 180.0)),
+        M::Step | M::Mix | M::SmoothStep => {
+            // A scalar last argument applies to every component (`mix(v, w, t)`).
+            let at = |a: &[u32], i: usize| f(get(a, if a.len() == 2 { 0 } else { i }));
+            each(out, &|i| {
+                let (x, y) = (at(a0, i), at(arg(1), i));
+                match fun {
+                    M::Step => f64::from(u8::from(y >= x)),
+                    M::Mix => {
+                        let t = at(arg(2), i);
+                        x * (1.0 - t) + y * t
+                    }
+                    _ => {
+                        let q = (at(arg(2), i) - x) / (y - x);
+                        let t = if q.is_nan() { 0.0 } else { q.clamp(0.0, 1.0) };
+                        t * t * (3.0 - 2.0 * t)
+                    }
+                }
+                .to_bits()
+            })
+        }
+        M::Length | M::Distance | M::Normalize | M::Cross | M::FaceForward | M::Reflect => {
+            let v = |a: &[u32]| (0..a.len() / 2).map(|i| f(get(a, i))).collect::<Vec<f64>>();
+            let (x, y, z) = (v(a0), v(arg(1)), v(arg(2)));
+            let r: Vec<f64> = match fun {
+                M::Length => vec![dot(&x, &x).sqrt()],
+                M::Distance => {
+                    let d: Vec<f64> = x.iter().zip(&y).map(|(p, q)| p - q).collect();
+                    vec![dot(&d, &d).sqrt()]
+                }
+                M::Normalize => {
+                    let l = dot(&x, &x).sqrt();
+                    x.iter().map(|p| p / l).collect()
+                }
+                M::Cross if x.len() == 3 && y.len() == 3 => vec![
+                    x[1] * y[2] - x[2] * y[1],
+                    x[2] * y[0] - x[0] * y[2],
+                    x[0] * y[1] - x[1] * y[0],
+                ],
+                M::Cross => return Err(unsupported("cross of vectors other than vec3")),
+                M::FaceForward => {
+                    let keep = dot(&z, &y) < 0.0;
+                    x.iter().map(|p| if keep { *p } else { -p }).collect()
+                }
+                _ => {
+                    let d = dot(&y, &x);
+                    x.iter().zip(&y).map(|(p, q)| p - 2.0 * d * q).collect()
+                }
+            };
+            for b in r {
+                put(out, b.to_bits());
+            }
+        }
         M::Dot => {
             let b = arg(1);
             let bits = if s == Scalar::F64 {
