@@ -98,13 +98,6 @@ const RACY: &[(&str, &str)] = &[
          about 1e-5 absolute; the sin() of arguments near 1000 is exact on both",
     ),
     (
-        "kmeans_gpu_rgb_to_lab/main",
-        "its a and b channels are 500 (x - y) and 200 (y - z) of cube roots near 1 (pow(v, \
-         1/3)): a 1-ulp difference of pow (PTX's is within 1.5 ulp, the interpreter's \
-         correctly rounded; WGSL allows far more) becomes about 30 ulp of the difference; \
-         lavapipe, compared under Vulkan's bounds, agrees",
-    ),
-    (
         "wgpu_hello_synchronization/hasty_main",
         "reads a workgroup atomic without a barrier: the example shows the race on purpose",
     ),
@@ -426,10 +419,7 @@ fn check_textured_entry(
     lavapipe: bool,
     out: &mut Outcome,
 ) {
-    use dianran::verify::agree::{precision_for, PtxMode};
-    use dianran::verify::textured::{
-        compare_buffers, compare_textures, filter_slack, run_textured,
-    };
+    use dianran::verify::textured::{compare_run_textured, run_textured};
     let key = format!("{}/{entry}", k.name);
     let textures = match dianran::cli::run::described_textures(&k.source, m, entry, &[], &[], SEED)
     {
@@ -457,7 +447,6 @@ fn check_textured_entry(
         Ok(r) => r,
         Err(e) => return out.fail(&key, "interp", e.to_string()),
     };
-    let slack = filter_slack(m, &textures);
     let mut others = vec![Executor::Emu];
     if cfg!(feature = "llvm") {
         others.push(Executor::LlvmEmu);
@@ -470,20 +459,19 @@ fn check_textured_entry(
     for exec in others {
         match run(exec) {
             Ok((b, t)) => {
-                let ptx = if executors::runs_our_ptx(exec) {
-                    Some(PtxMode::default())
-                } else {
-                    executors::runs_llvm_ptx(exec).then_some(PtxMode::default())
-                };
-                let p = precision_for(m, entry, ptx);
-                let verdict = compare_buffers(m, entry, &ref_bufs, &b, p, slack)
-                    .and_then(|()| compare_textures(m, entry, &ref_tex, &t, p));
+                let verdict = compare_run_textured(
+                    exec,
+                    &job,
+                    input,
+                    &textures,
+                    (&ref_bufs, &ref_tex),
+                    (&b, &t),
+                );
                 match (verdict, racy) {
-                    (Ok(()), _) if slack > 0.0 => out.report.push(format!(
-                        "{key}: {} agrees (filtered samples within {slack:e})",
-                        exec.name()
-                    )),
-                    (Ok(()), _) => out.report.push(format!("{key}: {} agrees", exec.name())),
+                    (Ok(Some(note)), _) => {
+                        out.report.push(format!("{key}: {} agrees ({note})", exec.name()))
+                    }
+                    (Ok(None), _) => out.report.push(format!("{key}: {} agrees", exec.name())),
                     (Err(diff), Some((_, why))) => out.report.push(format!(
                         "{key}: {} differs from interp, as this kernel may ({why}): {diff}",
                         exec.name()

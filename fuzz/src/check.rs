@@ -303,7 +303,9 @@ fn executors_agree(
                     .map_err(|d| Failure::new(Kind::Disagreement, exec.name(), d))?,
             ),
         };
-        if let Err(diff) = executors::compare_excused(exec, &job(size), reference, &result, e) {
+        if let Err(diff) =
+            executors::compare_excused(exec, &job(size), &input, reference, &result, e)
+        {
             return Err(Failure::new(Kind::Disagreement, exec.name(), diff));
         }
     }

@@ -265,7 +265,7 @@ pub fn execute(args: &Args) -> Result<String, Failure> {
                         e.insert(executors::excuses(exec, &job(size), &input, &r)?);
                     }
                     let e = excuses.get(&key).cloned().unwrap_or_default();
-                    executors::compare_excused(exec, &job(size), &r, &result, &e)
+                    executors::compare_excused(exec, &job(size), &input, &r, &result, &e)
                 });
                 match verdict {
                     Ok(Ok(note)) => {

@@ -174,7 +174,7 @@ pub enum Precision {
 }
 
 /// Whether `f` is a transcendental (or otherwise not correctly rounded) math builtin.
-fn approx_fn(f: MathFunction) -> bool {
+pub fn approx_fn(f: MathFunction) -> bool {
     use MathFunction as M;
     matches!(
         f,
@@ -301,34 +301,122 @@ fn ulp_f16(x: f32) -> f32 {
 
 /// Whether two floats agree under `p` (`is_f16` selects the f16 column of the table).
 pub fn floats_agree(reference: f32, other: f32, is_f16: bool, p: Precision) -> bool {
+    floats_agree_within(reference, other, is_f16, p, 0.0)
+}
+
+/// [`floats_agree`], with the bound raised by `extra` (absolute): the allowance a kernel's
+/// sensitivity to math error gives (`crate::sensitivity`). An infinite `extra` also lets a
+/// number stand against NaN (a nudged rerun of the interpreter made that value NaN).
+pub fn floats_agree_within(
+    reference: f32,
+    other: f32,
+    is_f16: bool,
+    p: Precision,
+    extra: f64,
+) -> bool {
     if reference.is_nan() || other.is_nan() {
-        return reference.is_nan() && other.is_nan();
+        return (reference.is_nan() && other.is_nan()) || extra == f64::INFINITY;
     }
     if reference == other {
         return true;
     }
-    let diff = (reference - other).abs();
+    // The f32 difference, as the plain bound has always been checked.
+    let diff = f64::from((reference - other).abs());
+    diff <= f64::from(float_bound(reference, other, is_f16, p)) + extra
+}
+
+/// The largest difference [`floats_agree`] accepts between `reference` and `other` under `p`.
+fn float_bound(reference: f32, other: f32, is_f16: bool, p: Precision) -> f32 {
     let big = reference.abs().max(other.abs());
     match (p, is_f16) {
-        (Precision::Exact, false) => diff <= 4.0 * ulp_f32(big) || diff <= 1e-6,
-        (Precision::Exact | Precision::PreciseMath, true) => {
-            diff <= 2.0 * ulp_f16(big) || diff <= 1e-3
-        }
-        (Precision::PreciseMath, false) => diff <= 8.0 * ulp_f32(big) || diff <= 1e-6,
-        (Precision::Accumulated, false) => diff <= big * (1.0 / 1024.0) || diff <= 1e-4,
+        (Precision::Exact, false) => (4.0 * ulp_f32(big)).max(1e-6),
+        (Precision::Exact | Precision::PreciseMath, true) => (2.0 * ulp_f16(big)).max(1e-3),
+        (Precision::PreciseMath, false) => (8.0 * ulp_f32(big)).max(1e-6),
+        (Precision::Accumulated, false) => (big * (1.0 / 1024.0)).max(1e-4),
         (Precision::Approximate | Precision::FastMath, false) => {
-            diff <= (big * (1.0 / 2048.0)).max(1.0 / 2048.0)
+            (big * (1.0 / 2048.0)).max(1.0 / 2048.0)
         }
-        (Precision::Tf32, false) => diff <= big * (1.0 / 512.0) || diff <= 1.0 / 128.0,
+        (Precision::Tf32, false) => (big * (1.0 / 512.0)).max(1.0 / 128.0),
         (
             Precision::Accumulated | Precision::Approximate | Precision::FastMath | Precision::Tf32,
             true,
-        ) => diff <= big * (1.0 / 256.0) || diff <= 1e-2,
+        ) => (big * (1.0 / 256.0)).max(1e-2),
+    }
+}
+
+/// The distance between `reference` and `other` in ulps of the larger magnitude, in the
+/// precision of `s` (for reports).
+pub fn ulps_apart(s: Scalar, reference: f64, other: f64) -> f64 {
+    let big = reference.abs().max(other.abs());
+    let ulp = match s {
+        Scalar::F16 => f64::from(ulp_f16(big as f32)),
+        Scalar::F32 => f64::from(ulp_f32(big as f32)),
+        _ => ulp_f64(big),
+    };
+    (reference - other).abs() / ulp
+}
+
+/// Extra absolute allowance per scalar slot, ((group, binding), byte offset) for buffers or
+/// ((group, binding), channel index) for texels: what a kernel's sensitivity to math error
+/// adds to the bound (`crate::sensitivity`).
+pub type Slack = std::collections::BTreeMap<((u32, u32), u32), f64>;
+
+/// The values a comparison accepted only through their [`Slack`]: how many, and the
+/// largest of their differences.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SlackUse {
+    /// Values beyond the plain bound and within the slack.
+    pub values: usize,
+    /// The largest difference among them, in ulps of the value's type ([`ulps_apart`]); near
+    /// zero (after cancellation) a small absolute difference is many ulps.
+    pub largest_ulps: f64,
+    /// The largest absolute difference among them.
+    pub largest_diff: f64,
+    /// The largest share of its whole allowance (plain bound plus slack) a value used.
+    pub largest_share: f64,
+}
+
+impl SlackUse {
+    /// Counts the value `other` of type `s` against `reference`, accepted with `extra` over
+    /// the plain bound of `p`.
+    pub fn add(&mut self, s: Scalar, reference: f64, other: f64, p: Precision, extra: f64) {
+        self.values += 1;
+        if reference.is_nan() || other.is_nan() {
+            // Accepted because a nudged rerun made the value NaN: no distance to report.
+            self.largest_share = self.largest_share.max(1.0);
+            return;
+        }
+        let diff = (reference - other).abs();
+        let bound = match s {
+            Scalar::F16 | Scalar::F32 => {
+                f64::from(float_bound(reference as f32, other as f32, s == Scalar::F16, p))
+            }
+            _ => f64_bound(reference, other),
+        };
+        self.largest_ulps = self.largest_ulps.max(ulps_apart(s, reference, other));
+        self.largest_diff = self.largest_diff.max(diff);
+        self.largest_share = self.largest_share.max(diff / (bound + extra));
+    }
+    /// Both counts together.
+    pub fn merge(self, other: SlackUse) -> SlackUse {
+        SlackUse {
+            values: self.values + other.values,
+            largest_ulps: self.largest_ulps.max(other.largest_ulps),
+            largest_diff: self.largest_diff.max(other.largest_diff),
+            largest_share: self.largest_share.max(other.largest_share),
+        }
     }
 }
 
 /// Scalar slots of an entry's buffers: ((group, binding), byte offset).
 pub type Slots = std::collections::BTreeSet<((u32, u32), u32)>;
+
+/// Whether `m` uses a math builtin that is not correctly rounded ([`approx_fn`]): only then
+/// can another executor's legitimate math error differ from the reference's, and
+/// `crate::sensitivity` measure how much the kernel amplifies it.
+pub fn has_inexact_math(m: &ir::Module) -> bool {
+    any_op(m, &|_, op| matches!(op, Op::Math(f, _) if approx_fn(*f)))
+}
 
 /// Whether `m` uses a math builtin whose WGSL result is undefined on part of its domain:
 /// `pow` (of a negative base, or of zero with a non-positive exponent) and `sin`, `cos`,
@@ -372,9 +460,9 @@ pub fn differing_slots(
 
 /// Every scalar slot of `entry`'s bindings in both buffer sets: (binding, scalar type,
 /// (offset, bytes in `a`), (offset, bytes in `b`)).
-type SlotPair<'a> = ((u32, u32), Scalar, (u32, &'a [u8]), (u32, &'a [u8]));
+pub(crate) type SlotPair<'a> = ((u32, u32), Scalar, (u32, &'a [u8]), (u32, &'a [u8]));
 
-fn paired_slots<'a>(
+pub(crate) fn paired_slots<'a>(
     m: &ir::Module,
     entry: &str,
     a: &'a Buffers,
@@ -433,31 +521,64 @@ pub fn compare_except(
     p: Precision,
     skip: &Slots,
 ) -> Result<Slots, String> {
+    compare_slots(m, entry, reference, other, p, skip, &Slack::new()).map(|(s, _)| s)
+}
+
+/// [`compare_except`], with float slots allowed to differ by their `slack` more; also returns
+/// how many values needed it.
+pub fn compare_slots(
+    m: &ir::Module,
+    entry: &str,
+    reference: &Buffers,
+    other: &Buffers,
+    p: Precision,
+    skip: &Slots,
+    slack: &Slack,
+) -> Result<(Slots, SlackUse), String> {
     let mut diffs = Vec::new();
     let mut count = 0usize;
     let mut skipped = Slots::new();
+    let mut used = SlackUse::default();
     for (key, scalar, (at, rb), (_, ob)) in paired_slots(m, entry, reference, other)? {
-        let ok = match scalar {
-            Scalar::F32 => floats_agree(
+        let extra = slack.get(&(key, at)).copied().unwrap_or(0.0);
+        let f32s = || {
+            (
                 f32::from_le_bytes([rb[0], rb[1], rb[2], rb[3]]),
                 f32::from_le_bytes([ob[0], ob[1], ob[2], ob[3]]),
-                false,
-                p,
-            ),
-            Scalar::F16 => floats_agree(
+            )
+        };
+        let f16s = || {
+            (
                 half::f16::from_le_bytes([rb[0], rb[1]]).to_f32(),
                 half::f16::from_le_bytes([ob[0], ob[1]]).to_f32(),
-                true,
-                p,
-            ),
-            Scalar::F64 => f64s_agree(f64_of(rb), f64_of(ob)),
+            )
+        };
+        let agree = |extra: f64| match scalar {
+            Scalar::F32 => {
+                let (r, o) = f32s();
+                floats_agree_within(r, o, false, p, extra)
+            }
+            Scalar::F16 => {
+                let (r, o) = f16s();
+                floats_agree_within(r, o, true, p, extra)
+            }
+            Scalar::F64 => f64s_agree_within(f64_of(rb), f64_of(ob), extra),
             _ => rb == ob,
         };
-        if ok {
+        if agree(0.0) {
             continue;
         }
         if skip.contains(&(key, at)) {
             skipped.insert((key, at));
+            continue;
+        }
+        if extra > 0.0 && agree(extra) {
+            let (r, o) = match scalar {
+                Scalar::F32 => (f64::from(f32s().0), f64::from(f32s().1)),
+                Scalar::F16 => (f64::from(f16s().0), f64::from(f16s().1)),
+                _ => (f64_of(rb), f64_of(ob)),
+            };
+            used.add(scalar, r, o, p, extra);
             continue;
         }
         count += 1;
@@ -466,8 +587,13 @@ pub fn compare_except(
                 .ok()
                 .and_then(|bs| bs.into_iter().find(|b| (b.group, b.binding) == key))
                 .map_or_else(String::new, |b| b.name);
+            let allowance = if extra > 0.0 {
+                format!(" (math sensitivity allows {extra:e} more)")
+            } else {
+                String::new()
+            };
             diffs.push(format!(
-                "{name} (@group({}) @binding({})) byte {at}: expected {} got {}",
+                "{name} (@group({}) @binding({})) byte {at}: expected {} got {}{allowance}",
                 key.0,
                 key.1,
                 show(scalar, rb),
@@ -476,33 +602,45 @@ pub fn compare_except(
         }
     }
     if count == 0 {
-        Ok(skipped)
+        Ok((skipped, used))
     } else {
         Err(format!("{count} values differ; {}", diffs.join("; ")))
     }
 }
 
 /// An f64 from its 8 little-endian bytes (0 when the slice is shorter).
-fn f64_of(b: &[u8]) -> f64 {
+pub(crate) fn f64_of(b: &[u8]) -> f64 {
     b.get(..8).and_then(|s| <[u8; 8]>::try_from(s).ok()).map_or(0.0, f64::from_le_bytes)
 }
 
 /// Whether two f64 values agree: NaN with NaN, else within 4 ULP or 1e-12 (module doc).
 pub fn f64s_agree(reference: f64, other: f64) -> bool {
+    f64s_agree_within(reference, other, 0.0)
+}
+
+/// [`f64s_agree`] with the bound raised by `extra`, as [`floats_agree_within`].
+pub fn f64s_agree_within(reference: f64, other: f64, extra: f64) -> bool {
     if reference.is_nan() || other.is_nan() {
-        return reference.is_nan() && other.is_nan();
+        return (reference.is_nan() && other.is_nan()) || extra == f64::INFINITY;
     }
     if reference == other {
         return true;
     }
-    let big = reference.abs().max(other.abs());
-    let ulp = if big < f64::MIN_POSITIVE {
+    (reference - other).abs() <= f64_bound(reference, other) + extra
+}
+
+/// The largest difference [`f64s_agree`] accepts.
+fn f64_bound(reference: f64, other: f64) -> f64 {
+    (4.0 * ulp_f64(reference.abs().max(other.abs()))).max(1e-12)
+}
+
+fn ulp_f64(x: f64) -> f64 {
+    let a = x.abs();
+    if a < f64::MIN_POSITIVE {
         f64::from_bits(1)
     } else {
-        f64::from_bits(big.to_bits() + 1) - big
-    };
-    let diff = (reference - other).abs();
-    diff <= 4.0 * ulp || diff <= 1e-12
+        f64::from_bits(a.to_bits() + 1) - a
+    }
 }
 
 fn show(s: Scalar, b: &[u8]) -> String {

@@ -225,7 +225,7 @@ pub fn compare_run(
     result: &Buffers,
 ) -> Result<Option<String>, String> {
     let e = excuses(exec, job, input, reference)?;
-    compare_excused(exec, job, reference, result, &e)
+    compare_excused(exec, job, input, reference, result, &e)
 }
 
 /// The values a comparison leaves out.
@@ -302,26 +302,57 @@ pub fn excuses(
     Ok(Excuses { indeterminate, undefined })
 }
 
-/// [`compare_run`] with the excuses computed already.
-pub fn compare_excused(
-    exec: Executor,
-    job: &Job<'_>,
-    reference: &Buffers,
-    result: &Buffers,
-    excuses: &Excuses,
-) -> Result<Option<String>, String> {
-    use crate::agree::{compare_except, precision_for, PtxMode, Slots};
-    // LLVM's PTX is always precise (libdevice), without TF32.
+/// The float bounds `exec`'s results get ([`crate::agree::precision_for`] with the options
+/// its PTX was compiled with; LLVM's PTX is always precise, without TF32).
+pub fn precision_of(exec: Executor, job: &Job<'_>) -> crate::agree::Precision {
+    use crate::agree::{precision_for, PtxMode};
     let ptx = if runs_our_ptx(exec) {
         Some(PtxMode { tf32: job.tf32, fast_math: job.fast_math })
     } else {
         runs_llvm_ptx(exec).then_some(PtxMode::default())
     };
-    let p = precision_for(job.module, job.entry, ptx);
+    precision_for(job.module, job.entry, ptx)
+}
+
+/// [`compare_run`] with the excuses computed already. Values beyond the executor's bound are
+/// judged again by the kernel's sensitivity to math error ([`crate::sensitivity`]), which
+/// reruns the interpreter on `input`.
+pub fn compare_excused(
+    exec: Executor,
+    job: &Job<'_>,
+    input: &Buffers,
+    reference: &Buffers,
+    result: &Buffers,
+    excuses: &Excuses,
+) -> Result<Option<String>, String> {
+    use crate::agree::{compare_except, compare_slots, has_inexact_math, Slots};
+    use crate::texture::TextureBindings;
+    let p = precision_of(exec, job);
     let Excuses { indeterminate, undefined } = excuses;
     let skip: Slots = indeterminate.union(undefined).copied().collect();
-    let excused = compare_except(job.module, job.entry, reference, result, p, &skip)?;
     let mut notes = Vec::new();
+    let excused = match compare_except(job.module, job.entry, reference, result, p, &skip) {
+        Ok(excused) => excused,
+        Err(diff) => {
+            let ulps = crate::sensitivity::math_error(exec, job.fast_math)
+                .filter(|_| has_inexact_math(job.module))
+                .ok_or(diff)?;
+            let none = TextureBindings::default();
+            let sens = crate::sensitivity::measure(job, input, &none, reference, &none, ulps);
+            let (excused, used) = compare_slots(
+                job.module,
+                job.entry,
+                reference,
+                result,
+                p,
+                &skip,
+                &sens.buffer_slack(),
+            )
+            .map_err(|d| sens.beyond(d))?;
+            notes.push(sens.note(used));
+            excused
+        }
+    };
     let n = excused.iter().filter(|s| indeterminate.contains(s)).count();
     if n > 0 {
         notes.push(format!(

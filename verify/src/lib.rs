@@ -20,6 +20,7 @@ pub mod msl_check;
 pub mod ptxas;
 pub mod samples;
 pub mod sass;
+pub mod sensitivity;
 pub mod texture;
 pub mod textured;
 pub mod tools;

@@ -9,7 +9,7 @@
 //! dianran prints) bind textures here; the other executors report [`ExecError::Skipped`]
 //! ([`run_textured`]).
 
-use crate::agree::{floats_agree, Precision};
+use crate::agree::{floats_agree_within, Precision, Slack, SlackUse};
 use crate::buffers::Buffers;
 use crate::executors::{ExecError, Executor, Job};
 use crate::texture::{
@@ -154,6 +154,20 @@ pub fn compare_textures(
     other: &TextureBindings,
     p: Precision,
 ) -> Result<(), String> {
+    compare_textures_within(m, entry, reference, other, p, &Slack::new()).map(|_| ())
+}
+
+/// [`compare_textures`], with float channels allowed to differ by their `slack` more (keyed by
+/// ((group, binding), channel index)); also returns how many needed it.
+pub fn compare_textures_within(
+    m: &ir::Module,
+    entry: &str,
+    reference: &TextureBindings,
+    other: &TextureBindings,
+    p: Precision,
+    slack: &Slack,
+) -> Result<SlackUse, String> {
+    let mut used = SlackUse::default();
     let handles = entry_handles(m, entry).map_err(|d| d.message)?;
     let mut diffs = Vec::new();
     let mut count = 0usize;
@@ -175,14 +189,26 @@ pub fn compare_textures(
         for (i, (rb, ob)) in r.data.chunks(size).zip(o.data.chunks(size)).enumerate() {
             let word = |b: &[u8]| b.iter().rev().fold(0u32, |acc, &x| (acc << 8) | u32::from(x));
             let (rw, ow) = (word(rb), word(ob));
-            let ok = match ch {
-                Channel::F32 => floats_agree(f32::from_bits(rw), f32::from_bits(ow), false, p),
-                Channel::F16 => floats_agree(
+            let extra = slack.get(&(key, i as u32)).copied().unwrap_or(0.0);
+            let floats = match ch {
+                Channel::F32 => Some((f32::from_bits(rw), f32::from_bits(ow), false)),
+                Channel::F16 => Some((
                     half::f16::from_bits(rw as u16).to_f32(),
                     half::f16::from_bits(ow as u16).to_f32(),
                     true,
-                    p,
-                ),
+                )),
+                _ => None,
+            };
+            let ok = match ch {
+                _ if floats.is_some() => floats.is_some_and(|(r, o, h)| {
+                    let plain = floats_agree_within(r, o, h, p, 0.0);
+                    if !plain && extra > 0.0 && floats_agree_within(r, o, h, p, extra) {
+                        let s = if h { ir::Scalar::F16 } else { ir::Scalar::F32 };
+                        used.add(s, f64::from(r), f64::from(o), p, extra);
+                        return true;
+                    }
+                    plain
+                }),
                 Channel::Unorm8 | Channel::Unorm16 => rw.abs_diff(ow) <= 1,
                 Channel::Snorm8 => (rw as u8 as i8).abs_diff(ow as u8 as i8) <= 1,
                 Channel::Snorm16 => (rw as u16 as i16).abs_diff(ow as u16 as i16) <= 1,
@@ -202,7 +228,7 @@ pub fn compare_textures(
         }
     }
     if count == 0 {
-        Ok(())
+        Ok(used)
     } else {
         Err(format!("{count} texel channels differ; {}", diffs.join("; ")))
     }
@@ -261,7 +287,22 @@ pub fn compare_buffers(
     p: Precision,
     slack: f32,
 ) -> Result<(), String> {
+    compare_buffers_within(m, entry, reference, other, p, slack, &Slack::new()).map(|_| ())
+}
+
+/// [`compare_buffers`], with float values allowed to differ by their `math` slack more (keyed
+/// by ((group, binding), byte offset)); also returns how many needed it.
+pub fn compare_buffers_within(
+    m: &ir::Module,
+    entry: &str,
+    reference: &Buffers,
+    other: &Buffers,
+    p: Precision,
+    slack: f32,
+    math: &Slack,
+) -> Result<SlackUse, String> {
     use dianran_frontend::ir::Scalar;
+    let mut used = SlackUse::default();
     let bindings = crate::buffers::entry_bindings(m, entry).map_err(|d| d.message)?;
     let mut diffs = Vec::new();
     let mut count = 0usize;
@@ -278,21 +319,33 @@ pub fn compare_buffers(
             let at = sl.offset as usize;
             let n = sl.scalar.size() as usize;
             let (Some(rb), Some(ob)) = (r.get(at..at + n), o.get(at..at + n)) else { continue };
-            let ok = match sl.scalar {
-                Scalar::F32 => {
-                    let (x, y) = (
-                        f32::from_le_bytes([rb[0], rb[1], rb[2], rb[3]]),
-                        f32::from_le_bytes([ob[0], ob[1], ob[2], ob[3]]),
-                    );
-                    floats_agree(x, y, false, p) || (x - y).abs() <= slack
-                }
-                Scalar::F16 => floats_agree(
+            let extra = math.get(&(key, sl.offset)).copied().unwrap_or(0.0);
+            let floats = match sl.scalar {
+                Scalar::F32 => Some((
+                    f32::from_le_bytes([rb[0], rb[1], rb[2], rb[3]]),
+                    f32::from_le_bytes([ob[0], ob[1], ob[2], ob[3]]),
+                )),
+                Scalar::F16 => Some((
                     half::f16::from_le_bytes([rb[0], rb[1]]).to_f32(),
                     half::f16::from_le_bytes([ob[0], ob[1]]).to_f32(),
-                    true,
-                    p,
-                ),
-                _ => rb == ob,
+                )),
+                _ => None,
+            };
+            let ok = match floats {
+                Some((x, y)) => {
+                    let h = sl.scalar == Scalar::F16;
+                    // The filter slack is f32 results' (module doc of `filter_slack`).
+                    let filtered = f64::from(if h { 0.0 } else { slack });
+                    let plain =
+                        floats_agree_within(x, y, h, p, 0.0) || (!h && (x - y).abs() <= slack);
+                    if !plain && extra > 0.0 && floats_agree_within(x, y, h, p, filtered + extra) {
+                        used.add(sl.scalar, f64::from(x), f64::from(y), p, filtered + extra);
+                        true
+                    } else {
+                        plain
+                    }
+                }
+                None => rb == ob,
             };
             if !ok {
                 count += 1;
@@ -321,10 +374,49 @@ pub fn compare_buffers(
         }
     }
     if count == 0 {
-        Ok(())
+        Ok(used)
     } else {
         Err(format!("{count} values differ; {}", diffs.join("; ")))
     }
+}
+
+/// Compares what `exec` left (`result`: buffers and textures) with the interpreter's
+/// `reference`, as `dianran verify` does for textured entries: buffers under the executor's
+/// bounds plus [`filter_slack`], storage textures with [`compare_textures`]. Values beyond
+/// those are judged again by the kernel's sensitivity to math error
+/// ([`crate::sensitivity`]), which reruns the interpreter with `input` and `textures`.
+/// `Ok(Some(note))`: agree, with a note on the slack used.
+pub fn compare_run_textured(
+    exec: Executor,
+    job: &Job<'_>,
+    input: &Buffers,
+    textures: &TextureBindings,
+    reference: (&Buffers, &TextureBindings),
+    result: (&Buffers, &TextureBindings),
+) -> Result<Option<String>, String> {
+    let (m, entry) = (job.module, job.entry);
+    let p = crate::executors::precision_of(exec, job);
+    let filtered = filter_slack(m, textures);
+    let compare = |bufs: &Slack, texels: &Slack| -> Result<SlackUse, String> {
+        let b = compare_buffers_within(m, entry, reference.0, result.0, p, filtered, bufs)?;
+        let t = compare_textures_within(m, entry, reference.1, result.1, p, texels)?;
+        Ok(b.merge(t))
+    };
+    let mut notes = Vec::new();
+    if filtered > 0.0 {
+        notes.push(format!("filtered samples within {filtered:e}"));
+    }
+    if let Err(diff) = compare(&Slack::new(), &Slack::new()) {
+        let ulps = crate::sensitivity::math_error(exec, job.fast_math)
+            .filter(|_| crate::agree::has_inexact_math(m))
+            .ok_or(diff)?;
+        let sens =
+            crate::sensitivity::measure(job, input, textures, reference.0, reference.1, ulps);
+        let used =
+            compare(&sens.buffer_slack(), &sens.texel_slack()).map_err(|d| sens.beyond(d))?;
+        notes.push(sens.note(used));
+    }
+    Ok((!notes.is_empty()).then(|| notes.join("; ")))
 }
 
 /// Whether handle bindings of `entry` include textures or samplers.

@@ -55,9 +55,11 @@ fn reads_past_the_subgroup_are_excused_and_nothing_else() {
     for s in (0..32).filter(|s| s % 8 < 3) {
         result.get_mut(&(0, 0)).unwrap()[4 * s] = 1;
     }
-    let note = executors::compare_excused(Executor::Lavapipe, &job, &reference, &result, &e)
-        .unwrap_or_else(|d| panic!("{d:?}"));
+    let note =
+        executors::compare_excused(Executor::Lavapipe, &job, &input, &reference, &result, &e)
+            .unwrap_or_else(|d| panic!("{d:?}"));
     assert!(note.is_some_and(|n| n.contains("12 values depend on subgroup reads")));
     result.get_mut(&(0, 0)).unwrap()[4 * 40] = 7;
-    assert!(executors::compare_excused(Executor::Lavapipe, &job, &reference, &result, &e).is_err());
+    assert!(executors::compare_excused(Executor::Lavapipe, &job, &input, &reference, &result, &e)
+        .is_err());
 }

@@ -171,6 +171,8 @@ pub(crate) struct Machine<'m> {
     depth: u32,
     /// Lane reads of subgroup exchanges whose source was inactive or outside the subgroup.
     pub indeterminate_reads: u64,
+    /// Math results moved so far by [`super::InterpOptions::math_nudge`].
+    nudged: u64,
     /// Bound textures and samplers.
     pub handles: super::texture_ops::Handles,
 }
@@ -214,6 +216,7 @@ impl<'m> Machine<'m> {
             out: Vec::new(),
             depth: 0,
             indeterminate_reads: 0,
+            nudged: 0,
             handles: Default::default(),
         }
     }
@@ -961,6 +964,10 @@ impl<'m> Machine<'m> {
                 if self.opts.undefined_math_nan {
                     let res = out.get_mut(start..).unwrap_or_default();
                     math::poison_undefined(types, *fun, &tys, &vals, res);
+                }
+                if let Some(n) = self.opts.math_nudge.filter(|_| crate::agree::approx_fn(*fun)) {
+                    let s = types.scalar_of(rty()?).unwrap_or(Scalar::U32);
+                    n.apply(s, out.get_mut(start..).unwrap_or_default(), &mut self.nudged);
                 }
             }
             Op::Relational(fun, a) => math::relational(types, *fun, fr.ty(*a)?, fr.get(lane, *a), out),

@@ -31,6 +31,7 @@ mod coop;
 mod exec;
 mod math;
 mod memory;
+mod nudge;
 mod scalar_ops;
 mod subgroup;
 mod texture_ops;
@@ -46,6 +47,7 @@ use crate::texture::TextureBindings;
 use dianran_frontend::ir::{self, AddressSpace, Stage};
 use dianran_frontend::{DiagKind, Diagnostic};
 use memory::{Memory, REGION_BUFFER0, REGION_PRIVATE, REGION_WORKGROUP};
+pub use nudge::{MathNudge, MathUlps};
 
 /// Interpreter settings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,6 +70,11 @@ pub struct InterpOptions {
     /// word in every component. `dianran verify` runs with a fill to find the values that
     /// depend on such reads.
     pub inactive_read: Option<u32>,
+    /// Move the results of the math builtins that are not correctly rounded by a few ulps
+    /// ([`MathNudge`]): `dianran verify` reruns the interpreter this way to measure how much a
+    /// kernel amplifies the error such builtins may have on another executor
+    /// (`crate::sensitivity`). `None` (the default) for the reference.
+    pub math_nudge: Option<MathNudge>,
 }
 
 impl Default for InterpOptions {
@@ -77,6 +84,7 @@ impl Default for InterpOptions {
             max_steps: 1 << 32,
             undefined_math_nan: false,
             inactive_read: None,
+            math_nudge: None,
         }
     }
 }
