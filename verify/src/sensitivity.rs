@@ -19,7 +19,7 @@
 //! several math results feed the value, since their moves add up). A value the reruns do not
 //! move at all gets no slack: a wrong result where the kernel does not amplify math error is
 //! still reported. A rerun that the interpreter cannot finish (a moved value drove an index
-//! out of range) is left out. The reruns happen only after a failed comparison: they cost four
+//! out of range) is left out. The reruns happen only after a failed comparison: they cost eight
 //! interpreter runs.
 
 use crate::agree::{f64_of, paired_slots, Slack, SlackUse};
@@ -29,9 +29,18 @@ use crate::interp::{InterpOptions, MathNudge, MathUlps};
 use crate::texture::{entry_handles, Channel, TextureBindings};
 use dianran_frontend::ir::Scalar;
 
-/// The seeds of the nudged reruns: four, so that the largest move drawn is at least half the
-/// bound with probability 15/16 (module doc).
-pub const SEEDS: [u64; 4] = [0x5EED_0001, 0x5EED_0002, 0x5EED_0003, 0x5EED_0004];
+/// The seeds of the nudged reruns: eight, so that the largest move drawn is at least half the
+/// bound except with probability about 2^-8 (module doc).
+pub const SEEDS: [u64; 8] = [
+    0x5EED_0001,
+    0x5EED_0002,
+    0x5EED_0003,
+    0x5EED_0004,
+    0x5EED_0005,
+    0x5EED_0006,
+    0x5EED_0007,
+    0x5EED_0008,
+];
 
 /// The factor on the largest change of the reruns (module doc).
 pub const FACTOR: f64 = 2.0;
@@ -214,5 +223,189 @@ impl Sensitivity {
             );
         }
         format!("{diff} (beyond the kernel's sensitivity to {})", self.describe())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agree::{compare_except, Precision, Slots};
+    use crate::executors::{compare_excused, Excuses};
+
+    /// `f32` steps from `x` (positive `x`).
+    fn steps(x: f32, k: i32) -> f32 {
+        f32::from_bits(x.to_bits().wrapping_add_signed(k))
+    }
+
+    fn job<'a>(m: &'a dianran_frontend::ir::Module, src: &'a str) -> Job<'a> {
+        Job {
+            file_name: "s.wgsl",
+            source: src,
+            overrides: &[],
+            module: m,
+            entry: "main",
+            dispatch: [1, 1, 1],
+            subgroup_size: 32,
+            sm: 80,
+            tf32: false,
+            fast_math: false,
+            ptx: None,
+        }
+    }
+
+    fn floats(b: &[u8]) -> Vec<f32> {
+        b.chunks(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+    }
+
+    fn bytes(v: &[f32]) -> Vec<u8> {
+        v.iter().flat_map(|x| x.to_le_bytes()).collect()
+    }
+
+    /// `1000 (cbrt(a) - b)` with `b` the cube root of `a` rounded to f32: the difference of
+    /// two nearly equal numbers, so one ulp of `pow` is about 6e-5 of the result.
+    const CANCEL: &str = "
+@group(0) @binding(0) var<storage, read> a: array<f32, 64>;
+@group(0) @binding(1) var<storage, read> b: array<f32, 64>;
+@group(0) @binding(2) var<storage, read_write> out: array<f32, 64>;
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) i: u32) {
+    out[i] = 1000.0 * (pow(a[i], 1.0 / 3.0) - b[i]);
+}
+";
+
+    /// Inputs of [`CANCEL`]: `a` in [0.5, 1), `b` its cube root (f64, rounded to f32).
+    fn cancel_input() -> (Vec<f32>, Buffers) {
+        let a: Vec<f32> = (0..64).map(|i| 0.5 + i as f32 / 128.0).collect();
+        let b: Vec<f32> = a.iter().map(|&x| f64::from(x).cbrt() as f32).collect();
+        let input: Buffers =
+            [((0, 0), bytes(&a)), ((0, 1), bytes(&b)), ((0, 2), vec![0; 256])].into();
+        (a, input)
+    }
+
+    #[test]
+    fn nudges_move_only_inexact_math_and_stay_within_the_bound() {
+        let src = "
+@group(0) @binding(0) var<storage, read_write> out: array<f32, 2>;
+@compute @workgroup_size(1)
+fn main() {
+    let x = out[0];
+    out[0] = sqrt(x);
+    out[1] = exp(x);
+}
+";
+        let m = dianran_frontend::compile("n.wgsl", src, &Default::default()).unwrap();
+        let input: Buffers = [((0, 0), bytes(&[2.0, 0.0]))].into();
+        let mut moved = Vec::new();
+        for seed in SEEDS {
+            let mut bufs = input.clone();
+            let opts = InterpOptions {
+                math_nudge: Some(MathNudge { seed, ulps: PRECISE }),
+                ..Default::default()
+            };
+            crate::interp::run(&m, "main", [1, 1, 1], &mut bufs, &opts).unwrap();
+            let got = floats(&bufs[&(0, 0)]);
+            // sqrt is correctly rounded everywhere: never moved.
+            assert_eq!(got[0], 2.0f32.sqrt());
+            let k = got[1].to_bits() as i64 - 2.0f32.exp().to_bits() as i64;
+            assert!(k.abs() <= 4, "exp moved by {k} ulp");
+            moved.push(k);
+        }
+        assert!(moved.iter().any(|&k| k != 0), "{moved:?}");
+    }
+
+    #[test]
+    fn cancellation_after_pow_is_accepted_through_the_kernels_sensitivity() {
+        let m = dianran_frontend::compile("c.wgsl", CANCEL, &Default::default()).unwrap();
+        let (a, input) = cancel_input();
+        let job = job(&m, CANCEL);
+        let mut reference = input.clone();
+        crate::interp::run(&m, "main", [1, 1, 1], &mut reference, &Default::default()).unwrap();
+        let want: Vec<f32> =
+            a.iter().map(|&x| 1000.0 * (x.powf(1.0 / 3.0) - f64::from(x).cbrt() as f32)).collect();
+        assert_eq!(floats(&reference[&(0, 2)]), want);
+        // An executor whose pow is 2 ulp off (within the precise library's 4): 1000 * 2 ulp
+        // of ~0.9 is 1.2e-4, far beyond 8 ulp or 1e-6 of a result near zero.
+        let other = |ulps: i32| -> Buffers {
+            let v: Vec<f32> = a
+                .iter()
+                .map(|&x| 1000.0 * (steps(x.powf(1.0 / 3.0), ulps) - f64::from(x).cbrt() as f32))
+                .collect();
+            let mut b = input.clone();
+            b.insert((0, 2), bytes(&v));
+            b
+        };
+        let two = other(2);
+        let p = Precision::PreciseMath;
+        assert!(compare_except(&m, "main", &reference, &two, p, &Slots::new()).is_err());
+        let none = Excuses::default();
+        let note = compare_excused(Executor::Emu, &job, &input, &reference, &two, &none)
+            .unwrap_or_else(|d| panic!("{d}"))
+            .unwrap_or_default();
+        assert!(note.contains("within the kernel's sensitivity to 4-ulp math error"), "{note}");
+        assert!(note.contains("64 values beyond the plain bound"), "{note}");
+        // 40 ulp of pow is no legitimate error: rejected even here.
+        let forty = other(40);
+        let err =
+            compare_excused(Executor::Emu, &job, &input, &reference, &forty, &none).unwrap_err();
+        assert!(err.contains("beyond the kernel's sensitivity"), "{err}");
+    }
+
+    #[test]
+    fn wrong_results_without_amplification_are_still_rejected() {
+        let src = "
+@group(0) @binding(0) var<storage, read> a: array<f32, 64>;
+@group(0) @binding(1) var<storage, read_write> out: array<f32, 64>;
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) i: u32) {
+    out[i] = exp(a[i]) + inverseSqrt(a[i] + 2.0);
+}
+";
+        let m = dianran_frontend::compile("w.wgsl", src, &Default::default()).unwrap();
+        let a: Vec<f32> = (0..64).map(|i| -1.0 + i as f32 / 32.0).collect();
+        let input: Buffers = [((0, 0), bytes(&a)), ((0, 1), vec![0; 256])].into();
+        let mut reference = input.clone();
+        crate::interp::run(&m, "main", [1, 1, 1], &mut reference, &Default::default()).unwrap();
+        let job = job(&m, src);
+        // Off by 1e-3 relative: the kernel moves its math error by at most a few ulp.
+        let wrong: Vec<f32> =
+            a.iter().map(|&x| (x.exp() + 1.0 / (x + 2.0).sqrt()) * 1.001).collect();
+        let mut other = input.clone();
+        other.insert((0, 1), bytes(&wrong));
+        let none = Excuses::default();
+        for exec in [Executor::Emu, Executor::LlvmEmu] {
+            let err = compare_excused(exec, &job, &input, &reference, &other, &none).unwrap_err();
+            assert!(err.starts_with("64 values differ"), "{err}");
+            assert!(err.contains("beyond the kernel's sensitivity to 4-ulp"), "{err}");
+        }
+        // The measured sensitivity is a few ulp of each value, nowhere near 1e-3.
+        let sens = measure(
+            &job,
+            &input,
+            &TextureBindings::default(),
+            &reference,
+            &TextureBindings::default(),
+            PRECISE,
+        );
+        assert_eq!(sens.reruns, SEEDS.len());
+        let want = |at: u32| {
+            let x = a[at as usize / 4];
+            x.exp() + 1.0 / (x + 2.0).sqrt()
+        };
+        for (&((_, b), at), &d) in &sens.buffers {
+            assert_eq!(b, 1);
+            assert!(d <= 10.0 * f64::from(f32::EPSILON) * f64::from(want(at)), "{at}: {d}");
+        }
+    }
+
+    #[test]
+    fn math_error_per_executor() {
+        assert_eq!(math_error(Executor::Interp, false), None);
+        assert_eq!(math_error(Executor::Emu, false), Some(PRECISE));
+        assert_eq!(math_error(Executor::Cuda, true), Some(FAST));
+        assert_eq!(math_error(Executor::LlvmEmu, false), Some(PRECISE));
+        assert_eq!(math_error(Executor::Lavapipe, false), Some(VULKAN));
+        // 2^-11 relative is 2^12 f32 ulps and 4 f16 ulps.
+        assert_eq!(f64::from(FAST.f32) * f64::from(f32::EPSILON), 1.0 / 2048.0);
+        assert_eq!(f64::from(FAST.f16) * 2f64.powi(-10), 1.0 / 256.0);
     }
 }

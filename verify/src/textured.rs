@@ -570,6 +570,65 @@ fn store() {
         }
     }
 
+    /// A storage texture written with `1000 (cbrt(a) - b)`, `b` the f32 cube root of `a`:
+    /// one ulp of `pow` is about 6e-5 of the result.
+    const CANCEL: &str = "
+@group(0) @binding(0) var<storage, read> a: array<f32, 4>;
+@group(0) @binding(1) var<storage, read> b: array<f32, 4>;
+@group(0) @binding(2) var o: texture_storage_1d<rgba32float, write>;
+@compute @workgroup_size(4)
+fn main(@builtin(local_invocation_index) i: u32) {
+    textureStore(o, i, vec4<f32>(1000.0 * (pow(a[i], 1.0 / 3.0) - b[i]), 0.0, 0.0, 1.0));
+}
+";
+
+    #[test]
+    fn storage_texels_get_the_kernels_sensitivity_to_math_error() {
+        let m = dianran_frontend::compile("c.wgsl", CANCEL, &Default::default()).unwrap();
+        let spec = TextureSpec::parse("0:2=4:rgba32float").unwrap();
+        let t = build_textures(&m, "main", &[spec], &[], 1).unwrap();
+        let a = [0.55f32, 0.7, 0.85, 0.95];
+        let b: Vec<f32> = a.iter().map(|&x| f64::from(x).cbrt() as f32).collect();
+        let le = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+        let input: Buffers = [((0, 0), le(&a)), ((0, 1), le(&b))].into();
+        let job = Job {
+            file_name: "c.wgsl",
+            source: CANCEL,
+            overrides: &[],
+            module: &m,
+            entry: "main",
+            dispatch: [1, 1, 1],
+            subgroup_size: 32,
+            sm: 80,
+            tf32: false,
+            fast_math: false,
+            ptx: None,
+        };
+        let (rb, rt) = run_textured(Executor::Interp, &job, &input, &t).unwrap();
+        // What an executor with `pow` `ulps` steps off stores (red channels, texel i at
+        // byte 16 i).
+        let other = |ulps: i32| {
+            let mut tex = rt.clone();
+            let data = &mut tex.textures.get_mut(&(0, 2)).unwrap().data;
+            for (i, (&x, &c)) in a.iter().zip(&b).enumerate() {
+                let p = f32::from_bits(x.powf(1.0 / 3.0).to_bits().wrapping_add_signed(ulps));
+                data[16 * i..16 * i + 4].copy_from_slice(&(1000.0 * (p - c)).to_le_bytes());
+            }
+            tex
+        };
+        let p = crate::agree::precision_for(&m, "main", Some(Default::default()));
+        let two = other(2);
+        assert!(compare_textures(&m, "main", &rt, &two, p).is_err());
+        let note = compare_run_textured(Executor::Emu, &job, &input, &t, (&rb, &rt), (&rb, &two))
+            .unwrap_or_else(|d| panic!("{d}"))
+            .unwrap_or_default();
+        assert!(note.contains("4 values beyond the plain bound"), "{note}");
+        let forty = other(40);
+        let e = compare_run_textured(Executor::Emu, &job, &input, &t, (&rb, &rt), (&rb, &forty))
+            .unwrap_err();
+        assert!(e.contains("4 texel channels differ") && e.contains("beyond the kernel's"), "{e}");
+    }
+
     #[test]
     fn slack_only_for_linear_sampling() {
         let (m, t) = setup("0:1=clamp-to-edge,nearest");
