@@ -53,6 +53,16 @@
 //!   failure.
 //!
 //! Values that are NaN on both sides agree; NaN against a number does not.
+//!
+//! # The kernel's sensitivity to math error
+//!
+//! A kernel can amplify legitimate math error beyond any fixed bound: `500 * (x - y)` of two
+//! cube roots near 1 turns one ulp of `pow` into about 30 ulp of the result (or far more,
+//! relative to a result near zero). When values fail their class's bound and the kernel uses
+//! a math builtin that is not correctly rounded ([`has_inexact_math`]), `dianran verify`
+//! reruns the interpreter with every such result moved by up to the executor's documented
+//! math error and lets each value differ by twice the largest change those reruns show
+//! ([`Slack`], [`compare_slots`]); `crate::sensitivity` has the numbers and the reasoning.
 
 use crate::buffers::{entry_bindings, Buffers};
 use dianran_frontend::ir::{self, MathFunction, Op, Scalar, SubgroupOperation, Type, TypeId};
