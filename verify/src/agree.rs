@@ -598,7 +598,7 @@ pub fn compare_slots(
                 .and_then(|bs| bs.into_iter().find(|b| (b.group, b.binding) == key))
                 .map_or_else(String::new, |b| b.name);
             let allowance = if extra > 0.0 {
-                format!(" (math sensitivity allows {extra:e} more)")
+                format!(" (math sensitivity allows {extra:.1e} more)")
             } else {
                 String::new()
             };
