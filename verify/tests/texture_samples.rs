@@ -452,6 +452,77 @@ fn depth_compare_cube_edges_and_corners() {
     depth_compare_cube_on("depth_compare_cube_edges.wgsl", &src, &dirs);
 }
 
+/// Directions the sample cannot spell: infinite and NaN components and a zero direction
+/// (NaN face coordinates, so NaN weights: the kernel adds `0*x + 0*y + 0*z` to the major
+/// axis as the model's dot products do), and subnormal ones (no flush to zero). The linear
+/// comparison on the emulator matches the interpreter bit for bit, NaN for NaN.
+#[test]
+fn depth_compare_cube_degenerate_directions() {
+    let src = "// dispatch: 1,1,1
+@group(0) @binding(0) var cube: texture_depth_cube;
+@group(0) @binding(3) var s_linear: sampler_comparison;
+@group(0) @binding(4) var<storage, read_write> out: array<f32>;
+@group(0) @binding(5) var<storage, read> dirs: array<vec4<f32>>;
+@compute @workgroup_size(8)
+fn main(@builtin(local_invocation_index) i: u32) {
+    out[i] = textureSampleCompareLevel(cube, s_linear, dirs[i].xyz, 0.5);
+}
+";
+    let (inf, nan) = (f32::INFINITY, f32::NAN);
+    let dirs: [[f32; 3]; 8] = [
+        [inf, 0.2, 0.3],
+        [1.0, -inf, 0.5],
+        [0.5, 0.2, nan],
+        [0.0, 0.0, 0.0],
+        [1.0, 0.1, -0.2],
+        [-0.0, 0.0, 1.0],
+        [3e-39, 1e-39, -2e-39],
+        [-1e-39, 2.5e-39, 0.7e-39],
+    ];
+    let mut rng = Rng::new(83);
+    let depth: Vec<f32> = rng.vec(8 * 8 * 6, |r| r.f32_in(0.0, 1.0));
+    let mut t = TextureBindings::default();
+    let d32 = TexelFormat::Depth32Float;
+    t.textures.insert((0, 0), tex(TexDim::Cube, d32, [8, 8, 6], 1, f32s_bytes(&depth)));
+    t.samplers.insert(
+        (0, 3),
+        SamplerDesc {
+            compare: Some(CompareFn::Less),
+            ..SamplerDesc::uniform(AddressMode::ClampToEdge, Filter::Linear)
+        },
+    );
+    let flat: Vec<f32> = dirs.iter().flat_map(|d| [d[0], d[1], d[2], 0.0]).collect();
+    let input = group0(vec![(4, zeros(8 * 4)), (5, f32s_bytes(&flat))]);
+    let name = "depth_compare_cube_degenerate.wgsl";
+    let (dispatch, entry) = sample_header(src);
+    let module = dianran_frontend::compile(name, src, &Default::default()).expect("compiles");
+    let mut bufs = input.clone();
+    let mut t_interp = t.clone();
+    dianran_verify::interp::run_with_textures(
+        &module,
+        &entry,
+        dispatch,
+        &mut bufs,
+        &mut t_interp,
+        &Default::default(),
+    )
+    .unwrap_or_else(|d| panic!("interpreter failed: {d:?}"));
+    let got = f32s(out(&bufs, 4));
+    let emu = run_emu_on(name, src, &input, &t);
+    let got_emu = f32s(out(&emu, 4));
+    let cube = CubeRef { depth: &depth, w: 8 };
+    for (k, d) in dirs.iter().enumerate() {
+        let finite = d.iter().all(|c| c.is_finite()) && d.iter().any(|&c| c != 0.0);
+        if finite {
+            let want = cube.linear(0, *d, 0.5);
+            assert!((got[k] - want).abs() <= 1e-5, "{d:?}: interpreter {}, want {want}", got[k]);
+            assert_eq!(got_emu[k].to_bits(), got[k].to_bits(), "{d:?}: emulator {}", got_emu[k]);
+        } else {
+            assert!(got[k].is_nan() && got_emu[k].is_nan(), "{d:?}: {} / {}", got[k], got_emu[k]);
+        }
+    }
+}
+
 /// Runs sample `name` through our PTX on the emulator with `textures` bound
 /// (`dianran_verify::textured::run_textured`); returns the buffers after.
 fn run_emu_textured(name: &str, input: &Buffers, textures: &TextureBindings) -> Buffers {
