@@ -21,16 +21,14 @@ fn 加倍(@builtin(global_invocation_id) id: vec3<u32>) {
 }
 ";
 
-/// Compiles for WGSL and MSL, not for PTX (a depth comparison on a cube texture,
-/// docs/textures.md).
+/// Compiles for WGSL and MSL, not for PTX (a multisampled texture, docs/textures.md).
 const TEXTURED: &str = "\
-@group(0) @binding(0) var t: texture_depth_cube;
-@group(0) @binding(1) var s: sampler_comparison;
+@group(0) @binding(0) var t: texture_multisampled_2d<f32>;
 @group(0) @binding(2) var<storage, read_write> out: array<f32>;
 
 @compute @workgroup_size(1)
 fn sample() {
-    out[0] = textureSampleCompareLevel(t, s, vec3<f32>(0.5, 0.5, 1.0), 0.5);
+    out[0] = textureLoad(t, vec2<i32>(0, 0), 0).x;
 }
 ";
 

@@ -98,7 +98,12 @@ fn bad_texture_descriptions_are_errors() {
 #[test]
 fn verify_compares_textured_samples() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/samples");
-    for name in ["texture_load_store.wgsl", "texture_sample.wgsl", "texture_gather_compare.wgsl"] {
+    for name in [
+        "texture_load_store.wgsl",
+        "texture_sample.wgsl",
+        "texture_gather_compare.wgsl",
+        "depth_compare_cube.wgsl",
+    ] {
         let f = root.join(name);
         let out = dianran(&["verify", f.to_str().unwrap(), "--executors", "lavapipe,emu"]);
         let s = text(&out.stdout);

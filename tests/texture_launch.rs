@@ -1,6 +1,6 @@
-//! The texture samples (`tests/samples/texture_*.wgsl`) through the launch helper
-//! (`dianran::launch::CudaModule::launch_with_textures`) on a CUDA device, against the PTX
-//! emulator on the same inputs (textures from the sample headers, seeded). Without a device
+//! The texture samples (`tests/samples/texture_*.wgsl`, `depth_compare_*.wgsl`) through the
+//! launch helper (`dianran::launch::CudaModule::launch_with_textures`) on a CUDA device,
+//! against the PTX emulator on the same inputs (textures from the sample headers, seeded). Without a device
 //! every sample still runs on the emulator and the device part prints `skipped: no CUDA
 //! device` (`verify/gpu-check.sh` runs this test on a GPU machine).
 //!
@@ -29,7 +29,9 @@ fn texture_samples_through_the_launch_helper() {
     let mut names: Vec<_> = std::fs::read_dir(&dir)
         .map(|rd| rd.filter_map(|e| e.ok()?.file_name().into_string().ok()).collect())
         .unwrap_or_default();
-    names.retain(|n: &String| n.starts_with("texture_") && n.ends_with(".wgsl"));
+    names.retain(|n: &String| {
+        (n.starts_with("texture_") || n.starts_with("depth_compare_")) && n.ends_with(".wgsl")
+    });
     names.sort();
     let mut device_missing = false;
     for name in names {

@@ -12,7 +12,9 @@ use std::error::Error as _;
 
 /// The validator capabilities dianran accepts: f16, f64, i64/u64 with their atomics,
 /// subgroups, cooperative matrices, f32 atomics (`atomicAdd`/`atomicSub`/`atomicExchange` on
-/// `atomic<f32>` in storage memory) and immediate data (`var<immediate>`, docs/immediates.md).
+/// `atomic<f32>` in storage memory), immediate data (`var<immediate>`, docs/immediates.md) and
+/// cube-array textures (`texture_cube_array`, `texture_depth_cube_array`: core WebGPU, in
+/// naga's default set).
 /// Tests that re-validate printed WGSL use the same set.
 pub const CAPABILITIES: Capabilities = Capabilities::SHADER_FLOAT16
     .union(Capabilities::SHADER_FLOAT16_IN_FLOAT32)
@@ -24,7 +26,8 @@ pub const CAPABILITIES: Capabilities = Capabilities::SHADER_FLOAT16
     .union(Capabilities::SUBGROUP_BARRIER)
     .union(Capabilities::COOPERATIVE_MATRIX)
     .union(Capabilities::SHADER_FLOAT32_ATOMIC)
-    .union(Capabilities::IMMEDIATES);
+    .union(Capabilities::IMMEDIATES)
+    .union(Capabilities::CUBE_ARRAY_TEXTURES);
 
 fn validator() -> Validator {
     Validator::new(ValidationFlags::all(), CAPABILITIES)

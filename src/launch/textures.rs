@@ -390,4 +390,57 @@ mod tests {
         let a = array_descriptor(&tex(TexDim::D2, TexelFormat::Depth32Float, 4, 4, 1, 1), false);
         assert_eq!(a.map(|a| a.Flags).ok(), Some(sys::CUDA_ARRAY3D_TEXTURE_GATHER));
     }
+
+    #[test]
+    fn cube_comparison_pairs_get_a_point_filtered_cubemap_object_and_a_word() {
+        let src = "@group(0) @binding(0) var c: texture_depth_cube;
+            @group(0) @binding(1) var ca: texture_depth_cube_array;
+            @group(0) @binding(2) var s: sampler_comparison;
+            @group(0) @binding(3) var<storage, read_write> out: array<vec4<f32>>;
+            @compute @workgroup_size(1) fn k() {
+                let d = vec3<f32>(0.5, -1.0, 0.25);
+                out[0] = textureGatherCompare(c, s, d, 0.5)
+                    + vec4<f32>(textureSampleCompareLevel(ca, s, d, 1, 0.5)); }";
+        let c =
+            crate::compile("k.wgsl", src, &Default::default()).unwrap_or_else(|d| panic!("{d}"));
+        let e = c.entry("k").unwrap_or_else(|| panic!("no entry k"));
+        assert!(e.ptx_name.is_some(), "cube comparison is in the PTX");
+        let mut cube = tex(TexDim::Cube, TexelFormat::Depth32Float, 4, 4, 6, 1);
+        let mut cubes = tex(TexDim::CubeArray, TexelFormat::Depth32Float, 4, 4, 12, 1);
+        let shadow = SamplerDesc {
+            compare: Some(dianran_verify::texture::CompareFn::Less),
+            ..SamplerDesc::uniform(AddressMode::ClampToEdge, Filter::Nearest)
+        };
+        let samplers = [SamplerArg { group: 0, binding: 2, sampler: shadow }];
+        let textures = [
+            TextureArg { group: 0, binding: 1, texture: &mut cubes },
+            TextureArg { group: 0, binding: 0, texture: &mut cube },
+        ];
+        let plan = plan_objects(e, &textures, &samplers).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            plan,
+            [
+                ObjectPlan::Buffer(None),
+                ObjectPlan::Buffer(None),
+                ObjectPlan::Buffer(None),
+                ObjectPlan::Buffer(None),
+                ObjectPlan::Texture { texture: 1, sampler: Some(0), compare: true },
+                ObjectPlan::CompareWord { sampler: 0 },
+                ObjectPlan::Texture { texture: 0, sampler: Some(0), compare: true },
+                ObjectPlan::CompareWord { sampler: 0 },
+            ]
+        );
+        // less is 1 in WebGPU order; nearest: bit 3 clear.
+        assert_eq!(dianran_verify::emu::compare_word(&shadow), 1);
+        let a = array_descriptor(&tex(TexDim::Cube, TexelFormat::Depth32Float, 4, 4, 6, 1), false)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!((a.Depth, a.NumChannels, a.Flags), (6, 1, sys::CUDA_ARRAY3D_CUBEMAP));
+        let a = array_descriptor(
+            &tex(TexDim::CubeArray, TexelFormat::Depth32Float, 4, 4, 12, 1),
+            false,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(a.Depth, 12);
+        assert_eq!(a.Flags, sys::CUDA_ARRAY3D_CUBEMAP | sys::CUDA_ARRAY3D_LAYERED);
+    }
 }

@@ -31,6 +31,7 @@ const TESTED_ELSEWHERE: &[&str] = &[
     "texture_sample.wgsl",
     "texture_gather_compare.wgsl",
     "texture_dims.wgsl",
+    "depth_compare_cube.wgsl",
 ];
 
 /// The names of the `.wgsl` files in `tests/samples/`, sorted, each with its source.

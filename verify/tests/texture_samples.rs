@@ -237,6 +237,292 @@ fn texture_gather_compare() {
     check_f32("gathers on the emulator", &got_emu, &want, 1e-5, 1e-5);
 }
 
+/// Plain-Rust depth comparison on a cube (or one cube of a cube array) of `w` x `w` faces
+/// stored face after face, row-major, with the `less` function: the face and (s, t) from
+/// Vulkan's "Cube Map Face Selection" table (ties prefer X over Y over Z, the reference
+/// model's decision), then per-face clamp-to-edge addressing: the reference model does not
+/// filter across face edges (docs/textures.md).
+struct CubeRef<'a> {
+    depth: &'a [f32],
+    w: usize,
+}
+
+impl CubeRef<'_> {
+    /// (face, s, t) of direction `d`.
+    fn face(d: [f32; 3]) -> (usize, f32, f32) {
+        let [x, y, z] = d;
+        let (ax, ay, az) = (x.abs(), y.abs(), z.abs());
+        let (face, sc, tc, ma) = if ax >= ay && ax >= az {
+            if x >= 0.0 {
+                (0, -z, -y, ax)
+            } else {
+                (1, z, -y, ax)
+            }
+        } else if ay >= az {
+            if y >= 0.0 {
+                (2, x, z, ay)
+            } else {
+                (3, x, -z, ay)
+            }
+        } else if z >= 0.0 {
+            (4, x, -y, az)
+        } else {
+            (5, -x, -y, az)
+        };
+        (face, 0.5 * (sc / ma + 1.0), 0.5 * (tc / ma + 1.0))
+    }
+
+    /// Passes (1.0) when `reference < texel (i, j)` of `face` of cube `cube`, indices clamped.
+    fn pass(&self, cube: usize, face: usize, i: i64, j: i64, reference: f32) -> f32 {
+        let c = |v: i64| v.clamp(0, self.w as i64 - 1) as usize;
+        let texel = self.depth[((cube * 6 + face) * self.w + c(j)) * self.w + c(i)];
+        if reference < texel {
+            1.0
+        } else {
+            0.0
+        }
+    }
+
+    /// textureSampleCompareLevel with a nearest sampler.
+    fn nearest(&self, cube: usize, d: [f32; 3], reference: f32) -> f32 {
+        let (face, s, t) = Self::face(d);
+        let n = self.w as f32;
+        let (i, j) = ((s * n).floor() as i64, (t * n).floor() as i64);
+        self.pass(cube, face, i, j, reference)
+    }
+
+    /// The compared footprint in gather order, (i0, j1), (i1, j1), (i1, j0), (i0, j0), and
+    /// the bilinear weights (a, b).
+    fn footprint(&self, cube: usize, d: [f32; 3], reference: f32) -> ([f32; 4], f32, f32) {
+        let (face, s, t) = Self::face(d);
+        let n = self.w as f32;
+        let (u, v) = (s * n - 0.5, t * n - 0.5);
+        let (i0, j0) = (u.floor() as i64, v.floor() as i64);
+        let p = |i, j| self.pass(cube, face, i, j, reference);
+        let quad = [p(i0, j0 + 1), p(i0 + 1, j0 + 1), p(i0 + 1, j0), p(i0, j0)];
+        (quad, u - u.floor(), v - v.floor())
+    }
+
+    /// textureGatherCompare.
+    fn gather(&self, cube: usize, d: [f32; 3], reference: f32) -> [f32; 4] {
+        self.footprint(cube, d, reference).0
+    }
+
+    /// textureSampleCompareLevel with a linear sampler.
+    fn linear(&self, cube: usize, d: [f32; 3], reference: f32) -> f32 {
+        let (q, a, b) = self.footprint(cube, d, reference);
+        (1.0 - a) * (1.0 - b) * q[3] + a * (1.0 - b) * q[2] + (1.0 - a) * b * q[0] + a * b * q[1]
+    }
+}
+
+/// `depth_compare_cube.wgsl` with its 16 directions replaced by `dirs`.
+fn depth_compare_cube_source(dirs: &[[f32; 3]; 16]) -> String {
+    let src = std::fs::read_to_string(sample_path("depth_compare_cube.wgsl")).expect("sample");
+    let start = src.find("const DIRS").expect("DIRS");
+    let end = start + src[start..].find(");\n").expect("end of DIRS") + 3;
+    let list: Vec<String> = dirs
+        .iter()
+        .map(|d| format!("    vec3<f32>({:?}, {:?}, {:?}),\n", d[0], d[1], d[2]))
+        .collect();
+    format!(
+        "{}const DIRS = array<vec3<f32>, 16>(\n{});\n{}",
+        &src[..start],
+        list.concat(),
+        &src[end..]
+    )
+}
+
+/// Runs `depth_compare_cube.wgsl` (directions `dirs`, or the sample's own) on the interpreter
+/// and on our PTX on the emulator, checks both against [`CubeRef`], and the emulator's
+/// results bit for bit against the interpreter's: the kernel selects the face, forms the
+/// weights and blends in the reference model's operation order.
+fn depth_compare_cube_on(name: &str, src: &str, dirs: &[[f32; 3]; 16]) {
+    let mut rng = Rng::new(79);
+    let cube_depth: Vec<f32> = rng.vec(8 * 8 * 6, |r| r.f32_in(0.0, 1.0));
+    let array_depth: Vec<f32> = rng.vec(4 * 4 * 12, |r| r.f32_in(0.0, 1.0));
+    let mut t = TextureBindings::default();
+    let d32 = TexelFormat::Depth32Float;
+    t.textures.insert((0, 0), tex(TexDim::Cube, d32, [8, 8, 6], 1, f32s_bytes(&cube_depth)));
+    t.textures.insert((0, 1), tex(TexDim::CubeArray, d32, [4, 4, 12], 1, f32s_bytes(&array_depth)));
+    let sampler = |filter| SamplerDesc {
+        compare: Some(CompareFn::Less),
+        ..SamplerDesc::uniform(AddressMode::ClampToEdge, filter)
+    };
+    t.samplers.insert((0, 2), sampler(Filter::Nearest));
+    t.samplers.insert((0, 3), sampler(Filter::Linear));
+    let input = group0(vec![(4, zeros(32 * 3 * 16))]);
+    let (dispatch, entry) = sample_header(src);
+    let module = dianran_frontend::compile(name, src, &Default::default()).expect("compiles");
+    let mut bufs = input.clone();
+    let mut t_interp = t.clone();
+    dianran_verify::interp::run_with_textures(
+        &module,
+        &entry,
+        dispatch,
+        &mut bufs,
+        &mut t_interp,
+        &Default::default(),
+    )
+    .unwrap_or_else(|d| panic!("{name}: interpreter failed: {d:?}"));
+    let got = f32s(out(&bufs, 4));
+    let emu = run_emu_on(name, src, &input, &t);
+    let got_emu = f32s(out(&emu, 4));
+
+    let cube = CubeRef { depth: &cube_depth, w: 8 };
+    let cubes = CubeRef { depth: &array_depth, w: 4 };
+    let mut want = Vec::new();
+    for i in 0..32usize {
+        let d = dirs[i % 16].map(|c| c * (1.0 + (i / 16) as f32 * 2.5));
+        let reference = i as f32 / 32.0 + 1.0 / 512.0;
+        let layer = i % 2;
+        want.extend([
+            cube.nearest(0, d, reference),
+            cube.linear(0, d, reference),
+            cubes.nearest(layer, d, reference),
+            cubes.linear(layer, d, reference),
+        ]);
+        want.extend(cube.gather(0, d, reference));
+        want.extend(cubes.gather(layer, d, reference));
+    }
+    check_f32(name, &got, &want, 1e-5, 1e-5);
+    for (k, (e, r)) in got_emu.iter().zip(&got).enumerate() {
+        assert_eq!(e.to_bits(), r.to_bits(), "{name}: word {k}: emulator {e}, interpreter {r}");
+    }
+}
+
+/// The directions of `depth_compare_cube.wgsl`.
+const CUBE_DIRS: [[f32; 3]; 16] = [
+    [1.0, 0.1, -0.2],
+    [-1.0, 0.3, 0.55],
+    [0.2, 1.0, -0.4],
+    [-0.45, -1.0, 0.15],
+    [0.45, -0.15, 1.0],
+    [0.05, 0.6, -1.0],
+    [1.0, 0.7, 0.7],
+    [-1.0, -0.7, 0.3],
+    [0.7, 1.0, -0.7],
+    [-0.7, -1.0, 0.7],
+    [-0.7, 0.7, 1.0],
+    [0.7, -0.7, -1.0],
+    [0.0, 0.0, -1.0],
+    [0.0, -1.0, 0.0],
+    [1.0, -0.4, 0.6],
+    [-0.6, 1.0, 0.05],
+];
+
+#[test]
+fn depth_compare_cube() {
+    let name = "depth_compare_cube.wgsl";
+    let src = std::fs::read_to_string(sample_path(name)).expect("sample");
+    // The sample's table is CUBE_DIRS.
+    let table: Vec<Vec<f32>> = src
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("vec3<f32>(")?.strip_suffix("),"))
+        .map(|l| l.split(',').map(|x| x.trim().parse::<f32>().expect("a float")).collect())
+        .collect();
+    assert_eq!(table, CUBE_DIRS.map(|d| d.to_vec()), "DIRS of {name}");
+    depth_compare_cube_on(name, &src, &CUBE_DIRS);
+}
+
+/// Directions on face edges (ties between major axes), on corners, and next to edges with
+/// the footprint past the edge (clamped to the face): the emulator's `tld4`/`tex` on cube
+/// and cube-array objects and the kernel's face selection against the interpreter. Vulkan
+/// filters across edges there, so lavapipe is not compared.
+#[test]
+fn depth_compare_cube_edges_and_corners() {
+    let dirs = [
+        [-1.0, 0.2, 1.0],
+        [1.0, 1.0, 0.3],
+        [0.5, -1.0, -1.0],
+        [1.0, -0.3, -1.0],
+        [-1.0, 1.0, -0.6],
+        [0.2, 1.0, 1.0],
+        [1.0, 1.0, 1.0],
+        [-1.0, -1.0, 1.0],
+        [1.0, -1.0, -1.0],
+        [-1.0, 1.0, -1.0],
+        [1.0, 0.2, 0.93],
+        [0.9, -1.0, 0.3],
+        [-0.3, 0.95, -1.0],
+        [-1.0, -0.97, -0.5],
+        [1.0, 0.999, -0.999],
+        [-0.0, 0.0, 1.0],
+    ];
+    let src = depth_compare_cube_source(&dirs);
+    depth_compare_cube_on("depth_compare_cube_edges.wgsl", &src, &dirs);
+}
+
+/// Directions the sample cannot spell: infinite and NaN components and a zero direction
+/// (NaN face coordinates, so NaN weights: the kernel adds `0*x + 0*y + 0*z` to the major
+/// axis as the model's dot products do), and subnormal ones (no flush to zero). The linear
+/// comparison on the emulator matches the interpreter bit for bit, NaN for NaN.
+#[test]
+fn depth_compare_cube_degenerate_directions() {
+    let src = "// dispatch: 1,1,1
+@group(0) @binding(0) var cube: texture_depth_cube;
+@group(0) @binding(3) var s_linear: sampler_comparison;
+@group(0) @binding(4) var<storage, read_write> out: array<f32>;
+@group(0) @binding(5) var<storage, read> dirs: array<vec4<f32>>;
+@compute @workgroup_size(8)
+fn main(@builtin(local_invocation_index) i: u32) {
+    out[i] = textureSampleCompareLevel(cube, s_linear, dirs[i].xyz, 0.5);
+}
+";
+    let (inf, nan) = (f32::INFINITY, f32::NAN);
+    let dirs: [[f32; 3]; 8] = [
+        [inf, 0.2, 0.3],
+        [1.0, -inf, 0.5],
+        [0.5, 0.2, nan],
+        [0.0, 0.0, 0.0],
+        [1.0, 0.1, -0.2],
+        [-0.0, 0.0, 1.0],
+        [3e-39, 1e-39, -2e-39],
+        [-1e-39, 2.5e-39, 0.7e-39],
+    ];
+    let mut rng = Rng::new(83);
+    let depth: Vec<f32> = rng.vec(8 * 8 * 6, |r| r.f32_in(0.0, 1.0));
+    let mut t = TextureBindings::default();
+    let d32 = TexelFormat::Depth32Float;
+    t.textures.insert((0, 0), tex(TexDim::Cube, d32, [8, 8, 6], 1, f32s_bytes(&depth)));
+    t.samplers.insert(
+        (0, 3),
+        SamplerDesc {
+            compare: Some(CompareFn::Less),
+            ..SamplerDesc::uniform(AddressMode::ClampToEdge, Filter::Linear)
+        },
+    );
+    let flat: Vec<f32> = dirs.iter().flat_map(|d| [d[0], d[1], d[2], 0.0]).collect();
+    let input = group0(vec![(4, zeros(8 * 4)), (5, f32s_bytes(&flat))]);
+    let name = "depth_compare_cube_degenerate.wgsl";
+    let (dispatch, entry) = sample_header(src);
+    let module = dianran_frontend::compile(name, src, &Default::default()).expect("compiles");
+    let mut bufs = input.clone();
+    let mut t_interp = t.clone();
+    dianran_verify::interp::run_with_textures(
+        &module,
+        &entry,
+        dispatch,
+        &mut bufs,
+        &mut t_interp,
+        &Default::default(),
+    )
+    .unwrap_or_else(|d| panic!("interpreter failed: {d:?}"));
+    let got = f32s(out(&bufs, 4));
+    let emu = run_emu_on(name, src, &input, &t);
+    let got_emu = f32s(out(&emu, 4));
+    let cube = CubeRef { depth: &depth, w: 8 };
+    for (k, d) in dirs.iter().enumerate() {
+        let finite = d.iter().all(|c| c.is_finite()) && d.iter().any(|&c| c != 0.0);
+        if finite {
+            let want = cube.linear(0, *d, 0.5);
+            assert!((got[k] - want).abs() <= 1e-5, "{d:?}: interpreter {}, want {want}", got[k]);
+            assert_eq!(got_emu[k].to_bits(), got[k].to_bits(), "{d:?}: emulator {}", got_emu[k]);
+        } else {
+            assert!(got[k].is_nan() && got_emu[k].is_nan(), "{d:?}: {} / {}", got[k], got_emu[k]);
+        }
+    }
+}
+
 /// Runs sample `name` through our PTX on the emulator with `textures` bound
 /// (`dianran_verify::textured::run_textured`); returns the buffers after.
 fn run_emu_textured(name: &str, input: &Buffers, textures: &TextureBindings) -> Buffers {
@@ -533,6 +819,11 @@ fn lavapipe_texture_sample() {
 #[test]
 fn lavapipe_texture_gather_compare() {
     lavapipe_agrees("texture_gather_compare.wgsl");
+}
+
+#[test]
+fn lavapipe_depth_compare_cube() {
+    lavapipe_agrees("depth_compare_cube.wgsl");
 }
 
 #[test]

@@ -23,8 +23,7 @@
 //! pair's `.u32` compare word ([`compare`], `docs/textures.md`). Texel offsets are the
 //! trailing offset vector of `tex`/`tld4`.
 //!
-//! What CUDA cannot express is a diagnostic naming the entry and the call: depth comparison
-//! on cube textures, implicit-derivative sampling (`textureSample`, `textureSampleBias`: no
+//! What CUDA cannot express is a diagnostic naming the entry and the call: implicit-derivative sampling (`textureSample`, `textureSampleBias`: no
 //! derivatives in a compute kernel), multisampled and external textures, and storage formats
 //! without a conversion here.
 
@@ -160,10 +159,6 @@ fn unsupported_use(m: &ir::Module, op: &Op, image: GlobalId) -> Option<&'static 
     }
     let (dim, _, _) = image_type(m, image)?;
     match op {
-        Op::ImageSample { depth_ref: Some(_), .. } if dim == ImageDimension::Cube => Some(
-            "depth comparison on cube textures (the emulated comparison has no cube-face \
-             footprint)",
-        ),
         Op::ImageSample { offset: Some(_), .. }
             if !matches!(dim, ImageDimension::D2 | ImageDimension::D3) =>
         {

@@ -204,6 +204,59 @@ fn depth_comparison_is_emulated_with_a_compare_word() {
     assert!(!t.contains("fma."), "{t}");
 }
 
+const CUBE_COMPARE: &str = r#"
+@group(0) @binding(0) var<storage, read_write> out: array<vec4<f32>>;
+@group(0) @binding(1) var cube: texture_depth_cube;
+@group(0) @binding(2) var cubes: texture_depth_cube_array;
+@group(0) @binding(3) var cmp: sampler_comparison;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let dir = vec3<f32>(f32(id.x) * 0.03125 - 1.0, 0.25, -0.5);
+    let a = textureGatherCompare(cube, cmp, dir, 0.5);
+    let b = textureSampleCompareLevel(cube, cmp, dir, 0.25);
+    let c = textureSampleCompareLevel(cubes, cmp, dir, 1, 0.75);
+    let d = textureGatherCompare(cubes, cmp, dir, 2u, 0.125);
+    out[id.x] = a + d + vec4<f32>(b, c, 0.0, 0.0);
+}
+"#;
+
+#[test]
+fn cube_depth_comparison_selects_the_face_in_the_kernel() {
+    let out = compile_ok(CUBE_COMPARE, "tex_cube_compare");
+    let e = &out.entries[0];
+    assert_eq!(
+        e.params,
+        ["p_g0_b0", "p_g0_b1_s0_b3", "p_g0_b1_s0_b3_cmp", "p_g0_b2_s0_b3", "p_g0_b2_s0_b3_cmp"]
+    );
+    let t = &out.text;
+    for s in [
+        ".param .u32 p_g0_b1_s0_b3_cmp",
+        ".param .u32 p_g0_b2_s0_b3_cmp",
+        "tld4.r.cube.v4.f32.f32",
+        "tld4.r.acube.v4.f32.f32",
+        "tex.level.cube.v4.f32.f32",
+        "tex.level.acube.v4.f32.f32",
+        "txq.level.width.b32",
+        "txq.level.height.b32",
+        // Face selection: major axis by |x|, |y|, |z|; s, t = 0.5 * (sc / ma + 1).
+        "abs.f32",
+        "setp.ge.f32",
+        "div.rn.f32",
+        "cvt.rmi.f32.f32",
+    ] {
+        assert!(t.contains(s), "missing {s}:\n{t}");
+    }
+    // The cube array's coordinate vector is (cube index, x, y, z), the cube's (x, y, z, pad).
+    let line = |s: &str| t.lines().find(|l| l.contains(s)).unwrap_or_else(|| panic!("no {s}"));
+    for s in ["tld4.r.cube", "tld4.r.acube"] {
+        let coords = line(s).rsplit_once('{').map(|x| x.1).unwrap_or_default();
+        assert_eq!(coords.matches('%').count(), 4, "{}", line(s));
+    }
+    // Two divisions (s and t) per linear comparison, none contracted into an fma.
+    assert_eq!(t.matches("div.rn.f32").count(), 4, "{t}");
+    assert!(!t.contains("fma."), "{t}");
+}
+
 const OFFSETS: &str = r#"
 @group(0) @binding(0) var<storage, read_write> out: array<vec4<f32>>;
 @group(0) @binding(1) var img: texture_2d<f32>;
@@ -250,13 +303,6 @@ fn texel_offsets_are_the_last_operand() {
 #[test]
 fn what_cuda_cannot_express_is_a_diagnostic() {
     let cases = [
-        (
-            "@group(0) @binding(0) var t: texture_depth_cube;
-             @group(0) @binding(1) var s: sampler_comparison;
-             @group(0) @binding(2) var<storage, read_write> o: array<f32>;
-             @compute @workgroup_size(1) fn cmp() { o[0] = textureSampleCompareLevel(t, s, vec3<f32>(0.5), 0.5); }",
-            "depth comparison on cube textures",
-        ),
         (
             "@group(0) @binding(0) var t: texture_multisampled_2d<f32>;
              @group(0) @binding(2) var<storage, read_write> o: array<vec4<f32>>;

@@ -9,6 +9,10 @@
 //! range reads zero as [`TextureData::fetch`] does); `.f32` coordinates are normalized and
 //! filtered with the object's sampler and CUDA's 8-bit weights ([`Weights::Cuda8Bit`]); a
 //! surface's x coordinate is in bytes and `.zero` reads zero / drops stores out of range.
+//! On `.cube`/`.acube` (the cube index first) `tex` and `tld4` select the face of the
+//! direction as the model does ([`crate::texture::cube_face`]) and clamp the footprint to
+//! that face: the model, like a CUDA texture object without `CU_TRSF_SEAMLESS_CUBEMAP`, does
+//! not filter across face edges (`docs/textures.md`, "Depth comparison").
 
 use super::decode::{DInst, Opd};
 use super::exec::Cta;

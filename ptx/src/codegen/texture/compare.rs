@@ -9,6 +9,10 @@
 //! * linear: the `tld4.r` footprint compared, then blended with the bilinear weights of the
 //!   texel-space coordinate, `a = frac(u * W - 0.5)`, `b = frac(v * H - 0.5)` (`W`, `H` from
 //!   `txq`), summed in the order of the reference model (`verify::texture::sample_compare`).
+//!   On cube textures `u`, `v` are the face coordinates (s, t) of the direction: the kernel
+//!   selects the face itself (`cube_face_coords`, the reference model's
+//!   `cube_face`), since `tld4.cube` returns the footprint but not where in it the direction
+//!   falls.
 //!
 //! The word selects the result at run time (both forms are computed), so one kernel serves
 //! any comparison sampler.
@@ -47,9 +51,11 @@ impl Lower<'_> {
     ) -> Result<Vec<VRegId>, Diagnostic> {
         let (dim, arrayed, _) = self.image_type_of(g)?;
         let geom = geometry(dim, arrayed);
-        if !matches!(geom, TexGeom::D2 | TexGeom::A2d) {
-            return Err(self.err_unsupported("depth comparison on this texture dimension"));
-        }
+        let cube = match geom {
+            TexGeom::D2 | TexGeom::A2d => false,
+            TexGeom::Cube | TexGeom::Acube => true,
+            _ => return Err(self.err_unsupported("depth comparison on this texture dimension")),
+        };
         let coords = coord_vector(geom, layer, c);
         let func = self.binop(
             Opcode::And,
@@ -83,8 +89,13 @@ impl Lower<'_> {
         let zero = self.imm_u32(0);
         let w = self.query_reg(false, TexQuery::Width, ops.obj, Some(zero));
         let h = self.query_reg(false, TexQuery::Height, ops.obj, Some(zero));
-        let a = self.texel_fraction(c[0], w);
-        let b = self.texel_fraction(c[1], h);
+        let (u, v) = match c {
+            [x, y, z, ..] if cube => self.cube_face_coords(*x, *y, *z),
+            [u, v, ..] => (*u, *v),
+            _ => return Err(self.err_internal("depth comparison with too few coordinates")),
+        };
+        let a = self.texel_fraction(u, w);
+        let b = self.texel_fraction(v, h);
         let linear = self.blend_footprint(&passed, a, b);
         let bit = self.binop(
             Opcode::And,
@@ -117,6 +128,65 @@ impl Lower<'_> {
         self.def(RegKind::B32, |d| {
             build::selp(PT::F32, d, Operand::f32(1.0), Operand::f32(0.0), pass)
         })
+    }
+
+    /// The face coordinates (s, t) in [0, 1] of cube direction (x, y, z), as the reference
+    /// model's `verify::texture::cube_face` computes them (Vulkan's "Cube Map Face Selection"
+    /// table): the major axis is X when `|x| >= |y|` and `|x| >= |z|`, else Y when
+    /// `|y| >= |z|`, else Z (ordered compares: a NaN falls through to Z); its sign picks the
+    /// face (`>= 0` is the positive one, -0 included). Then `s = 0.5 * (sc / ma + 1)` and
+    /// `t = 0.5 * (tc / ma + 1)`, each operation rounded to nearest. The model forms sc, tc and
+    /// ma as dot products with 0/±1 vectors, so a non-finite component (0 x inf) makes s and
+    /// t NaN: `ma` gets `0*x + 0*y + 0*z` added (+-0 for finite directions) to do the same.
+    fn cube_face_coords(&mut self, x: VRegId, y: VRegId, z: VRegId) -> (VRegId, VRegId) {
+        let rn = [Rounding::Rn.into()];
+        let abs = |me: &mut Self, v: VRegId| me.unop(Opcode::Abs, &[], PT::F32, v);
+        let neg = |me: &mut Self, v: VRegId| me.unop(Opcode::Neg, &[], PT::F32, v);
+        let ge = |me: &mut Self, a: VRegId, b: Operand| {
+            me.def(RegKind::Pred, |p| build::setp(CmpOp::Ge, PT::F32, p, a, b))
+        };
+        // `p ? a : b`
+        let sel = |me: &mut Self, a: VRegId, b: VRegId, p: VRegId| {
+            me.def(RegKind::B32, |d| build::selp(PT::F32, d, a, b, p))
+        };
+        let (ax, ay, az) = (abs(self, x), abs(self, y), abs(self, z));
+        let x_ge_y = ge(self, ax, Operand::Reg(ay));
+        let x_ge_z = ge(self, ax, Operand::Reg(az));
+        let on_x = self.pred_op(Opcode::And, x_ge_y, x_ge_z);
+        // Y when not X and |y| >= |z|.
+        let on_y = ge(self, ay, Operand::Reg(az));
+        let (x_pos, y_pos, z_pos) = (
+            ge(self, x, Operand::f32(0.0)),
+            ge(self, y, Operand::f32(0.0)),
+            ge(self, z, Operand::f32(0.0)),
+        );
+        let (nx, ny, nz) = (neg(self, x), neg(self, y), neg(self, z));
+        // sc: +X -z, -X z; ±Y x; +Z x, -Z -x.
+        let sc_x = sel(self, nz, z, x_pos);
+        let sc_z = sel(self, x, nx, z_pos);
+        let sc_yz = sel(self, x, sc_z, on_y);
+        let sc = sel(self, sc_x, sc_yz, on_x);
+        // tc: ±X -y; +Y z, -Y -z; ±Z -y.
+        let tc_y = sel(self, z, nz, y_pos);
+        let tc_yz = sel(self, tc_y, ny, on_y);
+        let tc = sel(self, ny, tc_yz, on_x);
+        let ma_yz = sel(self, ay, az, on_y);
+        let ma = sel(self, ax, ma_yz, on_x);
+        let zero = Operand::f32(0.0);
+        let (zx, zy, zz) = (
+            self.binop(Opcode::Mul, &rn, PT::F32, x, zero.clone()),
+            self.binop(Opcode::Mul, &rn, PT::F32, y, zero.clone()),
+            self.binop(Opcode::Mul, &rn, PT::F32, z, zero),
+        );
+        let nan = self.binop(Opcode::Add, &rn, PT::F32, zx, zy);
+        let nan = self.binop(Opcode::Add, &rn, PT::F32, nan, zz);
+        let ma = self.binop(Opcode::Add, &rn, PT::F32, ma, nan);
+        let face = |me: &mut Self, c: VRegId| {
+            let q = me.binop(Opcode::Div, &rn, PT::F32, c, ma);
+            let q1 = me.binop(Opcode::Add, &rn, PT::F32, q, Operand::f32(1.0));
+            me.binop(Opcode::Mul, &rn, PT::F32, Operand::f32(0.5), q1)
+        };
+        (face(self, sc), face(self, tc))
     }
 
     /// `frac(x * size - 0.5)` with the model's operation order: `x * size`, minus 0.5,
