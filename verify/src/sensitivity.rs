@@ -14,9 +14,9 @@
 //!
 //! The factor 2: when a value depends on one math result through a smooth function `g`, its
 //! change is `|g'| k` ulps for the drawn move `k`; the executor may be off by the whole bound
-//! `u`, and the largest `|k|` of four uniform draws from `[-u, u]` reaches `u / 2` with
-//! probability 1 - 2^-4, so `2 d` covers `|g'| u` in about 94% of cases (nearly always when
-//! several math results feed the value, since their moves add up). A value the reruns do not
+//! `u`, and the largest `|k|` of eight uniform draws from `[-u, u]` reaches `u / 2` with
+//! probability 1 - 2^-8, so `2 d` covers `|g'| u` in all but about 0.4% of cases (nearly
+//! always when several math results feed the value, since their moves add up). A value the reruns do not
 //! move at all gets no slack: a wrong result where the kernel does not amplify math error is
 //! still reported. A rerun that the interpreter cannot finish (a moved value drove an index
 //! out of range) is left out. The reruns happen only after a failed comparison: they cost eight
