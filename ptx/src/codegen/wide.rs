@@ -290,7 +290,8 @@ impl Lower<'_> {
             _ => Err(self.err_unsupported(&format!(
                 "the builtin `{}` on 64-bit arguments (supported: abs, min, max, clamp, sign, \
                  sqrt, fma, floor, ceil, trunc, round, fract, dot, exp, exp2, log, log2, pow, \
-                 inverseSqrt, countOneBits, countLeadingZeros, countTrailingZeros, \
+                 inverseSqrt, sin, cos, tan, sinh, cosh, tanh, asin, acos, atan, atan2, asinh, \
+                 acosh, atanh, countOneBits, countLeadingZeros, countTrailingZeros, \
                  reverseBits)",
                 wgsl_math_name(fun)
             ))),
