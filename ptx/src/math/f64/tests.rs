@@ -89,7 +89,7 @@ pub(crate) fn reference_error(fun: M) -> f32 {
 /// Whether the bound of `fun` covers `x` (`sin`, `cos` and `tan` only up to the reduction's
 /// range).
 pub(crate) fn bounded(fun: M, x: f64) -> bool {
-    !matches!(fun, M::Sin | M::Cos | M::Tan) || !(x.abs() >= trig::CODY_WAITE_MAX)
+    !matches!(fun, M::Sin | M::Cos | M::Tan) || x.is_nan() || x.abs() < trig::CODY_WAITE_MAX
 }
 
 /// Every `stride`-th bit pattern of the f64 range, the special values, and a dense sample of
