@@ -2682,7 +2682,8 @@ fn f64_math() {
     let unit = |r: &mut Rng| (next_u64(r) >> 11) as f64 / (1u64 << 53) as f64;
     let mut a: Vec<f64> = rng.vec(n, |r| (unit(r) - 0.5) * 40.0);
     let mut b: Vec<f64> = rng.vec(n, |r| (unit(r) - 0.5) * 20.0);
-    // Axes, zeros of both signs (atan2's quadrant edges), tiny, large and near-pi/2 values.
+    // Axes, zeros of both signs (atan2's quadrant edges), tiny, large, huge and near-pi/2
+    // values.
     let special = [
         (0.0, 0.0),
         (-0.0, 0.0),
@@ -2698,6 +2699,9 @@ fn f64_math() {
         (1e5, 700.0),
         (-1e5, -700.0),
         (0.5, 1e-8),
+        // Payne-Hanek's range for sin, cos and tan.
+        (1e22, 1.0),
+        (-3e15, 0.5),
     ];
     for (k, &(x, y)) in special.iter().enumerate() {
         a[k] = x;

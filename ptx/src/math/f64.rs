@@ -70,6 +70,14 @@ pub trait Ops64 {
     fn por(&mut self, a: Self::P, b: Self::P) -> Self::P;
     /// `selp.f64`: `p ? a : b`.
     fn sel(&mut self, p: Self::P, a: Self::D, b: Self::D) -> Self::D;
+    /// `p ? then_() : else_()` with real control flow: only one side executes (a branch in
+    /// PTX), which keeps rare slow paths off the common path.
+    fn branch<const N: usize>(
+        &mut self,
+        p: Self::P,
+        then_: impl FnOnce(&mut Self) -> [Self::D; N],
+        else_: impl FnOnce(&mut Self) -> [Self::D; N],
+    ) -> [Self::D; N];
 }
 
 /// The CPU evaluation of [`Ops64`], with exactly the PTX instructions' arithmetic.
@@ -158,6 +166,18 @@ impl Ops64 for Native64 {
             b
         }
     }
+    fn branch<const N: usize>(
+        &mut self,
+        p: bool,
+        then_: impl FnOnce(&mut Self) -> [f64; N],
+        else_: impl FnOnce(&mut Self) -> [f64; N],
+    ) -> [f64; N] {
+        if p {
+            then_(self)
+        } else {
+            else_(self)
+        }
+    }
 }
 
 /// ln 2 with its low 21 bits zero, so `j * LN2_HI` is exact for `|j| < 2^11` (fdlibm's).
@@ -199,8 +219,7 @@ pub const FUNCTIONS: [M; 19] = [
 ];
 
 /// The stated maximum error in f64 ulps of each function of [`FUNCTIONS`] (checked by the
-/// sweeps here and on the emulator; for `sin`, `cos` and `tan` up to
-/// [`trig::CODY_WAITE_MAX`]), with CUDA's documented double-precision bound.
+/// sweeps here and on the emulator), with CUDA's documented double-precision bound.
 pub const BOUNDS: [super::Bound; 19] = [
     super::Bound { fun: M::Exp, ulp: 1.0, cuda: 1.0 },
     super::Bound { fun: M::Exp2, ulp: 1.0, cuda: 1.0 },
@@ -713,6 +732,7 @@ pub(crate) fn rsqrt<O: Ops64>(o: &mut O, x: O::D) -> O::D {
 mod dd;
 mod hyper;
 mod inverse;
+mod payne_hanek;
 pub(crate) mod trig;
 
 #[cfg(test)]

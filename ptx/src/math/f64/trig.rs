@@ -5,17 +5,13 @@
 //! `j P2` is kept exactly with an fma, and `r` comes out as a double-f64 `rh + rl`. The
 //! error is about `|j| 2^-161`, so up to [`CODY_WAITE_MAX`] (`|j| < 2^40`) it is below 2^-60
 //! of the smallest `|r|` any f64 reaches (about 2^-61, at the f64 closest to a multiple of
-//! pi/2), and the results stay within the stated bound.
-//!
-//! Beyond that (there is no Payne-Hanek reduction) the reduced argument is meaningless: it is
-//! clamped to [-1, 1], so `sin` and `cos` give some value in [-1, 1] and `tan` a finite value
-//! or an infinity, never NaN for a finite argument (`docs/math.md`, "f64 functions").
+//! pi/2). Beyond that, Payne-Hanek ([`super::payne_hanek`], behind a branch).
 //!
 //! Then Taylor polynomials for `sin` and `cos` on [-pi/4, pi/4] evaluated on the double-f64
 //! `r`, chosen and signed by the quadrant `j mod 4`; `tan` is their double-f64 quotient.
 
-use super::dd::{dd_div, dd_neg, dd_sel, fabs, finite_lo, neg, Dd};
-use super::{fast_two_sum, horner, keep_nan_clamp, two_prod, two_sum, Ops64};
+use super::dd::{dd_div, dd_neg, dd_sel, fabs, neg, Dd};
+use super::{fast_two_sum, horner, two_prod, two_sum, Ops64};
 use crate::math::Cmp;
 
 /// pi/2 rounded.
@@ -26,7 +22,7 @@ const PIO2_2: f64 = f64::from_bits(0x3C91_A626_3314_5C07);
 const PIO2_3: f64 = f64::from_bits(0xB91F_1976_B7ED_8FBC);
 /// 2/pi rounded.
 const TWO_OVER_PI: f64 = f64::from_bits(0x3FE4_5F30_6DC9_C883);
-/// 2^40: the magnitude up to which the reduction is accurate (module docs).
+/// 2^40: the magnitude up to which Cody-Waite is accurate (module docs).
 pub(super) const CODY_WAITE_MAX: f64 = 1_099_511_627_776.0;
 
 /// `(-1)^n / (2n+1)!` for n = 1..=10: `sin r = r + r^3 S(r^2)`; the truncation error on
@@ -126,15 +122,22 @@ fn kernel<O: Ops64>(o: &mut O, rh: O::D, rl: O::D) -> (Dd<O::D>, Dd<O::D>) {
 /// `sin`, `cos` or `tan` of `x`.
 pub(crate) fn trig<O: Ops64>(o: &mut O, x: O::D, which: Trig) -> O::D {
     let ax = fabs(o, x);
-    let (j, rh, rl) = reduce(o, x);
-    // Beyond the reduction's range: a bounded stand-in (module docs). An infinite `x` has a
-    // NaN `rh`, which the clamp keeps.
-    let lim = o.k(CODY_WAITE_MAX);
-    let huge = o.cmp(Cmp::Ge, ax, lim);
-    let clamped = keep_nan_clamp(o, rh, -1.0, 1.0);
-    let rh = o.sel(huge, clamped, rh);
+    // Finite and beyond Cody-Waite's range: Payne-Hanek (rare, behind a branch). Infinities
+    // take Cody-Waite, whose reduced argument is then NaN.
     let zero = o.k(0.0);
-    let rl = o.sel(huge, zero, rl);
+    let inf = o.k(f64::INFINITY);
+    let finite = o.cmp(Cmp::Lt, ax, inf);
+    let fx = o.sel(finite, ax, zero);
+    let lim = o.k(CODY_WAITE_MAX);
+    let huge = o.cmp(Cmp::Ge, fx, lim);
+    let [j, rh, rl] = o.branch(
+        huge,
+        |o| super::payne_hanek::reduce_large(o, x),
+        |o| {
+            let (j, rh, rl) = reduce(o, x);
+            [j, rh, rl]
+        },
+    );
 
     let mut q = o.d2l(j);
     if which == Trig::Cos {
@@ -162,8 +165,6 @@ pub(crate) fn trig<O: Ops64>(o: &mut O, x: O::D, which: Trig) -> O::D {
             let ns = dd_neg(o, s);
             let den = dd_sel(o, odd, ns, c);
             let (qh, ql) = dd_div(o, num, den);
-            // A zero denominator (only from the clamped stand-in) leaves the infinity.
-            let ql = finite_lo(o, ql);
             o.add(qh, ql)
         }
     };
