@@ -1,5 +1,8 @@
-//! The precise f64 math library: `exp`, `exp2`, `log`, `log2` and `inverseSqrt` on 64-bit
-//! floats (`docs/math.md`, "f64 functions").
+//! The precise f64 math library: `exp`, `exp2`, `log`, `log2`, `pow` and `inverseSqrt` here;
+//! `sin`, `cos`, `tan` in `f64/trig.rs` (with `f64/payne_hanek.rs` for huge arguments),
+//! `sinh`, `cosh`, `tanh` in `f64/hyper.rs`, `asin`, `acos`, `atan`, `atan2`, `asinh`,
+//! `acosh`, `atanh` in `f64/inverse.rs`, on the double-f64 helpers of `f64/dd.rs`
+//! (`docs/math.md`, "f64 functions").
 //!
 //! PTX has no f64 transcendental instruction (only `add/mul/fma/div/sqrt.rn`, conversions and
 //! the approximate `rcp`/`rsqrt`), so every function here is a range reduction and a
@@ -7,7 +10,7 @@
 //! once against [`Ops64`], an instruction set of exactly specified PTX operations: the code
 //! generator emits it as PTX and [`Native64`] evaluates the same sequence on the CPU, bit for
 //! bit (NaN payloads aside), so the CPU sweeps in the tests speak for the emitted PTX, and
-//! `verify/tests/math_accuracy.rs` confirms on the PTX emulator that the PTX computes those
+//! `verify/tests/math64_accuracy.rs` confirms on the PTX emulator that the PTX computes those
 //! bits.
 //!
 //! Polynomials are truncated Taylor series with enough terms that the truncation error is far

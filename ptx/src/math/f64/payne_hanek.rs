@@ -4,7 +4,7 @@
 //! `|x| = xh + xl` with 27 and 26 significant bits, 2/pi in 24-bit chunks `t_i 2^(-24(i+1))`
 //! ([`TWO_OVER_PI_24`]), so every product `x_half * chunk` is exact. The chunks before `i0 =
 //! floor((e - 54) / 24)` (`e` the exponent of `x`) only add multiples of 4 (a whole number of
-//! turns) and are skipped; nine chunks from `i0` leave a tail below 2^-137. `x` is scaled by
+//! turns) and are skipped; ten chunks from `i0` leave a tail below 2^-161. `x` is scaled by
 //! `2^(-24 i0)` (exact) so the products stay in range. Each product is reduced modulo 4
 //! (exact) and summed as a triple-f64, so the fraction of a quadrant comes out with an
 //! absolute error near 2^-146, far below the 2^-61 f64 arguments come to a multiple of pi/2.
@@ -14,18 +14,18 @@ use super::{fast_two_sum, pow2, two_sum, Ops64};
 use crate::math::Cmp;
 
 /// 2/pi in 24-bit chunks: `2/pi = sum t_i 2^(-24(i+1))`, enough for exponents up to 1023.
-const TWO_OVER_PI_24: [u32; 49] = [
+const TWO_OVER_PI_24: [u32; 50] = [
     10_680_707, 7_228_996, 1_387_004, 2_578_385, 16_069_853, 12_639_074, 9_804_092, 4_427_841,
     16_666_979, 11_263_675, 12_935_607, 2_387_514, 4_345_298, 14_681_673, 3_074_569, 13_734_428,
     16_653_803, 1_880_361, 10_960_616, 8_533_493, 3_062_596, 8_710_556, 7_349_940, 6_258_241,
     3_772_886, 3_769_171, 3_798_172, 8_675_211, 12_450_088, 3_874_808, 9_961_438, 366_607,
     15_675_153, 9_132_554, 7_151_469, 3_571_407, 2_607_881, 12_013_382, 4_155_038, 6_285_869,
     7_677_882, 13_102_053, 15_825_725, 473_591, 9_065_106, 15_363_067, 6_271_263, 9_264_392,
-    5_636_912,
+    5_636_912, 4_652_155,
 ];
 
-/// Chunks used from `i0` on.
-const CHUNKS: usize = 9;
+/// Chunks used from `i0` on (nine suffice; they are selected in pairs).
+const CHUNKS: usize = 10;
 /// The largest `i0` (for `e = 1023`).
 const MAX_I0: usize = TWO_OVER_PI_24.len() - CHUNKS;
 
@@ -72,16 +72,33 @@ pub(super) fn reduce_large<O: Ops64>(o: &mut O, x: O::D) -> [O::D; 3] {
     let s = pow2(o, n);
     let xh = o.mul(xh, s);
     let xl = o.mul(xl, s);
-    // The chunks t_(i0+k), scaled by 2^(-24(k+1)).
-    let mut chunks = [zero; CHUNKS];
+    // The chunks t_(i0+k), selected in pairs `t_a 2^24 + t_b` (48 bits, exact) to halve the
+    // selects, then split: `t_a = rint((pair - (2^24 - 1)/2) / 2^24)` is never near a tie.
+    let mut pairs = [zero; CHUNKS / 2];
     for v in 0..=MAX_I0 {
         let vk = o.k(v as f64);
         let is = o.cmp(Cmp::Eq, i0, vk);
-        for (k, ch) in chunks.iter_mut().enumerate() {
-            let scaled = f64::from(TWO_OVER_PI_24[v + k]) * 2f64.powi(-24 * (k as i32 + 1));
-            let tk = o.k(scaled);
-            *ch = o.sel(is, tk, *ch);
+        for (m, pair) in pairs.iter_mut().enumerate() {
+            let hi = f64::from(TWO_OVER_PI_24[v + 2 * m]);
+            let lo = f64::from(TWO_OVER_PI_24[v + 2 * m + 1]);
+            let pk = o.k(hi * 16_777_216.0 + lo);
+            *pair = o.sel(is, pk, *pair);
         }
+    }
+    let mut chunks = [zero; CHUNKS];
+    for (m, &pair) in pairs.iter().enumerate() {
+        let half = o.k(-8_388_607.5);
+        let t = o.add(pair, half);
+        let inv = o.k(1.0 / 16_777_216.0);
+        let t = o.mul(t, inv);
+        let hi = o.rint(t);
+        let m24 = o.k(-16_777_216.0);
+        let lo = o.fma(hi, m24, pair);
+        // Scaled by 2^(-24(k+1)) for chunks k = 2m and 2m + 1.
+        let sh = o.k(2f64.powi(-48 * m as i32 - 24));
+        let sl = o.k(2f64.powi(-48 * m as i32 - 48));
+        chunks[2 * m] = o.mul(hi, sh);
+        chunks[2 * m + 1] = o.mul(lo, sl);
     }
     // The sum of the products modulo 4 as a triple-f64 (s0, s1, s2).
     let (mut s0, mut s1, mut s2) = (zero, zero, zero);
