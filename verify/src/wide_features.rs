@@ -139,11 +139,30 @@ pub fn lavapipe_blocker(m: &ir::Module, printed: bool) -> Option<&'static str> {
                     Some("llvmpipe aborts on 64-bit reverseBits")
                 }
                 Op::Math(
-                    M::Exp | M::Exp2 | M::Log | M::Log2 | M::Pow | M::InverseSqrt,
+                    M::Exp
+                    | M::Exp2
+                    | M::Log
+                    | M::Log2
+                    | M::Pow
+                    | M::InverseSqrt
+                    | M::Sin
+                    | M::Cos
+                    | M::Tan
+                    | M::Sinh
+                    | M::Cosh
+                    | M::Tanh
+                    | M::Asin
+                    | M::Acos
+                    | M::Atan
+                    | M::Atan2
+                    | M::Asinh
+                    | M::Acosh
+                    | M::Atanh,
                     a,
                 ) if wide_arg(f, &a[0]) => Some(
-                    "GLSL.std.450's exp/exp2/log/log2/pow/inverseSqrt are 32-bit only; \
-                     lavapipe computes garbage for f64 arguments",
+                    "GLSL.std.450's exp/exp2/log/log2/pow/inverseSqrt and trigonometric, \
+                     hyperbolic and inverse functions are 16/32-bit only; lavapipe computes \
+                     garbage for f64 arguments",
                 ),
                 Op::Convert(a, to) if !printed => {
                     let from = f.values.get(a.index()).and_then(|d| m.types.scalar_of(d.ty));

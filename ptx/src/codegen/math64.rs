@@ -4,7 +4,7 @@
 
 use super::lower::Lower;
 use super::mathops::cmp_op;
-use super::regalloc::{RegKind, VRegId};
+use super::regalloc::{BlockId, RegKind, Target, Term, VRegId};
 use crate::math::f64::Ops64;
 use crate::math::Cmp;
 use crate::model::{build, Modifier, Opcode, Operand, Rounding, Type as PT};
@@ -97,5 +97,41 @@ impl Ops64 for Lower<'_> {
     }
     fn sel(&mut self, p: VRegId, a: VRegId, b: VRegId) -> VRegId {
         self.def(RegKind::B64, |d| build::selp(PT::F64, d, a, b, p))
+    }
+    fn branch<const N: usize>(
+        &mut self,
+        p: VRegId,
+        then_: impl FnOnce(&mut Self) -> [VRegId; N],
+        else_: impl FnOnce(&mut Self) -> [VRegId; N],
+    ) -> [VRegId; N] {
+        let (tb, eb, merge) = (self.mf.new_block(), self.mf.new_block(), self.mf.new_block());
+        let params: [VRegId; N] = std::array::from_fn(|_| self.mf.new_vreg(RegKind::B64));
+        if let Some(b) = self.mf.blocks.get_mut(merge.0 as usize) {
+            b.params = params.to_vec();
+        }
+        self.set_term(Term::Branch {
+            cond: p,
+            then_: Target { block: tb, args: vec![] },
+            else_: Target { block: eb, args: vec![] },
+        });
+        self.branch_arm64(tb, merge, then_);
+        self.branch_arm64(eb, merge, else_);
+        self.cur = merge;
+        params
+    }
+}
+
+impl Lower<'_> {
+    /// One side of [`Ops64::branch`]: emitted into `block`, ending in a jump to `merge` with
+    /// its values as the block arguments.
+    fn branch_arm64<const N: usize>(
+        &mut self,
+        block: BlockId,
+        merge: BlockId,
+        arm: impl FnOnce(&mut Self) -> [VRegId; N],
+    ) {
+        self.cur = block;
+        let vals = arm(self);
+        self.jump(merge, vals.to_vec());
     }
 }

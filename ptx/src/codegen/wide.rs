@@ -354,7 +354,8 @@ impl Lower<'_> {
                 "the builtin `{}` on 64-bit arguments (supported: abs, min, max, clamp, sign, \
                  saturate, sqrt, fma, floor, ceil, trunc, round, fract, mix, step, smoothstep, \
                  degrees, radians, dot, cross, length, distance, normalize, faceForward, \
-                 reflect, exp, exp2, log, log2, pow, inverseSqrt, countOneBits, \
+                 reflect, exp, exp2, log, log2, pow, inverseSqrt, sin, cos, tan, sinh, cosh, \
+                 tanh, asin, acos, atan, atan2, asinh, acosh, atanh, countOneBits, \
                  countLeadingZeros, countTrailingZeros, firstLeadingBit, firstTrailingBit, \
                  extractBits, insertBits, reverseBits)",
                 wgsl_math_name(fun)

@@ -107,20 +107,41 @@ fn atomics_use_64_bit_forms() {
 }
 
 #[test]
-fn f64_transcendentals_without_a_lowering_are_a_diagnostic_naming_builtin_and_entry() {
+fn f64_builtins_without_a_lowering_are_a_diagnostic_naming_builtin_and_entry() {
     let m = dianran_frontend::compile(
         "t.wgsl",
         "@group(0) @binding(0) var<storage, read_write> a: array<f64>;
-         @compute @workgroup_size(1) fn kernel_with_sin() { a[0] = sin(a[1]); }",
+         @compute @workgroup_size(1) fn kernel_with_ldexp() { a[0] = ldexp(a[1], 3); }",
         &Default::default(),
     )
-    .expect("naga accepts sin on f64");
+    .expect("naga accepts ldexp on f64");
     let out = compile_module(&m, &Options::default());
     let d = out.diagnostics.first().expect("a diagnostic");
-    assert!(d.message.contains("`sin`"), "{}", d.message);
+    assert!(d.message.contains("`ldexp`"), "{}", d.message);
     // The supported list names the f64 library's functions.
     assert!(d.message.contains("exp2, log, log2, pow"), "{}", d.message);
-    assert!(d.message.contains("kernel_with_sin") || format!("{d:?}").contains("kernel_with_sin"));
+    assert!(d.message.contains("atan2, asinh, acosh, atanh"), "{}", d.message);
+    assert!(
+        d.message.contains("kernel_with_ldexp") || format!("{d:?}").contains("kernel_with_ldexp")
+    );
+}
+
+#[test]
+fn f64_trig_hyperbolic_and_inverse_compile() {
+    let m = dianran_frontend::compile(
+        "t.wgsl",
+        "@group(0) @binding(0) var<storage, read_write> a: array<f64>;
+         @compute @workgroup_size(1) fn k() {
+             a[0] = sin(a[1]) + cos(a[2]) + tan(a[3]) + sinh(a[4]) + cosh(a[5]) + tanh(a[6]);
+             a[7] = asin(a[8]) + acos(a[9]) + atan(a[10]) + atan2(a[11], a[12]);
+             a[13] = asinh(a[14]) + acosh(a[15]) + atanh(a[16]);
+         }",
+        &Default::default(),
+    )
+    .expect("naga accepts these on f64");
+    let out = compile_module(&m, &Options::default());
+    assert!(out.diagnostics.is_empty(), "{:?}", out.diagnostics);
+    assert!(out.text.contains("fma.rn.f64"), "{}", out.text);
 }
 
 #[test]

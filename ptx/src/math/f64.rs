@@ -1,5 +1,8 @@
-//! The precise f64 math library: `exp`, `exp2`, `log`, `log2` and `inverseSqrt` on 64-bit
-//! floats (`docs/math.md`, "f64 functions").
+//! The precise f64 math library: `exp`, `exp2`, `log`, `log2`, `pow` and `inverseSqrt` here;
+//! `sin`, `cos`, `tan` in `f64/trig.rs` (with `f64/payne_hanek.rs` for huge arguments),
+//! `sinh`, `cosh`, `tanh` in `f64/hyper.rs`, `asin`, `acos`, `atan`, `atan2`, `asinh`,
+//! `acosh`, `atanh` in `f64/inverse.rs`, on the double-f64 helpers of `f64/dd.rs`
+//! (`docs/math.md`, "f64 functions").
 //!
 //! PTX has no f64 transcendental instruction (only `add/mul/fma/div/sqrt.rn`, conversions and
 //! the approximate `rcp`/`rsqrt`), so every function here is a range reduction and a
@@ -7,7 +10,7 @@
 //! once against [`Ops64`], an instruction set of exactly specified PTX operations: the code
 //! generator emits it as PTX and [`Native64`] evaluates the same sequence on the CPU, bit for
 //! bit (NaN payloads aside), so the CPU sweeps in the tests speak for the emitted PTX, and
-//! `verify/tests/math_accuracy.rs` confirms on the PTX emulator that the PTX computes those
+//! `verify/tests/math64_accuracy.rs` confirms on the PTX emulator that the PTX computes those
 //! bits.
 //!
 //! Polynomials are truncated Taylor series with enough terms that the truncation error is far
@@ -70,6 +73,14 @@ pub trait Ops64 {
     fn por(&mut self, a: Self::P, b: Self::P) -> Self::P;
     /// `selp.f64`: `p ? a : b`.
     fn sel(&mut self, p: Self::P, a: Self::D, b: Self::D) -> Self::D;
+    /// `p ? then_() : else_()` with real control flow: only one side executes (a branch in
+    /// PTX), which keeps rare slow paths off the common path.
+    fn branch<const N: usize>(
+        &mut self,
+        p: Self::P,
+        then_: impl FnOnce(&mut Self) -> [Self::D; N],
+        else_: impl FnOnce(&mut Self) -> [Self::D; N],
+    ) -> [Self::D; N];
 }
 
 /// The CPU evaluation of [`Ops64`], with exactly the PTX instructions' arithmetic.
@@ -158,6 +169,18 @@ impl Ops64 for Native64 {
             b
         }
     }
+    fn branch<const N: usize>(
+        &mut self,
+        p: bool,
+        then_: impl FnOnce(&mut Self) -> [f64; N],
+        else_: impl FnOnce(&mut Self) -> [f64; N],
+    ) -> [f64; N] {
+        if p {
+            then_(self)
+        } else {
+            else_(self)
+        }
+    }
 }
 
 /// ln 2 with its low 21 bits zero, so `j * LN2_HI` is exact for `|j| < 2^11` (fdlibm's).
@@ -175,21 +198,54 @@ const LOG2E_TAIL: f64 = f64::from_bits(0x3C77_77D0_FFDA_0D24);
 /// The bits of sqrt(1/2) rounded: the logarithms' mantissa split point.
 const SQRT_HALF_BITS: u64 = 0x3FE6_A09E_667F_3BCD;
 
-/// The functions [`unary`] builds.
-pub const FUNCTIONS: [M; 6] = [M::Exp, M::Exp2, M::Log, M::Log2, M::Pow, M::InverseSqrt];
+/// The functions [`unary`] and [`binary`] build.
+pub const FUNCTIONS: [M; 19] = [
+    M::Exp,
+    M::Exp2,
+    M::Log,
+    M::Log2,
+    M::Pow,
+    M::InverseSqrt,
+    M::Sin,
+    M::Cos,
+    M::Tan,
+    M::Sinh,
+    M::Cosh,
+    M::Tanh,
+    M::Asin,
+    M::Acos,
+    M::Atan,
+    M::Atan2,
+    M::Asinh,
+    M::Acosh,
+    M::Atanh,
+];
 
 /// The stated maximum error in f64 ulps of each function of [`FUNCTIONS`] (checked by the
 /// sweeps here and on the emulator), with CUDA's documented double-precision bound.
-pub const BOUNDS: [super::Bound; 6] = [
+pub const BOUNDS: [super::Bound; 19] = [
     super::Bound { fun: M::Exp, ulp: 1.0, cuda: 1.0 },
     super::Bound { fun: M::Exp2, ulp: 1.0, cuda: 1.0 },
     super::Bound { fun: M::Log, ulp: 1.0, cuda: 1.0 },
     super::Bound { fun: M::Log2, ulp: 1.0, cuda: 1.0 },
     super::Bound { fun: M::Pow, ulp: 1.0, cuda: 1.0 },
     super::Bound { fun: M::InverseSqrt, ulp: 1.0, cuda: 1.0 },
+    super::Bound { fun: M::Sin, ulp: 1.0, cuda: 2.0 },
+    super::Bound { fun: M::Cos, ulp: 1.0, cuda: 2.0 },
+    super::Bound { fun: M::Tan, ulp: 1.0, cuda: 2.0 },
+    super::Bound { fun: M::Sinh, ulp: 1.0, cuda: 2.0 },
+    super::Bound { fun: M::Cosh, ulp: 1.0, cuda: 1.0 },
+    super::Bound { fun: M::Tanh, ulp: 1.0, cuda: 1.0 },
+    super::Bound { fun: M::Asin, ulp: 1.0, cuda: 2.0 },
+    super::Bound { fun: M::Acos, ulp: 1.0, cuda: 2.0 },
+    super::Bound { fun: M::Atan, ulp: 1.0, cuda: 2.0 },
+    super::Bound { fun: M::Atan2, ulp: 1.0, cuda: 2.0 },
+    super::Bound { fun: M::Asinh, ulp: 1.0, cuda: 3.0 },
+    super::Bound { fun: M::Acosh, ulp: 1.0, cuda: 3.0 },
+    super::Bound { fun: M::Atanh, ulp: 1.0, cuda: 2.0 },
 ];
 
-/// Builds `fun(x)` for a function of [`FUNCTIONS`]; `None` for any other.
+/// Builds `fun(x)` for a one-argument function of [`FUNCTIONS`]; `None` for any other.
 pub fn unary<O: Ops64>(o: &mut O, fun: M, x: O::D) -> Option<O::D> {
     Some(match fun {
         M::Exp => exp(o, x),
@@ -197,17 +253,34 @@ pub fn unary<O: Ops64>(o: &mut O, fun: M, x: O::D) -> Option<O::D> {
         M::Log => log(o, x, false),
         M::Log2 => log(o, x, true),
         M::InverseSqrt => rsqrt(o, x),
+        M::Sin => trig::trig(o, x, trig::Trig::Sin),
+        M::Cos => trig::trig(o, x, trig::Trig::Cos),
+        M::Tan => trig::trig(o, x, trig::Trig::Tan),
+        M::Sinh => hyper::sinh(o, x),
+        M::Cosh => hyper::cosh(o, x),
+        M::Tanh => hyper::tanh(o, x),
+        M::Asin => inverse::asin(o, x),
+        M::Acos => inverse::acos(o, x),
+        M::Atan => inverse::atan(o, x),
+        M::Asinh => inverse::asinh(o, x),
+        M::Acosh => inverse::acosh(o, x),
+        M::Atanh => inverse::atanh(o, x),
         _ => return None,
     })
 }
 
-/// Builds `pow(x, y)`; `None` for any other function.
+/// Builds `pow(x, y)` or `atan2(x, y)` (WGSL's `atan2(y, x)` order: the first argument is
+/// the ordinate); `None` for any other function.
 pub fn binary<O: Ops64>(o: &mut O, fun: M, x: O::D, y: O::D) -> Option<O::D> {
-    (fun == M::Pow).then(|| pow(o, x, y))
+    match fun {
+        M::Pow => Some(pow(o, x, y)),
+        M::Atan2 => Some(inverse::atan2(o, x, y)),
+        _ => None,
+    }
 }
 
 /// Evaluates a function of [`FUNCTIONS`] on the CPU with exactly the emitted PTX's arithmetic
-/// (`args`: one value, or two for `pow`).
+/// (`args`: one value, or two for `pow` and `atan2`).
 pub fn eval(fun: M, args: &[f64]) -> Option<f64> {
     match args {
         [x] => unary(&mut Native64, fun, *x),
@@ -295,6 +368,14 @@ pub(crate) fn exp<O: Ops64>(o: &mut O, x: O::D) -> O::D {
     // e^710 overflows and e^-746 is below half the smallest subnormal: the clamp keeps `j`
     // in `scale`'s range and gives inf and 0 for the infinities.
     let x = keep_nan_clamp(o, x, -746.0, 710.0);
+    let (j, r, lo) = exp_reduce(o, x);
+    let p = exp_reduced(o, r, lo);
+    scale(o, p, j)
+}
+
+/// `x = j ln2 + r + lo` for `|x| <= 746`: `j` integral, `|r| <= 0.35`, `lo` the rounding
+/// error of `r` (exp's Cody-Waite reduction).
+fn exp_reduce<O: Ops64>(o: &mut O, x: O::D) -> (O::D, O::D, O::D) {
     let l2e = o.k(LOG2E);
     let t = o.mul(x, l2e);
     let j = o.rint(t);
@@ -307,8 +388,7 @@ pub(crate) fn exp<O: Ops64>(o: &mut O, x: O::D) -> O::D {
     // lo = (rh - r) - j LN2_LO: the part of the exact reduced argument `r` lost.
     let d = o.sub(rh, r);
     let lo = o.fma(nj, lo_k, d);
-    let p = exp_reduced(o, r, lo);
-    scale(o, p, j)
+    (j, r, lo)
 }
 
 /// `2^x`: `x = j + f` (exact, |f| <= 1/2), `f ln2` as a double-f64 `r + lo`, then `e^(r+lo)`
@@ -390,6 +470,18 @@ fn log_split<O: Ops64>(o: &mut O, x: O::D) -> (O::D, O::D) {
 /// `e + log2(e) log(1+f)`) summed with its rounding errors kept. NaN below zero, -inf at zero.
 pub(crate) fn log<O: Ops64>(o: &mut O, x: O::D, base2: bool) -> O::D {
     let (f, ef) = log_split(o, x);
+    let r = if base2 {
+        log2_split(o, f, ef)
+    } else {
+        let (s, low) = ln_split(o, f, ef);
+        o.add(s, low)
+    };
+    log_specials(o, x, r)
+}
+
+/// `log(1+f) = hi + lo` for `f` in [sqrt(1/2) - 1, sqrt(2) - 1]: `f - (f^2/2 - s (f^2/2 + R))`
+/// with `s = f/(2+f)` (fdlibm's scheme).
+fn log1p_reduced<O: Ops64>(o: &mut O, f: O::D) -> (O::D, O::D) {
     let zero = o.k(0.0);
     let two = o.k(2.0);
     let den = o.add(two, f);
@@ -407,31 +499,42 @@ pub(crate) fn log<O: Ops64>(o: &mut O, x: O::D, base2: bool) -> O::D {
     let hi = o.sub(f, v);
     let fh = o.sub(f, hi);
     let lo = o.sub(fh, v);
+    (hi, lo)
+}
 
-    let r = if base2 {
-        // e + log2(e) (hi + lo), the product as a double-f64.
-        let l2e = o.k(LOG2E);
-        let ph = o.mul(hi, l2e);
-        let nph = o.sub(zero, ph);
-        let pe = o.fma(hi, l2e, nph);
-        let l2t = o.k(LOG2E_TAIL);
-        let lt = o.mul(lo, l2e);
-        let pt = o.fma(hi, l2t, lt);
-        let pl = o.add(pe, pt);
-        let (s, err) = two_sum(o, ef, ph);
-        let low = o.add(err, pl);
-        o.add(s, low)
-    } else {
-        // e LN2_HI is exact; e LN2_LO joins the low part.
-        let lnh = o.k(LN2_HI);
-        let a = o.mul(ef, lnh);
-        let lnl = o.k(LN2_LO);
-        let low = o.fma(ef, lnl, lo);
-        let (s, err) = two_sum(o, a, hi);
-        let low = o.add(err, low);
-        o.add(s, low)
-    };
+/// `e + log2(1+f)` rounded: `e + log2(e) (hi + lo)`, the product as a double-f64.
+fn log2_split<O: Ops64>(o: &mut O, f: O::D, ef: O::D) -> O::D {
+    let (hi, lo) = log1p_reduced(o, f);
+    let zero = o.k(0.0);
+    let l2e = o.k(LOG2E);
+    let ph = o.mul(hi, l2e);
+    let nph = o.sub(zero, ph);
+    let pe = o.fma(hi, l2e, nph);
+    let l2t = o.k(LOG2E_TAIL);
+    let lt = o.mul(lo, l2e);
+    let pt = o.fma(hi, l2t, lt);
+    let pl = o.add(pe, pt);
+    let (s, err) = two_sum(o, ef, ph);
+    let low = o.add(err, pl);
+    o.add(s, low)
+}
 
+/// `e ln2 + log(1+f)` as an unrounded sum `s + low` (`e LN2_HI` is exact; `e LN2_LO` joins
+/// the low part).
+fn ln_split<O: Ops64>(o: &mut O, f: O::D, ef: O::D) -> (O::D, O::D) {
+    let (hi, lo) = log1p_reduced(o, f);
+    let lnh = o.k(LN2_HI);
+    let a = o.mul(ef, lnh);
+    let lnl = o.k(LN2_LO);
+    let low = o.fma(ef, lnl, lo);
+    let (s, err) = two_sum(o, a, hi);
+    let low = o.add(err, low);
+    (s, low)
+}
+
+/// The logarithms' special values over a finite positive argument's result `r`.
+fn log_specials<O: Ops64>(o: &mut O, x: O::D, r: O::D) -> O::D {
+    let zero = o.k(0.0);
     // Special values: +inf stays, zeros give -inf, negatives and NaN give NaN.
     let inf = o.k(f64::INFINITY);
     let is_inf = o.cmp(Cmp::Eq, x, inf);
@@ -628,6 +731,12 @@ pub(crate) fn rsqrt<O: Ops64>(o: &mut O, x: O::D) -> O::D {
     let keep = o.por(at_inf, at_zero);
     o.sel(keep, y0, y)
 }
+
+mod dd;
+mod hyper;
+mod inverse;
+mod payne_hanek;
+pub(crate) mod trig;
 
 #[cfg(test)]
 mod tests;

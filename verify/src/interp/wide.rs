@@ -266,6 +266,19 @@ pub(crate) fn math(
         M::Log2 => fl(out, &f64::log2),
         M::InverseSqrt => fl(out, &|x| 1.0 / x.sqrt()),
         M::Pow => each(out, &|i| f(get(a0, i)).powf(f(get(arg(1), i))).to_bits()),
+        M::Sin => fl(out, &f64::sin),
+        M::Cos => fl(out, &f64::cos),
+        M::Tan => fl(out, &f64::tan),
+        M::Sinh => fl(out, &f64::sinh),
+        M::Cosh => fl(out, &f64::cosh),
+        M::Tanh => fl(out, &f64::tanh),
+        M::Asin => fl(out, &f64::asin),
+        M::Acos => fl(out, &f64::acos),
+        M::Atan => fl(out, &f64::atan),
+        M::Atan2 => each(out, &|i| f(get(a0, i)).atan2(f(get(arg(1), i))).to_bits()),
+        M::Asinh => fl(out, &inverse_hyperbolic::asinh),
+        M::Acosh => fl(out, &inverse_hyperbolic::acosh),
+        M::Atanh => fl(out, &inverse_hyperbolic::atanh),
         M::Floor => fl(out, &f64::floor),
         M::Ceil => fl(out, &f64::ceil),
         M::Trunc => fl(out, &f64::trunc),
@@ -409,6 +422,62 @@ pub(crate) fn math(
     Ok(())
 }
 
+/// The inverse hyperbolic functions by fdlibm's formulas on Rust's `ln`/`ln_1p`/`sqrt`, within
+/// about 2 ulp: Rust's own `asinh`, `acosh` and `atanh` are plain formulas that overflow
+/// above 1e154 and lose most digits of `atanh` near -1.
+mod inverse_hyperbolic {
+    /// 2^28: above it `1/(4x^2)` is below an ulp of `ln(2x)`.
+    const BIG: f64 = 268_435_456.0;
+
+    /// `sign(x) ln(2|x|)` terms for large arguments, `ln_1p` with a cancellation-free argument
+    /// otherwise.
+    pub(super) fn asinh(x: f64) -> f64 {
+        let a = x.abs();
+        let r = if a > BIG {
+            a.ln() + std::f64::consts::LN_2
+        } else if a > 2.0 {
+            (2.0 * a + 1.0 / ((a * a + 1.0).sqrt() + a)).ln()
+        } else {
+            let t = a * a;
+            (a + t / (1.0 + (1.0 + t).sqrt())).ln_1p()
+        };
+        if x == 0.0 {
+            x
+        } else {
+            r.copysign(x)
+        }
+    }
+
+    /// `ln(2x - 1/(x + sqrt(x^2 - 1)))`, or `ln_1p(t + sqrt(2t + t^2))` with `t = x - 1` below 2.
+    pub(super) fn acosh(x: f64) -> f64 {
+        if x.is_nan() || x < 1.0 {
+            f64::NAN
+        } else if x > BIG {
+            x.ln() + std::f64::consts::LN_2
+        } else if x > 2.0 {
+            (2.0 * x - 1.0 / (x + (x * x - 1.0).sqrt())).ln()
+        } else {
+            let t = x - 1.0;
+            (t + (2.0 * t + t * t).sqrt()).ln_1p()
+        }
+    }
+
+    /// `sign(x) ln_1p(2a + 2a^2/(1 - a)) / 2` below 1/2, `sign(x) ln_1p(2a/(1 - a)) / 2` above.
+    pub(super) fn atanh(x: f64) -> f64 {
+        let a = x.abs();
+        let r = if a < 0.5 {
+            0.5 * (2.0 * a + 2.0 * a * a / (1.0 - a)).ln_1p()
+        } else {
+            0.5 * (2.0 * a / (1.0 - a)).ln_1p()
+        };
+        if x == 0.0 || x.is_nan() {
+            x
+        } else {
+            r.copysign(x)
+        }
+    }
+}
+
 /// The new value of a 64-bit atomic read-modify-write.
 pub(crate) fn atomic(op: dianran_frontend::ir::AtomicOp, s: Scalar, old: u64, v: u64) -> u64 {
     w64::atomic(op, s == Scalar::I64, old, v)
@@ -422,6 +491,29 @@ pub(crate) fn word_pair(w: &[u32], i: usize) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn inverse_hyperbolic_functions_are_accurate_where_the_plain_formulas_are_not() {
+        use inverse_hyperbolic::{acosh, asinh, atanh};
+        // Within 2 ulp of the correctly rounded values (arbitrary precision).
+        let near = |got: f64, want: f64| {
+            let ulp = f64::from_bits(want.abs().to_bits() + 1) - want.abs();
+            assert!((got - want).abs() <= 2.0 * ulp, "{got:e} is not {want:e}");
+        };
+        near(asinh(f64::MAX), 710.475860073944);
+        near(asinh(-1e300), -691.4686750787737);
+        near(acosh(1e300), 691.4686750787737);
+        near(atanh(-0.9999999999999999), -18.714973875118524);
+        near(asinh(0.5), 0.48121182505960347);
+        near(acosh(1.5), 0.9624236501192069);
+        near(acosh(1.0000001), 4.472135919037347e-4);
+        near(atanh(0.25), 0.25541281188299536);
+        near(asinh(1e-10), 1e-10);
+        assert_eq!(asinh(-0.0).to_bits(), (-0.0f64).to_bits());
+        assert_eq!(atanh(-0.0).to_bits(), (-0.0f64).to_bits());
+        assert_eq!(atanh(1.0), f64::INFINITY);
+        assert!(acosh(0.5).is_nan() && atanh(2.0).is_nan() && asinh(f64::NAN).is_nan());
+    }
 
     #[test]
     fn division_and_shifts_follow_wgsl() {
