@@ -1,6 +1,8 @@
 // dispatch: 2,1,1
-// The composite builtins on f64: mix, step, saturate, smoothstep, degrees, radians, and on
-// vec3<f64> length, distance, normalize, cross, reflect and faceForward.
+// The composite builtins on f64: mix, step, saturate, smoothstep, degrees, radians, modf,
+// ldexp (into the subnormal range and past overflow), and on vec3<f64> length, distance,
+// normalize, cross, reflect, refract and faceForward; determinant and transpose of f64
+// matrices.
 struct Out {
     v: vec3<f64>, // normalize(p)
     c: vec3<f64>, // cross(p, q)
@@ -14,6 +16,11 @@ struct Out {
     rad: f64,     // radians(y)
     len: f64,     // length(p)
     dist: f64,    // distance(p, q)
+    mf: f64,      // modf(y).fract
+    mw: f64,      // modf(y).whole
+    ld: f64,      // ldexp(x, e), e in [-1150, 1150)
+    rf: vec3<f64>, // refract(normalize(p), normalize(q), 0.66)
+    det: f64,     // determinant(mat3x3(p, q, p + q + a.w)) + transpose(mat2x3(p, q))[2][1]
 }
 
 @group(0) @binding(0) var<storage, read> a: array<vec4<f64>>;
@@ -41,5 +48,11 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     o.rad = radians(y);
     o.len = length(p);
     o.dist = distance(p, q);
+    let m = modf(y);
+    o.mf = m.fract;
+    o.mw = m.whole;
+    o.ld = ldexp(x, i32((i * 37u) % 2300u) - 1150);
+    o.rf = refract(o.v, n, 0.66lf);
+    o.det = determinant(mat3x3<f64>(p, q, p + q + x)) + transpose(mat2x3<f64>(p, q))[2][1];
     out[i] = o;
 }

@@ -101,7 +101,7 @@ pub fn needed(m: &ir::Module) -> Vec<WideFeature> {
 /// Why lavapipe (through naga's SPIR-V backend and Mesa) cannot give a comparable result for
 /// `m`'s 64-bit operations, if it cannot; checked on naga 30 and Mesa's llvmpipe. `printed`:
 /// the WGSL is dianran's own output, which spells the first four around naga's bugs
-/// (`dianran_wgsl`'s `wide` module), so only the last applies to it:
+/// (`dianran_wgsl`'s `wide` module), so only the last two apply to it:
 /// * `countLeadingZeros`/`firstLeadingBit` on 64 bits: naga's SPIR-V writer panics
 ///   (gfx-rs/wgpu#5276);
 /// * `countTrailingZeros`/`firstTrailingBit` on 64 bits: naga emits GLSL.std.450 `FindILsb`,
@@ -110,8 +110,11 @@ pub fn needed(m: &ir::Module) -> Vec<WideFeature> {
 /// * widening between signed and unsigned (`u64(i32)`, `i64(u32)`): naga's SPIR-V writer
 ///   extends by the *destination's* signedness (`UConvert`/`SConvert`) where naga's constant
 ///   evaluator, C, Rust and dianran extend by the source's;
-/// * `exp`, `exp2`, `log`, `log2`, `pow`, `inverseSqrt` on f64: GLSL.std.450 defines them for
-///   16/32-bit floats only, and llvmpipe returns garbage for f64 operands.
+/// * `exp`, `exp2`, `log`, `log2`, `pow`, `inverseSqrt` and the trigonometric, hyperbolic and
+///   inverse functions on f64: GLSL.std.450 defines them for 16/32-bit floats only, and
+///   llvmpipe returns garbage for f64 operands;
+/// * `frexp` on f64: naga's i64 exponent comes back zero-extended from 32 bits (2^32 - 996
+///   for -996), and subnormal fractions are wrong.
 pub fn lavapipe_blocker(m: &ir::Module, printed: bool) -> Option<&'static str> {
     use ir::MathFunction as M;
     let wide_arg = |f: &ir::Function, v: &ir::ValueId| {
@@ -163,6 +166,10 @@ pub fn lavapipe_blocker(m: &ir::Module, printed: bool) -> Option<&'static str> {
                     "GLSL.std.450's exp/exp2/log/log2/pow/inverseSqrt and trigonometric, \
                      hyperbolic and inverse functions are 16/32-bit only; lavapipe computes \
                      garbage for f64 arguments",
+                ),
+                Op::Math(M::Frexp, a) if wide_arg(f, &a[0]) => Some(
+                    "naga's f64 frexp on llvmpipe zero-extends the exponent from 32 bits and \
+                     mis-scales subnormal fractions",
                 ),
                 Op::Convert(a, to) if !printed => {
                     let from = f.values.get(a.index()).and_then(|d| m.types.scalar_of(d.ty));

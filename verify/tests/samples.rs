@@ -2627,6 +2627,76 @@ fn int64_bits() {
 }
 
 #[test]
+fn f64_frexp() {
+    let mut rng = Rng::new(68);
+    let n = 64;
+    // Random bit patterns (every exponent, subnormals included) and the special values.
+    let mut xs: Vec<f64> = rng.vec(n, |r| f64::from_bits(next_u64(r)));
+    let special = [
+        0.0,
+        -0.0,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        1.0,
+        -0.75,
+        f64::from_bits(1),
+        -f64::from_bits(0x000F_FFFF_FFFF_FFFF),
+        f64::MIN_POSITIVE,
+        f64::MAX,
+        1e-310,
+    ];
+    xs[..special.len()].copy_from_slice(&special);
+    // frexp by the definition: exp = floor(log2 |x|) + 1 from the exponent field (or, for a
+    // subnormal, the position of its top bit), fract = x / 2^exp.
+    let frexp = |x: f64| -> (f64, i64) {
+        if x == 0.0 || !x.is_finite() {
+            return (x, 0);
+        }
+        let bits = x.to_bits() & !(1 << 63);
+        let field = (bits >> 52) as i32;
+        let e = if field == 0 { -1074 + (64 - bits.leading_zeros() as i32) } else { field - 1022 };
+        // 2^-e in two exact halves (2^1074 alone is no f64); both products stay normal.
+        let p = |k: i32| f64::from_bits(((k + 1023) as u64) << 52);
+        (x * p(-e / 2) * p(-e - (-e / 2)), i64::from(e))
+    };
+    let bytes: Vec<u8> = xs.iter().flat_map(|x| x.to_le_bytes()).collect();
+    for (exec, got) in run_io_both("f64_frexp.wgsl", vec![bytes], 32 * n) {
+        for (i, &x) in xs.iter().enumerate() {
+            let (f, e) = frexp(x);
+            let (vf, ve) = frexp(-2.0 * x);
+            if x.is_finite() && x != 0.0 {
+                assert!((0.5..1.0).contains(&f.abs()), "reference frexp({x:e}) = {f}");
+            }
+            let fields = [f.to_bits(), e as u64, vf.to_bits(), ve as u64];
+            for (k, want) in fields.into_iter().enumerate() {
+                let g = get_u64(&got, 32 * i + 8 * k);
+                let nan = f64::from_bits(g).is_nan() && f64::from_bits(want).is_nan() && k % 2 == 0;
+                assert!(
+                    g == want || nan,
+                    "{exec}: Parts[{i}] field {k} of x = {x:e}: got {g:#x} want {want:#x}"
+                );
+            }
+        }
+    }
+}
+
+/// `x * 2^e` rounded once, for `e` in [-1150, 1150): a product by an exact power of two,
+/// moved into the normal range first where `e` is beyond it (that first product is exact, or
+/// overflows when the result does).
+fn ldexp(e: i32, x: f64) -> f64 {
+    let p = |k: i32| f64::from_bits(((k + 1023) as u64) << 52);
+    if e > 1023 {
+        x * p(1023) * p(e - 1023)
+    } else if e < -1022 {
+        // 2^-1074 is the smallest subnormal.
+        x * p(e + 1074) * f64::from_bits(1)
+    } else {
+        x * p(e)
+    }
+}
+
+#[test]
 fn f64_builtins() {
     let mut rng = Rng::new(67);
     let n = 64;
@@ -2643,7 +2713,7 @@ fn f64_builtins() {
     }
     a[6][3] = b[6][3];
     let bytes = |v: &[[f64; 4]]| f64_bytes(&flat(v));
-    const STRIDE: usize = 192; // vec3<f64> members align to 32
+    const STRIDE: usize = 256; // vec3<f64> members align to 32
     let runs = run_io_both("f64_builtins.wgsl", vec![bytes(&a), bytes(&b)], STRIDE * n);
     let dot = |p: &[f64], q: &[f64]| p.iter().zip(q).map(|(x, y)| x * y).sum::<f64>();
     // WGSL's definitions, in plain f64 arithmetic; dianran may fuse steps, so each value is
@@ -2680,14 +2750,38 @@ fn f64_builtins() {
                 y * (std::f64::consts::PI / 180.0),
                 lp,
                 dot(&d, &d).sqrt(),
+                // C99 modf: the fraction keeps y's sign.
+                (y - y.trunc()).copysign(y),
+                y.trunc(),
+                ldexp((i as u32 * 37 % 2300) as i32 - 1150, x),
             ]);
+            // refract(u, nn, eta) of the unit u = p / |p|: zero under total reflection.
+            let u: Vec<f64> = p.iter().map(|v| v / lp).collect();
+            let (eta, du) = (0.66, dot(&nn, &u));
+            let kk = 1.0 - eta * eta * (1.0 - du * du);
+            want.extend(u.iter().zip(&nn).map(|(a, b)| {
+                if kk < 0.0 {
+                    0.0
+                } else {
+                    eta * a - (eta * du + kk.sqrt()) * b
+                }
+            }));
+            // det(c0, c1, c2) = c0 . (c1 x c2); transpose(mat2x3(p, q))[2][1] is q.z.
+            let r: Vec<f64> = p.iter().zip(q).map(|(u, v)| u + v + x).collect();
+            let c12 =
+                [q[1] * r[2] - q[2] * r[1], q[2] * r[0] - q[0] * r[2], q[0] * r[1] - q[1] * r[0]];
+            want.push(dot(p, &c12) + q[2]);
             let offs = [
                 0, 8, 16, 32, 40, 48, 64, 72, 80, 96, 104, 112, 120, 128, 136, 144, 152, 160, 168,
-                176,
+                176, 184, 192, 200, 224, 232, 240, 248,
             ];
+            assert_eq!(offs.len(), want.len());
             for (k, (&o, &w)) in offs.iter().zip(&want).enumerate() {
                 let g = f64::from_bits(get_u64(&got, i * STRIDE + o));
-                assert!(close(g, w), "{exec}: Out[{i}] value {k} (byte {o}): got {g:?} want {w:?}");
+                // modf and ldexp round at most once: their bits are exact.
+                let ok =
+                    if (20..23).contains(&k) { g.to_bits() == w.to_bits() } else { close(g, w) };
+                assert!(ok, "{exec}: Out[{i}] value {k} (byte {o}): got {g:?} want {w:?}");
             }
         }
     }

@@ -62,7 +62,16 @@ fn bfi_imm(l: &mut Lower<'_>, a: VRegId, b: VRegId, pos: usize, len: usize) -> V
 fn width_generic(fun: M) -> bool {
     matches!(
         fun,
-        M::Mix | M::Step | M::Degrees | M::Radians | M::Cross | M::FaceForward | M::Reflect
+        M::Mix
+            | M::Step
+            | M::Degrees
+            | M::Radians
+            | M::Cross
+            | M::FaceForward
+            | M::Reflect
+            | M::Refract
+            | M::Transpose
+            | M::Determinant
     )
 }
 
@@ -698,8 +707,8 @@ impl Lower<'_> {
     }
 
     /// `refract(i, n, eta)` as WGSL defines it: with `k = 1 - eta^2 (1 - dot(n, i)^2)`, the
-    /// zero vector when `k < 0`, else `eta i - (eta dot(n, i) + sqrt(k)) n`. In f32 (f16
-    /// operands are widened and the result narrowed), every step rounded to nearest (`.rn`
+    /// zero vector when `k < 0`, else `eta i - (eta dot(n, i) + sqrt(k)) n`. In f64 for f64,
+    /// else in f32 (f16 operands are widened and the result narrowed), every step rounded to nearest (`.rn`
     /// keeps ptxas from contracting them) and the square root correctly rounded, in both math
     /// modes; the dot product is `dot`'s fma chain. Within 4 ulp of the reference interpreter
     /// except where `k` cancels (grazing rays), which `agree` bounds as a math builtin.
@@ -713,17 +722,20 @@ impl Lower<'_> {
         let i: Vec<VRegId> = i.iter().map(|&v| self.widen_f16(s, v)).collect();
         let n: Vec<VRegId> = n.iter().map(|&v| self.widen_f16(s, v)).collect();
         let e = self.widen_f16(s, eta);
-        let d = self.dot(Scalar::F32, &n, &i);
-        let op = |l: &mut Self, op: Opcode, a: VRegId, b: VRegId| l.binop(op, &[RN], PT::F32, a, b);
-        let one = self.imm_f32(1.0);
+        // f64 works in f64, f32 and f16 in f32.
+        let w = if s == Scalar::F64 { Scalar::F64 } else { Scalar::F32 };
+        let d = self.dot(w, &n, &i);
+        let op =
+            |l: &mut Self, op: Opcode, a: VRegId, b: VRegId| l.binop(op, &[RN], arith_ty(w), a, b);
+        let one = self.imm_of(w, 1.0);
         let dd = op(self, Opcode::Mul, d, d);
         let t = op(self, Opcode::Sub, one, dd);
         let ee = op(self, Opcode::Mul, e, e);
         let et = op(self, Opcode::Mul, ee, t);
         let k = op(self, Opcode::Sub, one, et);
-        let zero = self.imm_f32(0.0);
-        let total_reflection = self.bin_setp(CmpOp::Lt, Scalar::F32, k, zero);
-        let root = self.unop(Opcode::Sqrt, &[RN], PT::F32, k);
+        let zero = self.imm_of(w, 0.0);
+        let total_reflection = self.bin_setp(CmpOp::Lt, w, k, zero);
+        let root = self.unop(Opcode::Sqrt, &[RN], arith_ty(w), k);
         let ed = op(self, Opcode::Mul, e, d);
         let f = op(self, Opcode::Add, ed, root);
         let mut out = Vec::with_capacity(i.len());
@@ -731,7 +743,7 @@ impl Lower<'_> {
             let a = op(self, Opcode::Mul, e, iv);
             let b = op(self, Opcode::Mul, f, nv);
             let v = op(self, Opcode::Sub, a, b);
-            let v = self.select(Scalar::F32, total_reflection, zero, v);
+            let v = self.select(w, total_reflection, zero, v);
             out.push(self.narrow_f16(s, v));
         }
         Ok(out)

@@ -298,6 +298,36 @@ impl Lower<'_> {
                 let tt = l.f64_bin(Opcode::Mul, t, t);
                 Ok(l.f64_bin(Opcode::Mul, tt, k))
             }),
+            // C99 `modf`: `whole = trunc(x)`, `fract = x - whole` with x's sign (-0 for negative
+            // integers, +-0 for infinities). The result is fract's components, then whole's.
+            M::Modf => {
+                let x = self.comps(args[0])?;
+                let mut fract = Vec::new();
+                let mut whole = Vec::new();
+                for &v in &x {
+                    let w = rnd(self, Rounding::Rzi, v);
+                    let d = self.f64_bin(Opcode::Sub, v, w);
+                    let inf = self.imm_of(Scalar::F64, f64::INFINITY);
+                    let a = un(self, Opcode::Abs, &[], PT::F64, v);
+                    let is_inf = self.bin_setp(CmpOp::Eq, Scalar::F64, a, inf);
+                    let zero = self.imm_of(Scalar::F64, 0.0);
+                    let d = self.select(Scalar::F64, is_inf, zero, d);
+                    // `copysign d, a, b`: b with a's sign.
+                    fract.push(self.def(RegKind::B64, |r| {
+                        build::binary(Opcode::Copysign, &[], PT::F64, r, v, d)
+                    }));
+                    whole.push(w);
+                }
+                fract.extend(whole);
+                Ok(fract)
+            }
+            M::Frexp => {
+                let x = self.comps(args[0])?;
+                let (fract, exp): (Vec<_>, Vec<_>) =
+                    x.iter().map(|&v| self.frexp64(v)).collect::<Vec<_>>().into_iter().unzip();
+                Ok(fract.into_iter().chain(exp).collect())
+            }
+            M::Ldexp => self.per_comp(args, |l, _, x| Ok(l.ldexp64(x[0], x[1]))),
             M::Length | M::Distance | M::Normalize => {
                 let mut a = self.comps(args[0])?;
                 if fun == M::Distance {
@@ -354,13 +384,87 @@ impl Lower<'_> {
                 "the builtin `{}` on 64-bit arguments (supported: abs, min, max, clamp, sign, \
                  saturate, sqrt, fma, floor, ceil, trunc, round, fract, mix, step, smoothstep, \
                  degrees, radians, dot, cross, length, distance, normalize, faceForward, \
-                 reflect, exp, exp2, log, log2, pow, inverseSqrt, sin, cos, tan, sinh, cosh, \
-                 tanh, asin, acos, atan, atan2, asinh, acosh, atanh, countOneBits, \
+                 reflect, modf, frexp, ldexp, exp, exp2, log, log2, pow, inverseSqrt, sin, cos, \
+                 tan, sinh, cosh, tanh, asin, acos, atan, atan2, asinh, acosh, atanh, \
+                 countOneBits, \
                  countLeadingZeros, countTrailingZeros, firstLeadingBit, firstTrailingBit, \
                  extractBits, insertBits, reverseBits)",
                 wgsl_math_name(fun)
             ))),
         }
+    }
+
+    /// `frexp(x) = (fract, exp)` of an f64: `x = fract 2^exp`, `|fract|` in [0.5, 1)
+    /// (subnormals scaled by 2^54 first); zeros, infinities and NaN give `(x, 0)`. `exp` is
+    /// an i64: naga's `__frexp_result_f64` gives the exponent the fraction's width.
+    fn frexp64(&mut self, x: VRegId) -> (VRegId, VRegId) {
+        let s = Scalar::F64;
+        let ax = self.def(RegKind::B64, |d| build::unary(Opcode::Abs, &[], PT::F64, d, x));
+        let min_normal = self.imm_of(s, f64::MIN_POSITIVE);
+        let sub = self.bin_setp(CmpOp::Lt, s, ax, min_normal);
+        let k = self.imm_of(s, 2f64.powi(54));
+        let scaled = self.f64_bin(Opcode::Mul, x, k);
+        let xs = self.select(s, sub, scaled, x);
+        // The biased exponent from the high word: bits 20..30.
+        let sh = self.i64_bin(Opcode::Shr, PT::U64, xs, Operand::Imm(32));
+        let hi = self.def(RegKind::B32, |d| build::cvt(None, false, PT::U32, PT::U64, d, sh));
+        let be = self.binop(Opcode::Shr, &[], PT::U32, hi, Operand::Imm(20));
+        let be = self.binop(Opcode::And, &[], PT::B32, be, Operand::Imm(0x7FF));
+        let e = self.binop(Opcode::Sub, &[], PT::S32, be, Operand::Imm(1022));
+        let adj = self.binop(Opcode::Sub, &[], PT::S32, e, Operand::Imm(54));
+        let e = self.def(RegKind::B32, |d| build::selp(PT::B32, d, adj, e, sub));
+        // Sign and mantissa kept, exponent set to 2^-1.
+        let m = self.i64_bin(Opcode::And, PT::B64, xs, Operand::ImmHex(0x800F_FFFF_FFFF_FFFF));
+        let m = self.i64_bin(Opcode::Or, PT::B64, m, Operand::ImmHex(0x3FE0_0000_0000_0000));
+        let zero = self.imm_of(s, 0.0);
+        let inf = self.imm_of(s, f64::INFINITY);
+        let pos = self.bin_setp(CmpOp::Gt, s, ax, zero);
+        let fin = self.bin_setp(CmpOp::Lt, s, ax, inf);
+        let normal = self.pred_op(Opcode::And, pos, fin);
+        let fract = self.select(s, normal, m, x);
+        let zi = self.imm_u32(0);
+        let exp = self.def(RegKind::B32, |d| build::selp(PT::B32, d, e, zi, normal));
+        let exp = self.def(RegKind::B64, |d| build::cvt(None, false, PT::S64, PT::S32, d, exp));
+        (fract, exp)
+    }
+
+    /// `x * 2^n` for an f64 `x` and an i32 `n`, rounded once (C99 `scalbn`, musl's scheme): at
+    /// most two steps of 2^1023 up or of 2^-969 down bring `n` into the normal range before
+    /// the final multiplication; a down step can round only where the result underflows.
+    fn ldexp64(&mut self, x: VRegId, n: VRegId) -> VRegId {
+        let s = Scalar::F64;
+        let lo = self.imm_u32((-2200i32) as u32);
+        let n = self.binop(Opcode::Max, &[], PT::S32, n, lo);
+        let mut n = self.binop(Opcode::Min, &[], PT::S32, n, Operand::Imm(2200));
+        let mut y = x;
+        let one = self.imm_of(s, 1.0);
+        for _ in 0..2 {
+            let limit = Operand::Imm(1023);
+            let p = self.def(RegKind::Pred, |d| build::setp(CmpOp::Gt, PT::S32, d, n, limit));
+            let f = self.imm_of(s, 2f64.powi(1023));
+            let k = self.select(s, p, f, one);
+            y = self.f64_bin(Opcode::Mul, y, k);
+            let t = self.binop(Opcode::Sub, &[], PT::S32, n, Operand::Imm(1023));
+            n = self.def(RegKind::B32, |d| build::selp(PT::B32, d, t, n, p));
+        }
+        // 2^-1022 * 2^53: the down steps keep 53 bits in hand, so only the last multiplication
+        // rounds a result that ends up subnormal.
+        for _ in 0..2 {
+            let limit = Operand::Imm(-1022);
+            let p = self.def(RegKind::Pred, |d| build::setp(CmpOp::Lt, PT::S32, d, n, limit));
+            let f = self.imm_of(s, 2f64.powi(-969));
+            let k = self.select(s, p, f, one);
+            y = self.f64_bin(Opcode::Mul, y, k);
+            let t = self.binop(Opcode::Add, &[], PT::S32, n, Operand::Imm(969));
+            n = self.def(RegKind::B32, |d| build::selp(PT::B32, d, t, n, p));
+        }
+        let lo = self.imm_u32((-1022i32) as u32);
+        let n = self.binop(Opcode::Max, &[], PT::S32, n, lo);
+        let n = self.binop(Opcode::Min, &[], PT::S32, n, Operand::Imm(1023));
+        let b = self.binop(Opcode::Add, &[], PT::S32, n, Operand::Imm(1023));
+        let b = self.def(RegKind::B64, |d| build::cvt(None, false, PT::U64, PT::U32, d, b));
+        let scale = self.i64_bin(Opcode::Shl, PT::B64, b, Operand::Imm(52));
+        self.f64_bin(Opcode::Mul, y, scale)
     }
 
     /// `atom` on a 64-bit atomic: `add`/`min`/`max` typed `.u64`/`.s64`, the bit operations

@@ -347,6 +347,25 @@ pub(crate) fn math(
         // The f64 forms of the composite builtins, by WGSL's formulas in f64 arithmetic (the
         // PTX may fuse some steps: verify's f64 bound, 4 ulp or 1e-12, covers it).
         M::Saturate => fl(out, &|x| if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) }),
+        // C99 modf: the fraction keeps x's sign (-0 for negative integers), +-0 for
+        // infinities; the fractions, then the whole parts.
+        M::Modf => {
+            fl(out, &|x| (if x.is_infinite() { 0.0 } else { x - x.trunc() }).copysign(x));
+            fl(out, &f64::trunc);
+        }
+        // The fractions, then the exponents: naga's `__frexp_result_f64` holds an i64 `exp`
+        // (its exponent has the fraction's width).
+        M::Frexp => {
+            each(out, &|i| frexp(f(get(a0, i))).0.to_bits());
+            each(out, &|i| i64::from(frexp(f(get(a0, i))).1) as u64);
+        }
+        M::Ldexp => {
+            let e = arg(1);
+            each(out, &|i| {
+                let k = e.get(i).or(e.first()).copied().unwrap_or(0) as i32;
+                scalbn(f(get(a0, i)), k).to_bits()
+            })
+        }
         M::Degrees => fl(out, &|x| x * (180.0 / std::f64::consts::PI)),
         M::Radians => fl(out, &|x| x * (std::f64::consts::PI / 180.0)),
         M::Step | M::Mix | M::SmoothStep => {
@@ -369,7 +388,35 @@ pub(crate) fn math(
                 .to_bits()
             })
         }
-        M::Length | M::Distance | M::Normalize | M::Cross | M::FaceForward | M::Reflect => {
+        M::Transpose => {
+            let Some(Type::Matrix { columns, rows, .. }) = tys.first().map(|t| types.get(*t))
+            else {
+                return Err(unsupported("transpose of a non-matrix"));
+            };
+            let (c, r) = (*columns as usize, *rows as usize);
+            for i in 0..r {
+                for j in 0..c {
+                    put(out, get(a0, j * r + i));
+                }
+            }
+        }
+        // By cofactors along the first column, the expansion WGSL's definition implies.
+        M::Determinant => {
+            let m: Vec<f64> = (0..n).map(|i| f(get(a0, i))).collect();
+            let dim = (n as f64).sqrt() as usize;
+            if dim * dim != n || dim < 2 {
+                return Err(unsupported("determinant of a non-square matrix"));
+            }
+            let cols: Vec<Vec<f64>> = m.chunks(dim).map(<[f64]>::to_vec).collect();
+            put(out, cofactor_det(&cols).to_bits());
+        }
+        M::Length
+        | M::Distance
+        | M::Normalize
+        | M::Cross
+        | M::FaceForward
+        | M::Reflect
+        | M::Refract => {
             let v = |a: &[u32]| (0..a.len() / 2).map(|i| f(get(a, i))).collect::<Vec<f64>>();
             let (x, y, z) = (v(a0), v(arg(1)), v(arg(2)));
             let r: Vec<f64> = match fun {
@@ -391,6 +438,19 @@ pub(crate) fn math(
                 M::FaceForward => {
                     let keep = dot(&z, &y) < 0.0;
                     x.iter().map(|p| if keep { *p } else { -p }).collect()
+                }
+                // k = 1 - eta^2 (1 - dot(n, i)^2); zero when k < 0, else
+                // eta i - (eta dot(n, i) + sqrt(k)) n.
+                M::Refract => {
+                    let eta = z.first().copied().unwrap_or(0.0);
+                    let d = dot(&y, &x);
+                    let k = 1.0 - eta * eta * (1.0 - d * d);
+                    x.iter()
+                        .zip(&y)
+                        .map(
+                            |(p, q)| if k < 0.0 { 0.0 } else { eta * p - (eta * d + k.sqrt()) * q },
+                        )
+                        .collect()
                 }
                 _ => {
                     let d = dot(&y, &x);
@@ -476,6 +536,67 @@ mod inverse_hyperbolic {
             r.copysign(x)
         }
     }
+}
+
+/// The determinant of the matrix with columns `cols`, expanded by cofactors along the first
+/// column.
+fn cofactor_det(cols: &[Vec<f64>]) -> f64 {
+    let n = cols.len();
+    if n == 2 {
+        return cols[0][0] * cols[1][1] - cols[1][0] * cols[0][1];
+    }
+    let mut acc = 0.0;
+    for r in 0..n {
+        let minor: Vec<Vec<f64>> = cols[1..]
+            .iter()
+            .map(|c| c.iter().enumerate().filter(|(i, _)| *i != r).map(|(_, v)| *v).collect())
+            .collect();
+        let term = cols[0][r] * cofactor_det(&minor);
+        acc = match r {
+            0 => term,
+            _ if r % 2 == 1 => acc - term,
+            _ => acc + term,
+        };
+    }
+    acc
+}
+
+/// `(fract, exp)` with `x = fract 2^exp` and `|fract|` in [0.5, 1); zeros, infinities and NaN
+/// give `(x, 0)`. Found by halving or doubling by exact powers of two (no bit fields, unlike
+/// the PTX lowering).
+fn frexp(x: f64) -> (f64, i32) {
+    if x == 0.0 || !x.is_finite() {
+        return (x, 0);
+    }
+    let mut e = x.abs().log2().floor() as i32 + 1;
+    // 2^-e in two exact factors (2^1074 alone is not an f64).
+    let half = e / 2;
+    let mut fr = x * 2f64.powi(-half) * 2f64.powi(half - e);
+    while fr.abs() >= 1.0 {
+        fr /= 2.0;
+        e += 1;
+    }
+    while fr.abs() < 0.5 {
+        fr *= 2.0;
+        e -= 1;
+    }
+    (fr, e)
+}
+
+/// `x * 2^n` rounded once: exact scaling in steps that stay normal, then one final product.
+fn scalbn(x: f64, n: i32) -> f64 {
+    let mut n = n.clamp(-2200, 2200);
+    let mut y = x;
+    while n > 1023 {
+        y *= 2f64.powi(1023);
+        n -= 1023;
+    }
+    // Down by 2^-969 at a time (2^-1022 2^53): the value keeps its 53 bits until the last step.
+    while n < -1022 {
+        y *= 2f64.powi(-969);
+        n += 969;
+    }
+    y * f64::from_bits(((n + 1023) as u64) << 52)
 }
 
 /// The new value of a 64-bit atomic read-modify-write.
