@@ -37,6 +37,8 @@ enum Kind {
     Int,
     F32,
     F16,
+    /// Either word of an f64 (compared as the whole value).
+    F64,
 }
 
 /// The `// in [lo, hi]` domain comment on the declaration line of `@group(g) @binding(b)`.
@@ -48,8 +50,8 @@ fn domain(src: &str, g: u32, b: u32) -> Option<(f32, f32)> {
     Some((lo.trim().parse().ok()?, hi.trim().parse().ok()?))
 }
 
-/// Fills `buf[at..]` with values of type `ty`: small integers, f32 multiples of 1/8 in
-/// [-4, 4) (or spread over the binding's documented domain), f16 in [-2, 2); records each
+/// Fills `buf[at..]` with values of type `ty`: small integers, f32 and f64 multiples of 1/8
+/// in [-4, 4) (or spread over the binding's documented domain), f16 in [-2, 2); records each
 /// word's kind.
 fn fill(
     m: &ir::Module,
@@ -74,13 +76,24 @@ fn fill(
                 half::f16::from_f32(((r % 32) as f32 - 16.0) / 8.0).to_le_bytes().to_vec(),
                 Kind::F16,
             ),
+            Scalar::F64 => {
+                let v = match dom {
+                    Some((lo, hi)) => {
+                        f64::from(lo) + f64::from(hi - lo) * (r % 1024) as f64 / 1023.0
+                    }
+                    None => ((r % 64) as f64 - 32.0) / 8.0,
+                };
+                (v.to_le_bytes().to_vec(), Kind::F64)
+            }
             Scalar::Bool => ((r % 2).to_le_bytes().to_vec(), Kind::Int),
             _ => ((r % 64).to_le_bytes().to_vec(), Kind::Int),
         };
         if let Some(dst) = buf.get_mut(at..at + bytes.len()) {
             dst.copy_from_slice(&bytes);
-            if let Some(k) = kinds.get_mut(at / 4) {
-                *k = kind;
+            for w in at / 4..(at + bytes.len()).div_ceil(4) {
+                if let Some(k) = kinds.get_mut(w) {
+                    *k = kind;
+                }
             }
         }
     };
@@ -249,6 +262,20 @@ fn compare_sample(name: &str) -> Outcome {
                     let fy = half::f16::from_bits((y >> (16 * h)) as u16).to_f32();
                     fx == fy || (fx - fy).abs() <= 1e-3 * fx.abs().max(fy.abs()).max(1e-2)
                 }),
+                // The f64 this word belongs to (f64s are 8-byte aligned), within `verify`'s
+                // f64 bound: the precise f64 library is within 1 ulp of the interpreter's.
+                Kind::F64 => {
+                    let at = 4 * (w & !1);
+                    let f = |buf: &[u8]| {
+                        buf.get(at..at + 8)
+                            .and_then(|s| <[u8; 8]>::try_from(s).ok())
+                            .map(f64::from_le_bytes)
+                    };
+                    match (f(want), f(got)) {
+                        (Some(fx), Some(fy)) => dianran_verify::agree::f64s_agree(fx, fy),
+                        _ => false,
+                    }
+                }
                 Kind::Int => false,
             };
             if !close {
