@@ -72,6 +72,10 @@ fn width_generic(fun: M) -> bool {
             | M::Refract
             | M::Transpose
             | M::Determinant
+            | M::FirstLeadingBit
+            | M::FirstTrailingBit
+            | M::ExtractBits
+            | M::InsertBits
     )
 }
 
@@ -397,28 +401,38 @@ impl Lower<'_> {
                 let r = l.unop(Opcode::Brev, &[], PT::B32, x[0]);
                 Ok(l.unop(Opcode::Clz, &[], PT::B32, r))
             }),
+            // `bfind` answers a 32-bit index, 0xffffffff where there is no such bit (WGSL's -1):
+            // sign-extended for a 64-bit operand's result.
             M::FirstLeadingBit => self.per_comp(args, |l, s, x| {
-                let t = if s == Scalar::I32 { PT::S32 } else { PT::U32 };
-                Ok(l.unop(Opcode::Bfind, &[], t, x[0]))
+                let (t, a) = (arith_ty(s), x[0]);
+                let n = l.def(RegKind::B32, |d| build::unary(Opcode::Bfind, &[], t, d, a));
+                Ok(l.bit_index(s, n))
             }),
-            M::FirstTrailingBit => self.per_comp(args, |l, _, x| {
-                let n = l.unop(Opcode::Neg, &[], PT::S32, x[0]);
-                let low = l.binop(Opcode::And, &[], PT::B32, x[0], n);
-                Ok(l.unop(Opcode::Bfind, &[], PT::U32, low))
+            // The lowest set bit alone (`x & -x`) is also the highest.
+            M::FirstTrailingBit => self.per_comp(args, |l, s, x| {
+                let (st, bt, ut) = if s.is_64() {
+                    (PT::S64, PT::B64, PT::U64)
+                } else {
+                    (PT::S32, PT::B32, PT::U32)
+                };
+                let n = l.unop(Opcode::Neg, &[], st, x[0]);
+                let low = l.binop(Opcode::And, &[], bt, x[0], n);
+                let i = l.def(RegKind::B32, |d| build::unary(Opcode::Bfind, &[], ut, d, low));
+                Ok(l.bit_index(s, i))
             }),
             M::ExtractBits => self.per_comp(args, |l, s, x| {
-                let (o, c) = l.clamp_bits(x[1], x[2], 32);
-                let t = if s == Scalar::I32 { PT::S32 } else { PT::U32 };
-                let a = x[0];
-                Ok(l.def(RegKind::B32, |d| build::ternary(Opcode::Bfe, &[], t, d, a, o, c)))
+                let (o, c) = l.clamp_bits(x[1], x[2], 8 * s.size());
+                let (t, a) = (arith_ty(s), x[0]);
+                Ok(l.def(kind_of(s), |d| build::ternary(Opcode::Bfe, &[], t, d, a, o, c)))
             }),
-            M::InsertBits => self.per_comp(args, |l, _, x| {
-                let (o, c) = l.clamp_bits(x[2], x[3], 32);
+            M::InsertBits => self.per_comp(args, |l, s, x| {
+                let (o, c) = l.clamp_bits(x[2], x[3], 8 * s.size());
                 let (a, b) = (x[1], x[0]);
+                let bt = if s.is_64() { PT::B64 } else { PT::B32 };
                 Ok(l.op(
-                    RegKind::B32,
+                    kind_of(s),
                     Opcode::Bfi,
-                    &[PT::B32.into()],
+                    &[bt.into()],
                     &[a.into(), b.into(), o.into(), c.into()],
                 ))
             }),
@@ -775,6 +789,16 @@ impl Lower<'_> {
     }
 
     /// WGSL's bit-field clamping: `o = min(offset, 32)`, `c = min(count, 32 - o)`.
+    /// A bit index `n` (a 32-bit `bfind` result, 0xffffffff for none) as the result type of a
+    /// bit scan on `s`: sign-extended to 64 bits for 64-bit operands, so none is WGSL's -1.
+    fn bit_index(&mut self, s: Scalar, n: VRegId) -> VRegId {
+        if s.is_64() {
+            self.def(RegKind::B64, |d| build::cvt(None, false, PT::S64, PT::S32, d, n))
+        } else {
+            n
+        }
+    }
+
     /// WGSL's clamping of `extractBits`/`insertBits` operands for `width`-bit values:
     /// `o = min(offset, width)`, `c = min(count, width - o)`.
     pub(crate) fn clamp_bits(

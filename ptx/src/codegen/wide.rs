@@ -249,36 +249,6 @@ impl Lower<'_> {
             M::ReverseBits => {
                 self.per_comp(args, |l, _, x| Ok(un(l, Opcode::Brev, &[], PT::B64, x[0])))
             }
-            // `bfind` answers 0xffffffff where there is no such bit: sign-extended, WGSL's -1.
-            M::FirstLeadingBit => self.per_comp(args, |l, s, x| {
-                let t = if s == Scalar::I64 { PT::S64 } else { PT::U64 };
-                let a = x[0];
-                let n = l.def(RegKind::B32, |d| build::unary(Opcode::Bfind, &[], t, d, a));
-                Ok(l.def(RegKind::B64, |d| build::cvt(None, false, PT::S64, PT::S32, d, n)))
-            }),
-            // The lowest set bit alone (`x & -x`) is also the highest.
-            M::FirstTrailingBit => self.per_comp(args, |l, _, x| {
-                let neg = un(l, Opcode::Neg, &[], PT::S64, x[0]);
-                let low = l.i64_bin(Opcode::And, PT::B64, x[0], neg);
-                let n = l.def(RegKind::B32, |d| build::unary(Opcode::Bfind, &[], PT::U64, d, low));
-                Ok(l.def(RegKind::B64, |d| build::cvt(None, false, PT::S64, PT::S32, d, n)))
-            }),
-            M::ExtractBits => self.per_comp(args, |l, s, x| {
-                let (o, c) = l.clamp_bits(x[1], x[2], 64);
-                let t = if s == Scalar::I64 { PT::S64 } else { PT::U64 };
-                let a = x[0];
-                Ok(l.def(RegKind::B64, |d| build::ternary(Opcode::Bfe, &[], t, d, a, o, c)))
-            }),
-            M::InsertBits => self.per_comp(args, |l, _, x| {
-                let (o, c) = l.clamp_bits(x[2], x[3], 64);
-                let (a, b) = (x[1], x[0]);
-                Ok(l.op(
-                    RegKind::B64,
-                    Opcode::Bfi,
-                    &[PT::B64.into()],
-                    &[a.into(), b.into(), o.into(), c.into()],
-                ))
-            }),
             // clamp(x, 0, 1) as min(max(x, 0), 1): NaN gives 0, as `cvt.sat` does for f32.
             M::Saturate => self.per_comp(args, |l, s, x| {
                 let (zero, one) = (l.imm_of(s, 0.0), l.imm_of(s, 1.0));
