@@ -220,7 +220,7 @@ pub fn approx_fn(f: MathFunction) -> bool {
 pub fn precision(m: &ir::Module, entry: &str) -> Precision {
     // The whole module is scanned: cheap, and functions the entry calls are covered.
     let _ = entry;
-    if any_op(m, &|_, op| matches!(op, Op::Math(f, _) if approx_fn(*f))) {
+    if has_inexact_math(m) {
         Precision::Approximate
     } else if accumulates(m) {
         Precision::Accumulated
@@ -407,6 +407,23 @@ impl SlackUse {
         self.largest_diff = self.largest_diff.max(diff);
         self.largest_share = self.largest_share.max(diff / (bound + extra));
     }
+    /// Whether `other` (type `s`) agrees with `reference` under `p` once the bound is raised by
+    /// `extra`; counts it when it does. A value that agrees without `extra` is not asked.
+    pub fn accept(
+        &mut self,
+        s: Scalar,
+        reference: f64,
+        other: f64,
+        p: Precision,
+        extra: f64,
+    ) -> bool {
+        let ok = extra > 0.0 && values_agree_within(s, reference, other, p, extra);
+        if ok {
+            self.add(s, reference, other, p, extra);
+        }
+        ok
+    }
+
     /// Both counts together.
     pub fn merge(self, other: SlackUse) -> SlackUse {
         SlackUse {
@@ -551,44 +568,19 @@ pub fn compare_slots(
     let mut used = SlackUse::default();
     for (key, scalar, (at, rb), (_, ob)) in paired_slots(m, entry, reference, other)? {
         let extra = slack.get(&(key, at)).copied().unwrap_or(0.0);
-        let f32s = || {
-            (
-                f32::from_le_bytes([rb[0], rb[1], rb[2], rb[3]]),
-                f32::from_le_bytes([ob[0], ob[1], ob[2], ob[3]]),
-            )
+        let floats = float_value(scalar, rb).zip(float_value(scalar, ob));
+        let agree = match floats {
+            Some((r, o)) => values_agree_within(scalar, r, o, p, 0.0),
+            None => rb == ob,
         };
-        let f16s = || {
-            (
-                half::f16::from_le_bytes([rb[0], rb[1]]).to_f32(),
-                half::f16::from_le_bytes([ob[0], ob[1]]).to_f32(),
-            )
-        };
-        let agree = |extra: f64| match scalar {
-            Scalar::F32 => {
-                let (r, o) = f32s();
-                floats_agree_within(r, o, false, p, extra)
-            }
-            Scalar::F16 => {
-                let (r, o) = f16s();
-                floats_agree_within(r, o, true, p, extra)
-            }
-            Scalar::F64 => f64s_agree_within(f64_of(rb), f64_of(ob), extra),
-            _ => rb == ob,
-        };
-        if agree(0.0) {
+        if agree {
             continue;
         }
         if skip.contains(&(key, at)) {
             skipped.insert((key, at));
             continue;
         }
-        if extra > 0.0 && agree(extra) {
-            let (r, o) = match scalar {
-                Scalar::F32 => (f64::from(f32s().0), f64::from(f32s().1)),
-                Scalar::F16 => (f64::from(f16s().0), f64::from(f16s().1)),
-                _ => (f64_of(rb), f64_of(ob)),
-            };
-            used.add(scalar, r, o, p, extra);
+        if floats.is_some_and(|(r, o)| used.accept(scalar, r, o, p, extra)) {
             continue;
         }
         count += 1;
@@ -615,6 +607,34 @@ pub fn compare_slots(
         Ok((skipped, used))
     } else {
         Err(format!("{count} values differ; {}", diffs.join("; ")))
+    }
+}
+
+/// The value of a float scalar of type `s` from its little-endian bytes (`None` for the other
+/// types; 0 when the slice is shorter than the type).
+pub(crate) fn float_value(s: Scalar, b: &[u8]) -> Option<f64> {
+    let word =
+        |n: usize| b.get(..n).map(|w| w.iter().rev().fold(0u64, |a, &x| (a << 8) | u64::from(x)));
+    match s {
+        Scalar::F32 => Some(f64::from(f32::from_bits(word(4).unwrap_or(0) as u32))),
+        Scalar::F16 => Some(f64::from(half::f16::from_bits(word(2).unwrap_or(0) as u16))),
+        Scalar::F64 => Some(f64_of(b)),
+        _ => None,
+    }
+}
+
+/// Whether two float values of type `s` (given exactly as f64) agree under `p` with the bound
+/// raised by `extra`: [`floats_agree_within`] for f32 and f16, [`f64s_agree_within`] for f64.
+pub(crate) fn values_agree_within(
+    s: Scalar,
+    reference: f64,
+    other: f64,
+    p: Precision,
+    extra: f64,
+) -> bool {
+    match s {
+        Scalar::F64 => f64s_agree_within(reference, other, extra),
+        _ => floats_agree_within(reference as f32, other as f32, s == Scalar::F16, p, extra),
     }
 }
 

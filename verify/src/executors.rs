@@ -325,7 +325,7 @@ pub fn compare_excused(
     result: &Buffers,
     excuses: &Excuses,
 ) -> Result<Option<String>, String> {
-    use crate::agree::{compare_except, compare_slots, has_inexact_math, Slots};
+    use crate::agree::{compare_except, compare_slots, Slots};
     use crate::texture::TextureBindings;
     let p = precision_of(exec, job);
     let Excuses { indeterminate, undefined } = excuses;
@@ -334,22 +334,20 @@ pub fn compare_excused(
     let excused = match compare_except(job.module, job.entry, reference, result, p, &skip) {
         Ok(excused) => excused,
         Err(diff) => {
-            let ulps = crate::sensitivity::math_error(exec, job.fast_math)
-                .filter(|_| has_inexact_math(job.module))
-                .ok_or(diff)?;
             let none = TextureBindings::default();
-            let sens = crate::sensitivity::measure(job, input, &none, reference, &none, ulps);
-            let (excused, used) = compare_slots(
-                job.module,
-                job.entry,
-                reference,
-                result,
-                p,
-                &skip,
-                &sens.buffer_slack(),
-            )
-            .map_err(|d| sens.beyond(d))?;
-            notes.push(sens.note(used));
+            let (excused, note) = crate::sensitivity::judge(
+                exec,
+                job,
+                input,
+                &none,
+                (reference, &none),
+                diff,
+                |sens| {
+                    let slack = sens.buffer_slack();
+                    compare_slots(job.module, job.entry, reference, result, p, &skip, &slack)
+                },
+            )?;
+            notes.push(note);
             excused
         }
     };

@@ -22,12 +22,11 @@
 //! out of range) is left out. The reruns happen only after a failed comparison: they cost eight
 //! interpreter runs.
 
-use crate::agree::{f64_of, paired_slots, Slack, SlackUse};
+use crate::agree::{float_value, paired_slots, Slack, SlackUse};
 use crate::buffers::Buffers;
 use crate::executors::{runs_llvm_ptx, runs_our_ptx, Executor, Job};
 use crate::interp::{InterpOptions, MathNudge, MathUlps};
-use crate::texture::{entry_handles, Channel, TextureBindings};
-use dianran_frontend::ir::Scalar;
+use crate::texture::{entry_handles, TextureBindings};
 
 /// The seeds of the nudged reruns: eight, so that the largest move drawn is at least half the
 /// bound except with probability about 2^-8 (module doc).
@@ -123,13 +122,7 @@ pub fn measure(
         out.reruns += 1;
         if let Ok(pairs) = paired_slots(job.module, job.entry, reference, &bufs) {
             for (key, s, (at, r), (_, o)) in pairs {
-                let value = |b: &[u8]| match s {
-                    Scalar::F32 => Some(f64::from(f32::from_le_bytes([b[0], b[1], b[2], b[3]]))),
-                    Scalar::F16 => Some(f64::from(half::f16::from_le_bytes([b[0], b[1]]))),
-                    Scalar::F64 => Some(f64_of(b)),
-                    _ => None,
-                };
-                if let (Some(r), Some(o)) = (value(r), value(o)) {
+                if let (Some(r), Some(o)) = (float_value(s, r), float_value(s, o)) {
                     record(&mut out.buffers, (key, at), r, o);
                 }
             }
@@ -137,6 +130,29 @@ pub fn measure(
         texel_changes(job, ref_textures, &tex, &mut out.texels);
     }
     out
+}
+
+/// A failed comparison (`diff`) judged again by the kernel's sensitivity to math error: when
+/// `exec` has a documented math error and the kernel uses math builtins that are not
+/// correctly rounded, measures the sensitivity (reruns of the interpreter on `input` and
+/// `textures`, against `reference`) and runs `compare` with it, whose slack use becomes the
+/// note; otherwise `diff` stands. A disagreement that remains says it is beyond the
+/// sensitivity.
+pub fn judge<T>(
+    exec: Executor,
+    job: &Job<'_>,
+    input: &Buffers,
+    textures: &TextureBindings,
+    reference: (&Buffers, &TextureBindings),
+    diff: String,
+    compare: impl FnOnce(&Sensitivity) -> Result<(T, SlackUse), String>,
+) -> Result<(T, String), String> {
+    let ulps = math_error(exec, job.fast_math)
+        .filter(|_| crate::agree::has_inexact_math(job.module))
+        .ok_or(diff)?;
+    let sens = measure(job, input, textures, reference.0, reference.1, ulps);
+    let (t, used) = compare(&sens).map_err(|d| sens.beyond(d))?;
+    Ok((t, sens.note(used)))
 }
 
 /// Records in `slack` the change from `r` to `o` at `slot` when it is the largest so far.
@@ -166,17 +182,10 @@ fn texel_changes(
             continue;
         };
         let ch = r.format.channel();
-        let value = |b: &[u8]| -> Option<f64> {
-            let word = b.iter().rev().fold(0u32, |acc, &x| (acc << 8) | u32::from(x));
-            match ch {
-                Channel::F32 => Some(f64::from(f32::from_bits(word))),
-                Channel::F16 => Some(f64::from(half::f16::from_bits(word as u16))),
-                _ => None,
-            }
-        };
+        let Some(s) = ch.float_scalar() else { continue };
         let size = ch.bytes();
         for (i, (rb, ob)) in r.data.chunks(size).zip(o.data.chunks(size)).enumerate() {
-            if let (Some(rv), Some(ov)) = (value(rb), value(ob)) {
+            if let (Some(rv), Some(ov)) = (float_value(s, rb), float_value(s, ob)) {
                 record(slack, (key, i as u32), rv, ov);
             }
         }

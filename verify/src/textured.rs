@@ -9,7 +9,9 @@
 //! dianran prints) bind textures here; the other executors report [`ExecError::Skipped`]
 //! ([`run_textured`]).
 
-use crate::agree::{floats_agree_within, Precision, Slack, SlackUse};
+use crate::agree::{
+    float_value, floats_agree_within, values_agree_within, Precision, Slack, SlackUse,
+};
 use crate::buffers::Buffers;
 use crate::executors::{ExecError, Executor, Job};
 use crate::texture::{
@@ -190,24 +192,11 @@ pub fn compare_textures_within(
             let word = |b: &[u8]| b.iter().rev().fold(0u32, |acc, &x| (acc << 8) | u32::from(x));
             let (rw, ow) = (word(rb), word(ob));
             let extra = slack.get(&(key, i as u32)).copied().unwrap_or(0.0);
-            let floats = match ch {
-                Channel::F32 => Some((f32::from_bits(rw), f32::from_bits(ow), false)),
-                Channel::F16 => Some((
-                    half::f16::from_bits(rw as u16).to_f32(),
-                    half::f16::from_bits(ow as u16).to_f32(),
-                    true,
-                )),
-                _ => None,
-            };
+            let floats =
+                ch.float_scalar().and_then(|s| Some((s, float_value(s, rb)?, float_value(s, ob)?)));
             let ok = match ch {
-                _ if floats.is_some() => floats.is_some_and(|(r, o, h)| {
-                    let plain = floats_agree_within(r, o, h, p, 0.0);
-                    if !plain && extra > 0.0 && floats_agree_within(r, o, h, p, extra) {
-                        let s = if h { ir::Scalar::F16 } else { ir::Scalar::F32 };
-                        used.add(s, f64::from(r), f64::from(o), p, extra);
-                        return true;
-                    }
-                    plain
+                _ if floats.is_some() => floats.is_some_and(|(s, r, o)| {
+                    values_agree_within(s, r, o, p, 0.0) || used.accept(s, r, o, p, extra)
                 }),
                 Channel::Unorm8 | Channel::Unorm16 => rw.abs_diff(ow) <= 1,
                 Channel::Snorm8 => (rw as u8 as i8).abs_diff(ow as u8 as i8) <= 1,
@@ -321,14 +310,9 @@ pub fn compare_buffers_within(
             let (Some(rb), Some(ob)) = (r.get(at..at + n), o.get(at..at + n)) else { continue };
             let extra = math.get(&(key, sl.offset)).copied().unwrap_or(0.0);
             let floats = match sl.scalar {
-                Scalar::F32 => Some((
-                    f32::from_le_bytes([rb[0], rb[1], rb[2], rb[3]]),
-                    f32::from_le_bytes([ob[0], ob[1], ob[2], ob[3]]),
-                )),
-                Scalar::F16 => Some((
-                    half::f16::from_le_bytes([rb[0], rb[1]]).to_f32(),
-                    half::f16::from_le_bytes([ob[0], ob[1]]).to_f32(),
-                )),
+                Scalar::F32 | Scalar::F16 => {
+                    float_value(sl.scalar, rb).zip(float_value(sl.scalar, ob))
+                }
                 _ => None,
             };
             let ok = match floats {
@@ -336,14 +320,9 @@ pub fn compare_buffers_within(
                     let h = sl.scalar == Scalar::F16;
                     // The filter slack is f32 results' (module doc of `filter_slack`).
                     let filtered = f64::from(if h { 0.0 } else { slack });
-                    let plain =
-                        floats_agree_within(x, y, h, p, 0.0) || (!h && (x - y).abs() <= slack);
-                    if !plain && extra > 0.0 && floats_agree_within(x, y, h, p, filtered + extra) {
-                        used.add(sl.scalar, f64::from(x), f64::from(y), p, filtered + extra);
-                        true
-                    } else {
-                        plain
-                    }
+                    let plain = floats_agree_within(x as f32, y as f32, h, p, 0.0)
+                        || (!h && (x as f32 - y as f32).abs() <= slack);
+                    plain || (extra > 0.0 && used.accept(sl.scalar, x, y, p, filtered + extra))
                 }
                 None => rb == ob,
             };
@@ -407,14 +386,11 @@ pub fn compare_run_textured(
         notes.push(format!("filtered samples within {filtered:e}"));
     }
     if let Err(diff) = compare(&Slack::new(), &Slack::new()) {
-        let ulps = crate::sensitivity::math_error(exec, job.fast_math)
-            .filter(|_| crate::agree::has_inexact_math(m))
-            .ok_or(diff)?;
-        let sens =
-            crate::sensitivity::measure(job, input, textures, reference.0, reference.1, ulps);
-        let used =
-            compare(&sens.buffer_slack(), &sens.texel_slack()).map_err(|d| sens.beyond(d))?;
-        notes.push(sens.note(used));
+        let ((), note) =
+            crate::sensitivity::judge(exec, job, input, textures, reference, diff, |sens| {
+                Ok(((), compare(&sens.buffer_slack(), &sens.texel_slack())?))
+            })?;
+        notes.push(note);
     }
     Ok((!notes.is_empty()).then(|| notes.join("; ")))
 }

@@ -47,6 +47,15 @@ impl Channel {
         }
     }
 
+    /// The float scalar type a channel stores as it is (`f32`, `f16`), if it is one.
+    pub fn float_scalar(self) -> Option<dianran_frontend::ir::Scalar> {
+        match self {
+            Channel::F32 => Some(dianran_frontend::ir::Scalar::F32),
+            Channel::F16 => Some(dianran_frontend::ir::Scalar::F16),
+            _ => None,
+        }
+    }
+
     /// What shaders read from a channel of this type.
     pub fn kind(self) -> SampleKind {
         match self {
