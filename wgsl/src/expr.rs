@@ -37,21 +37,26 @@ impl FnWriter<'_> {
         types.scalar_of(ty).map(|s| (s, size))
     }
 
-    /// [`wide::widening`] of `a` to `to`.
-    fn widening(&self, a: ValueId, to: ir::Scalar) -> Option<String> {
-        let (from, size) = self.shape(a)?;
-        wide::widening(&self.val(a), from, to, size)
-    }
-
-    /// [`wide::bit_scan`] or [`wide::bit_field`] of `fun` on `args`.
-    fn bit_scan(&self, fun: ir::MathFunction, args: &[ValueId]) -> Option<String> {
-        let (s, size) = self.shape(*args.first()?)?;
-        match args {
-            [a] => wide::bit_scan(fun, &self.val(*a), s, size),
-            _ => {
-                let texts: Vec<String> = args.iter().map(|a| self.val(*a)).collect();
-                wide::bit_field(fun, &texts, s, size)
+    /// `op` spelled around naga's 64-bit bugs ([`wide`]), if it is one of the operations
+    /// naga mistranslates: a signedness-changing integer widening ([`wide::widening`]), a
+    /// 64-bit bit scan ([`wide::bit_scan`]) or bit field ([`wide::bit_field`]).
+    fn naga_64_bit_spelling(&self, op: &Op) -> Option<String> {
+        match op {
+            Op::Convert(a, to) => {
+                let (from, size) = self.shape(*a)?;
+                wide::widening(&self.val(*a), from, *to, size)
             }
+            Op::Math(fun, args) => {
+                let (s, size) = self.shape(*args.first()?)?;
+                match args.as_slice() {
+                    [a] => wide::bit_scan(*fun, &self.val(*a), s, size),
+                    _ => {
+                        let texts: Vec<String> = args.iter().map(|a| self.val(*a)).collect();
+                        wide::bit_field(*fun, &texts, s, size)
+                    }
+                }
+            }
+            _ => None,
         }
     }
 }
@@ -301,6 +306,9 @@ impl<'a> Syntax<'a> for FnWriter<'a> {
     fn expr(&self, op: &Op, result: Option<ValueId>, span: ir::Span) -> Res<String> {
         let types = &self.w.m.types;
         let v = |x: &ValueId| self.val(*x);
+        if let Some(text) = self.naga_64_bit_spelling(op) {
+            return Ok(text);
+        }
         Ok(match op {
             Op::Unary(o, a) => {
                 let sym = match o {
@@ -326,10 +334,6 @@ impl<'a> Syntax<'a> for FnWriter<'a> {
                 let t = self.result_ty(result, "a compose", span)?;
                 format!("{}({})", self.w.ty(t), self.vals(parts))
             }
-            // naga widens `u64(i32)` and `i64(u32)` by the wrong signedness ([`wide`]).
-            Op::Convert(a, to) if self.widening(*a, *to).is_some() => {
-                self.widening(*a, *to).unwrap_or_default()
-            }
             Op::Convert(a, to) => match types.get(self.b.ty(*a)) {
                 Type::Vector { size, .. } => format!("{}({})", shaped(*to, Some(*size)), v(a)),
                 // `mat3x2<f16>(m)`: a matrix converts (or is copied) with its own constructor.
@@ -342,10 +346,6 @@ impl<'a> Syntax<'a> for FnWriter<'a> {
             Op::Bitcast(a) => {
                 let t = self.result_ty(result, "a bitcast", span)?;
                 format!("bitcast<{}>({})", self.w.ty(t), v(a))
-            }
-            // 64-bit bit scans naga mistranslates, from 32-bit ones ([`wide`]).
-            Op::Math(fun, args) if self.bit_scan(*fun, args).is_some() => {
-                self.bit_scan(*fun, args).unwrap_or_default()
             }
             Op::Math(fun, args) => {
                 let name = fun
