@@ -242,6 +242,18 @@ fn nan_if<O: Ops64>(o: &mut O, x: O::D, bad: Option<O::P>, v: O::D) -> O::D {
     o.sel(bad, qnan, v)
 }
 
+/// `log(m)` for the double-f64 `m`, or `log(2a)` when `a > 2^28`, where asinh's and acosh's
+/// `m` (about `2a`) would lose `a^2` or overflow: `ln_dd` of `a` with one more in its exponent.
+fn ln_or_ln_2a<O: Ops64>(o: &mut O, a: O::D, m: Dd<O::D>) -> O::D {
+    let zero = o.k(0.0);
+    let lim = o.k(LOG_2A_MIN);
+    let big = o.cmp(Cmp::Gt, a, lim);
+    let arg = dd_sel(o, big, (a, zero), m);
+    let e1 = o.k(1.0);
+    let e = o.sel(big, e1, zero);
+    ln_dd(o, arg, e)
+}
+
 /// `asinh x = sign(x) log(1 + a + a^2 / (1 + sqrt(1 + a^2)))`, `a = |x|`; `log(2a)` above
 /// 2^28.
 pub(crate) fn asinh<O: Ops64>(o: &mut O, x: O::D) -> O::D {
@@ -255,12 +267,7 @@ pub(crate) fn asinh<O: Ops64>(o: &mut O, x: O::D) -> O::D {
     let v = dd_div(o, sq, den);
     let u = dd_add(o, (a, zero), v);
     let m = dd_add(o, one, u);
-    let lim = o.k(LOG_2A_MIN);
-    let big = o.cmp(Cmp::Gt, a, lim);
-    let arg = dd_sel(o, big, (a, zero), m);
-    let e1 = o.k(1.0);
-    let e = o.sel(big, e1, zero);
-    let r = ln_dd(o, arg, e);
+    let r = ln_or_ln_2a(o, a, m);
     let r = nan_if(o, x, None, r);
     odd_sign(o, x, r)
 }
@@ -276,12 +283,7 @@ pub(crate) fn acosh<O: Ops64>(o: &mut O, x: O::D) -> O::D {
     let w = dd_mul(o, xm1, xp1);
     let s = dd_sqrt(o, w);
     let m = dd_add(o, (x, zero), s);
-    let lim = o.k(LOG_2A_MIN);
-    let big = o.cmp(Cmp::Gt, x, lim);
-    let arg = dd_sel(o, big, (x, zero), m);
-    let e1 = o.k(1.0);
-    let e = o.sel(big, e1, zero);
-    let r = ln_dd(o, arg, e);
+    let r = ln_or_ln_2a(o, x, m);
     let one = o.k(1.0);
     let below = o.cmp(Cmp::Lt, x, one);
     nan_if(o, x, Some(below), r)

@@ -359,19 +359,25 @@ pub(crate) fn pow_pairs() -> Vec<(f64, f64)> {
     v
 }
 
-#[test]
-fn pow_meets_its_bound_on_a_sweep() {
-    let bound = BOUNDS.iter().find(|b| b.fun == M::Pow).map_or(0.0, |b| b.ulp);
+/// The binary function `fun` stays within its [`BOUNDS`] entry of glibc's (`reference`) on
+/// the argument pairs `pairs`.
+fn binary_sweep(fun: M, pairs: Vec<(f64, f64)>, reference: fn(f64, f64) -> f64) {
+    let bound = BOUNDS.iter().find(|b| b.fun == fun).map_or(0.0, |b| b.ulp);
     let mut worst = (0u64, 0.0f64, 0.0f64);
-    for (x, y) in pow_pairs() {
-        let got = eval(M::Pow, &[x, y]).unwrap_or(f64::NAN);
-        let s = steps(got, x.powf(y));
+    for (a, b) in pairs {
+        let got = eval(fun, &[a, b]).unwrap_or(f64::NAN);
+        let s = steps(got, reference(a, b));
         if s > worst.0 {
-            worst = (s, x, y);
+            worst = (s, a, b);
         }
     }
-    eprintln!("Pow: max {} steps at ({:e}, {:e})", worst.0, worst.1, worst.2);
+    eprintln!("{fun:?}: max {} steps at ({:e}, {:e})", worst.0, worst.1, worst.2);
     assert!(worst.0 as f32 <= bound, "{} steps at ({:e}, {:e})", worst.0, worst.1, worst.2);
+}
+
+#[test]
+fn pow_meets_its_bound_on_a_sweep() {
+    binary_sweep(M::Pow, pow_pairs(), f64::powf);
 }
 
 #[test]
@@ -457,17 +463,7 @@ pub(crate) fn atan2_pairs() -> Vec<(f64, f64)> {
 
 #[test]
 fn atan2_meets_its_bound_on_a_sweep() {
-    let bound = BOUNDS.iter().find(|b| b.fun == M::Atan2).map_or(0.0, |b| b.ulp);
-    let mut worst = (0u64, 0.0f64, 0.0f64);
-    for (y, x) in atan2_pairs() {
-        let got = eval(M::Atan2, &[y, x]).unwrap_or(f64::NAN);
-        let s = steps(got, y.atan2(x));
-        if s > worst.0 {
-            worst = (s, y, x);
-        }
-    }
-    eprintln!("Atan2: max {} steps at ({:e}, {:e})", worst.0, worst.1, worst.2);
-    assert!(worst.0 as f32 <= bound, "{} steps at ({:e}, {:e})", worst.0, worst.1, worst.2);
+    binary_sweep(M::Atan2, atan2_pairs(), f64::atan2);
 }
 
 /// Bit-exact special values of the trigonometric, hyperbolic and inverse functions (C99
