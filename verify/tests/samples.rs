@@ -2657,8 +2657,7 @@ fn f64_frexp() {
         let field = (bits >> 52) as i32;
         let e = if field == 0 { -1074 + (64 - bits.leading_zeros() as i32) } else { field - 1022 };
         // 2^-e in two exact halves (2^1074 alone is no f64); both products stay normal.
-        let p = |k: i32| f64::from_bits(((k + 1023) as u64) << 52);
-        (x * p(-e / 2) * p(-e - (-e / 2)), i64::from(e))
+        (x * pow2(-e / 2) * pow2(-e - (-e / 2)), i64::from(e))
     };
     let bytes: Vec<u8> = xs.iter().flat_map(|x| x.to_le_bytes()).collect();
     for (exec, got) in run_io_both("f64_frexp.wgsl", vec![bytes], 32 * n) {
@@ -2681,18 +2680,22 @@ fn f64_frexp() {
     }
 }
 
+/// 2^k for k in [-1022, 1023], from its exponent field.
+fn pow2(k: i32) -> f64 {
+    f64::from_bits(((k + 1023) as u64) << 52)
+}
+
 /// `x * 2^e` rounded once, for `e` in [-1150, 1150): a product by an exact power of two,
 /// moved into the normal range first where `e` is beyond it (that first product is exact, or
 /// overflows when the result does).
 fn ldexp(e: i32, x: f64) -> f64 {
-    let p = |k: i32| f64::from_bits(((k + 1023) as u64) << 52);
     if e > 1023 {
-        x * p(1023) * p(e - 1023)
+        x * pow2(1023) * pow2(e - 1023)
     } else if e < -1022 {
         // 2^-1074 is the smallest subnormal.
-        x * p(e + 1074) * f64::from_bits(1)
+        x * pow2(e + 1074) * f64::from_bits(1)
     } else {
-        x * p(e)
+        x * pow2(e)
     }
 }
 

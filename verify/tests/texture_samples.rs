@@ -353,17 +353,7 @@ fn depth_compare_cube_on(name: &str, src: &str, dirs: &[[f32; 3]; 16]) {
     let input = group0(vec![(4, zeros(32 * 3 * 16))]);
     let (dispatch, entry) = sample_header(src);
     let module = dianran_frontend::compile(name, src, &Default::default()).expect("compiles");
-    let mut bufs = input.clone();
-    let mut t_interp = t.clone();
-    dianran_verify::interp::run_with_textures(
-        &module,
-        &entry,
-        dispatch,
-        &mut bufs,
-        &mut t_interp,
-        &Default::default(),
-    )
-    .unwrap_or_else(|d| panic!("{name}: interpreter failed: {d:?}"));
+    let bufs = run_interp_on(&module, &entry, dispatch, &input, &mut t.clone());
     let got = f32s(out(&bufs, 4));
     let emu = run_emu_on(name, src, &input, &t);
     let got_emu = f32s(out(&emu, 4));
@@ -496,17 +486,7 @@ fn main(@builtin(local_invocation_index) i: u32) {
     let name = "depth_compare_cube_degenerate.wgsl";
     let (dispatch, entry) = sample_header(src);
     let module = dianran_frontend::compile(name, src, &Default::default()).expect("compiles");
-    let mut bufs = input.clone();
-    let mut t_interp = t.clone();
-    dianran_verify::interp::run_with_textures(
-        &module,
-        &entry,
-        dispatch,
-        &mut bufs,
-        &mut t_interp,
-        &Default::default(),
-    )
-    .unwrap_or_else(|d| panic!("interpreter failed: {d:?}"));
+    let bufs = run_interp_on(&module, &entry, dispatch, &input, &mut t.clone());
     let got = f32s(out(&bufs, 4));
     let emu = run_emu_on(name, src, &input, &t);
     let got_emu = f32s(out(&emu, 4));
@@ -616,22 +596,9 @@ fn main(@builtin(local_invocation_index) i: u32) {
         t.samplers.insert((0, 2), near);
         t.samplers.insert((0, 3), lin);
         let input = group0(vec![(4, zeros(64 * 3 * 16))]);
-        let mut ti = t.clone();
-        let interp = {
-            let module =
-                dianran_frontend::compile("cmp.wgsl", src, &Default::default()).expect("compiles");
-            let mut b = input.clone();
-            dianran_verify::interp::run_with_textures(
-                &module,
-                "main",
-                [1, 1, 1],
-                &mut b,
-                &mut ti,
-                &Default::default(),
-            )
-            .expect("interp");
-            b
-        };
+        let module =
+            dianran_frontend::compile("cmp.wgsl", src, &Default::default()).expect("compiles");
+        let interp = run_interp_on(&module, "main", [1, 1, 1], &input, &mut t.clone());
         let emu = run_emu_on("cmp.wgsl", src, &input, &t);
 
         let pass = |f: CompareFn, r: f32, d: f32| -> f32 {
@@ -927,7 +894,7 @@ fn main(@builtin(local_invocation_index) i: u32) {
     .expect("textures");
     let input = group0(vec![(7, zeros(512 * 16))]);
     let mut ti = textures.clone();
-    let interp = run_interp_on(&module, &entry, &input, &mut ti);
+    let interp = run_interp_on(&module, &entry, [1, 1, 1], &input, &mut ti);
     let emu = run_emu_on("texel_offsets.wgsl", src, &input, &textures);
     let slack = dianran_verify::textured::filter_slack(&module, &textures);
     let (a, b) = (f32s(out(&interp, 7)), f32s(out(&emu, 7)));
@@ -949,9 +916,11 @@ fn main(@builtin(local_invocation_index) i: u32) {
     }
 }
 
+/// The buffers after the interpreter runs `entry` of `module` on `input` and `textures`.
 fn run_interp_on(
     module: &dianran_frontend::ir::Module,
     entry: &str,
+    dispatch: [u32; 3],
     input: &Buffers,
     textures: &mut TextureBindings,
 ) -> Buffers {
@@ -959,11 +928,11 @@ fn run_interp_on(
     dianran_verify::interp::run_with_textures(
         module,
         entry,
-        [1, 1, 1],
+        dispatch,
         &mut b,
         textures,
         &Default::default(),
     )
-    .expect("interp");
+    .unwrap_or_else(|d| panic!("interpreter failed: {d:?}"));
     b
 }

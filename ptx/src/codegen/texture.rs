@@ -23,9 +23,10 @@
 //! pair's `.u32` compare word ([`compare`], `docs/textures.md`). Texel offsets are the
 //! trailing offset vector of `tex`/`tld4`.
 //!
-//! What CUDA cannot express is a diagnostic naming the entry and the call: implicit-derivative sampling (`textureSample`, `textureSampleBias`: no
-//! derivatives in a compute kernel), multisampled and external textures, and storage formats
-//! without a conversion here.
+//! What CUDA cannot express is a diagnostic naming the entry and the call:
+//! implicit-derivative sampling (`textureSample`, `textureSampleBias`: no derivatives in a
+//! compute kernel), multisampled and external textures, and storage formats without a
+//! conversion here.
 
 use super::lower::{Lower, Val};
 use crate::model::build;
