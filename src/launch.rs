@@ -15,7 +15,7 @@
 //! Without a CUDA driver or device, every call returns [`LaunchError::NoDevice`]; nothing
 //! panics (cudarc loads `libcuda` at run time and panics when it is missing, so every path
 //! checks for the library first and makes its context through
-//! [`dianran_verify::cuda::new_context`], which contains such panics).
+//! [`dianran_runtime::cuda::new_context`], which contains such panics).
 //!
 //! ```no_run
 //! use dianran::launch::{BufferArg, CudaModule, LaunchError};
@@ -44,7 +44,7 @@ use crate::reflect::Entry;
 use cudarc::driver::sys;
 use cudarc::driver::{CudaContext, CudaSlice, DriverError, LaunchConfig, PushKernelArg};
 use cudarc::nvrtc::Ptx;
-use dianran_verify::cuda::{self, describe_error, CudaError};
+use dianran_runtime::cuda::{self, describe_error, CudaError};
 use std::ffi::CString;
 use std::fmt;
 use std::sync::Arc;
