@@ -15,7 +15,7 @@
 //! Without a CUDA driver or device, every call returns [`LaunchError::NoDevice`]; nothing
 //! panics (cudarc loads `libcuda` at run time and panics when it is missing, so every path
 //! checks for the library first and makes its context through
-//! [`dianran_verify::cuda::new_context`], which contains such panics).
+//! [`dianran_runtime::cuda::new_context`], which contains such panics).
 //!
 //! ```no_run
 //! use dianran::launch::{BufferArg, CudaModule, LaunchError};
@@ -44,7 +44,7 @@ use crate::reflect::Entry;
 use cudarc::driver::sys;
 use cudarc::driver::{CudaContext, CudaSlice, DriverError, LaunchConfig, PushKernelArg};
 use cudarc::nvrtc::Ptx;
-use dianran_verify::cuda::{self, describe_error, CudaError};
+use dianran_runtime::cuda::{self, describe_error, CudaError};
 use std::ffi::CString;
 use std::fmt;
 use std::sync::Arc;
@@ -301,7 +301,7 @@ impl CudaModule {
                     let arr = res.array(texture, t.texture, false)?;
                     let mut s = sampler.and_then(|i| samplers.get(i)).map(|s| s.sampler);
                     if compare {
-                        s = s.map(|s| dianran_verify::emu::compare_object_sampler(&s));
+                        s = s.map(|s| dianran_runtime::texture::compare_object_sampler(&s));
                     }
                     let desc = textures::texture_descriptor(t.texture.format, s.as_ref());
                     res.texture_object(arr, desc)?
@@ -346,7 +346,7 @@ impl CudaModule {
             .map(|o| match *o {
                 ObjectPlan::CompareWord { sampler } => samplers
                     .get(sampler)
-                    .map_or(0, |s| dianran_verify::emu::compare_word(&s.sampler)),
+                    .map_or(0, |s| dianran_runtime::texture::compare_word(&s.sampler)),
                 _ => 0,
             })
             .collect();
@@ -601,7 +601,7 @@ fn check(r: sys::CUresult, op: &str) -> Result<(), LaunchError> {
 /// A `cuMemcpy3D` between host bytes and level `level` of an array (`to_array`: upload).
 fn copy_level(
     arr: sys::CUarray,
-    t: &dianran_verify::texture::TextureData,
+    t: &dianran_runtime::texture::TextureData,
     level: u32,
     host: *mut u8,
     to_array: bool,
@@ -638,7 +638,7 @@ impl DeviceTextures {
     fn array(
         &mut self,
         index: usize,
-        t: &dianran_verify::texture::TextureData,
+        t: &dianran_runtime::texture::TextureData,
         surface: bool,
     ) -> Result<sys::CUmipmappedArray, LaunchError> {
         if let Some((_, a)) = self.arrays.iter().find(|(i, _)| *i == index) {
@@ -700,7 +700,7 @@ impl DeviceTextures {
     fn read_back(
         &self,
         index: usize,
-        t: &mut dianran_verify::texture::TextureData,
+        t: &mut dianran_runtime::texture::TextureData,
     ) -> Result<(), LaunchError> {
         let Some((_, h)) = self.arrays.iter().find(|(i, _)| *i == index) else { return Ok(()) };
         let arr = level_array(*h, 0)?;

@@ -1,12 +1,17 @@
 //! dianran: one WGSL kernel source, three targets (PTX first, MSL and WGSL).
 //!
 //! This crate is the facade over the pipeline's crates and the home of the `dianran`
-//! command-line tool ([`cli`]):
+//! command-line tool (`cli`, feature `cli`):
 //!
 //! * [`frontend`]: WGSL (through naga) to the structured SSA form, with diagnostics;
 //! * [`ptx`], [`msl`], [`wgsl`]: the three printers;
-//! * [`verify`]: the reference interpreter, the PTX emulator and the external runners;
-//! * [`fuzz`]: the random program generator, reducer and campaign behind `dianran fuzz`.
+//! * `verify` (feature `verify`): the reference interpreter, the PTX emulator and the external
+//!   runners;
+//! * `fuzz` (feature `fuzz`): the random program generator, reducer and campaign behind
+//!   `dianran fuzz`.
+//!
+//! With `default-features = false` (a `build.rs` that compiles kernels) only the compiler crates
+//! are built: no oracle, fuzzer or clap.
 //!
 //! ```no_run
 //! let src = std::fs::read_to_string("kernel.wgsl").unwrap();
@@ -17,12 +22,16 @@
 //! ```
 
 pub use dianran_frontend as frontend;
+/// The random program generator (the `fuzz` cargo feature).
+#[cfg(feature = "fuzz")]
 pub use dianran_fuzz as fuzz;
 /// The LLVM backend (the `llvm` cargo feature).
 #[cfg(feature = "llvm")]
 pub use dianran_llvm as llvm;
 pub use dianran_msl as msl;
 pub use dianran_ptx as ptx;
+/// The reference interpreter, the emulator and the executors (the `verify` cargo feature).
+#[cfg(feature = "verify")]
 pub use dianran_verify as verify;
 pub use dianran_wgsl as wgsl;
 
@@ -30,6 +39,7 @@ pub use dianran_frontend::{DiagKind, Diagnostic, Diagnostics};
 
 pub mod api;
 pub mod build;
+#[cfg(feature = "cli")]
 pub mod cli;
 #[cfg(feature = "cuda")]
 pub mod launch;

@@ -9,7 +9,7 @@
 use super::LaunchError;
 use crate::reflect::{BindingKind, Entry};
 use cudarc::driver::sys;
-use dianran_verify::texture::{
+use dianran_runtime::texture::{
     AddressMode, Channel, Filter, SamplerDesc, TexDim, TexelFormat, TextureData,
 };
 
@@ -170,11 +170,11 @@ pub enum ObjectPlan {
         /// Index into the samplers.
         sampler: Option<usize>,
         /// A comparison pair's object: point filtered, the kernel compares and filters
-        /// (`dianran_verify::emu::compare_object_sampler`).
+        /// (`dianran_runtime::texture::compare_object_sampler`).
         compare: bool,
     },
     /// The by-value `.u32` compare word of a comparison pair with sampler `sampler` (index
-    /// into the samplers; `dianran_verify::emu::compare_word`).
+    /// into the samplers; `dianran_runtime::texture::compare_word`).
     CompareWord {
         /// Index into the samplers.
         sampler: usize,
@@ -365,7 +365,7 @@ mod tests {
         let e = c.entry("k").unwrap();
         let mut d = tex(TexDim::D2, TexelFormat::Depth32Float, 4, 4, 1, 1);
         let shadow = SamplerDesc {
-            compare: Some(dianran_verify::texture::CompareFn::GreaterEqual),
+            compare: Some(dianran_runtime::texture::CompareFn::GreaterEqual),
             ..SamplerDesc::uniform(AddressMode::Repeat, Filter::Linear)
         };
         let samplers = [SamplerArg { group: 0, binding: 1, sampler: shadow }];
@@ -382,8 +382,8 @@ mod tests {
             ]
         );
         // greater-equal is 6 in WebGPU order; bit 3: linear.
-        assert_eq!(dianran_verify::emu::compare_word(&shadow), 6 | 8);
-        let obj = dianran_verify::emu::compare_object_sampler(&shadow);
+        assert_eq!(dianran_runtime::texture::compare_word(&shadow), 6 | 8);
+        let obj = dianran_runtime::texture::compare_object_sampler(&shadow);
         let desc = texture_descriptor(TexelFormat::Depth32Float, Some(&obj));
         assert_eq!(desc.filterMode, sys::CUfilter_mode::CU_TR_FILTER_MODE_POINT);
         assert_eq!(desc.addressMode, [sys::CUaddress_mode::CU_TR_ADDRESS_MODE_WRAP; 3]);
@@ -408,7 +408,7 @@ mod tests {
         let mut cube = tex(TexDim::Cube, TexelFormat::Depth32Float, 4, 4, 6, 1);
         let mut cubes = tex(TexDim::CubeArray, TexelFormat::Depth32Float, 4, 4, 12, 1);
         let shadow = SamplerDesc {
-            compare: Some(dianran_verify::texture::CompareFn::Less),
+            compare: Some(dianran_runtime::texture::CompareFn::Less),
             ..SamplerDesc::uniform(AddressMode::ClampToEdge, Filter::Nearest)
         };
         let samplers = [SamplerArg { group: 0, binding: 2, sampler: shadow }];
@@ -431,7 +431,7 @@ mod tests {
             ]
         );
         // less is 1 in WebGPU order; nearest: bit 3 clear.
-        assert_eq!(dianran_verify::emu::compare_word(&shadow), 1);
+        assert_eq!(dianran_runtime::texture::compare_word(&shadow), 1);
         let a = array_descriptor(&tex(TexDim::Cube, TexelFormat::Depth32Float, 4, 4, 6, 1), false)
             .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!((a.Depth, a.NumChannels, a.Flags), (6, 1, sys::CUDA_ARRAY3D_CUBEMAP));

@@ -689,16 +689,35 @@ pub fn ptx_params(
 
 #[cfg(feature = "cuda")]
 fn run_cuda(job: &Job<'_>, input: &Buffers, backend: Backend) -> Result<Buffers, ExecError> {
-    if !crate::cuda::available() {
+    use dianran_runtime::cuda::{self, KernelParam};
+    if !cuda::available() {
         return Err(ExecError::Skipped("no CUDA device".into()));
     }
-    if input.contains_key(&crate::buffers::IMMEDIATES) {
-        // `cuda::run_ptx` passes every parameter as a device pointer; `p_immediates` is a
-        // by-value byte array, which its launcher does not build.
-        return Err(ExecError::Skipped("the CUDA runner does not pass immediate data".into()));
-    }
     run_ptx(job, input, backend, |ptx, name, params, grid, block| {
-        let out = crate::cuda::run_ptx(ptx.text(), name, params, block, grid)
+        // The entry's declarations say how each value travels: `.u64` parameters are device
+        // pointers, the rest (`p_immediates`, compare words) by value, as `dianran::launch`
+        // passes them.
+        let parsed;
+        let module = match &ptx {
+            Ptx::Module(m, _) => Some(*m),
+            Ptx::Text(t) => {
+                parsed = dianran_ptx::parse_module(t).ok();
+                parsed.as_ref()
+            }
+        };
+        let decls = module.and_then(|m| m.entries.iter().find(|e| e.name == name));
+        let kernel_params: Vec<KernelParam<'_>> = params
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let decl = decls.and_then(|e| e.params.get(i));
+                match decl {
+                    Some(d) if !d.is_pointer() => KernelParam::Value(p),
+                    _ => KernelParam::Buffer(p),
+                }
+            })
+            .collect();
+        let out = cuda::run_kernel(ptx.text(), name, &kernel_params, block, grid)
             .map_err(|e| ExecError::Failed(e.to_string()))?;
         for (p, o) in params.iter_mut().zip(out) {
             *p = o;

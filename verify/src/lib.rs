@@ -5,8 +5,9 @@
 pub mod agree;
 pub mod buffers;
 pub mod cubin;
+/// The CUDA driver runner: `dianran-runtime`'s, the one `dianran::launch` uses too.
 #[cfg(feature = "cuda")]
-pub mod cuda;
+pub use dianran_runtime::cuda;
 pub mod emu;
 pub mod executors;
 pub mod interp;

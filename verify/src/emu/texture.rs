@@ -18,8 +18,7 @@ use super::decode::{DInst, Opd};
 use super::exec::Cta;
 use super::{EmuError, EmuErrorKind};
 use crate::texture::{
-    gather, lod_from_gradients, sample_offset, CompareFn, Filter, SamplerDesc, TexDim, TextureData,
-    Weights,
+    gather, lod_from_gradients, sample_offset, SamplerDesc, TexDim, TextureData, Weights,
 };
 use dianran_ptx::{Flag, Opcode, TexComp, TexGeom, TexQuery, Type};
 
@@ -315,35 +314,7 @@ pub fn texture_objects(
         .collect()
 }
 
-/// The sampler state of a comparison pair's texture object: `s` point filtered everywhere
-/// and without compare function (`docs/textures.md`, "Depth comparison").
-pub fn compare_object_sampler(s: &SamplerDesc) -> SamplerDesc {
-    SamplerDesc {
-        mag: Filter::Nearest,
-        min: Filter::Nearest,
-        mipmap: Filter::Nearest,
-        compare: None,
-        ..*s
-    }
-}
-
-/// The compare word of a comparison pair with sampler `s` (`docs/textures.md`, "Depth
-/// comparison"): the compare function in WebGPU order in bits 0..=2 (`never` without
-/// one, as the reference model compares), the linear bit when the sampler magnifies linearly.
-pub fn compare_word(s: &SamplerDesc) -> u32 {
-    use dianran_ptx::codegen::texture::COMPARE_LINEAR_BIT;
-    let f = match s.compare.unwrap_or(CompareFn::Never) {
-        CompareFn::Never => 0,
-        CompareFn::Less => 1,
-        CompareFn::Equal => 2,
-        CompareFn::LessEqual => 3,
-        CompareFn::Greater => 4,
-        CompareFn::NotEqual => 5,
-        CompareFn::GreaterEqual => 6,
-        CompareFn::Always => 7,
-    };
-    f | if s.mag == Filter::Linear { COMPARE_LINEAR_BIT } else { 0 }
-}
+pub use dianran_runtime::texture::{compare_object_sampler, compare_word};
 
 /// Sets the value of every compare-word parameter (`p_..._cmp`) in `values` (one per
 /// parameter, as [`super::run_module_textures`] takes them) to its little-endian

@@ -1,6 +1,6 @@
-//! Verification level 4 (SPEC §6): the CUDA driver JIT-loads the PTX through `cudarc`
-//! (`cuModuleLoadData`), launches it and reads the buffers back. Without an NVIDIA driver every
-//! entry point here returns [`CudaError::NoDevice`] and tests print `skipped: no CUDA device`.
+//! The CUDA driver through `cudarc`: JIT-load PTX (`cuModuleLoadData`), launch an entry and
+//! read its buffers back. Without an NVIDIA driver every entry point here returns
+//! [`CudaError::NoDevice`] and tests print `skipped: no CUDA device`.
 //!
 //! cudarc loads `libcuda` at run time and panics when it is absent, so every path first asks
 //! [`cudarc::driver::sys::is_culib_present`] and wraps context creation in `catch_unwind`.
@@ -129,13 +129,25 @@ pub fn new_context() -> Result<Arc<CudaContext>, CudaError> {
     })
 }
 
+/// One kernel parameter of [`run_kernel`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KernelParam<'a> {
+    /// Copied to its own device allocation, passed as a `.u64` device pointer and read back
+    /// after the run. An empty buffer (an unused binding's placeholder) still gets a small
+    /// zeroed allocation so the kernel receives a valid pointer.
+    Buffer(&'a [u8]),
+    /// Passed by value: the bytes of a `.param .b8 name[N]` array or a `.u32` word (immediate
+    /// data, padded to whole words, docs/immediates.md; a comparison pair's compare word,
+    /// docs/textures.md). Must not be empty.
+    Value(&'a [u8]),
+}
+
 /// JIT-loads `ptx`, launches `entry_ptx_name` with block dim `block` and grid dim `grid`, and
 /// returns every parameter buffer's contents after the run, in parameter order.
 ///
 /// Each of `params` is copied to its own device allocation and passed as one `.u64` device
-/// pointer, in order (SPEC §3 decides which buffer goes where; that is the caller's business).
-/// An empty buffer (an unused binding's placeholder) still gets a small zeroed allocation so
-/// the kernel receives a valid pointer.
+/// pointer, in order (the entry's parameter list, `docs/architecture.md`, decides which buffer
+/// goes where; that is the caller's business). [`run_kernel`] also passes by-value bytes.
 pub fn run_ptx<B: AsRef<[u8]>>(
     ptx: &str,
     entry_ptx_name: &str,
@@ -143,6 +155,25 @@ pub fn run_ptx<B: AsRef<[u8]>>(
     block: [u32; 3],
     grid: [u32; 3],
 ) -> Result<Vec<Vec<u8>>, CudaError> {
+    let params: Vec<KernelParam<'_>> =
+        params.iter().map(|p| KernelParam::Buffer(p.as_ref())).collect();
+    run_kernel(ptx, entry_ptx_name, &params, block, grid)
+}
+
+/// [`run_ptx`] with each parameter a device buffer or by-value bytes ([`KernelParam`]). Returns
+/// one entry per parameter, in order: a buffer's contents after the run, a by-value
+/// parameter's bytes unchanged.
+pub fn run_kernel(
+    ptx: &str,
+    entry_ptx_name: &str,
+    params: &[KernelParam<'_>],
+    block: [u32; 3],
+    grid: [u32; 3],
+) -> Result<Vec<Vec<u8>>, CudaError> {
+    // A caller's mistake, reported the same with or without a device.
+    if params.iter().any(|p| matches!(p, KernelParam::Value(v) if v.is_empty())) {
+        return Err(CudaError::InvalidInput("a by-value parameter has no bytes".into()));
+    }
     // SAFETY: only tries to dlopen libcuda.
     if !unsafe { sys::is_culib_present() } {
         return Err(CudaError::NoDevice);
@@ -163,12 +194,12 @@ pub fn run_ptx<B: AsRef<[u8]>>(
     result
 }
 
-fn run_in<B: AsRef<[u8]>>(
+fn run_in(
     ctx: &Arc<CudaContext>,
     ptx: &str,
     src: &CString,
     entry: &str,
-    params: &[B],
+    params: &[KernelParam<'_>],
     block: [u32; 3],
     grid: [u32; 3],
 ) -> Result<Vec<Vec<u8>>, CudaError> {
@@ -181,13 +212,15 @@ fn run_in<B: AsRef<[u8]>>(
     let func =
         module.load_function(entry).map_err(|_| CudaError::MissingEntry(entry.to_string()))?;
     let stream = ctx.default_stream();
+    // One allocation per parameter (by-value ones get none); `None` keeps the indices aligned.
     let mut device_bufs = Vec::with_capacity(params.len());
     for p in params {
-        let bytes = p.as_ref();
-        let buf =
-            if bytes.is_empty() { stream.alloc_zeros::<u8>(16) } else { stream.clone_htod(bytes) }
-                .map_err(driver("copying a buffer to the device"))?;
-        device_bufs.push(buf);
+        let buf = match *p {
+            KernelParam::Buffer([]) => Some(stream.alloc_zeros::<u8>(16)),
+            KernelParam::Buffer(bytes) => Some(stream.clone_htod(bytes)),
+            KernelParam::Value(_) => None,
+        };
+        device_bufs.push(buf.transpose().map_err(driver("copying a buffer to the device"))?);
     }
     let cfg = LaunchConfig {
         grid_dim: (grid[0], grid[1], grid[2]),
@@ -196,21 +229,37 @@ fn run_in<B: AsRef<[u8]>>(
     };
     {
         let mut launch = stream.launch_builder(&func);
-        for buf in device_bufs.iter_mut() {
-            launch.arg(buf);
+        for (p, buf) in params.iter().zip(device_bufs.iter_mut()) {
+            match (p, buf) {
+                (_, Some(buf)) => {
+                    launch.arg(buf);
+                }
+                // By value: the driver copies the parameter's declared size from the address
+                // of the first byte (checked non-empty above).
+                (KernelParam::Value([first, ..]), None) => {
+                    launch.arg(first);
+                }
+                _ => {}
+            }
         }
-        // SAFETY: every parameter is a device pointer to an allocation of the caller's size,
-        // which is what SPEC §3 kernels take. A kernel that reads or writes out of bounds can
-        // only fault on the device, which surfaces below as `CudaError::Execution`.
+        // SAFETY: every buffer parameter is a device pointer to an allocation of the caller's
+        // size and every by-value one the caller's bytes, which is what the entry's parameter
+        // list declares. A kernel that reads or writes out of bounds can only fault on the
+        // device, which surfaces below as `CudaError::Execution`.
         unsafe { launch.launch(cfg) }.map_err(|e| CudaError::Launch(describe_error(&e)))?;
     }
     stream.synchronize().map_err(|e| CudaError::Execution(describe_error(&e)))?;
     let mut out = Vec::with_capacity(params.len());
     for (p, buf) in params.iter().zip(&device_bufs) {
-        let mut bytes =
-            stream.clone_dtoh(buf).map_err(|e| CudaError::Execution(describe_error(&e)))?;
-        bytes.truncate(p.as_ref().len());
-        out.push(bytes);
+        match (p, buf) {
+            (KernelParam::Buffer(host), Some(buf)) => {
+                let mut bytes =
+                    stream.clone_dtoh(buf).map_err(|e| CudaError::Execution(describe_error(&e)))?;
+                bytes.truncate(host.len());
+                out.push(bytes);
+            }
+            (KernelParam::Value(v) | KernelParam::Buffer(v), _) => out.push(v.to_vec()),
+        }
     }
     Ok(out)
 }
@@ -281,7 +330,7 @@ mod tests {
 }
 ";
 
-    /// A CUDA device is optional even under CI (SPEC §6): without one, skip and pass.
+    /// A CUDA device is optional even under CI: without one, skip and pass.
     fn device() -> bool {
         if available() {
             return true;
@@ -334,6 +383,61 @@ mod tests {
         let want: Vec<u32> = input.iter().map(|v| v * 2 + 7).collect();
         assert_eq!(got, want);
         assert_eq!(out[1], add);
+    }
+
+    /// `data[i] += imm[1]` with `imm` two `.u32` words passed by value.
+    const ADD_IMMEDIATE: &str = "\
+.version 8.0
+.target sm_80
+.address_size 64
+
+.visible .entry add_imm(.param .u64 p_g0_b0, .param .align 16 .b8 p_immediates[8])
+.reqntid 32, 1, 1
+{
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [p_g0_b0];
+    cvta.to.global.u64 %rd1, %rd1;
+    ld.param.u32 %r3, [p_immediates+4];
+    mov.u32 %r1, %tid.x;
+    mul.wide.u32 %rd2, %r1, 4;
+    add.s64 %rd3, %rd1, %rd2;
+    ld.global.u32 %r2, [%rd3];
+    add.s32 %r2, %r2, %r3;
+    st.global.u32 [%rd3], %r2;
+    ret;
+}
+";
+
+    #[test]
+    fn empty_by_value_parameters_are_refused_with_or_without_a_device() {
+        let r = run_kernel(
+            ADD_IMMEDIATE,
+            "add_imm",
+            &[KernelParam::Buffer(&[0; 128]), KernelParam::Value(&[])],
+            [32, 1, 1],
+            [1, 1, 1],
+        );
+        assert!(matches!(r, Err(CudaError::InvalidInput(_))), "{r:?}");
+    }
+
+    #[test]
+    fn by_value_bytes_reach_the_kernel() {
+        let data: Vec<u8> = (0..32u32).flat_map(|i| (i * 5).to_le_bytes()).collect();
+        let imm: Vec<u8> = [1000u32, 7].iter().flat_map(|v| v.to_le_bytes()).collect();
+        let params = [KernelParam::Buffer(&data), KernelParam::Value(&imm)];
+        let r = run_kernel(ADD_IMMEDIATE, "add_imm", &params, [32, 1, 1], [1, 1, 1]);
+        if !device() {
+            assert_eq!(r, Err(CudaError::NoDevice));
+            return;
+        }
+        let out = r.unwrap_or_else(|e| panic!("{e}"));
+        let got: Vec<u32> =
+            out[0].chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+        // The second word (7) is added, not the first: the bytes arrive in order.
+        let want: Vec<u32> = (0..32u32).map(|i| i * 5 + 7).collect();
+        assert_eq!(got, want);
+        assert_eq!(out[1], imm);
     }
 
     #[test]
