@@ -8,6 +8,10 @@
 //! * `vectorize`, `packed_f16`, `immediates`: rewrites of the selected code before register
 //!   allocation: adjacent accesses merged into `.v2`/`.v4` ones where alignment is proven,
 //!   `vec2<f16>` arithmetic on packed `.f16x2` registers, constants as immediates.
+//! * `mcheck`: the machine function's validator. Debug builds run it after selection and
+//!   after each of those passes, run regalloc2's SSA validation and checker on the
+//!   allocation, and check the entry's statements after allocation and after `triangles`;
+//!   a failure is an internal-error [`Diagnostic`] naming the pass.
 //!
 //! [`compile_module`] compiles every compute entry point of a module into one PTX module
 //! ([`CompiledPtx::module`]) and its text.
@@ -26,6 +30,7 @@ pub mod layout;
 mod lower;
 mod math64;
 mod mathops;
+mod mcheck;
 mod packed_f16;
 pub mod regalloc;
 mod subgroup;
@@ -39,6 +44,7 @@ use crate::names;
 use dianran_frontend::ir::{self, AddressSpace, GlobalId, Op, Stage};
 use dianran_frontend::{DiagKind, Diagnostic};
 use lower::{EntryLayout, Lower};
+use regalloc::MFunction;
 use rustc_hash::FxHashMap as HashMap;
 use std::collections::BTreeSet;
 use std::time::Instant;
@@ -608,13 +614,19 @@ fn compile_entry(
         .help("use smaller function-local or private arrays, or move data to workgroup or storage memory"));
     }
     let mut mf = std::mem::take(&mut lw.mf);
+    let check = |mf: &MFunction, pass: &str| check_pass(mf, pass, &ep.name, f.span);
+    check(&mf, "instruction selection")?;
     vectorize::vectorize(&mut mf, &lw.facts);
+    check(&mf, "vectorize")?;
     packed_f16::pack_f16(&mut mf);
+    check(&mf, "packed f16")?;
     immediates::fold_immediates(&mut mf);
+    check(&mf, "immediate folding")?;
     times.select += start.elapsed();
     let start = Instant::now();
-    let alloc =
-        regalloc::allocate_owned(mf, false).map_err(|e| lower::internal(&e.0, &ep.name, f.span))?;
+    // Debug builds validate the SSA form and run regalloc2's checker on the allocation.
+    let alloc = regalloc::allocate_owned(mf, cfg!(debug_assertions))
+        .map_err(|e| lower::internal(&e.0, &ep.name, f.span))?;
     times.regalloc += start.elapsed();
     let start = Instant::now();
     let params = plan.all_params();
@@ -635,8 +647,10 @@ fn compile_entry(
     if depot > 0 {
         entry.vars.push(VarDecl::local_bytes("__local_depot", 16, u64::from(depot)));
     }
-    entry.body =
-        triangles::fold_constant_else(regalloc::to_statements(alloc, &|i| format!("$L__BB{i}")));
+    entry.body = regalloc::to_statements(alloc, &|i| format!("$L__BB{i}"));
+    check_entry_after(&entry, "register allocation", &ep.name, f.span)?;
+    entry.body = triangles::fold_constant_else(std::mem::take(&mut entry.body));
+    check_entry_after(&entry, "triangles", &ep.name, f.span)?;
     times.print += start.elapsed();
     let info = EntryInfo {
         name: ep.name.clone(),
@@ -649,6 +663,29 @@ fn compile_entry(
             | if used_fast_math { EntryFlags::FAST_MATH } else { EntryFlags::empty() },
     };
     Ok((info, entry, shared))
+}
+
+/// Under debug assertions, validates the machine function after `pass` with
+/// [`mcheck::check_function`] (its doc lists the checks); an internal error names the pass.
+fn check_pass(mf: &MFunction, pass: &str, entry: &str, span: ir::Span) -> Result<(), Diagnostic> {
+    if !cfg!(debug_assertions) {
+        return Ok(());
+    }
+    mcheck::check_function(mf).map_err(|e| {
+        lower::internal(&format!("the machine code is invalid after {pass}: {e}"), entry, span)
+    })
+}
+
+/// Under debug assertions, validates the entry's statements after `pass` with
+/// [`check_entry`](crate::model::check::check_entry) (instruction forms, labels defined once,
+/// branch targets defined).
+fn check_entry_after(e: &Entry, pass: &str, entry: &str, span: ir::Span) -> Result<(), Diagnostic> {
+    if !cfg!(debug_assertions) {
+        return Ok(());
+    }
+    crate::model::check::check_entry(e).map_err(|err| {
+        lower::internal(&format!("the PTX is invalid after {pass}: {}", err.message), entry, span)
+    })
 }
 
 #[cfg(test)]

@@ -559,8 +559,112 @@ fn run_view(view: &View, env: &ra::MachineEnv, validate: bool) -> Result<ra::Out
     })
 }
 
+/// Runs regalloc2's checker on both runs' outputs for `f` (prepared).
+///
+/// The checker's dataflow makes its first pass in block order and treats a block it reaches
+/// before any of its predecessors as holding no values; on a CFG whose blocks are not in
+/// reverse postorder (a loop's exit block before its body, split edges appended at the end)
+/// that empty state then spreads around the loop and the checker reports values as lost
+/// that the allocation keeps. So it checks a copy of the function with the blocks in reverse
+/// postorder, and each run's output renumbered to match (the same allocations and moves).
+fn check_allocation(
+    f: &MFunction,
+    views: &[View; 2],
+    outs: &[ra::Output; 2],
+    env: &ra::MachineEnv,
+) -> Result<(), AllocError> {
+    let n = f.blocks.len();
+    // Reverse postorder from the entry (prepare removed unreachable blocks; any left over
+    // keep their relative order at the end).
+    let mut post = Vec::with_capacity(n);
+    let mut seen = vec![false; n];
+    let succs = |b: usize| -> Vec<usize> {
+        f.blocks[b].term.targets().iter().map(|t| t.block.0 as usize).rev().collect()
+    };
+    let mut stack = vec![(0usize, succs(0))];
+    seen[0] = true;
+    while let Some((b, rest)) = stack.last_mut() {
+        match rest.pop() {
+            Some(s) if s < n && !seen[s] => {
+                seen[s] = true;
+                stack.push((s, succs(s)));
+            }
+            Some(_) => {}
+            None => {
+                post.push(*b);
+                stack.pop();
+            }
+        }
+    }
+    let mut order: Vec<usize> = post.into_iter().rev().collect();
+    order.extend((0..n).filter(|&b| !seen[b]));
+    let mut new_index = vec![0u32; n];
+    for (i, &b) in order.iter().enumerate() {
+        new_index[b] = i as u32;
+    }
+    let mut sorted = MFunction { blocks: Vec::with_capacity(n), kinds: f.kinds.clone() };
+    for &b in &order {
+        let mut block = f.blocks[b].clone();
+        for t in block.term.targets_mut() {
+            t.block = BlockId(new_index[t.block.0 as usize]);
+        }
+        sorted.blocks.push(block);
+    }
+    for (run, (view, out)) in views.iter().zip(outs).enumerate() {
+        let sorted_view = View::new(&sorted, run == 1);
+        // The sorted view's instruction for each of the original view's.
+        let mut to_sorted = vec![0u32; view.kinds.len()];
+        for (b, &(start, end)) in view.ranges.iter().enumerate() {
+            let (sorted_start, _) = sorted_view.ranges[new_index[b] as usize];
+            for (k, i) in (start..end).enumerate() {
+                to_sorted[i] = (sorted_start + k) as u32;
+            }
+        }
+        let mut from_sorted = vec![0usize; to_sorted.len()];
+        for (i, &j) in to_sorted.iter().enumerate() {
+            from_sorted[j as usize] = i;
+        }
+        let mut sorted_out =
+            ra::Output { num_spillslots: out.num_spillslots, ..Default::default() };
+        for &i in &from_sorted {
+            sorted_out.inst_alloc_offsets.push(sorted_out.allocs.len() as u32);
+            sorted_out.allocs.extend_from_slice(out.inst_allocs(ra::Inst::new(i)));
+        }
+        sorted_out.edits = out
+            .edits
+            .iter()
+            .map(|(point, edit)| {
+                let inst = ra::Inst::new(to_sorted[point.inst().index()] as usize);
+                (ra::ProgPoint::new(inst, point.pos()), edit.clone())
+            })
+            .collect();
+        // Stable: moves at one program point keep their order.
+        sorted_out.edits.sort_by_key(|(point, _)| *point);
+        check_output(&sorted_view, env, &sorted_out)?;
+    }
+    Ok(())
+}
+
+/// Runs regalloc2's checker on one run's output: it follows every value through the
+/// allocator's moves and reports a use whose register does not hold the virtual register
+/// the instruction reads.
+fn check_output(view: &View, env: &ra::MachineEnv, out: &ra::Output) -> Result<(), AllocError> {
+    let mut checker = ra::checker::Checker::new(view, env);
+    checker.prepare(out);
+    checker.run().map_err(|e| {
+        // The error list can be long; its start names the first wrong operands.
+        let mut text = format!("{e:?}");
+        if let Some((cut, _)) = text.char_indices().nth(600) {
+            text.truncate(cut);
+            text.push_str("...");
+        }
+        AllocError(format!("regalloc2's checker rejects the allocation: {text}"))
+    })
+}
+
 /// Allocates registers for `f` (after [`prepare`]) and returns the function on physical
-/// registers. `validate` turns on regalloc2's SSA validation (tests).
+/// registers. `validate` turns on regalloc2's SSA validation and runs regalloc2's checker on
+/// both runs' allocations (tests, and debug builds for every kernel).
 pub fn allocate(f: &MFunction, validate: bool) -> Result<Allocated, AllocError> {
     allocate_owned(f.clone(), validate)
 }
@@ -571,6 +675,9 @@ pub fn allocate_owned(f: MFunction, validate: bool) -> Result<Allocated, AllocEr
     let env = machine_env();
     let views = [View::new(&f, false), View::new(&f, true)];
     let outs = [run_view(&views[0], &env, validate)?, run_view(&views[1], &env, validate)?];
+    if validate {
+        check_allocation(&f, &views, &outs, &env)?;
+    }
     assemble(f, &views, &outs)
 }
 

@@ -371,3 +371,29 @@ fn deterministic() {
     };
     assert_eq!(allocate(&build(), true).ok(), allocate(&build(), true).ok());
 }
+
+/// regalloc2's checker, as `allocate(.., true)` runs it, rejects an allocation in which an
+/// instruction reads the wrong register: `add c, a, b` with the registers of `a` and `b`
+/// exchanged (the same sum, but not the values the instruction names).
+#[test]
+fn checker_rejects_a_wrong_allocation() {
+    let mut f = MFunction::default();
+    let e = f.new_block();
+    let a = mov_imm(&mut f, e, 1);
+    let b = mov_imm(&mut f, e, 2);
+    let c = add(&mut f, e, a, b);
+    out(&mut f, e, c);
+    out(&mut f, e, a);
+    out(&mut f, e, b);
+    let prepared = prepare(f).expect("prepare");
+    let env = machine_env();
+    let view = View::new(&prepared, false);
+    let mut out = run_view(&view, &env, true).expect("allocation");
+    assert_eq!(check_output(&view, &env, &out), Ok(()));
+    // Instruction 2 is the add: operands def c, use a, use b.
+    let at = out.inst_alloc_offsets[2] as usize;
+    assert_ne!(out.allocs[at + 1], out.allocs[at + 2], "a and b are live at once");
+    out.allocs.swap(at + 1, at + 2);
+    let e = check_output(&view, &env, &out).expect_err("the swapped uses are wrong");
+    assert!(e.0.contains("checker"), "{e}");
+}
