@@ -41,6 +41,10 @@ pub struct Options {
     pub wgsl_subgroups_enable: bool,
     /// Values for `override` declarations (`--override NAME=VALUE`).
     pub overrides: Vec<(String, f64)>,
+    /// Form no fused multiply-adds (the CLI's `--no-fma`, NVCC's `-fmad=false`): every float
+    /// `*`, `+` and `-` rounds on its own on every target. Off by default: `a * b + c` with a
+    /// product used once becomes one `fma` (`docs/math.md`, "Contraction").
+    pub no_fma: bool,
 }
 
 impl Default for Options {
@@ -51,6 +55,7 @@ impl Default for Options {
             fast_math: false,
             wgsl_subgroups_enable: true,
             overrides: Vec::new(),
+            no_fma: false,
         }
     }
 }
@@ -89,7 +94,8 @@ impl Compiled {
 /// `Err` means the source itself is wrong (syntax, types, a missing override): no target can
 /// be printed. Problems that only one target has are in that target's `Result`.
 pub fn compile(name: &str, source: &str, opts: &Options) -> Result<Compiled, Diagnostics> {
-    let fopts = dianran_frontend::Options { overrides: opts.overrides.clone() };
+    let fopts =
+        dianran_frontend::Options { overrides: opts.overrides.clone(), no_fma: opts.no_fma };
     let module = dianran_frontend::compile(name, source, &fopts)?;
     let diags = |list: Vec<Diagnostic>| Diagnostics::new(name, source, list);
 

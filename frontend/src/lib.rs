@@ -1,8 +1,8 @@
 //! dianran's frontend: WGSL (through naga) to the structured SSA form of [`ir`].
 //!
 //! The entry point is [`compile`]: parse and validate with naga, resolve `override`s, run the
-//! checks naga misses, lower to SSA, and run the standard passes with the verifier after each
-//! one in debug builds. See `docs/architecture.md` for the contract between the pieces.
+//! checks naga misses, lower to SSA, and run the standard passes (contraction last, unless
+//! [`Options::no_fma`]) with the verifier after each one in debug builds. See `docs/architecture.md` for the contract between the pieces.
 
 pub mod checks;
 pub mod diag;
@@ -24,6 +24,9 @@ pub use ir::Module;
 pub struct Options {
     /// `--override NAME=VALUE` pairs, applied with naga's `process_overrides`.
     pub overrides: Vec<(String, f64)>,
+    /// `--no-fma`: skip [`passes::contract`], so every float `*`, `+` and `-` rounds on its own
+    /// (NVCC's `-fmad=false`); see `docs/math.md`, "Contraction".
+    pub no_fma: bool,
 }
 
 /// A parsed and validated module with overrides resolved.
@@ -54,6 +57,10 @@ pub fn compile(file_name: &str, source: &str, opts: &Options) -> Result<ir::Modu
     let parsed = parse(file_name, source, opts)?;
     let mut module = lower(&parsed)?;
     passes::optimize(&mut module).map_err(|d| Diagnostics::new(file_name, source, vec![d]))?;
+    if !opts.no_fma {
+        passes::contract_checked(&mut module)
+            .map_err(|d| Diagnostics::new(file_name, source, vec![d]))?;
+    }
     Ok(module)
 }
 

@@ -835,7 +835,7 @@ mod tests {
         assert_eq!(d.kind, DiagKind::Override);
         assert_eq!(e.location(d), "t.wgsl:1:10");
         assert!(d.help.as_deref().unwrap_or("").contains("--override block=VALUE"));
-        let opts = Options { overrides: vec![("block".into(), 64.0)] };
+        let opts = Options { overrides: vec![("block".into(), 64.0)], ..Default::default() };
         let p = parse("t.wgsl", src, &opts).map_err(|e| e.render()).unwrap();
         assert_eq!(p.module.entry_points[0].workgroup_size, [64, 1, 1]);
     }
@@ -844,7 +844,10 @@ mod tests {
     fn override_values_are_checked_against_the_type() {
         let src = "override n: u32 = 1u;\n@id(7) override k: i32 = 0;\n@compute @workgroup_size(n) fn main() { _ = k; }";
         let with = |o: &[(&str, f64)]| {
-            let opts = Options { overrides: o.iter().map(|(n, v)| (n.to_string(), *v)).collect() };
+            let opts = Options {
+                overrides: o.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
+                ..Default::default()
+            };
             parse("t.wgsl", src, &opts)
         };
         for bad in [
@@ -866,7 +869,7 @@ mod tests {
 
     #[test]
     fn unknown_override_name() {
-        let opts = Options { overrides: vec![("nope".into(), 1.0)] };
+        let opts = Options { overrides: vec![("nope".into(), 1.0)], ..Default::default() };
         let e = parse("t.wgsl", "override a: u32 = 1;", &opts).err().unwrap();
         assert_eq!(e.list[0].kind, DiagKind::Override);
         assert!(e.list[0].message.contains("nope"));

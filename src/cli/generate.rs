@@ -49,6 +49,7 @@ pub fn execute(args: &Args) -> Result<String, Failure> {
         fast_math: args.fast_math,
         wgsl_subgroups_enable: !args.no_subgroups_enable,
         overrides: args.source.overrides.clone(),
+        no_fma: args.source.no_fma,
     };
     let compiled = api::compile(&src.name, &src.text, &opts)?;
     let generated = build::generate_one(&src.name, &compiled);
@@ -69,7 +70,7 @@ mod tests {
         let file = dir.join("加倍.wgsl");
         std::fs::write(&file, "@compute @workgroup_size(4) fn 加倍() {}").unwrap();
         let args = Args {
-            source: SourceArgs { file: file.clone(), overrides: Vec::new() },
+            source: SourceArgs { file: file.clone(), overrides: Vec::new(), no_fma: false },
             sm: 80,
             tf32: false,
             fast_math: false,

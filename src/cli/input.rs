@@ -1,11 +1,11 @@
-//! What every command that reads a WGSL file shares: the FILE argument, `--override`, and
-//! reading and compiling the file.
+//! What every command that reads a WGSL file shares: the FILE argument, `--override`,
+//! `--no-fma`, and reading and compiling the file.
 
 use super::Failure;
 use dianran_frontend::{ir, Options};
 use std::path::PathBuf;
 
-/// FILE and `--override NAME=VALUE` options.
+/// FILE, `--override NAME=VALUE` and `--no-fma` options.
 #[derive(Clone, Debug, clap::Args)]
 pub struct SourceArgs {
     /// The WGSL source file.
@@ -13,6 +13,10 @@ pub struct SourceArgs {
     /// Value for an `override` declaration (repeatable); `true`/`false` for bool overrides.
     #[arg(long = "override", value_name = "NAME=VALUE", value_parser = parse_override)]
     pub overrides: Vec<(String, f64)>,
+    /// Form no fused multiply-adds: every float `*`, `+` and `-` rounds on its own (NVCC's
+    /// `-fmad=false`; `docs/math.md`, "Contraction").
+    #[arg(long)]
+    pub no_fma: bool,
 }
 
 /// A loaded source file.
@@ -41,7 +45,7 @@ impl SourceArgs {
 
     /// The frontend options these arguments give.
     pub fn options(&self) -> Options {
-        Options { overrides: self.overrides.clone() }
+        Options { overrides: self.overrides.clone(), no_fma: self.no_fma }
     }
 
     /// Reads and compiles FILE (parse, validate, lower, standard passes).

@@ -8,6 +8,7 @@
 // `Diagnostic` is the project's error type everywhere; boxing it here alone would not help.
 #![allow(clippy::result_large_err)]
 
+mod contract;
 mod cse;
 mod dce;
 mod fold;
@@ -19,6 +20,7 @@ mod rotate;
 mod sr;
 mod util;
 
+pub use contract::contract;
 pub use cse::cse;
 pub use dce::dce;
 pub use fold::fold;
@@ -67,6 +69,16 @@ pub fn optimize(m: &mut Module) -> Result<(), Diagnostic> {
     check(m, "cse")?;
     dce(m);
     check(m, "dce")?;
+    Ok(())
+}
+
+/// [`contract`] (the fused multiply-adds of `docs/math.md`, "Contraction"), checked with the
+/// verifier in debug builds and tests like the passes of [`optimize`]; runs after them.
+pub fn contract_checked(m: &mut Module) -> Result<(), Diagnostic> {
+    contract(m);
+    if cfg!(any(debug_assertions, test)) {
+        crate::verifier::verify(m).map_err(|d| d.note("after contract"))?;
+    }
     Ok(())
 }
 
