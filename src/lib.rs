@@ -41,8 +41,10 @@ pub mod api;
 pub mod build;
 #[cfg(feature = "cli")]
 pub mod cli;
+/// Launching compiled entries through the CUDA driver (the `cuda` cargo feature):
+/// `dianran-runtime`'s launcher.
 #[cfg(feature = "cuda")]
-pub mod launch;
+pub use dianran_runtime::launch;
 pub mod reflect;
 
 pub use api::{compile, Compiled, Options};

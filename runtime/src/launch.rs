@@ -1,8 +1,8 @@
 //! Launching compiled entries on an NVIDIA GPU through the CUDA driver (feature `cuda`).
 //!
 //! [`CudaModule::load`] JIT-loads a module's PTX (`cuModuleLoadData`); [`CudaModule::launch`]
-//! runs one [`Entry`] with host buffers bound by (group, binding). The helper applies SPEC
-//! §3's parameter convention from the entry table: one device pointer per
+//! runs one [`Entry`] with host buffers bound by (group, binding). The helper applies the PTX
+//! parameter convention from the entry table: one device pointer per
 //! [`Entry::ptx_params`] (a small zeroed allocation for a group-0 placeholder), and, when
 //! [`Entry::ptx_uses_sizes`], a trailing pointer to the buffers' byte sizes, then, when
 //! [`Entry::ptx_immediates`] is not zero, the immediate data by value
@@ -15,7 +15,7 @@
 //! Without a CUDA driver or device, every call returns [`LaunchError::NoDevice`]; nothing
 //! panics (cudarc loads `libcuda` at run time and panics when it is missing, so every path
 //! checks for the library first and makes its context through
-//! [`dianran_runtime::cuda::new_context`], which contains such panics).
+//! [`crate::cuda::new_context`], which contains such panics).
 //!
 //! ```no_run
 //! use dianran::launch::{BufferArg, CudaModule, LaunchError};
@@ -40,11 +40,11 @@ pub mod textures;
 
 pub use textures::{SamplerArg, TextureArg};
 
+use crate::cuda::{self, describe_error, CudaError};
 use crate::reflect::Entry;
 use cudarc::driver::sys;
 use cudarc::driver::{CudaContext, CudaSlice, DriverError, LaunchConfig, PushKernelArg};
 use cudarc::nvrtc::Ptx;
-use dianran_runtime::cuda::{self, describe_error, CudaError};
 use std::ffi::CString;
 use std::fmt;
 use std::sync::Arc;
@@ -301,7 +301,7 @@ impl CudaModule {
                     let arr = res.array(texture, t.texture, false)?;
                     let mut s = sampler.and_then(|i| samplers.get(i)).map(|s| s.sampler);
                     if compare {
-                        s = s.map(|s| dianran_runtime::texture::compare_object_sampler(&s));
+                        s = s.map(|s| crate::texture::compare_object_sampler(&s));
                     }
                     let desc = textures::texture_descriptor(t.texture.format, s.as_ref());
                     res.texture_object(arr, desc)?
@@ -344,9 +344,9 @@ impl CudaModule {
         let words: Vec<u32> = objects
             .iter()
             .map(|o| match *o {
-                ObjectPlan::CompareWord { sampler } => samplers
-                    .get(sampler)
-                    .map_or(0, |s| dianran_runtime::texture::compare_word(&s.sampler)),
+                ObjectPlan::CompareWord { sampler } => {
+                    samplers.get(sampler).map_or(0, |s| crate::texture::compare_word(&s.sampler))
+                }
                 _ => 0,
             })
             .collect();
@@ -373,11 +373,11 @@ impl CudaModule {
                 launch.arg(first);
             }
             // SAFETY: the kernel takes exactly these `.u64` device pointers and texture or
-            // surface objects and `.u32` compare words (SPEC §3 and docs/textures.md, from
-            // the entry table), then the
-            // immediate bytes by value, and every buffer's length was checked against its binding's layout,
-            // so in-bounds shader accesses stay inside the allocations. An out-of-bounds
-            // access can only fault on the device, reported below as `Execution`.
+            // surface objects and `.u32` compare words (docs/textures.md, from the entry
+            // table), then the immediate bytes by value, and every buffer's length was checked
+            // against its binding's layout, so in-bounds shader accesses stay inside the
+            // allocations. An out-of-bounds access can only fault on the device, reported
+            // below as `Execution`.
             unsafe { launch.launch(cfg) }.map_err(|e| LaunchError::Launch(describe_error(&e)))?;
         }
         stream.synchronize().map_err(|e| LaunchError::Execution(describe_error(&e)))?;
@@ -482,48 +482,76 @@ fn sizes_bytes(slots: &[Option<usize>], buffers: &[BufferArg<'_>]) -> Result<Vec
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::reflect::{Access, Binding, BindingKind, Layout, PtxParam, Stage};
+    use std::borrow::Cow;
 
-    const SRC: &str = "struct P { scale: f32, pad: u32 }
-        @group(0) @binding(0) var<storage, read_write> data: array<f32>;
-        @group(0) @binding(2) var<uniform> p: P;
-        @compute @workgroup_size(64) fn scale(@builtin(global_invocation_id) id: vec3<u32>) {
-            if id.x < arrayLength(&data) { data[id.x] = data[id.x] * p.scale; }
-        }";
+    /// A buffer binding `@group(0) @binding(binding)` of `size` bytes (plus `stride`-byte
+    /// runtime-array elements when `stride` is given).
+    fn buffer(binding: u32, size: u32, stride: Option<u32>) -> Binding {
+        Binding {
+            name: Cow::Owned(format!("b{binding}")),
+            group: 0,
+            binding,
+            kind: BindingKind::Storage,
+            access: Access::ReadWrite,
+            layout: Some(Layout {
+                type_name: Cow::Borrowed("T"),
+                size,
+                align: 4,
+                runtime_stride: stride,
+                fields: Cow::Borrowed(&[]),
+            }),
+        }
+    }
 
-    fn entry() -> Entry {
-        let c =
-            crate::compile("s.wgsl", SRC, &Default::default()).unwrap_or_else(|d| panic!("{d}"));
-        c.entry("scale").cloned().unwrap_or_else(|| panic!("no entry"))
+    fn param(binding: u32, used: bool) -> PtxParam {
+        PtxParam {
+            name: Cow::Owned(format!("p_g0_b{binding}")),
+            group: 0,
+            binding,
+            used,
+            sampler: None,
+            compare: false,
+        }
+    }
+
+    /// What `dianran::compile` reports for
+    /// `@group(0) @binding(0) var<storage, read_write> data: array<f32>;` and
+    /// `@group(0) @binding(2) var<uniform> p: P;` (`struct P { scale: f32, pad: u32 }`, 8 bytes)
+    /// with binding 1 a group-0 placeholder, and `immediates` bytes of immediate data.
+    fn entry(immediates: u32) -> Entry {
+        Entry {
+            name: Cow::Borrowed("scale"),
+            wgsl_name: Cow::Borrowed("scale"),
+            stage: Stage::Compute,
+            workgroup_size: [64, 1, 1],
+            ptx_name: Some(Cow::Borrowed("scale")),
+            ptx_params: Cow::Owned(vec![param(0, true), param(1, false), param(2, true)]),
+            ptx_uses_sizes: true,
+            ptx_immediates: immediates,
+            msl_uses_sizes: true,
+            bindings: Cow::Owned(vec![buffer(0, 0, Some(4)), buffer(2, 8, None)]),
+        }
     }
 
     #[test]
     fn immediates_are_checked_and_padded() {
-        let c = crate::compile(
-            "i.wgsl",
-            "struct P { a: f32, b: vec2<f32>, c: u32 }
-            var<immediate> p: P;
-            @group(0) @binding(0) var<storage, read_write> o: array<f32>;
-            @compute @workgroup_size(1) fn k() { o[0] = p.a + p.b.y + f32(p.c); }",
-            &Default::default(),
-        )
-        .unwrap_or_else(|d| panic!("{d}"));
-        let e = c.entry("k").unwrap_or_else(|| panic!("no entry"));
-        // a at 0, b at 8 (vec2 aligns to 8), c at 16, the size rounded up to the struct's
-        // alignment of 8: 24 bytes.
-        assert_eq!(e.ptx_immediates, 24);
-        assert_eq!(immediates_value(e, &[7; 24]), Ok(vec![7; 24]));
+        let e = entry(24);
+        assert_eq!(immediates_value(&e, &[7; 24]), Ok(vec![7; 24]));
         assert_eq!(
-            immediates_value(e, &[0; 20]),
+            immediates_value(&e, &[0; 20]),
             Err(LaunchError::ImmediatesSize { expected: 24, given: 20 })
         );
+        // Padded to whole words: 6 bytes travel as 8.
+        assert_eq!(immediates_value(&entry(6), &[1; 6]), Ok(vec![1, 1, 1, 1, 1, 1, 0, 0]));
         // An entry without immediate data takes none.
-        assert_eq!(immediates_value(&entry(), &[]), Ok(Vec::new()));
-        assert!(immediates_value(&entry(), &[1]).is_err());
+        assert_eq!(immediates_value(&entry(0), &[]), Ok(Vec::new()));
+        assert!(immediates_value(&entry(0), &[1]).is_err());
     }
 
     #[test]
     fn plan_checks_buffers_before_the_driver() {
-        let e = entry();
+        let e = entry(0);
         let mut data = vec![0u8; 40];
         let mut params = vec![0u8; 8];
         let mut short = vec![0u8; 4];
@@ -546,36 +574,6 @@ mod tests {
         let mut b = vec![0u8; 8];
         let args = [BufferArg::new(0, 2, &mut a), BufferArg::new(0, 2, &mut b)];
         assert_eq!(plan(&e, &args), Err(LaunchError::DuplicateBuffer { group: 0, binding: 2 }));
-    }
-
-    #[test]
-    fn runs_or_reports_no_device() {
-        let c =
-            crate::compile("s.wgsl", SRC, &Default::default()).unwrap_or_else(|d| panic!("{d}"));
-        let ptx = c.ptx.as_ref().unwrap_or_else(|d| panic!("{d}"));
-        let module = match CudaModule::load(ptx) {
-            Err(LaunchError::NoDevice) => {
-                println!("skipped: no CUDA device");
-                return;
-            }
-            m => m.unwrap_or_else(|e| panic!("{e}")),
-        };
-        let input: Vec<f32> = (0..100).map(|i| i as f32 - 20.0).collect();
-        let mut data: Vec<u8> = input.iter().flat_map(|v| v.to_le_bytes()).collect();
-        let mut params: Vec<u8> = [2.5f32.to_le_bytes(), 0u32.to_le_bytes()].concat();
-        let e = c.entry("scale").unwrap();
-        let mut args = [BufferArg::new(0, 0, &mut data), BufferArg::new(0, 2, &mut params)];
-        module.launch(e, [2, 1, 1], &mut args).unwrap_or_else(|e| panic!("{e}"));
-        let got: Vec<f32> =
-            data.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
-        let want: Vec<f32> = input.iter().map(|v| v * 2.5).collect();
-        assert_eq!(got, want);
-        // A bad PTX text carries the JIT log.
-        match CudaModule::load(".version 8.0\n.target sm_80\n.address_size 64\nbogus;\n") {
-            Err(LaunchError::Load { log, .. }) => assert!(!log.is_empty()),
-            other => panic!("expected a load error, got {other:?}"),
-        }
-        assert_eq!(module.launch(e, [0, 1, 1], &mut []), Err(LaunchError::EmptyGrid([0, 1, 1])));
     }
 }
 
@@ -601,7 +599,7 @@ fn check(r: sys::CUresult, op: &str) -> Result<(), LaunchError> {
 /// A `cuMemcpy3D` between host bytes and level `level` of an array (`to_array`: upload).
 fn copy_level(
     arr: sys::CUarray,
-    t: &dianran_runtime::texture::TextureData,
+    t: &crate::texture::TextureData,
     level: u32,
     host: *mut u8,
     to_array: bool,
@@ -638,7 +636,7 @@ impl DeviceTextures {
     fn array(
         &mut self,
         index: usize,
-        t: &dianran_runtime::texture::TextureData,
+        t: &crate::texture::TextureData,
         surface: bool,
     ) -> Result<sys::CUmipmappedArray, LaunchError> {
         if let Some((_, a)) = self.arrays.iter().find(|(i, _)| *i == index) {
@@ -700,7 +698,7 @@ impl DeviceTextures {
     fn read_back(
         &self,
         index: usize,
-        t: &mut dianran_runtime::texture::TextureData,
+        t: &mut crate::texture::TextureData,
     ) -> Result<(), LaunchError> {
         let Some((_, h)) = self.arrays.iter().find(|(i, _)| *i == index) else { return Ok(()) };
         let arr = level_array(*h, 0)?;

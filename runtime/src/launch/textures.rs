@@ -8,10 +8,8 @@
 
 use super::LaunchError;
 use crate::reflect::{BindingKind, Entry};
+use crate::texture::{AddressMode, Channel, Filter, SamplerDesc, TexDim, TexelFormat, TextureData};
 use cudarc::driver::sys;
-use dianran_runtime::texture::{
-    AddressMode, Channel, Filter, SamplerDesc, TexDim, TexelFormat, TextureData,
-};
 
 /// A texture bound to `@group(group) @binding(binding)` for one launch: its texels (all mip
 /// levels, `TextureData`'s layout). After a successful launch a storage texture the entry
@@ -170,11 +168,11 @@ pub enum ObjectPlan {
         /// Index into the samplers.
         sampler: Option<usize>,
         /// A comparison pair's object: point filtered, the kernel compares and filters
-        /// (`dianran_runtime::texture::compare_object_sampler`).
+        /// (`crate::texture::compare_object_sampler`).
         compare: bool,
     },
     /// The by-value `.u32` compare word of a comparison pair with sampler `sampler` (index
-    /// into the samplers; `dianran_runtime::texture::compare_word`).
+    /// into the samplers; `crate::texture::compare_word`).
     CompareWord {
         /// Index into the samplers.
         sampler: usize,
@@ -313,134 +311,5 @@ mod tests {
         assert_eq!(d.filterMode, sys::CUfilter_mode::CU_TR_FILTER_MODE_POINT);
         assert_eq!(d.flags, sys::CU_TRSF_READ_AS_INTEGER);
         assert_eq!(d.addressMode, [sys::CUaddress_mode::CU_TR_ADDRESS_MODE_CLAMP; 3]);
-    }
-
-    #[test]
-    fn objects_follow_the_parameter_list() {
-        let src = "@group(0) @binding(0) var t: texture_2d<f32>;
-            @group(0) @binding(1) var s: sampler;
-            @group(0) @binding(2) var<storage, read_write> out: array<vec4<f32>>;
-            @group(0) @binding(3) var img: texture_storage_2d<r32float, write>;
-            @group(0) @binding(4) var u: texture_2d<u32>;
-            @compute @workgroup_size(1) fn k() {
-                out[0] = textureSampleLevel(t, s, vec2<f32>(0.5), 0.0) + vec4<f32>(textureLoad(u, vec2<i32>(0), 0));
-                textureStore(img, vec2<i32>(0), vec4<f32>(1.0)); }";
-        let c =
-            crate::compile("k.wgsl", src, &Default::default()).unwrap_or_else(|d| panic!("{d}"));
-        let e = c.entry("k").unwrap();
-        let mut a = tex(TexDim::D2, TexelFormat::Rgba32Float, 4, 4, 1, 1);
-        let mut b = tex(TexDim::D2, TexelFormat::R32Float, 4, 4, 1, 1);
-        let mut u = tex(TexDim::D2, TexelFormat::Rgba32Uint, 4, 4, 1, 1);
-        let samplers = [SamplerArg { group: 0, binding: 1, sampler: SamplerDesc::default() }];
-        let textures = [
-            TextureArg { group: 0, binding: 4, texture: &mut u },
-            TextureArg { group: 0, binding: 3, texture: &mut b },
-            TextureArg { group: 0, binding: 0, texture: &mut a },
-        ];
-        let plan = plan_objects(e, &textures, &samplers).unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(
-            plan,
-            [
-                ObjectPlan::Buffer(None),
-                ObjectPlan::Buffer(None),
-                ObjectPlan::Buffer(None),
-                ObjectPlan::Surface { texture: 1 },
-                ObjectPlan::Texture { texture: 0, sampler: None, compare: false },
-                ObjectPlan::Texture { texture: 2, sampler: Some(0), compare: false },
-            ]
-        );
-        let err = plan_objects(e, &textures[..2], &samplers).unwrap_err();
-        assert!(matches!(err, LaunchError::MissingBuffer { group: 0, binding: 0, .. }), "{err}");
-    }
-
-    #[test]
-    fn comparison_pairs_get_a_point_filtered_object_and_a_word() {
-        let src = "@group(0) @binding(0) var t: texture_depth_2d;
-            @group(0) @binding(1) var s: sampler_comparison;
-            @group(0) @binding(2) var<storage, read_write> out: array<vec4<f32>>;
-            @compute @workgroup_size(1) fn k() {
-                out[0] = vec4<f32>(textureSampleCompareLevel(t, s, vec2<f32>(0.5), 0.5)); }";
-        let c =
-            crate::compile("k.wgsl", src, &Default::default()).unwrap_or_else(|d| panic!("{d}"));
-        let e = c.entry("k").unwrap();
-        let mut d = tex(TexDim::D2, TexelFormat::Depth32Float, 4, 4, 1, 1);
-        let shadow = SamplerDesc {
-            compare: Some(dianran_runtime::texture::CompareFn::GreaterEqual),
-            ..SamplerDesc::uniform(AddressMode::Repeat, Filter::Linear)
-        };
-        let samplers = [SamplerArg { group: 0, binding: 1, sampler: shadow }];
-        let textures = [TextureArg { group: 0, binding: 0, texture: &mut d }];
-        let plan = plan_objects(e, &textures, &samplers).unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(
-            plan,
-            [
-                ObjectPlan::Buffer(None),
-                ObjectPlan::Buffer(None),
-                ObjectPlan::Buffer(None),
-                ObjectPlan::Texture { texture: 0, sampler: Some(0), compare: true },
-                ObjectPlan::CompareWord { sampler: 0 },
-            ]
-        );
-        // greater-equal is 6 in WebGPU order; bit 3: linear.
-        assert_eq!(dianran_runtime::texture::compare_word(&shadow), 6 | 8);
-        let obj = dianran_runtime::texture::compare_object_sampler(&shadow);
-        let desc = texture_descriptor(TexelFormat::Depth32Float, Some(&obj));
-        assert_eq!(desc.filterMode, sys::CUfilter_mode::CU_TR_FILTER_MODE_POINT);
-        assert_eq!(desc.addressMode, [sys::CUaddress_mode::CU_TR_ADDRESS_MODE_WRAP; 3]);
-        let a = array_descriptor(&tex(TexDim::D2, TexelFormat::Depth32Float, 4, 4, 1, 1), false);
-        assert_eq!(a.map(|a| a.Flags).ok(), Some(sys::CUDA_ARRAY3D_TEXTURE_GATHER));
-    }
-
-    #[test]
-    fn cube_comparison_pairs_get_a_point_filtered_cubemap_object_and_a_word() {
-        let src = "@group(0) @binding(0) var c: texture_depth_cube;
-            @group(0) @binding(1) var ca: texture_depth_cube_array;
-            @group(0) @binding(2) var s: sampler_comparison;
-            @group(0) @binding(3) var<storage, read_write> out: array<vec4<f32>>;
-            @compute @workgroup_size(1) fn k() {
-                let d = vec3<f32>(0.5, -1.0, 0.25);
-                out[0] = textureGatherCompare(c, s, d, 0.5)
-                    + vec4<f32>(textureSampleCompareLevel(ca, s, d, 1, 0.5)); }";
-        let c =
-            crate::compile("k.wgsl", src, &Default::default()).unwrap_or_else(|d| panic!("{d}"));
-        let e = c.entry("k").unwrap_or_else(|| panic!("no entry k"));
-        assert!(e.ptx_name.is_some(), "cube comparison is in the PTX");
-        let mut cube = tex(TexDim::Cube, TexelFormat::Depth32Float, 4, 4, 6, 1);
-        let mut cubes = tex(TexDim::CubeArray, TexelFormat::Depth32Float, 4, 4, 12, 1);
-        let shadow = SamplerDesc {
-            compare: Some(dianran_runtime::texture::CompareFn::Less),
-            ..SamplerDesc::uniform(AddressMode::ClampToEdge, Filter::Nearest)
-        };
-        let samplers = [SamplerArg { group: 0, binding: 2, sampler: shadow }];
-        let textures = [
-            TextureArg { group: 0, binding: 1, texture: &mut cubes },
-            TextureArg { group: 0, binding: 0, texture: &mut cube },
-        ];
-        let plan = plan_objects(e, &textures, &samplers).unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(
-            plan,
-            [
-                ObjectPlan::Buffer(None),
-                ObjectPlan::Buffer(None),
-                ObjectPlan::Buffer(None),
-                ObjectPlan::Buffer(None),
-                ObjectPlan::Texture { texture: 1, sampler: Some(0), compare: true },
-                ObjectPlan::CompareWord { sampler: 0 },
-                ObjectPlan::Texture { texture: 0, sampler: Some(0), compare: true },
-                ObjectPlan::CompareWord { sampler: 0 },
-            ]
-        );
-        // less is 1 in WebGPU order; nearest: bit 3 clear.
-        assert_eq!(dianran_runtime::texture::compare_word(&shadow), 1);
-        let a = array_descriptor(&tex(TexDim::Cube, TexelFormat::Depth32Float, 4, 4, 6, 1), false)
-            .unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!((a.Depth, a.NumChannels, a.Flags), (6, 1, sys::CUDA_ARRAY3D_CUBEMAP));
-        let a = array_descriptor(
-            &tex(TexDim::CubeArray, TexelFormat::Depth32Float, 4, 4, 12, 1),
-            false,
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(a.Depth, 12);
-        assert_eq!(a.Flags, sys::CUDA_ARRAY3D_CUBEMAP | sys::CUDA_ARRAY3D_LAYERED);
     }
 }
