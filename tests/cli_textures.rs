@@ -103,6 +103,7 @@ fn verify_compares_textured_samples() {
         "texture_sample.wgsl",
         "texture_gather_compare.wgsl",
         "depth_compare_cube.wgsl",
+        "texture_param.wgsl",
     ] {
         let f = root.join(name);
         let out = dianran(&["verify", f.to_str().unwrap(), "--executors", "lavapipe,emu"]);

@@ -108,6 +108,98 @@ struct Gen {
 /// Value types that locals can have.
 const SCALARS: [S; 4] = [S::I32, S::U32, S::F32, S::Bool];
 
+/// Binary integer operators (WGSL defines every one for all operands).
+const INT_ARITH: [&str; 8] = ["+", "-", "*", "/", "%", "&", "|", "^"];
+/// Compound assignments on integers.
+const INT_COMPOUND: [&str; 8] = ["+=", "-=", "*=", "/=", "%=", "&=", "|=", "^="];
+/// Shifts (amounts masked as WGSL says).
+const SHIFTS: [&str; 2] = ["<<", ">>"];
+/// One-operand integer builtins.
+const INT_BITS: [&str; 7] = [
+    "countOneBits",
+    "countLeadingZeros",
+    "countTrailingZeros",
+    "firstLeadingBit",
+    "firstTrailingBit",
+    "reverseBits",
+    "abs",
+];
+/// Comparisons (of integers and exact floats).
+const COMPARISONS: [&str; 6] = ["<", "<=", ">", ">=", "==", "!="];
+/// Discontinuous one-operand float builtins, applied to exact floats only.
+const EXACT_ROUNDING: [&str; 7] = ["floor", "ceil", "round", "trunc", "fract", "abs", "sign"];
+/// The math builtins `float_expr` and `float_math` write (on bounded domains away from poles).
+const FLOAT_MATH: [&str; 28] = [
+    "sin",
+    "cos",
+    "tanh",
+    "atan",
+    "exp",
+    "exp2",
+    "log",
+    "log2",
+    "sqrt",
+    "inverseSqrt",
+    "pow",
+    "tan",
+    "asin",
+    "acos",
+    "atan2",
+    "sinh",
+    "cosh",
+    "asinh",
+    "acosh",
+    "atanh",
+    "smoothstep",
+    "saturate",
+    "radians",
+    "degrees",
+    "abs",
+    "clamp",
+    "min",
+    "max",
+];
+
+const INTS: &[S] = &[S::I32, S::U32];
+const FLOATS: &[S] = &[S::F32, S::F16];
+const ALL_WIDTHS: &[u8] = &[1, 2, 3, 4];
+const VECTORS: &[u8] = &[2, 3, 4];
+const SCALAR: &[u8] = &[1];
+
+/// Every operator and builtin the generator writes on scalars and vectors, with the scalar
+/// types and widths (1: a scalar) of the first operand it writes each with. Prefix operators
+/// are spelled `-x`, `~x`, `!x`; compound assignments by their operator (`%=`). The coverage
+/// test (`fuzz/tests/coverage.rs`) generates programs and names every (operation, type) pair
+/// of this table that none of them holds. Matrices, atomics, subgroup and cooperative-matrix
+/// builtins are checked there as features.
+pub const SUPPORTED: &[(&[&str], &[S], &[u8])] = &[
+    (&INT_ARITH, INTS, ALL_WIDTHS),
+    (&INT_COMPOUND, INTS, ALL_WIDTHS),
+    (&SHIFTS, INTS, ALL_WIDTHS),
+    (&["~x"], INTS, ALL_WIDTHS),
+    (&["-x"], &[S::I32, S::F32, S::F16], ALL_WIDTHS),
+    (&INT_BITS, INTS, ALL_WIDTHS),
+    (&["min", "max", "clamp", "select", "extractBits", "insertBits"], INTS, ALL_WIDTHS),
+    (&["dot"], &[S::I32, S::U32, S::F32, S::F16], VECTORS),
+    (&["pack4xI8", "pack4xI8Clamp"], &[S::I32], &[4]),
+    (&["pack4xU8", "pack4xU8Clamp"], &[S::U32], &[4]),
+    (&["pack4x8snorm", "pack4x8unorm"], &[S::F32], &[4]),
+    (&["pack2x16snorm", "pack2x16unorm", "pack2x16float"], &[S::F32], &[2]),
+    (&["dot4I8Packed", "dot4U8Packed", "unpack2x16snorm", "unpack2x16unorm"], &[S::U32], SCALAR),
+    (&["unpack4x8snorm", "unpack4x8unorm"], &[S::U32], SCALAR),
+    (&COMPARISONS, &[S::I32, S::U32, S::F32], ALL_WIDTHS),
+    (&["!x", "&", "|", "==", "!="], &[S::Bool], ALL_WIDTHS),
+    (&["&&", "||"], &[S::Bool], SCALAR),
+    (&["any", "all"], &[S::Bool], VECTORS),
+    (&["+", "-", "*", "/", "%"], FLOATS, ALL_WIDTHS),
+    (&["fma", "mix", "select"], FLOATS, ALL_WIDTHS),
+    (&FLOAT_MATH, FLOATS, ALL_WIDTHS),
+    (&["length", "distance", "normalize"], FLOATS, VECTORS),
+    (&EXACT_ROUNDING, FLOATS, ALL_WIDTHS),
+    (&["step"], FLOATS, ALL_WIDTHS),
+    (&["quantizeToF16"], &[S::F32], ALL_WIDTHS),
+];
+
 impl Gen {
     fn new(seed: u64) -> Gen {
         let mut rng = Rng::new(seed);
@@ -532,8 +624,7 @@ impl Gen {
         }
         match self.rng.below(14) {
             0..=4 => {
-                let ops = ["+", "-", "*", "/", "%", "&", "|", "^"];
-                let op = *self.rng.pick(&ops);
+                let op = *self.rng.pick(&INT_ARITH);
                 let a = self.int_expr(s, n, depth + 1);
                 let mut b = self.int_expr(s, n, depth + 1);
                 // naga rejects a constant zero divisor; a runtime zero is defined in WGSL.
@@ -544,7 +635,7 @@ impl Gen {
                 Expr::bin(op, a, b, ty)
             }
             5 => {
-                let op = *self.rng.pick(&["<<", ">>"]);
+                let op = *self.rng.pick(&SHIFTS);
                 let a = self.runtime_int(s, n, depth);
                 let mut b = self.int_expr(S::U32, n, depth + 1);
                 // naga rejects shift amounts it can fold to 32 or more (even one constant
@@ -567,15 +658,7 @@ impl Gen {
                 }
             }
             7 => {
-                let f = *self.rng.pick(&[
-                    "countOneBits",
-                    "countLeadingZeros",
-                    "countTrailingZeros",
-                    "firstLeadingBit",
-                    "firstTrailingBit",
-                    "reverseBits",
-                    "abs",
-                ]);
+                let f = *self.rng.pick(&INT_BITS);
                 let a = self.runtime_int(s, n, depth);
                 Expr::call(f, vec![a], ty)
             }
@@ -927,8 +1010,30 @@ impl Gen {
                 };
                 Expr::call(f, vec![u], ty)
             }
+            18 => self.float_rem(s, n, depth),
             _ => self.float_leaf(s, n),
         }
+    }
+
+    /// `x % y` (WGSL: `x - y * trunc(x / y)`, the sign of `x`) on an exact runtime `x` and a
+    /// divisor whose components are powers of two of either sign: `x / y` and the result are
+    /// exact on every executor, and the signs of the two operands vary per component, so a
+    /// lowering that rounds the quotient any way but toward zero gives other values. The
+    /// result is below `|y| <= 4` in magnitude.
+    fn float_rem(&mut self, s: S, n: u8, depth: u32) -> Expr {
+        let ty = if n == 1 { Ty::S(s) } else { Ty::Vec(n, s) };
+        let mut x = self.exact_float(s, n, depth + 1);
+        if is_const(&x) {
+            // naga folds constant operands: keep the operation for the backends.
+            x = Expr::bin("+", x, self.float_leaf_input(s, n), ty.clone());
+        }
+        let part = |g: &mut Gen| {
+            let v = *g.rng.pick(&[0.5, 1.0, 2.0, 4.0]);
+            let v = if g.rng.chance(50) { -v } else { v };
+            g.flit(s, v)
+        };
+        let y = if n == 1 { part(self) } else { self.vec_of(s, n, part) };
+        Expr::bin("%", x, y, ty)
     }
 
     /// Math builtins on domains away from poles, branch cuts and overflow; results in [-4, 4].
@@ -1183,8 +1288,7 @@ impl Gen {
                 self.fclamp(e, -1024.0, 1024.0)
             }
             2 => {
-                let f =
-                    *self.rng.pick(&["floor", "ceil", "round", "trunc", "fract", "abs", "sign"]);
+                let f = *self.rng.pick(&EXACT_ROUNDING);
                 Expr::call(f, vec![a], ty)
             }
             3 => {
@@ -1219,7 +1323,7 @@ impl Gen {
             0..=2 => {
                 let s = *self.rng.pick(&[S::I32, S::U32]);
                 let (a, b) = (self.int_expr(s, n, depth + 1), self.int_expr(s, n, depth + 1));
-                let op = *self.rng.pick(&["<", "<=", ">", ">=", "==", "!="]);
+                let op = *self.rng.pick(&COMPARISONS);
                 Expr::bin(op, a, b, ty)
             }
             3 => {
@@ -1227,7 +1331,7 @@ impl Gen {
                     self.exact_float(S::F32, n, depth + 1),
                     self.exact_float(S::F32, n, depth + 1),
                 );
-                let op = *self.rng.pick(&["<", "<=", ">", ">=", "==", "!="]);
+                let op = *self.rng.pick(&COMPARISONS);
                 Expr::bin(op, a, b, ty)
             }
             4 => {
@@ -1497,7 +1601,7 @@ impl Gen {
                 let ty = place.ty.clone();
                 match ty.scalar() {
                     Some(s) if s.is_int() && self.rng.chance(40) => {
-                        let op = *self.rng.pick(&["+=", "-=", "*=", "/=", "%=", "&=", "|=", "^="]);
+                        let op = *self.rng.pick(&INT_COMPOUND);
                         let mut e = self.int_expr(s, ty.width(), 1);
                         // naga rejects a constant zero divisor; a runtime zero is defined.
                         if matches!(op, "/=" | "%=") && has_const_part(&e) {

@@ -1,8 +1,11 @@
 //! What the generator writes: every program passes naga's validation, the same seed gives the
-//! same text, and the features the fuzzing issue names appear in most programs.
+//! same text, the features the fuzzing issue names appear in most programs, and every
+//! operator and builtin the generator supports appears on every type it supports.
 
-use dianran_fuzz::gen::generate;
+use dianran_fuzz::ast::{Expr, ExprKind, Stmt, Ty};
+use dianran_fuzz::gen::{generate, SUPPORTED};
 use dianran_fuzz::rng::program_seed;
+use std::collections::HashSet;
 
 const PROGRAMS: u64 = 300;
 
@@ -63,5 +66,91 @@ fn programs_are_valid_deterministic_and_cover_the_features() {
     assert!(
         rich * 2 > PROGRAMS,
         "only {rich} of {PROGRAMS} programs have four of the named features"
+    );
+}
+
+/// Programs generated for the operator × type table.
+const TABLE_PROGRAMS: u64 = 8000;
+
+/// The key of an operation in [`dianran_fuzz::gen::SUPPORTED`]: prefix operators as `-x`.
+fn key(e: &Expr) -> Option<(String, &Ty)> {
+    match &*e.kind {
+        ExprKind::Binary(op, a, _) => Some((op.to_string(), &a.ty)),
+        ExprKind::Unary(op, a) => Some((format!("{op}x"), &a.ty)),
+        ExprKind::Call(f, args) => args.first().map(|a| (f.clone(), &a.ty)),
+        _ => None,
+    }
+}
+
+/// Adds every (operation, first operand type) of `e` and its subexpressions to `seen`.
+fn collect_expr(e: &mut Expr, seen: &mut HashSet<(String, Ty)>) {
+    if let Some((k, ty)) = key(e) {
+        seen.insert((k, ty.clone()));
+    }
+    for c in e.children_mut() {
+        collect_expr(c, seen);
+    }
+}
+
+fn collect(list: &mut [Stmt], seen: &mut HashSet<(String, Ty)>) {
+    for s in list {
+        if let Stmt::Assign(place, op, _) = s {
+            if *op != "=" {
+                seen.insert((op.to_string(), place.ty.clone()));
+            }
+        }
+        if let Stmt::For { init, update, .. } = s {
+            collect(std::slice::from_mut(init.as_mut()), seen);
+            collect(std::slice::from_mut(update.as_mut()), seen);
+        }
+        for e in s.exprs_mut() {
+            collect_expr(e, seen);
+        }
+        for b in s.bodies_mut() {
+            collect(b, seen);
+        }
+    }
+}
+
+/// Every operator and builtin the generator lists in `SUPPORTED`, on every scalar type and
+/// width listed with it, appears in a few thousand programs: an operation the generator
+/// never writes on some type (as it once never wrote a float `%`) is a hole in what a fuzzing
+/// campaign can find, and this test names each such pair.
+#[test]
+fn every_operator_and_builtin_on_every_type() {
+    let mut seen = HashSet::new();
+    for i in 0..TABLE_PROGRAMS {
+        let mut p = generate(program_seed(2, i));
+        for g in &mut p.globals {
+            if let Some(e) = &mut g.init {
+                collect_expr(e, &mut seen);
+            }
+        }
+        for f in &mut p.functions {
+            collect(&mut f.body, &mut seen);
+        }
+    }
+    let mut missing = Vec::new();
+    let mut pairs = 0;
+    for (ops, scalars, widths) in SUPPORTED {
+        for op in *ops {
+            for &s in *scalars {
+                for &n in *widths {
+                    let ty = if n == 1 { Ty::S(s) } else { Ty::Vec(n, s) };
+                    pairs += 1;
+                    if !seen.contains(&(op.to_string(), ty.clone())) {
+                        missing.push(format!("{op} on {}", ty.wgsl()));
+                    }
+                }
+            }
+        }
+    }
+    missing.sort();
+    missing.dedup();
+    assert!(
+        missing.is_empty(),
+        "{} of {pairs} (operation, type) pairs never appear in {TABLE_PROGRAMS} programs: {}",
+        missing.len(),
+        missing.join(", ")
     );
 }

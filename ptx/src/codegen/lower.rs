@@ -872,6 +872,10 @@ impl<'a> Lower<'a> {
                 for (p, a) in body.params.iter().zip(args) {
                     let v = self.val(*a)?.clone();
                     self.vals.insert(*p, v);
+                    // A texture or sampler argument: the parameter names the same global.
+                    if let Some(&g) = self.tex.handles.get(a) {
+                        self.tex.handles.insert(*p, g);
+                    }
                 }
                 let merge = self.merge_block(results)?;
                 self.frames.push(Frame::Inline { exit: merge });

@@ -97,12 +97,22 @@ pub const COMPARE_FN_MASK: u32 = 0x7;
 /// magnification filter); clear: nearest.
 pub const COMPARE_LINEAR_BIT: u32 = 0x8;
 
-/// Every `GlobalAddr` of a handle (texture or sampler) global in `block`, by result value.
+/// Every `GlobalAddr` of a handle (texture or sampler) global in `block`, by result value,
+/// and every parameter of an inlined call bound to one.
 fn handle_values(m: &ir::Module, block: &ir::Block, out: &mut HashMap<ValueId, GlobalId>) {
     for inst in &block.insts {
         if let (Op::GlobalAddr(g), Some(r)) = (&inst.op, inst.result) {
             if m.globals.get(g.index()).is_some_and(|x| x.space == AddressSpace::Handle) {
                 out.insert(r, *g);
+            }
+        }
+        // A texture or sampler argument of an inlined call: the callee's parameter names the
+        // same global (handles are immutable, so the binding holds on every path).
+        if let Op::Inline { body, args, .. } = &inst.op {
+            for (p, a) in body.params.iter().zip(args) {
+                if let Some(&g) = out.get(a) {
+                    out.insert(*p, g);
+                }
             }
         }
         for b in inst.op.blocks() {

@@ -147,7 +147,8 @@ pub fn check_instruction(i: &Instruction) -> Result<(), PtxError> {
     let types: Vec<Type> = i.types().collect();
     let want_types = match i.op {
         O::Mma => 4,
-        O::Cvt | O::Set | O::Tex | O::Tld4 => 2,
+        // `dp4a.atype.btype`: one type per packed operand.
+        O::Cvt | O::Set | O::Tex | O::Tld4 | O::Dp4a => 2,
         O::Bar
         | O::Barrier
         | O::Membar
@@ -505,6 +506,13 @@ mod tests {
             )),
             Ok(())
         );
+        // dp4a names the types of both packed operands (PTX ISA, "dp4a").
+        let dp4a = |t: Type| {
+            let (d, a, b, c) = (Reg::b32(1), Reg::b32(2), Reg::b32(3), Reg::b32(4));
+            build::ternary(Opcode::Dp4a, &[t.into()], t, d, a, b, c)
+        };
+        assert_eq!(kind(dp4a(Type::U32)), Ok(()));
+        assert_eq!(kind(dp4a(Type::S32)), Ok(()));
     }
 
     #[test]
