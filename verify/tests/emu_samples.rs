@@ -151,7 +151,7 @@ fn compare_sample(name: &str) -> Outcome {
     };
     let module = match dianran_frontend::compile(name, &src, &Default::default()) {
         Ok(m) => m,
-        Err(d) => return Outcome::Skipped(format!("frontend: {d}")),
+        Err(d) => return Outcome::Differs(format!("frontend: {d}")),
     };
     let entry = match entry {
         Some(e) => e,
@@ -166,10 +166,10 @@ fn compare_sample(name: &str) -> Outcome {
             .diagnostics
             .first()
             .map_or("entry not compiled".to_string(), |d| d.message.clone());
-        return Outcome::Skipped(format!("codegen: {}", why.lines().next().unwrap_or("")));
+        return Outcome::Differs(format!("codegen: {}", why.lines().next().unwrap_or("")));
     };
     let Some(ep) = module.entry_point(&entry) else {
-        return Outcome::Skipped("entry missing".into());
+        return Outcome::Differs("entry missing".into());
     };
     let bindings = dianran_verify::buffers::entry_bindings(&module, &entry).unwrap_or_default();
     let invocations: u32 = dispatch.iter().chain(&ep.workgroup_size).product();

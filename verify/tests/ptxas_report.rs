@@ -22,7 +22,8 @@ fn ptxas_report_for_every_sample_has_no_spills() {
     for p in paths {
         let name = p.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
         let src = std::fs::read_to_string(&p).expect("readable");
-        let Ok(m) = dianran_frontend::compile(&name, &src, &Default::default()) else { continue };
+        let m = dianran_frontend::compile(&name, &src, &Default::default())
+            .unwrap_or_else(|d| panic!("{name}: every sample compiles: {d}"));
         let ptx = dianran_ptx::codegen::compile_module(&m, &Default::default());
         if ptx.entries.is_empty() {
             continue; // vertex/fragment-only samples
