@@ -436,7 +436,8 @@ impl Lower<'_> {
         }
     }
 
-    /// Dot product (mul then fma chain for floats, mad for integers).
+    /// Dot product: for floats each product and sum rounded on its own (`dot` is contracted in
+    /// the SSA, `docs/math.md`, "Contraction"), mad for integers.
     pub(crate) fn dot(&mut self, s: Scalar, a: &[VRegId], b: &[VRegId]) -> VRegId {
         if a.is_empty() || b.is_empty() {
             return self.imm_of(s, 0.0);
@@ -450,7 +451,8 @@ impl Lower<'_> {
         for i in 1..a.len().min(b.len()) {
             let (x, y, c) = (a[i], b[i], acc);
             acc = if s.is_float() {
-                self.def(kind_of(s), |d| build::fma_rn(arith_ty(s), d, x, y, c))
+                let p = self.bin(Opcode::Mul, s, x, y);
+                self.bin(Opcode::Add, s, c, p)
             } else {
                 self.def(RegKind::B32, |d| build::mad_lo(PT::S32, d, x, y, c))
             };

@@ -70,7 +70,9 @@ fn form(i: &Instruction) -> Option<Vec<Modifier>> {
     }
     let ty = Modifier::Type(Type::F16);
     let rn = Modifier::Round(Rounding::Rn);
-    let plain = i.mods == [ty];
+    // Float add/sub/mul carry `.rn` (so that ptxas does not contract them); `.f16x2` keeps it.
+    let rounded = matches!(i.op, Opcode::Add | Opcode::Sub | Opcode::Mul) && i.mods == [rn, ty];
+    let plain = i.mods == [ty] || rounded;
     let fma = i.op == Opcode::Fma && i.mods == [rn, ty];
     if !(plain && i.op != Opcode::Fma || fma) {
         return None;

@@ -48,7 +48,7 @@ fn shifts_mask_a_u32_amount_to_63() {
 fn f64_operations_round_to_nearest_explicitly() {
     let t = ptx("@group(0) @binding(0) var<storage, read_write> a: array<f64>;
          @compute @workgroup_size(1) fn main() {
-             a[0] = a[1] / a[2] + a[3] * a[4];
+             a[0] = (a[1] / a[2] + a[3]) * a[4];
              a[5] = sqrt(a[6]);
              a[7] = fma(a[8], a[9], a[10]);
              a[11] = floor(a[12]);

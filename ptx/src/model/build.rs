@@ -34,8 +34,18 @@ pub fn unpack(t: Type, parts: &[Reg], a: Reg) -> Instruction {
 }
 
 /// `op{.mods}.T` over `operands`: the shape of most forms (one type, last).
+///
+/// A float `add`, `sub` or `mul` without a rounding modifier gets `.rn`: ptxas never contracts
+/// an instruction with an explicit rounding modifier into an `fma`, so the fused multiply-adds
+/// are exactly the `fma`s the SSA holds (`docs/math.md`, "Contraction").
 fn typed(op: Opcode, mods: &[Modifier], t: Type, operands: Vec<Operand>) -> Instruction {
     let mut m = mods.to_vec();
+    let float =
+        matches!(t, Type::F16 | Type::F16x2 | Type::Bf16 | Type::Bf16x2 | Type::F32 | Type::F64);
+    let rounded = m.iter().any(|x| matches!(x, Modifier::Round(_)));
+    if float && !rounded && matches!(op, Opcode::Add | Opcode::Sub | Opcode::Mul) {
+        m.insert(0, Modifier::Round(Rounding::Rn));
+    }
     m.push(ty(t));
     Instruction::new(op, m, operands)
 }
@@ -79,9 +89,9 @@ macro_rules! fixed_forms {
 }
 
 fixed_forms! {
-    /// `add.T d, a, b`.
+    /// `add.T d, a, b` (`add.rn.T` for floats, see [`typed`]).
     add: Add [] (d, a, b);
-    /// `sub.T d, a, b`.
+    /// `sub.T d, a, b` (`sub.rn.T` for floats, see [`typed`]).
     sub: Sub [] (d, a, b);
     /// `mul.lo.T d, a, b` (integers).
     mul_lo: Mul [flag(Flag::Lo)] (d, a, b);

@@ -42,7 +42,7 @@ fn lane_pairs_of_a_packed_load_become_one_f16x2_op_feeding_the_store() {
     for swap in [false, true] {
         let mut mf = kernel(add, swap);
         pack_f16(&mut mf);
-        assert_eq!(text(&mf), ["ld.global.b32", "ld.global.b32", "add.f16x2", "st.global.b32"]);
+        assert_eq!(text(&mf), ["ld.global.b32", "ld.global.b32", "add.rn.f16x2", "st.global.b32"]);
         // The store reads the packed sum.
         let insts: Vec<&Instruction> = mf.blocks.iter().flat_map(|b| &b.insts).collect();
         let sum = insts.get(2).and_then(|i| i.operands.first()).cloned();

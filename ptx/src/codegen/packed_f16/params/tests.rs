@@ -129,7 +129,7 @@ fn a_lane_read_as_a_scalar_keeps_its_f16_parameter_beside_the_packed_one() {
             "mov.b32",
             "ld.global.b32",
             "mov.b32",
-            "add.f16",
+            "add.rn.f16",
             "st.global.b16",
             "st.global.b32"
         ]
