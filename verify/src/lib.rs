@@ -8,6 +8,7 @@ pub mod cubin;
 #[cfg(feature = "cuda")]
 pub mod cuda;
 pub mod emu;
+pub mod engine;
 pub mod executors;
 pub mod interp;
 #[cfg(feature = "lavapipe")]
