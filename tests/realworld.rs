@@ -12,20 +12,24 @@
 //!   random fill, for kernels whose sizes come from a uniform or storage buffer;
 //! - `// texture: G:B=WxH[xD]:FORMAT[:LEVELS]` and `// sampler: G:B=ADDRESS,FILTER[,COMPARE]`
 //!   for entries that use textures, as `dianran verify` reads them (random texels from
-//!   [`SEED`]).
+//!   [`SEED`]);
+//! - `// racy:`/`// racy(ENTRY):` and `// unordered: G:B` for results that depend on
+//!   scheduling ([`samples`]): a racy entry's difference is reported, not failed.
 //!
 //! Entries that use textures run with those textures bound on the interpreter, the PTX
 //! emulator and lavapipe (input and printed WGSL), as `dianran verify` runs them
 //! ([`dianran::verify::textured`]); their buffers and storage textures are compared with the
 //! interpreter's.
 //!
+//! Executors are run and compared by the agreement engine (`dianran::verify::engine`).
 //! Failures that are understood are listed in [`KNOWN`] with their cause, so they stay
 //! visible while the test passes; a listed failure that no longer happens is reported.
 
 use dianran::frontend::ir::{self, Stage};
 use dianran::verify::agree::random_buffers;
 use dianran::verify::buffers::Buffers;
-use dianran::verify::executors::{self, ExecError, Executor, Job};
+use dianran::verify::engine::{self, Kind};
+use dianran::verify::executors::{Executor, Job};
 use dianran::verify::samples;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
@@ -34,6 +38,8 @@ use std::path::PathBuf;
 const RUNTIME_LEN: u32 = 16384;
 /// Seed of the random buffer contents.
 const SEED: u64 = 0x5EED;
+/// Time limit of each run and comparison: far more than any kernel here needs.
+const TIMEOUT: std::time::Duration = std::time::Duration::from_secs(300);
 
 /// Why the `llvm` stage fails for kernels with textures.
 const TEXTURES_LLVM: &str =
@@ -84,30 +90,6 @@ const KNOWN: &[(&str, &str, &str)] = &[
     ("webgpu_samples_probability_map", "llvm-emu", TEXTURES_LLVM_EMU),
     ("wgpu_storage_texture", "llvm", TEXTURES_LLVM),
     ("wgpu_storage_texture", "llvm-emu", TEXTURES_LLVM_EMU),
-];
-
-/// Entries whose result legitimately depends on scheduling (a data race the kernel's
-/// authors put there on purpose) or on last-bit rounding choices WGSL leaves open (a
-/// disagreement of our PTX, which fuses multiply-adds as CUDA does, with the interpreter, which
-/// rounds every product): a disagreement is reported, not failed.
-const RACY: &[(&str, &str)] = &[
-    (
-        "gpucpp_aurora/main",
-        "its noise hash takes fract() of products near 10^4, which turns the last-bit \
-         difference of a fused dot product (PTX) against rounded products (interpreter) into \
-         about 1e-5 absolute; the sin() of arguments near 1000 is exact on both",
-    ),
-    (
-        "wgpu_hello_synchronization/hasty_main",
-        "reads a workgroup atomic without a barrier: the example shows the race on purpose",
-    ),
-    (
-        "wgpu_cooperative_matrix/main",
-        "@workgroup_size(8, 8) is two 32-wide subgroups, and both load, update and store the \
-         same C tile (the example assumes one 64-wide subgroup): the emulator runs one warp to \
-         completion before the other, the interpreter runs them in lockstep; with \
-         @workgroup_size(32) they agree",
-    ),
 ];
 
 /// One kernel file and its set-up.
@@ -316,115 +298,15 @@ fn check_llvm(k: &Kernel, m: &ir::Module, out: &mut Outcome, ptxas: bool) {
 #[cfg(not(feature = "llvm"))]
 fn check_llvm(_: &Kernel, _: &ir::Module, _: &mut Outcome, _: bool) {}
 
-/// Executor agreement for one entry.
+/// Executor agreement for one entry, by the agreement engine (as `dianran verify` runs it):
+/// entries that use textures run with the header's textures and samplers bound (random texels
+/// from [`SEED`]). Racy entries (a `// racy:` header line), skips and third-party crashes are
+/// reported; the rest goes through [`Outcome::fail`] and its [`KNOWN`] list.
 fn check_entry(k: &Kernel, m: &ir::Module, entry: &str, lavapipe: bool, out: &mut Outcome) {
     let key = format!("{}/{entry}", k.name);
     let input = match buffers_for(k, m, entry) {
         Ok(b) => b,
         Err(e) => return out.fail(&key, "interp", e),
-    };
-    let job = |subgroup_size| Job {
-        file_name: &k.name,
-        source: &k.source,
-        overrides: &[],
-        module: m,
-        entry,
-        dispatch: k.dispatch,
-        subgroup_size,
-        sm: 80,
-        tf32: false,
-        fast_math: false,
-        ptx: None,
-    };
-    if dianran::verify::textured::uses_textures(m, entry) {
-        return check_textured_entry(k, m, entry, &input, lavapipe, out);
-    }
-    let run = |exec, size| match guarded(|| executors::run(exec, &job(size), &input)) {
-        Ok(r) => r,
-        Err(p) => Err(ExecError::Failed(p)),
-    };
-    let reference32 = match run(Executor::Interp, 32) {
-        Ok(b) => b,
-        Err(e) => {
-            // An out-of-bounds access driven by the inputs is a property of the kernel.
-            let text = e.to_string();
-            if text.contains("PANIC") {
-                out.fail(&key, "interp", text);
-            } else {
-                out.report.push(format!("{key}: interp on these inputs: {text}"));
-            }
-            return;
-        }
-    };
-    let coop = m.uses_cooperative_matrices();
-    let mut others = vec![(Executor::Emu, 32)];
-    if cfg!(feature = "llvm") {
-        others.push((Executor::LlvmEmu, 32));
-    }
-    if lavapipe && !coop {
-        let size = if m.uses_subgroups() { 8 } else { 32 };
-        others.push((Executor::Lavapipe, size));
-        others.push((Executor::LavapipeOut, size));
-    }
-    let racy = RACY.iter().find(|(e, _)| *e == key);
-    for (exec, size) in others {
-        let reference = if size == 32 {
-            reference32.clone()
-        } else {
-            match run(Executor::Interp, size) {
-                Ok(b) => b,
-                Err(e) => {
-                    out.fail(&key, "interp", format!("at subgroup size {size}: {e}"));
-                    continue;
-                }
-            }
-        };
-        match run(exec, size) {
-            Ok(result) => {
-                let verdict = executors::compare_run(exec, &job(size), &input, &reference, &result);
-                if let Ok(Some(note)) = &verdict {
-                    out.report.push(format!("{key}: {}: {note}", exec.name()));
-                }
-                if let Err(diff) = verdict {
-                    match racy {
-                        Some((_, why)) => out.report.push(format!(
-                            "{key}: {} differs from interp, as this kernel may ({why}): {diff}",
-                            exec.name()
-                        )),
-                        None => {
-                            out.fail(&key, exec.name(), format!("DISAGREES with interp: {diff}"))
-                        }
-                    }
-                } else {
-                    out.report.push(format!("{key}: {} agrees", exec.name()));
-                }
-            }
-            Err(ExecError::Skipped(why)) => {
-                out.report.push(format!("{key}: {} skipped: {why}", exec.name()))
-            }
-            Err(e) => out.fail(&key, exec.name(), e.to_string()),
-        }
-    }
-}
-
-/// Executor agreement for one entry that uses textures: the header's textures and samplers
-/// (random texels from [`SEED`]) bound on every executor that binds them, buffers and storage
-/// textures compared with the interpreter's under each executor's bounds, as
-/// `dianran verify` does.
-fn check_textured_entry(
-    k: &Kernel,
-    m: &ir::Module,
-    entry: &str,
-    input: &Buffers,
-    lavapipe: bool,
-    out: &mut Outcome,
-) {
-    use dianran::verify::textured::{compare_run_textured, run_textured};
-    let key = format!("{}/{entry}", k.name);
-    let textures = match dianran::cli::run::described_textures(&k.source, m, entry, &[], &[], SEED)
-    {
-        Ok(t) => t,
-        Err(d) => return out.fail(&key, "interp", format!("texture set-up: {}", d.message)),
     };
     let job = Job {
         file_name: &k.name,
@@ -439,50 +321,46 @@ fn check_textured_entry(
         fast_math: false,
         ptx: None,
     };
-    let run = |exec| match guarded(|| run_textured(exec, &job, input, &textures)) {
-        Ok(r) => r,
-        Err(p) => Err(ExecError::Failed(p)),
+    let textured = dianran::verify::textured::uses_textures(m, entry);
+    let textures = if textured {
+        match dianran::cli::run::described_textures(&k.source, m, entry, &[], &[], SEED) {
+            Ok(t) => t,
+            Err(d) => return out.fail(&key, "interp", format!("texture set-up: {}", d.message)),
+        }
+    } else {
+        Default::default()
     };
-    let (ref_bufs, ref_tex) = match run(Executor::Interp) {
-        Ok(r) => r,
-        Err(e) => return out.fail(&key, "interp", e.to_string()),
-    };
-    let mut others = vec![Executor::Emu];
+    let mut executors = vec![Executor::Emu];
     if cfg!(feature = "llvm") {
-        others.push(Executor::LlvmEmu);
+        executors.push(Executor::LlvmEmu);
     }
     if lavapipe {
-        others.push(Executor::Lavapipe);
-        others.push(Executor::LavapipeOut);
+        executors.extend([Executor::Lavapipe, Executor::LavapipeOut]);
     }
-    let racy = RACY.iter().find(|(e, _)| *e == key);
-    for exec in others {
-        match run(exec) {
-            Ok((b, t)) => {
-                let verdict = compare_run_textured(
-                    exec,
-                    &job,
-                    input,
-                    &textures,
-                    (&ref_bufs, &ref_tex),
-                    (&b, &t),
-                );
-                match (verdict, racy) {
-                    (Ok(Some(note)), _) => {
-                        out.report.push(format!("{key}: {} agrees ({note})", exec.name()))
-                    }
-                    (Ok(None), _) => out.report.push(format!("{key}: {} agrees", exec.name())),
-                    (Err(diff), Some((_, why))) => out.report.push(format!(
-                        "{key}: {} differs from interp, as this kernel may ({why}): {diff}",
-                        exec.name()
-                    )),
-                    (Err(diff), None) => {
-                        out.fail(&key, exec.name(), format!("DISAGREES with interp: {diff}"))
-                    }
-                }
+    let header = samples::header(&k.source).unwrap_or_default();
+    let opts = engine::Options {
+        textures,
+        nondeterminism: header.nondeterminism(entry),
+        ..engine::Options::new(executors, TIMEOUT)
+    };
+    for v in engine::check(&job, &input, &opts).verdicts {
+        let (name, detail) = (v.executor.name(), &v.detail);
+        match v.kind {
+            Kind::Agree => out.report.push(format!("{key}: {name} agrees")),
+            Kind::Note => out.report.push(format!("{key}: {name} agrees ({detail})")),
+            Kind::Racy => out
+                .report
+                .push(format!("{key}: {name} differs from interp, as this kernel may: {detail}")),
+            // An out-of-bounds access driven by the inputs is a property of the kernel.
+            Kind::NoReference if !detail.contains("panicked") => {
+                out.report.push(format!("{key}: interp on these inputs: {detail}"))
             }
-            Err(ExecError::Skipped(why)) => out.fail(&key, exec.name(), format!("skipped: {why}")),
-            Err(e) => out.fail(&key, exec.name(), e.to_string()),
+            // Textured entries list their skips in KNOWN (the LLVM executor binds no textures).
+            Kind::Skipped | Kind::NotApplicable | Kind::ThirdPartyCrash if !textured => {
+                out.report.push(format!("{key}: {name} {}: {detail}", v.kind.label()))
+            }
+            Kind::Disagree => out.fail(&key, name, format!("DISAGREES with interp: {detail}")),
+            _ => out.fail(&key, name, format!("{}: {detail}", v.kind.label())),
         }
     }
 }

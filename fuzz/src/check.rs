@@ -5,7 +5,8 @@
 
 use dianran_frontend::ir;
 use dianran_verify::agree::random_buffers;
-use dianran_verify::executors::{self, ExecError, Executor, Job};
+use dianran_verify::engine::{self, Kind as V};
+use dianran_verify::executors::{Executor, Job};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -236,86 +237,38 @@ fn executors_agree(
     let entry = crate::ast::ENTRY;
     let input = random_buffers(m, entry, runtime_len, seed)
         .map_err(|d| Failure::new(Kind::CompileError, "buffers", d.message))?;
-    let job = |subgroup_size| Job {
+    let job = Job {
         file_name: name,
         source: wgsl,
         overrides: &[],
         module: m,
         entry,
         dispatch,
-        subgroup_size,
+        subgroup_size: 32,
         sm: 80,
         tf32: false,
         fast_math: false,
         // The PTX checked above (with an injected bug, when asked for).
         ptx: Some(ptx),
     };
-    let run =
-        |exec: Executor, size: u32| executors::run_limited(exec, &job(size), &input, opts.timeout);
-    let reference = |size: u32| match run(Executor::Interp, size) {
-        Ok(b) => Ok(b),
-        Err(ExecError::Timeout(d)) => {
-            Err(Failure::new(Kind::Crash, "interp", format!("no result after {} s", d.as_secs())))
-        }
-        Err(e) => Err(Failure::new(
-            Kind::Disagreement,
-            "interp",
-            format!("the reference interpreter failed: {e}"),
-        )),
-    };
-    let ref32 = reference(32)?;
-    let lava_size = lavapipe_subgroup_size();
-    let mut ref_lava = None;
-    let mut excuses = std::collections::HashMap::new();
-    for &exec in &opts.executors {
-        let lava = matches!(exec, Executor::Lavapipe | Executor::LavapipeOut);
-        let size = if lava && m.uses_subgroups() { lava_size } else { 32 };
-        let result = match run(exec, size) {
-            Ok(r) => r,
-            Err(ExecError::Skipped(_)) => continue,
-            Err(ExecError::Timeout(d)) => {
+    let report =
+        engine::check(&job, &input, &engine::Options::new(opts.executors.clone(), opts.timeout));
+    for v in &report.verdicts {
+        let stage = v.executor.name();
+        match v.kind {
+            V::Timeout => return Err(Failure::new(Kind::Crash, stage, v.detail.clone())),
+            V::NoReference => {
                 return Err(Failure::new(
-                    Kind::Crash,
-                    exec.name(),
-                    format!("no result after {} s", d.as_secs()),
+                    Kind::Disagreement,
+                    stage,
+                    format!("the reference interpreter failed: {}", v.detail),
                 ))
             }
-            Err(ExecError::Failed(why)) => {
-                let kind = if why.contains("panicked") { Kind::Crash } else { Kind::Disagreement };
-                return Err(Failure::new(kind, exec.name(), why));
-            }
-        };
-        let reference = if size == 32 {
-            &ref32
-        } else {
-            if ref_lava.is_none() {
-                ref_lava = Some(reference(size)?);
-            }
-            ref_lava.as_ref().unwrap_or(&ref32)
-        };
-        // The excused values depend on the subgroup size and on whether undefined math is
-        // excused: computed once for each.
-        let key = (size, executors::excuses_undefined_math(exec));
-        let e = match excuses.entry(key) {
-            std::collections::hash_map::Entry::Occupied(o) => o.into_mut(),
-            std::collections::hash_map::Entry::Vacant(v) => v.insert(
-                executors::excuses(exec, &job(size), &input, reference)
-                    .map_err(|d| Failure::new(Kind::Disagreement, exec.name(), d))?,
-            ),
-        };
-        if let Err(diff) =
-            executors::compare_excused(exec, &job(size), &input, reference, &result, e)
-        {
-            return Err(Failure::new(Kind::Disagreement, exec.name(), diff));
+            V::Disagree => return Err(Failure::new(Kind::Disagreement, stage, v.detail.clone())),
+            // A crash inside wgpu or the Vulkan driver is not a finding of ours; skips, notes
+            // and kernels an executor cannot run are not either.
+            V::Agree | V::Note | V::Skipped | V::NotApplicable | V::Racy | V::ThirdPartyCrash => {}
         }
     }
     Ok(())
-}
-
-/// lavapipe's subgroup size (8 when unknown).
-fn lavapipe_subgroup_size() -> u32 {
-    #[cfg(feature = "lavapipe")]
-    return dianran_verify::lavapipe::subgroup_size().unwrap_or(8);
-    #[cfg(not(feature = "lavapipe"))]
-    8
 }

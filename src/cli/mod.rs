@@ -16,7 +16,6 @@ pub mod isolated;
 pub mod run;
 pub mod ssa;
 pub mod verify;
-pub mod verify_textures;
 
 use clap::{Parser, Subcommand};
 use dianran_frontend::Diagnostics;

@@ -1,18 +1,17 @@
 //! `dianran verify FILE`: run one compute entry on every available executor with seeded
 //! random buffers and compare each with the reference interpreter.
 //!
-//! Output: one line per executor,
-//! `EXECUTOR<TAB>agree|DISAGREE|skipped|timeout|crashed<TAB>detail` (`crashed`: the Vulkan
-//! driver died or lost its device; lavapipe runs in a child process, see
-//! [`super::isolated`]).
-//! The interpreter's own line says `agree` with detail `reference`. Each executor gets
-//! `--timeout` seconds (default 60); one that takes longer is reported as `timeout` and left
-//! behind. Exit status 0 when every executor that ran agrees, 1 otherwise (a timeout included). Comparison rules (exact integers, float bounds per
-//! operation class and executor: precise or `--fast-math` PTX math, Vulkan's bounds for
-//! lavapipe, the TF32 bound for PTX executors under `--tf32`) are documented in
-//! `dianran_verify::agree`. Kernels that use subgroup
-//! operations are compared with lavapipe at lavapipe's subgroup size (8) and with the PTX
-//! executors at 32.
+//! Output: one line per executor, `EXECUTOR<TAB>VERDICT<TAB>detail`, the verdicts of
+//! `dianran_verify::engine` (which also says how executors are run and compared): `agree`,
+//! `DISAGREE`, `skipped`, `not-applicable` (the kernel cannot run there as set up, such as a
+//! subgroup kernel whose reference goes out of bounds at lavapipe's subgroup size), `racy`
+//! (a difference the file's `// racy:` header line explains), `crashed` (wgpu panicked or the
+//! Vulkan driver died: lavapipe runs in a child process, see [`super::isolated`]) and
+//! `timeout`. The interpreter's own line says `agree` with detail `reference`, or `timeout`.
+//! Each run and each comparison gets `--timeout` seconds (default 60), the reference
+//! interpreter's included. Exit status 0 unless an executor disagrees or times out. Entries
+//! that use textures run with the textures of the file's header, `--texture`/`--sampler` and
+//! the defaults bound (seeded with `--seed`), every executor in this process.
 
 use super::input::SourceArgs;
 use super::isolated;
@@ -20,7 +19,9 @@ use super::run::{parse_buffer, parse_dispatch, BufferArg};
 use super::Failure;
 use dianran_frontend::ir::{self, Stage};
 use dianran_verify::agree::random_buffers;
-use dianran_verify::executors::{self, ExecError, Executor, Job};
+use dianran_verify::buffers::Buffers;
+use dianran_verify::engine::{self, Kind};
+use dianran_verify::executors::{self, Executor, Job};
 use dianran_verify::samples;
 use dianran_verify::texture::{SamplerSpec, TextureSpec};
 
@@ -174,39 +175,6 @@ pub fn execute(args: &Args) -> Result<String, Failure> {
         args.seed,
     )
     .map_err(|d| Failure::Message(d.message))?;
-    if !textures.is_empty() {
-        // Textures: every executor in this process, compared with the textured reference.
-        let all = [
-            Executor::Emu,
-            Executor::Cuda,
-            Executor::LlvmEmu,
-            Executor::LlvmCuda,
-            Executor::Lavapipe,
-            Executor::LavapipeOut,
-        ];
-        let chosen: Vec<Executor> = all
-            .into_iter()
-            .filter(|e| args.executors.is_empty() || args.executors.contains(e))
-            .collect();
-        let (out, agree) = super::verify_textures::verify(&job(32), &input, &textures, &chosen)?;
-        if agree {
-            return Ok(out);
-        }
-        print!("{out}");
-        return Err(Failure::Message("executors disagree".into()));
-    }
-    let limit = std::time::Duration::from_secs_f64(args.timeout);
-    let reference32 = executors::run_limited(Executor::Interp, &job(32), &input, limit)
-        .map_err(|e| {
-            Failure::Message(format!(
-                "the reference interpreter failed on the random input: {e}\n(random contents can drive data-dependent indexing out of range: try a larger --len or another --seed)"
-            ))
-        })?;
-    let subgroups = module.uses_subgroups();
-    let mut out = String::from("interp\tagree\treference\n");
-    let mut all_agree = true;
-    // Excused values by (subgroup size, undefined math excused): computed once for each.
-    let mut excuses = std::collections::HashMap::new();
     let all = [
         Executor::Emu,
         Executor::Cuda,
@@ -215,80 +183,60 @@ pub fn execute(args: &Args) -> Result<String, Failure> {
         Executor::Lavapipe,
         Executor::LavapipeOut,
     ];
-    for exec in all.into_iter().filter(|e| args.executors.is_empty() || args.executors.contains(e))
-    {
-        let lava = matches!(exec, Executor::Lavapipe | Executor::LavapipeOut);
-        let size = if lava && subgroups { 8 } else { 32 };
-        // lavapipe runs in a child process: a driver that crashes ends only that line.
-        let skip = if lava { executors::lavapipe_skips(&job(size), exec) } else { None };
-        let outcome = if let Some(why) = skip {
-            Err(ExecError::Skipped(why))
-        } else if lava {
-            let child = isolated::Child {
-                file: &args.source.file,
-                overrides: &args.source.overrides,
-                entry: &entry,
-                dispatch,
-            };
-            isolated::run(exec, &child, &input, limit)
-        } else {
-            executors::run_limited(exec, &job(size), &input, limit)
+    let chosen: Vec<Executor> = all
+        .into_iter()
+        .filter(|e| args.executors.is_empty() || args.executors.contains(e))
+        .collect();
+    // lavapipe runs in a child process: a driver that crashes ends only that line (entries
+    // with textures run it in this process: the child carries only buffers).
+    let child = isolated::Child {
+        file: &args.source.file,
+        overrides: &args.source.overrides,
+        entry: &entry,
+        dispatch,
+    };
+    let runner =
+        |exec: Executor, job: &Job<'_>, input: &Buffers, limit: std::time::Duration| match exec {
+            Executor::Lavapipe | Executor::LavapipeOut => isolated::run(exec, &child, input, limit),
+            _ => executors::run_limited(exec, job, input, limit),
         };
-        let line = match outcome {
-            Err(ExecError::Skipped(why)) => format!("skipped\t{why}"),
-            Err(ExecError::Timeout(d)) => {
-                all_agree = false;
-                format!(
-                    "timeout\tno result after {} s (raise --timeout to wait longer)",
-                    d.as_secs_f64()
-                )
-            }
-            // The driver died, or lost its device: lavapipe's failure, not the kernel's.
-            Err(ExecError::Failed(why)) if why.contains("the Vulkan driver") => {
-                all_agree = false;
-                format!("crashed\t{why}")
-            }
-            Err(ExecError::Failed(why)) => {
-                all_agree = false;
-                format!("DISAGREE\t{why}")
-            }
-            Ok(result) => {
-                let reference = if size == 32 {
-                    Ok(reference32.clone())
-                } else {
-                    executors::run_limited(Executor::Interp, &job(size), &input, limit)
-                };
-                // Each executor has its own bounds (precise or fast PTX math, TF32, Vulkan's).
-                let key = (size, executors::excuses_undefined_math(exec));
-                let verdict = reference.map(|r| {
-                    if let std::collections::hash_map::Entry::Vacant(e) = excuses.entry(key) {
-                        e.insert(executors::excuses(exec, &job(size), &input, &r)?);
-                    }
-                    let e = excuses.get(&key).cloned().unwrap_or_default();
-                    executors::compare_excused(exec, &job(size), &input, &r, &result, &e)
-                });
-                match verdict {
-                    Ok(Ok(note)) => {
-                        let mut detail = Vec::new();
-                        if subgroups {
-                            detail.push(format!("subgroup size {size}"));
-                        }
-                        detail.extend(note);
-                        format!("agree\t{}", detail.join("; "))
-                    }
-                    Ok(Err(diff)) => {
-                        all_agree = false;
-                        format!("DISAGREE\t{diff}")
-                    }
-                    Err(e) => {
-                        all_agree = false;
-                        format!("DISAGREE\treference at subgroup size {size} failed: {e}")
-                    }
-                }
-            }
-        };
-        out.push_str(&format!("{}\t{line}\n", exec.name()));
+    // A malformed header counts as no header, as for the dispatch.
+    let header = samples::header(&src.text).unwrap_or_default();
+    let opts = engine::Options {
+        executors: chosen,
+        timeout: std::time::Duration::from_secs_f64(args.timeout),
+        textures,
+        nondeterminism: header.nondeterminism(&entry),
+        runner: Some(&runner),
+    };
+    let report = engine::check(&job(32), &input, &opts);
+    if let Some(r) = report.reference().filter(|r| r.kind == Kind::NoReference) {
+        return Err(Failure::Message(format!(
+            "the reference interpreter failed on the random input: {}\n(random contents can drive data-dependent indexing out of range: try a larger --len or another --seed)",
+            r.detail
+        )));
     }
+    let subgroups = module.uses_subgroups() && opts.textures.is_empty();
+    let mut out = String::new();
+    for v in &report.verdicts {
+        let mut detail = Vec::new();
+        if subgroups && v.executor != Executor::Interp && matches!(v.kind, Kind::Agree | Kind::Note)
+        {
+            detail.push(format!("subgroup size {}", v.subgroup_size));
+        }
+        if !v.detail.is_empty() {
+            detail.push(v.detail.clone());
+        }
+        out.push_str(&format!(
+            "{}\t{}\t{}\n",
+            v.executor.name(),
+            v.kind.label(),
+            detail.join("; ")
+        ));
+    }
+    // Only our disagreements and runs past the limit fail; racy, not-applicable, skipped and
+    // third-party crashes are reported.
+    let all_agree = report.of(&[Kind::Disagree, Kind::Timeout]).next().is_none();
     if all_agree {
         Ok(out)
     } else {

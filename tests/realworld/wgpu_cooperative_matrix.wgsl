@@ -5,6 +5,7 @@
 // Changes: none (this header only).
 // Kind: matmul (cooperative matrices, 8x8 f32 tiles)
 // dispatch: 2,2,1
+// racy: @workgroup_size(8, 8) is two 32-wide subgroups, and both load, update and store the same C tile (the example assumes one 64-wide subgroup): the emulator runs one warp to completion before the other, the interpreter runs them in lockstep; with @workgroup_size(32) they agree
 // buffer 0,3: u:16 u:16 u:16 u:16
 // Cooperative Matrix Multiplication Example
 //

@@ -6,6 +6,7 @@
 // Kind: workgroup atomics + barrier. `hasty_main` is racy on purpose (the example shows
 // what goes wrong without the barrier), so its output legitimately differs between executors.
 // dispatch: 4,1,1
+// racy(hasty_main): reads a workgroup atomic without a barrier: the example shows the race on purpose
 @group(0)
 @binding(0)
 var<storage, read_write> output: array<u32>;

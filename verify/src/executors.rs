@@ -136,63 +136,93 @@ pub struct Job<'a> {
     pub ptx: Option<&'a str>,
 }
 
-/// [`run`] with a time limit: the executor runs on its own thread, and when it has produced
-/// nothing after `limit` the call returns [`ExecError::Timeout`] and leaves the thread behind
-/// (an executor cannot be interrupted; a process that exits ends it). The job is copied for the
-/// thread.
+/// A [`Job`] that owns its parts, for work on another thread ([`run_limited`],
+/// [`bounded`]).
+#[derive(Clone, Debug)]
+pub struct OwnedJob {
+    file_name: String,
+    source: String,
+    overrides: Vec<(String, f64)>,
+    module: ir::Module,
+    entry: String,
+    dispatch: [u32; 3],
+    sm: u32,
+    tf32: bool,
+    fast_math: bool,
+    ptx: Option<String>,
+}
+
+impl OwnedJob {
+    /// Copies `job`.
+    pub fn new(job: &Job<'_>) -> OwnedJob {
+        OwnedJob {
+            file_name: job.file_name.to_string(),
+            source: job.source.to_string(),
+            overrides: job.overrides.to_vec(),
+            module: job.module.clone(),
+            entry: job.entry.to_string(),
+            dispatch: job.dispatch,
+            sm: job.sm,
+            tf32: job.tf32,
+            fast_math: job.fast_math,
+            ptx: job.ptx.map(str::to_string),
+        }
+    }
+
+    /// The job at `subgroup_size`.
+    pub fn job(&self, subgroup_size: u32) -> Job<'_> {
+        Job {
+            file_name: &self.file_name,
+            source: &self.source,
+            overrides: &self.overrides,
+            module: &self.module,
+            entry: &self.entry,
+            dispatch: self.dispatch,
+            subgroup_size,
+            sm: self.sm,
+            tf32: self.tf32,
+            fast_math: self.fast_math,
+            ptx: self.ptx.as_deref(),
+        }
+    }
+}
+
+/// Runs `f` on its own thread (named after `what`) and waits at most `limit` for its result:
+/// [`ExecError::Timeout`] after that, leaving the thread behind (the interpreter and the
+/// emulator cannot be interrupted; a process that exits ends it). A panic in `f` is an
+/// [`ExecError::Failed`] saying so.
+pub fn bounded<T: Send + 'static>(
+    what: &str,
+    limit: std::time::Duration,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, ExecError> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let spawned = std::thread::Builder::new().name(format!("dianran-{what}")).spawn(move || {
+        let _ = tx.send(f());
+    });
+    if let Err(e) = spawned {
+        return Err(ExecError::Failed(format!("cannot start a thread: {e}")));
+    }
+    match rx.recv_timeout(limit) {
+        Ok(r) => Ok(r),
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => Err(ExecError::Timeout(limit)),
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+            Err(ExecError::Failed(format!("{what} stopped without a result")))
+        }
+    }
+}
+
+/// [`run`] with a time limit ([`bounded`]). The job is copied for the thread.
 pub fn run_limited(
     exec: Executor,
     job: &Job<'_>,
     input: &Buffers,
     limit: std::time::Duration,
 ) -> Result<Buffers, ExecError> {
-    struct Owned {
-        file_name: String,
-        source: String,
-        overrides: Vec<(String, f64)>,
-        module: ir::Module,
-        entry: String,
-        ptx: Option<String>,
-    }
-    let owned = Owned {
-        file_name: job.file_name.to_string(),
-        source: job.source.to_string(),
-        overrides: job.overrides.to_vec(),
-        module: job.module.clone(),
-        entry: job.entry.to_string(),
-        ptx: job.ptx.map(str::to_string),
-    };
-    let (dispatch, subgroup_size, sm, tf32, fast_math) =
-        (job.dispatch, job.subgroup_size, job.sm, job.tf32, job.fast_math);
+    let owned = OwnedJob::new(job);
+    let size = job.subgroup_size;
     let input = input.clone();
-    let (tx, rx) = std::sync::mpsc::channel();
-    let spawned =
-        std::thread::Builder::new().name(format!("dianran-{}", exec.name())).spawn(move || {
-            let job = Job {
-                file_name: &owned.file_name,
-                source: &owned.source,
-                overrides: &owned.overrides,
-                module: &owned.module,
-                entry: &owned.entry,
-                dispatch,
-                subgroup_size,
-                sm,
-                tf32,
-                fast_math,
-                ptx: owned.ptx.as_deref(),
-            };
-            let _ = tx.send(run(exec, &job, &input));
-        });
-    if let Err(e) = spawned {
-        return Err(ExecError::Failed(format!("cannot start a thread: {e}")));
-    }
-    match rx.recv_timeout(limit) {
-        Ok(r) => r,
-        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => Err(ExecError::Timeout(limit)),
-        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
-            Err(ExecError::Failed(format!("{} stopped without a result", exec.name())))
-        }
-    }
+    bounded(exec.name(), limit, move || run(exec, &owned.job(size), &input))?
 }
 
 /// Whether `exec` runs the PTX dianran compiles (its bounds depend on the PTX options).

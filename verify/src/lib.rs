@@ -9,6 +9,7 @@ pub mod cubin;
 #[cfg(feature = "cuda")]
 pub use dianran_runtime::cuda;
 pub mod emu;
+pub mod engine;
 pub mod executors;
 pub mod interp;
 #[cfg(feature = "lavapipe")]

@@ -6,7 +6,17 @@
 //! // entry: scale_rows   the compute entry to run when the file has several
 //! // texture: 0:1=16x8:rgba8unorm     a texture binding's extent and format (any number)
 //! // sampler: 0:2=repeat,linear       a sampler binding's descriptor (any number)
+//! // unordered: 0:2      a binding whose order depends on scheduling (any number)
+//! // racy: REASON        every entry's result depends on scheduling
+//! // racy(ENTRY): REASON one entry's result depends on scheduling
 //! ```
+//!
+//! The last two kinds say what of a nondeterministic kernel is deterministic, and the agreement
+//! engine ([`crate::engine`]) compares exactly that: `// unordered: G:B` compares binding
+//! (G, B) as a multiset of 32-bit words (an atomic counter hands out its slots: the kept
+//! values are deterministic, their order is not), and `// racy:` turns a difference into the
+//! verdict *racy* with the reason given (a data race the kernel's authors put there on
+//! purpose, or a result that depends on rounding choices WGSL leaves open).
 //!
 //! `// texture:` and `// sampler:` take the spellings of `--texture`/`--sampler`
 //! ([`crate::texture::bindings`]), without a data file, and may appear once per binding.
@@ -30,6 +40,32 @@ pub struct SampleHeader {
     pub textures: Vec<TextureSpec>,
     /// `// sampler: G:B=ADDRESS,FILTER[,COMPARE]` lines, in order.
     pub samplers: Vec<SamplerSpec>,
+    /// `// unordered: G:B` bindings, in order.
+    pub unordered: Vec<(u32, u32)>,
+    /// `// racy:` (entry `None`) and `// racy(ENTRY):` lines: (entry, reason).
+    pub racy: Vec<(Option<String>, String)>,
+}
+
+impl SampleHeader {
+    /// What of `entry`'s results is deterministic, as the agreement engine compares it.
+    pub fn nondeterminism(&self, entry: &str) -> Nondeterminism {
+        let racy = self
+            .racy
+            .iter()
+            .find(|(e, _)| e.as_deref().is_none_or(|e| e == entry))
+            .map(|(_, why)| why.clone());
+        Nondeterminism { unordered: self.unordered.clone(), racy }
+    }
+}
+
+/// What of an entry's results depends on scheduling ([`SampleHeader::nondeterminism`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Nondeterminism {
+    /// Bindings compared as multisets of 32-bit words.
+    pub unordered: Vec<(u32, u32)>,
+    /// Why results may differ from the reference: a difference is then *racy*, not a
+    /// disagreement.
+    pub racy: Option<String>,
 }
 
 /// A header line that could not be read.
@@ -53,6 +89,8 @@ const DISPATCH: &str = "// dispatch:";
 const ENTRY: &str = "// entry:";
 const TEXTURE: &str = "// texture:";
 const SAMPLER: &str = "// sampler:";
+const UNORDERED: &str = "// unordered:";
+const RACY: &str = "// racy";
 
 /// Reads the `// dispatch:` and `// entry:` lines of `source`.
 ///
@@ -83,6 +121,31 @@ pub fn header(source: &str) -> Result<SampleHeader, HeaderError> {
             out.textures.push(spec);
         } else if let Some(rest) = line.strip_prefix(SAMPLER) {
             out.samplers.push(SamplerSpec::parse(rest.trim()).map_err(bad)?);
+        } else if let Some(rest) = line.strip_prefix(UNORDERED) {
+            for gb in rest.split_whitespace() {
+                let parsed =
+                    gb.split_once(':').and_then(|(g, b)| Some((g.parse().ok()?, b.parse().ok()?)));
+                let Some(key) = parsed else {
+                    return Err(bad(format!("`{UNORDERED}` takes bindings G:B, got '{gb}'")));
+                };
+                out.unordered.push(key);
+            }
+        } else if let Some(rest) = line.strip_prefix(RACY) {
+            let (entry, why) = match rest.strip_prefix('(') {
+                Some(r) => match r.split_once("):") {
+                    Some((e, why)) if !e.trim().is_empty() => (Some(e.trim().to_string()), why),
+                    _ => return Err(bad(format!("expected `{RACY}(ENTRY): REASON`"))),
+                },
+                None => match rest.strip_prefix(':') {
+                    Some(why) => (None, why),
+                    // Another word that starts with "racy" (`// racy-ish`): not this key.
+                    None => continue,
+                },
+            };
+            if why.trim().is_empty() {
+                return Err(bad(format!("`{RACY}` needs a reason")));
+            }
+            out.racy.push((entry, why.trim().to_string()));
         }
     }
     Ok(out)
@@ -171,6 +234,20 @@ mod tests {
         assert_eq!(h.samplers[0].binding, 1);
         assert_eq!(header("\n// sampler: 0:1=wrap,linear").err().map(|e| e.line), Some(2));
         assert!(header("// texture: 0:0=f.bin:4x4:r32uint").is_err());
+    }
+
+    #[test]
+    fn nondeterminism_lines() {
+        let h = header("// unordered: 0:2 1:3\n// racy(a): reads late\n// racy: all of them\n")
+            .unwrap();
+        assert_eq!(h.unordered, vec![(0, 2), (1, 3)]);
+        let a = h.nondeterminism("a");
+        assert_eq!(a.racy.as_deref(), Some("reads late"));
+        assert_eq!(h.nondeterminism("b").racy.as_deref(), Some("all of them"));
+        assert_eq!(header("// racy(a) no colon").err().map(|e| e.line), Some(1));
+        assert_eq!(header("// racy:  ").err().map(|e| e.line), Some(1));
+        assert_eq!(header("\n// unordered: 0-2").err().map(|e| e.line), Some(2));
+        assert_eq!(header("// racy(): x").err().map(|e| e.line), Some(1));
     }
 
     #[test]

@@ -1,11 +1,15 @@
-//! Every compute sample agrees across executors on seeded random inputs (SPEC §6): the PTX
-//! emulator (running our PTX, and LLVM's when the `llvm` feature is built), lavapipe running the input WGSL, and lavapipe running the WGSL dianran prints are
-//! each compared with the reference interpreter. Subgroup samples are compared with lavapipe at
-//! lavapipe's subgroup size (8) and with the emulator at 32.
+//! Every compute sample agrees across executors on seeded random inputs: the PTX emulator
+//! (running our PTX, and LLVM's when the `llvm` feature is built), lavapipe running the input
+//! WGSL, and lavapipe running the WGSL dianran prints are each compared with the reference
+//! interpreter by the agreement engine (`dianran_verify::engine`, which also reads what the
+//! sample's header says is nondeterministic). Disagreements and timeouts fail; other verdicts
+//! are printed.
 
 use dianran_frontend::ir;
 use dianran_verify::agree::random_buffers;
-use dianran_verify::executors::{self, ExecError, Executor, Job};
+use dianran_verify::engine::{self, Kind};
+use dianran_verify::executors::{Executor, Job};
+use dianran_verify::samples::SampleHeader;
 use std::path::PathBuf;
 
 /// Elements per runtime-sized array: enough that kernels whose sizes come from random `u32`
@@ -21,7 +25,11 @@ struct Sample {
     /// The header's `// entry:`; `None`: every compute entry.
     entry: Option<String>,
     dispatch: [u32; 3],
+    header: SampleHeader,
 }
+
+/// Time limit of each run and comparison: far more than any sample needs.
+const TIMEOUT: std::time::Duration = std::time::Duration::from_secs(300);
 
 fn compute_samples() -> Vec<Sample> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/samples");
@@ -40,7 +48,7 @@ fn compute_samples() -> Vec<Sample> {
             continue; // vertex/fragment samples have no dispatch line
         };
         let name = p.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-        out.push(Sample { name, source, entry: header.entry, dispatch });
+        out.push(Sample { name, source, entry: header.entry.clone(), dispatch, header });
     }
     out
 }
@@ -71,8 +79,7 @@ fn every_compute_sample_agrees_across_executors() {
                 .map(|e| e.name.clone())
                 .collect(),
         };
-        let subgroups = module.uses_subgroups();
-        let coop = module.uses_cooperative_matrices();
+        let nondeterminism = |entry: &str| s.header.nondeterminism(entry);
         for entry in entries {
             let input = match random_buffers(&module, &entry, RUNTIME_LEN, 0x5EED) {
                 Ok(b) => b,
@@ -81,96 +88,46 @@ fn every_compute_sample_agrees_across_executors() {
                     continue;
                 }
             };
-            let job = |subgroup_size| Job {
+            let job = Job {
                 file_name: &s.name,
                 source: &s.source,
                 overrides: &[],
                 module: &module,
                 entry: &entry,
                 dispatch: s.dispatch,
-                subgroup_size,
+                subgroup_size: 32,
                 sm: 80,
                 tf32: false,
                 fast_math: false,
                 ptx: None,
             };
-            let reference32 = match executors::run(Executor::Interp, &job(32), &input) {
-                Ok(b) => b,
-                Err(e) => {
-                    // Random data may drive a data-dependent kernel out of bounds; that is a
-                    // property of the kernel, reported but not an executor disagreement.
-                    report.push(format!("{}/{entry}: interp on random data: {e}", s.name));
-                    continue;
-                }
-            };
-            let mut others = vec![(Executor::Emu, 32)];
+            let mut executors = vec![Executor::Emu];
             // LLVM's PTX for the same SSA, when the backend is built (the README's test
             // command builds it).
             if cfg!(feature = "llvm") {
-                others.push((Executor::LlvmEmu, 32));
+                executors.push(Executor::LlvmEmu);
             }
-            if lavapipe && !coop {
-                let size = if subgroups { 8 } else { 32 };
-                others.push((Executor::Lavapipe, size));
-                others.push((Executor::LavapipeOut, size));
+            if lavapipe {
+                executors.extend([Executor::Lavapipe, Executor::LavapipeOut]);
             }
-            for (exec, size) in others {
-                let reference = if size == 32 {
-                    reference32.clone()
-                } else {
-                    match executors::run(Executor::Interp, &job(size), &input) {
-                        Ok(b) => b,
-                        Err(e) => {
-                            failures
-                                .push(format!("{}/{entry}: interp (subgroup {size}): {e}", s.name));
-                            continue;
-                        }
-                    }
-                };
-                match executors::run(exec, &job(size), &input) {
-                    Ok(out) => {
-                        // Each executor's own bounds: precise PTX math for the emulator, Vulkan's
-                        // (and WGSL's undefined values left out) for lavapipe.
-                        let verdict =
-                            executors::compare_run(exec, &job(size), &input, &reference, &out);
-                        if let Ok(Some(note)) = &verdict {
-                            report.push(format!("{}/{entry}: {}: {note}", s.name, exec.name()));
-                        }
-                        if let Err(diff) = verdict {
-                            failures.push(format!(
-                                "{}/{entry}: {} DISAGREE: {diff}",
-                                s.name,
-                                exec.name()
-                            ));
-                        }
-                    }
-                    Err(ExecError::Skipped(why)) => {
-                        report.push(format!("{}/{entry}: {} skipped: {why}", s.name, exec.name()))
-                    }
-                    // A cooperative-matrix form a PTX backend declines (f32 16x16 products
-                    // without --tf32) is a diagnostic; that is reported, not hidden.
-                    Err(ExecError::Failed(why))
-                        if matches!(exec, Executor::Emu | Executor::LlvmEmu)
-                            && coop
-                            && why.contains("does not support") =>
-                    {
-                        report.push(format!("{}/{entry}: emu not applicable: {why}", s.name))
-                    }
-                    // naga's SPIR-V backend inside wgpu panics on some valid WGSL (seen on
-                    // `functions_ptr.wgsl`, input and printed alike): a third-party bug.
-                    Err(ExecError::Failed(why))
-                        if matches!(exec, Executor::Lavapipe | Executor::LavapipeOut)
-                            && why.contains("panicked") =>
-                    {
-                        report.push(format!(
-                            "{}/{entry}: {} crashed in wgpu: {why}",
-                            s.name,
-                            exec.name()
-                        ))
-                    }
-                    Err(e @ (ExecError::Failed(_) | ExecError::Timeout(_))) => {
-                        failures.push(format!("{}/{entry}: {} failed: {e}", s.name, exec.name()))
-                    }
+            let opts = engine::Options {
+                nondeterminism: nondeterminism(&entry),
+                ..engine::Options::new(executors, TIMEOUT)
+            };
+            for v in engine::check(&job, &input, &opts).verdicts {
+                let line = format!(
+                    "{}/{entry}: {} {}: {}",
+                    s.name,
+                    v.executor.name(),
+                    v.kind.label(),
+                    v.detail
+                );
+                match v.kind {
+                    Kind::Disagree | Kind::Timeout => failures.push(line),
+                    Kind::Agree => {}
+                    // Random data may drive a data-dependent kernel out of bounds (a property
+                    // of the kernel); skips, notes, racy samples and wgpu's panics are reported.
+                    _ => report.push(line),
                 }
             }
         }
