@@ -446,14 +446,24 @@ pub fn coop_fragment<L: ScalarLowering>(l: &L, v: ValueId) -> R<(CoopShape, Vec<
     Ok((shape, comps))
 }
 
-/// The operands of `coopMultiplyAdd(a, b, c)`: the shapes of A and C and the three lane
-/// fragments, checked to be A, B and C of one size with A and B of one element type.
+/// The operands of `coopMultiplyAdd(a, b, c)` ([`mma_operands`]).
+pub struct MmaOperands<V> {
+    /// A's shape (B's is the same but for its role).
+    pub a: CoopShape,
+    /// C's shape.
+    pub c: CoopShape,
+    /// The lane fragments of A, B and C.
+    pub frags: [Vec<V>; 3],
+}
+
+/// The operands of `coopMultiplyAdd(a, b, c)`, checked to be A, B and C of one size with A
+/// and B of one element type.
 pub fn mma_operands<L: ScalarLowering>(
     l: &L,
     a: ValueId,
     b: ValueId,
     c: ValueId,
-) -> R<(CoopShape, CoopShape, [Vec<L::Value>; 3])> {
+) -> R<MmaOperands<L::Value>> {
     let sa = l.coop_layout(l.value_ty(a))?;
     let sb = l.coop_layout(l.value_ty(b))?;
     let sc = l.coop_layout(l.value_ty(c))?;
@@ -471,7 +481,7 @@ pub fn mma_operands<L: ScalarLowering>(
     if av.len() != n || bv.len() != n || cv.len() != n {
         return Err(l.internal("cooperative matrix fragment size"));
     }
-    Ok((sa, sc, [av, bv, cv]))
+    Ok(MmaOperands { a: sa, c: sc, frags: [av, bv, cv] })
 }
 
 #[cfg(test)]

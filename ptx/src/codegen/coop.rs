@@ -541,7 +541,8 @@ impl Lower<'_> {
 
     /// `coopMultiplyAdd(a, b, c)` = a·b + c.
     pub(crate) fn coop_mma(&mut self, a: ValueId, b: ValueId, c: ValueId) -> R<Vec<VRegId>> {
-        let (sa, sc, [av, bv, cv]) = lowering_common::mma_operands(self, a, b, c)?;
+        let ops = lowering_common::mma_operands(self, a, b, c)?;
+        let (sa, sc, [av, bv, cv]) = (ops.a, ops.c, ops.frags);
         let c_f16 = sc.scalar == Scalar::F16;
         Ok(match (sa.n, sa.scalar) {
             (16, Scalar::F16) => self.coop_mma16_f16(&av, &bv, &cv, c_f16),
