@@ -4,15 +4,56 @@
 
 use crate::lower::{Lower, R, V};
 use dianran_frontend::ir::{
-    BinaryOperator as B, Op, RelationalFunction, Scalar, Type, TypeId, UnaryOperator as U, ValueId,
+    BinaryOperator as B, Op, RelationalFunction, Scalar, Type, TypeId, Types, UnaryOperator as U,
+    ValueId,
 };
+use dianran_frontend::Diagnostic;
 use dianran_ptx::codegen::layout;
+use dianran_ptx::lowering_common::{self, CoopShape, ScalarLowering};
 use inkwell::values::{FloatValue, IntValue};
 use inkwell::{FloatPredicate, IntPredicate};
+
+/// The shared composite steps emit `icmp eq` index tests and `select`s.
+impl<'ctx> ScalarLowering for Lower<'_, 'ctx> {
+    type Value = V<'ctx>;
+    type Pred = IntValue<'ctx>;
+
+    fn types_mut(&mut self) -> &mut Types {
+        &mut self.types
+    }
+    fn value_ty(&self, v: ValueId) -> TypeId {
+        self.ty(v)
+    }
+    fn value_comps(&self, v: ValueId) -> R<Vec<V<'ctx>>> {
+        self.comps(v)
+    }
+    fn internal(&self, what: &str) -> Diagnostic {
+        self.err_internal(what)
+    }
+    fn unsupported(&self, what: &str) -> Diagnostic {
+        self.err_unsupported(what)
+    }
+    fn coop_layout(&self, ty: TypeId) -> R<CoopShape> {
+        self.coop_shape(ty)
+    }
+    fn as_pred(&self, v: V<'ctx>) -> IntValue<'ctx> {
+        v.into_int_value()
+    }
+    fn index_is(&mut self, i: V<'ctx>, e: u32) -> R<IntValue<'ctx>> {
+        let i = i.into_int_value();
+        self.ok(self.b.build_int_compare(IntPredicate::EQ, i, self.u32c(e), ""))
+    }
+    fn select_comp(&mut self, _: Scalar, p: IntValue<'ctx>, a: V<'ctx>, b: V<'ctx>) -> R<V<'ctx>> {
+        self.select(p, a, b)
+    }
+}
 
 impl<'a, 'ctx> Lower<'a, 'ctx> {
     /// A value operation (no memory, no control flow) producing a value of type `ty`.
     pub(crate) fn value_op(&mut self, op: &Op, ty: TypeId) -> R<Vec<V<'ctx>>> {
+        if let Some(r) = lowering_common::composite_op(self, op, ty) {
+            return r;
+        }
         match op {
             Op::Const(c) => self.const_comps(c),
             Op::Unary(u, a) => {
@@ -21,100 +62,6 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
                 c.into_iter().map(|v| self.unary(*u, s, v)).collect()
             }
             Op::Binary(b, x, y) => self.binary(*b, *x, *y),
-            Op::Select { cond, accept, reject } => {
-                let c = self.comps(*cond)?;
-                let a = self.comps(*accept)?;
-                let r = self.comps(*reject)?;
-                let mut out = Vec::new();
-                for (i, (&ai, &ri)) in a.iter().zip(&r).enumerate() {
-                    let p = if c.len() == 1 {
-                        c[0]
-                    } else {
-                        *c.get(i).ok_or_else(|| self.err_internal("select shape"))?
-                    };
-                    out.push(self.select(p.into_int_value(), ai, ri)?);
-                }
-                Ok(out)
-            }
-            Op::Compose(parts) => {
-                let mut out = Vec::new();
-                for p in parts {
-                    out.extend(self.comps(*p)?);
-                }
-                if out.len() != layout::leaf_count(&self.types, ty) {
-                    return Err(self.err_internal("compose shape"));
-                }
-                Ok(out)
-            }
-            Op::Splat(a) => {
-                let v = self.scalar(*a)?;
-                Ok(vec![v; layout::leaf_count(&self.types, ty)])
-            }
-            Op::Extract(a, i) => {
-                let c = self.comps(*a)?;
-                let aty = self.ty(*a);
-                let (r, _) = layout::member_range(&mut self.types, aty, *i)
-                    .ok_or_else(|| self.err_internal("extract index"))?;
-                c.get(r).map(|s| s.to_vec()).ok_or_else(|| self.err_internal("extract range"))
-            }
-            Op::Swizzle(a, pat) => {
-                let c = self.comps(*a)?;
-                pat.iter()
-                    .map(|&i| {
-                        c.get(i as usize).copied().ok_or_else(|| self.err_internal("swizzle index"))
-                    })
-                    .collect()
-            }
-            Op::Insert { base, index, value } => {
-                let mut c = self.comps(*base)?;
-                let v = self.comps(*value)?;
-                let bty = self.ty(*base);
-                let (r, _) = layout::member_range(&mut self.types, bty, *index)
-                    .ok_or_else(|| self.err_internal("insert index"))?;
-                if r.len() != v.len() || r.end > c.len() {
-                    return Err(self.err_internal("insert shape"));
-                }
-                c.splice(r, v);
-                Ok(c)
-            }
-            Op::ExtractDyn(a, idx) => {
-                // A select chain, like our backend: out-of-range indices give the last element.
-                let elems = self.elements(*a)?;
-                let i = self.scalar(*idx)?.into_int_value();
-                let mut out =
-                    elems.last().cloned().ok_or_else(|| self.err_internal("empty composite"))?;
-                for e in (0..elems.len().saturating_sub(1)).rev() {
-                    let p = self.ok(self.b.build_int_compare(
-                        IntPredicate::EQ,
-                        i,
-                        self.u32c(e as u32),
-                        "",
-                    ))?;
-                    for j in 0..out.len() {
-                        out[j] = self.select(p, elems[e][j], out[j])?;
-                    }
-                }
-                Ok(out)
-            }
-            Op::InsertDyn { base, index, value } => {
-                let elems = self.elements(*base)?;
-                let i = self.scalar(*index)?.into_int_value();
-                let v = self.comps(*value)?;
-                let mut out = Vec::new();
-                for (e, comps) in elems.iter().enumerate() {
-                    let p = self.ok(self.b.build_int_compare(
-                        IntPredicate::EQ,
-                        i,
-                        self.u32c(e as u32),
-                        "",
-                    ))?;
-                    for (j, &c) in comps.iter().enumerate() {
-                        let nv = *v.get(j).ok_or_else(|| self.err_internal("insert shape"))?;
-                        out.push(self.select(p, nv, c)?);
-                    }
-                }
-                Ok(out)
-            }
             Op::Convert(a, to) => {
                 let s = self.scalar_ty(*a)?;
                 let c = self.comps(*a)?;
@@ -167,20 +114,6 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
             }
             _ => Err(self.err_unsupported("this operation")),
         }
-    }
-
-    /// Splits a vector/matrix/array value into its elements' components.
-    pub(crate) fn elements(&mut self, v: ValueId) -> R<Vec<Vec<V<'ctx>>>> {
-        let c = self.comps(v)?;
-        let vty = self.ty(v);
-        let (_, ety, len) = layout::element_stride(&mut self.types, vty)
-            .ok_or_else(|| self.err_internal("dynamic index into a non-indexable value"))?;
-        let n = len.ok_or_else(|| self.err_internal("runtime-sized value"))? as usize;
-        let per = layout::leaf_count(&self.types, ety);
-        if per * n != c.len() || n == 0 {
-            return Err(self.err_internal("composite shape"));
-        }
-        Ok(c.chunks(per).map(|x| x.to_vec()).collect())
     }
 
     /// `p ? a : b`.

@@ -32,54 +32,15 @@
 
 use crate::lower::{lowbit, set_align, Lower, Ptr, Space, R, V};
 use crate::subgroup::Shfl;
-use dianran_frontend::ir::{CoopRole, Op, Scalar, Type, TypeId, ValueId};
+use dianran_frontend::ir::{CoopRole, Op, Scalar, TypeId, ValueId};
 use dianran_ptx::codegen::align::KnownAlign;
 use dianran_ptx::codegen::layout;
+use dianran_ptx::lowering_common::{self, CoopShape as Shape, CoopShapeError};
 use inkwell::types::{BasicMetadataTypeEnum, BasicType, BasicTypeEnum};
 use inkwell::values::{
     BasicMetadataValueEnum, BasicValue, FunctionValue, IntValue, PointerValue, VectorValue,
 };
 use inkwell::IntPredicate;
-
-/// One cooperative matrix type as the fragments lay it out.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Shape {
-    role: CoopRole,
-    scalar: Scalar,
-    /// Rows = columns: 8 or 16.
-    n: u32,
-}
-
-impl Shape {
-    /// Elements per lane.
-    fn count(self) -> u32 {
-        self.n * self.n / 32
-    }
-
-    /// Whether a lane's elements `2p` and `2p + 1` are neighbours in memory: the pair runs
-    /// along the row for A and C and along the column for B.
-    fn pairs_contiguous(self, row_major: bool) -> bool {
-        (self.role == CoopRole::B) != row_major
-    }
-}
-
-/// Row and column offsets of element `i` of a lane's fragment, relative to the lane's base
-/// (`(g, 2t)` for A and C, `(2t, g)` for B).
-fn elem_coords(sh: Shape, i: u32) -> (u32, u32) {
-    match (sh.n, sh.role) {
-        (8, CoopRole::B) => (i, 0),
-        (8, _) => (0, i),
-        (_, CoopRole::A) => (8 * ((i >> 1) & 1), (i & 1) + 8 * (i >> 2)),
-        (_, CoopRole::B) => {
-            let j = i & 3;
-            ((j & 1) + 8 * (j >> 1), 8 * (i >> 2))
-        }
-        (_, CoopRole::C) => {
-            let j = i & 3;
-            (8 * (j >> 1), (j & 1) + 8 * (i >> 2))
-        }
-    }
-}
 
 /// Where a lane's fragment lives in memory.
 #[derive(Clone, Copy)]
@@ -96,38 +57,18 @@ struct Frag<'ctx> {
 impl<'a, 'ctx> Lower<'a, 'ctx> {
     /// The layout of a supported cooperative matrix type: 16x16 with f16 A/B and f16/f32 C,
     /// or 8x8 of f16/f32 in any role.
-    fn coop_shape(&self, ty: TypeId) -> R<Shape> {
-        match self.types.get(ty) {
-            Type::CoopMatrix { columns: 16, rows: 16, scalar, role } => {
-                let ok = match role {
-                    CoopRole::A | CoopRole::B => *scalar == Scalar::F16,
-                    CoopRole::C => matches!(scalar, Scalar::F16 | Scalar::F32),
-                };
-                if ok {
-                    return Ok(Shape { role: *role, scalar: *scalar, n: 16 });
-                }
-                if *scalar == Scalar::F32 {
-                    return Err(self
-                        .err_unsupported(
-                            "exact f32 x f32 cooperative-matrix products (coop_mat16x16<f32, A/B>)",
-                        )
-                        .help(
-                            "PTX has no exact f32 tensor-core product; dianran's own PTX backend \
-                             computes them on TF32 tensor cores with --tf32",
-                        ));
-                }
-                Err(self.err_unsupported(
-                    "cooperative matrices other than coop_mat16x16 with f16 A/B and f16/f32 C",
-                ))
+    pub(crate) fn coop_shape(&self, ty: TypeId) -> R<Shape> {
+        Shape::of(&self.types, ty, false).map_err(|e| {
+            let d = self.err_unsupported(e.what());
+            if e == CoopShapeError::ExactF32 {
+                d.help(
+                    "PTX has no exact f32 tensor-core product; dianran's own PTX backend \
+                     computes them on TF32 tensor cores with --tf32",
+                )
+            } else {
+                d
             }
-            Type::CoopMatrix {
-                columns: 8,
-                rows: 8,
-                scalar: s @ (Scalar::F16 | Scalar::F32),
-                role,
-            } => Ok(Shape { role: *role, scalar: *s, n: 8 }),
-            _ => Err(self.err_unsupported("this cooperative matrix type")),
-        }
+        })
     }
 
     fn laneid_g_t(&self) -> R<(IntValue<'ctx>, IntValue<'ctx>, IntValue<'ctx>)> {
@@ -170,7 +111,7 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
         base: IntValue<'ctx>,
         i: u32,
     ) -> R<PointerValue<'ctx>> {
-        let (r, c) = elem_coords(f.shape, i);
+        let (r, c) = f.shape.elem_coords(i);
         let (hi, lo) = if f.row_major { (r, c) } else { (c, r) };
         let mut e = base;
         if hi != 0 {
@@ -506,12 +447,7 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
         stride: ValueId,
         row_major: bool,
     ) -> R<()> {
-        let vty = self.ty(value);
-        let shape = self.coop_shape(vty)?;
-        let v = self.comps(value)?;
-        if v.len() as u32 != shape.count() {
-            return Err(self.err_internal("cooperative matrix fragment size"));
-        }
+        let (shape, v) = lowering_common::coop_fragment(self, value)?;
         let p = self.ptr(ptr)?;
         let st = self.scalar(stride)?.into_int_value();
         let f = Frag { ptr: p.addr, stride: st, row_major, shape };
@@ -534,23 +470,8 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
 
     /// `coopMultiplyAdd(a, b, c)` = a·b + c.
     pub(crate) fn coop_mma(&mut self, a: ValueId, b: ValueId, c: ValueId) -> R<Vec<V<'ctx>>> {
-        let sa = self.coop_shape(self.ty(a))?;
-        let sb = self.coop_shape(self.ty(b))?;
-        let sc = self.coop_shape(self.ty(c))?;
-        if (sa.role, sb.role, sc.role) != (CoopRole::A, CoopRole::B, CoopRole::C)
-            || sa.n != sb.n
-            || sb.n != sc.n
-        {
-            return Err(self.err_internal("coopMultiplyAdd operand roles"));
-        }
-        if sa.scalar != sb.scalar {
-            return Err(self.err_unsupported("cooperative-matrix products of f16 by f32"));
-        }
-        let (av, bv, cv) = (self.comps(a)?, self.comps(b)?, self.comps(c)?);
-        let n = sa.count() as usize;
-        if av.len() != n || bv.len() != n || cv.len() != n {
-            return Err(self.err_internal("cooperative matrix fragment size"));
-        }
+        let ops = lowering_common::mma_operands(self, a, b, c)?;
+        let (sa, sc, [av, bv, cv]) = (ops.a, ops.c, ops.frags);
         let c_f16 = sc.scalar == Scalar::F16;
         match (sa.n, sa.scalar) {
             (16, Scalar::F16) => self.coop_mma16_f16(&av, &bv, &cv, c_f16),
@@ -700,12 +621,12 @@ mod tests {
     fn fragments_cover_the_matrix_once() {
         for n in [8u32, 16] {
             for role in [CoopRole::A, CoopRole::B, CoopRole::C] {
-                let sh = Shape { role, scalar: Scalar::F16, n };
+                let sh = Shape { role, scalar: Scalar::F16, n, tf32: false };
                 let mut seen = vec![vec![0u32; n as usize]; n as usize];
                 for lane in 0..32u32 {
                     let (g, t) = (lane >> 2, lane % 4);
                     for i in 0..sh.count() {
-                        let (r, c) = elem_coords(sh, i);
+                        let (r, c) = sh.elem_coords(i);
                         let (row, col) = if role == CoopRole::B {
                             (2 * t + r, g + c)
                         } else {

@@ -15,6 +15,7 @@ use dianran_frontend::ir::{
 use dianran_frontend::{DiagKind, Diagnostic};
 use dianran_ptx::codegen::layout::{self, leaves, Leaf};
 use dianran_ptx::codegen::EntryPlan;
+use dianran_ptx::lowering_common;
 use inkwell::basic_block::BasicBlock;
 use inkwell::builder::{Builder, BuilderError};
 use inkwell::context::Context;
@@ -59,18 +60,7 @@ pub(crate) enum Space {
 }
 
 /// A pointer value.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Ptr<'ctx> {
-    pub addr: PointerValue<'ctx>,
-    pub space: Space,
-    pub pointee: TypeId,
-    /// The buffer the pointer points into (for `arrayLength`).
-    pub root: Option<GlobalId>,
-    /// Byte offset from the root when it is static.
-    pub static_off: Option<u32>,
-    /// A power of two known to divide the address.
-    pub align: u32,
-}
+pub(crate) type Ptr<'ctx> = lowering_common::Ptr<PointerValue<'ctx>, Space>;
 
 /// The IR form of an SSA value.
 #[derive(Clone, Debug)]
@@ -247,14 +237,7 @@ fn remove_dead_phis(func: FunctionValue<'_>) {
     }
 }
 
-/// The largest power of two dividing `x` (`x == 0`: 2^31).
-pub(crate) fn lowbit(x: u32) -> u32 {
-    if x == 0 {
-        1 << 31
-    } else {
-        1 << x.trailing_zeros()
-    }
-}
+pub(crate) use dianran_ptx::codegen::align::lowbit;
 
 impl<'a, 'ctx> Lower<'a, 'ctx> {
     // ---- helpers ----
@@ -508,14 +491,7 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
             let init = global.init.clone().unwrap_or(ConstValue::Zero(ty));
             let comps = self.const_comps(&init)?;
             let addr = *self.privates.get(&g).ok_or_else(|| self.err_internal("private"))?;
-            let p = Ptr {
-                addr,
-                space: Space::Local,
-                pointee: ty,
-                root: None,
-                static_off: Some(0),
-                align: 16,
-            };
+            let p = Ptr::start(addr, Space::Local, ty, None, 16);
             self.store_comps(&p, &comps)?;
         }
         self.zero_workgroup_memory()?;
@@ -818,14 +794,7 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
                     .get(l.index())
                     .ok_or_else(|| self.err_internal("unknown local"))?;
                 let pointee = self.f.locals.get(l.index()).map_or(TypeId(0), |l| l.ty);
-                Some(Val::Ptr(Ptr {
-                    addr,
-                    space: Space::Local,
-                    pointee,
-                    root: None,
-                    static_off: Some(0),
-                    align: 16,
-                }))
+                Some(Val::Ptr(Ptr::start(addr, Space::Local, pointee, None, 16)))
             }
             Op::AccessIndex(base, i) => {
                 let p = self.ptr(*base)?;
@@ -947,47 +916,25 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
         let ty = global.ty;
         match global.space {
             AddressSpace::Storage { .. } | AddressSpace::Uniform => {
-                let idx = self.plan.buffers.iter().position(|b| *b == Some(g));
-                let addr = idx.and_then(|i| self.params.get(i).copied().flatten());
-                let addr = addr.ok_or_else(|| self.err_internal("buffer without parameter"))?;
-                Ok(Ptr {
-                    addr,
-                    space: Space::Global,
-                    pointee: ty,
-                    root: Some(g),
-                    static_off: Some(0),
-                    // Only the binding's own alignment is promised (a host may pass an
-                    // offset slice).
-                    align: self.types.size_align(ty).1.max(1),
-                })
+                let addr = lowering_common::buffer_param(&self.plan.buffers, &self.params, g)
+                    .ok_or_else(|| self.err_internal("buffer without parameter"))?;
+                let align = lowering_common::buffer_align(&self.types, ty);
+                Ok(Ptr::start(addr, Space::Global, ty, Some(g), align))
             }
             AddressSpace::Workgroup => {
                 let gv = *self
                     .shared
                     .get(&g)
                     .ok_or_else(|| self.err_internal("unknown shared variable"))?;
-                Ok(Ptr {
-                    addr: gv.as_pointer_value(),
-                    space: Space::Shared,
-                    pointee: ty,
-                    root: Some(g),
-                    static_off: Some(0),
-                    align: self.types.size_align(ty).1.max(16),
-                })
+                let align = lowering_common::shared_align(&self.types, ty);
+                Ok(Ptr::start(gv.as_pointer_value(), Space::Shared, ty, Some(g), align))
             }
             AddressSpace::Private | AddressSpace::Function => {
                 let addr = *self
                     .privates
                     .get(&g)
                     .ok_or_else(|| self.err_internal("unknown private variable"))?;
-                Ok(Ptr {
-                    addr,
-                    space: Space::Local,
-                    pointee: ty,
-                    root: None,
-                    static_off: Some(0),
-                    align: 16,
-                })
+                Ok(Ptr::start(addr, Space::Local, ty, None, 16))
             }
             AddressSpace::Handle => Err(self.err_unsupported("textures and samplers")),
             // The by-value `p_immediates` parameter is not built by this backend.
@@ -997,14 +944,7 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
 
     /// `p + off` pointing at a value of type `ty`.
     pub(crate) fn offset_ptr(&self, p: Ptr<'ctx>, off: u32, ty: TypeId) -> R<Ptr<'ctx>> {
-        Ok(Ptr {
-            addr: self.byte_offset(p.addr, off)?,
-            space: p.space,
-            pointee: ty,
-            root: p.root,
-            static_off: p.static_off.map(|s| s + off),
-            align: p.align.min(lowbit(off)),
-        })
+        Ok(p.offset(self.byte_offset(p.addr, off)?, off, ty))
     }
 
     /// `addr + off` bytes.

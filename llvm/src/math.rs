@@ -21,6 +21,7 @@
 use crate::lower::{Lower, R, V};
 use dianran_frontend::ir::{BinaryOperator as B, MathFunction as M, Scalar, Type, TypeId, ValueId};
 use dianran_ptx::codegen::layout;
+use dianran_ptx::lowering_common;
 use inkwell::values::{AnyValue, FloatValue, IntValue};
 use inkwell::{FloatPredicate as FP, IntPredicate as IP};
 
@@ -128,11 +129,7 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
                 })
             }),
             M::Radians | M::Degrees => {
-                let k = if f == M::Radians {
-                    std::f64::consts::PI / 180.0
-                } else {
-                    180.0 / std::f64::consts::PI
-                };
+                let k = lowering_common::angle_factor(f == M::Radians);
                 self.math_comps(args, |l, s, x| {
                     let kk = l.const_of(s, k);
                     l.binary_scalar(B::Multiply, s, x[0], kk)
@@ -323,18 +320,7 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
                     .collect()
             }
             M::Refract => self.math_refract(s, args),
-            M::Transpose => {
-                let a = self.comps(args[0])?;
-                let Type::Matrix { columns, rows, .. } = self.types.get(self.ty(args[0])).clone()
-                else {
-                    return Err(self.err_internal("transpose of a non-matrix"));
-                };
-                let (c, r) = (columns as usize, rows as usize);
-                if a.len() != c * r {
-                    return Err(self.err_internal("transpose shape"));
-                }
-                Ok((0..r).flat_map(|i| (0..c).map(move |k| k * r + i)).map(|j| a[j]).collect())
-            }
+            M::Transpose => lowering_common::transpose(self, args[0]),
             M::Determinant => {
                 let cols = self.math_square(args[0])?;
                 Ok(vec![self.math_det(s, &cols)?])

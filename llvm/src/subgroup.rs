@@ -21,32 +21,13 @@
 //! interpreter computes them).
 
 use crate::lower::{Lower, R, V};
-use dianran_frontend::ir::{
-    CollectiveOperation as C, Direction, GatherMode as G, Op, Scalar, SubgroupOperation as S,
-    TypeId,
-};
+use dianran_frontend::ir::{CollectiveOperation as C, Op, Scalar, SubgroupOperation as S, TypeId};
+use dianran_ptx::lowering_common::{gather_plan, GatherLane};
 use inkwell::values::{BasicValue, IntValue};
 use inkwell::IntPredicate;
 
 /// `shfl.sync` modes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Shfl {
-    Idx,
-    Up,
-    Down,
-    Bfly,
-}
-
-impl Shfl {
-    fn name(self) -> &'static str {
-        match self {
-            Shfl::Idx => "idx",
-            Shfl::Up => "up",
-            Shfl::Down => "down",
-            Shfl::Bfly => "bfly",
-        }
-    }
-}
+pub(crate) use dianran_ptx::ShflMode as Shfl;
 
 impl<'a, 'ctx> Lower<'a, 'ctx> {
     /// A subgroup ballot, collective or gather producing a value of type `ty`.
@@ -70,33 +51,25 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
                     Some(i) => Some(self.scalar(*i)?.into_int_value()),
                     None => None,
                 };
-                let (kind, src, clamp) = match (mode, idx) {
-                    (G::BroadcastFirst, _) => {
+                let Some((kind, from, clamp)) = gather_plan(*mode, idx) else {
+                    return Err(self.err_internal("subgroup gather without index"));
+                };
+                let src = match from {
+                    GatherLane::FirstActive => {
                         // The lowest active lane (our backend: `bfind(mask & -mask)`); the mask
                         // holds this lane, so it is never zero.
                         let i32t = self.cx.i32_type().into();
                         let f = self.cx.bool_type().const_int(1, false).into();
                         let first = self.call_v("llvm.cttz.i32", i32t, &[mask.into(), f])?;
-                        (Shfl::Idx, first.into_int_value(), 31)
+                        first.into_int_value()
                     }
-                    (G::Broadcast | G::Shuffle, Some(i)) => (Shfl::Idx, i, 31),
-                    (G::ShuffleDown, Some(i)) => (Shfl::Down, i, 31),
-                    (G::ShuffleUp, Some(i)) => (Shfl::Up, i, 0),
-                    (G::ShuffleXor, Some(i)) => (Shfl::Bfly, i, 31),
-                    (G::QuadBroadcast, Some(i)) => {
+                    GatherLane::Index(i) => i,
+                    GatherLane::InQuad(i) => {
                         let lane = self.sreg("laneid")?;
                         let base = self.ok(self.b.build_and(lane, self.u32c(!3), ""))?;
-                        (Shfl::Idx, self.ok(self.b.build_int_add(base, i, ""))?, 31)
+                        self.ok(self.b.build_int_add(base, i, ""))?
                     }
-                    (G::QuadSwap(d), _) => {
-                        let k = match d {
-                            Direction::X => 1,
-                            Direction::Y => 2,
-                            Direction::Diagonal => 3,
-                        };
-                        (Shfl::Bfly, self.u32c(k), 31)
-                    }
-                    _ => return Err(self.err_internal("subgroup gather without index")),
+                    GatherLane::Const(k) => self.u32c(k),
                 };
                 let v = self.comps(*arg)?;
                 v.into_iter().map(|x| self.shfl(s, kind, x, src, clamp, mask)).collect()

@@ -60,6 +60,7 @@ extern crate self as dianran_ptx;
 
 pub mod codegen;
 pub mod error;
+pub mod lowering_common;
 pub mod math;
 pub mod model;
 pub mod names;

@@ -4,17 +4,58 @@
 use super::layout::{self, arith_ty, kind_of};
 use super::lower::Lower;
 use super::regalloc::{RegKind, VRegId};
+use crate::lowering_common::{self, CoopShape, ScalarLowering};
 use crate::model::{build, CmpOp, Opcode, Operand, Rounding, TestpOp, Type as PT};
 use dianran_frontend::ir::{
-    BinaryOperator as B, Op, RelationalFunction, Scalar, Type, TypeId, UnaryOperator as U,
+    BinaryOperator as B, Op, RelationalFunction, Scalar, Type, TypeId, Types, UnaryOperator as U,
+    ValueId,
 };
 use dianran_frontend::Diagnostic;
 
 type R<T> = Result<T, Diagnostic>;
 
+/// The shared composite steps emit `setp.eq.u32` index tests and `selp` selects.
+impl ScalarLowering for Lower<'_> {
+    type Value = VRegId;
+    type Pred = VRegId;
+
+    fn types_mut(&mut self) -> &mut Types {
+        &mut self.types
+    }
+    fn value_ty(&self, v: ValueId) -> TypeId {
+        self.ty(v)
+    }
+    fn value_comps(&self, v: ValueId) -> R<Vec<VRegId>> {
+        self.comps(v)
+    }
+    fn internal(&self, what: &str) -> Diagnostic {
+        self.err_internal(what)
+    }
+    fn unsupported(&self, what: &str) -> Diagnostic {
+        self.err_unsupported(what)
+    }
+    fn coop_layout(&self, ty: TypeId) -> R<CoopShape> {
+        self.coop_shape(ty)
+    }
+    fn as_pred(&self, v: VRegId) -> VRegId {
+        v
+    }
+    fn index_is(&mut self, i: VRegId, e: u32) -> R<VRegId> {
+        Ok(self.def(RegKind::Pred, |p| {
+            build::setp(CmpOp::Eq, PT::U32, p, i, Operand::Imm(i64::from(e)))
+        }))
+    }
+    fn select_comp(&mut self, s: Scalar, p: VRegId, a: VRegId, b: VRegId) -> R<VRegId> {
+        Ok(self.select(s, p, a, b))
+    }
+}
+
 impl Lower<'_> {
     /// Lowers a pure operation producing a value of type `ty`.
     pub(crate) fn value_op(&mut self, op: &Op, ty: TypeId) -> R<Vec<VRegId>> {
+        if let Some(r) = lowering_common::composite_op(self, op, ty) {
+            return r;
+        }
         match op {
             Op::Const(c) => self.const_comps(c, ty),
             Op::Unary(u, a) => {
@@ -23,103 +64,6 @@ impl Lower<'_> {
                 c.into_iter().map(|v| self.unary(*u, s, v)).collect()
             }
             Op::Binary(b, x, y) => self.binary(*b, *x, *y, ty),
-            Op::Select { cond, accept, reject } => {
-                let c = self.comps(*cond)?;
-                let a = self.comps(*accept)?;
-                let r = self.comps(*reject)?;
-                let s = self.scalar_ty(*accept).unwrap_or(Scalar::U32);
-                let mut out = Vec::new();
-                for (i, &ai) in a.iter().enumerate() {
-                    let p = if c.len() == 1 {
-                        c[0]
-                    } else {
-                        *c.get(i).ok_or_else(|| self.err_internal("select shape"))?
-                    };
-                    let rr = *r.get(i).ok_or_else(|| self.err_internal("select shape"))?;
-                    out.push(self.select(s, p, ai, rr));
-                }
-                Ok(out)
-            }
-            Op::Compose(parts) => {
-                let mut out = Vec::new();
-                for p in parts {
-                    out.extend(self.comps(*p)?);
-                }
-                if out.len() != layout::leaf_count(&self.types, ty) {
-                    return Err(self.err_internal("compose shape"));
-                }
-                Ok(out)
-            }
-            Op::Splat(a) => {
-                let v = self.scalar(*a)?;
-                Ok(vec![v; layout::leaf_count(&self.types, ty)])
-            }
-            Op::Extract(a, i) => {
-                let c = self.comps(*a)?;
-                let aty = self.ty(*a);
-                let (r, _) = layout::member_range(&mut self.types, aty, *i)
-                    .ok_or_else(|| self.err_internal("extract index"))?;
-                c.get(r).map(|s| s.to_vec()).ok_or_else(|| self.err_internal("extract range"))
-            }
-            Op::Swizzle(a, pat) => {
-                let c = self.comps(*a)?;
-                pat.iter()
-                    .map(|&i| {
-                        c.get(i as usize).copied().ok_or_else(|| self.err_internal("swizzle index"))
-                    })
-                    .collect()
-            }
-            Op::Insert { base, index, value } => {
-                let mut c = self.comps(*base)?;
-                let v = self.comps(*value)?;
-                let bty = self.ty(*base);
-                let (r, _) = layout::member_range(&mut self.types, bty, *index)
-                    .ok_or_else(|| self.err_internal("insert index"))?;
-                if r.len() != v.len() || r.end > c.len() {
-                    return Err(self.err_internal("insert shape"));
-                }
-                c.splice(r, v);
-                Ok(c)
-            }
-            Op::ExtractDyn(a, idx) => {
-                let (elems, ety) = self.elements(*a)?;
-                let i = self.scalar(*idx)?;
-                let s = self.types.scalar_of(ety).unwrap_or(Scalar::U32);
-                let el = layout::leaves(&self.types, ety).unwrap_or_default();
-                let n = elems.len();
-                let Some(last) = elems.last().cloned() else {
-                    return Err(self.err_internal("empty composite"));
-                };
-                let mut out = last;
-                for e in (0..n.saturating_sub(1)).rev() {
-                    let p = self.def(RegKind::Pred, |p| {
-                        build::setp(CmpOp::Eq, PT::U32, p, i, Operand::Imm(e as i64))
-                    });
-                    for j in 0..out.len() {
-                        let sj = el.get(j).map_or(s, |l| l.scalar);
-                        out[j] = self.select(sj, p, elems[e][j], out[j]);
-                    }
-                }
-                Ok(out)
-            }
-            Op::InsertDyn { base, index, value } => {
-                let (elems, ety) = self.elements(*base)?;
-                let i = self.scalar(*index)?;
-                let v = self.comps(*value)?;
-                let el = layout::leaves(&self.types, ety).unwrap_or_default();
-                let mut out = Vec::new();
-                for (e, comps) in elems.iter().enumerate() {
-                    let p = self.def(RegKind::Pred, |p| {
-                        build::setp(CmpOp::Eq, PT::U32, p, i, Operand::Imm(e as i64))
-                    });
-                    for (j, &c) in comps.iter().enumerate() {
-                        let sj = el.get(j).map_or(Scalar::U32, |l| l.scalar);
-                        let nv = *v.get(j).ok_or_else(|| self.err_internal("insert shape"))?;
-                        out.push(self.select(sj, p, nv, c));
-                    }
-                }
-                Ok(out)
-            }
             Op::Convert(a, to) => {
                 let s = self.scalar_ty(*a)?;
                 let c = self.comps(*a)?;
@@ -161,23 +105,6 @@ impl Lower<'_> {
             }
             _ => Err(self.err_unsupported("this operation")),
         }
-    }
-
-    /// Splits a vector/matrix/array value into its elements' components.
-    pub(crate) fn elements(
-        &mut self,
-        v: dianran_frontend::ir::ValueId,
-    ) -> R<(Vec<Vec<VRegId>>, TypeId)> {
-        let c = self.comps(v)?;
-        let vty = self.ty(v);
-        let (_, ety, len) = layout::element_stride(&mut self.types, vty)
-            .ok_or_else(|| self.err_internal("dynamic index into a non-indexable value"))?;
-        let n = len.ok_or_else(|| self.err_internal("runtime-sized value"))? as usize;
-        let per = layout::leaf_count(&self.types, ety);
-        if per * n != c.len() || n == 0 {
-            return Err(self.err_internal("composite shape"));
-        }
-        Ok((c.chunks(per).map(|x| x.to_vec()).collect(), ety))
     }
 
     /// `p ? a : b` for a scalar type.

@@ -6,6 +6,7 @@ use super::layout::{self, arith_ty, kind_of};
 use super::lower::Lower;
 use super::mathops::Opnd;
 use super::regalloc::{RegKind, Target, Term, VRegId};
+use crate::lowering_common;
 use crate::math;
 use crate::model::{build, CmpOp, Flag, Modifier, Opcode, Operand, Rounding, Type as PT};
 use dianran_frontend::ir::{
@@ -243,11 +244,7 @@ impl Lower<'_> {
                 })
             }
             M::Radians | M::Degrees => {
-                let k = if fun == M::Radians {
-                    std::f64::consts::PI / 180.0
-                } else {
-                    180.0 / std::f64::consts::PI
-                };
+                let k = lowering_common::angle_factor(fun == M::Radians);
                 self.per_comp(args, |l, s, x| {
                     let kk = l.imm_of(s, k);
                     Ok(l.bin(Opcode::Mul, s, x[0], kk))
@@ -597,21 +594,7 @@ impl Lower<'_> {
                 fr.extend(ex);
                 Ok(fr)
             }
-            M::Transpose => {
-                let a = self.comps(args[0])?;
-                let Type::Matrix { columns, rows, .. } = self.types.get(self.ty(args[0])).clone()
-                else {
-                    return Err(self.err_internal("transpose of a non-matrix"));
-                };
-                let (c, r) = (columns as usize, rows as usize);
-                let mut out = Vec::new();
-                for i in 0..r {
-                    for k in 0..c {
-                        out.push(a[k * r + i]);
-                    }
-                }
-                Ok(out)
-            }
+            M::Transpose => lowering_common::transpose(self, args[0]),
             M::Ldexp => self.per_comp(args, |l, s, x| {
                 // x * 2^e, with 2^e built exactly from its exponent bits (e clamped to [-126, 127]).
                 let lo = l.imm_u32((-126i32) as u32);

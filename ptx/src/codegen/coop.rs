@@ -49,11 +49,12 @@
 use super::layout::{element_stride, kind_of};
 use super::lower::{Lower, Ptr, Space};
 use super::regalloc::{BlockId, RegKind, Target, Term, VRegId};
+use crate::lowering_common::{self, CoopShape as Shape, CoopShapeError};
 use crate::model::{
     build, CmpOp, Instruction, Opcode, Operand, Rounding, ShflMode, SpecialReg, Type as PT,
     VoteMode,
 };
-use dianran_frontend::ir::{BinaryOperator, CoopRole, GlobalId, Op, Scalar, Type, TypeId, ValueId};
+use dianran_frontend::ir::{BinaryOperator, CoopRole, GlobalId, Op, Scalar, TypeId, ValueId};
 use dianran_frontend::Diagnostic;
 
 type R<T> = Result<T, Diagnostic>;
@@ -66,56 +67,6 @@ fn imm(k: u32) -> Operand {
 /// `op.T d, a, k` with a decimal immediate `k` (shifts and masks).
 fn op_imm(op: Opcode, t: PT, d: VRegId, a: VRegId, k: u32) -> Instruction {
     build::binary(op, &[], t, d, a, imm(k))
-}
-
-/// One cooperative matrix type as the codegen lays it out.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Shape {
-    role: CoopRole,
-    scalar: Scalar,
-    /// Rows = columns: 8 or 16.
-    n: u32,
-    /// The TF32 layout (f32 A/B with `--tf32`).
-    tf32: bool,
-}
-
-impl Shape {
-    /// Elements per lane.
-    fn count(self) -> u32 {
-        self.n * self.n / 32
-    }
-
-    /// Whether a lane's elements `2p` and `2p + 1` are neighbours in memory: the pair runs
-    /// along the row for A and C and along the column for B, so it is contiguous when that is
-    /// the stored (minor) direction.
-    fn pairs_contiguous(self, row_major: bool) -> bool {
-        !self.tf32 && (self.role == CoopRole::B) != row_major
-    }
-}
-
-/// Row and column offsets of element `i` of a lane's fragment, relative to the lane's base
-/// (`(g, 2t)` for A and C, `(2t, g)` for B; with `tf32`, `(g, t)` for A and `(t, g)` for B).
-fn elem_coords(sh: Shape, i: u32) -> (u32, u32) {
-    match (sh.n, sh.role, sh.tf32) {
-        (8, CoopRole::A, true) => (0, 4 * i),
-        (8, CoopRole::B, true) => (4 * i, 0),
-        (8, CoopRole::B, false) => (i, 0),
-        (8, _, _) => (0, i),
-        (_, CoopRole::A, true) => {
-            let j = i & 3;
-            (8 * (j & 1), 4 * (j >> 1) + 8 * (i >> 2))
-        }
-        (_, CoopRole::B, true) => (4 * (i & 1) + 8 * ((i >> 1) & 1), 8 * (i >> 2)),
-        (_, CoopRole::A, false) => (8 * ((i >> 1) & 1), (i & 1) + 8 * (i >> 2)),
-        (_, CoopRole::B, false) => {
-            let j = i & 3;
-            ((j & 1) + 8 * (j >> 1), 8 * (i >> 2))
-        }
-        (_, CoopRole::C, _) => {
-            let j = i & 3;
-            (8 * (j >> 1), (j & 1) + 8 * (i >> 2))
-        }
-    }
 }
 
 /// Where a lane's fragment lives in memory.
@@ -161,41 +112,15 @@ const F32_TF32: [PT; 4] = [PT::F32, PT::Tf32, PT::Tf32, PT::F32];
 impl Lower<'_> {
     /// The layout of a supported cooperative matrix type: 16x16 with f16 A/B (f32 A/B with
     /// [`Lower::tf32`]) and f16/f32 C, or 8x8 of f16/f32 in any role.
-    fn coop_shape(&self, ty: TypeId) -> R<Shape> {
-        match self.types.get(ty) {
-            Type::CoopMatrix { columns: 16, rows: 16, scalar, role } => {
-                let ok = match role {
-                    CoopRole::A | CoopRole::B => {
-                        *scalar == Scalar::F16 || (*scalar == Scalar::F32 && self.tf32)
-                    }
-                    CoopRole::C => matches!(scalar, Scalar::F16 | Scalar::F32),
-                };
-                if ok {
-                    let tf32 = *scalar == Scalar::F32 && *role != CoopRole::C;
-                    return Ok(Shape { role: *role, scalar: *scalar, n: 16, tf32 });
-                }
-                if *scalar == Scalar::F32 {
-                    return Err(self
-                        .err_unsupported(
-                            "exact f32 x f32 cooperative-matrix products (coop_mat16x16<f32, A/B>)",
-                        )
-                        .help("pass --tf32 to use TF32 tensor cores (10-bit mantissa products)"));
-                }
-                Err(self.err_unsupported(
-                    "cooperative matrices other than coop_mat16x16 with f16 A/B and f16/f32 C",
-                ))
+    pub(crate) fn coop_shape(&self, ty: TypeId) -> R<Shape> {
+        Shape::of(&self.types, ty, self.tf32).map_err(|e| {
+            let d = self.err_unsupported(e.what());
+            if e == CoopShapeError::ExactF32 {
+                d.help("pass --tf32 to use TF32 tensor cores (10-bit mantissa products)")
+            } else {
+                d
             }
-            Type::CoopMatrix {
-                columns: 8,
-                rows: 8,
-                scalar: s @ (Scalar::F16 | Scalar::F32),
-                role,
-            } => {
-                let tf32 = *s == Scalar::F32 && *role != CoopRole::C && self.tf32;
-                Ok(Shape { role: *role, scalar: *s, n: 8, tf32 })
-            }
-            _ => Err(self.err_unsupported("this cooperative matrix type")),
-        }
+        })
     }
 
     /// Each lane's element offset of its fragment's element 0: row-major `row*S + col`,
@@ -218,7 +143,7 @@ impl Lower<'_> {
     /// Byte address of element `i` of the lane's fragment (`base` from
     /// [`Lower::coop_lane_base`]).
     fn coop_elem_addr(&mut self, f: &Frag, base: VRegId, i: u32) -> VRegId {
-        let (r, c) = elem_coords(f.shape, i);
+        let (r, c) = f.shape.elem_coords(i);
         let (hi, lo) = if f.row_major { (r, c) } else { (c, r) };
         let size = f.shape.scalar.size();
         // base + hi*stride + lo, leaving out the zero terms (element 0 is the base itself).
@@ -580,12 +505,7 @@ impl Lower<'_> {
         stride: ValueId,
         row_major: bool,
     ) -> R<()> {
-        let vty = self.ty(value);
-        let shape = self.coop_shape(vty)?;
-        let v = self.comps(value)?;
-        if v.len() as u32 != shape.count() {
-            return Err(self.err_internal("cooperative matrix fragment size"));
-        }
+        let (shape, v) = lowering_common::coop_fragment(self, value)?;
         let p = self.ptr(ptr)?;
         let f = Frag {
             ptr: p.addr,
@@ -621,23 +541,8 @@ impl Lower<'_> {
 
     /// `coopMultiplyAdd(a, b, c)` = a·b + c.
     pub(crate) fn coop_mma(&mut self, a: ValueId, b: ValueId, c: ValueId) -> R<Vec<VRegId>> {
-        let sa = self.coop_shape(self.ty(a))?;
-        let sb = self.coop_shape(self.ty(b))?;
-        let sc = self.coop_shape(self.ty(c))?;
-        if (sa.role, sb.role, sc.role) != (CoopRole::A, CoopRole::B, CoopRole::C)
-            || sa.n != sb.n
-            || sb.n != sc.n
-        {
-            return Err(self.err_internal("coopMultiplyAdd operand roles"));
-        }
-        if sa.scalar != sb.scalar {
-            return Err(self.err_unsupported("cooperative-matrix products of f16 by f32"));
-        }
-        let (av, bv, cv) = (self.comps(a)?, self.comps(b)?, self.comps(c)?);
-        let n = sa.count() as usize;
-        if av.len() != n || bv.len() != n || cv.len() != n {
-            return Err(self.err_internal("cooperative matrix fragment size"));
-        }
+        let ops = lowering_common::mma_operands(self, a, b, c)?;
+        let (sa, sc, [av, bv, cv]) = (ops.a, ops.c, ops.frags);
         let c_f16 = sc.scalar == Scalar::F16;
         Ok(match (sa.n, sa.scalar) {
             (16, Scalar::F16) => self.coop_mma16_f16(&av, &bv, &cv, c_f16),
@@ -822,7 +727,7 @@ mod tests {
                 let (g, t) = (lane >> 2, lane % 4);
                 for i in 0..8 {
                     let sh = Shape { role, scalar: Scalar::F16, n: 16, tf32: false };
-                    let (r, c) = elem_coords(sh, i);
+                    let (r, c) = sh.elem_coords(i);
                     let (row, col) =
                         if role == CoopRole::B { (2 * t + r, g + c) } else { (g + r, 2 * t + c) };
                     seen[row as usize][col as usize] += 1;
@@ -862,7 +767,7 @@ mod tests {
                 let (g, t) = (lane >> 2, lane % 4);
                 for i in 0..8 {
                     let sh = Shape { role, scalar: Scalar::F32, n: 16, tf32: true };
-                    let (r, c) = elem_coords(sh, i);
+                    let (r, c) = sh.elem_coords(i);
                     let (row, col) =
                         if role == CoopRole::B { (t + r, g + c) } else { (g + r, t + c) };
                     seen[row as usize][col as usize] += 1;
@@ -895,7 +800,7 @@ mod tests {
                 for lane in 0..32u32 {
                     let (g, t) = (lane >> 2, lane % 4);
                     for i in 0..2 {
-                        let (r, c) = elem_coords(sh, i);
+                        let (r, c) = sh.elem_coords(i);
                         let base = match (role, tf32) {
                             (CoopRole::B, true) => (t, g),
                             (CoopRole::B, false) => (2 * t, g),
@@ -930,7 +835,7 @@ mod tests {
                     let (g, t) = (lane >> 2, lane % 4);
                     for i in 0..sh.count() {
                         let (p, e) = (i / 2, i % 2);
-                        let (r, c) = elem_coords(sh, i);
+                        let (r, c) = sh.elem_coords(i);
                         let (row, col) = if role == CoopRole::B {
                             (2 * t + r, g + c)
                         } else {

@@ -5,6 +5,7 @@
 use super::align::{self, KnownAlign};
 use super::layout::{self, kind_of, leaves, Leaf};
 use super::regalloc::{BlockId, MFunction, RegKind, Target, Term, VRegId};
+use crate::lowering_common;
 use crate::model::{
     build, AtomOp, CmpOp, Dim, Flag, Instruction, Modifier, Opcode, Operand, SpecialReg,
     StateSpace, Type as PT,
@@ -43,18 +44,7 @@ impl Space {
 }
 
 /// A pointer value: a 64-bit address in a state space, the pointee type and where it came from.
-#[derive(Clone, Debug)]
-pub(crate) struct Ptr {
-    pub addr: VRegId,
-    pub space: Space,
-    pub pointee: TypeId,
-    /// The buffer the pointer points into (for `arrayLength`).
-    pub root: Option<GlobalId>,
-    /// Byte offset from the root when it is static.
-    pub static_off: Option<u32>,
-    /// A power of two known to divide the address ([`super::align`]).
-    pub align: u32,
-}
+pub(crate) type Ptr = lowering_common::Ptr<VRegId, Space>;
 
 /// The machine form of an SSA value.
 #[derive(Clone, Debug)]
@@ -416,7 +406,7 @@ impl<'a> Lower<'a> {
 
     pub(crate) fn ptr(&self, v: ValueId) -> Result<Ptr, Diagnostic> {
         match self.val(v)? {
-            Val::Ptr(p) => Ok(p.clone()),
+            Val::Ptr(p) => Ok(*p),
             Val::Comps(_) => Err(self.err_internal("pointer operand is not a pointer")),
         }
     }
@@ -914,14 +904,7 @@ impl<'a> Lower<'a> {
                     .ok_or_else(|| self.err_internal("unknown local"))?;
                 let pointee = self.f.locals.get(l.index()).map_or(TypeId(0), |l| l.ty);
                 let base = self.local_depot();
-                let p = Ptr {
-                    addr: base,
-                    space: Space::Local,
-                    pointee,
-                    root: None,
-                    static_off: Some(0),
-                    align: 16,
-                };
+                let p = Ptr::start(base, Space::Local, pointee, None, 16);
                 Some(Val::Ptr(self.offset_ptr(p, off, pointee)))
             }
             Op::AccessIndex(base, i) => match self.val(*base)?.clone() {
@@ -1038,19 +1021,11 @@ impl<'a> Lower<'a> {
         let ty = global.ty;
         match global.space {
             AddressSpace::Storage { .. } | AddressSpace::Uniform => {
-                let idx = self.layout.buffers.iter().position(|b| *b == Some(g));
-                let addr = idx.and_then(|i| self.params.get(i).copied().flatten());
-                let addr = addr.ok_or_else(|| self.err_internal("buffer without parameter"))?;
-                Ok(Ptr {
-                    addr,
-                    space: Space::Global,
-                    pointee: ty,
-                    root: Some(g),
-                    static_off: Some(0),
-                    // Only the binding's own alignment is promised: a host may pass an
-                    // offset slice, so wider accesses check at run time.
-                    align: self.types.size_align(ty).1.max(1),
-                })
+                let addr = lowering_common::buffer_param(&self.layout.buffers, &self.params, g)
+                    .ok_or_else(|| self.err_internal("buffer without parameter"))?;
+                // Wider accesses than the binding's alignment check at run time.
+                let align = lowering_common::buffer_align(&self.types, ty);
+                Ok(Ptr::start(addr, Space::Global, ty, Some(g), align))
             }
             AddressSpace::Workgroup => {
                 let name = self
@@ -1061,16 +1036,9 @@ impl<'a> Lower<'a> {
                     .ok_or_else(|| self.err_internal("unknown shared variable"))?;
                 let addr = self.symbol_addr(&name);
                 // Declared `.align max(16, A)` (see `super::compile_module`).
-                let align = self.types.size_align(ty).1.max(16);
+                let align = lowering_common::shared_align(&self.types, ty);
                 self.facts.global(addr, g, align);
-                Ok(Ptr {
-                    addr,
-                    space: Space::Shared,
-                    pointee: ty,
-                    root: Some(g),
-                    static_off: Some(0),
-                    align,
-                })
+                Ok(Ptr::start(addr, Space::Shared, ty, Some(g), align))
             }
             AddressSpace::Private | AddressSpace::Function => {
                 let off = *self
@@ -1079,14 +1047,7 @@ impl<'a> Lower<'a> {
                     .get(&g)
                     .ok_or_else(|| self.err_internal("unknown private variable"))?;
                 let base = self.local_depot();
-                let p = Ptr {
-                    addr: base,
-                    space: Space::Local,
-                    pointee: ty,
-                    root: None,
-                    static_off: Some(0),
-                    align: 16,
-                };
+                let p = Ptr::start(base, Space::Local, ty, None, 16);
                 Ok(self.offset_ptr(p, off, ty))
             }
             AddressSpace::Handle => Err(self.err_unsupported("textures and samplers")),
@@ -1097,14 +1058,7 @@ impl<'a> Lower<'a> {
                     return Err(self.err_internal("immediate data without its parameter"));
                 }
                 let addr = self.symbol_addr(super::IMMEDIATES_PARAM);
-                Ok(Ptr {
-                    addr,
-                    space: Space::Param,
-                    pointee: ty,
-                    root: Some(g),
-                    static_off: Some(0),
-                    align: 16,
-                })
+                Ok(Ptr::start(addr, Space::Param, ty, Some(g), 16))
             }
         }
     }
@@ -1119,14 +1073,7 @@ impl<'a> Lower<'a> {
             self.facts.offset(d, a, p.align, off);
             d
         };
-        Ptr {
-            addr,
-            space: p.space,
-            pointee: ty,
-            root: p.root,
-            static_off: p.static_off.map(|s| s + off),
-            align: p.align.min(align::lowbit(off)),
-        }
+        p.offset(addr, off, ty)
     }
 
     fn is_atomic(&self, ty: TypeId) -> bool {

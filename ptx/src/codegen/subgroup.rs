@@ -4,6 +4,7 @@
 use super::layout::kind_of;
 use super::lower::Lower;
 use super::regalloc::{RegKind, Target, Term, VRegId};
+use crate::lowering_common::{gather_plan, GatherLane};
 use crate::model::{
     build, AtomOp, CmpOp, Opcode, Operand, ShflMode, SpecialReg, Type as PT, VoteMode,
 };
@@ -15,7 +16,6 @@ type R<T> = Result<T, Diagnostic>;
 impl Lower<'_> {
     /// Subgroup operations (SPEC §3): member mask from `activemask`.
     pub(crate) fn subgroup(&mut self, op: &Op, ty: TypeId) -> R<Vec<VRegId>> {
-        use dianran_frontend::ir::GatherMode as G;
         let wide =
             |l: &Self, v: &dianran_frontend::ir::ValueId| l.scalar_ty(*v).is_ok_and(|s| s.is_64());
         let has_wide = match op {
@@ -43,23 +43,22 @@ impl Lower<'_> {
                     Some(i) => Some(self.scalar(*i)?),
                     None => None,
                 };
-                let (kind, src, clamp) = match (mode, idx) {
-                    (G::BroadcastFirst, _) => {
+                let Some((kind, from, clamp)) = gather_plan(*mode, idx) else {
+                    return Err(self.err_internal("subgroup gather without index"));
+                };
+                let src = match from {
+                    GatherLane::FirstActive => {
                         // lowest active lane: bfind(mask & -mask)
                         let n = self.def(RegKind::B32, |d| {
                             build::unary(Opcode::Neg, &[], PT::S32, d, mask)
                         });
                         let low = self.binop(Opcode::And, &[], PT::B32, mask, n);
-                        let first = self.def(RegKind::B32, |d| {
+                        self.def(RegKind::B32, |d| {
                             build::unary(Opcode::Bfind, &[], PT::U32, d, low)
-                        });
-                        (ShflMode::Idx, first, 31)
+                        })
                     }
-                    (G::Broadcast | G::Shuffle, Some(i)) => (ShflMode::Idx, i, 31),
-                    (G::ShuffleDown, Some(i)) => (ShflMode::Down, i, 31),
-                    (G::ShuffleUp, Some(i)) => (ShflMode::Up, i, 0),
-                    (G::ShuffleXor, Some(i)) => (ShflMode::Bfly, i, 31),
-                    (G::QuadBroadcast, Some(i)) => {
+                    GatherLane::Index(i) => i,
+                    GatherLane::InQuad(i) => {
                         let base = self.binop(
                             Opcode::And,
                             &[],
@@ -67,18 +66,9 @@ impl Lower<'_> {
                             lane,
                             Operand::ImmHex(0xFFFF_FFFC),
                         );
-                        let src = self.def(RegKind::B32, |d| build::add(PT::S32, d, base, i));
-                        (ShflMode::Idx, src, 31)
+                        self.def(RegKind::B32, |d| build::add(PT::S32, d, base, i))
                     }
-                    (G::QuadSwap(d), _) => {
-                        let k = match d {
-                            dianran_frontend::ir::Direction::X => 1,
-                            dianran_frontend::ir::Direction::Y => 2,
-                            _ => 3,
-                        };
-                        (ShflMode::Bfly, self.imm_u32(k), 31)
-                    }
-                    _ => return Err(self.err_internal("subgroup gather without index")),
+                    GatherLane::Const(k) => self.imm_u32(k),
                 };
                 let v = self.comps(*arg)?;
                 v.into_iter().map(|x| self.shfl(s, kind, x, src, clamp, mask)).collect()
