@@ -40,9 +40,9 @@ fn expected(a: &[[f32; 4]], b: &[[f32; 4]]) -> Vec<f32> {
     let mut want = Vec::new();
     for i in 0..64i64 {
         let (x, y) = (i % 8, i / 8);
-        let (ka, kb) = ((2 * x - 4, 2 * y - 4), (2 * x - 4, 2 * y - 4));
-        let clamped = at(a, ka.0.clamp(0, 7), ka.1.clamp(0, 7));
-        let wrapped = at(b, kb.0.rem_euclid(8), kb.1.rem_euclid(8));
+        let (u, v) = (2 * x - 4, 2 * y - 4);
+        let clamped = at(a, u.clamp(0, 7), v.clamp(0, 7));
+        let wrapped = at(b, u.rem_euclid(8), v.rem_euclid(8));
         let (ta, tb, tb7) = (at(a, x, y), at(b, x, y), at(b, 7 - x, 7 - y));
         want.extend(ta);
         want.extend(tb);
