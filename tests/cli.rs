@@ -241,9 +241,13 @@ fn run_gives_the_same_buffers_on_every_executor() {
             exec,
         ]);
         let err = text(&out.stderr);
-        if exec.starts_with("lavapipe") && err.contains("no Vulkan adapter") {
-            assert!(std::env::var("CI").is_err(), "lavapipe is required under CI");
-            println!("skipped: no Vulkan adapter");
+        // No adapter: `skipped: ...`, a failure under CI=true (verify::tools).
+        if exec.starts_with("lavapipe")
+            && !dianran::verify::tools::require_that(
+                !err.contains("no Vulkan adapter"),
+                "no Vulkan adapter",
+            )
+        {
             continue;
         }
         assert_eq!(out.status.code(), Some(0), "{exec}: {err}");
@@ -414,13 +418,13 @@ fn verify_reports_executor_timeouts() {
          @compute @workgroup_size(1) fn main() {{ out[0] = select(0u, 1u, flags[7]); }}\n"
     );
     let f = write(&dir, "slow.wgsl", &src);
-    let start = std::time::Instant::now();
     // Only the lavapipe executors: compiling 32767 stores for the PTX executors takes seconds
     // in CI's build (debug assertions, the SSA verifier after every pass), which would make
     // the test depend on the machine's speed.
     let out = dianran(&["verify", &f, "--timeout", "2", "--executors", "lavapipe,lavapipe-out"]);
     let stdout = text(&out.stdout);
-    assert!(start.elapsed().as_secs() < 60, "verify did not end in time");
+    // Whether the children were stopped is read from the verdicts below, not from a clock: an
+    // executor that ran to its end (minutes later) would be reported `agree` instead.
     if !dianran::verify::tools::require_that(!stdout.contains("\tskipped\t"), "no Vulkan adapter") {
         return;
     }
