@@ -4,6 +4,7 @@
 
 pub mod agree;
 pub mod buffers;
+pub mod contraction;
 pub mod cubin;
 #[cfg(feature = "cuda")]
 pub mod cuda;
