@@ -253,19 +253,30 @@ pub fn execute(args: &Args) -> Result<String, Failure> {
                 format!("DISAGREE\t{why}")
             }
             Ok(result) => {
-                let reference = if size == 32 {
+                // An executor that does not run our SSA is predicted by the module compiled
+                // with its contraction decisions (docs/math.md, "Contraction").
+                let own =
+                    dianran_verify::contraction::reference_options(exec, &args.source.options());
+                let unfused = own.no_fma && !args.source.no_fma;
+                let own_module = match unfused {
+                    true => Some(dianran_frontend::compile(&src.name, &src.text, &own)?),
+                    false => None,
+                };
+                let own_job =
+                    |size| Job { module: own_module.as_ref().unwrap_or(&module), ..job(size) };
+                let reference = if size == 32 && !unfused {
                     Ok(reference32.clone())
                 } else {
-                    executors::run_limited(Executor::Interp, &job(size), &input, limit)
+                    executors::run_limited(Executor::Interp, &own_job(size), &input, limit)
                 };
                 // Each executor has its own bounds (precise or fast PTX math, TF32, Vulkan's).
-                let key = (size, executors::excuses_undefined_math(exec));
+                let key = (size, executors::excuses_undefined_math(exec), unfused);
                 let verdict = reference.map(|r| {
                     if let std::collections::hash_map::Entry::Vacant(e) = excuses.entry(key) {
-                        e.insert(executors::excuses(exec, &job(size), &input, &r)?);
+                        e.insert(executors::excuses(exec, &own_job(size), &input, &r)?);
                     }
                     let e = excuses.get(&key).cloned().unwrap_or_default();
-                    executors::compare_excused(exec, &job(size), &input, &r, &result, &e)
+                    executors::compare_excused(exec, &own_job(size), &input, &r, &result, &e)
                 });
                 match verdict {
                     Ok(Ok(note)) => {
