@@ -321,20 +321,16 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
         }
     }
 
-    /// Dot product: a multiply, then an `fma` chain for floats (as our backend computes it).
+    /// Dot product: each product and sum rounded on its own, as our backend computes it (a
+    /// fused `dot` is an explicit `fma` chain in the SSA, `docs/math.md`, "Contraction").
     pub(crate) fn dot(&mut self, s: Scalar, a: &[V<'ctx>], b: &[V<'ctx>]) -> R<V<'ctx>> {
         if a.is_empty() || b.is_empty() {
             return Ok(self.const_of(s, 0.0));
         }
         let mut acc = self.binary_scalar(B::Multiply, s, a[0], b[0])?;
         for i in 1..a.len().min(b.len()) {
-            acc = if s.is_float() {
-                self.fma(a[i].into_float_value(), b[i].into_float_value(), acc.into_float_value())?
-                    .into()
-            } else {
-                let p = self.binary_scalar(B::Multiply, s, a[i], b[i])?;
-                self.binary_scalar(B::Add, s, acc, p)?
-            };
+            let p = self.binary_scalar(B::Multiply, s, a[i], b[i])?;
+            acc = self.binary_scalar(B::Add, s, acc, p)?;
         }
         Ok(acc)
     }

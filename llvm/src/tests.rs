@@ -106,3 +106,26 @@ fn structured_control_flow() {
     assert!(text.contains(".shared"), "{text}");
     assert!(text.contains("bar.sync"), "{text}");
 }
+
+/// LLVM emits exactly the SSA's fused multiply-adds: `a * b + c` is one `fma.rn` by default
+/// (the contraction pass), and under `no_fma` LLVM's NVPTX backend forms none of its own and
+/// rounds the product and the sum explicitly (`.rn`, so ptxas does not contract them either).
+#[test]
+fn fmas_are_exactly_the_ssa_ones() {
+    let src = "@group(0) @binding(0) var<storage, read_write> d: array<f32>;
+         @compute @workgroup_size(32) fn k(@builtin(global_invocation_id) id: vec3<u32>) {
+             d[id.x] = d[id.x] * d[id.x + 32u] + d[id.x + 64u];
+         }";
+    let text = |no_fma| {
+        let opts = dianran_frontend::Options { no_fma, ..Default::default() };
+        let m = dianran_frontend::compile("t.wgsl", src, &opts).unwrap_or_else(|d| panic!("{d}"));
+        let out = compile_module(&m, &Options::default());
+        assert!(out.diagnostics.is_empty(), "{:?}\n{}", out.diagnostics, out.ir);
+        out.text
+    };
+    let fused = text(false);
+    assert_eq!(fused.matches("fma.rn.f32").count(), 1, "{fused}");
+    let unfused = text(true);
+    assert!(!unfused.contains("fma"), "{unfused}");
+    assert!(unfused.contains("mul.rn.f32") && unfused.contains("add.rn.f32"), "{unfused}");
+}

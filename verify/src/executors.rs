@@ -883,7 +883,8 @@ pub(crate) fn source_bindings(
     bufs: &mut Buffers,
 ) -> Result<Vec<crate::lavapipe::LavaBinding>, ExecError> {
     use crate::lavapipe::{LavaBinding, LavaBindingKind};
-    let opts = dianran_frontend::Options { overrides: job.overrides.to_vec() };
+    let opts =
+        dianran_frontend::Options { overrides: job.overrides.to_vec(), ..Default::default() };
     let parsed = dianran_frontend::parse(job.file_name, job.source, &opts)
         .map_err(|d| ExecError::Failed(format!("the input does not parse: {d}")))?;
     let (m, info) = (&parsed.module, &parsed.info);

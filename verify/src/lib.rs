@@ -4,6 +4,7 @@
 
 pub mod agree;
 pub mod buffers;
+pub mod contraction;
 pub mod cubin;
 /// The CUDA driver runner: `dianran-runtime`'s, the one `dianran::launch` uses too.
 #[cfg(feature = "cuda")]

@@ -544,6 +544,77 @@ fn pack_unpack() {
 // ---------------------------------------------------------------------------------------
 // Floating point
 
+/// `hash_noise.wgsl` on `exec`, compiled with contraction (`no_fma` false) or without; the
+/// hashes.
+fn hash_noise_on(exec: Executor, points: &[f32], no_fma: bool) -> Vec<f32> {
+    let name = "hash_noise.wgsl";
+    let src = std::fs::read_to_string(sample_path(name)).expect("cannot read sample");
+    let (dispatch, entry) = sample_header(&src);
+    let opts = dianran_frontend::Options { no_fma, ..Default::default() };
+    let module = dianran_frontend::compile(name, &src, &opts)
+        .unwrap_or_else(|d| panic!("{name}: frontend failed:\n{d}"));
+    let job = dianran_verify::executors::Job {
+        file_name: name,
+        source: &src,
+        overrides: &[],
+        module: &module,
+        entry: &entry,
+        dispatch,
+        subgroup_size: 32,
+        sm: 80,
+        tf32: false,
+        fast_math: false,
+        ptx: None,
+    };
+    let n = points.len() / 2;
+    let input = group0(vec![(0, f32_bytes(points)), (1, zeros(16 * n))]);
+    let bufs = dianran_verify::executors::run(exec, &job, &input)
+        .unwrap_or_else(|e| panic!("{name} on {}: {e}", exec.name()));
+    f32s(out(&bufs, 1))
+}
+
+/// The hashes `hash_noise.wgsl` computes for `(x, y)`, fused as `docs/math.md` ("Contraction")
+/// says (`fused`) or with every operation rounded on its own.
+fn hash_noise_ref(x: f32, y: f32, fused: bool) -> [f32; 4] {
+    let fract = |v: f32| v - v.floor();
+    let mad = |a: f32, b: f32, c: f32| if fused { a.mul_add(b, c) } else { a * b + c };
+    [
+        fract(mad(x, 127.1, y * 311.7)),
+        fract(mad(y, 78.233, x * 12.9898) * 43758.5453),
+        fract(mad(x, y, -0.3)),
+        fract(mad(-x, 1.3, 17.0)),
+    ]
+}
+
+/// Contraction is an SSA decision that the PTX executors follow exactly: the interpreter and the
+/// PTX emulator give the fused hashes bit for bit by default and the unfused ones under
+/// `no_fma`, and the two differ (so the test sees which one ran).
+#[test]
+fn hash_noise() {
+    let n = 256;
+    let mut rng = Rng::new(24);
+    let points = rng.vec(2 * n, |r| r.f32_in(-100.0, 100.0));
+    let want = |fused| per_item(points.chunks(2), |p| hash_noise_ref(p[0], p[1], fused));
+    let (fused, unfused) = (want(true), want(false));
+    for k in 0..4 {
+        let differ = (0..n).filter(|&i| fused[4 * i + k] != unfused[4 * i + k]).count();
+        assert!(differ > 0, "hash {k}: no input where fusing changes the result");
+    }
+    for exec in [Executor::Interp, Executor::Emu] {
+        check_eq(&format!("{} fused", exec.name()), &hash_noise_on(exec, &points, false), &fused);
+        let got = hash_noise_on(exec, &points, true);
+        check_eq(&format!("{} --no-fma", exec.name()), &got, &unfused);
+    }
+    // llvmpipe contracts nothing and rounds WGSL's `fma` like `a * b + c` (WGSL allows it), so
+    // both lavapipe executors give the unfused hashes: their reference is the module compiled
+    // without contraction (`dianran_verify::contraction`).
+    if dianran_verify::tools::require_that(dianran_verify::lavapipe::available(), "no lavapipe") {
+        for exec in [Executor::Lavapipe, Executor::LavapipeOut] {
+            check_eq(exec.name(), &hash_noise_on(exec, &points, false), &unfused);
+        }
+    }
+}
+
 #[test]
 fn float_arith() {
     let mut rng = Rng::new(10);

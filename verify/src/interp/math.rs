@@ -481,6 +481,13 @@ pub(crate) fn math(
             let n = n.max(b.len()).max(c.len());
             for i in 0..n {
                 let (x, y, z) = (fget(s, at(a0, i)), fget(s, at(b, i)), fget(s, at(c, i)));
+                if fun == M::Fma && s == Scalar::F16 {
+                    // One rounding to f16: the f16 product is exact in f64 and the sum is
+                    // rounded once there (an f32 `mul_add` would round to f32 first).
+                    let v = f64::from(x).mul_add(f64::from(y), f64::from(z));
+                    out.push(u32::from(half::f16::from_f64(v).to_bits()));
+                    continue;
+                }
                 out.push(fput(
                     s,
                     match fun {

@@ -116,11 +116,12 @@ pub(crate) fn binary(
     Ok(())
 }
 
-/// `f64` dot product in the PTX's order: `a0*b0`, then `fma` with each further pair.
+/// `f64` dot product in the PTX's order, unfused (a fused `dot` is an explicit `fma` chain in
+/// the SSA, `docs/math.md`, "Contraction"): `a0*b0`, then each further product added.
 fn dot(x: &[f64], y: &[f64]) -> f64 {
     let mut acc = 0.0;
     for (k, (p, q)) in x.iter().zip(y).enumerate() {
-        acc = if k == 0 { p * q } else { p.mul_add(*q, acc) };
+        acc = if k == 0 { p * q } else { acc + p * q };
     }
     acc
 }
