@@ -271,7 +271,10 @@ pub fn check(job: &Job<'_>, input: &Buffers, opts: &Options<'_>) -> Report {
 /// The verdict for an executor that produced no results.
 fn classify_failure(exec: Executor, coop: bool, e: ExecError) -> (Kind, String) {
     match e {
-        ExecError::Skipped(why) if why.starts_with("not applicable") => (Kind::NotApplicable, why),
+        ExecError::Skipped(why) if why.starts_with("not applicable") => {
+            let why = why.trim_start_matches("not applicable").trim_start_matches(": ");
+            (Kind::NotApplicable, why.to_string())
+        }
         ExecError::Skipped(why) => (Kind::Skipped, why),
         ExecError::Timeout(d) => (
             Kind::Timeout,
