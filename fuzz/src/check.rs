@@ -264,6 +264,10 @@ fn executors_agree(
                     format!("the reference interpreter failed: {}", v.detail),
                 ))
             }
+            // A panic of our own executors (the emulator, our code generator) is a crash.
+            V::Disagree if v.detail.contains("panicked") => {
+                return Err(Failure::new(Kind::Crash, stage, v.detail.clone()))
+            }
             V::Disagree => return Err(Failure::new(Kind::Disagreement, stage, v.detail.clone())),
             // A crash inside wgpu or the Vulkan driver is not a finding of ours; skips, notes
             // and kernels an executor cannot run are not either.

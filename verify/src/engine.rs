@@ -271,7 +271,10 @@ pub fn check(job: &Job<'_>, input: &Buffers, opts: &Options<'_>) -> Report {
 /// The verdict for an executor that produced no results.
 fn classify_failure(exec: Executor, coop: bool, e: ExecError) -> (Kind, String) {
     match e {
-        ExecError::Skipped(why) if why.starts_with("not applicable") => (Kind::NotApplicable, why),
+        ExecError::Skipped(why) if why.starts_with("not applicable") => {
+            let why = why.trim_start_matches("not applicable").trim_start_matches(": ");
+            (Kind::NotApplicable, why.to_string())
+        }
         ExecError::Skipped(why) => (Kind::Skipped, why),
         ExecError::Timeout(d) => (
             Kind::Timeout,
@@ -354,6 +357,92 @@ fn sort_words(b: &mut [u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use dianran_frontend::ir;
+
+    fn module(src: &str) -> ir::Module {
+        dianran_frontend::compile("t.wgsl", src, &Default::default()).expect("valid WGSL")
+    }
+
+    fn job<'a>(m: &'a ir::Module, src: &'a str) -> Job<'a> {
+        Job {
+            file_name: "t.wgsl",
+            source: src,
+            overrides: &[],
+            module: m,
+            entry: "main",
+            dispatch: [1, 1, 1],
+            subgroup_size: 32,
+            sm: 80,
+            tf32: false,
+            fast_math: false,
+            ptx: None,
+        }
+    }
+
+    fn words(w: &[u32]) -> Vec<u8> {
+        w.iter().flat_map(|w| w.to_le_bytes()).collect()
+    }
+
+    /// The reference is bounded by the time limit too: a loop that never ends (o[0] holds a
+    /// value below 64, never 99999) is a timeout of the reference within the limit.
+    #[test]
+    fn an_endless_reference_is_a_timeout() {
+        let src = "@group(0) @binding(0) var<storage, read_write> o: array<u32, 4>;\n\
+                   @compute @workgroup_size(1) fn main() {\n\
+                   loop { o[1] = o[1] + 1u; if o[0] == 99999u { break; } }\n}\n";
+        let m = module(src);
+        let input = Buffers::from([((0, 0), words(&[3, 0, 0, 0]))]);
+        let start = std::time::Instant::now();
+        let opts = Options::new(vec![Executor::Emu], Duration::from_millis(500));
+        let report = check(&job(&m, src), &input, &opts);
+        assert!(start.elapsed() < Duration::from_secs(20), "{:?}", start.elapsed());
+        let kinds: Vec<_> = report.verdicts.iter().map(|v| (v.executor, v.kind)).collect();
+        assert_eq!(kinds, vec![(Executor::Interp, Kind::Timeout)]);
+    }
+
+    /// `// unordered:` bindings compare as multisets: the same words in another order agree,
+    /// other words do not; without the line the order counts.
+    #[test]
+    fn unordered_bindings_compare_as_multisets() {
+        let src = "@group(0) @binding(0) var<storage, read_write> o: array<u32, 4>;\n\
+                   @compute @workgroup_size(1) fn main() { o[0] = o[0] + 1u; }\n";
+        let m = module(src);
+        let input = Buffers::from([((0, 0), words(&[0, 0, 0, 0]))]);
+        let none = TextureBindings::default();
+        let reference = (Buffers::from([((0, 0), words(&[1, 2, 3, 4]))]), none.clone());
+        let verdict = |result: &[u32], unordered: Vec<(u32, u32)>| {
+            let nd = Nondeterminism { unordered, racy: None };
+            let result = (Buffers::from([((0, 0), words(result))]), none.clone());
+            let j = job(&m, src);
+            compare(Executor::Emu, &j, &input, &none, &reference, result, None, &nd).1
+        };
+        assert_eq!(verdict(&[4, 2, 1, 3], vec![(0, 0)]), Ok(None));
+        assert!(verdict(&[4, 2, 1, 5], vec![(0, 0)]).is_err());
+        assert!(verdict(&[4, 2, 1, 3], vec![]).is_err());
+        assert_eq!(verdict(&[1, 2, 3, 4], vec![]), Ok(None));
+    }
+
+    /// A kernel that assumes subgroups of 32 indexes out of bounds at lavapipe's 8
+    /// (`(32 / 8) * 31 = 124` in an array of 32): not applicable there, not a disagreement.
+    #[test]
+    fn a_reference_that_fails_at_a_smaller_subgroup_size_is_not_applicable() {
+        let src = "enable subgroups;\n\
+                   @group(0) @binding(0) var<storage, read_write> o: array<u32, 32>;\n\
+                   @compute @workgroup_size(32) fn main(@builtin(subgroup_size) n: u32,\n\
+                   @builtin(subgroup_invocation_id) i: u32) {\n\
+                   if i == 0u { o[(32u / n) * 31u] = n; }\n}\n";
+        let m = module(src);
+        let input = Buffers::from([((0, 0), vec![0u8; 128])]);
+        let opts = Options::new(vec![Executor::Lavapipe], Duration::from_secs(120));
+        let report = check(&job(&m, src), &input, &opts);
+        let v = &report.verdicts[1];
+        if v.kind == Kind::Skipped || subgroup_size_of(Executor::Lavapipe) == 32 {
+            return; // no Vulkan adapter here, or one with warp-sized subgroups
+        }
+        assert_eq!(v.kind, Kind::NotApplicable, "{report:?}");
+        let size = format!("subgroup size {}", subgroup_size_of(Executor::Lavapipe));
+        assert!(v.detail.contains(&size), "{}", v.detail);
+    }
 
     #[test]
     fn sorted_words_are_a_multiset() {
