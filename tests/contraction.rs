@@ -30,7 +30,7 @@ fn verify_agrees(args: &[&str]) -> String {
 fn hash_noise_agrees_with_and_without_fma() {
     let file = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/samples/hash_noise.wgsl");
     for extra in [&[][..], &["--no-fma"][..]] {
-        let mut args = vec![file, "--len", "256"];
+        let mut args = vec![file, "--len", "1024"];
         args.extend(extra);
         let report = verify_agrees(&args);
         assert!(report.contains("emu\tagree"), "{report}");

@@ -46,16 +46,15 @@ fragment fs_shadow_Output fs_shadow(fs_shadow_Input _in [[stage_in]],
         const auto v14 = (k_2 >> (1u & 31u));
         const auto v15 = float(v14);
         const auto v16 = float2(v11, v15);
-        const auto v19 = (v16 * float2(0.0009765625f, 0.0009765625f));
-        const auto offset = (v19 - float2(0.00048828125f, 0.00048828125f));
+        const auto v56 = (-float2(0.00048828125f, 0.00048828125f));
+        const auto offset = fma(v16, float2(0.0009765625f, 0.0009765625f), v56);
         const auto v27 = (v26 + offset);
         const auto v34 = shadow_map.sample_compare(shadow_sampler, v27, v31);
         const auto v35 = (lit_2 + v34);
         lit = v35;
     }
     const auto v41 = (0.75f * lit);
-    const auto v43 = (v41 * 0.25f);
-    const auto v = (0.25f + v43);
+    const auto v = fma(v41, 0.25f, 0.25f);
     const auto v47 = float4(v, v, v, 1.0f);
     return fs_shadow_Output{v47};
 }

@@ -47,8 +47,7 @@ fragment fs_alpha_test_Output fs_alpha_test(fs_alpha_test_Input _in [[stage_in]]
     const auto checker = dr_urem(v18, 2u);
     const auto v21 = c.xyz;
     const auto v22 = float(checker);
-    const auto v24 = (0.25f * v22);
-    const auto v26 = (0.75f + v24);
+    const auto v26 = fma(0.25f, v22, 0.75f);
     const auto v27 = float3(v26);
     const auto v28 = (v21 * v27);
     const auto v30 = float4(v28, 1.0f);

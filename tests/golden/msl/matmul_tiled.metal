@@ -70,8 +70,7 @@ constant uint TILE = 16u;
             }
             const auto v54 = tile_a[v13][k_2];
             const auto v59 = tile_b[k_2][v16];
-            const auto v60 = (v54 * v59);
-            const auto v61 = (acc_5 + v60);
+            const auto v61 = fma(v54, v59, acc_5);
             acc_3 = v61;
         }
         threadgroup_barrier(mem_flags::mem_threadgroup);

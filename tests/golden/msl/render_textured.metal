@@ -50,8 +50,7 @@ vertex vs_main_Output vs_main(vs_main_Input _in [[stage_in]],
     auto v29 = v28;
     v29.material = v14;
     const auto v17 = v7.y;
-    const auto v19 = (v17 * 0.5f);
-    const auto v21 = (v19 + 0.5f);
+    const auto v21 = fma(v17, 0.5f, 0.5f);
     const auto v24 = clamp(v21, 0.0f, 1.0f);
     auto v30 = v29;
     v30.shade = v24;

@@ -20,8 +20,7 @@ struct alignas(16) Particle {
     const auto v6 = particles[i];
     const auto v9 = float3(v6.pos);
     const auto v11 = float3(v6.vel);
-    const auto v14 = (v11 * float3(0.5f, 0.5f, 0.5f));
-    const auto v15 = (v9 + v14);
+    const auto v15 = fma(v11, float3(0.5f, 0.5f, 0.5f), v9);
     auto v68 = v6;
     v68.pos = v15;
     const auto v18 = v6.rot;
@@ -51,8 +50,7 @@ struct alignas(16) Particle {
     v76.flag = v50;
     particles[i] = v76;
     const auto v56 = points[i];
-    const auto v59 = (v56 * float3(2.0f, 2.0f, 2.0f));
-    const auto v61 = (v59 + float3(1.0f, 2.0f, 3.0f));
+    const auto v61 = fma(v56, float3(2.0f, 2.0f, 2.0f), float3(1.0f, 2.0f, 3.0f));
     points[i] = v61;
     const auto v66 = float(i);
     particles[i].rot[2].y = v66;

@@ -27,8 +27,8 @@ fn fs_shadow(input: FragmentIn) -> @location(0) vec4<f32> {
         let v14 = (k_1 >> 1u);
         let v15 = f32(v14);
         let v16 = vec2<f32>(v11, v15);
-        let v19 = (v16 * vec2<f32>(0.0009765625f, 0.0009765625f));
-        let offset = (v19 - vec2<f32>(0.00048828125f, 0.00048828125f));
+        let v56 = -(vec2<f32>(0.00048828125f, 0.00048828125f));
+        let offset = fma(v16, vec2<f32>(0.0009765625f, 0.0009765625f), v56);
         let v27 = (v26 + offset);
         let v34 = textureSampleCompare(shadow_map, shadow_sampler, v27, v31);
         let v35 = (lit_1 + v34);
@@ -41,8 +41,7 @@ fn fs_shadow(input: FragmentIn) -> @location(0) vec4<f32> {
         }
     }
     let v41 = (0.75f * lit);
-    let v43 = (v41 * 0.25f);
-    let v = (0.25f + v43);
+    let v = fma(v41, 0.25f, 0.25f);
     let v47 = vec4<f32>(v, v, v, 1.0f);
     return v47;
 }

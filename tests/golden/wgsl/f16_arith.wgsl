@@ -17,8 +17,8 @@ fn main_(@builtin(global_invocation_id) gid: vec3<u32>) {
     let v14 = (x + y);
     out[o] = v14;
     let v16 = (o + 1u);
-    let v18 = (x * y);
-    let v20 = (v18 - 1.5h);
+    let v56 = -(1.5h);
+    let v20 = fma(x, y, v56);
     out[v16] = v20;
     let v22 = (o + 2u);
     let v24 = (x / y);
@@ -37,12 +37,22 @@ fn main_(@builtin(global_invocation_id) gid: vec3<u32>) {
     let v40 = vec4<f16>(x, y, v38, 2.0h);
     let v = (v40 * vec4<f16>(0.5h, 0.5h, 0.5h, 0.5h));
     let v44 = (o + 5u);
-    let v47 = dot(v, vec4<f16>(1.0h, (-1.0h), 1.0h, 0.25h));
+    let v57 = v.x;
+    let v58 = vec4<f16>(1.0h, (-1.0h), 1.0h, 0.25h).x;
+    let v59 = (v57 * v58);
+    let v60 = v.y;
+    let v61 = vec4<f16>(1.0h, (-1.0h), 1.0h, 0.25h).y;
+    let v62 = fma(v60, v61, v59);
+    let v63 = v.z;
+    let v64 = vec4<f16>(1.0h, (-1.0h), 1.0h, 0.25h).z;
+    let v65 = fma(v63, v64, v62);
+    let v66 = v.w;
+    let v67 = vec4<f16>(1.0h, (-1.0h), 1.0h, 0.25h).w;
+    let v47 = fma(v66, v67, v65);
     out[v44] = v47;
     let v50 = f32(x);
     let v51 = f32(y);
-    let v52 = (v50 * v51);
     let v54 = f32(v38);
-    let v55 = (v52 + v54);
+    let v55 = fma(v50, v51, v54);
     wide[i] = v55;
 }

@@ -27,8 +27,7 @@ fn fs_alpha_test(input: FragmentIn) -> @location(0) vec4<f32> {
     let checker = (v18 % 2u);
     let v21 = c.xyz;
     let v22 = f32(checker);
-    let v24 = (0.25f * v22);
-    let v26 = (0.75f + v24);
+    let v26 = fma(0.25f, v22, 0.75f);
     let v27 = vec3<f32>(v26);
     let v28 = (v21 * v27);
     let v30 = vec4<f32>(v28, 1.0f);

@@ -46,8 +46,7 @@ fn main_(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocatio
             }
             let v54 = tile_a[v13][k_1];
             let v59 = tile_b[k_1][v16];
-            let v60 = (v54 * v59);
-            let v61 = (acc_3 + v60);
+            let v61 = fma(v54, v59, acc_3);
             acc_2 = v61;
             continuing {
                 let acc_4 = acc_2;

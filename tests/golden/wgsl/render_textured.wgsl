@@ -36,8 +36,7 @@ fn vs_main(input: VertexIn) -> VertexOut {
     var v29 = v28;
     v29.material = v14;
     let v17 = v7.y;
-    let v19 = (v17 * 0.5f);
-    let v21 = (v19 + 0.5f);
+    let v21 = fma(v17, 0.5f, 0.5f);
     let v24 = clamp(v21, 0.0f, 1.0f);
     var v30 = v29;
     v30.shade = v24;

@@ -46,11 +46,10 @@ fn main_(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index)
         let e = exp(v44);
         let v48 = (m_1 - mn);
         let v49 = exp(v48);
-        let v50 = (s_1 * v49);
         let v51 = e.x;
         let v52 = e.y;
         let v53 = (v51 + v52);
-        let v54 = (v50 + v53);
+        let v54 = fma(s_1, v49, v53);
         let v55 = e.z;
         let v56 = e.w;
         let v57 = (v55 + v56);
@@ -112,8 +111,7 @@ fn main_(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index)
         let v100 = part_max[g_4];
         let v102 = (v100 - row_max);
         let v103 = exp(v102);
-        let v104 = (v97 * v103);
-        let v105 = (total_1 + v104);
+        let v105 = fma(v97, v103, total_1);
         total = v105;
         continuing {
             let total_2 = total;

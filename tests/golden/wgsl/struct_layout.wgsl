@@ -18,8 +18,7 @@ fn main_(@builtin(global_invocation_id) gid: vec3<u32>) {
     let v6 = particles[i];
     let v9 = v6.pos;
     let v11 = v6.vel;
-    let v14 = (v11 * vec3<f32>(0.5f, 0.5f, 0.5f));
-    let v15 = (v9 + v14);
+    let v15 = fma(v11, vec3<f32>(0.5f, 0.5f, 0.5f), v9);
     var v68 = v6;
     v68.pos = v15;
     let v18 = v6.rot;
@@ -49,8 +48,7 @@ fn main_(@builtin(global_invocation_id) gid: vec3<u32>) {
     v76.flag = v50;
     particles[i] = v76;
     let v56 = points[i];
-    let v59 = (v56 * vec3<f32>(2.0f, 2.0f, 2.0f));
-    let v61 = (v59 + vec3<f32>(1.0f, 2.0f, 3.0f));
+    let v61 = fma(v56, vec3<f32>(2.0f, 2.0f, 2.0f), vec3<f32>(1.0f, 2.0f, 3.0f));
     points[i] = v61;
     let v66 = f32(i);
     particles[i].rot[2].y = v66;
