@@ -1,4 +1,4 @@
-//! No input may panic or hang (SPEC §5): every sample and error sample, truncated at about 40
+//! No input may panic or hang (docs/errors.md): every sample and error sample, truncated at about 40
 //! points and mutated about 100 ways (deterministically), goes through the frontend inside
 //! `catch_unwind`; whatever compiles goes through every back end (PTX with and without TF32,
 //! MSL, WGSL) and runs each compute entry on the interpreter with small buffers and a step

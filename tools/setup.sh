@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the external tools dianran's verification uses (SPEC §6), idempotently:
+# Installs the external tools dianran's verification uses (docs/verification.md), idempotently:
 #   * ptxas and libnvrtc (CUDA 12.9) from PyPI into .tools/venv (gitignored, inside the clone),
 #     and nvdisasm (the SASS disassembler behind `dianran ptx --sass`; PyPI has no CUDA 12 wheel
 #     of it, the CUDA 13 one reads the sm_80/sm_90 cubins of ptxas 12.9);

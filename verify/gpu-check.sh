@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# GPU check for a machine with an NVIDIA GPU (SPEC §6 level 4): builds dianran, then for every
+# GPU check for a machine with an NVIDIA GPU (docs/verification.md, level 4): builds dianran, then for every
 # compute sample JIT-loads our PTX through the CUDA driver (cuModuleLoadData via cudarc), runs
 # it, and compares the buffers with the reference interpreter and the PTX emulator
 # (`dianran verify`); where LLVM 19 is installed (tools/setup.sh) it builds the `llvm` feature

@@ -144,7 +144,7 @@ fn softmax(rows: usize, cols: usize) -> Case {
     }
 }
 
-/// Times `pair`'s WGSL sample compiled by dianran: parameters laid out per SPEC §3 from
+/// Times `pair`'s WGSL sample compiled by dianran: parameters laid out per docs/abi.md from
 /// `buffers` (by binding), `reps` launches after one warm-up; `output` is the binding read back.
 pub fn time_ours(
     gpu: &Gpu,

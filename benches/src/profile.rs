@@ -8,7 +8,7 @@
 //! a pair listed in [`SIZES`] gets its matrix sizes written into its `dims` uniform. Launch:
 //! the sample's `// dispatch:` header, blocks of the WGSL workgroup size. The CUDA kernel
 //! takes one pointer per binding in (group, binding) order, uniform structs by pointer (see
-//! `benches/cuda/`); our PTX gets the same buffers through SPEC §3's parameter convention.
+//! `benches/cuda/`); our PTX gets the same buffers through docs/abi.md's parameter convention.
 
 use crate::device::Rng;
 use crate::kernels::{self, Pair};

@@ -1,4 +1,4 @@
-//! Checks naga's validator misses, for cooperative matrices (see dependencies.md).
+//! Checks naga's validator misses, for cooperative matrices (naga's validator does not check them).
 //!
 //! * `coopLoad<M>` / `coopLoadT<M>`: naga drops the scalar type of `M` and types the result
 //!   from the pointer, so `coopLoad<coop_mat16x16<f16, A>>(&f32_buffer[0])` silently yields

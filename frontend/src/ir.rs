@@ -1,4 +1,4 @@
-//! The structured SSA form every target prints from (SPEC §2).
+//! The structured SSA form every target prints from (docs/targets.md).
 //!
 //! # Shape
 //!

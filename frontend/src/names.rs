@@ -1,5 +1,5 @@
 //! The shared namer: one reserved-word table for WGSL and MSL, so an identifier gets the
-//! same escaped name in both printed languages (SPEC §4).
+//! same escaped name in both printed languages (docs/msl.md).
 //!
 //! Names are kept as written (Unicode included) unless they are a WGSL reserved word (naga's
 //! table), an MSL/C++ keyword or a Metal builtin function name (table below, taken from naga's

@@ -1,5 +1,5 @@
 //! Mutation of real kernels, and running a mutant through every command of the `dianran`
-//! binary: no input may make it panic, die on a signal or hang (SPEC §5).
+//! binary: no input may make it panic, die on a signal or hang (docs/errors.md).
 //!
 //! Mutants are byte- and token-level edits (`tests/robustness.rs` uses the same ones in
 //! process): flip a bit, delete or duplicate a token, swap two lines, replace a token by

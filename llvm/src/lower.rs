@@ -3,7 +3,7 @@
 //! Values are held per scalar component in [`layout::leaves`] order, as in our own backend
 //! (`bool` as `i1`, `i32`/`u32` as `i32`, `f32` as `float`, `f16` as `half`); LLVM's SLP
 //! vectorizer may combine them again. Structured regions become basic blocks; region
-//! parameters and results become `phi`s. Memory follows SPEC §3's layout: buffers are
+//! parameters and results become `phi`s. Memory follows docs/abi.md's layout: buffers are
 //! `ptr addrspace(1)` kernel parameters, workgroup variables `addrspace(3)` globals (zeroed by
 //! the entry, like ours), function-local and private variables `alloca`s, and every scalar is
 //! loaded or stored at its WGSL byte offset with the alignment the layout proves.

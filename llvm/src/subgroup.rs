@@ -1,4 +1,4 @@
-//! Subgroup operations (SPEC §3), selected as our backend selects them
+//! Subgroup operations (docs/ptx.md), selected as our backend selects them
 //! (`dianran_ptx::codegen::subgroup`), so the two agree on everything WGSL leaves open:
 //!
 //! * the member mask of every warp instruction is `activemask` at the operation, so only the
@@ -229,7 +229,7 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
     }
 
     /// Reductions and scans with shuffles; a lane whose source is inactive or out of range
-    /// contributes the identity (SPEC §3).
+    /// contributes the identity (docs/ptx.md).
     fn collective_shfl(
         &mut self,
         op: S,

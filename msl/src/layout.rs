@@ -1,4 +1,4 @@
-//! Layout parity between WGSL and Metal (SPEC §4).
+//! Layout parity between WGSL and Metal (docs/msl.md).
 //!
 //! WGSL and Metal agree on most host-shareable layouts (a `vec3<f32>` and a `float3` are both
 //! 16-byte aligned, `mat3x3` columns and `array<vec3>` elements have a 16-byte stride). They

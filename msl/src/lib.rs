@@ -1,4 +1,4 @@
-//! Prints Metal Shading Language from dianran's SSA form (SPEC §4).
+//! Prints Metal Shading Language from dianran's SSA form (docs/msl.md).
 //!
 //! * The output starts with `#include <metal_stdlib>` and `using namespace metal;`, then
 //!   helper templates (only those used), structs, constants and functions in source order.

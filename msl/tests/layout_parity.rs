@@ -1,4 +1,4 @@
-//! Layout parity (SPEC §4): for every struct in every sample, the field offsets of the printed
+//! Layout parity (docs/msl.md): for every struct in every sample, the field offsets of the printed
 //! Metal declaration (computed from Metal's layout rules by `msl::layout`) equal WGSL's.
 
 use dianran_frontend::ir::Type;

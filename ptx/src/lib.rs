@@ -1,5 +1,5 @@
 //! PTX for dianran: a typed model of PTX modules, a printer that only writes ASCII, a parser
-//! for the same text, SPEC §3 names, and code generation from the SSA IR ([`codegen`]), which
+//! for the same text, docs/abi.md names, and code generation from the SSA IR ([`codegen`]), which
 //! builds the same model: [`print_module`] is the only code that writes PTX text.
 //!
 //! This crate is also an assembler on its own: a program that builds PTX through the

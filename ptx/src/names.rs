@@ -1,4 +1,4 @@
-//! PTX names for WGSL entry points and workgroup variables (SPEC §3).
+//! PTX names for WGSL entry points and workgroup variables (docs/abi.md).
 //!
 //! A name is kept when it is ASCII, a valid PTX identifier, not a PTX reserved word and does
 //! not start with the mangling prefix. Otherwise it becomes the prefix followed by its UTF-8

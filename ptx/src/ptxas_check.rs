@@ -89,7 +89,7 @@ fn ptxas_accepts_the_mma_example() {
     assert_eq!(crate::parse_module(&text).ok(), Some(m));
 }
 
-/// A kernel with every constructor and the instruction forms SPEC §3 relies on.
+/// A kernel with every constructor and the instruction forms docs/ptx.md relies on.
 fn all_forms() -> Module {
     let mut m = Module::new(80);
     m.globals.push(VarDecl::shared_bytes("ys_tile", 16, 1024));

@@ -19,7 +19,7 @@ pub fn execute(args: &Args) -> Result<String, Failure> {
 }
 
 /// One line per entry point: `NAME<TAB>STAGE<TAB>WORKGROUP_SIZE<TAB>PTX_NAME`, the size as
-/// `x,y,z` for compute entries and `-` otherwise; PTX_NAME is the `.entry` name SPEC §3 gives
+/// `x,y,z` for compute entries and `-` otherwise; PTX_NAME is the `.entry` name docs/abi.md gives
 /// a compute entry (`-` for vertex and fragment entries, which are not PTX entries).
 pub fn entry_table(m: &Module) -> String {
     let mut out = String::new();

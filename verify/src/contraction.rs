@@ -7,7 +7,8 @@
 //! nothing; `lavapipe-out` runs the WGSL printed from the SSA, whose `fma` calls llvmpipe
 //! rounds like `a * b + c` (WGSL does not require one rounding). Both are predicted by the
 //! interpreter on the module compiled with contraction off (`verify/tests/samples.rs`,
-//! `hash_noise`, checks both bit for bit against the unfused hashes).
+//! `hash_noise`, checks both bit for bit against the unfused hashes). The agreement engine
+//! (`crate::engine`, `reference_for`) picks each executor's reference by this rule.
 
 use crate::executors::Executor;
 

@@ -154,12 +154,29 @@ fn is_lavapipe(exec: Executor) -> bool {
     matches!(exec, Executor::Lavapipe | Executor::LavapipeOut)
 }
 
-/// The run whose results `exec`'s are compared with, as (executor, subgroup size): the
-/// interpreter running the same job at the same subgroup size. The one place that chooses an
-/// executor's reference; [`check`] runs each distinct one once.
-fn reference_for(exec: Executor, size: u32) -> (Executor, u32) {
-    let _ = exec;
-    (Executor::Interp, size)
+/// The run whose results `exec`'s are compared with, as (executor, subgroup size, unfused):
+/// the interpreter running the same job at the same subgroup size, on the module compiled
+/// without contraction when `exec` does not follow the SSA's fused multiply-adds
+/// ([`crate::contraction`]). The one place that chooses an executor's reference; [`check`]
+/// runs each distinct one once.
+fn reference_for(exec: Executor, size: u32) -> (Executor, u32, bool) {
+    (Executor::Interp, size, !crate::contraction::follows_ssa_contraction(exec))
+}
+
+/// `owned` with its module compiled again from its source without contraction (the reference
+/// of the executors [`crate::contraction`] says do not fuse), or `owned` itself where that
+/// compile fails (a job whose module did not come from its source).
+fn unfused_job(owned: &Arc<OwnedJob>) -> Arc<OwnedJob> {
+    let job = owned.job(32);
+    let opts = dianran_frontend::Options {
+        overrides: job.overrides.to_vec(),
+        no_fma: true,
+        ..Default::default()
+    };
+    match dianran_frontend::compile(job.file_name, job.source, &opts) {
+        Ok(m) => Arc::new(owned.with_module(m)),
+        Err(_) => owned.clone(),
+    }
 }
 
 /// Buffers and textures after a run.
@@ -175,15 +192,26 @@ pub fn check(job: &Job<'_>, input: &Buffers, opts: &Options<'_>) -> Report {
     let subgroups = job.module.uses_subgroups();
     let coop = job.module.uses_cooperative_matrices();
     let limit = opts.timeout;
-    let run = |exec: Executor, size: u32| -> Result<Outputs, ExecError> {
-        let (o, i, t) = (owned.clone(), input.clone(), textures.clone());
+    let unfused = if opts.executors.iter().any(|&e| reference_for(e, 32).2) {
+        unfused_job(&owned)
+    } else {
+        owned.clone()
+    };
+    let job_of = |unfused_ref: bool| if unfused_ref { unfused.clone() } else { owned.clone() };
+    let run_on = |o: Arc<OwnedJob>, exec: Executor, size: u32| -> Result<Outputs, ExecError> {
+        let (i, t) = (input.clone(), textures.clone());
         bounded(exec.name(), limit, move || {
             crate::textured::run_textured(exec, &o.job(size), &i, &t)
         })?
     };
-    let mut references: HashMap<(Executor, u32), Result<Arc<Outputs>, ExecError>> = HashMap::new();
-    let mut reference = |key: (Executor, u32)| {
-        references.entry(key).or_insert_with(|| run(key.0, key.1).map(Arc::new)).clone()
+    let run = |exec: Executor, size: u32| run_on(owned.clone(), exec, size);
+    let mut references: HashMap<(Executor, u32, bool), Result<Arc<Outputs>, ExecError>> =
+        HashMap::new();
+    let mut reference = |key: (Executor, u32, bool)| {
+        references
+            .entry(key)
+            .or_insert_with(|| run_on(job_of(key.2), key.0, key.1).map(Arc::new))
+            .clone()
     };
     let mut report = Report::default();
     let verdict = |executor, subgroup_size, kind, detail: String| Verdict {
@@ -203,8 +231,9 @@ pub fn check(job: &Job<'_>, input: &Buffers, opts: &Options<'_>) -> Report {
             return report;
         }
     }
-    // Excused values by (subgroup size, undefined math excused): computed once for each.
-    let mut excuses: HashMap<(u32, bool), executors::Excuses> = HashMap::new();
+    // Excused values by (subgroup size, undefined math excused, unfused reference): computed
+    // once for each.
+    let mut excuses: HashMap<(u32, bool, bool), executors::Excuses> = HashMap::new();
     for &exec in &opts.executors {
         let size = if subgroups && !textured { subgroup_size_of(exec) } else { 32 };
         let lava = is_lavapipe(exec);
@@ -218,6 +247,8 @@ pub fn check(job: &Job<'_>, input: &Buffers, opts: &Options<'_>) -> Report {
         let (kind, detail) = match outcome {
             Err(e) => classify_failure(exec, coop, e),
             Ok(result) => match reference(reference_for(exec, size)) {
+                // The comparison reruns the interpreter (excuses, sensitivity) on the
+                // reference's own module.
                 Err(ExecError::Timeout(d)) => (
                     Kind::Timeout,
                     format!(
@@ -233,9 +264,10 @@ pub fn check(job: &Job<'_>, input: &Buffers, opts: &Options<'_>) -> Report {
                     ),
                 ),
                 Ok(r) => {
-                    let key = (size, executors::excuses_undefined_math(exec));
+                    let unfused_ref = reference_for(exec, size).2;
+                    let key = (size, executors::excuses_undefined_math(exec), unfused_ref);
                     let known = if textured { None } else { excuses.get(&key).cloned() };
-                    let (o, i, t) = (owned.clone(), input.clone(), textures.clone());
+                    let (o, i, t) = (job_of(unfused_ref), input.clone(), textures.clone());
                     let nd = opts.nondeterminism.clone();
                     let compared = bounded("compare", limit, move || {
                         compare(exec, &o.job(size), &i, &t, &r, result, known, &nd)

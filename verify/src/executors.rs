@@ -13,7 +13,7 @@
 //! | `lavapipe` | the input WGSL through wgpu on Vulkan | lavapipe |
 //! | `lavapipe-out` | the WGSL dianran prints, through wgpu on Vulkan | lavapipe |
 //!
-//! PTX executors apply SPEC §3's parameter convention from the codegen's entry table: one
+//! PTX executors apply docs/abi.md's parameter convention from the codegen's entry table: one
 //! buffer per `p_g<G>_b<B>` parameter (an empty placeholder for unused bindings) and, for
 //! entries that call `arrayLength`, a trailing `p_sizes` buffer of `u32` byte sizes.
 
@@ -167,6 +167,11 @@ impl OwnedJob {
             fast_math: job.fast_math,
             ptx: job.ptx.map(str::to_string),
         }
+    }
+
+    /// The same job on another module (the same source compiled with other options).
+    pub fn with_module(&self, module: ir::Module) -> OwnedJob {
+        OwnedJob { module, ..self.clone() }
     }
 
     /// The job at `subgroup_size`.
@@ -665,7 +670,7 @@ pub struct PtxParams {
     pub bindings: Vec<Option<(u32, u32)>>,
 }
 
-/// Lays `input` out as the PTX parameters of `info` (SPEC §3).
+/// Lays `input` out as the PTX parameters of `info` (docs/abi.md).
 pub fn ptx_params(
     info: &dianran_ptx::codegen::EntryInfo,
     input: &Buffers,

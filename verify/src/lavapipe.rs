@@ -1,4 +1,4 @@
-//! Verification level 5 (SPEC §6): runs a WGSL compute entry on lavapipe, Mesa's software
+//! Verification level 5 (docs/verification.md): runs a WGSL compute entry on lavapipe, Mesa's software
 //! Vulkan driver, through `wgpu`. Only a CPU Vulkan adapter is ever picked, so results do not
 //! depend on whatever GPU the machine has.
 //!

@@ -1,6 +1,6 @@
 //! Verification for dianran: the reference interpreter of the SSA form, the PTX emulator,
 //! ptxas, the cubin reader and the SASS instruction mix (nvdisasm), the CUDA driver runner,
-//! the lavapipe runner and the MSL syntax check (SPEC §6).
+//! the lavapipe runner and the MSL syntax check (docs/verification.md).
 
 pub mod agree;
 pub mod buffers;

@@ -1,4 +1,4 @@
-//! The clang syntax check of printed MSL (SPEC §6): `clang++ -fsyntax-only -std=c++17`
+//! The clang syntax check of printed MSL (docs/verification.md): `clang++ -fsyntax-only -std=c++17`
 //! against a stub of the Metal headers (`msl/stub/`: the types, address-space keywords and
 //! functions the printer uses; attributes ignored). It catches syntax and type errors; it is
 //! not a Metal compiler.

@@ -1,4 +1,4 @@
-//! Verification level 1 (SPEC §6): NVIDIA's offline assembler `ptxas` must accept every PTX
+//! Verification level 1 (docs/verification.md): NVIDIA's offline assembler `ptxas` must accept every PTX
 //! text the project emits. Runs `ptxas -arch=sm_XX -v` and reads its per-kernel resource report
 //! (registers, spills, shared memory, stack).
 

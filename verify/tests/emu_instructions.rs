@@ -450,7 +450,7 @@ fn f16_bytes(v: &[f32]) -> Vec<u8> {
     v.iter().flat_map(|x| half::f16::from_f32(*x).to_bits().to_le_bytes()).collect()
 }
 
-/// mma.m16n8k16 with fragments packed by the per-lane formulas of ptx-msl-facts.md §1a
+/// mma.m16n8k16 with fragments packed by the per-lane formulas of the PTX ISA's "Matrix Fragments for mma.m16n8k16 with floating point type"
 /// (loads element by element, so the test does not depend on ldmatrix).
 #[test]
 fn mma_m16n8k16_f32_accumulator() {
@@ -746,7 +746,7 @@ fn mma_m16n8k8_f16() {
     }
 }
 
-/// m16n8k32 s8 x s8 + s32 (ptx-msl-facts.md §1c), with and without .satfinite.
+/// m16n8k32 s8 x s8 + s32 (the PTX ISA's "Matrix Fragments for mma.m16n8k32"), with and without .satfinite.
 #[test]
 fn mma_m16n8k32_s8() {
     let a: Vec<i32> = (0..512).map(|i| (i * 37 % 255) - 127).collect(); // 16x32

@@ -1,5 +1,5 @@
 //! `ptxas -v` over the PTX of every sample (sm_80): writes the registers/spills report to
-//! `target/ptxas-report.tsv` and expects zero spills (SPEC §2: the register pool is large
+//! `target/ptxas-report.tsv` and expects zero spills (docs/targets.md: the register pool is large
 //! enough that nothing spills).
 
 use std::path::PathBuf;

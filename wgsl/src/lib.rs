@@ -1,4 +1,4 @@
-//! Prints WGSL from dianran's SSA form (SPEC §1: "normalized WGSL printed back from the SSA").
+//! Prints WGSL from dianran's SSA form (docs/targets.md: "normalized WGSL printed back from the SSA").
 //!
 //! The printer is structured: regions become `if` / `switch` / `loop` with `continuing` and
 //! `break if`. SSA values become `let`s; the results of a region become `var`s declared before

@@ -126,8 +126,8 @@ impl<'m> TypeLowerer<'m> {
                     }
                 };
                 let base = self.handle(base)?;
-                // naga lays `bool` out as one byte; dianran stores it as a 4-byte word (SPEC
-                // §3), so arrays of (structs of) bools get their stride from the IR layout.
+                // naga lays `bool` out as one byte; dianran stores it as a 4-byte word (docs/abi.md,
+                // layouts), so arrays of (structs of) bools get their stride from the IR layout.
                 // Such types are never host-shareable, so no buffer layout changes.
                 let stride = if self.contains_bool(base) {
                     let (size, align) = self.types.size_align(base);

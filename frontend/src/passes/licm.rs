@@ -23,7 +23,7 @@
 //!   moves when the pointer reaches the buffer only through struct members and constant
 //!   in-range indices of fixed-size arrays, vectors and matrices (WebGPU validates that a
 //!   uniform binding holds its whole type, and a CUDA host passes a pointer to the whole
-//!   struct per SPEC §3), or when the load is in the prefix.
+//!   struct per docs/ptx.md), or when the load is in the prefix.
 //! * **Loads from `var<storage, read>`**, under the same address rule, and only when the loop
 //!   contains no store, atomic, barrier, cooperative store, texture store or call. WGSL
 //!   forbids a writable binding to alias a read-only one within a dispatch, but CUDA hosts can

@@ -1,4 +1,4 @@
-//! Selection of pure value operations: arithmetic with WGSL semantics (SPEC §3), conversions,
+//! Selection of pure value operations: arithmetic with WGSL semantics (docs/ptx.md), conversions,
 //! composites, relational functions and the math library, one scalar component at a time.
 
 use super::layout::{self, arith_ty, kind_of};

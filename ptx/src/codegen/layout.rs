@@ -1,5 +1,5 @@
 //! Per-component view of IR types: how a value is split into scalar registers and where each
-//! component lives in memory (WGSL host-shareable layout, SPEC §3).
+//! component lives in memory (WGSL host-shareable layout, docs/abi.md).
 
 use super::regalloc::RegKind;
 use dianran_frontend::ir::{Scalar, Type, TypeId, Types};

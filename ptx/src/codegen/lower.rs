@@ -1,5 +1,5 @@
 //! Instruction selection: one compute entry's SSA function to an [`MFunction`] on virtual
-//! registers. Values are held per scalar component (SPEC §3); structured regions become
+//! registers. Values are held per scalar component (docs/ptx.md); structured regions become
 //! labelled blocks with block arguments.
 
 use super::align::{self, KnownAlign};

@@ -1,5 +1,5 @@
 //! PTX code generation: structured SSA ([`dianran_frontend::ir`]) to the PTX model, printed
-//! by [`crate::print_module`] (SPEC §3).
+//! by [`crate::print_module`] (docs/ptx.md).
 //!
 //! * [`regalloc`]: the machine-level CFG and register assignment with regalloc2.
 //! * [`layout`]: per-component view of IR types (registers and memory offsets).
@@ -190,7 +190,7 @@ pub fn param_binding(name: &str) -> Option<(u32, u32)> {
     Some((g.parse().ok()?, b.parse().ok()?))
 }
 
-/// Compiles every compute entry point of `m` to PTX (SPEC §3).
+/// Compiles every compute entry point of `m` to PTX (docs/ptx.md).
 pub fn compile_module(m: &ir::Module, opts: &Options) -> CompiledPtx {
     let sm = if opts.sm >= 90 { 90 } else { 80 };
     let mut diagnostics = Vec::new();
@@ -329,7 +329,7 @@ type EntryOut = (EntryInfo, Entry, Vec<GlobalId>);
 
 /// What an entry point needs before instruction selection, shared by every PTX backend (this
 /// one and `dianran-llvm`) so that they agree on the launch convention: the inlined body, the
-/// parameter list (SPEC §3's group-0 rule, placeholders), the workgroup and private variables
+/// parameter list (docs/abi.md's group-0 rule, placeholders), the workgroup and private variables
 /// it uses, and the checks against PTX's limits.
 #[derive(Clone, Debug)]
 pub struct EntryPlan {
@@ -397,7 +397,7 @@ pub fn immediates_param(size: u32) -> Param {
 /// (textures, calls that could not be inlined, a partial warp with cooperative matrices, too
 /// much workgroup memory, huge bindings).
 pub fn plan_entry(m: &ir::Module, ep: &ir::EntryPoint) -> Result<EntryPlan, Diagnostic> {
-    // User functions are inlined: no `.func` is emitted (SPEC §3).
+    // User functions are inlined: no `.func` is emitted (docs/ptx.md).
     let in_entry = |d: Diagnostic| if d.context.is_none() { d.in_fn(ep.name.clone()) } else { d };
     let mut inlined = dianran_frontend::passes::inline_calls(m, ep.function).map_err(in_entry)?;
     let f = &inlined;
@@ -418,7 +418,7 @@ pub fn plan_entry(m: &ir::Module, ep: &ir::EntryPoint) -> Result<EntryPlan, Diag
     if m.function_uses_subgroups(f) {
         flags |= EntryFlags::SUBGROUPS;
     }
-    // Buffers: group-0 rule (SPEC §3).
+    // Buffers: group-0 rule (docs/abi.md).
     let mut bufs: Vec<(ir::ResourceBinding, GlobalId)> = Vec::new();
     let mut shared = Vec::new();
     let mut private = HashMap::default();

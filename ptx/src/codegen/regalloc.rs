@@ -1,4 +1,4 @@
-//! Machine-level control-flow graph and register assignment with regalloc2 (SPEC §2, §3).
+//! Machine-level control-flow graph and register assignment with regalloc2 (docs/targets.md, docs/ptx.md).
 //!
 //! Instruction selection produces an [`MFunction`]: basic blocks with block parameters,
 //! straight-line [`MInst`]s on typed virtual registers and one [`Term`] per block. [`allocate`]

@@ -1,4 +1,4 @@
-//! Selection of subgroup operations (SPEC §3): ballots, votes, reductions, scans and shuffles
+//! Selection of subgroup operations (docs/ptx.md): ballots, votes, reductions, scans and shuffles
 //! with the member mask of `activemask`.
 
 use super::layout::kind_of;
@@ -14,7 +14,7 @@ use dianran_frontend::Diagnostic;
 type R<T> = Result<T, Diagnostic>;
 
 impl Lower<'_> {
-    /// Subgroup operations (SPEC §3): member mask from `activemask`.
+    /// Subgroup operations (docs/ptx.md): member mask from `activemask`.
     pub(crate) fn subgroup(&mut self, op: &Op, ty: TypeId) -> R<Vec<VRegId>> {
         let wide =
             |l: &Self, v: &dianran_frontend::ir::ValueId| l.scalar_ty(*v).is_ok_and(|s| s.is_64());
@@ -150,7 +150,7 @@ impl Lower<'_> {
     }
 
     /// Reductions and scans with shuffles; a lane whose source is inactive or out of range
-    /// contributes the identity (SPEC §3).
+    /// contributes the identity (docs/ptx.md).
     pub(crate) fn collective_shfl(
         &mut self,
         op: dianran_frontend::ir::SubgroupOperation,

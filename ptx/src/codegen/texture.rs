@@ -4,7 +4,7 @@
 //! Parameters. A texture that an entry uses on its own (`textureLoad`, `textureDimensions`,
 //! `textureNumLevels`, `textureNumLayers`) or a storage texture is one `.param .u64
 //! p_g<G>_b<B>` holding a texture object (`cuTexObjectCreate`) or a surface object
-//! (`cuSurfObjectCreate`); it takes its binding's slot like a buffer (SPEC §3's group-0 rule
+//! (`cuSurfObjectCreate`); it takes its binding's slot like a buffer (docs/abi.md's group-0 rule
 //! counts it). CUDA has no separate sampler objects: a texture object carries its sampler
 //! state, so each (texture, sampler) pair the entry samples with is one more texture object,
 //! `p_g<G>_b<B>_s<SG>_b<SB>`, after the slot parameters and before `p_sizes`, sorted by

@@ -7,7 +7,7 @@
 //! Selection records an [`AddrFact`] for every pointer register it builds ([`AddrFacts`]): the
 //! register's address is `K + offset`, where the key `K` is a root (a buffer parameter
 //! register, a workgroup variable) plus a list of `index * stride` terms, and `K`'s alignment
-//! is proven ([`super::align`], SPEC §3: a workgroup variable is `.align ≥ 16`, a buffer only
+//! is proven ([`super::align`], docs/abi.md: a workgroup variable is `.align ≥ 16`, a buffer only
 //! its binding type's alignment). An index `x + k` with a constant `k` counts as the term
 //! `x * stride` and the offset `k * stride` only when `k` is below the proven power of two
 //! dividing `x`: then `x + k == x | k` never wraps in 32 bits, so `(x + k) * stride` (a

@@ -1,4 +1,4 @@
-//! PTX text of small WGSL kernels for the features SPEC §3 maps to particular instructions:
+//! PTX text of small WGSL kernels for the features docs/ptx.md maps to particular instructions:
 //! f32 atomics and `refract`.
 
 use super::*;

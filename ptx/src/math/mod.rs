@@ -1,4 +1,4 @@
-//! The precise f32 math library PTX uses by default (SPEC §3, `docs/math.md`).
+//! The precise f32 math library PTX uses by default (docs/ptx.md, `docs/math.md`).
 //!
 //! Every function is written once against [`Ops`], an instruction set of exactly specified
 //! PTX operations (`.rn` arithmetic, conversions, integer and bit operations, `selp`, one

@@ -50,7 +50,7 @@ pub struct VarDecl {
 }
 
 impl VarDecl {
-    /// `.shared .align A .b8 NAME[bytes]` (SPEC §3 workgroup variables).
+    /// `.shared .align A .b8 NAME[bytes]` (docs/abi.md workgroup variables).
     pub fn shared_bytes(name: impl Into<String>, align: u32, bytes: u64) -> VarDecl {
         VarDecl {
             space: StateSpace::Shared,
@@ -362,7 +362,7 @@ impl Default for Module {
 }
 
 impl Module {
-    /// An empty module with SPEC §3's header: `.version 8.0`, `.target sm_<sm>`,
+    /// An empty module with docs/ptx.md's header: `.version 8.0`, `.target sm_<sm>`,
     /// `.address_size 64`.
     pub fn new(sm: u32) -> Module {
         Module {

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-/// The four register files SPEC §3 allows: `%p` (.pred), `%h` (.b16), `%r` (.b32), `%rd` (.b64).
+/// The four register files docs/ptx.md allows: `%p` (.pred), `%h` (.b16), `%r` (.b32), `%rd` (.b64).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum RegKind {
     /// `%p`, declared `.reg .pred`.

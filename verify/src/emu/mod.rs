@@ -1,4 +1,4 @@
-//! The PTX emulator: executes PTX text on the CPU (SPEC §6 level 3).
+//! The PTX emulator: executes PTX text on the CPU (docs/verification.md, level 3).
 //!
 //! A launch runs a grid of CTAs one after another (x fastest). A CTA is split into warps of
 //! 32 lanes; every lane has its own registers and program counter. A warp issues the
