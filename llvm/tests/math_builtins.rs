@@ -6,7 +6,9 @@
 //! interpreter (within the builtin's accuracy).
 //!
 //! Kernels that call libdevice need `libdevice.10.bc` (`DIANRAN_LIBDEVICE`, or the
-//! repository's `.tools/venv`); without it those cases are reported as skipped.
+//! repository's `.tools/venv`) and the ptxas check needs `ptxas`; without them those parts
+//! print `skipped: ...`, and fail under `CI=true` (`dianran_verify::tools`). Every kernel's
+//! LLVM PTX must run on the emulator: a rejection fails the case.
 
 use dianran_frontend::ir::{self, MathFunction, Op, Type};
 use dianran_verify::buffers::Buffers;
@@ -362,14 +364,6 @@ fn groups(case: &Case) -> u32 {
     case.n.div_ceil(64) as u32
 }
 
-/// PTX the emulator does not execute yet (it is being extended to everything LLVM emits): a
-/// case whose LLVM PTX it rejects with one of these messages is reported and not compared;
-/// any other rejection fails.
-const EMULATOR_GAPS: &[(&str, &str)] = &[(
-    "modifier '.cc' of 'mad'",
-    "the `mad.lo.cc`/`madc` carry chains of libdevice's trigonometric argument reduction",
-)];
-
 /// Runs `text`'s entry on the emulator; the output buffer's bytes.
 fn emulate(
     case: &Case,
@@ -539,16 +533,20 @@ fn run(case: &Case) -> Vec<String> {
         }
     }
     let out = dianran_llvm::compile_module(&m, &dianran_llvm::Options::default());
-    if out.diagnostics.iter().any(|d| d.message.contains("libdevice.10.bc")) {
-        eprintln!("{}: skipped (no libdevice)", case.name);
+    // A missing libdevice is a skip (a failure under CI=true, verify::tools); a libdevice that
+    // is found but fails to link is a failure below.
+    if out.diagnostics.iter().any(|d| d.message.contains("libdevice.10.bc"))
+        && dianran_verify::tools::require("libdevice.10.bc", dianran_llvm::libdevice_path())
+            .is_none()
+    {
         return Vec::new();
     }
     if !out.diagnostics.is_empty() || out.entries.is_empty() {
         return vec![format!("{}: LLVM backend: {:?}\n{src}", case.name, out.diagnostics)];
     }
-    // ptxas accepts it for both targets (when a ptxas is found: `DIANRAN_PTXAS`, the
-    // repository's `.tools/venv`, or `PATH`).
-    if let Some(ptxas) = dianran_verify::tools::ptxas() {
+    // ptxas accepts it for both targets (`DIANRAN_PTXAS`, the repository's `.tools/venv`, or
+    // `PATH`; missing: skipped, a failure under CI=true).
+    if let Some(ptxas) = dianran_verify::tools::require("ptxas", dianran_verify::tools::ptxas()) {
         for sm in [80, 90] {
             if let Err(e) = dianran_verify::ptxas::check_with(&ptxas, &out.text, sm) {
                 return vec![format!("{}: ptxas sm_{sm}: {e}", case.name)];
@@ -557,13 +555,7 @@ fn run(case: &Case) -> Vec<String> {
     }
     let got = match emulate(case, &out.text, &out.entries[0]) {
         Ok(g) => g,
-        Err(e) => {
-            if let Some((_, why)) = EMULATOR_GAPS.iter().find(|(pat, _)| e.contains(pat)) {
-                eprintln!("{}: not run: the emulator does not execute {why} yet ({e})", case.name);
-                return Vec::new();
-            }
-            return vec![format!("{}: the emulator rejects the LLVM PTX: {e}", case.name)];
-        }
+        Err(e) => return vec![format!("{}: the emulator rejects the LLVM PTX: {e}", case.name)],
     };
     let mut bad = Vec::new();
     if let Some(tol) = case.vs_ours {
