@@ -13,7 +13,8 @@ pub enum Stage {
     Parse,
     /// Lowering naga's module to the SSA form.
     Lower,
-    /// The SSA passes (`passes::optimize`).
+    /// The SSA passes (`passes::optimize`, then contraction as `dianran_frontend::compile`
+    /// runs it by default).
     Optimize,
     /// Inlining user functions into each entry point.
     Inline,
@@ -104,6 +105,8 @@ pub fn run(name: &str, source: &str) -> Result<StageTimes, String> {
     t.0[Stage::Lower as usize] = start.elapsed();
     let start = Instant::now();
     dianran_frontend::passes::optimize(&mut module)
+        .map_err(|d| format!("passes: {}", d.message))?;
+    dianran_frontend::passes::contract_checked(&mut module)
         .map_err(|d| format!("passes: {}", d.message))?;
     t.0[Stage::Optimize as usize] = start.elapsed();
     let out = compile_module(&module, &Options { sm: 80, ..Options::default() });

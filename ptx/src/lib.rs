@@ -38,7 +38,8 @@
 //! m.validate()?; // operand forms, register widths, branch targets
 //! let text = m.to_ptx()?;
 //! assert!(text.contains("\t.reg .b32 \t%r<3>;"));   // %r1, %r2 used
-//! assert!(text.contains("\tmul.f32 \t%r2, %r2, 0f40000000;"));
+//! // Float add/sub/mul get an explicit `.rn`, so ptxas contracts nothing (docs/math.md).
+//! assert!(text.contains("\tmul.rn.f32 \t%r2, %r2, 0f40000000;"));
 //! assert!(text.contains("\t@%p1 bra \t$L_end;"));
 //! assert!(text.is_ascii());
 //! assert_eq!(parse_module(&text)?, m);                 // the parser reads it back

@@ -55,6 +55,9 @@ pub fn run(
         .arg(c.file)
         .args(["--entry", c.entry, "--dispatch", &format!("{x},{y},{z}")])
         .args(["--executor", exec.name()])
+        // lavapipe-out prints the module compiled without contraction, the module its
+        // reference runs (`dianran_verify::contraction`).
+        .args(if exec == Executor::LavapipeOut { &["--no-fma"][..] } else { &[] })
         .arg("--dump")
         .arg(&out);
     for (name, value) in c.overrides {

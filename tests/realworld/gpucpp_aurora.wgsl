@@ -6,7 +6,6 @@
 // Kind: procedural animation: value-noise fBm and sin of time-scaled arguments
 // Params: time = 1234.5 s (sin arguments far beyond pi), 64 x 32 pixels.
 // dispatch: 4,2,1
-// racy: its noise hash takes fract() of products near 10^4, which turns the last-bit difference of a fused dot product (PTX) against rounded products (interpreter) into about 1e-5 absolute; the sin() of arguments near 1000 is exact on both
 // runtime-len: 2048
 // buffer 0,1: f:1234.5 u:64 u:32
 @group(0) @binding(0) var<storage, read_write> out: array<f32>;

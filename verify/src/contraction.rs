@@ -4,11 +4,14 @@
 //! The PTX executors (ours and LLVM's, emulated or on CUDA) run code made from dianran's SSA,
 //! whose fused multiply-adds are explicit `fma`s that PTX rounds once: the interpreter on the
 //! same SSA predicts them exactly. `lavapipe` runs the user's own WGSL, and llvmpipe contracts
-//! nothing; `lavapipe-out` runs the WGSL printed from the SSA, whose `fma` calls llvmpipe
-//! rounds like `a * b + c` (WGSL does not require one rounding). Both are predicted by the
-//! interpreter on the module compiled with contraction off (`verify/tests/samples.rs`,
-//! `hash_noise`, checks both bit for bit against the unfused hashes). The agreement engine
-//! (`crate::engine`, `reference_for`) picks each executor's reference by this rule.
+//! nothing: its reference is the interpreter on the module compiled with contraction off.
+//! `lavapipe-out` runs the WGSL printed from the SSA; WGSL lets `fma` round once or twice and
+//! llvmpipe does either (twice in `hash_noise`, once somewhere in gpu.cpp's aurora kernel), so
+//! no reference can predict a printed `fma` bit for bit: the agreement engine
+//! (`crate::engine`) has `lavapipe-out` print the module compiled with contraction off, whose
+//! every rounding is explicit, and compares it with the interpreter on that module
+//! (`verify/tests/samples.rs`, `hash_noise`, checks both lavapipe executors bit for bit
+//! against the unfused hashes).
 
 use crate::executors::Executor;
 

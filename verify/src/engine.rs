@@ -168,11 +168,7 @@ fn reference_for(exec: Executor, size: u32) -> (Executor, u32, bool) {
 /// compile fails (a job whose module did not come from its source).
 fn unfused_job(owned: &Arc<OwnedJob>) -> Arc<OwnedJob> {
     let job = owned.job(32);
-    let opts = dianran_frontend::Options {
-        overrides: job.overrides.to_vec(),
-        no_fma: true,
-        ..Default::default()
-    };
+    let opts = dianran_frontend::Options { overrides: job.overrides.to_vec(), no_fma: true };
     match dianran_frontend::compile(job.file_name, job.source, &opts) {
         Ok(m) => Arc::new(owned.with_module(m)),
         Err(_) => owned.clone(),
@@ -204,7 +200,6 @@ pub fn check(job: &Job<'_>, input: &Buffers, opts: &Options<'_>) -> Report {
             crate::textured::run_textured(exec, &o.job(size), &i, &t)
         })?
     };
-    let run = |exec: Executor, size: u32| run_on(owned.clone(), exec, size);
     let mut references: HashMap<(Executor, u32, bool), Result<Arc<Outputs>, ExecError>> =
         HashMap::new();
     let mut reference = |key: (Executor, u32, bool)| {
@@ -237,12 +232,16 @@ pub fn check(job: &Job<'_>, input: &Buffers, opts: &Options<'_>) -> Report {
     for &exec in &opts.executors {
         let size = if subgroups && !textured { subgroup_size_of(exec) } else { 32 };
         let lava = is_lavapipe(exec);
-        let skip = if lava { executors::lavapipe_skips(&owned.job(size), exec) } else { None };
+        // An executor that does not follow the SSA's contraction also runs the unfused module
+        // (lavapipe-out prints it: WGSL lets `fma` round once or twice, llvmpipe does either).
+        let own = job_of(reference_for(exec, size).2);
+        let skip = if lava { executors::lavapipe_skips(&own.job(size), exec) } else { None };
         let outcome = match (skip, opts.runner) {
             (Some(why), _) => Err(ExecError::Skipped(why)),
-            (None, Some(runner)) if !textured => runner(exec, &owned.job(size), &input, limit)
-                .map(|b| (b, TextureBindings::default())),
-            (None, _) => run(exec, size),
+            (None, Some(runner)) if !textured => {
+                runner(exec, &own.job(size), &input, limit).map(|b| (b, TextureBindings::default()))
+            }
+            (None, _) => run_on(own.clone(), exec, size),
         };
         let (kind, detail) = match outcome {
             Err(e) => classify_failure(exec, coop, e),

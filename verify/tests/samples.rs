@@ -32,6 +32,8 @@ const TESTED_ELSEWHERE: &[&str] = &[
     "texture_gather_compare.wgsl",
     "texture_dims.wgsl",
     "depth_compare_cube.wgsl",
+    // verify/tests/texture_param.rs
+    "texture_param.wgsl",
 ];
 
 /// The names of the `.wgsl` files in `tests/samples/`, sorted, each with its source.
@@ -2921,7 +2923,8 @@ fn f64_arith() {
                 y - y.floor(),
                 y.abs() * 3.0,
                 sign(x),
-                x.max(-0.5).min(0.5) + x.min(y) * x.max(y),
+                // `clamp(..) + min * max`: the product is fused (docs/math.md, "Contraction").
+                x.min(y).mul_add(x.max(y), x.max(-0.5).min(0.5)),
                 1.5f64.mul_add(-2.0, y.mul_add(x, x * y)),
             ];
             let offs = [0, 8, 16, 24, 32, 40, 48, 64, 72, 80, 88, 96, 104, 112, 120, 128];
