@@ -59,6 +59,7 @@ fi
 # test and bench binaries share the release profile's artifacts.
 cargo build --release "${features[@]}" --bin dianran 2>&1 | tail -n 1 || exit 1
 cargo test --release --no-run --test texture_launch 2>&1 | tail -n 1
+cargo test --release --no-run -p dianran-runtime --features cuda 2>&1 | tail -n 1
 cargo test --release --no-run -p dianran-verify --test coop_forms --test math_accuracy 2>&1 \
     | tail -n 1
 if [ "$mode" = "--bench" ]; then
@@ -151,6 +152,13 @@ else
 fi
 [ "$textures" = FAILED ] && failed_checks+=(texture_launch)
 
+echo "== the runtime (dianran-runtime, the one CUDA launcher): by-value parameters (immediates),"
+echo "   launch plans, no-device paths (runtime/src, runtime/tests)"
+runtime=FAILED
+rt_out=$(timeout 180 cargo test --release -p dianran-runtime --features cuda 2>&1) && runtime=ok
+printf '%s\n' "$rt_out" | grep -E '^test |^test result|skipped' | tail -n 30
+[ "$runtime" = ok ] || failed_checks+=(runtime)
+
 bench_lines=""
 if [ "$mode" = "--bench" ]; then
     echo "== GEMM 4096^3 and bandwidth kernels: dianran vs NVRTC"
@@ -172,6 +180,7 @@ row "samples not run" "$rejected rejected or no reference, $unrun over the time 
 row "cooperative matrices (coop_forms)" "$coop"
 row "precise math (math_accuracy)" "$math"
 row "textures via launch helper (texture_launch)" "$textures"
+row "runtime launcher (dianran-runtime)" "$runtime"
 if [ -n "$bench_lines" ]; then
     while IFS=$'\t' read -r what value; do row "$what" "$value"; done <<<"$bench_lines"
 fi

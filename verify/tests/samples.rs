@@ -576,7 +576,9 @@ fn hash_noise_on(exec: Executor, points: &[f32], no_fma: bool) -> Vec<f32> {
 }
 
 /// The hashes `hash_noise.wgsl` computes for `(x, y)`, fused as `docs/math.md` ("Contraction")
-/// says (`fused`) or with every operation rounded on its own.
+/// says (`fused`) or with every operation rounded on its own. The constants are spelled as in
+/// the WGSL source, so both round them to the same f32.
+#[allow(clippy::excessive_precision)]
 fn hash_noise_ref(x: f32, y: f32, fused: bool) -> [f32; 4] {
     let fract = |v: f32| v - v.floor();
     let mad = |a: f32, b: f32, c: f32| if fused { a.mul_add(b, c) } else { a * b + c };
