@@ -445,6 +445,12 @@ pub fn has_inexact_math(m: &ir::Module) -> bool {
     any_op(m, &|_, op| matches!(op, Op::Math(f, _) if approx_fn(*f)))
 }
 
+/// Whether `m` holds a fused multiply-add (the source's own `fma` or one the contraction pass
+/// formed): without one, compiling the source again without contraction gives the same module.
+pub fn has_fma(m: &ir::Module) -> bool {
+    any_op(m, &|_, op| matches!(op, Op::Math(MathFunction::Fma, _)))
+}
+
 /// Whether `m` uses a math builtin whose WGSL result is undefined on part of its domain:
 /// `pow` (of a negative base, or of zero with a non-positive exponent) and `sin`, `cos`,
 /// `tan` (no accuracy beyond ±pi). Only then can a conforming Vulkan implementation compute

@@ -175,6 +175,12 @@ fn unfused_job(owned: &Arc<OwnedJob>) -> Arc<OwnedJob> {
     }
 }
 
+/// Whether some executor of `opts` needs the unfused module and `job`'s module may differ from
+/// it (it holds an fma).
+fn needs_unfused_module(job: &Job<'_>, opts: &Options<'_>) -> bool {
+    opts.executors.iter().any(|&e| reference_for(e, 32).2) && crate::agree::has_fma(job.module)
+}
+
 /// Buffers and textures after a run.
 type Outputs = (Buffers, TextureBindings);
 
@@ -188,11 +194,8 @@ pub fn check(job: &Job<'_>, input: &Buffers, opts: &Options<'_>) -> Report {
     let subgroups = job.module.uses_subgroups();
     let coop = job.module.uses_cooperative_matrices();
     let limit = opts.timeout;
-    let unfused = if opts.executors.iter().any(|&e| reference_for(e, 32).2) {
-        unfused_job(&owned)
-    } else {
-        owned.clone()
-    };
+    // A module without any fma is its own unfused form: no second compile.
+    let unfused = if needs_unfused_module(job, opts) { unfused_job(&owned) } else { owned.clone() };
     let job_of = |unfused_ref: bool| if unfused_ref { unfused.clone() } else { owned.clone() };
     let run_on = |o: Arc<OwnedJob>, exec: Executor, size: u32| -> Result<Outputs, ExecError> {
         let (i, t) = (input.clone(), textures.clone());
