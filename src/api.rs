@@ -171,32 +171,26 @@ fn compile_ptx(m: &ir::Module, opts: &Options) -> Result<PtxTable, Vec<Diagnosti
             }
         }
         let mut params = Vec::new();
-        let special = ["p_sizes", dianran_ptx::codegen::IMMEDIATES_PARAM];
-        for p in e.params.iter().filter(|p| !special.contains(&p.as_str())) {
+        use dianran_ptx::abi::ParamKind;
+        for p in &e.params {
             let used = read.contains(p);
-            let pair = dianran_ptx::codegen::texture::pair_param_binding(p).map(|x| (x, false));
-            let word =
-                || dianran_ptx::codegen::texture::compare_param_binding(p).map(|x| (x, true));
-            if let Some((((g, b), s), compare)) = pair.or_else(word) {
-                params.push(crate::reflect::PtxParamFacts {
-                    name: p.clone(),
-                    group: g,
-                    binding: b,
-                    sampler: Some(s),
-                    compare,
-                    used,
-                });
-                continue;
-            }
-            match dianran_ptx::codegen::param_binding(p) {
-                Some((g, b)) => params.push(crate::reflect::PtxParamFacts {
-                    name: p.clone(),
-                    group: g,
-                    binding: b,
-                    sampler: None,
-                    compare: false,
-                    used,
-                }),
+            let fact = |(group, binding), sampler, compare| crate::reflect::PtxParamFacts {
+                name: p.clone(),
+                group,
+                binding,
+                sampler,
+                compare,
+                used,
+            };
+            match ParamKind::of(p) {
+                Some(ParamKind::Sizes | ParamKind::Immediates) => {}
+                Some(ParamKind::Slot(k)) => params.push(fact(k, None, false)),
+                Some(ParamKind::Pair { texture, sampler }) => {
+                    params.push(fact(texture, Some(sampler), false))
+                }
+                Some(ParamKind::CompareWord { texture, sampler }) => {
+                    params.push(fact(texture, Some(sampler), true))
+                }
                 None => errors.push(
                     Diagnostic::error(
                         DiagKind::Internal,

@@ -66,7 +66,7 @@ fn texture_samples_through_the_launch_helper() {
             .params
             .iter()
             .map(|p| {
-                dianran_ptx::codegen::param_binding(p)
+                dianran_ptx::abi::param_binding(p)
                     .and_then(|k| buffers.get(&k).cloned())
                     .unwrap_or_default()
             })
@@ -119,7 +119,7 @@ fn texture_samples_through_the_launch_helper() {
             .unwrap_or_else(|err| panic!("{name}: launch: {err}"));
         drop((bargs, targs));
         for (p, emu_bytes) in info.params.iter().zip(&params) {
-            let Some(k) = dianran_ptx::codegen::param_binding(p) else { continue };
+            let Some(k) = dianran_ptx::abi::param_binding(p) else { continue };
             let Some(dev) = dev_buffers.get(&k) else { continue };
             let (a, b) = (words(dev), words(emu_bytes));
             let bad = a.iter().zip(&b).filter(|(x, y)| !close(**x, **y)).count();

@@ -7,8 +7,8 @@ use dianran_frontend::ir::{
     BinaryOperator as B, Op, RelationalFunction, Scalar, Type, TypeId, Types, UnaryOperator as U,
     ValueId,
 };
-use dianran_frontend::Diagnostic;
-use dianran_ptx::codegen::layout;
+use dianran_frontend::{DiagKind, Diagnostic};
+use dianran_ptx::abi::layout;
 use dianran_ptx::lowering_common::{self, CoopShape, ScalarLowering};
 use inkwell::values::{FloatValue, IntValue};
 use inkwell::{FloatPredicate, IntPredicate};
@@ -17,6 +17,8 @@ use inkwell::{FloatPredicate, IntPredicate};
 impl<'ctx> ScalarLowering for Lower<'_, 'ctx> {
     type Value = V<'ctx>;
     type Pred = IntValue<'ctx>;
+    type Addr = inkwell::values::PointerValue<'ctx>;
+    type Space = crate::lower::Space;
 
     fn types_mut(&mut self) -> &mut Types {
         &mut self.types
@@ -27,14 +29,20 @@ impl<'ctx> ScalarLowering for Lower<'_, 'ctx> {
     fn value_comps(&self, v: ValueId) -> R<Vec<V<'ctx>>> {
         self.comps(v)
     }
-    fn internal(&self, what: &str) -> Diagnostic {
-        self.err_internal(what)
-    }
-    fn unsupported(&self, what: &str) -> Diagnostic {
-        self.err_unsupported(what)
+    fn diagnostic(&self, kind: DiagKind, what: &str) -> Diagnostic {
+        if kind != DiagKind::Internal {
+            return crate::lower::unsupported(what, &self.entry, self.span);
+        }
+        Diagnostic::error(DiagKind::Internal, format!("LLVM backend: {what}"))
+            .at(self.span)
+            .in_fn(self.entry.clone())
+            .help("this is a bug in dianran's LLVM backend; please report it with the input file")
     }
     fn coop_layout(&self, ty: TypeId) -> R<CoopShape> {
-        self.coop_shape(ty)
+        let help =
+            "PTX has no exact f32 tensor-core product; dianran's own PTX backend computes them \
+             on TF32 tensor cores with --tf32";
+        lowering_common::coop_shape(self, &self.types, ty, false, help)
     }
     fn as_pred(&self, v: V<'ctx>) -> IntValue<'ctx> {
         v.into_int_value()
@@ -43,6 +51,12 @@ impl<'ctx> ScalarLowering for Lower<'_, 'ctx> {
         let i = i.into_int_value();
         self.ok(self.b.build_int_compare(IntPredicate::EQ, i, self.u32c(e), ""))
     }
+    fn mul_comp(&mut self, s: Scalar, a: V<'ctx>, b: V<'ctx>) -> R<V<'ctx>> {
+        self.binary_scalar(B::Multiply, s, a, b)
+    }
+    fn dot_comps(&mut self, s: Scalar, a: &[V<'ctx>], b: &[V<'ctx>]) -> R<V<'ctx>> {
+        self.dot(s, a, b)
+    }
     fn select_comp(&mut self, _: Scalar, p: IntValue<'ctx>, a: V<'ctx>, b: V<'ctx>) -> R<V<'ctx>> {
         self.select(p, a, b)
     }
@@ -50,22 +64,18 @@ impl<'ctx> ScalarLowering for Lower<'_, 'ctx> {
 
 impl<'a, 'ctx> Lower<'a, 'ctx> {
     /// A value operation (no memory, no control flow) producing a value of type `ty`.
-    pub(crate) fn value_op(&mut self, op: &Op, ty: TypeId) -> R<Vec<V<'ctx>>> {
+    pub(crate) fn value_components(&mut self, op: &Op, ty: TypeId) -> R<Vec<V<'ctx>>> {
         if let Some(r) = lowering_common::composite_op(self, op, ty) {
             return r;
         }
         match op {
             Op::Const(c) => self.const_comps(c),
             Op::Unary(u, a) => {
-                let s = self.scalar_ty(*a)?;
-                let c = self.comps(*a)?;
-                c.into_iter().map(|v| self.unary(*u, s, v)).collect()
+                lowering_common::per_component(self, *a, |l, s, v| l.unary(*u, s, v))
             }
             Op::Binary(b, x, y) => self.binary(*b, *x, *y),
             Op::Convert(a, to) => {
-                let s = self.scalar_ty(*a)?;
-                let c = self.comps(*a)?;
-                c.into_iter().map(|v| self.convert(s, *to, v)).collect()
+                lowering_common::per_component(self, *a, |l, s, v| l.convert(s, *to, v))
             }
             Op::Bitcast(a) => self.bitcast(*a, ty),
             Op::Relational(f, a) => {
@@ -74,7 +84,7 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
                     RelationalFunction::All | RelationalFunction::Any => {
                         let mut acc = c
                             .first()
-                            .ok_or_else(|| self.err_internal("empty vector"))?
+                            .ok_or_else(|| self.internal("empty vector"))?
                             .into_int_value();
                         for x in &c[1..] {
                             let x = x.into_int_value();
@@ -110,9 +120,9 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
             }
             Op::Math(f, args) => self.math(*f, args, ty),
             Op::SubgroupBallot(_) | Op::SubgroupCollective { .. } | Op::SubgroupGather { .. } => {
-                self.subgroup(op, ty)
+                dianran_ptx::lowering_common::subgroup_op(self, op)
             }
-            _ => Err(self.err_unsupported("this operation")),
+            _ => Err(self.unsupported("this operation")),
         }
     }
 
@@ -137,7 +147,7 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
                 self.ok(self.b.build_float_neg(v.into_float_value(), ""))?.into()
             }
             (U::Negate, _) => self.ok(self.b.build_int_neg(v.into_int_value(), ""))?.into(),
-            _ => return Err(self.err_internal("unary operator on this type")),
+            _ => return Err(self.internal("unary operator on this type")),
         })
     }
 
@@ -148,7 +158,7 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
         if op == B::Multiply {
             let is_mat = |t: &Type| matches!(t, Type::Matrix { .. });
             if is_mat(&xt) || is_mat(&yt) {
-                return self.linear_mul(x, y, &xt, &yt);
+                return lowering_common::linear_mul(self, x, y, &xt, &yt);
             }
         }
         let mut a = self.comps(x)?;
@@ -161,7 +171,7 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
             a = vec![a[0]; b.len()];
         }
         if a.len() != b.len() {
-            return Err(self.err_internal("binary operand shapes differ"));
+            return Err(self.internal("binary operand shapes differ"));
         }
         a.into_iter().zip(b).map(|(p, q)| self.binary_scalar(op, s, p, q)).collect()
     }
@@ -206,7 +216,7 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
                 B::LessEqual => cmp(FloatPredicate::OLE)?,
                 B::Greater => cmp(FloatPredicate::OGT)?,
                 B::GreaterEqual => cmp(FloatPredicate::OGE)?,
-                _ => return Err(self.err_internal("bit operator on floats")),
+                _ => return Err(self.internal("bit operator on floats")),
             });
         }
         let (x, y) = (a.into_int_value(), b.into_int_value());
@@ -266,59 +276,6 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
             zero
         };
         Ok(self.ok(bd.build_select(bad, self.u32c(1), b, ""))?.into_int_value())
-    }
-
-    /// Matrix products (column-major components).
-    fn linear_mul(&mut self, x: ValueId, y: ValueId, xt: &Type, yt: &Type) -> R<Vec<V<'ctx>>> {
-        let a = self.comps(x)?;
-        let b = self.comps(y)?;
-        let s = self.scalar_ty(x)?;
-        let shape_err = || self.err_internal("matrix product shapes");
-        match (xt, yt) {
-            (Type::Matrix { .. }, Type::Scalar(_)) => {
-                a.into_iter().map(|v| self.binary_scalar(B::Multiply, s, v, b[0])).collect()
-            }
-            (Type::Scalar(_), Type::Matrix { .. }) => {
-                b.into_iter().map(|v| self.binary_scalar(B::Multiply, s, a[0], v)).collect()
-            }
-            (Type::Matrix { columns, rows, .. }, Type::Vector { size, .. }) => {
-                let (c, r) = (*columns as usize, *rows as usize);
-                if *size as usize != c || a.len() != c * r {
-                    return Err(shape_err());
-                }
-                (0..r)
-                    .map(|i| {
-                        let row: Vec<V<'ctx>> = (0..c).map(|k| a[k * r + i]).collect();
-                        self.dot(s, &row, &b)
-                    })
-                    .collect()
-            }
-            (Type::Vector { size, .. }, Type::Matrix { columns, rows, .. }) => {
-                let (c, r) = (*columns as usize, *rows as usize);
-                if *size as usize != r || b.len() != c * r {
-                    return Err(shape_err());
-                }
-                (0..c).map(|k| self.dot(s, &a, &b[k * r..k * r + r])).collect()
-            }
-            (
-                Type::Matrix { columns: k1, rows: r1, .. },
-                Type::Matrix { columns: c2, rows: k2, .. },
-            ) => {
-                let (k, r, c) = (*k1 as usize, *r1 as usize, *c2 as usize);
-                if *k2 as usize != k || a.len() != k * r || b.len() != c * k {
-                    return Err(shape_err());
-                }
-                let mut out = Vec::new();
-                for j in 0..c {
-                    for i in 0..r {
-                        let row: Vec<V<'ctx>> = (0..k).map(|q| a[q * r + i]).collect();
-                        out.push(self.dot(s, &row, &b[j * k..j * k + k])?);
-                    }
-                }
-                Ok(out)
-            }
-            _ => Err(shape_err()),
-        }
     }
 
     /// Dot product: each product and sum rounded on its own, as our backend computes it (a
@@ -395,14 +352,14 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
             (F16, F32) => {
                 self.ok(bd.build_float_ext(v.into_float_value(), self.cx.f32_type(), ""))?.into()
             }
-            _ => return Err(self.err_internal("conversion")),
+            _ => return Err(self.internal("conversion")),
         })
     }
 
     fn bitcast(&mut self, a: ValueId, ty: TypeId) -> R<Vec<V<'ctx>>> {
         let c = self.comps(a)?;
         let from = self.scalar_ty(a)?;
-        let to = self.types.scalar_of(ty).ok_or_else(|| self.err_internal("bitcast type"))?;
+        let to = self.types.scalar_of(ty).ok_or_else(|| self.internal("bitcast type"))?;
         let n = layout::leaf_count(&self.types, ty);
         let bd = &self.b;
         let (i16t, i32t) = (self.cx.i16_type(), self.cx.i32_type());
@@ -446,7 +403,7 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
                 }
                 Ok(out)
             }
-            _ => Err(self.err_internal("bitcast shapes")),
+            _ => Err(self.internal("bitcast shapes")),
         }
     }
 }

@@ -32,10 +32,13 @@
 
 use crate::lower::{lowbit, set_align, Lower, Ptr, Space, R, V};
 use crate::subgroup::Shfl;
-use dianran_frontend::ir::{CoopRole, Op, Scalar, TypeId, ValueId};
+use dianran_frontend::ir::{CoopRole, Op, Scalar, ValueId};
+use dianran_ptx::abi::layout;
 use dianran_ptx::codegen::align::KnownAlign;
-use dianran_ptx::codegen::layout;
-use dianran_ptx::lowering_common::{self, CoopShape as Shape, CoopShapeError};
+use dianran_ptx::lowering_common::ScalarLowering;
+use dianran_ptx::lowering_common::{
+    CoopAccess, CoopLowering, CoopShape as Shape, FragForm, MmaOperands,
+};
 use inkwell::types::{BasicMetadataTypeEnum, BasicType, BasicTypeEnum};
 use inkwell::values::{
     BasicMetadataValueEnum, BasicValue, FunctionValue, IntValue, PointerValue, VectorValue,
@@ -55,22 +58,6 @@ struct Frag<'ctx> {
 }
 
 impl<'a, 'ctx> Lower<'a, 'ctx> {
-    /// The layout of a supported cooperative matrix type: 16x16 with f16 A/B and f16/f32 C,
-    /// or 8x8 of f16/f32 in any role.
-    pub(crate) fn coop_shape(&self, ty: TypeId) -> R<Shape> {
-        Shape::of(&self.types, ty, false).map_err(|e| {
-            let d = self.err_unsupported(e.what());
-            if e == CoopShapeError::ExactF32 {
-                d.help(
-                    "PTX has no exact f32 tensor-core product; dianran's own PTX backend \
-                     computes them on TF32 tensor cores with --tf32",
-                )
-            } else {
-                d
-            }
-        })
-    }
-
     fn laneid_g_t(&self) -> R<(IntValue<'ctx>, IntValue<'ctx>, IntValue<'ctx>)> {
         let lane = self.sreg("laneid")?;
         let g = self.ok(self.b.build_right_shift(lane, self.u32c(2), false, ""))?;
@@ -263,7 +250,7 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
     fn call_intrinsic(&self, f: FunctionValue<'ctx>, args: &[V<'ctx>]) -> R<V<'ctx>> {
         let a: Vec<BasicMetadataValueEnum> = args.iter().map(|&v| v.into()).collect();
         let c = self.ok(self.b.build_call(f, &a, ""))?;
-        c.try_as_basic_value().basic().ok_or_else(|| self.err_internal("intrinsic without result"))
+        c.try_as_basic_value().basic().ok_or_else(|| self.internal("intrinsic without result"))
     }
 
     /// Runs `fast` when the matrix address and `stride * size` are multiples of `need` bytes,
@@ -331,7 +318,7 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
             self.b.position_at_end(bb);
             let v = f(self)?;
             if v.len() != n {
-                return Err(self.err_internal("cooperative matrix fragment size"));
+                return Err(self.internal("cooperative matrix fragment size"));
             }
             let v = if paired {
                 v.chunks(2)
@@ -340,7 +327,7 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
             } else {
                 v
             };
-            let end = self.b.get_insert_block().ok_or_else(|| self.err_internal("no block"))?;
+            let end = self.b.get_insert_block().ok_or_else(|| self.internal("no block"))?;
             self.ok(self.b.build_unconditional_branch(merge))?;
             ends.push((v, end));
         }
@@ -398,87 +385,6 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
             _ => 1,
         };
         own.max(computed)
-    }
-
-    /// `coopLoad` / `coopLoadT`.
-    pub(crate) fn coop_load(
-        &mut self,
-        ty: TypeId,
-        ptr: ValueId,
-        stride: ValueId,
-        row_major: bool,
-    ) -> R<Vec<V<'ctx>>> {
-        let shape = self.coop_shape(ty)?;
-        let p = self.ptr(ptr)?;
-        let st = self.scalar(stride)?.into_int_value();
-        let f = Frag { ptr: p.addr, stride: st, row_major, shape };
-        let size = shape.scalar.size();
-        let n = (shape.scalar, shape.count() as usize);
-        if shape.scalar == Scalar::F16 && p.space == Space::Shared {
-            return self.when_aligned(
-                &p,
-                (ptr, stride),
-                size,
-                16,
-                n,
-                |l| l.coop_ldmatrix(&f),
-                |l| l.coop_load_lanes(&f, false),
-            );
-        }
-        if shape.pairs_contiguous(row_major) {
-            return self.when_aligned(
-                &p,
-                (ptr, stride),
-                size,
-                2 * size,
-                n,
-                |l| l.coop_load_lanes(&f, true),
-                |l| l.coop_load_lanes(&f, false),
-            );
-        }
-        self.coop_load_lanes(&f, false)
-    }
-
-    /// `coopStore` / `coopStoreT`.
-    pub(crate) fn coop_store(
-        &mut self,
-        value: ValueId,
-        ptr: ValueId,
-        stride: ValueId,
-        row_major: bool,
-    ) -> R<()> {
-        let (shape, v) = lowering_common::coop_fragment(self, value)?;
-        let p = self.ptr(ptr)?;
-        let st = self.scalar(stride)?.into_int_value();
-        let f = Frag { ptr: p.addr, stride: st, row_major, shape };
-        if shape.pairs_contiguous(row_major) {
-            let size = shape.scalar.size();
-            self.when_aligned(
-                &p,
-                (ptr, stride),
-                size,
-                2 * size,
-                (shape.scalar, 0),
-                |l| l.coop_store_lanes(&f, &v, true),
-                |l| l.coop_store_lanes(&f, &v, false),
-            )?;
-        } else {
-            self.coop_store_lanes(&f, &v, false)?;
-        }
-        Ok(())
-    }
-
-    /// `coopMultiplyAdd(a, b, c)` = a·b + c.
-    pub(crate) fn coop_mma(&mut self, a: ValueId, b: ValueId, c: ValueId) -> R<Vec<V<'ctx>>> {
-        let ops = lowering_common::mma_operands(self, a, b, c)?;
-        let (sa, sc, [av, bv, cv]) = (ops.a, ops.c, ops.frags);
-        let c_f16 = sc.scalar == Scalar::F16;
-        match (sa.n, sa.scalar) {
-            (16, Scalar::F16) => self.coop_mma16_f16(&av, &bv, &cv, c_f16),
-            (8, Scalar::F16) => self.coop_mma8_f16(&av, &bv, &cv, c_f16),
-            (8, _) => self.coop_mma8_exact(&av, &bv, &cv, sc.scalar),
-            _ => Err(self.err_internal("cooperative matrix shape")),
-        }
     }
 
     /// `llvm.nvvm.mma.<shape>.row.col.<d>.<c>` on packed operands: `a` and `b` f16 pairs, `c`
@@ -608,6 +514,64 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
             });
         }
         Ok(out)
+    }
+}
+
+impl<'ctx> CoopLowering for Lower<'_, 'ctx> {
+    fn coop_load(&mut self, a: CoopAccess<Ptr<'ctx>>) -> R<Vec<V<'ctx>>> {
+        let (shape, p) = (a.shape, a.ptr);
+        let st = self.scalar(a.stride)?.into_int_value();
+        let f = Frag { ptr: p.addr, stride: st, row_major: a.row_major, shape };
+        let n = (shape.scalar, shape.count() as usize);
+        match a.load_form(p.space == Space::Shared) {
+            (FragForm::Elements, _) => self.coop_load_lanes(&f, false),
+            (form, need) => self.when_aligned(
+                &p,
+                (a.ptr_value, a.stride),
+                shape.scalar.size(),
+                need,
+                n,
+                |l| match form {
+                    FragForm::Ldmatrix => l.coop_ldmatrix(&f),
+                    _ => l.coop_load_lanes(&f, true),
+                },
+                |l| l.coop_load_lanes(&f, false),
+            ),
+        }
+    }
+
+    fn coop_store(&mut self, a: CoopAccess<Ptr<'ctx>>, v: &[V<'ctx>]) -> R<()> {
+        let (shape, p) = (a.shape, a.ptr);
+        let st = self.scalar(a.stride)?.into_int_value();
+        let f = Frag { ptr: p.addr, stride: st, row_major: a.row_major, shape };
+        match a.store_form() {
+            (FragForm::Elements, _) => {
+                self.coop_store_lanes(&f, v, false)?;
+            }
+            (_, need) => {
+                self.when_aligned(
+                    &p,
+                    (a.ptr_value, a.stride),
+                    shape.scalar.size(),
+                    need,
+                    (shape.scalar, 0),
+                    |l| l.coop_store_lanes(&f, v, true),
+                    |l| l.coop_store_lanes(&f, v, false),
+                )?;
+            }
+        }
+        Ok(())
+    }
+
+    fn coop_mma(&mut self, ops: MmaOperands<V<'ctx>>) -> R<Vec<V<'ctx>>> {
+        let (sa, sc, [av, bv, cv]) = (ops.a, ops.c, ops.frags);
+        let c_f16 = sc.scalar == Scalar::F16;
+        match (sa.n, sa.scalar) {
+            (16, Scalar::F16) => self.coop_mma16_f16(&av, &bv, &cv, c_f16),
+            (8, Scalar::F16) => self.coop_mma8_f16(&av, &bv, &cv, c_f16),
+            (8, _) => self.coop_mma8_exact(&av, &bv, &cv, sc.scalar),
+            _ => Err(self.internal("cooperative matrix shape")),
+        }
     }
 }
 

@@ -9,7 +9,7 @@
 //! rust-cuda) get from LLVM.
 //!
 //! The launch convention is the same as our backend's, so the same host code launches either:
-//! entries and parameters come from [`dianran_ptx::codegen::plan_entry`] (`p_g<G>_b<B>`,
+//! entries and parameters come from [`dianran_ptx::abi::plan_entry`] (`p_g<G>_b<B>`,
 //! placeholders, `p_sizes`), entry names from [`dianran_ptx::names`], `.reqntid` from
 //! `@workgroup_size` (`nvvm.annotations`), and the text is ASCII.
 //!
@@ -34,7 +34,7 @@ mod subgroup;
 
 use dianran_frontend::ir::{self, AddressSpace, GlobalId, Stage};
 use dianran_frontend::{DiagKind, Diagnostic};
-use dianran_ptx::codegen::EntryInfo;
+use dianran_ptx::abi::EntryInfo;
 use inkwell::context::Context;
 use inkwell::module::Module;
 use inkwell::passes::PassBuilderOptions;
@@ -221,7 +221,7 @@ pub fn compile_module(m: &ir::Module, opts: &Options) -> CompiledLlvm {
             continue;
         }
         taken.insert(ptx_name.clone(), ep.name.clone());
-        let plan = match dianran_ptx::codegen::plan_entry(m, ep) {
+        let plan = match dianran_ptx::abi::plan_entry(m, ep) {
             Ok(p) => p,
             Err(d) => {
                 out.diagnostics.push(d);

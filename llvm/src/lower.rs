@@ -9,13 +9,15 @@
 //! loaded or stored at its WGSL byte offset with the alignment the layout proves.
 
 use dianran_frontend::ir::{
-    self, AddressSpace, Block, ConstValue, GlobalId, Inst, IoBinding, Op, Scalar, Terminator, Type,
-    TypeId, Types, ValueId,
+    self, Block, ConstValue, GlobalId, Op, Scalar, Terminator, Type, TypeId, Types, ValueId,
 };
 use dianran_frontend::{DiagKind, Diagnostic};
-use dianran_ptx::codegen::layout::{self, leaves, Leaf};
-use dianran_ptx::codegen::EntryPlan;
-use dianran_ptx::lowering_common;
+use dianran_ptx::abi::layout::{self, leaves, Leaf};
+use dianran_ptx::abi::EntryPlan;
+use dianran_ptx::lowering_common::ScalarLowering;
+use dianran_ptx::lowering_common::{
+    self, entry_prologue, global_home, ArrayLength, Exit, GlobalHome, InstLowering,
+};
 use inkwell::basic_block::BasicBlock;
 use inkwell::builder::{Builder, BuilderError};
 use inkwell::context::Context;
@@ -62,14 +64,8 @@ pub(crate) enum Space {
 /// A pointer value.
 pub(crate) type Ptr<'ctx> = lowering_common::Ptr<PointerValue<'ctx>, Space>;
 
-/// The IR form of an SSA value.
-#[derive(Clone, Debug)]
-pub(crate) enum Val<'ctx> {
-    /// Scalar components in [`layout::leaves`] order.
-    Comps(Vec<V<'ctx>>),
-    /// A pointer.
-    Ptr(Ptr<'ctx>),
-}
+/// The IR form of an SSA value: components, or a pointer.
+pub(crate) type Val<'ctx> = lowering_common::Val<V<'ctx>, Ptr<'ctx>>;
 
 /// A block with parameters: the block and one `phi` per parameter component.
 #[derive(Clone, Debug)]
@@ -85,14 +81,6 @@ enum YieldTo<'ctx> {
     LoopEnd { break_if: Option<ValueId>, body: Target<'ctx>, exit: Target<'ctx> },
 }
 
-/// An enclosing region `Break`/`Continue`/`Return` can target.
-#[derive(Clone, Debug)]
-enum Frame<'ctx> {
-    Loop { cont: Target<'ctx>, exit: Target<'ctx> },
-    Switch { exit: Target<'ctx> },
-    Inline { exit: Target<'ctx> },
-}
-
 /// The lowering of one entry point.
 pub(crate) struct Lower<'a, 'ctx> {
     pub cx: &'ctx Context,
@@ -104,7 +92,7 @@ pub(crate) struct Lower<'a, 'ctx> {
     pub plan: &'a EntryPlan,
     pub types: Types,
     pub vals: HashMap<ValueId, Val<'ctx>>,
-    frames: Vec<Frame<'ctx>>,
+    frames: lowering_common::Frames<Target<'ctx>>,
     /// Entry name for diagnostics.
     pub entry: String,
     /// Span of the instruction being lowered.
@@ -169,7 +157,7 @@ pub(crate) fn lower_entry<'ctx>(
             None => {
                 let name =
                     env.shared_names.get(&g).cloned().unwrap_or_else(|| format!("wg{}", g.0));
-                let words = dianran_ptx::codegen::shared_words(m, g);
+                let words = dianran_ptx::abi::shared_words(m, g);
                 let ty = i32t.array_type(words);
                 let gv = env.module.add_global(ty, Some(As::from(SHARED)), &name);
                 gv.set_initializer(&ty.get_undef());
@@ -195,7 +183,7 @@ pub(crate) fn lower_entry<'ctx>(
         plan,
         types: m.types.clone(),
         vals: HashMap::default(),
-        frames: Vec::new(),
+        frames: lowering_common::Frames::default(),
         entry: ep.name.clone(),
         span: plan.function.span,
         params: Vec::new(),
@@ -244,41 +232,30 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
 
     /// A builder result as a diagnostic.
     pub(crate) fn ok<T>(&self, r: Result<T, BuilderError>) -> R<T> {
-        r.map_err(|e| self.err_internal(&format!("LLVM builder: {e}")))
-    }
-
-    pub(crate) fn err_unsupported(&self, what: &str) -> Diagnostic {
-        unsupported(what, &self.entry, self.span)
-    }
-
-    pub(crate) fn err_internal(&self, what: &str) -> Diagnostic {
-        Diagnostic::error(DiagKind::Internal, format!("LLVM backend: {what}"))
-            .at(self.span)
-            .in_fn(self.entry.clone())
-            .help("this is a bug in dianran's LLVM backend; please report it with the input file")
+        r.map_err(|e| self.internal(&format!("LLVM builder: {e}")))
     }
 
     pub(crate) fn val(&self, v: ValueId) -> R<&Val<'ctx>> {
         self.vals
             .get(&v)
-            .ok_or_else(|| self.err_internal(&format!("value {v:?} used before it is defined")))
+            .ok_or_else(|| self.internal(&format!("value {v:?} used before it is defined")))
     }
 
     pub(crate) fn comps(&self, v: ValueId) -> R<Vec<V<'ctx>>> {
         match self.val(v)? {
             Val::Comps(c) => Ok(c.clone()),
-            Val::Ptr(_) => Err(self.err_internal("a pointer where a value was expected")),
+            Val::Ptr(_) => Err(self.internal("a pointer where a value was expected")),
         }
     }
 
     pub(crate) fn scalar(&self, v: ValueId) -> R<V<'ctx>> {
-        self.comps(v)?.first().copied().ok_or_else(|| self.err_internal("empty value"))
+        self.comps(v)?.first().copied().ok_or_else(|| self.internal("empty value"))
     }
 
     pub(crate) fn ptr(&self, v: ValueId) -> R<Ptr<'ctx>> {
         match self.val(v)? {
             Val::Ptr(p) => Ok(*p),
-            Val::Comps(_) => Err(self.err_internal("a value where a pointer was expected")),
+            Val::Comps(_) => Err(self.internal("a value where a pointer was expected")),
         }
     }
 
@@ -287,12 +264,11 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
     }
 
     pub(crate) fn scalar_ty(&self, v: ValueId) -> R<Scalar> {
-        self.types.scalar_of(self.ty(v)).ok_or_else(|| self.err_internal("not a scalar type"))
+        self.types.scalar_of(self.ty(v)).ok_or_else(|| self.internal("not a scalar type"))
     }
 
     pub(crate) fn leaves_of(&self, ty: TypeId) -> R<Vec<Leaf>> {
-        leaves(&self.types, ty)
-            .ok_or_else(|| self.err_unsupported("values of this type in registers"))
+        leaves(&self.types, ty).ok_or_else(|| self.unsupported("values of this type in registers"))
     }
 
     /// The LLVM type of a scalar.
@@ -357,7 +333,7 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
         ret: BasicTypeEnum<'ctx>,
         args: &[V<'ctx>],
     ) -> R<V<'ctx>> {
-        self.call(name, Some(ret), args)?.ok_or_else(|| self.err_internal("call without result"))
+        self.call(name, Some(ret), args)?.ok_or_else(|| self.internal("call without result"))
     }
 
     /// `llvm.nvvm.read.ptx.sreg.<name>`.
@@ -367,7 +343,7 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
     }
 
     /// `bar.sync 0`.
-    pub(crate) fn barrier(&self) -> R<()> {
+    pub(crate) fn bar_sync(&self) -> R<()> {
         self.call("llvm.nvvm.barrier0", None, &[])?;
         Ok(())
     }
@@ -397,7 +373,7 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
             let comps: Vec<V<'ctx>> = t
                 .phis
                 .get(i..i + n)
-                .ok_or_else(|| self.err_internal("phi count"))?
+                .ok_or_else(|| self.internal("phi count"))?
                 .iter()
                 .map(|p| p.as_basic_value())
                 .collect();
@@ -410,9 +386,9 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
     /// Branches to `t` passing `args` to its phis.
     fn jump(&self, t: &Target<'ctx>, args: &[V<'ctx>]) -> R<()> {
         if args.len() != t.phis.len() {
-            return Err(self.err_internal("branch arguments do not match the block's parameters"));
+            return Err(self.internal("branch arguments do not match the block's parameters"));
         }
-        let here = self.b.get_insert_block().ok_or_else(|| self.err_internal("no insert block"))?;
+        let here = self.b.get_insert_block().ok_or_else(|| self.internal("no insert block"))?;
         for (p, a) in t.phis.iter().zip(args) {
             p.add_incoming(&[(a as &dyn BasicValue, here)]);
         }
@@ -428,12 +404,10 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
         else_: &Target<'ctx>,
         args: &[V<'ctx>],
     ) -> R<()> {
-        let here = self.b.get_insert_block().ok_or_else(|| self.err_internal("no insert block"))?;
+        let here = self.b.get_insert_block().ok_or_else(|| self.internal("no insert block"))?;
         for t in [then_, else_] {
             if args.len() != t.phis.len() {
-                return Err(
-                    self.err_internal("branch arguments do not match the block's parameters")
-                );
+                return Err(self.internal("branch arguments do not match the block's parameters"));
             }
             for (p, a) in t.phis.iter().zip(args) {
                 p.add_incoming(&[(a as &dyn BasicValue, here)]);
@@ -441,14 +415,6 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
         }
         self.ok(self.b.build_conditional_branch(cond, then_.bb, else_.bb))?;
         Ok(())
-    }
-
-    fn flatten(&self, args: &[ValueId]) -> R<Vec<V<'ctx>>> {
-        let mut out = Vec::new();
-        for &a in args {
-            out.extend(self.comps(a)?);
-        }
-        Ok(out)
     }
 
     // ---- prologue ----
@@ -465,7 +431,7 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
             let p = if g.is_some() { global(self, i)? } else { None };
             self.params.push(p);
         }
-        if self.plan.flags.contains(dianran_ptx::codegen::EntryFlags::ARRAY_LENGTH) {
+        if self.plan.flags.contains(dianran_ptx::abi::EntryFlags::ARRAY_LENGTH) {
             self.sizes = global(self, nbuf)?;
         }
         // Per-invocation memory: one byte array per variable, 16-byte aligned.
@@ -485,56 +451,25 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
             set_align(a.as_instruction_value(), 16);
             self.privates.insert(g, a);
         }
-        for &g in &privs {
-            let Some(global) = self.m.globals.get(g.index()) else { continue };
-            let ty = global.ty;
-            let init = global.init.clone().unwrap_or(ConstValue::Zero(ty));
-            let comps = self.const_comps(&init)?;
-            let addr = *self.privates.get(&g).ok_or_else(|| self.err_internal("private"))?;
-            let p = Ptr::start(addr, Space::Local, ty, None, 16);
-            self.store_comps(&p, &comps)?;
-        }
-        self.zero_workgroup_memory()?;
-        for p in &self.f.params {
-            let ty = self.ty(p.value);
-            let comps = match &p.binding {
-                Some(IoBinding::BuiltIn(bi)) => self.builtin(*bi, ty)?,
-                Some(IoBinding::Location { .. }) => {
-                    return Err(self.err_unsupported("location inputs in compute entries"))
-                }
-                None => {
-                    let Type::Struct { members, .. } = self.types.get(ty).clone() else {
-                        return Err(self.err_internal("entry parameter without binding"));
-                    };
-                    let mut all = Vec::new();
-                    for mb in members {
-                        match mb.binding {
-                            Some(IoBinding::BuiltIn(bi)) => all.extend(self.builtin(bi, mb.ty)?),
-                            _ => return Err(self.err_unsupported("non-builtin compute inputs")),
-                        }
-                    }
-                    all
-                }
-            };
-            self.vals.insert(p.value, Val::Comps(comps));
-        }
+        let (m, f) = (self.m, self.f);
+        entry_prologue(self, m, f, &privs)?;
         Ok(())
     }
 
     /// Zeroes the workgroup variables the entry uses (WGSL semantics): invocation `i` clears
     /// words `i, i + N, ...`, then `bar.sync 0`.
-    fn zero_workgroup_memory(&mut self) -> R<()> {
+    fn zero_shared(&mut self) -> R<()> {
         if self.plan.shared.is_empty() {
             return Ok(());
         }
         let u32t = self.types.scalar(Scalar::U32);
         let lid = self.builtin(ir::BuiltIn::LocalInvocationIndex, u32t)?;
-        let lid = lid.first().ok_or_else(|| self.err_internal("local index"))?.into_int_value();
+        let lid = lid.first().ok_or_else(|| self.internal("local index"))?.into_int_value();
         let i32t = self.cx.i32_type();
         for g in self.plan.shared.clone() {
-            let gv = *self.shared.get(&g).ok_or_else(|| self.err_internal("shared variable"))?;
-            let words = dianran_ptx::codegen::shared_words(self.m, g);
-            let pre = self.b.get_insert_block().ok_or_else(|| self.err_internal("no block"))?;
+            let gv = *self.shared.get(&g).ok_or_else(|| self.internal("shared variable"))?;
+            let words = dianran_ptx::abi::shared_words(self.m, g);
+            let pre = self.b.get_insert_block().ok_or_else(|| self.internal("no block"))?;
             let head = self.cx.append_basic_block(self.func, "zero");
             let body = self.cx.append_basic_block(self.func, "");
             let done = self.cx.append_basic_block(self.func, "");
@@ -558,7 +493,7 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
             self.ok(self.b.build_unconditional_branch(head))?;
             self.b.position_at_end(done);
         }
-        self.barrier()
+        self.bar_sync()
     }
 
     /// The components of builtin `bi` of type `ty`.
@@ -593,12 +528,10 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
                 let idx = self.local_index()?;
                 vec![self.ok(self.b.build_right_shift(idx, self.u32c(5), false, ""))?.into()]
             }
-            _ => {
-                return Err(self.err_unsupported(&format!("the builtin {bi:?} in compute entries")))
-            }
+            _ => return Err(self.unsupported(&format!("the builtin {bi:?} in compute entries"))),
         };
         if layout::leaf_count(&self.types, ty) != out.len() {
-            return Err(self.err_internal("builtin type does not match"));
+            return Err(self.internal("builtin type does not match"));
         }
         Ok(out)
     }
@@ -618,7 +551,7 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
     fn block(&mut self, blk: &Block, on_yield: Option<YieldTo<'ctx>>) -> R<()> {
         for inst in &blk.insts {
             self.span = inst.span;
-            self.inst(inst)?;
+            lowering_common::lower_inst(self, inst)?;
         }
         self.term(&blk.term, on_yield)
     }
@@ -641,39 +574,14 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
                     }
                 }
             }
-            Terminator::Break(args) => {
-                let a = self.flatten(args)?;
-                let exit = self.frames.iter().rev().find_map(|f| match f {
-                    Frame::Loop { exit, .. } | Frame::Switch { exit } => Some(exit.clone()),
-                    Frame::Inline { .. } => None,
-                });
-                let exit =
-                    exit.ok_or_else(|| self.err_internal("break outside a loop or switch"))?;
-                self.jump(&exit, &a)?;
-            }
-            Terminator::Continue(args) => {
-                let a = self.flatten(args)?;
-                let cont = self.frames.iter().rev().find_map(|f| match f {
-                    Frame::Loop { cont, .. } => Some(cont.clone()),
-                    _ => None,
-                });
-                let cont = cont.ok_or_else(|| self.err_internal("continue outside a loop"))?;
-                self.jump(&cont, &a)?;
-            }
-            Terminator::Return(v) => {
-                let inline = self.frames.iter().rev().find_map(|f| match f {
-                    Frame::Inline { exit } => Some(exit.clone()),
-                    _ => None,
-                });
-                match inline {
-                    Some(exit) => {
-                        let a = match v {
-                            Some(v) => self.comps(*v)?,
-                            None => Vec::new(),
-                        };
-                        self.jump(&exit, &a)?;
+            Terminator::Break(_) | Terminator::Continue(_) | Terminator::Return(_) => {
+                let exit = self.frames.exit(t).unwrap_or(Err("not a jump"));
+                match exit.map_err(|e| self.internal(e))? {
+                    Exit::To(target) => {
+                        let a = self.flatten(t.args())?;
+                        self.jump(&target, &a)?;
                     }
-                    None => {
+                    Exit::Entry => {
                         self.ok(self.b.build_return(None))?;
                     }
                 }
@@ -681,9 +589,169 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
             Terminator::Unreachable => {
                 self.ok(self.b.build_return(None))?;
             }
-            Terminator::Discard => return Err(self.err_unsupported("discard")),
+            Terminator::Discard => return Err(self.unsupported("discard")),
         }
         Ok(())
+    }
+
+    fn tys(&self, vs: &[ValueId]) -> Vec<TypeId> {
+        vs.iter().map(|&v| self.ty(v)).collect()
+    }
+
+    // ---- memory ----
+
+    fn global_addr(&mut self, g: GlobalId) -> R<Ptr<'ctx>> {
+        let (home, ty) = global_home(self, self.m, &self.params, g)?;
+        let (addr, space, align) = match home {
+            GlobalHome::Buffer { addr, align } => (addr, Space::Global, align),
+            GlobalHome::Workgroup { align } => {
+                let gv =
+                    *self.shared.get(&g).ok_or_else(|| self.internal("unknown shared variable"))?;
+                (gv.as_pointer_value(), Space::Shared, align)
+            }
+            GlobalHome::Private => {
+                let addr = *self
+                    .privates
+                    .get(&g)
+                    .ok_or_else(|| self.internal("unknown private variable"))?;
+                return Ok(Ptr::start(addr, Space::Local, ty, None, 16));
+            }
+            GlobalHome::Handle => return Err(self.unsupported("textures and samplers")),
+            // The by-value `p_immediates` parameter is not built by this backend.
+            GlobalHome::Immediate => {
+                return Err(self.unsupported("immediate data (var<immediate>)"))
+            }
+        };
+        Ok(Ptr::start(addr, space, ty, Some(g), align))
+    }
+
+    /// `p + off` pointing at a value of type `ty`.
+    pub(crate) fn offset_ptr(&self, p: Ptr<'ctx>, off: u32, ty: TypeId) -> R<Ptr<'ctx>> {
+        Ok(p.offset(self.byte_offset(p.addr, off)?, off, ty))
+    }
+
+    /// `addr + off` bytes.
+    pub(crate) fn byte_offset(&self, addr: PointerValue<'ctx>, off: u32) -> R<PointerValue<'ctx>> {
+        if off == 0 {
+            return Ok(addr);
+        }
+        let o = self.cx.i64_type().const_int(u64::from(off), false);
+        // SAFETY: offsets come from the pointee's layout, inside the variable.
+        self.ok(unsafe { self.b.build_in_bounds_gep(self.cx.i8_type(), addr, &[o], "") })
+    }
+
+    fn is_atomic(&self, ty: TypeId) -> bool {
+        matches!(self.types.get(ty), Type::Atomic(_))
+    }
+
+    fn atomic_int(&mut self, p: &Ptr<'ctx>, op: ir::AtomicOp, v: IntValue<'ctx>) -> R<V<'ctx>> {
+        use inkwell::AtomicRMWBinOp as O;
+        use ir::AtomicOp as A;
+        let s = match self.types.get(p.pointee) {
+            Type::Atomic(s) => *s,
+            _ => return Err(self.internal("atomic on a non-atomic pointer")),
+        };
+        let signed = s == Scalar::I32;
+        let o = match op {
+            A::Add => O::Add,
+            A::Sub => O::Sub,
+            A::And => O::And,
+            A::Or => O::Or,
+            A::Xor => O::Xor,
+            A::Min if signed => O::Min,
+            A::Min => O::UMin,
+            A::Max if signed => O::Max,
+            A::Max => O::UMax,
+            A::Exchange => O::Xchg,
+        };
+        Ok(self.ok(self.b.build_atomicrmw(o, p.addr, v, AtomicOrdering::Monotonic))?.into())
+    }
+
+    /// `atomicAdd`/`atomicSub`/`atomicExchange` on an `atomic<f32>`: `atomicrmw fadd` (of
+    /// the negation for `atomicSub`, so NVPTX selects `atom.global.add.f32` for both instead
+    /// of a compare-exchange loop) or `atomicrmw xchg`. inkwell 0.11's `build_atomicrmw` takes
+    /// integers only, so this calls LLVM's C API itself.
+    fn atomic_f32(&mut self, p: &Ptr<'ctx>, op: ir::AtomicOp, v: FloatValue<'ctx>) -> R<V<'ctx>> {
+        use inkwell::llvm_sys::core::LLVMBuildAtomicRMW;
+        use inkwell::llvm_sys::{LLVMAtomicOrdering, LLVMAtomicRMWBinOp as O};
+        use inkwell::values::AsValueRef;
+        let (o, v) = match op {
+            ir::AtomicOp::Add => (O::LLVMAtomicRMWBinOpFAdd, v),
+            ir::AtomicOp::Sub => {
+                (O::LLVMAtomicRMWBinOpFAdd, self.ok(self.b.build_float_neg(v, ""))?)
+            }
+            ir::AtomicOp::Exchange => (O::LLVMAtomicRMWBinOpXchg, v),
+            _ => return Err(self.internal("a float atomic other than add, sub, exchange")),
+        };
+        // SAFETY: the builder is positioned inside the function being lowered (as for every
+        // other instruction), `p.addr` points to an f32 and `v` is an f32 of the same context.
+        let raw = unsafe {
+            LLVMBuildAtomicRMW(
+                self.b.as_mut_ptr(),
+                o,
+                p.addr.as_value_ref(),
+                v.as_value_ref(),
+                LLVMAtomicOrdering::LLVMAtomicOrderingMonotonic,
+                0,
+            )
+        };
+        // SAFETY: `atomicrmw` returns a value of its operand's type, here f32.
+        Ok(unsafe { FloatValue::new(raw) }.into())
+    }
+
+    // ---- constants ----
+
+    pub(crate) fn const_comps(&mut self, c: &ConstValue) -> R<Vec<V<'ctx>>> {
+        Ok(match c {
+            ConstValue::Bool(b) => vec![self.cx.bool_type().const_int(u64::from(*b), false).into()],
+            ConstValue::I32(v) => vec![self.u32c(*v as u32).into()],
+            ConstValue::U32(v) => vec![self.u32c(*v).into()],
+            ConstValue::F32(bits) => {
+                // A bitcast of the integer keeps every bit (NaN payloads included); LLVM folds it.
+                let i = self.u32c(*bits);
+                vec![self.ok(self.b.build_bit_cast(i, self.cx.f32_type(), ""))?]
+            }
+            ConstValue::I64(v) => vec![self.cx.i64_type().const_int(*v as u64, false).into()],
+            ConstValue::U64(v) => vec![self.cx.i64_type().const_int(*v, false).into()],
+            ConstValue::F64(bits) => {
+                let i = self.cx.i64_type().const_int(*bits, false);
+                vec![self.ok(self.b.build_bit_cast(i, self.cx.f64_type(), ""))?]
+            }
+            ConstValue::F16(bits) => {
+                let i = self.cx.i16_type().const_int(u64::from(*bits), false);
+                vec![self.ok(self.b.build_bit_cast(i, self.cx.f16_type(), ""))?]
+            }
+            ConstValue::Composite(cty, parts) => {
+                let mut out = Vec::new();
+                for (i, p) in parts.iter().enumerate() {
+                    // Each part is a member of the composite (a vector's may be scalars).
+                    let fits = layout::member_range(&mut self.types, *cty, i as u32).is_some()
+                        || matches!(self.types.get(*cty), Type::Vector { .. });
+                    if !fits {
+                        return Err(self.internal("bad composite constant"));
+                    }
+                    out.extend(self.const_comps(p)?);
+                }
+                out
+            }
+            ConstValue::Zero(zty) => {
+                let l = self.leaves_of(*zty)?;
+                l.iter().map(|l| self.const_of(l.scalar, 0.0)).collect()
+            }
+        })
+    }
+}
+
+/// Sets the alignment of a load, store or alloca (ignoring values that are not one).
+pub(crate) fn set_align(inst: Option<inkwell::values::InstructionValue<'_>>, align: u32) {
+    if let Some(i) = inst {
+        let _ = i.set_alignment(align);
+    }
+}
+
+impl<'ctx> InstLowering for Lower<'_, 'ctx> {
+    fn define(&mut self, r: ValueId, v: Val<'ctx>) {
+        self.vals.insert(r, v);
     }
 
     fn region(&mut self, op: &Op) -> R<()> {
@@ -709,7 +777,8 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
                 self.bind_target(&bb, &body.params)?;
                 self.bind_target(&cb, &continuing.params)?;
                 self.jump(&bb, &init)?;
-                self.frames.push(Frame::Loop { cont: cb.clone(), exit: exit.clone() });
+                self.frames
+                    .push(lowering_common::Frame::Loop { cont: cb.clone(), exit: exit.clone() });
                 self.b.position_at_end(bb.bb);
                 self.block(body, Some(YieldTo::Jump(cb.clone())))?;
                 self.b.position_at_end(cb.bb);
@@ -745,10 +814,10 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
                 let default = match default {
                     Some(d) => d,
                     None if results.is_empty() => merge.bb,
-                    None => return Err(self.err_internal("switch without default yields values")),
+                    None => return Err(self.internal("switch without default yields values")),
                 };
                 self.ok(self.b.build_switch(sel, default, &arms))?;
-                self.frames.push(Frame::Switch { exit: merge.clone() });
+                self.frames.push(lowering_common::Frame::Switch { exit: merge.clone() });
                 for (case, t) in cases.iter().zip(&blocks) {
                     self.b.position_at_end(t.bb);
                     self.block(&case.body, Some(YieldTo::Jump(merge.clone())))?;
@@ -763,205 +832,47 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
                     self.vals.insert(*p, v);
                 }
                 let merge = self.target(&self.tys(results))?;
-                self.frames.push(Frame::Inline { exit: merge.clone() });
+                self.frames.push(lowering_common::Frame::Inline { exit: merge.clone() });
                 self.block(body, Some(YieldTo::Jump(merge.clone())))?;
                 self.frames.pop();
                 self.b.position_at_end(merge.bb);
                 self.bind_target(&merge, results)?;
             }
-            _ => return Err(self.err_internal("not a region")),
+            _ => return Err(self.internal("not a region")),
         }
         Ok(())
     }
 
-    fn tys(&self, vs: &[ValueId]) -> Vec<TypeId> {
-        vs.iter().map(|&v| self.ty(v)).collect()
+    fn pointer(&self, v: ValueId) -> R<Ptr<'ctx>> {
+        self.ptr(v)
     }
 
-    // ---- instructions ----
-
-    fn inst(&mut self, inst: &Inst) -> R<()> {
-        let op = &inst.op;
-        if matches!(op, Op::If { .. } | Op::Loop { .. } | Op::Switch { .. } | Op::Inline { .. }) {
-            return self.region(op);
-        }
-        let ty = inst.result.map(|r| self.ty(r));
-        let val = match op {
-            Op::GlobalAddr(g) => Some(Val::Ptr(self.global_addr(*g)?)),
-            Op::LocalAddr(l) => {
-                let addr = *self
-                    .locals
-                    .get(l.index())
-                    .ok_or_else(|| self.err_internal("unknown local"))?;
-                let pointee = self.f.locals.get(l.index()).map_or(TypeId(0), |l| l.ty);
-                Some(Val::Ptr(Ptr::start(addr, Space::Local, pointee, None, 16)))
-            }
-            Op::AccessIndex(base, i) => {
-                let p = self.ptr(*base)?;
-                let (off, mty) = layout::member_offset(&mut self.types, p.pointee, *i)
-                    .ok_or_else(|| self.err_internal("bad member index"))?;
-                Some(Val::Ptr(self.offset_ptr(p, off, mty)?))
-            }
-            Op::Access(base, idx) => {
-                let p = self.ptr(*base)?;
-                let (stride, ety, _) = layout::element_stride(&mut self.types, p.pointee)
-                    .ok_or_else(|| self.err_internal("Access on a non-indexable pointee"))?;
-                let i = self.scalar(*idx)?.into_int_value();
-                let i64t = self.cx.i64_type();
-                let wide = self.ok(self.b.build_int_z_extend(i, i64t, ""))?;
-                let off = self.ok(self.b.build_int_mul(
-                    wide,
-                    i64t.const_int(u64::from(stride), false),
-                    "",
-                ))?;
-                // SAFETY: WGSL accesses stay inside the variable (bounds are the program's
-                // responsibility, as in our backend); `inbounds` lets LLVM fold offsets.
-                let addr = self.ok(unsafe {
-                    self.b.build_in_bounds_gep(self.cx.i8_type(), p.addr, &[off], "")
-                })?;
-                Some(Val::Ptr(Ptr {
-                    addr,
-                    space: p.space,
-                    pointee: ety,
-                    root: p.root,
-                    static_off: None,
-                    align: p.align.min(lowbit(stride)),
-                }))
-            }
-            Op::Load(p) => {
-                let p = self.ptr(*p)?;
-                Some(Val::Comps(self.load(&p)?))
-            }
-            Op::Store { ptr, value } => {
-                let p = self.ptr(*ptr)?;
-                let c = self.comps(*value)?;
-                self.store_comps(&p, &c)?;
-                None
-            }
-            Op::WorkgroupUniformLoad(p) => {
-                let p = self.ptr(*p)?;
-                self.barrier()?;
-                let c = self.load(&p)?;
-                self.barrier()?;
-                Some(Val::Comps(c))
-            }
-            Op::Barrier(bar) => {
-                if *bar == ir::Barrier::SUB_GROUP {
-                    self.call("llvm.nvvm.bar.warp.sync", None, &[self.u32c(u32::MAX).into()])?;
-                } else {
-                    self.barrier()?;
-                }
-                None
-            }
-            Op::Atomic { ptr, op, value } => {
-                let p = self.ptr(*ptr)?;
-                let v = self.scalar(*value)?;
-                let r = match v {
-                    V::FloatValue(f) => self.atomic_f32(&p, *op, f)?,
-                    _ => self.atomic(&p, *op, v.into_int_value())?,
-                };
-                Some(Val::Comps(vec![r]))
-            }
-            Op::AtomicCompareExchange { ptr, compare, value } => {
-                let p = self.ptr(*ptr)?;
-                let c = self.scalar(*compare)?.into_int_value();
-                let v = self.scalar(*value)?.into_int_value();
-                let r = self.ok(self.b.build_cmpxchg(
-                    p.addr,
-                    c,
-                    v,
-                    AtomicOrdering::Monotonic,
-                    AtomicOrdering::Monotonic,
-                ))?;
-                let old = self.ok(self.b.build_extract_value(r, 0, ""))?;
-                let ok = self.ok(self.b.build_extract_value(r, 1, ""))?;
-                Some(Val::Comps(vec![old, ok]))
-            }
-            Op::ArrayLength(p) => Some(Val::Comps(vec![self.array_length(*p)?])),
-            Op::Call(..) => {
-                return Err(self.err_unsupported("calls to user functions that were not inlined"));
-            }
-            Op::ImageSample { .. }
-            | Op::ImageLoad { .. }
-            | Op::ImageStore { .. }
-            | Op::ImageQuery(..) => {
-                return Err(self.err_unsupported("textures"));
-            }
-            Op::Derivative(..) => return Err(self.err_unsupported("derivatives")),
-            Op::CoopLoad { ptr, stride, row_major } => {
-                let ty = ty.ok_or_else(|| self.err_internal("coopLoad without result"))?;
-                Some(Val::Comps(self.coop_load(ty, *ptr, *stride, *row_major)?))
-            }
-            Op::CoopStore { value, ptr, stride, row_major } => {
-                self.coop_store(*value, *ptr, *stride, *row_major)?;
-                None
-            }
-            Op::CoopMultiplyAdd(a, b, c) => Some(Val::Comps(self.coop_mma(*a, *b, *c)?)),
-            _ => {
-                let ty = ty.ok_or_else(|| self.err_internal("value operation without result"))?;
-                Some(Val::Comps(self.value_op(op, ty)?))
-            }
-        };
-        if let (Some(r), Some(v)) = (inst.result, val) {
-            self.vals.insert(r, v);
-        }
-        Ok(())
+    /// Textures and samplers have no LLVM form here; anything else is its address.
+    fn global(&mut self, g: GlobalId, _result: Option<ValueId>) -> R<Option<Val<'ctx>>> {
+        Ok(Some(Val::Ptr(self.global_addr(g)?)))
     }
 
-    // ---- memory ----
-
-    fn global_addr(&mut self, g: GlobalId) -> R<Ptr<'ctx>> {
-        let global =
-            self.m.globals.get(g.index()).ok_or_else(|| self.err_internal("unknown global"))?;
-        let ty = global.ty;
-        match global.space {
-            AddressSpace::Storage { .. } | AddressSpace::Uniform => {
-                let addr = lowering_common::buffer_param(&self.plan.buffers, &self.params, g)
-                    .ok_or_else(|| self.err_internal("buffer without parameter"))?;
-                let align = lowering_common::buffer_align(&self.types, ty);
-                Ok(Ptr::start(addr, Space::Global, ty, Some(g), align))
-            }
-            AddressSpace::Workgroup => {
-                let gv = *self
-                    .shared
-                    .get(&g)
-                    .ok_or_else(|| self.err_internal("unknown shared variable"))?;
-                let align = lowering_common::shared_align(&self.types, ty);
-                Ok(Ptr::start(gv.as_pointer_value(), Space::Shared, ty, Some(g), align))
-            }
-            AddressSpace::Private | AddressSpace::Function => {
-                let addr = *self
-                    .privates
-                    .get(&g)
-                    .ok_or_else(|| self.err_internal("unknown private variable"))?;
-                Ok(Ptr::start(addr, Space::Local, ty, None, 16))
-            }
-            AddressSpace::Handle => Err(self.err_unsupported("textures and samplers")),
-            // The by-value `p_immediates` parameter is not built by this backend.
-            AddressSpace::Immediate => Err(self.err_unsupported("immediate data (var<immediate>)")),
-        }
+    /// A function-local variable is its own `alloca`.
+    fn local(&mut self, l: ir::LocalId) -> R<Ptr<'ctx>> {
+        let addr = *self.locals.get(l.index()).ok_or_else(|| self.internal("unknown local"))?;
+        let pointee = self.f.locals.get(l.index()).map_or(TypeId(0), |l| l.ty);
+        Ok(Ptr::start(addr, Space::Local, pointee, None, 16))
     }
 
-    /// `p + off` pointing at a value of type `ty`.
-    pub(crate) fn offset_ptr(&self, p: Ptr<'ctx>, off: u32, ty: TypeId) -> R<Ptr<'ctx>> {
-        Ok(p.offset(self.byte_offset(p.addr, off)?, off, ty))
+    fn element(&mut self, p: Ptr<'ctx>, idx: ValueId, stride: u32, ety: TypeId) -> R<Ptr<'ctx>> {
+        let i = self.scalar(idx)?.into_int_value();
+        let i64t = self.cx.i64_type();
+        let wide = self.ok(self.b.build_int_z_extend(i, i64t, ""))?;
+        let off =
+            self.ok(self.b.build_int_mul(wide, i64t.const_int(u64::from(stride), false), ""))?;
+        // SAFETY: WGSL accesses stay inside the variable (bounds are the program's
+        // responsibility, as in our backend); `inbounds` lets LLVM fold offsets.
+        let addr =
+            self.ok(unsafe { self.b.build_in_bounds_gep(self.cx.i8_type(), p.addr, &[off], "") })?;
+        Ok(p.element(addr, ety, p.align.min(lowbit(stride))))
     }
 
-    /// `addr + off` bytes.
-    pub(crate) fn byte_offset(&self, addr: PointerValue<'ctx>, off: u32) -> R<PointerValue<'ctx>> {
-        if off == 0 {
-            return Ok(addr);
-        }
-        let o = self.cx.i64_type().const_int(u64::from(off), false);
-        // SAFETY: offsets come from the pointee's layout, inside the variable.
-        self.ok(unsafe { self.b.build_in_bounds_gep(self.cx.i8_type(), addr, &[o], "") })
-    }
-
-    fn is_atomic(&self, ty: TypeId) -> bool {
-        matches!(self.types.get(ty), Type::Atomic(_))
-    }
-
-    pub(crate) fn load(&mut self, p: &Ptr<'ctx>) -> R<Vec<V<'ctx>>> {
+    fn load(&mut self, p: &Ptr<'ctx>) -> R<Vec<V<'ctx>>> {
         let leaves = self.leaves_of(p.pointee)?;
         let atomic = self.is_atomic(p.pointee);
         let mut out = Vec::new();
@@ -998,10 +909,14 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
         Ok(out)
     }
 
-    pub(crate) fn store_comps(&mut self, p: &Ptr<'ctx>, comps: &[V<'ctx>]) -> R<()> {
+    fn workgroup_barrier(&mut self) -> R<()> {
+        self.bar_sync()
+    }
+
+    fn store(&mut self, p: &Ptr<'ctx>, comps: &[V<'ctx>]) -> R<()> {
         let leaves = self.leaves_of(p.pointee)?;
         if leaves.len() != comps.len() {
-            return Err(self.err_internal("stored value does not match the pointee"));
+            return Err(self.internal("stored value does not match the pointee"));
         }
         let atomic = self.is_atomic(p.pointee);
         for (l, &c) in leaves.iter().zip(comps) {
@@ -1022,132 +937,78 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
         Ok(())
     }
 
-    fn atomic(&mut self, p: &Ptr<'ctx>, op: ir::AtomicOp, v: IntValue<'ctx>) -> R<V<'ctx>> {
-        use inkwell::AtomicRMWBinOp as O;
-        use ir::AtomicOp as A;
-        let s = match self.types.get(p.pointee) {
-            Type::Atomic(s) => *s,
-            _ => return Err(self.err_internal("atomic on a non-atomic pointer")),
-        };
-        let signed = s == Scalar::I32;
-        let o = match op {
-            A::Add => O::Add,
-            A::Sub => O::Sub,
-            A::And => O::And,
-            A::Or => O::Or,
-            A::Xor => O::Xor,
-            A::Min if signed => O::Min,
-            A::Min => O::UMin,
-            A::Max if signed => O::Max,
-            A::Max => O::UMax,
-            A::Exchange => O::Xchg,
-        };
-        Ok(self.ok(self.b.build_atomicrmw(o, p.addr, v, AtomicOrdering::Monotonic))?.into())
+    fn barrier(&mut self, bar: ir::Barrier) -> R<()> {
+        if bar == ir::Barrier::SUB_GROUP {
+            self.call("llvm.nvvm.bar.warp.sync", None, &[self.u32c(u32::MAX).into()])?;
+            Ok(())
+        } else {
+            self.bar_sync()
+        }
     }
 
-    /// `atomicAdd`/`atomicSub`/`atomicExchange` on an `atomic<f32>`: `atomicrmw fadd` (of
-    /// the negation for `atomicSub`, so NVPTX selects `atom.global.add.f32` for both instead
-    /// of a compare-exchange loop) or `atomicrmw xchg`. inkwell 0.11's `build_atomicrmw` takes
-    /// integers only, so this calls LLVM's C API itself.
-    fn atomic_f32(&mut self, p: &Ptr<'ctx>, op: ir::AtomicOp, v: FloatValue<'ctx>) -> R<V<'ctx>> {
-        use inkwell::llvm_sys::core::LLVMBuildAtomicRMW;
-        use inkwell::llvm_sys::{LLVMAtomicOrdering, LLVMAtomicRMWBinOp as O};
-        use inkwell::values::AsValueRef;
-        let (o, v) = match op {
-            ir::AtomicOp::Add => (O::LLVMAtomicRMWBinOpFAdd, v),
-            ir::AtomicOp::Sub => {
-                (O::LLVMAtomicRMWBinOpFAdd, self.ok(self.b.build_float_neg(v, ""))?)
-            }
-            ir::AtomicOp::Exchange => (O::LLVMAtomicRMWBinOpXchg, v),
-            _ => return Err(self.err_internal("a float atomic other than add, sub, exchange")),
-        };
-        // SAFETY: the builder is positioned inside the function being lowered (as for every
-        // other instruction), `p.addr` points to an f32 and `v` is an f32 of the same context.
-        let raw = unsafe {
-            LLVMBuildAtomicRMW(
-                self.b.as_mut_ptr(),
-                o,
-                p.addr.as_value_ref(),
-                v.as_value_ref(),
-                LLVMAtomicOrdering::LLVMAtomicOrderingMonotonic,
-                0,
-            )
-        };
-        // SAFETY: `atomicrmw` returns a value of its operand's type, here f32.
-        Ok(unsafe { FloatValue::new(raw) }.into())
+    fn offset(&mut self, p: Ptr<'ctx>, off: u32, ty: TypeId) -> R<Ptr<'ctx>> {
+        self.offset_ptr(p, off, ty)
     }
 
-    fn array_length(&mut self, pv: ValueId) -> R<V<'ctx>> {
-        let p = self.ptr(pv)?;
-        let (Some(root), Some(off)) = (p.root, p.static_off) else {
-            return Err(self.err_internal("arrayLength of a pointer with unknown origin"));
-        };
-        let idx = self.plan.buffers.iter().position(|b| *b == Some(root));
-        let (Some(idx), Some(sizes)) = (idx, self.sizes) else {
-            return Err(self.err_internal("arrayLength without the sizes parameter"));
-        };
-        let stride = match self.types.get(p.pointee) {
-            Type::Array { stride, .. } => (*stride).max(1),
-            _ => return Err(self.err_internal("arrayLength of a non-array")),
-        };
-        let slot = self.byte_offset(sizes, (idx * 4) as u32)?;
+    /// `atomicrmw`: float atomics have their own form ([`Lower::atomic_f32`]).
+    fn atomic(&mut self, p: &Ptr<'ctx>, op: ir::AtomicOp, v: V<'ctx>) -> R<V<'ctx>> {
+        match v {
+            V::FloatValue(f) => self.atomic_f32(p, op, f),
+            _ => self.atomic_int(p, op, v.into_int_value()),
+        }
+    }
+
+    /// `cmpxchg` (monotonic on both sides, as WGSL's atomics are relaxed).
+    fn compare_exchange(&mut self, p: &Ptr<'ctx>, c: V<'ctx>, v: V<'ctx>) -> R<[V<'ctx>; 2]> {
+        let (c, v) = (c.into_int_value(), v.into_int_value());
+        let r = self.ok(self.b.build_cmpxchg(
+            p.addr,
+            c,
+            v,
+            AtomicOrdering::Monotonic,
+            AtomicOrdering::Monotonic,
+        ))?;
+        let old = self.ok(self.b.build_extract_value(r, 0, ""))?;
+        let ok = self.ok(self.b.build_extract_value(r, 1, ""))?;
+        Ok([old, ok])
+    }
+
+    fn image(&mut self, _op: &Op) -> R<Option<Val<'ctx>>> {
+        Err(self.unsupported("textures"))
+    }
+
+    fn buffers(&self) -> &[Option<GlobalId>] {
+        &self.plan.buffers
+    }
+
+    fn constant(&mut self, c: &ConstValue, _ty: TypeId) -> R<Vec<V<'ctx>>> {
+        self.const_comps(c)
+    }
+
+    fn zero_workgroup_memory(&mut self) -> R<()> {
+        self.zero_shared()
+    }
+
+    /// Every component: LLVM drops the ones the entry never reads.
+    fn builtin_input(&mut self, b: ir::BuiltIn, ty: TypeId, _used: u32) -> R<Vec<V<'ctx>>> {
+        self.builtin(b, ty)
+    }
+
+    fn array_length(&mut self, a: ArrayLength) -> R<V<'ctx>> {
+        let sizes = self.sizes.ok_or_else(|| self.internal("arrayLength without p_sizes"))?;
+        let slot = self.byte_offset(sizes, (a.slot * 4) as u32)?;
         let bytes = self.ok(self.b.build_load(self.cx.i32_type(), slot, ""))?;
         set_align(bytes.as_instruction_value(), 4);
         let bytes = bytes.into_int_value();
-        let offc = self.u32c(off);
+        let offc = self.u32c(a.offset);
         let rest = self
             .call_v("llvm.umax.i32", self.cx.i32_type().into(), &[bytes.into(), offc.into()])?
             .into_int_value();
         let rest = self.ok(self.b.build_int_sub(rest, offc, ""))?;
-        Ok(self.ok(self.b.build_int_unsigned_div(rest, self.u32c(stride), ""))?.into())
+        Ok(self.ok(self.b.build_int_unsigned_div(rest, self.u32c(a.stride), ""))?.into())
     }
 
-    // ---- constants ----
-
-    pub(crate) fn const_comps(&mut self, c: &ConstValue) -> R<Vec<V<'ctx>>> {
-        Ok(match c {
-            ConstValue::Bool(b) => vec![self.cx.bool_type().const_int(u64::from(*b), false).into()],
-            ConstValue::I32(v) => vec![self.u32c(*v as u32).into()],
-            ConstValue::U32(v) => vec![self.u32c(*v).into()],
-            ConstValue::F32(bits) => {
-                // A bitcast of the integer keeps every bit (NaN payloads included); LLVM folds it.
-                let i = self.u32c(*bits);
-                vec![self.ok(self.b.build_bit_cast(i, self.cx.f32_type(), ""))?]
-            }
-            ConstValue::I64(v) => vec![self.cx.i64_type().const_int(*v as u64, false).into()],
-            ConstValue::U64(v) => vec![self.cx.i64_type().const_int(*v, false).into()],
-            ConstValue::F64(bits) => {
-                let i = self.cx.i64_type().const_int(*bits, false);
-                vec![self.ok(self.b.build_bit_cast(i, self.cx.f64_type(), ""))?]
-            }
-            ConstValue::F16(bits) => {
-                let i = self.cx.i16_type().const_int(u64::from(*bits), false);
-                vec![self.ok(self.b.build_bit_cast(i, self.cx.f16_type(), ""))?]
-            }
-            ConstValue::Composite(cty, parts) => {
-                let mut out = Vec::new();
-                for (i, p) in parts.iter().enumerate() {
-                    // Each part is a member of the composite (a vector's may be scalars).
-                    let fits = layout::member_range(&mut self.types, *cty, i as u32).is_some()
-                        || matches!(self.types.get(*cty), Type::Vector { .. });
-                    if !fits {
-                        return Err(self.err_internal("bad composite constant"));
-                    }
-                    out.extend(self.const_comps(p)?);
-                }
-                out
-            }
-            ConstValue::Zero(zty) => {
-                let l = self.leaves_of(*zty)?;
-                l.iter().map(|l| self.const_of(l.scalar, 0.0)).collect()
-            }
-        })
-    }
-}
-
-/// Sets the alignment of a load, store or alloca (ignoring values that are not one).
-pub(crate) fn set_align(inst: Option<inkwell::values::InstructionValue<'_>>, align: u32) {
-    if let Some(i) = inst {
-        let _ = i.set_alignment(align);
+    fn value_op(&mut self, op: &Op, ty: TypeId) -> R<Vec<V<'ctx>>> {
+        self.value_components(op, ty)
     }
 }

@@ -20,8 +20,9 @@
 
 use crate::lower::{Lower, R, V};
 use dianran_frontend::ir::{BinaryOperator as B, MathFunction as M, Scalar, Type, TypeId, ValueId};
-use dianran_ptx::codegen::layout;
+use dianran_ptx::abi::layout;
 use dianran_ptx::lowering_common;
+use dianran_ptx::lowering_common::ScalarLowering;
 use inkwell::values::{AnyValue, FloatValue, IntValue};
 use inkwell::{FloatPredicate as FP, IntPredicate as IP};
 
@@ -69,16 +70,16 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
         // Validated IR has the right arity; checking it makes every `args[i]` and `x[i]` below
         // (i < arity) in bounds.
         if args.len() < f.argument_count() || args.is_empty() {
-            return Err(self.err_internal("math function arity"));
+            return Err(self.internal("math function arity"));
         }
         for &a in args {
             if self.comps(a)?.is_empty() {
-                return Err(self.err_internal("empty math operand"));
+                return Err(self.internal("empty math operand"));
             }
         }
         let out = self.math_values(f, args, ty)?;
         if out.len() != layout::leaf_count(&self.types, ty) {
-            return Err(self.err_internal(&format!("{f:?}: result shape")));
+            return Err(self.internal(&format!("{f:?}: result shape")));
         }
         Ok(out)
     }
@@ -87,7 +88,7 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
         let s = self.scalar_ty(args[0])?;
         if let Some(name) = libdevice_name(f) {
             if !s.is_float() {
-                return Err(self.err_internal(&format!("{f:?} of a non-float")));
+                return Err(self.internal(&format!("{f:?} of a non-float")));
             }
             return self.math_comps(args, |l, s, x| {
                 if f == M::Pow && s == Scalar::F32 {
@@ -252,7 +253,7 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
                 let a = self.comps(args[0])?;
                 let b = self.comps(args[1])?;
                 if a.len() != 3 || b.len() != 3 {
-                    return Err(self.err_internal("cross shape"));
+                    return Err(self.internal("cross shape"));
                 }
                 let mut out = Vec::new();
                 for i in 0..3 {
@@ -469,7 +470,7 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
                 // Each component rounded to f16 (`cvt.rn.f16.f32`), the pair as one word.
                 let c = self.comps(args[0])?;
                 if c.len() != 2 {
-                    return Err(self.err_internal("pack2x16float shape"));
+                    return Err(self.internal("pack2x16float shape"));
                 }
                 let mut v = self.cx.f16_type().vec_type(2).get_undef();
                 for (i, &x) in c.iter().enumerate() {
@@ -537,7 +538,7 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
             }
             _ => {
                 let _ = ty;
-                Err(self.err_unsupported(&format!("the math builtin {f:?}")))
+                Err(self.unsupported(&format!("the math builtin {f:?}")))
             }
         }
     }
@@ -551,7 +552,7 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
         args: &[ValueId],
         mut f: impl FnMut(&mut Self, Scalar, &[V<'ctx>]) -> R<V<'ctx>>,
     ) -> R<Vec<V<'ctx>>> {
-        let first = *args.first().ok_or_else(|| self.err_internal("math without arguments"))?;
+        let first = *args.first().ok_or_else(|| self.internal("math without arguments"))?;
         let s = self.scalar_ty(first)?;
         let lists: Vec<Vec<V<'ctx>>> = args.iter().map(|a| self.comps(*a)).collect::<R<_>>()?;
         let n = lists.iter().map(Vec::len).max().unwrap_or(0);
@@ -597,7 +598,7 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
 
     /// The overloaded float intrinsic `name` (`llvm.floor`, ...) at the operands' type.
     fn math_fintr(&self, name: &str, args: &[FloatValue<'ctx>]) -> R<FloatValue<'ctx>> {
-        let t = args.first().ok_or_else(|| self.err_internal("intrinsic arity"))?.get_type();
+        let t = args.first().ok_or_else(|| self.internal("intrinsic arity"))?.get_type();
         let sfx = if t == self.cx.f16_type() { "f16" } else { "f32" };
         let a: Vec<V<'ctx>> = args.iter().map(|&v| v.into()).collect();
         Ok(self.call_v(&format!("{name}.{sfx}"), t.into(), &a)?.into_float_value())
@@ -807,7 +808,7 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
         };
         let i = wide(self, args[0])?;
         let n = wide(self, args[1])?;
-        let eta = *wide(self, args[2])?.first().ok_or_else(|| self.err_internal("refract"))?;
+        let eta = *wide(self, args[2])?.first().ok_or_else(|| self.internal("refract"))?;
         let iv: Vec<V<'ctx>> = i.iter().map(|&v| v.into()).collect();
         let nv: Vec<V<'ctx>> = n.iter().map(|&v| v.into()).collect();
         let d = self.dot(Scalar::F32, &nv, &iv)?.into_float_value();
@@ -838,10 +839,10 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
         let a = self.comps(v)?;
         let n = match self.types.get(self.ty(v)) {
             Type::Matrix { columns, rows, .. } if columns == rows => *columns as usize,
-            _ => return Err(self.err_internal("determinant or inverse of a non-square matrix")),
+            _ => return Err(self.internal("determinant or inverse of a non-square matrix")),
         };
         if n * n != a.len() || n < 2 {
-            return Err(self.err_internal("matrix shape"));
+            return Err(self.internal("matrix shape"));
         }
         Ok(a.chunks(n).map(<[V<'ctx>]>::to_vec).collect())
     }
@@ -851,7 +852,7 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
     fn math_det(&mut self, s: Scalar, cols: &[Vec<V<'ctx>>]) -> R<V<'ctx>> {
         let n = cols.len();
         if n == 1 {
-            return cols[0].first().copied().ok_or_else(|| self.err_internal("empty matrix"));
+            return cols[0].first().copied().ok_or_else(|| self.internal("empty matrix"));
         }
         if n == 2 {
             let ad = self.binary_scalar(B::Multiply, s, cols[0][0], cols[1][1])?;
@@ -869,7 +870,7 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
                 Some(a) => self.binary_scalar(B::Add, s, a, term)?,
             });
         }
-        acc.ok_or_else(|| self.err_internal("empty matrix"))
+        acc.ok_or_else(|| self.internal("empty matrix"))
     }
 
     /// `inverse(m)`: the transposed cofactors over the determinant, in f32 (f16 widened).
@@ -896,7 +897,7 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
             .into_iter()
             .map(|row| row.into_iter().collect::<Option<Vec<_>>>())
             .collect::<Option<_>>()
-            .ok_or_else(|| self.err_internal("cofactors"))?;
+            .ok_or_else(|| self.internal("cofactors"))?;
         // det = sum over rows r of m[r][0] cof[r][0].
         let mut det = None;
         for (r, row) in cof.iter().enumerate() {
@@ -906,7 +907,7 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
                 Some(a) => self.ok(self.b.build_float_add(a, t, ""))?,
             });
         }
-        let det = det.ok_or_else(|| self.err_internal("empty matrix"))?;
+        let det = det.ok_or_else(|| self.internal("empty matrix"))?;
         // Column c, row r of the inverse: cof[c][r] / det (row c of the cofactors).
         let mut out = Vec::new();
         for row in &cof {

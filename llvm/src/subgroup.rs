@@ -21,72 +21,67 @@
 //! interpreter computes them).
 
 use crate::lower::{Lower, R, V};
-use dianran_frontend::ir::{CollectiveOperation as C, Op, Scalar, SubgroupOperation as S, TypeId};
-use dianran_ptx::lowering_common::{gather_plan, GatherLane};
+use dianran_frontend::ir::{CollectiveOperation as C, Scalar, SubgroupOperation as S};
+use dianran_ptx::lowering_common::ScalarLowering;
+use dianran_ptx::lowering_common::{GatherLane, SubgroupLowering};
 use inkwell::values::{BasicValue, IntValue};
 use inkwell::IntPredicate;
 
 /// `shfl.sync` modes.
 pub(crate) use dianran_ptx::ShflMode as Shfl;
 
-impl<'a, 'ctx> Lower<'a, 'ctx> {
-    /// A subgroup ballot, collective or gather producing a value of type `ty`.
-    pub(crate) fn subgroup(&mut self, op: &Op, ty: TypeId) -> R<Vec<V<'ctx>>> {
-        let _ = ty;
-        let mask = self.activemask()?;
-        match op {
-            Op::SubgroupBallot(p) => {
-                let p: V<'ctx> = match p {
-                    Some(p) => self.scalar(*p)?,
-                    None => self.cx.bool_type().const_int(1, false).into(),
-                };
-                let i32t = self.cx.i32_type().into();
-                let b = self.call_v("llvm.nvvm.vote.ballot.sync", i32t, &[mask.into(), p])?;
-                let z: V<'ctx> = self.u32c(0).into();
-                Ok(vec![b, z, z, z])
-            }
-            Op::SubgroupGather { mode, arg, index } => {
-                let s = self.scalar_ty(*arg)?;
-                let idx = match index {
-                    Some(i) => Some(self.scalar(*i)?.into_int_value()),
-                    None => None,
-                };
-                let Some((kind, from, clamp)) = gather_plan(*mode, idx) else {
-                    return Err(self.err_internal("subgroup gather without index"));
-                };
-                let src = match from {
-                    GatherLane::FirstActive => {
-                        // The lowest active lane (our backend: `bfind(mask & -mask)`); the mask
-                        // holds this lane, so it is never zero.
-                        let i32t = self.cx.i32_type().into();
-                        let f = self.cx.bool_type().const_int(1, false).into();
-                        let first = self.call_v("llvm.cttz.i32", i32t, &[mask.into(), f])?;
-                        first.into_int_value()
-                    }
-                    GatherLane::Index(i) => i,
-                    GatherLane::InQuad(i) => {
-                        let lane = self.sreg("laneid")?;
-                        let base = self.ok(self.b.build_and(lane, self.u32c(!3), ""))?;
-                        self.ok(self.b.build_int_add(base, i, ""))?
-                    }
-                    GatherLane::Const(k) => self.u32c(k),
-                };
-                let v = self.comps(*arg)?;
-                v.into_iter().map(|x| self.shfl(s, kind, x, src, clamp, mask)).collect()
-            }
-            Op::SubgroupCollective { op: sop, kind, arg } => {
-                let s = self.scalar_ty(*arg)?;
-                // Vectors reduce component by component (`subgroupAdd(vec4<f32>)`).
-                let mut out = Vec::new();
-                for x in self.comps(*arg)? {
-                    out.push(self.collective_component(*sop, *kind, s, x, mask)?);
-                }
-                Ok(out)
-            }
-            _ => Err(self.err_internal("not a subgroup op")),
-        }
+impl<'ctx> SubgroupLowering for Lower<'_, 'ctx> {
+    fn active_mask(&mut self) -> R<V<'ctx>> {
+        Ok(self.activemask()?.into())
     }
 
+    fn const_u32(&mut self, v: u32) -> V<'ctx> {
+        self.u32c(v).into()
+    }
+
+    fn ballot(&mut self, p: Option<V<'ctx>>, mask: V<'ctx>) -> R<V<'ctx>> {
+        let p = p.unwrap_or_else(|| self.cx.bool_type().const_int(1, false).into());
+        let i32t = self.cx.i32_type().into();
+        self.call_v("llvm.nvvm.vote.ballot.sync", i32t, &[mask, p])
+    }
+
+    fn gather_lane(&mut self, from: GatherLane<V<'ctx>>, mask: V<'ctx>) -> R<V<'ctx>> {
+        Ok(match from {
+            // The lowest active lane (our backend: `bfind(mask & -mask)`); the mask holds
+            // this lane, so it is never zero.
+            GatherLane::FirstActive => {
+                let i32t = self.cx.i32_type().into();
+                let f = self.cx.bool_type().const_int(1, false).into();
+                self.call_v("llvm.cttz.i32", i32t, &[mask, f])?
+            }
+            GatherLane::Index(i) => i,
+            GatherLane::InQuad(i) => {
+                let lane = self.sreg("laneid")?;
+                let base = self.ok(self.b.build_and(lane, self.u32c(!3), ""))?;
+                self.ok(self.b.build_int_add(base, i.into_int_value(), ""))?.into()
+            }
+            GatherLane::Const(k) => self.u32c(k).into(),
+        })
+    }
+
+    fn shuffle(
+        &mut self,
+        s: Scalar,
+        mode: Shfl,
+        x: V<'ctx>,
+        src: V<'ctx>,
+        clamp: u32,
+        mask: V<'ctx>,
+    ) -> R<V<'ctx>> {
+        self.shfl(s, mode, x, src.into_int_value(), clamp, mask.into_int_value())
+    }
+
+    fn collective(&mut self, op: S, kind: C, s: Scalar, x: V<'ctx>, mask: V<'ctx>) -> R<V<'ctx>> {
+        self.collective_component(op, kind, s, x, mask.into_int_value())
+    }
+}
+
+impl<'a, 'ctx> Lower<'a, 'ctx> {
     /// `activemask`.
     pub(crate) fn activemask(&self) -> R<IntValue<'ctx>> {
         let i32t = self.cx.i32_type().into();
@@ -134,7 +129,7 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
             Scalar::I32 | Scalar::U32 => word(x.into_int_value())?.into(),
             // Entries with 64-bit types are refused before lowering (`uses_64bit`).
             Scalar::I64 | Scalar::U64 | Scalar::F64 => {
-                return Err(self.err_unsupported("subgroup exchanges of 64-bit values"))
+                return Err(self.unsupported("subgroup exchanges of 64-bit values"))
             }
         })
     }
@@ -150,7 +145,7 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
     ) -> R<V<'ctx>> {
         if matches!(sop, S::All | S::Any) {
             if kind != C::Reduce {
-                return Err(self.err_unsupported("subgroup scans of booleans"));
+                return Err(self.unsupported("subgroup scans of booleans"));
             }
             let name =
                 if sop == S::All { "llvm.nvvm.vote.all.sync" } else { "llvm.nvvm.vote.any.sync" };
@@ -172,7 +167,7 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
             return self.call_v(&format!("llvm.nvvm.redux.sync.{n}"), i32t, &[x, mask.into()]);
         }
         if s == Scalar::Bool {
-            return Err(self.err_unsupported("subgroup reductions on this type"));
+            return Err(self.unsupported("subgroup reductions on this type"));
         }
         self.collective_shfl(sop, kind, s, x, mask)
     }
@@ -191,7 +186,7 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
             (S::Min, _) => self.u32c(u32::MAX).into(),
             (S::Max, _) => self.u32c(0).into(),
             (S::And, _) => self.u32c(u32::MAX).into(),
-            _ => return Err(self.err_unsupported("this subgroup operation")),
+            _ => return Err(self.unsupported("this subgroup operation")),
         })
     }
 
@@ -208,7 +203,7 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
                 // `min.f32`/`max.f32`, as our backend: a NaN operand gives the other one.
                 S::Min => self.call_v(&format!("llvm.minnum.{sfx}"), t, &[a, b])?,
                 S::Max => self.call_v(&format!("llvm.maxnum.{sfx}"), t, &[a, b])?,
-                _ => return Err(self.err_unsupported("this subgroup operation on floats")),
+                _ => return Err(self.unsupported("this subgroup operation on floats")),
             });
         }
         let (x, y) = (a.into_int_value(), b.into_int_value());
@@ -224,7 +219,7 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
             S::And => self.ok(bd.build_and(x, y, ""))?.into(),
             S::Or => self.ok(bd.build_or(x, y, ""))?.into(),
             S::Xor => self.ok(bd.build_xor(x, y, ""))?.into(),
-            _ => return Err(self.err_unsupported("this subgroup operation")),
+            _ => return Err(self.unsupported("this subgroup operation")),
         })
     }
 
@@ -284,7 +279,7 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
             }
         }
         let fast_acc = acc;
-        let fast_end = self.b.get_insert_block().ok_or_else(|| self.err_internal("no block"))?;
+        let fast_end = self.b.get_insert_block().ok_or_else(|| self.internal("no block"))?;
         self.ok(self.b.build_unconditional_branch(merge))?;
 
         self.b.position_at_end(slow);
@@ -307,7 +302,7 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
             acc = self.apply(op, s, acc, v)?;
         }
         let slow_acc = acc;
-        let slow_end = self.b.get_insert_block().ok_or_else(|| self.err_internal("no block"))?;
+        let slow_end = self.b.get_insert_block().ok_or_else(|| self.internal("no block"))?;
         self.ok(self.b.build_unconditional_branch(merge))?;
 
         self.b.position_at_end(merge);

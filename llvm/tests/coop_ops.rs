@@ -8,7 +8,7 @@
 //! assembled with ptxas for sm_80 and sm_90 where ptxas is installed.
 
 use dianran_frontend::ir::{self, Scalar, Type, TypeId};
-use dianran_ptx::codegen::EntryInfo;
+use dianran_ptx::abi::EntryInfo;
 use dianran_verify::emu::{self, EmuOptions};
 use dianran_verify::executors::ptx_params;
 use dianran_verify::interp::{self, Buffers, InterpOptions};

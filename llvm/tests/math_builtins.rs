@@ -365,11 +365,7 @@ fn groups(case: &Case) -> u32 {
 }
 
 /// Runs `text`'s entry on the emulator; the output buffer's bytes.
-fn emulate(
-    case: &Case,
-    text: &str,
-    info: &dianran_ptx::codegen::EntryInfo,
-) -> Result<Vec<u8>, String> {
+fn emulate(case: &Case, text: &str, info: &dianran_ptx::abi::EntryInfo) -> Result<Vec<u8>, String> {
     let input = buffers(case);
     let p = ptx_params(info, &input).map_err(|e| format!("{e:?}"))?;
     let mut params = p.buffers;

@@ -10,7 +10,7 @@
 //! active, with divergent control flow and with a partial last warp (workgroup of 48).
 
 use dianran_frontend::ir::{self, Scalar, Type, TypeId};
-use dianran_ptx::codegen::EntryInfo;
+use dianran_ptx::abi::EntryInfo;
 use dianran_verify::emu::{self, EmuOptions};
 use dianran_verify::executors::ptx_params;
 use dianran_verify::interp::{self, Buffers, InterpOptions};

@@ -59,6 +59,7 @@
 #[cfg(test)]
 extern crate self as dianran_ptx;
 
+pub mod abi;
 pub mod codegen;
 pub mod error;
 pub mod lowering_common;

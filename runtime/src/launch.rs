@@ -417,7 +417,7 @@ fn immediates_value(entry: &Entry, immediates: &[u8]) -> Result<Vec<u8>, LaunchE
     }
     let mut v = immediates.to_vec();
     if !v.is_empty() {
-        v.resize(v.len().max(4).next_multiple_of(4), 0);
+        v.resize(dianran_ptx::abi::immediates_len(v.len()), 0);
     }
     Ok(v)
 }

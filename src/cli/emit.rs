@@ -156,7 +156,7 @@ pub fn msl(args: &MslArgs) -> Result<String, Failure> {
 /// sixth column of comma-separated flags when an entry has any: `tf32` when its f32
 /// cooperative products use TF32 (`--tf32`), `fast-math` when its math builtins use the
 /// approximate instructions (`--fast-math`).
-pub fn ptx_entry_table(m: &Module, entries: &[dianran_ptx::codegen::EntryInfo]) -> String {
+pub fn ptx_entry_table(m: &Module, entries: &[dianran_ptx::abi::EntryInfo]) -> String {
     let mut out = String::new();
     for ep in &m.entry_points {
         let info = entries.iter().find(|e| e.name == ep.name);
@@ -233,7 +233,7 @@ fn sass_table(
     ptx: &str,
     sm: u32,
     entry: Option<&str>,
-    entries: &[dianran_ptx::codegen::EntryInfo],
+    entries: &[dianran_ptx::abi::EntryInfo],
 ) -> Result<String, Failure> {
     let mut mixes = dianran_verify::sass::of_ptx(ptx, sm)
         .map_err(|e| Failure::Message(format!("--sass: {e}")))?;
@@ -252,7 +252,7 @@ fn sass_table(
     Ok(dianran_verify::sass::table(&mixes))
 }
 
-type PtxOut = (String, Vec<dianran_ptx::codegen::EntryInfo>, Vec<Diagnostic>);
+type PtxOut = (String, Vec<dianran_ptx::abi::EntryInfo>, Vec<Diagnostic>);
 
 /// `--backend llvm`.
 #[cfg(feature = "llvm")]

@@ -672,42 +672,46 @@ pub struct PtxParams {
 
 /// Lays `input` out as the PTX parameters of `info` (docs/abi.md).
 pub fn ptx_params(
-    info: &dianran_ptx::codegen::EntryInfo,
+    info: &dianran_ptx::abi::EntryInfo,
     input: &Buffers,
 ) -> Result<PtxParams, ExecError> {
     let mut params = Vec::new();
     let mut keys = Vec::new();
+    use dianran_ptx::abi::{immediates_len, ParamKind};
     for name in &info.params {
-        if name == "p_sizes" {
-            let sizes: Vec<u8> =
-                params.iter().flat_map(|p: &Vec<u8>| (p.len() as u32).to_le_bytes()).collect();
-            params.push(sizes);
-            keys.push(None);
-            continue;
-        }
-        if name == dianran_ptx::codegen::IMMEDIATES_PARAM {
-            // By value, padded to the parameter's whole words (docs/immediates.md).
-            let mut b = input.get(&crate::buffers::IMMEDIATES).cloned().unwrap_or_default();
-            b.resize(b.len().max(4).next_multiple_of(4), 0);
-            params.push(b);
-            keys.push(None);
-            continue;
-        }
-        if dianran_ptx::codegen::texture::compare_param_binding(name).is_some() {
+        let kind = ParamKind::of(name)
+            .ok_or_else(|| ExecError::Failed(format!("unexpected PTX parameter '{name}'")))?;
+        let key = match kind {
+            ParamKind::Slot(key) => key,
+            ParamKind::Sizes => {
+                let sizes: Vec<u8> =
+                    params.iter().flat_map(|p: &Vec<u8>| (p.len() as u32).to_le_bytes()).collect();
+                params.push(sizes);
+                keys.push(None);
+                continue;
+            }
+            ParamKind::Immediates => {
+                // By value, padded to the parameter's whole words (docs/immediates.md).
+                let mut b = input.get(&crate::buffers::IMMEDIATES).cloned().unwrap_or_default();
+                b.resize(immediates_len(b.len()), 0);
+                params.push(b);
+                keys.push(None);
+                continue;
+            }
             // A comparison pair's `.u32` compare word, by value (docs/textures.md): zero
             // here, set from the sampler where textures are bound.
-            params.push(vec![0; 4]);
-            keys.push(None);
-            continue;
-        }
-        if dianran_ptx::codegen::texture::pair_param_binding(name).is_some() {
+            ParamKind::CompareWord { .. } => {
+                params.push(vec![0; 4]);
+                keys.push(None);
+                continue;
+            }
             // A (texture, sampler) pair's texture object (docs/textures.md): no buffer.
-            params.push(Vec::new());
-            keys.push(None);
-            continue;
-        }
-        let key = dianran_ptx::codegen::param_binding(name)
-            .ok_or_else(|| ExecError::Failed(format!("unexpected PTX parameter '{name}'")))?;
+            ParamKind::Pair { .. } => {
+                params.push(Vec::new());
+                keys.push(None);
+                continue;
+            }
+        };
         match input.get(&key) {
             Some(b) => {
                 params.push(b.clone());

@@ -206,7 +206,7 @@ fn compare_sample(name: &str) -> Outcome {
     let mut params: Vec<Vec<u8>> = Vec::new();
     let mut keys = Vec::new();
     for p in &info.params {
-        if let Some(key) = dianran_ptx::codegen::param_binding(p) {
+        if let Some(key) = dianran_ptx::abi::param_binding(p) {
             params.push(input.get(&key).cloned().unwrap_or_default());
             keys.push(Some(key));
         } else if p == "p_sizes" {
@@ -219,11 +219,11 @@ fn compare_sample(name: &str) -> Outcome {
                 .collect();
             params.push(sizes);
             keys.push(None);
-        } else if p == dianran_ptx::codegen::IMMEDIATES_PARAM {
+        } else if p == dianran_ptx::abi::IMMEDIATES_PARAM {
             // The immediate data by value, padded to the parameter's whole words.
             let mut b =
                 input.get(&dianran_verify::buffers::IMMEDIATES).cloned().unwrap_or_default();
-            b.resize(b.len().max(4).next_multiple_of(4), 0);
+            b.resize(dianran_ptx::abi::immediates_len(b.len()), 0);
             params.push(b);
             keys.push(None);
         } else {

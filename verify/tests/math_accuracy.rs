@@ -692,7 +692,7 @@ fn run_bufs(src: &str, mut bufs: Vec<Vec<u8>>, n: usize, ptxas: bool) -> Vec<u8>
         .params
         .iter()
         .map(|p| {
-            let b = dianran_ptx::codegen::param_binding(p).map_or(usize::MAX, |(_, b)| b as usize);
+            let b = dianran_ptx::abi::param_binding(p).map_or(usize::MAX, |(_, b)| b as usize);
             bufs.get_mut(b).map(std::mem::take).unwrap_or_default()
         })
         .collect();

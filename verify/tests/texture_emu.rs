@@ -26,7 +26,7 @@ fn run(
         .params
         .iter()
         .map(|p| {
-            dianran_ptx::codegen::param_binding(p)
+            dianran_ptx::abi::param_binding(p)
                 .and_then(|(_, b)| buffers.get(&b).cloned())
                 .unwrap_or_default()
         })
@@ -44,7 +44,7 @@ fn run(
     .unwrap_or_else(|e| panic!("{e}\n{}", out.text));
     write_back_textures(&info.params, &objects, bound);
     for (p, bytes) in info.params.iter().zip(params) {
-        if let Some((_, b)) = dianran_ptx::codegen::param_binding(p) {
+        if let Some((_, b)) = dianran_ptx::abi::param_binding(p) {
             if let Some(buf) = buffers.get_mut(&b) {
                 *buf = bytes;
             }

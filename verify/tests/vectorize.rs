@@ -75,7 +75,7 @@ fn agree(src: &str, groups: u32, len: u32, fill: Fill) -> String {
         .params
         .iter()
         .map(|p| {
-            let key = dianran_ptx::codegen::param_binding(p).expect("buffer parameter");
+            let key = dianran_ptx::abi::param_binding(p).expect("buffer parameter");
             input.get(&key).cloned().unwrap_or_default()
         })
         .collect();
@@ -83,7 +83,7 @@ fn agree(src: &str, groups: u32, len: u32, fill: Fill) -> String {
     emu::run(&compiled.text, &info.ptx_name, &mut params, dispatch, info.workgroup_size, &eo)
         .expect("emulator");
     for (p, name) in params.iter().zip(&info.params) {
-        let key = dianran_ptx::codegen::param_binding(name).expect("buffer parameter");
+        let key = dianran_ptx::abi::param_binding(name).expect("buffer parameter");
         assert!(keys.contains(&key));
         assert_eq!(Some(p), bufs.get(&key), "buffer {key:?} differs\n{}", compiled.text);
     }

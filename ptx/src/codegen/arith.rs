@@ -1,16 +1,16 @@
 //! Selection of pure value operations: arithmetic with WGSL semantics (docs/ptx.md), conversions,
 //! composites, relational functions and the math library, one scalar component at a time.
 
-use super::layout::{self, arith_ty, kind_of};
 use super::lower::Lower;
 use super::regalloc::{RegKind, VRegId};
+use crate::abi::layout::{self, arith_ty, kind_of};
 use crate::lowering_common::{self, CoopShape, ScalarLowering};
 use crate::model::{build, CmpOp, Opcode, Operand, Rounding, TestpOp, Type as PT};
 use dianran_frontend::ir::{
     BinaryOperator as B, Op, RelationalFunction, Scalar, Type, TypeId, Types, UnaryOperator as U,
     ValueId,
 };
-use dianran_frontend::Diagnostic;
+use dianran_frontend::{DiagKind, Diagnostic};
 
 type R<T> = Result<T, Diagnostic>;
 
@@ -18,6 +18,8 @@ type R<T> = Result<T, Diagnostic>;
 impl ScalarLowering for Lower<'_> {
     type Value = VRegId;
     type Pred = VRegId;
+    type Addr = VRegId;
+    type Space = super::lower::Space;
 
     fn types_mut(&mut self) -> &mut Types {
         &mut self.types
@@ -28,14 +30,15 @@ impl ScalarLowering for Lower<'_> {
     fn value_comps(&self, v: ValueId) -> R<Vec<VRegId>> {
         self.comps(v)
     }
-    fn internal(&self, what: &str) -> Diagnostic {
-        self.err_internal(what)
-    }
-    fn unsupported(&self, what: &str) -> Diagnostic {
-        self.err_unsupported(what)
+    fn diagnostic(&self, kind: DiagKind, what: &str) -> Diagnostic {
+        match kind {
+            DiagKind::Internal => crate::abi::internal(what, &self.entry, self.span),
+            _ => crate::abi::unsupported(what, &self.entry, self.span),
+        }
     }
     fn coop_layout(&self, ty: TypeId) -> R<CoopShape> {
-        self.coop_shape(ty)
+        let help = "pass --tf32 to use TF32 tensor cores (10-bit mantissa products)";
+        lowering_common::coop_shape(self, &self.types, ty, self.tf32, help)
     }
     fn as_pred(&self, v: VRegId) -> VRegId {
         v
@@ -45,6 +48,12 @@ impl ScalarLowering for Lower<'_> {
             build::setp(CmpOp::Eq, PT::U32, p, i, Operand::Imm(i64::from(e)))
         }))
     }
+    fn mul_comp(&mut self, s: Scalar, a: VRegId, b: VRegId) -> R<VRegId> {
+        Ok(self.bin(Opcode::Mul, s, a, b))
+    }
+    fn dot_comps(&mut self, s: Scalar, a: &[VRegId], b: &[VRegId]) -> R<VRegId> {
+        Ok(self.dot(s, a, b))
+    }
     fn select_comp(&mut self, s: Scalar, p: VRegId, a: VRegId, b: VRegId) -> R<VRegId> {
         Ok(self.select(s, p, a, b))
     }
@@ -52,22 +61,18 @@ impl ScalarLowering for Lower<'_> {
 
 impl Lower<'_> {
     /// Lowers a pure operation producing a value of type `ty`.
-    pub(crate) fn value_op(&mut self, op: &Op, ty: TypeId) -> R<Vec<VRegId>> {
+    pub(crate) fn value_components(&mut self, op: &Op, ty: TypeId) -> R<Vec<VRegId>> {
         if let Some(r) = lowering_common::composite_op(self, op, ty) {
             return r;
         }
         match op {
             Op::Const(c) => self.const_comps(c, ty),
             Op::Unary(u, a) => {
-                let s = self.scalar_ty(*a)?;
-                let c = self.comps(*a)?;
-                c.into_iter().map(|v| self.unary(*u, s, v)).collect()
+                lowering_common::per_component(self, *a, |l, s, v| l.unary(*u, s, v))
             }
             Op::Binary(b, x, y) => self.binary(*b, *x, *y, ty),
             Op::Convert(a, to) => {
-                let s = self.scalar_ty(*a)?;
-                let c = self.comps(*a)?;
-                c.into_iter().map(|v| self.convert(s, *to, v)).collect()
+                lowering_common::per_component(self, *a, |l, s, v| l.convert(s, *to, v))
             }
             Op::Bitcast(a) => self.bitcast(*a, ty),
             Op::Relational(f, a) => {
@@ -77,8 +82,7 @@ impl Lower<'_> {
                     RelationalFunction::All | RelationalFunction::Any => {
                         let name =
                             if *f == RelationalFunction::All { Opcode::And } else { Opcode::Or };
-                        let mut acc =
-                            *c.first().ok_or_else(|| self.err_internal("empty vector"))?;
+                        let mut acc = *c.first().ok_or_else(|| self.internal("empty vector"))?;
                         for &x in &c[1..] {
                             acc = self.pred_op(name, acc, x);
                         }
@@ -101,9 +105,9 @@ impl Lower<'_> {
             }
             Op::Math(f, args) => self.math(*f, args, ty),
             Op::SubgroupBallot(_) | Op::SubgroupCollective { .. } | Op::SubgroupGather { .. } => {
-                self.subgroup(op, ty)
+                self.subgroup(op)
             }
-            _ => Err(self.err_unsupported("this operation")),
+            _ => Err(self.unsupported("this operation")),
         }
     }
 
@@ -182,7 +186,7 @@ impl Lower<'_> {
         if op == B::Multiply {
             let is_mat = |t: &Type| matches!(t, Type::Matrix { .. });
             if is_mat(&xt) || is_mat(&yt) {
-                return self.linear_mul(x, y, &xt, &yt);
+                return lowering_common::linear_mul(self, x, y, &xt, &yt);
             }
             if matches!(
                 (&xt, &yt),
@@ -206,7 +210,7 @@ impl Lower<'_> {
             b = vec![b[0]; a.len()];
         }
         if a.len() != b.len() {
-            return Err(self.err_internal("binary operand shapes differ"));
+            return Err(self.internal("binary operand shapes differ"));
         }
         let _ = ty;
         let mut out = Vec::new();
@@ -274,7 +278,7 @@ impl Lower<'_> {
             B::ExclusiveOr => self.binop(Opcode::Xor, &[], PT::B32, a, b),
             B::ShiftLeft | B::ShiftRight => self.wgsl_shift(op, s, a, b),
             B::LogicalAnd | B::LogicalOr => {
-                return Err(self.err_internal("logical operator on non-bool"))
+                return Err(self.internal("logical operator on non-bool"))
             }
         })
     }
@@ -302,65 +306,6 @@ impl Lower<'_> {
             z
         };
         self.def(RegKind::B32, |d| build::selp(PT::B32, d, one, b, bad))
-    }
-
-    /// Matrix products (column-major components).
-    pub(crate) fn linear_mul(
-        &mut self,
-        x: dianran_frontend::ir::ValueId,
-        y: dianran_frontend::ir::ValueId,
-        xt: &Type,
-        yt: &Type,
-    ) -> R<Vec<VRegId>> {
-        let a = self.comps(x)?;
-        let b = self.comps(y)?;
-        let s = self.scalar_ty(x)?;
-        let shape_err = || self.err_internal("matrix product shapes");
-        match (xt, yt) {
-            (Type::Matrix { .. }, Type::Scalar(_)) => {
-                Ok(a.into_iter().map(|v| self.bin(Opcode::Mul, s, v, b[0])).collect())
-            }
-            (Type::Scalar(_), Type::Matrix { .. }) => {
-                Ok(b.into_iter().map(|v| self.bin(Opcode::Mul, s, a[0], v)).collect())
-            }
-            (Type::Matrix { columns, rows, .. }, Type::Vector { size, .. }) => {
-                let (c, r) = (*columns as usize, *rows as usize);
-                if *size as usize != c || a.len() != c * r {
-                    return Err(shape_err());
-                }
-                (0..r)
-                    .map(|i| {
-                        let col: Vec<VRegId> = (0..c).map(|k| a[k * r + i]).collect();
-                        Ok(self.dot(s, &col, &b))
-                    })
-                    .collect()
-            }
-            (Type::Vector { size, .. }, Type::Matrix { columns, rows, .. }) => {
-                let (c, r) = (*columns as usize, *rows as usize);
-                if *size as usize != r || b.len() != c * r {
-                    return Err(shape_err());
-                }
-                (0..c).map(|k| Ok(self.dot(s, &a, &b[k * r..k * r + r]))).collect()
-            }
-            (
-                Type::Matrix { columns: k1, rows: r1, .. },
-                Type::Matrix { columns: c2, rows: k2, .. },
-            ) => {
-                let (k, r, c) = (*k1 as usize, *r1 as usize, *c2 as usize);
-                if *k2 as usize != k || a.len() != k * r || b.len() != c * k {
-                    return Err(shape_err());
-                }
-                let mut out = Vec::new();
-                for j in 0..c {
-                    for i in 0..r {
-                        let row: Vec<VRegId> = (0..k).map(|q| a[q * r + i]).collect();
-                        out.push(self.dot(s, &row, &b[j * k..j * k + k]));
-                    }
-                }
-                Ok(out)
-            }
-            _ => Err(shape_err()),
-        }
     }
 
     /// Dot product: for floats each product and sum rounded on its own (`dot` is contracted in
@@ -428,7 +373,7 @@ impl Lower<'_> {
             (F16, F32) => {
                 self.def(RegKind::B32, |d| build::cvt(None, false, PT::F32, PT::F16, d, v))
             }
-            _ => return Err(self.err_internal("conversion")),
+            _ => return Err(self.internal("conversion")),
         })
     }
 
@@ -484,7 +429,7 @@ impl Lower<'_> {
     ) -> R<Vec<VRegId>> {
         let c = self.comps(a)?;
         let from = self.scalar_ty(a)?;
-        let to = self.types.scalar_of(ty).ok_or_else(|| self.err_internal("bitcast type"))?;
+        let to = self.types.scalar_of(ty).ok_or_else(|| self.internal("bitcast type"))?;
         let n = layout::leaf_count(&self.types, ty);
         if from.is_64() || to.is_64() {
             return self.bitcast64(from, to, c, n);
@@ -494,7 +439,7 @@ impl Lower<'_> {
             (true, true) if n == c.len() => Ok(c),
             (true, false) if c.len() == 2 * n => Ok(self.pack_pairs(RegKind::B32, PT::B32, &c)),
             (false, true) if n == 2 * c.len() => Ok(self.unpack_halves(RegKind::B16, PT::B32, &c)),
-            _ => Err(self.err_internal("bitcast shapes")),
+            _ => Err(self.internal("bitcast shapes")),
         }
     }
 
@@ -523,7 +468,7 @@ impl Lower<'_> {
         args: &[dianran_frontend::ir::ValueId],
         mut f: impl FnMut(&mut Self, Scalar, &[VRegId]) -> R<VRegId>,
     ) -> R<Vec<VRegId>> {
-        let first = *args.first().ok_or_else(|| self.err_internal("math without arguments"))?;
+        let first = *args.first().ok_or_else(|| self.internal("math without arguments"))?;
         let s = self.scalar_ty(first)?;
         let lists: Vec<Vec<VRegId>> = args.iter().map(|a| self.comps(*a)).collect::<R<_>>()?;
         let n = lists.iter().map(|l| l.len()).max().unwrap_or(0);

@@ -2,11 +2,12 @@
 //! `--fast-math` approximations, and the exact integer and geometric builtins.
 
 #![allow(unused_imports)]
-use super::layout::{self, arith_ty, kind_of};
 use super::lower::Lower;
 use super::mathops::Opnd;
 use super::regalloc::{RegKind, Target, Term, VRegId};
+use crate::abi::layout::{self, arith_ty, kind_of};
 use crate::lowering_common;
+use crate::lowering_common::ScalarLowering;
 use crate::math;
 use crate::model::{build, CmpOp, Flag, Modifier, Opcode, Operand, Rounding, Type as PT};
 use dianran_frontend::ir::{
@@ -91,11 +92,11 @@ impl Lower<'_> {
         // Validated IR has the right arity; checking it here makes every `args[i]` /
         // `x[i]` below (i < arity) in bounds.
         if args.len() < fun.argument_count() || args.is_empty() {
-            return Err(self.err_internal("math function arity"));
+            return Err(self.internal("math function arity"));
         }
         for &a in args {
             if self.comps(a)?.is_empty() {
-                return Err(self.err_internal("empty math operand"));
+                return Err(self.internal("empty math operand"));
             }
         }
         let wide = self.scalar_ty(args[0])?.is_64();
@@ -309,16 +310,15 @@ impl Lower<'_> {
             M::Dot => {
                 let s = self.scalar_ty(args[0])?;
                 let a = self.comps(args[0])?;
-                let b = self.comps(*args.get(1).ok_or_else(|| self.err_internal("dot arity"))?)?;
+                let b = self.comps(*args.get(1).ok_or_else(|| self.internal("dot arity"))?)?;
                 Ok(vec![self.dot(s, &a, &b)])
             }
             M::Cross => {
                 let s = self.scalar_ty(args[0])?;
                 let a = self.comps(args[0])?;
-                let b =
-                    self.comps(*args.get(1).ok_or_else(|| self.err_internal("cross arity"))?)?;
+                let b = self.comps(*args.get(1).ok_or_else(|| self.internal("cross arity"))?)?;
                 if a.len() != 3 || b.len() != 3 {
-                    return Err(self.err_internal("cross shape"));
+                    return Err(self.internal("cross shape"));
                 }
                 let mut out = Vec::new();
                 for i in 0..3 {
@@ -334,8 +334,8 @@ impl Lower<'_> {
                 let s = self.scalar_ty(args[0])?;
                 let mut a = self.comps(args[0])?;
                 if fun == M::Distance {
-                    let b = self
-                        .comps(*args.get(1).ok_or_else(|| self.err_internal("distance arity"))?)?;
+                    let b =
+                        self.comps(*args.get(1).ok_or_else(|| self.internal("distance arity"))?)?;
                     a = a.iter().zip(&b).map(|(&p, &q)| self.bin(Opcode::Sub, s, p, q)).collect();
                 }
                 let a32: Vec<VRegId> = a.iter().map(|&v| self.widen_f16(s, v)).collect();
@@ -357,8 +357,8 @@ impl Lower<'_> {
                 // select(-n, n, dot(nref, i) < 0)
                 let s = self.scalar_ty(args[0])?;
                 let n = self.comps(args[0])?;
-                let i = self.comps(*args.get(1).ok_or_else(|| self.err_internal("arity"))?)?;
-                let nr = self.comps(*args.get(2).ok_or_else(|| self.err_internal("arity"))?)?;
+                let i = self.comps(*args.get(1).ok_or_else(|| self.internal("arity"))?)?;
+                let nr = self.comps(*args.get(2).ok_or_else(|| self.internal("arity"))?)?;
                 let d = self.dot(s, &nr, &i);
                 let z = self.imm_of(s, 0.0);
                 let p = self.bin_setp(CmpOp::Lt, s, d, z);
@@ -373,7 +373,7 @@ impl Lower<'_> {
                 // i - 2 * dot(n, i) * n
                 let s = self.scalar_ty(args[0])?;
                 let i = self.comps(args[0])?;
-                let n = self.comps(*args.get(1).ok_or_else(|| self.err_internal("arity"))?)?;
+                let n = self.comps(*args.get(1).ok_or_else(|| self.internal("arity"))?)?;
                 let d = self.dot(s, &n, &i);
                 let m2 = self.imm_of(s, -2.0);
                 let k = self.bin(Opcode::Mul, s, d, m2);
@@ -451,7 +451,7 @@ impl Lower<'_> {
                     })
                     .collect();
                 if h.len() != 2 {
-                    return Err(self.err_internal("pack2x16float shape"));
+                    return Err(self.internal("pack2x16float shape"));
                 }
                 Ok(vec![self.def(RegKind::B32, |d| build::pack(PT::B32, d, &h))])
             }
@@ -537,7 +537,7 @@ impl Lower<'_> {
             }
             M::Dot4I8Packed | M::Dot4U8Packed => {
                 let a = self.scalar(args[0])?;
-                let b = self.scalar(*args.get(1).ok_or_else(|| self.err_internal("arity"))?)?;
+                let b = self.scalar(*args.get(1).ok_or_else(|| self.internal("arity"))?)?;
                 let t = if fun == M::Dot4I8Packed { PT::S32 } else { PT::U32 };
                 let z = self.imm_u32(0);
                 Ok(vec![self.def(RegKind::B32, |d| {
@@ -549,7 +549,7 @@ impl Lower<'_> {
                 let a = self.comps(args[0])?;
                 let n = (a.len() as f64).sqrt() as usize;
                 if n * n != a.len() || n < 2 {
-                    return Err(self.err_internal("determinant of a non-square matrix"));
+                    return Err(self.internal("determinant of a non-square matrix"));
                 }
                 let cols: Vec<Vec<VRegId>> = a.chunks(n).map(|c| c.to_vec()).collect();
                 Ok(vec![self.det(s, &cols)])
@@ -608,7 +608,7 @@ impl Lower<'_> {
             }),
             _ => {
                 let _ = out_n;
-                Err(self.err_unsupported(&format!("the math function {fun:?}")))
+                Err(self.unsupported(&format!("the math function {fun:?}")))
             }
         }
     }
@@ -715,7 +715,7 @@ impl Lower<'_> {
         let i = self.comps(args[0])?;
         let n = self.comps(args[1])?;
         let eta = self.comps(args[2])?;
-        let eta = *eta.first().ok_or_else(|| self.err_internal("refract without eta"))?;
+        let eta = *eta.first().ok_or_else(|| self.internal("refract without eta"))?;
         let i: Vec<VRegId> = i.iter().map(|&v| self.widen_f16(s, v)).collect();
         let n: Vec<VRegId> = n.iter().map(|&v| self.widen_f16(s, v)).collect();
         let e = self.widen_f16(s, eta);

@@ -46,10 +46,10 @@
 //! and a product is `mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32` on operands rounded
 //! with `cvt.rna.tf32.f32` (four for 16x16: 2 k-steps x 2 n-tiles; one for 8x8).
 
-use super::layout::{element_stride, kind_of};
 use super::lower::{Lower, Ptr, Space};
 use super::regalloc::{BlockId, RegKind, Target, Term, VRegId};
-use crate::lowering_common::{self, CoopShape as Shape, CoopShapeError};
+use crate::abi::layout::{element_stride, kind_of};
+use crate::lowering_common::{CoopAccess, CoopLowering, CoopShape as Shape, FragForm, MmaOperands};
 use crate::model::{
     build, CmpOp, Instruction, Opcode, Operand, Rounding, ShflMode, SpecialReg, Type as PT,
     VoteMode,
@@ -110,19 +110,6 @@ const F16_F16: [PT; 4] = [PT::F16, PT::F16, PT::F16, PT::F16];
 const F32_TF32: [PT; 4] = [PT::F32, PT::Tf32, PT::Tf32, PT::F32];
 
 impl Lower<'_> {
-    /// The layout of a supported cooperative matrix type: 16x16 with f16 A/B (f32 A/B with
-    /// [`Lower::tf32`]) and f16/f32 C, or 8x8 of f16/f32 in any role.
-    pub(crate) fn coop_shape(&self, ty: TypeId) -> R<Shape> {
-        Shape::of(&self.types, ty, self.tf32).map_err(|e| {
-            let d = self.err_unsupported(e.what());
-            if e == CoopShapeError::ExactF32 {
-                d.help("pass --tf32 to use TF32 tensor cores (10-bit mantissa products)")
-            } else {
-                d
-            }
-        })
-    }
-
     /// Each lane's element offset of its fragment's element 0: row-major `row*S + col`,
     /// column-major `col*S + row`, with (row, col) the lane's base.
     fn coop_lane_base(&mut self, f: &Frag) -> VRegId {
@@ -451,108 +438,6 @@ impl Lower<'_> {
         p.root.and_then(|g| self.m.globals.get(g.index())).map_or(p.pointee, |g| g.ty)
     }
 
-    /// `coopLoad` / `coopLoadT`.
-    pub(crate) fn coop_load(
-        &mut self,
-        ty: TypeId,
-        ptr: ValueId,
-        stride: ValueId,
-        row_major: bool,
-    ) -> R<Vec<VRegId>> {
-        let shape = self.coop_shape(ty)?;
-        let p = self.ptr(ptr)?;
-        let f = Frag {
-            ptr: p.addr,
-            space: p.space,
-            stride: self.scalar(stride)?,
-            stride_k: self.known.constant(stride),
-            split: self.split_shared(ptr),
-            row_major,
-            shape,
-        };
-        let kinds = vec![kind_of(shape.scalar); shape.count() as usize];
-        let size = shape.scalar.size();
-        if shape.scalar == Scalar::F16 && p.space == Space::Shared {
-            return self.when_aligned(
-                &p,
-                stride,
-                size,
-                16,
-                &kinds,
-                |l| l.coop_ldmatrix(&f),
-                |l| l.coop_load_lanes(&f, false),
-            );
-        }
-        if shape.pairs_contiguous(row_major) {
-            return self.when_aligned(
-                &p,
-                stride,
-                size,
-                2 * size,
-                &kinds,
-                |l| l.coop_load_lanes(&f, true),
-                |l| l.coop_load_lanes(&f, false),
-            );
-        }
-        Ok(self.coop_load_lanes(&f, false))
-    }
-
-    /// `coopStore` / `coopStoreT`.
-    pub(crate) fn coop_store(
-        &mut self,
-        value: ValueId,
-        ptr: ValueId,
-        stride: ValueId,
-        row_major: bool,
-    ) -> R<()> {
-        let (shape, v) = lowering_common::coop_fragment(self, value)?;
-        let p = self.ptr(ptr)?;
-        let f = Frag {
-            ptr: p.addr,
-            space: p.space,
-            stride: self.scalar(stride)?,
-            stride_k: self.known.constant(stride),
-            split: None,
-            row_major,
-            shape,
-        };
-        if shape.pairs_contiguous(row_major) {
-            let size = shape.scalar.size();
-            self.when_aligned(
-                &p,
-                stride,
-                size,
-                2 * size,
-                &[],
-                |l| {
-                    l.coop_store_lanes(&f, &v, true);
-                    vec![]
-                },
-                |l| {
-                    l.coop_store_lanes(&f, &v, false);
-                    vec![]
-                },
-            )?;
-        } else {
-            self.coop_store_lanes(&f, &v, false);
-        }
-        Ok(())
-    }
-
-    /// `coopMultiplyAdd(a, b, c)` = a·b + c.
-    pub(crate) fn coop_mma(&mut self, a: ValueId, b: ValueId, c: ValueId) -> R<Vec<VRegId>> {
-        let ops = lowering_common::mma_operands(self, a, b, c)?;
-        let (sa, sc, [av, bv, cv]) = (ops.a, ops.c, ops.frags);
-        let c_f16 = sc.scalar == Scalar::F16;
-        Ok(match (sa.n, sa.scalar) {
-            (16, Scalar::F16) => self.coop_mma16_f16(&av, &bv, &cv, c_f16),
-            (16, _) => self.coop_mma_tf32(&av, &bv, &cv, sc.scalar),
-            (_, Scalar::F16) => self.coop_mma8_f16(&av, &bv, &cv, c_f16),
-            _ if sa.tf32 => self.coop_mma8_tf32(&av, &bv, &cv, sc.scalar),
-            _ => self.coop_mma8_exact(&av, &bv, &cv, sc.scalar),
-        })
-    }
-
     /// 16x16 f16 `a·b + c`: two `mma.m16n8k16`, one per n-tile, with `.f32` or (f16 C)
     /// `.f16` accumulators.
     fn coop_mma16_f16(
@@ -710,6 +595,84 @@ impl Lower<'_> {
             out.push(self.narrow_f16(sc, r));
         }
         out
+    }
+}
+
+impl CoopLowering for Lower<'_> {
+    fn coop_load(&mut self, a: CoopAccess<Ptr>) -> R<Vec<VRegId>> {
+        let (shape, p) = (a.shape, a.ptr);
+        let f = Frag {
+            ptr: p.addr,
+            space: p.space,
+            stride: self.scalar(a.stride)?,
+            stride_k: self.known.constant(a.stride),
+            split: self.split_shared(a.ptr_value),
+            row_major: a.row_major,
+            shape,
+        };
+        let kinds = vec![kind_of(shape.scalar); shape.count() as usize];
+        let size = shape.scalar.size();
+        match a.load_form(p.space == Space::Shared) {
+            (FragForm::Elements, _) => Ok(self.coop_load_lanes(&f, false)),
+            (form, need) => self.when_aligned(
+                &p,
+                a.stride,
+                size,
+                need,
+                &kinds,
+                |l| match form {
+                    FragForm::Ldmatrix => l.coop_ldmatrix(&f),
+                    _ => l.coop_load_lanes(&f, true),
+                },
+                |l| l.coop_load_lanes(&f, false),
+            ),
+        }
+    }
+
+    fn coop_store(&mut self, a: CoopAccess<Ptr>, v: &[VRegId]) -> R<()> {
+        let (shape, p) = (a.shape, a.ptr);
+        let f = Frag {
+            ptr: p.addr,
+            space: p.space,
+            stride: self.scalar(a.stride)?,
+            stride_k: self.known.constant(a.stride),
+            split: None,
+            row_major: a.row_major,
+            shape,
+        };
+        match a.store_form() {
+            (FragForm::Elements, _) => self.coop_store_lanes(&f, v, false),
+            (_, need) => {
+                self.when_aligned(
+                    &p,
+                    a.stride,
+                    shape.scalar.size(),
+                    need,
+                    &[],
+                    |l| {
+                        l.coop_store_lanes(&f, v, true);
+                        vec![]
+                    },
+                    |l| {
+                        l.coop_store_lanes(&f, v, false);
+                        vec![]
+                    },
+                )?;
+            }
+        }
+        Ok(())
+    }
+
+    fn coop_mma(&mut self, ops: MmaOperands<VRegId>) -> R<Vec<VRegId>> {
+        let (sa, sc, [av, bv, cv]) = (ops.a, ops.c, ops.frags);
+        let c_f16 = sc.scalar == Scalar::F16;
+        Ok(match (sa.n, sa.scalar) {
+            (16, Scalar::F16) => self.coop_mma16_f16(&av, &bv, &cv, c_f16),
+            (16, _) => self.coop_mma_tf32(&av, &bv, &cv, sc.scalar),
+            (_, Scalar::F16) => self.coop_mma8_f16(&av, &bv, &cv, c_f16),
+            _ if sa.tf32 => self.coop_mma8_tf32(&av, &bv, &cv, sc.scalar),
+            _ => self.coop_mma8_exact(&av, &bv, &cv, sc.scalar),
+        })
     }
 }
 

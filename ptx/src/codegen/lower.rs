@@ -3,18 +3,20 @@
 //! labelled blocks with block arguments.
 
 use super::align::{self, KnownAlign};
-use super::layout::{self, kind_of, leaves, Leaf};
 use super::regalloc::{BlockId, MFunction, RegKind, Target, Term, VRegId};
-use crate::lowering_common;
+use crate::abi::layout::{self, kind_of, leaves, Leaf};
+use crate::lowering_common::{
+    self, entry_prologue, global_home, ArrayLength, Exit, GlobalHome, InstLowering, ScalarLowering,
+};
 use crate::model::{
     build, AtomOp, CmpOp, Dim, Flag, Instruction, Modifier, Opcode, Operand, SpecialReg,
     StateSpace, Type as PT,
 };
 use dianran_frontend::ir::{
-    self, AddressSpace, Block, ConstValue, GlobalId, Inst, IoBinding, Op, Scalar, Terminator, Type,
-    TypeId, Types, ValueId,
+    self, AddressSpace, Block, ConstValue, GlobalId, Op, Scalar, Terminator, Type, TypeId, Types,
+    ValueId,
 };
-use dianran_frontend::{DiagKind, Diagnostic};
+use dianran_frontend::Diagnostic;
 // FxHash: these maps are keyed by small integers on the hot path; SipHash was a visible cost.
 use rustc_hash::FxHashMap as HashMap;
 
@@ -46,14 +48,8 @@ impl Space {
 /// A pointer value: a 64-bit address in a state space, the pointee type and where it came from.
 pub(crate) type Ptr = lowering_common::Ptr<VRegId, Space>;
 
-/// The machine form of an SSA value.
-#[derive(Clone, Debug)]
-pub(crate) enum Val {
-    /// Scalar components in [`layout::leaves`] order.
-    Comps(Vec<VRegId>),
-    /// A pointer.
-    Ptr(Ptr),
-}
+/// The machine form of an SSA value: components in virtual registers, or a pointer.
+pub(crate) type Val = lowering_common::Val<VRegId, Ptr>;
 
 /// What the entry knows about resources: parameter slots, shared symbol names, local depot.
 #[derive(Clone, Debug, Default)]
@@ -87,14 +83,6 @@ enum YieldTo {
     LoopEnd { break_if: Option<ValueId>, body: BlockId, exit: BlockId },
 }
 
-/// An enclosing region `Break`/`Continue`/`Return` can target.
-#[derive(Clone, Copy, Debug)]
-enum Frame {
-    Loop { cont: BlockId, exit: BlockId },
-    Switch { exit: BlockId },
-    Inline { exit: BlockId },
-}
-
 /// The instruction selector for one entry point.
 pub(crate) struct Lower<'a> {
     pub m: &'a ir::Module,
@@ -103,7 +91,7 @@ pub(crate) struct Lower<'a> {
     pub mf: MFunction,
     pub cur: BlockId,
     pub vals: HashMap<ValueId, Val>,
-    frames: Vec<Frame>,
+    frames: lowering_common::Frames<BlockId>,
     pub layout: &'a EntryLayout,
     /// Entry name for diagnostics.
     pub entry: String,
@@ -148,46 +136,6 @@ pub(crate) struct Lower<'a> {
     /// address plus a lane offset of `ldmatrix_offsets`), computed once in the entry block,
     /// by (array, lane offset register) ([`Lower::coop_ldmatrix`]).
     pub ldmatrix_bases: HashMap<(GlobalId, VRegId), VRegId>,
-}
-
-/// Sets bit `i` of `used` for every component `i` of `v` that `block` (nested blocks
-/// included) reads: `Extract(v, i)` reads one, any other use all of them.
-fn components_used(block: &ir::Block, v: ValueId, used: &mut u32) {
-    for inst in &block.insts {
-        match &inst.op {
-            Op::Extract(a, i) if *a == v => *used |= 1u32.checked_shl(*i).unwrap_or(0),
-            op => op.for_each_operand(|a| {
-                if a == v {
-                    *used = u32::MAX;
-                }
-            }),
-        }
-        for b in inst.op.blocks() {
-            components_used(b, v, used);
-        }
-    }
-    if block.term.args().contains(&v) {
-        *used = u32::MAX;
-    }
-}
-
-/// Diagnostic for something PTX code generation does not support.
-pub(crate) fn unsupported(what: &str, entry: &str, span: ir::Span) -> Diagnostic {
-    Diagnostic::error(
-        DiagKind::Unsupported,
-        format!("PTX does not support {what} (entry '{entry}')"),
-    )
-    .at(span)
-    .in_fn(entry)
-    .help("remove it from this entry point, or compile this entry for another target")
-}
-
-/// Diagnostic for IR this selector cannot make sense of (a bug upstream).
-pub(crate) fn internal(what: &str, entry: &str, span: ir::Span) -> Diagnostic {
-    Diagnostic::error(DiagKind::Internal, format!("PTX code generation: {what}"))
-        .at(span)
-        .in_fn(entry)
-        .help("this is a bug in dianran; please report it with the input file")
 }
 
 /// IEEE binary16 bits of an f32, rounded to nearest even (overflow to infinity).
@@ -242,7 +190,7 @@ impl<'a> Lower<'a> {
             mf,
             cur,
             vals: HashMap::default(),
-            frames: Vec::new(),
+            frames: lowering_common::Frames::default(),
             layout,
             entry: entry.to_string(),
             params: Vec::new(),
@@ -373,41 +321,33 @@ impl<'a> Lower<'a> {
         }
     }
 
-    pub(crate) fn err_unsupported(&self, what: &str) -> Diagnostic {
-        unsupported(what, &self.entry, self.span)
-    }
-
-    pub(crate) fn err_internal(&self, what: &str) -> Diagnostic {
-        internal(what, &self.entry, self.span)
-    }
-
     // ---- value access ----
 
     pub(crate) fn val(&self, v: ValueId) -> Result<&Val, Diagnostic> {
         self.vals
             .get(&v)
-            .ok_or_else(|| self.err_internal(&format!("value {v} used before its definition")))
+            .ok_or_else(|| self.internal(&format!("value {v} used before its definition")))
     }
 
     /// The components of a register value.
     pub(crate) fn comps(&self, v: ValueId) -> Result<Vec<VRegId>, Diagnostic> {
         match self.val(v)? {
             // Every WGSL value has at least one component; callers rely on it.
-            Val::Comps(c) if c.is_empty() => Err(self.err_internal("value without components")),
+            Val::Comps(c) if c.is_empty() => Err(self.internal("value without components")),
             Val::Comps(c) => Ok(c.clone()),
-            Val::Ptr(_) => Err(self.err_unsupported("pointer values in this position")),
+            Val::Ptr(_) => Err(self.unsupported("pointer values in this position")),
         }
     }
 
     /// The single component of a scalar value.
     pub(crate) fn scalar(&self, v: ValueId) -> Result<VRegId, Diagnostic> {
-        self.comps(v)?.first().copied().ok_or_else(|| self.err_internal("empty scalar value"))
+        self.comps(v)?.first().copied().ok_or_else(|| self.internal("empty scalar value"))
     }
 
     pub(crate) fn ptr(&self, v: ValueId) -> Result<Ptr, Diagnostic> {
         match self.val(v)? {
             Val::Ptr(p) => Ok(*p),
-            Val::Comps(_) => Err(self.err_internal("pointer operand is not a pointer")),
+            Val::Comps(_) => Err(self.internal("pointer operand is not a pointer")),
         }
     }
 
@@ -417,28 +357,17 @@ impl<'a> Lower<'a> {
 
     /// Component scalar type of a value's type.
     pub(crate) fn scalar_ty(&self, v: ValueId) -> Result<Scalar, Diagnostic> {
-        self.types
-            .scalar_of(self.ty(v))
-            .ok_or_else(|| self.err_internal("operand has no scalar type"))
+        self.types.scalar_of(self.ty(v)).ok_or_else(|| self.internal("operand has no scalar type"))
     }
 
     pub(crate) fn leaves_of(&self, ty: TypeId) -> Result<Vec<Leaf>, Diagnostic> {
-        leaves(&self.types, ty)
-            .ok_or_else(|| self.err_unsupported("values of this type in registers"))
+        leaves(&self.types, ty).ok_or_else(|| self.unsupported("values of this type in registers"))
     }
 
     /// Fresh registers for a value of type `ty` (block parameters, region results).
     fn fresh(&mut self, ty: TypeId) -> Result<Vec<VRegId>, Diagnostic> {
         let l = self.leaves_of(ty)?;
         Ok(l.iter().map(|l| self.mf.new_vreg(kind_of(l.scalar))).collect())
-    }
-
-    fn flatten(&self, args: &[ValueId]) -> Result<Vec<VRegId>, Diagnostic> {
-        let mut out = Vec::new();
-        for &a in args {
-            out.extend(self.comps(a)?);
-        }
-        Ok(out)
     }
 
     fn bind_params(&mut self, params: &[ValueId]) -> Result<Vec<VRegId>, Diagnostic> {
@@ -486,7 +415,8 @@ impl<'a> Lower<'a> {
         }
         self.texture_prologue();
         if self.layout.uses_sizes {
-            let a = self.def(RegKind::B64, |d| build::ld_param(PT::U64, d, "p_sizes"));
+            let a =
+                self.def(RegKind::B64, |d| build::ld_param(PT::U64, d, crate::abi::SIZES_PARAM));
             let g = self.def(RegKind::B64, |d| build::cvta_to(StateSpace::Global, d, a));
             self.sizes = Some(g);
         }
@@ -504,72 +434,23 @@ impl<'a> Lower<'a> {
             end += s.max(4);
         }
         self.depot_size = end;
-        // Private initializers.
-        let mut privs: Vec<(GlobalId, u32)> =
-            self.layout.private.iter().map(|(g, o)| (*g, *o)).collect();
+        // Private initializers, zeroed workgroup memory, inputs.
+        let mut privs: Vec<GlobalId> = self.layout.private.keys().copied().collect();
         privs.sort();
-        for (g, off) in privs {
-            let Some(global) = self.m.globals.get(g.index()) else { continue };
-            let ty = global.ty;
-            let init = global.init.clone().unwrap_or(ConstValue::Zero(ty));
-            let comps = self.const_comps(&init, ty)?;
-            let base = self.local_depot();
-            let p = Ptr {
-                addr: base,
-                space: Space::Local,
-                pointee: ty,
-                root: None,
-                static_off: Some(off),
-                align: 16,
-            };
-            let p = self.offset_ptr(p, off, ty);
-            self.store_comps(&p, &comps)?;
-        }
-        self.zero_workgroup_memory()?;
-        // Entry parameters: builtins.
-        for p in &self.f.params {
-            let ty = self.ty(p.value);
-            let comps = match &p.binding {
-                Some(IoBinding::BuiltIn(b)) => {
-                    // Components the body never reads are not computed
-                    // (`global_invocation_id.y` of a 1-D kernel); their registers stay unset.
-                    let mut used = 0u32;
-                    components_used(&self.f.body, p.value, &mut used);
-                    self.builtin(*b, ty, used)?
-                }
-                Some(IoBinding::Location { .. }) => {
-                    return Err(self.err_unsupported("location inputs in compute entries"))
-                }
-                None => {
-                    let Type::Struct { members, .. } = self.types.get(ty).clone() else {
-                        return Err(self.err_internal("entry parameter without binding"));
-                    };
-                    let mut all = Vec::new();
-                    for m in members {
-                        match m.binding {
-                            Some(IoBinding::BuiltIn(b)) => {
-                                all.extend(self.builtin(b, m.ty, u32::MAX)?)
-                            }
-                            _ => return Err(self.err_unsupported("non-builtin compute inputs")),
-                        }
-                    }
-                    all
-                }
-            };
-            self.vals.insert(p.value, Val::Comps(comps));
-        }
+        let (m, f) = (self.m, self.f);
+        entry_prologue(self, m, f, &privs)?;
         Ok(())
     }
 
     /// Zeroes the workgroup variables the entry uses (WGSL semantics): invocation `i` clears
     /// words `i, i + N, ...`, then `bar.sync 0`.
-    fn zero_workgroup_memory(&mut self) -> Result<(), Diagnostic> {
+    fn zero_shared(&mut self) -> Result<(), Diagnostic> {
         if self.layout.zero_shared.is_empty() {
             return Ok(());
         }
         let ty = self.types.scalar(Scalar::U32);
         let lid = self.builtin(ir::BuiltIn::LocalInvocationIndex, ty, u32::MAX)?;
-        let lid = *lid.first().ok_or_else(|| self.err_internal("local index"))?;
+        let lid = *lid.first().ok_or_else(|| self.internal("local index"))?;
         let zero = self.imm_u32(0);
         let step = self.layout.threads.saturating_mul(4);
         for (name, words) in self.layout.zero_shared.clone() {
@@ -674,16 +555,16 @@ impl<'a> Lower<'a> {
             }
             B::SubgroupId => {
                 let idx = self.builtin(B::LocalInvocationIndex, ty, u32::MAX)?;
-                let idx = *idx.first().ok_or_else(|| self.err_internal("local index"))?;
+                let idx = *idx.first().ok_or_else(|| self.internal("local index"))?;
                 vec![self.def(RegKind::B32, |d| {
                     build::binary(Opcode::Shr, &[], PT::U32, d, idx, Operand::Imm(5))
                 })]
             }
-            _ => return Err(self.err_unsupported(&format!("the builtin {b:?} in compute entries"))),
+            _ => return Err(self.unsupported(&format!("the builtin {b:?} in compute entries"))),
         };
         let n = layout::leaf_count(&self.types, ty);
         if n != out.len() {
-            return Err(self.err_internal("builtin type does not match"));
+            return Err(self.internal("builtin type does not match"));
         }
         Ok(out)
     }
@@ -699,7 +580,7 @@ impl<'a> Lower<'a> {
     fn block(&mut self, b: &Block, on_yield: Option<YieldTo>) -> Result<(), Diagnostic> {
         for inst in &b.insts {
             self.span = inst.span;
-            self.inst(inst)?;
+            lowering_common::lower_inst(self, inst)?;
         }
         self.term(&b.term, on_yield)
     }
@@ -724,43 +605,18 @@ impl<'a> Lower<'a> {
                     None => self.set_term(Term::Ret),
                 }
             }
-            Terminator::Break(args) => {
-                let a = self.flatten(args)?;
-                let exit = self.frames.iter().rev().find_map(|f| match f {
-                    Frame::Loop { exit, .. } | Frame::Switch { exit } => Some(*exit),
-                    Frame::Inline { .. } => None,
-                });
-                let exit =
-                    exit.ok_or_else(|| self.err_internal("break outside a loop or switch"))?;
-                self.jump(exit, a);
-            }
-            Terminator::Continue(args) => {
-                let a = self.flatten(args)?;
-                let cont = self.frames.iter().rev().find_map(|f| match f {
-                    Frame::Loop { cont, .. } => Some(*cont),
-                    _ => None,
-                });
-                let cont = cont.ok_or_else(|| self.err_internal("continue outside a loop"))?;
-                self.jump(cont, a);
-            }
-            Terminator::Return(v) => {
-                let inline = self.frames.iter().rev().find_map(|f| match f {
-                    Frame::Inline { exit } => Some(*exit),
-                    _ => None,
-                });
-                match inline {
-                    Some(exit) => {
-                        let a = match v {
-                            Some(v) => self.comps(*v)?,
-                            None => Vec::new(),
-                        };
-                        self.jump(exit, a);
+            Terminator::Break(_) | Terminator::Continue(_) | Terminator::Return(_) => {
+                let exit = self.frames.exit(t).unwrap_or(Err("not a jump"));
+                match exit.map_err(|e| self.internal(e))? {
+                    Exit::To(target) => {
+                        let a = self.flatten(t.args())?;
+                        self.jump(target, a);
                     }
-                    None => self.set_term(Term::Ret),
+                    Exit::Entry => self.set_term(Term::Ret),
                 }
             }
             Terminator::Unreachable => self.set_term(Term::Ret),
-            Terminator::Discard => return Err(self.err_unsupported("discard")),
+            Terminator::Discard => return Err(self.unsupported("discard")),
         }
         Ok(())
     }
@@ -772,6 +628,106 @@ impl<'a> Lower<'a> {
             bb.params = params;
         }
         Ok(b)
+    }
+
+    // ---- memory ----
+
+    fn global_addr(&mut self, g: GlobalId) -> Result<Ptr, Diagnostic> {
+        let (home, ty) = global_home(self, self.m, &self.params, g)?;
+        match home {
+            // Wider accesses than the binding's alignment check at run time.
+            GlobalHome::Buffer { addr, align } => {
+                Ok(Ptr::start(addr, Space::Global, ty, Some(g), align))
+            }
+            // Declared `.align max(16, A)` (see `super::compile_module`).
+            GlobalHome::Workgroup { align } => {
+                let name = self.layout.shared.get(&g).cloned();
+                let name = name.ok_or_else(|| self.internal("unknown shared variable"))?;
+                let addr = self.symbol_addr(&name);
+                self.facts.global(addr, g, align);
+                Ok(Ptr::start(addr, Space::Shared, ty, Some(g), align))
+            }
+            GlobalHome::Private => {
+                let off = self.layout.private.get(&g).copied();
+                let off = off.ok_or_else(|| self.internal("unknown private variable"))?;
+                let base = self.local_depot();
+                let p = Ptr::start(base, Space::Local, ty, None, 16);
+                Ok(self.offset_ptr(p, off, ty))
+            }
+            GlobalHome::Handle => Err(self.unsupported("textures and samplers")),
+            // `mov.u64 %rd, p_immediates` is the parameter's address in `.param` space, which
+            // `ld.param` reads (docs/immediates.md).
+            GlobalHome::Immediate => {
+                if self.layout.immediates != Some(g) {
+                    return Err(self.internal("immediate data without its parameter"));
+                }
+                let addr = self.symbol_addr(crate::abi::IMMEDIATES_PARAM);
+                Ok(Ptr::start(addr, Space::Param, ty, Some(g), 16))
+            }
+        }
+    }
+
+    /// `p + off` pointing at a value of type `ty`.
+    pub(crate) fn offset_ptr(&mut self, p: Ptr, off: u32, ty: TypeId) -> Ptr {
+        let addr = if off == 0 {
+            p.addr
+        } else {
+            let (a, o) = (p.addr, Operand::Imm(i64::from(off)));
+            let d = self.def(RegKind::B64, |d| build::add(PT::S64, d, a, o));
+            self.facts.offset(d, a, p.align, off);
+            d
+        };
+        p.offset(addr, off, ty)
+    }
+
+    fn is_atomic(&self, ty: TypeId) -> bool {
+        matches!(self.types.get(ty), Type::Atomic(_))
+    }
+
+    // ---- constants ----
+
+    pub(crate) fn const_comps(
+        &mut self,
+        c: &ConstValue,
+        ty: TypeId,
+    ) -> Result<Vec<VRegId>, Diagnostic> {
+        Ok(match c {
+            ConstValue::Bool(b) => vec![self.imm_pred(*b)],
+            ConstValue::I32(v) => vec![self.imm_u32(*v as u32)],
+            ConstValue::U32(v) => vec![self.imm_u32(*v)],
+            ConstValue::F32(bits) => vec![self.imm_f32(f32::from_bits(*bits))],
+            ConstValue::F16(bits) => vec![self.imm_f16(*bits)],
+            ConstValue::I64(v) => vec![self.imm_b64(Scalar::I64, *v as u64)],
+            ConstValue::U64(v) => vec![self.imm_b64(Scalar::U64, *v)],
+            ConstValue::F64(bits) => vec![self.imm_b64(Scalar::F64, *bits)],
+            ConstValue::Composite(cty, parts) => {
+                let mut out = Vec::new();
+                let n = parts.len() as u32;
+                for (i, p) in parts.iter().enumerate() {
+                    let pty = match layout::member_range(&mut self.types, *cty, i as u32) {
+                        Some((_, t)) => t,
+                        None if n > 0 => match self.types.get(*cty).clone() {
+                            Type::Vector { scalar, .. } => self.types.scalar(scalar),
+                            _ => return Err(self.internal("bad composite constant")),
+                        },
+                        None => return Err(self.internal("bad composite constant")),
+                    };
+                    out.extend(self.const_comps(p, pty)?);
+                }
+                let _ = ty;
+                out
+            }
+            ConstValue::Zero(zty) => {
+                let l = self.leaves_of(*zty)?;
+                l.iter().map(|l| self.imm_of(l.scalar, 0.0)).collect()
+            }
+        })
+    }
+}
+
+impl InstLowering for Lower<'_> {
+    fn define(&mut self, r: ValueId, v: Val) {
+        self.vals.insert(r, v);
     }
 
     fn region(&mut self, op: &Op) -> Result<(), Diagnostic> {
@@ -806,7 +762,7 @@ impl<'a> Lower<'a> {
                 }
                 let exit = self.merge_block(results)?;
                 self.jump(bb, init);
-                self.frames.push(Frame::Loop { cont: cb, exit });
+                self.frames.push(lowering_common::Frame::Loop { cont: cb, exit });
                 self.cur = bb;
                 self.block(body, Some(YieldTo::Jump(cb)))?;
                 self.cur = cb;
@@ -847,10 +803,10 @@ impl<'a> Lower<'a> {
                 }
                 let default = default.unwrap_or(merge);
                 if default == merge && !results.is_empty() {
-                    return Err(self.err_internal("switch without default yields values"));
+                    return Err(self.internal("switch without default yields values"));
                 }
                 self.jump(default, vec![]);
-                self.frames.push(Frame::Switch { exit: merge });
+                self.frames.push(lowering_common::Frame::Switch { exit: merge });
                 for (case, &b) in cases.iter().zip(&blocks) {
                     self.cur = b;
                     self.block(&case.body, Some(YieldTo::Jump(merge)))?;
@@ -868,216 +824,53 @@ impl<'a> Lower<'a> {
                     }
                 }
                 let merge = self.merge_block(results)?;
-                self.frames.push(Frame::Inline { exit: merge });
+                self.frames.push(lowering_common::Frame::Inline { exit: merge });
                 self.block(body, Some(YieldTo::Jump(merge)))?;
                 self.frames.pop();
                 self.cur = merge;
             }
-            _ => return Err(self.err_internal("not a region")),
+            _ => return Err(self.internal("not a region")),
         }
         Ok(())
     }
 
-    // ---- instructions ----
-
-    fn inst(&mut self, inst: &Inst) -> Result<(), Diagnostic> {
-        let op = &inst.op;
-        if matches!(op, Op::If { .. } | Op::Loop { .. } | Op::Switch { .. } | Op::Inline { .. }) {
-            return self.region(op);
-        }
-        let ty = inst.result.map(|r| self.ty(r));
-        let val = match op {
-            Op::GlobalAddr(g)
-                if self
-                    .m
-                    .globals
-                    .get(g.index())
-                    .is_some_and(|x| x.space == AddressSpace::Handle) =>
-            {
-                self.handle_value(inst.result, *g)
-            }
-            Op::GlobalAddr(g) => Some(Val::Ptr(self.global_addr(*g)?)),
-            Op::LocalAddr(l) => {
-                let off = *self
-                    .local_offsets
-                    .get(l.index())
-                    .ok_or_else(|| self.err_internal("unknown local"))?;
-                let pointee = self.f.locals.get(l.index()).map_or(TypeId(0), |l| l.ty);
-                let base = self.local_depot();
-                let p = Ptr::start(base, Space::Local, pointee, None, 16);
-                Some(Val::Ptr(self.offset_ptr(p, off, pointee)))
-            }
-            Op::AccessIndex(base, i) => match self.val(*base)?.clone() {
-                Val::Ptr(p) => {
-                    let (off, mty) = layout::member_offset(&mut self.types, p.pointee, *i)
-                        .ok_or_else(|| self.err_internal("bad member index"))?;
-                    Some(Val::Ptr(self.offset_ptr(p, off, mty)))
-                }
-                Val::Comps(_) => return Err(self.err_internal("AccessIndex on a value")),
-            },
-            Op::Access(base, idx) => {
-                let p = self.ptr(*base)?;
-                let (stride, ety, _) = layout::element_stride(&mut self.types, p.pointee)
-                    .ok_or_else(|| self.err_internal("Access on a non-indexable pointee"))?;
-                let i = self.scalar(*idx)?;
-                let st = Operand::Imm(i64::from(stride));
-                let off = self.def(RegKind::B64, |d| build::mul_wide(PT::U32, d, i, st));
-                let pa = p.addr;
-                let addr = self.def(RegKind::B64, |d| build::add(PT::S64, d, pa, off));
-                self.facts.access(addr, pa, p.align, stride, *idx, &self.known);
-                Some(Val::Ptr(Ptr {
-                    addr,
-                    space: p.space,
-                    pointee: ety,
-                    root: p.root,
-                    static_off: None,
-                    align: p.align.min(align::lowbit(stride).saturating_mul(self.known.pow2(*idx))),
-                }))
-            }
-            Op::Load(p) => {
-                let p = self.ptr(*p)?;
-                Some(Val::Comps(self.load(&p)?))
-            }
-            Op::Store { ptr, value } => {
-                let p = self.ptr(*ptr)?;
-                let c = self.comps(*value)?;
-                self.store_comps(&p, &c)?;
-                None
-            }
-            Op::WorkgroupUniformLoad(p) => {
-                let p = self.ptr(*p)?;
-                self.push(build::bar_sync(0));
-                let c = self.load(&p)?;
-                self.push(build::bar_sync(0));
-                Some(Val::Comps(c))
-            }
-            Op::Barrier(b) => {
-                if *b == ir::Barrier::SUB_GROUP {
-                    self.push(Instruction::new(
-                        Opcode::Bar,
-                        vec![Flag::Warp.into(), Flag::Sync.into()],
-                        vec![Operand::ImmHex(0xffffffff)],
-                    ));
-                } else if self.inject != Some(super::InjectedBug::DroppedBarrier) {
-                    self.push(build::bar_sync(0));
-                }
-                None
-            }
-            Op::Atomic { ptr, op, value } => {
-                let p = self.ptr(*ptr)?;
-                let v = self.scalar(*value)?;
-                Some(Val::Comps(vec![self.atomic(&p, *op, v)?]))
-            }
-            Op::AtomicCompareExchange { ptr, compare, value } => {
-                let p = self.ptr(*ptr)?;
-                let c = self.scalar(*compare)?;
-                let v = self.scalar(*value)?;
-                let sp = p.space.state_space();
-                let addr = Operand::addr(p.addr, 0);
-                let wide = matches!(self.types.get(p.pointee), Type::Atomic(s) if s.is_64());
-                let (k, bt, ut) = if wide {
-                    (RegKind::B64, PT::B64, PT::U64)
-                } else {
-                    (RegKind::B32, PT::B32, PT::U32)
-                };
-                let old = self.def(k, |d| build::atom_cas(sp, bt, d, addr, c, v));
-                let eq = self.def(RegKind::Pred, |q| build::setp(CmpOp::Eq, ut, q, old, c));
-                Some(Val::Comps(vec![old, eq]))
-            }
-            Op::ArrayLength(p) => Some(Val::Comps(vec![self.array_length(*p)?])),
-            Op::Call(..) => {
-                return Err(self.err_unsupported("calls to user functions that were not inlined"));
-            }
-            Op::ImageSample { .. }
-            | Op::ImageLoad { .. }
-            | Op::ImageStore { .. }
-            | Op::ImageQuery(..) => self.image_op(op)?,
-            Op::Derivative(..) => return Err(self.err_unsupported("derivatives")),
-            Op::CoopLoad { ptr, stride, row_major } => {
-                let ty = ty.ok_or_else(|| self.err_internal("coopLoad without result"))?;
-                Some(Val::Comps(self.coop_load(ty, *ptr, *stride, *row_major)?))
-            }
-            Op::CoopStore { value, ptr, stride, row_major } => {
-                self.coop_store(*value, *ptr, *stride, *row_major)?;
-                None
-            }
-            Op::CoopMultiplyAdd(a, b, c) => Some(Val::Comps(self.coop_mma(*a, *b, *c)?)),
-            _ => {
-                let ty = ty.ok_or_else(|| self.err_internal("value operation without result"))?;
-                Some(Val::Comps(self.value_op(op, ty)?))
-            }
-        };
-        if let (Some(r), Some(v)) = (inst.result, val) {
-            self.vals.insert(r, v);
-        }
-        Ok(())
+    fn pointer(&self, v: ValueId) -> Result<Ptr, Diagnostic> {
+        self.ptr(v)
     }
 
-    // ---- memory ----
-
-    fn global_addr(&mut self, g: GlobalId) -> Result<Ptr, Diagnostic> {
-        let global =
-            self.m.globals.get(g.index()).ok_or_else(|| self.err_internal("unknown global"))?;
-        let ty = global.ty;
-        match global.space {
-            AddressSpace::Storage { .. } | AddressSpace::Uniform => {
-                let addr = lowering_common::buffer_param(&self.layout.buffers, &self.params, g)
-                    .ok_or_else(|| self.err_internal("buffer without parameter"))?;
-                // Wider accesses than the binding's alignment check at run time.
-                let align = lowering_common::buffer_align(&self.types, ty);
-                Ok(Ptr::start(addr, Space::Global, ty, Some(g), align))
-            }
-            AddressSpace::Workgroup => {
-                let name = self
-                    .layout
-                    .shared
-                    .get(&g)
-                    .cloned()
-                    .ok_or_else(|| self.err_internal("unknown shared variable"))?;
-                let addr = self.symbol_addr(&name);
-                // Declared `.align max(16, A)` (see `super::compile_module`).
-                let align = lowering_common::shared_align(&self.types, ty);
-                self.facts.global(addr, g, align);
-                Ok(Ptr::start(addr, Space::Shared, ty, Some(g), align))
-            }
-            AddressSpace::Private | AddressSpace::Function => {
-                let off = *self
-                    .layout
-                    .private
-                    .get(&g)
-                    .ok_or_else(|| self.err_internal("unknown private variable"))?;
-                let base = self.local_depot();
-                let p = Ptr::start(base, Space::Local, ty, None, 16);
-                Ok(self.offset_ptr(p, off, ty))
-            }
-            AddressSpace::Handle => Err(self.err_unsupported("textures and samplers")),
-            // `mov.u64 %rd, p_immediates` is the parameter's address in `.param` space, which
-            // `ld.param` reads (docs/immediates.md).
-            AddressSpace::Immediate => {
-                if self.layout.immediates != Some(g) {
-                    return Err(self.err_internal("immediate data without its parameter"));
-                }
-                let addr = self.symbol_addr(super::IMMEDIATES_PARAM);
-                Ok(Ptr::start(addr, Space::Param, ty, Some(g), 16))
-            }
+    /// A texture or sampler binds its handle to `result`; anything else is its address.
+    fn global(&mut self, g: GlobalId, result: Option<ValueId>) -> Result<Option<Val>, Diagnostic> {
+        if self.m.globals.get(g.index()).is_some_and(|x| x.space == AddressSpace::Handle) {
+            return Ok(self.handle_value(result, g));
         }
+        Ok(Some(Val::Ptr(self.global_addr(g)?)))
     }
 
-    /// `p + off` pointing at a value of type `ty`.
-    pub(crate) fn offset_ptr(&mut self, p: Ptr, off: u32, ty: TypeId) -> Ptr {
-        let addr = if off == 0 {
-            p.addr
-        } else {
-            let (a, o) = (p.addr, Operand::Imm(i64::from(off)));
-            let d = self.def(RegKind::B64, |d| build::add(PT::S64, d, a, o));
-            self.facts.offset(d, a, p.align, off);
-            d
-        };
-        p.offset(addr, off, ty)
+    /// A function-local variable lives in the entry's local depot at a fixed offset.
+    fn local(&mut self, l: ir::LocalId) -> Result<Ptr, Diagnostic> {
+        let off =
+            *self.local_offsets.get(l.index()).ok_or_else(|| self.internal("unknown local"))?;
+        let pointee = self.f.locals.get(l.index()).map_or(TypeId(0), |l| l.ty);
+        let base = self.local_depot();
+        let p = Ptr::start(base, Space::Local, pointee, None, 16);
+        Ok(self.offset_ptr(p, off, pointee))
     }
 
-    fn is_atomic(&self, ty: TypeId) -> bool {
-        matches!(self.types.get(ty), Type::Atomic(_))
+    fn element(
+        &mut self,
+        p: Ptr,
+        idx: ValueId,
+        stride: u32,
+        ety: TypeId,
+    ) -> Result<Ptr, Diagnostic> {
+        let i = self.scalar(idx)?;
+        let st = Operand::Imm(i64::from(stride));
+        let off = self.def(RegKind::B64, |d| build::mul_wide(PT::U32, d, i, st));
+        let pa = p.addr;
+        let addr = self.def(RegKind::B64, |d| build::add(PT::S64, d, pa, off));
+        self.facts.access(addr, pa, p.align, stride, idx, &self.known);
+        let align = p.align.min(align::lowbit(stride).saturating_mul(self.known.pow2(idx)));
+        Ok(p.element(addr, ety, align))
     }
 
     fn load(&mut self, p: &Ptr) -> Result<Vec<VRegId>, Diagnostic> {
@@ -1109,10 +902,15 @@ impl<'a> Lower<'a> {
         Ok(out)
     }
 
-    pub(crate) fn store_comps(&mut self, p: &Ptr, comps: &[VRegId]) -> Result<(), Diagnostic> {
+    fn workgroup_barrier(&mut self) -> Result<(), Diagnostic> {
+        self.push(build::bar_sync(0));
+        Ok(())
+    }
+
+    fn store(&mut self, p: &Ptr, comps: &[VRegId]) -> Result<(), Diagnostic> {
         let leaves = self.leaves_of(p.pointee)?;
         if leaves.len() != comps.len() {
-            return Err(self.err_internal("stored value does not match the pointee"));
+            return Err(self.internal("stored value does not match the pointee"));
         }
         let atomic = self.is_atomic(p.pointee);
         let sp = p.space.state_space();
@@ -1137,11 +935,28 @@ impl<'a> Lower<'a> {
         Ok(())
     }
 
+    fn barrier(&mut self, b: ir::Barrier) -> Result<(), Diagnostic> {
+        if b == ir::Barrier::SUB_GROUP {
+            self.push(Instruction::new(
+                Opcode::Bar,
+                vec![Flag::Warp.into(), Flag::Sync.into()],
+                vec![Operand::ImmHex(0xffffffff)],
+            ));
+        } else if self.inject != Some(super::InjectedBug::DroppedBarrier) {
+            self.push(build::bar_sync(0));
+        }
+        Ok(())
+    }
+
+    fn offset(&mut self, p: Ptr, off: u32, ty: TypeId) -> Result<Ptr, Diagnostic> {
+        Ok(self.offset_ptr(p, off, ty))
+    }
+
     fn atomic(&mut self, p: &Ptr, op: ir::AtomicOp, v: VRegId) -> Result<VRegId, Diagnostic> {
         use ir::AtomicOp as A;
         let s = match self.types.get(p.pointee) {
             Type::Atomic(s) => *s,
-            _ => return Err(self.err_internal("atomic on a non-atomic pointer")),
+            _ => return Err(self.internal("atomic on a non-atomic pointer")),
         };
         if s.is_64() {
             let addr = Operand::addr(p.addr, 0);
@@ -1175,67 +990,61 @@ impl<'a> Lower<'a> {
         Ok(self.def(RegKind::B32, |d| build::atom(sp, aop, t, d, addr, v)))
     }
 
-    fn array_length(&mut self, pv: ValueId) -> Result<VRegId, Diagnostic> {
-        let p = self.ptr(pv)?;
-        let (Some(root), Some(off)) = (p.root, p.static_off) else {
-            return Err(self.err_internal("arrayLength of a pointer with unknown origin"));
-        };
-        let idx = self.layout.buffers.iter().position(|b| *b == Some(root));
-        let (Some(idx), Some(sizes)) = (idx, self.sizes) else {
-            return Err(self.err_internal("arrayLength without the sizes parameter"));
-        };
-        let stride = match self.types.get(p.pointee) {
-            Type::Array { stride, .. } => (*stride).max(1),
-            _ => return Err(self.err_internal("arrayLength of a non-array")),
-        };
-        let slot = Operand::addr(sizes, (idx * 4) as i64);
+    fn compare_exchange(
+        &mut self,
+        p: &Ptr,
+        c: VRegId,
+        v: VRegId,
+    ) -> Result<[VRegId; 2], Diagnostic> {
+        let sp = p.space.state_space();
+        let addr = Operand::addr(p.addr, 0);
+        let wide = matches!(self.types.get(p.pointee), Type::Atomic(s) if s.is_64());
+        let (k, bt, ut) =
+            if wide { (RegKind::B64, PT::B64, PT::U64) } else { (RegKind::B32, PT::B32, PT::U32) };
+        let old = self.def(k, |d| build::atom_cas(sp, bt, d, addr, c, v));
+        let eq = self.def(RegKind::Pred, |q| build::setp(CmpOp::Eq, ut, q, old, c));
+        Ok([old, eq])
+    }
+
+    fn image(&mut self, op: &Op) -> Result<Option<Val>, Diagnostic> {
+        self.image_op(op)
+    }
+
+    fn buffers(&self) -> &[Option<GlobalId>] {
+        &self.layout.buffers
+    }
+
+    fn constant(&mut self, c: &ConstValue, ty: TypeId) -> Result<Vec<VRegId>, Diagnostic> {
+        self.const_comps(c, ty)
+    }
+
+    fn zero_workgroup_memory(&mut self) -> Result<(), Diagnostic> {
+        self.zero_shared()
+    }
+
+    fn builtin_input(
+        &mut self,
+        b: ir::BuiltIn,
+        ty: TypeId,
+        used: u32,
+    ) -> Result<Vec<VRegId>, Diagnostic> {
+        self.builtin(b, ty, used)
+    }
+
+    fn array_length(&mut self, a: ArrayLength) -> Result<VRegId, Diagnostic> {
+        let sizes = self.sizes.ok_or_else(|| self.internal("arrayLength without p_sizes"))?;
+        let slot = Operand::addr(sizes, (a.slot * 4) as i64);
         let bytes = self.def(RegKind::B32, |d| build::ld(StateSpace::Global, PT::U32, d, slot));
-        let off_r = self.imm_u32(off);
+        let off_r = self.imm_u32(a.offset);
         let rest =
             self.def(RegKind::B32, |d| build::binary(Opcode::Max, &[], PT::U32, d, bytes, off_r));
         let rest = self.def(RegKind::B32, |d| build::sub(PT::S32, d, rest, off_r));
-        let stride = Operand::Imm(i64::from(stride));
+        let stride = Operand::Imm(i64::from(a.stride));
         Ok(self.def(RegKind::B32, |d| build::binary(Opcode::Div, &[], PT::U32, d, rest, stride)))
     }
 
-    // ---- constants ----
-
-    pub(crate) fn const_comps(
-        &mut self,
-        c: &ConstValue,
-        ty: TypeId,
-    ) -> Result<Vec<VRegId>, Diagnostic> {
-        Ok(match c {
-            ConstValue::Bool(b) => vec![self.imm_pred(*b)],
-            ConstValue::I32(v) => vec![self.imm_u32(*v as u32)],
-            ConstValue::U32(v) => vec![self.imm_u32(*v)],
-            ConstValue::F32(bits) => vec![self.imm_f32(f32::from_bits(*bits))],
-            ConstValue::F16(bits) => vec![self.imm_f16(*bits)],
-            ConstValue::I64(v) => vec![self.imm_b64(Scalar::I64, *v as u64)],
-            ConstValue::U64(v) => vec![self.imm_b64(Scalar::U64, *v)],
-            ConstValue::F64(bits) => vec![self.imm_b64(Scalar::F64, *bits)],
-            ConstValue::Composite(cty, parts) => {
-                let mut out = Vec::new();
-                let n = parts.len() as u32;
-                for (i, p) in parts.iter().enumerate() {
-                    let pty = match layout::member_range(&mut self.types, *cty, i as u32) {
-                        Some((_, t)) => t,
-                        None if n > 0 => match self.types.get(*cty).clone() {
-                            Type::Vector { scalar, .. } => self.types.scalar(scalar),
-                            _ => return Err(self.err_internal("bad composite constant")),
-                        },
-                        None => return Err(self.err_internal("bad composite constant")),
-                    };
-                    out.extend(self.const_comps(p, pty)?);
-                }
-                let _ = ty;
-                out
-            }
-            ConstValue::Zero(zty) => {
-                let l = self.leaves_of(*zty)?;
-                l.iter().map(|l| self.imm_of(l.scalar, 0.0)).collect()
-            }
-        })
+    fn value_op(&mut self, op: &Op, ty: TypeId) -> Result<Vec<VRegId>, Diagnostic> {
+        self.value_components(op, ty)
     }
 }
 

@@ -1,21 +1,80 @@
 //! Selection of subgroup operations (docs/ptx.md): ballots, votes, reductions, scans and shuffles
 //! with the member mask of `activemask`.
 
-use super::layout::kind_of;
 use super::lower::Lower;
 use super::regalloc::{RegKind, Target, Term, VRegId};
-use crate::lowering_common::{gather_plan, GatherLane};
+use crate::abi::layout::kind_of;
+use crate::lowering_common::ScalarLowering;
+use crate::lowering_common::{self, GatherLane, SubgroupLowering};
 use crate::model::{
     build, AtomOp, CmpOp, Opcode, Operand, ShflMode, SpecialReg, Type as PT, VoteMode,
 };
-use dianran_frontend::ir::{Op, Scalar, TypeId};
+use dianran_frontend::ir::{Op, Scalar};
 use dianran_frontend::Diagnostic;
 
 type R<T> = Result<T, Diagnostic>;
 
+impl SubgroupLowering for Lower<'_> {
+    fn active_mask(&mut self) -> R<VRegId> {
+        Ok(self.def(RegKind::B32, build::activemask))
+    }
+
+    fn const_u32(&mut self, v: u32) -> VRegId {
+        self.imm_u32(v)
+    }
+
+    fn ballot(&mut self, p: Option<VRegId>, mask: VRegId) -> R<VRegId> {
+        let p = p.unwrap_or_else(|| self.imm_pred(true));
+        Ok(self.def(RegKind::B32, |d| build::vote_sync(VoteMode::Ballot, d, p, mask)))
+    }
+
+    fn gather_lane(&mut self, from: GatherLane<VRegId>, mask: VRegId) -> R<VRegId> {
+        Ok(match from {
+            // The lowest active lane: bfind(mask & -mask).
+            GatherLane::FirstActive => {
+                let n =
+                    self.def(RegKind::B32, |d| build::unary(Opcode::Neg, &[], PT::S32, d, mask));
+                let low = self.binop(Opcode::And, &[], PT::B32, mask, n);
+                self.def(RegKind::B32, |d| build::unary(Opcode::Bfind, &[], PT::U32, d, low))
+            }
+            GatherLane::Index(i) => i,
+            GatherLane::InQuad(i) => {
+                let lane = self.sreg(SpecialReg::Laneid);
+                let quad = Operand::ImmHex(0xFFFF_FFFC);
+                let base = self.binop(Opcode::And, &[], PT::B32, lane, quad);
+                self.def(RegKind::B32, |d| build::add(PT::S32, d, base, i))
+            }
+            GatherLane::Const(k) => self.imm_u32(k),
+        })
+    }
+
+    fn shuffle(
+        &mut self,
+        s: Scalar,
+        mode: ShflMode,
+        x: VRegId,
+        src: VRegId,
+        clamp: u32,
+        mask: VRegId,
+    ) -> R<VRegId> {
+        self.shfl(s, mode, x, src, clamp, mask)
+    }
+
+    fn collective(
+        &mut self,
+        op: dianran_frontend::ir::SubgroupOperation,
+        kind: dianran_frontend::ir::CollectiveOperation,
+        s: Scalar,
+        x: VRegId,
+        mask: VRegId,
+    ) -> R<VRegId> {
+        self.collective_component(op, kind, s, x, mask)
+    }
+}
+
 impl Lower<'_> {
     /// Subgroup operations (docs/ptx.md): member mask from `activemask`.
-    pub(crate) fn subgroup(&mut self, op: &Op, ty: TypeId) -> R<Vec<VRegId>> {
+    pub(crate) fn subgroup(&mut self, op: &Op) -> R<Vec<VRegId>> {
         let wide =
             |l: &Self, v: &dianran_frontend::ir::ValueId| l.scalar_ty(*v).is_ok_and(|s| s.is_64());
         let has_wide = match op {
@@ -23,68 +82,9 @@ impl Lower<'_> {
             _ => false,
         };
         if has_wide {
-            return Err(self.err_unsupported("subgroup operations on 64-bit values"));
+            return Err(self.unsupported("subgroup operations on 64-bit values"));
         }
-        let mask = self.def(RegKind::B32, build::activemask);
-        match op {
-            Op::SubgroupBallot(p) => {
-                let p = match p {
-                    Some(p) => self.scalar(*p)?,
-                    None => self.imm_pred(true),
-                };
-                let b = self.def(RegKind::B32, |d| build::vote_sync(VoteMode::Ballot, d, p, mask));
-                let z = self.imm_u32(0);
-                Ok(vec![b, z, z, z])
-            }
-            Op::SubgroupGather { mode, arg, index } => {
-                let s = self.scalar_ty(*arg)?;
-                let lane = self.sreg(SpecialReg::Laneid);
-                let idx = match index {
-                    Some(i) => Some(self.scalar(*i)?),
-                    None => None,
-                };
-                let Some((kind, from, clamp)) = gather_plan(*mode, idx) else {
-                    return Err(self.err_internal("subgroup gather without index"));
-                };
-                let src = match from {
-                    GatherLane::FirstActive => {
-                        // lowest active lane: bfind(mask & -mask)
-                        let n = self.def(RegKind::B32, |d| {
-                            build::unary(Opcode::Neg, &[], PT::S32, d, mask)
-                        });
-                        let low = self.binop(Opcode::And, &[], PT::B32, mask, n);
-                        self.def(RegKind::B32, |d| {
-                            build::unary(Opcode::Bfind, &[], PT::U32, d, low)
-                        })
-                    }
-                    GatherLane::Index(i) => i,
-                    GatherLane::InQuad(i) => {
-                        let base = self.binop(
-                            Opcode::And,
-                            &[],
-                            PT::B32,
-                            lane,
-                            Operand::ImmHex(0xFFFF_FFFC),
-                        );
-                        self.def(RegKind::B32, |d| build::add(PT::S32, d, base, i))
-                    }
-                    GatherLane::Const(k) => self.imm_u32(k),
-                };
-                let v = self.comps(*arg)?;
-                v.into_iter().map(|x| self.shfl(s, kind, x, src, clamp, mask)).collect()
-            }
-            Op::SubgroupCollective { op: sop, kind, arg } => {
-                let s = self.scalar_ty(*arg)?;
-                // Vectors reduce component by component (`subgroupAdd(vec4<f32>)`).
-                let mut out = Vec::new();
-                for x in self.comps(*arg)? {
-                    out.push(self.collective_component(*sop, *kind, s, x, mask)?);
-                }
-                let _ = ty;
-                Ok(out)
-            }
-            _ => Err(self.err_internal("not a subgroup op")),
-        }
+        lowering_common::subgroup_op(self, op)
     }
 
     /// One component of a subgroup reduction or scan.
@@ -99,7 +99,7 @@ impl Lower<'_> {
         use dianran_frontend::ir::{CollectiveOperation as C, SubgroupOperation as S};
         if matches!(sop, S::All | S::Any) {
             if kind != C::Reduce {
-                return Err(self.err_unsupported("subgroup scans of booleans"));
+                return Err(self.unsupported("subgroup scans of booleans"));
             }
             let n = if sop == S::All { VoteMode::All } else { VoteMode::Any };
             return Ok(self.def(RegKind::Pred, |p| build::vote_sync(n, p, x, mask)));
@@ -117,7 +117,7 @@ impl Lower<'_> {
             return Ok(self.def(RegKind::B32, |d| build::redux_sync(n, t, d, x, mask)));
         }
         if s == Scalar::F16 || s == Scalar::Bool {
-            return Err(self.err_unsupported("subgroup reductions on this type"));
+            return Err(self.unsupported("subgroup reductions on this type"));
         }
         self.collective_shfl(sop, kind, s, x, mask)
     }
@@ -172,7 +172,7 @@ impl Lower<'_> {
             (S::And, _) => (-1.0, Opcode::And),
             (S::Or, _) => (0.0, Opcode::Or),
             (S::Xor, _) => (0.0, Opcode::Xor),
-            _ => return Err(self.err_unsupported("this subgroup operation")),
+            _ => return Err(self.unsupported("this subgroup operation")),
         };
         let ident = match (s, op) {
             (Scalar::U32, S::Min | S::And) => self.imm_u32(u32::MAX),

@@ -4,7 +4,7 @@
 use super::*;
 use dianran_frontend::ir::{
     BinaryOperator, Block, BuiltIn, ConstValue, EntryPoint, Function, Global, Inst, IoBinding,
-    Module, Param, ResourceBinding, Scalar, Span, Terminator, Type, ValueData, ValueId,
+    Module, Op, Param, ResourceBinding, Scalar, Span, Terminator, Type, ValueData, ValueId,
 };
 use std::path::{Path, PathBuf};
 
@@ -298,15 +298,15 @@ fn dump_sample() {
 
 #[test]
 fn parameter_names_round_trip() {
-    assert_eq!(super::param_name(0, 3), "p_g0_b3");
-    assert_eq!(super::param_binding("p_g0_b3"), Some((0, 3)));
-    assert_eq!(super::param_binding("p_g0_b12"), Some((0, 12)));
-    assert_eq!(super::param_binding("p_g3_b1"), Some((3, 1)));
-    assert_eq!(super::param_binding("p_g12_b0"), Some((12, 0)));
-    assert_eq!(super::param_binding("p_sizes"), None);
-    assert_eq!(super::param_binding("p_g_b1"), None);
+    assert_eq!(crate::abi::param_name(0, 3), "p_g0_b3");
+    assert_eq!(crate::abi::param_binding("p_g0_b3"), Some((0, 3)));
+    assert_eq!(crate::abi::param_binding("p_g0_b12"), Some((0, 12)));
+    assert_eq!(crate::abi::param_binding("p_g3_b1"), Some((3, 1)));
+    assert_eq!(crate::abi::param_binding("p_g12_b0"), Some((12, 0)));
+    assert_eq!(crate::abi::param_binding("p_sizes"), None);
+    assert_eq!(crate::abi::param_binding("p_g_b1"), None);
     for (g, b) in [(0, 0), (1, 15), (7, 123)] {
-        assert_eq!(super::param_binding(&super::param_name(g, b)), Some((g, b)));
+        assert_eq!(crate::abi::param_binding(&crate::abi::param_name(g, b)), Some((g, b)));
     }
 }
 

@@ -42,6 +42,7 @@ use rustc_hash::FxHashMap as HashMap;
 use std::collections::BTreeSet;
 
 mod compare;
+use crate::lowering_common::ScalarLowering;
 use compare::CompareOperands;
 
 type VRegId = Reg;
@@ -54,48 +55,9 @@ pub struct TexturePlan {
     /// (texture, sampler) pairs that `textureSample*` / `textureGather` use.
     pub pairs: BTreeSet<(GlobalId, GlobalId)>,
     /// The pairs used with depth comparison (a `sampler_comparison`): each also gets a
-    /// `.u32` compare word ([`compare_param_name`]).
+    /// `.u32` compare word ([`crate::abi::compare_param_name`]).
     pub compare: BTreeSet<(GlobalId, GlobalId)>,
 }
-
-/// The parameter name of a (texture, sampler) pair: `p_g<G>_b<B>_s<SG>_b<SB>`.
-pub fn pair_param_name(texture: ir::ResourceBinding, sampler: ir::ResourceBinding) -> String {
-    format!("p_g{}_b{}_s{}_b{}", texture.group, texture.binding, sampler.group, sampler.binding)
-}
-
-/// The `((group, binding), (sampler group, sampler binding))` of a pair parameter named by
-/// [`pair_param_name`]; `None` for other names.
-pub fn pair_param_binding(name: &str) -> Option<((u32, u32), (u32, u32))> {
-    let (tex, sampler) = name.split_once("_s")?;
-    let (g, b) = tex.strip_prefix("p_g")?.split_once("_b")?;
-    let (sg, sb) = sampler.split_once("_b")?;
-    Some(((g.parse().ok()?, b.parse().ok()?), (sg.parse().ok()?, sb.parse().ok()?)))
-}
-
-/// The parameter name of a comparison pair's compare word: `p_g<G>_b<B>_s<SG>_b<SB>_cmp`,
-/// right after the pair's texture object (`docs/textures.md`, "Depth comparison").
-pub fn compare_param_name(texture: ir::ResourceBinding, sampler: ir::ResourceBinding) -> String {
-    format!("{}{COMPARE_SUFFIX}", pair_param_name(texture, sampler))
-}
-
-/// What [`compare_param_name`] appends to the pair's name.
-pub const COMPARE_SUFFIX: &str = "_cmp";
-
-/// The pair of a compare-word parameter named by [`compare_param_name`]; `None` for other
-/// names.
-pub fn compare_param_binding(name: &str) -> Option<((u32, u32), (u32, u32))> {
-    pair_param_binding(name.strip_suffix(COMPARE_SUFFIX)?)
-}
-
-/// Bits 0..=2 of a compare word: the sampler's compare function in WebGPU's
-/// `GPUCompareFunction` order (never 0, less 1, equal 2, less-equal 3, greater 4, not-equal
-/// 5, greater-equal 6, always 7). The order is a mask: bit 0 passes `reference < texel`,
-/// bit 1 `==`, bit 2 `>`.
-pub const COMPARE_FN_MASK: u32 = 0x7;
-
-/// Bit 3 of a compare word: `textureSampleCompareLevel` filters linearly (the sampler's
-/// magnification filter); clear: nearest.
-pub const COMPARE_LINEAR_BIT: u32 = 0x8;
 
 /// Every `GlobalAddr` of a handle (texture or sampler) global in `block`, by result value,
 /// and every parameter of an inlined call bound to one.
@@ -195,7 +157,7 @@ pub fn plan_textures(
     handle_values(m, &f.body, &mut handles);
     let mut plan = TexturePlan::default();
     let mut queried = BTreeSet::new();
-    let missing = |span| super::lower::internal("texture operand is not a global", entry, span);
+    let missing = |span| crate::abi::internal("texture operand is not a global", entry, span);
     for_each_image_op(&f.body, &mut |inst| {
         let image = match &inst.op {
             Op::ImageSample { image, .. }
@@ -206,7 +168,7 @@ pub fn plan_textures(
         };
         let g = *handles.get(&image).ok_or_else(|| missing(inst.span))?;
         if let Some(what) = unsupported_use(m, &inst.op, g) {
-            return Err(super::lower::unsupported(what, entry, inst.span));
+            return Err(crate::abi::unsupported(what, entry, inst.span));
         }
         match &inst.op {
             Op::ImageSample { sampler, depth_ref, .. } => {
@@ -362,7 +324,7 @@ impl Lower<'_> {
     }
 
     fn handle_of(&self, v: ValueId) -> Result<GlobalId, Diagnostic> {
-        self.tex.handles.get(&v).copied().ok_or_else(|| self.err_internal("unknown texture"))
+        self.tex.handles.get(&v).copied().ok_or_else(|| self.internal("unknown texture"))
     }
 
     /// The object register of texture `g`'s own parameter, or else of the first pair that
@@ -374,11 +336,11 @@ impl Lower<'_> {
         }
         let mut pairs: Vec<_> = self.tex.pairs.iter().filter(|((t, _), _)| *t == g).collect();
         pairs.sort();
-        pairs.first().map(|(_, r)| **r).ok_or_else(|| self.err_internal("texture without object"))
+        pairs.first().map(|(_, r)| **r).ok_or_else(|| self.internal("texture without object"))
     }
 
     fn image_type_of(&self, g: GlobalId) -> Result<(ImageDimension, bool, ImageClass), Diagnostic> {
-        image_type(self.m, g).ok_or_else(|| self.err_internal("texture global of no texture type"))
+        image_type(self.m, g).ok_or_else(|| self.internal("texture global of no texture type"))
     }
 
     /// Lowers one texture operation; `ty` is its result type.
@@ -415,7 +377,7 @@ impl Lower<'_> {
                     .tex
                     .pairs
                     .get(&(g, s))
-                    .ok_or_else(|| self.err_internal("texture-sampler pair without object"))?;
+                    .ok_or_else(|| self.internal("texture-sampler pair without object"))?;
                 let c = self.comps(*coordinate)?;
                 let layer = array_index.map(|a| self.scalar(a)).transpose()?;
                 let offset = match offset {
@@ -423,10 +385,11 @@ impl Lower<'_> {
                     None => None,
                 };
                 if let Some(r) = depth_ref {
-                    let word =
-                        *self.tex.compare.get(&(g, s)).ok_or_else(|| {
-                            self.err_internal("comparison pair without compare word")
-                        })?;
+                    let word = *self
+                        .tex
+                        .compare
+                        .get(&(g, s))
+                        .ok_or_else(|| self.internal("comparison pair without compare word"))?;
                     let reference = self.scalar(*r)?;
                     let pair = CompareOperands { obj, word, reference, offset };
                     return Ok(Some(Val::Comps(self.sample_compare(
@@ -444,7 +407,7 @@ impl Lower<'_> {
                 let g = self.handle_of(*image)?;
                 Ok(Some(Val::Comps(self.query(g, q)?)))
             }
-            _ => Err(self.err_internal("not a texture operation")),
+            _ => Err(self.internal("not a texture operation")),
         }
     }
 
@@ -528,7 +491,7 @@ impl Lower<'_> {
         let raw: Vec<VRegId> = match class {
             ImageClass::Storage { format, .. } => {
                 let ch = storage_format(format)
-                    .ok_or_else(|| self.err_unsupported("this storage texture format"))?;
+                    .ok_or_else(|| self.unsupported("this storage texture format"))?;
                 let coords = self.surface_coords(geom, ch, c, layer);
                 let words: Vec<VRegId> =
                     (0..ch.words()).map(|_| self.mf.new_vreg(RegKind::B32)).collect();
@@ -709,10 +672,10 @@ impl Lower<'_> {
     ) -> Result<(), Diagnostic> {
         let (dim, arrayed, class) = self.image_type_of(g)?;
         let ImageClass::Storage { format, .. } = class else {
-            return Err(self.err_internal("textureStore to a texture that is not storage"));
+            return Err(self.internal("textureStore to a texture that is not storage"));
         };
         let ch = storage_format(format)
-            .ok_or_else(|| self.err_unsupported("this storage texture format"))?;
+            .ok_or_else(|| self.unsupported("this storage texture format"))?;
         let obj = self.own_object(g)?;
         let geom = geometry(dim, arrayed);
         let mut vals = c.to_vec();
@@ -764,7 +727,7 @@ impl Lower<'_> {
                 _ => TexComp::A,
             };
             if !matches!(geom, TexGeom::D2 | TexGeom::A2d | TexGeom::Cube | TexGeom::Acube) {
-                return Err(self.err_unsupported("textureGather on this texture dimension"));
+                return Err(self.unsupported("textureGather on this texture dimension"));
             }
             let mut inst = build::tld4(comp, geom, dt, &d, obj, coords);
             inst.operands.extend(offset);
@@ -802,7 +765,7 @@ impl Lower<'_> {
                 (Flag::Grad, vec![Operand::Vector(pad(&gx)), Operand::Vector(pad(&gy))])
             }
             SampleLevel::Auto | SampleLevel::Bias(_) => {
-                return Err(self.err_unsupported("implicit-derivative sampling in compute"))
+                return Err(self.unsupported("implicit-derivative sampling in compute"))
             }
         };
         let mut extra = extra;
@@ -843,7 +806,7 @@ impl Lower<'_> {
                 vec![self.query_reg(false, TexQuery::NumMipmapLevels, obj, None)]
             }
             ImageQuery::NumLayers => vec![self.query_reg(surface, TexQuery::ArraySize, obj, None)],
-            ImageQuery::NumSamples => return Err(self.err_unsupported("textureNumSamples")),
+            ImageQuery::NumSamples => return Err(self.unsupported("textureNumSamples")),
         })
     }
 }

@@ -131,8 +131,8 @@ fn sampling_pairs_and_instructions() {
             "p_g1_b4_s2_b1",
         ]
     );
-    assert_eq!(texture::pair_param_binding("p_g1_b4_s2_b1"), Some(((1, 4), (2, 1))));
-    assert_eq!(param_binding("p_g1_b4_s2_b1"), None);
+    assert_eq!(crate::abi::pair_param_binding("p_g1_b4_s2_b1"), Some(((1, 4), (2, 1))));
+    assert_eq!(crate::abi::param_binding("p_g1_b4_s2_b1"), None);
     let t = &out.text;
     for s in [
         "tex.level.2d.v4.f32.f32",
@@ -181,10 +181,10 @@ fn depth_comparison_is_emulated_with_a_compare_word() {
             "p_g0_b2_s0_b3_cmp",
         ]
     );
-    assert_eq!(texture::compare_param_binding("p_g0_b2_s0_b3_cmp"), Some(((0, 2), (0, 3))));
-    assert_eq!(texture::compare_param_binding("p_g0_b2_s0_b3"), None);
-    assert_eq!(texture::pair_param_binding("p_g0_b2_s0_b3_cmp"), None);
-    assert_eq!(param_binding("p_g0_b2_s0_b3_cmp"), None);
+    assert_eq!(crate::abi::compare_param_binding("p_g0_b2_s0_b3_cmp"), Some(((0, 2), (0, 3))));
+    assert_eq!(crate::abi::compare_param_binding("p_g0_b2_s0_b3"), None);
+    assert_eq!(crate::abi::pair_param_binding("p_g0_b2_s0_b3_cmp"), None);
+    assert_eq!(crate::abi::param_binding("p_g0_b2_s0_b3_cmp"), None);
     let t = &out.text;
     for s in [
         ".param .u32 p_g0_b1_s0_b3_cmp",

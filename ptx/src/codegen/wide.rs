@@ -3,9 +3,10 @@
 //! `MIN`) exactly as the 32-bit lowering; float `+ - * /`, `sqrt` and `fma` carry `.rn` so
 //! ptxas neither contracts nor approximates them and every executor agrees bit for bit.
 
-use super::layout::{arith_ty, kind_of};
 use super::lower::Lower;
 use super::regalloc::{RegKind, VRegId};
+use crate::abi::layout::{arith_ty, kind_of};
+use crate::lowering_common::ScalarLowering;
 use crate::model::{build, CmpOp, Modifier, Opcode, Operand, Rounding, Type as PT};
 use dianran_frontend::ir::{BinaryOperator as B, MathFunction as M, Scalar, UnaryOperator as U};
 use dianran_frontend::Diagnostic;
@@ -33,7 +34,7 @@ impl Lower<'_> {
             U::Negate => {
                 self.def(RegKind::B64, |d| build::unary(Opcode::Neg, &[], arith_ty(s), d, v))
             }
-            U::LogicalNot => return Err(self.err_internal("logical not on a 64-bit value")),
+            U::LogicalNot => return Err(self.internal("logical not on a 64-bit value")),
         })
     }
 
@@ -77,7 +78,7 @@ impl Lower<'_> {
             B::ExclusiveOr => self.binop(Opcode::Xor, &[], PT::B64, a, b),
             B::ShiftLeft | B::ShiftRight => self.wgsl_shift(op, s, a, b),
             B::LogicalAnd | B::LogicalOr => {
-                return Err(self.err_internal("logical operator on a 64-bit value"))
+                return Err(self.internal("logical operator on a 64-bit value"))
             }
         })
     }
@@ -148,7 +149,7 @@ impl Lower<'_> {
             }
             (F64, F32 | F16) => cvt(self, Some(Rounding::Rn), to, PT::F64, v),
             (F32 | F16, F64) => cvt(self, None, F64, arith_ty(from), v),
-            _ => return Err(self.err_internal("64-bit conversion")),
+            _ => return Err(self.internal("64-bit conversion")),
         })
     }
 
@@ -170,7 +171,7 @@ impl Lower<'_> {
             (true, false) if n == 2 * c.len() && to.size() == 4 => {
                 Ok(self.unpack_halves(RegKind::B32, PT::B64, &c))
             }
-            _ => Err(self.err_unsupported("this bitcast between 64-bit and narrower types")),
+            _ => Err(self.unsupported("this bitcast between 64-bit and narrower types")),
         }
     }
 
@@ -301,8 +302,8 @@ impl Lower<'_> {
             M::Length | M::Distance | M::Normalize => {
                 let mut a = self.comps(args[0])?;
                 if fun == M::Distance {
-                    let b = self
-                        .comps(*args.get(1).ok_or_else(|| self.err_internal("distance arity"))?)?;
+                    let b =
+                        self.comps(*args.get(1).ok_or_else(|| self.internal("distance arity"))?)?;
                     a = a.iter().zip(&b).map(|(&p, &q)| self.f64_bin(Opcode::Sub, p, q)).collect();
                 }
                 let d = self.dot(Scalar::F64, &a, &a);
@@ -313,16 +314,16 @@ impl Lower<'_> {
                 })
             }
             M::Dot => {
-                let first = *args.first().ok_or_else(|| self.err_internal("dot arity"))?;
+                let first = *args.first().ok_or_else(|| self.internal("dot arity"))?;
                 let s = self.scalar_ty(first)?;
                 let a = self.comps(first)?;
-                let b = self.comps(*args.get(1).ok_or_else(|| self.err_internal("dot arity"))?)?;
+                let b = self.comps(*args.get(1).ok_or_else(|| self.internal("dot arity"))?)?;
                 let t = arith_ty(s);
                 let float = s == Scalar::F64;
                 // `a0 * b0`, then one fused step per further pair (the interpreter's order;
                 // starting from `fma(a0, b0, 0)` would turn a -0 product into +0).
                 let (Some(&a0), Some(&b0)) = (a.first(), b.first()) else {
-                    return Err(self.err_internal("dot of empty vectors"));
+                    return Err(self.internal("dot of empty vectors"));
                 };
                 let mut acc = if float {
                     self.def(RegKind::B64, |d| build::binary(Opcode::Mul, &[RN], t, d, a0, b0))
@@ -342,15 +343,15 @@ impl Lower<'_> {
             // The precise f64 library (`crate::math::f64`, docs/math.md).
             _ if crate::math::f64::FUNCTIONS.contains(&fun) => self.per_comp(args, |l, s, x| {
                 if s != Scalar::F64 {
-                    return Err(l.err_internal("f64 math on a non-f64 argument"));
+                    return Err(l.internal("f64 math on a non-f64 argument"));
                 }
                 match x {
                     [a, b] => crate::math::f64::binary(l, fun, *a, *b),
                     _ => crate::math::f64::unary(l, fun, x[0]),
                 }
-                .ok_or_else(|| l.err_internal("f64 math function without a lowering"))
+                .ok_or_else(|| l.internal("f64 math function without a lowering"))
             }),
-            _ => Err(self.err_unsupported(&format!(
+            _ => Err(self.unsupported(&format!(
                 "the builtin `{}` on 64-bit arguments (supported: abs, min, max, clamp, sign, \
                  saturate, sqrt, fma, floor, ceil, trunc, round, fract, mix, step, smoothstep, \
                  degrees, radians, dot, cross, length, distance, normalize, faceForward, \

@@ -181,7 +181,7 @@ pub fn compare_object_sampler(s: &SamplerDesc) -> SamplerDesc {
 /// comparison"): the compare function in WebGPU order in bits 0..=2 (`never` without
 /// one, as the reference model compares), the linear bit when the sampler magnifies linearly.
 pub fn compare_word(s: &SamplerDesc) -> u32 {
-    use dianran_ptx::codegen::texture::COMPARE_LINEAR_BIT;
+    use dianran_ptx::abi::COMPARE_LINEAR_BIT;
     let f = match s.compare.unwrap_or(CompareFn::Never) {
         CompareFn::Never => 0,
         CompareFn::Less => 1,

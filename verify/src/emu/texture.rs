@@ -277,7 +277,7 @@ impl Cta<'_> {
 }
 
 /// The object each parameter of a compiled entry names (`params`: the entry's parameter
-/// names in order, [`dianran_ptx::codegen::EntryInfo::params`]): a slot parameter
+/// names in order, [`dianran_ptx::abi::EntryInfo::params`]): a slot parameter
 /// `p_g<G>_b<B>` whose binding holds a texture in `bound` is that texture (fetches, queries,
 /// surface accesses: no sampler), a pair parameter `p_g<G>_b<B>_s<SG>_b<SB>` is the texture
 /// with the sampler's state (point filtered and without compare function for a comparison
@@ -288,28 +288,28 @@ pub fn texture_objects(
     params: &[String],
     bound: &crate::texture::TextureBindings,
 ) -> Result<Vec<Option<TexObject>>, String> {
-    use dianran_ptx::codegen::{
-        param_binding,
-        texture::{compare_param_binding, pair_param_binding},
-    };
+    use dianran_ptx::abi::ParamKind;
     params
         .iter()
-        .map(|name| {
-            if let Some((t, s)) = pair_param_binding(name) {
+        .map(|name| match ParamKind::of(name) {
+            Some(ParamKind::Pair { texture: t, sampler: s }) => {
                 let data = bound.textures.get(&t).ok_or_else(|| {
                     format!("parameter {name}: no texture bound at group {} binding {}", t.0, t.1)
                 })?;
                 let mut sampler = *bound.samplers.get(&s).ok_or_else(|| {
                     format!("parameter {name}: no sampler bound at group {} binding {}", s.0, s.1)
                 })?;
-                if params.iter().any(|p| compare_param_binding(p) == Some((t, s))) {
+                let word = ParamKind::CompareWord { texture: t, sampler: s };
+                if params.iter().any(|p| ParamKind::of(p) == Some(word)) {
                     sampler = compare_object_sampler(&sampler);
                 }
-                return Ok(Some(TexObject { data: data.clone(), sampler: Some(sampler) }));
+                Ok(Some(TexObject { data: data.clone(), sampler: Some(sampler) }))
             }
-            Ok(param_binding(name)
-                .and_then(|k| bound.textures.get(&k))
-                .map(|data| TexObject { data: data.clone(), sampler: None }))
+            Some(ParamKind::Slot(k)) => Ok(bound
+                .textures
+                .get(&k)
+                .map(|data| TexObject { data: data.clone(), sampler: None })),
+            _ => Ok(None),
         })
         .collect()
 }
@@ -325,7 +325,7 @@ pub fn fill_compare_words(
     values: &mut [Vec<u8>],
 ) -> Result<(), String> {
     for (name, v) in params.iter().zip(values.iter_mut()) {
-        let Some((_, s)) = dianran_ptx::codegen::texture::compare_param_binding(name) else {
+        let Some((_, s)) = dianran_ptx::abi::compare_param_binding(name) else {
             continue;
         };
         let sampler = bound.samplers.get(&s).ok_or_else(|| {
@@ -344,7 +344,7 @@ pub fn write_back_textures(
     bound: &mut crate::texture::TextureBindings,
 ) {
     for (name, obj) in params.iter().zip(objects) {
-        let (Some(k), Some(o)) = (dianran_ptx::codegen::param_binding(name), obj) else {
+        let (Some(k), Some(o)) = (dianran_ptx::abi::param_binding(name), obj) else {
             continue;
         };
         if let Some(t) = bound.textures.get_mut(&k) {

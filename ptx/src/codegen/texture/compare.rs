@@ -18,7 +18,9 @@
 //! any comparison sampler.
 
 use super::super::lower::Lower;
-use super::{coord_vector, geometry, VRegId, COMPARE_FN_MASK, COMPARE_LINEAR_BIT};
+use super::{coord_vector, geometry, VRegId};
+use crate::abi::{COMPARE_FN_MASK, COMPARE_LINEAR_BIT};
+use crate::lowering_common::ScalarLowering;
 use crate::model::build;
 use crate::model::Type as PT;
 use crate::model::{CmpOp, Flag, Opcode, Operand, RegKind, Rounding, TexComp, TexGeom, TexQuery};
@@ -54,7 +56,7 @@ impl Lower<'_> {
         let cube = match geom {
             TexGeom::D2 | TexGeom::A2d => false,
             TexGeom::Cube | TexGeom::Acube => true,
-            _ => return Err(self.err_unsupported("depth comparison on this texture dimension")),
+            _ => return Err(self.unsupported("depth comparison on this texture dimension")),
         };
         let coords = coord_vector(geom, layer, c);
         let func = self.binop(
@@ -92,7 +94,7 @@ impl Lower<'_> {
         let (u, v) = match c {
             [x, y, z, ..] if cube => self.cube_face_coords(*x, *y, *z),
             [u, v, ..] => (*u, *v),
-            _ => return Err(self.err_internal("depth comparison with too few coordinates")),
+            _ => return Err(self.internal("depth comparison with too few coordinates")),
         };
         let a = self.texel_fraction(u, w);
         let b = self.texel_fraction(v, h);

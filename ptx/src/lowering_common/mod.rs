@@ -5,13 +5,24 @@
 //! once here, over [`ScalarLowering`], so that a fix reaches both backends; each backend keeps
 //! only how a single component operation is emitted.
 
+use crate::abi::layout;
 use crate::codegen::align::lowbit;
-use crate::codegen::layout;
 use crate::model::ShflMode;
 use dianran_frontend::ir::{
     CoopRole, Direction, GatherMode, GlobalId, Op, Scalar, Type, TypeId, Types, ValueId,
 };
-use dianran_frontend::Diagnostic;
+use dianran_frontend::{DiagKind, Diagnostic};
+
+mod frames;
+mod inst;
+mod subgroup;
+pub use inst::{
+    entry_input, entry_prologue, global_home, lower_inst, ArrayLength, CoopAccess, CoopLowering,
+    FragForm, GlobalHome, InstLowering, PtrOf, Val, ValOf,
+};
+
+pub use frames::{Exit, Frame, Frames};
+pub use subgroup::{subgroup_op, SubgroupLowering};
 
 type R<T> = Result<T, Diagnostic>;
 
@@ -21,6 +32,10 @@ type R<T> = Result<T, Diagnostic>;
 pub trait ScalarLowering {
     /// One scalar component of a value (a virtual register, an LLVM value).
     type Value: Copy;
+    /// An address (a 64-bit register, an LLVM pointer).
+    type Addr: Copy;
+    /// The memory an address points into.
+    type Space: Copy;
     /// A predicate (the result of a comparison).
     type Pred: Copy;
 
@@ -30,16 +45,37 @@ pub trait ScalarLowering {
     fn value_ty(&self, v: ValueId) -> TypeId;
     /// The components of `v`.
     fn value_comps(&self, v: ValueId) -> R<Vec<Self::Value>>;
+    /// The components of `args`, one after another.
+    fn flatten(&self, args: &[ValueId]) -> R<Vec<Self::Value>> {
+        let mut out = Vec::new();
+        for &a in args {
+            out.extend(self.value_comps(a)?);
+        }
+        Ok(out)
+    }
+    /// A diagnostic of `kind` (internal or unsupported) about `what`, at the current
+    /// instruction, worded for the backend.
+    fn diagnostic(&self, kind: DiagKind, what: &str) -> Diagnostic;
     /// An internal-error diagnostic at the current instruction.
-    fn internal(&self, what: &str) -> Diagnostic;
+    fn internal(&self, what: &str) -> Diagnostic {
+        self.diagnostic(DiagKind::Internal, what)
+    }
     /// An "unsupported" diagnostic at the current instruction.
-    fn unsupported(&self, what: &str) -> Diagnostic;
-    /// The fragment layout of cooperative matrix type `ty` (an unsupported one is an error).
+    fn unsupported(&self, what: &str) -> Diagnostic {
+        self.diagnostic(DiagKind::Unsupported, what)
+    }
+    /// The fragment layout of cooperative matrix type `ty` (an unsupported one is an error,
+    /// [`coop_shape`]).
     fn coop_layout(&self, ty: TypeId) -> R<CoopShape>;
     /// A boolean component used as a predicate.
     fn as_pred(&self, v: Self::Value) -> Self::Pred;
     /// `i == e` for a `u32` component `i`.
     fn index_is(&mut self, i: Self::Value, e: u32) -> R<Self::Pred>;
+    /// `a * b` for components of scalar type `s`.
+    fn mul_comp(&mut self, s: Scalar, a: Self::Value, b: Self::Value) -> R<Self::Value>;
+    /// The dot product of `a` and `b` (components of scalar type `s`), each product and sum
+    /// rounded on its own for floats (`dot` is contracted in the SSA, `docs/math.md`).
+    fn dot_comps(&mut self, s: Scalar, a: &[Self::Value], b: &[Self::Value]) -> R<Self::Value>;
     /// `p ? a : b` for components of scalar type `s`.
     fn select_comp(
         &mut self,
@@ -238,6 +274,12 @@ impl<A, S: Copy> Ptr<A, S> {
         Ptr { addr, space, pointee: ty, root, static_off: Some(0), align }
     }
 
+    /// This pointer moved to `addr`, an element of type `ety` at an index known only at run
+    /// time; `align` is what the backend proved about the element's address.
+    pub fn element(&self, addr: A, ety: TypeId, align: u32) -> Self {
+        Ptr { addr, space: self.space, pointee: ety, root: self.root, static_off: None, align }
+    }
+
     /// This pointer moved `off` bytes forward to `addr`, pointing at a value of type `ty`.
     pub fn offset<B>(&self, addr: B, off: u32, ty: TypeId) -> Ptr<B, S> {
         Ptr {
@@ -249,6 +291,106 @@ impl<A, S: Copy> Ptr<A, S> {
             align: self.align.min(lowbit(off)),
         }
     }
+}
+
+/// Applies `f` to each component of `a`, with the components' scalar type (unary operators,
+/// conversions).
+pub fn per_component<L: ScalarLowering>(
+    l: &mut L,
+    a: ValueId,
+    mut f: impl FnMut(&mut L, Scalar, L::Value) -> R<L::Value>,
+) -> R<Vec<L::Value>> {
+    let ty = l.value_ty(a);
+    let s = l.types_mut().scalar_of(ty).ok_or_else(|| l.internal("not a scalar type"))?;
+    let c = l.value_comps(a)?;
+    c.into_iter().map(|v| f(l, s, v)).collect()
+}
+
+/// WGSL's matrix products `x * y` (`xt`, `yt` their types; components column-major): matrix
+/// times scalar, vector or matrix, and vector or scalar times matrix. Any other pair is an
+/// internal error.
+pub fn linear_mul<L: ScalarLowering>(
+    l: &mut L,
+    x: ValueId,
+    y: ValueId,
+    xt: &Type,
+    yt: &Type,
+) -> R<Vec<L::Value>> {
+    let a = l.value_comps(x)?;
+    let b = l.value_comps(y)?;
+    let xty = l.value_ty(x);
+    let s = l.types_mut().scalar_of(xty);
+    let s = s.ok_or_else(|| l.internal("not a scalar type"))?;
+    let shape_err = |l: &L| l.internal("matrix product shapes");
+    match (xt, yt) {
+        (Type::Matrix { .. }, Type::Scalar(_)) => {
+            let k = *b.first().ok_or_else(|| shape_err(l))?;
+            a.into_iter().map(|v| l.mul_comp(s, v, k)).collect()
+        }
+        (Type::Scalar(_), Type::Matrix { .. }) => {
+            let k = *a.first().ok_or_else(|| shape_err(l))?;
+            b.into_iter().map(|v| l.mul_comp(s, k, v)).collect()
+        }
+        // Component i of M * v is row i of M (stride r in column-major order) dot v.
+        (Type::Matrix { columns, rows, .. }, Type::Vector { size, .. }) => {
+            let (c, r) = (*columns as usize, *rows as usize);
+            if *size as usize != c || a.len() != c * r {
+                return Err(shape_err(l));
+            }
+            (0..r)
+                .map(|i| {
+                    let row: Vec<L::Value> = (0..c).map(|k| a[k * r + i]).collect();
+                    l.dot_comps(s, &row, &b)
+                })
+                .collect()
+        }
+        // Component k of v * M is v dot column k.
+        (Type::Vector { size, .. }, Type::Matrix { columns, rows, .. }) => {
+            let (c, r) = (*columns as usize, *rows as usize);
+            if *size as usize != r || b.len() != c * r {
+                return Err(shape_err(l));
+            }
+            b.chunks(r).map(|col| l.dot_comps(s, &a, col)).collect()
+        }
+        (
+            Type::Matrix { columns: k1, rows: r1, .. },
+            Type::Matrix { columns: c2, rows: k2, .. },
+        ) => {
+            let (k, r, c) = (*k1 as usize, *r1 as usize, *c2 as usize);
+            if *k2 as usize != k || a.len() != k * r || b.len() != c * k {
+                return Err(shape_err(l));
+            }
+            let mut out = Vec::with_capacity(r * c);
+            for col in b.chunks(k) {
+                for i in 0..r {
+                    let row: Vec<L::Value> = (0..k).map(|q| a[q * r + i]).collect();
+                    out.push(l.dot_comps(s, &row, col)?);
+                }
+            }
+            Ok(out)
+        }
+        _ => Err(shape_err(l)),
+    }
+}
+
+/// The fragment layout of cooperative matrix type `ty` ([`CoopShape::of`]); an unsupported
+/// type is an "unsupported" diagnostic, with `exact_f32_help` as the help of an f32 product
+/// the backend cannot compute exactly.
+pub fn coop_shape<L: ScalarLowering>(
+    l: &L,
+    types: &Types,
+    ty: TypeId,
+    tf32: bool,
+    exact_f32_help: &str,
+) -> R<CoopShape> {
+    CoopShape::of(types, ty, tf32).map_err(|e| {
+        let d = l.unsupported(e.what());
+        if e == CoopShapeError::ExactF32 {
+            d.help(exact_f32_help)
+        } else {
+            d
+        }
+    })
 }
 
 /// The parameter of buffer `g`: `buffers[i]` is the buffer passed as parameter `i`, `params[i]`

@@ -1,7 +1,7 @@
 //! Per-component view of IR types: how a value is split into scalar registers and where each
 //! component lives in memory (WGSL host-shareable layout, docs/abi.md).
 
-use super::regalloc::RegKind;
+use crate::model::RegKind;
 use dianran_frontend::ir::{Scalar, Type, TypeId, Types};
 
 /// One scalar component of a value: its type and its byte offset inside the value's memory.

@@ -1,0 +1,418 @@
+//! The per-instruction dispatch both PTX backends share: which IR operation becomes which
+//! backend primitive, and everything between (pointer arithmetic from the layout, barriers
+//! around a uniform load, what neither backend supports). A backend implements
+//! [`InstLowering`] (how to emit each primitive) and calls [`lower_inst`] for every
+//! instruction that is not control flow.
+
+use super::{coop_fragment, mma_operands, CoopShape, MmaOperands, Ptr, ScalarLowering};
+use crate::abi::layout;
+use dianran_frontend::ir::{self, GlobalId, Inst, LocalId, Op, TypeId, ValueId};
+use dianran_frontend::Diagnostic;
+
+type R<T> = Result<T, Diagnostic>;
+
+/// The lowered form of an SSA value: scalar components in [`layout::leaves`] order, or a
+/// pointer.
+#[derive(Clone, Debug)]
+pub enum Val<V, P> {
+    /// Scalar components.
+    Comps(Vec<V>),
+    /// A pointer.
+    Ptr(P),
+}
+
+/// A backend's pointer type.
+pub type PtrOf<L> = Ptr<<L as ScalarLowering>::Addr, <L as ScalarLowering>::Space>;
+/// A backend's lowered value.
+pub type ValOf<L> = Val<<L as ScalarLowering>::Value, PtrOf<L>>;
+
+/// How a lane reads or writes its part of a cooperative-matrix fragment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FragForm {
+    /// `ldmatrix` (f16 fragments in workgroup memory): one instruction for the warp.
+    Ldmatrix,
+    /// Each lane's two adjacent elements as one access of twice the element size.
+    Pairs,
+    /// Element by element.
+    Elements,
+}
+
+/// A `coopLoad` or `coopStore`: the matrix, where it is and how it is laid out.
+#[derive(Clone, Copy, Debug)]
+pub struct CoopAccess<P> {
+    /// The fragment's shape.
+    pub shape: CoopShape,
+    /// The pointer to the first element.
+    pub ptr: P,
+    /// The SSA value of the pointer (what alignment analysis knows about it).
+    pub ptr_value: ValueId,
+    /// The stride between rows (row-major) or columns, in elements.
+    pub stride: ValueId,
+    /// `coopLoadT` / `coopStoreT` read the matrix transposed: row-major.
+    pub row_major: bool,
+}
+
+impl<P> CoopAccess<P> {
+    /// The form a load takes, with the alignment in bytes that form needs of the address
+    /// and of `stride * element size` (a backend proves it or checks it at run time, falling
+    /// back to [`FragForm::Elements`], which needs none): `ldmatrix` for f16 in workgroup
+    /// memory (`in_shared`), pairs where a lane's two elements are adjacent.
+    pub fn load_form(&self, in_shared: bool) -> (FragForm, u32) {
+        if self.shape.scalar == ir::Scalar::F16 && in_shared {
+            (FragForm::Ldmatrix, 16)
+        } else {
+            self.store_form()
+        }
+    }
+
+    /// The form a store takes (pairs or elements; there is no `stmatrix` before sm_90), with
+    /// the alignment it needs as in [`CoopAccess::load_form`].
+    pub fn store_form(&self) -> (FragForm, u32) {
+        let size = self.shape.scalar.size();
+        if self.shape.pairs_contiguous(self.row_major) {
+            (FragForm::Pairs, 2 * size)
+        } else {
+            (FragForm::Elements, size)
+        }
+    }
+}
+
+/// How a backend emits cooperative-matrix operations, given operands [`lower_inst`] has
+/// resolved and checked.
+pub trait CoopLowering: ScalarLowering + Sized {
+    /// `coopLoad` / `coopLoadT`.
+    fn coop_load(&mut self, a: CoopAccess<PtrOf<Self>>) -> R<Vec<Self::Value>>;
+    /// `coopStore` / `coopStoreT` of fragment components `v`.
+    fn coop_store(&mut self, a: CoopAccess<PtrOf<Self>>, v: &[Self::Value]) -> R<()>;
+    /// `coopMultiplyAdd(a, b, c)` = a·b + c.
+    fn coop_mma(&mut self, ops: MmaOperands<Self::Value>) -> R<Vec<Self::Value>>;
+}
+
+/// How a backend emits the primitives [`lower_inst`] selects.
+pub trait InstLowering: CoopLowering {
+    /// Records the lowered form of SSA value `r`.
+    fn define(&mut self, r: ValueId, v: ValOf<Self>);
+    /// The pointer that SSA value `v` holds.
+    fn pointer(&self, v: ValueId) -> R<PtrOf<Self>>;
+    /// Lowers a structured control-flow operation (`if`, `loop`, `switch`, an inlined call).
+    fn region(&mut self, op: &Op) -> R<()>;
+
+    /// The address of module-scope variable `g` (`result`: the SSA value it defines; a
+    /// backend may bind a texture or sampler handle to it instead of a pointer).
+    fn global(&mut self, g: GlobalId, result: Option<ValueId>) -> R<Option<ValOf<Self>>>;
+    /// The address of function-local variable `l`.
+    fn local(&mut self, l: LocalId) -> R<PtrOf<Self>>;
+    /// `p + off` bytes, pointing at a value of type `ty`.
+    fn offset(&mut self, p: PtrOf<Self>, off: u32, ty: TypeId) -> R<PtrOf<Self>>;
+    /// Element `index` of the array `p` points to (`stride` bytes apart, of type `ety`).
+    fn element(
+        &mut self,
+        p: PtrOf<Self>,
+        index: ValueId,
+        stride: u32,
+        ety: TypeId,
+    ) -> R<PtrOf<Self>>;
+    /// The components of the value `p` points to.
+    fn load(&mut self, p: &PtrOf<Self>) -> R<Vec<Self::Value>>;
+    /// Stores components `c` where `p` points.
+    fn store(&mut self, p: &PtrOf<Self>, c: &[Self::Value]) -> R<()>;
+    /// A workgroup execution and memory barrier.
+    fn workgroup_barrier(&mut self) -> R<()>;
+    /// The barrier statement `b` (`workgroupBarrier`, `storageBarrier`, `subgroupBarrier`...).
+    fn barrier(&mut self, b: ir::Barrier) -> R<()>;
+    /// An atomic read-modify-write; the old value.
+    fn atomic(&mut self, p: &PtrOf<Self>, op: ir::AtomicOp, v: Self::Value) -> R<Self::Value>;
+    /// `atomicCompareExchangeWeak`: the old value and whether it equalled `compare`.
+    fn compare_exchange(
+        &mut self,
+        p: &PtrOf<Self>,
+        compare: Self::Value,
+        v: Self::Value,
+    ) -> R<[Self::Value; 2]>;
+    /// The components of constant `c` of type `ty`.
+    fn constant(&mut self, c: &ir::ConstValue, ty: TypeId) -> R<Vec<Self::Value>>;
+    /// Zeroes the workgroup variables the entry uses (WGSL zero-initializes them), then
+    /// synchronizes the workgroup.
+    fn zero_workgroup_memory(&mut self) -> R<()>;
+    /// The components of builtin input `b` of type `ty`; bit `i` of `used` is set when the
+    /// entry reads component `i` (a backend may leave the others unset).
+    fn builtin_input(&mut self, b: ir::BuiltIn, ty: TypeId, used: u32) -> R<Vec<Self::Value>>;
+    /// The buffer behind each parameter slot, in the entry plan's order.
+    fn buffers(&self) -> &[Option<GlobalId>];
+    /// `arrayLength`: `(max(sizes[slot], offset) - offset) / stride`, reading the byte size
+    /// from the `p_sizes` array.
+    fn array_length(&mut self, a: ArrayLength) -> R<Self::Value>;
+    /// A texture operation (sample, load, store, query).
+    fn image(&mut self, op: &Op) -> R<Option<ValOf<Self>>>;
+    /// Every other operation that produces a value of type `ty` (arithmetic, conversions,
+    /// composites, builtins, subgroup operations).
+    fn value_op(&mut self, op: &Op, ty: TypeId) -> R<Vec<Self::Value>>;
+}
+
+/// Lowers one instruction of a block.
+pub fn lower_inst<L: InstLowering>(l: &mut L, inst: &Inst) -> R<()> {
+    let op = &inst.op;
+    if matches!(op, Op::If { .. } | Op::Loop { .. } | Op::Switch { .. } | Op::Inline { .. }) {
+        return l.region(op);
+    }
+    let val = match op {
+        Op::GlobalAddr(g) => l.global(*g, inst.result)?,
+        Op::LocalAddr(x) => Some(Val::Ptr(l.local(*x)?)),
+        Op::AccessIndex(base, i) => {
+            let p = l.pointer(*base)?;
+            let (off, mty) = layout::member_offset(l.types_mut(), p.pointee, *i)
+                .ok_or_else(|| l.internal("bad member index"))?;
+            Some(Val::Ptr(l.offset(p, off, mty)?))
+        }
+        Op::Access(base, idx) => {
+            let p = l.pointer(*base)?;
+            let (stride, ety, _) = layout::element_stride(l.types_mut(), p.pointee)
+                .ok_or_else(|| l.internal("Access on a non-indexable pointee"))?;
+            Some(Val::Ptr(l.element(p, *idx, stride, ety)?))
+        }
+        Op::Load(p) => {
+            let p = l.pointer(*p)?;
+            Some(Val::Comps(l.load(&p)?))
+        }
+        Op::Store { ptr, value } => {
+            let p = l.pointer(*ptr)?;
+            let c = l.value_comps(*value)?;
+            l.store(&p, &c)?;
+            None
+        }
+        // Every invocation reads the same value: barriers on both sides order it after the
+        // writes before it and before the writes after it.
+        Op::WorkgroupUniformLoad(p) => {
+            let p = l.pointer(*p)?;
+            l.workgroup_barrier()?;
+            let c = l.load(&p)?;
+            l.workgroup_barrier()?;
+            Some(Val::Comps(c))
+        }
+        Op::Barrier(b) => {
+            l.barrier(*b)?;
+            None
+        }
+        Op::Atomic { ptr, op, value } => {
+            let p = l.pointer(*ptr)?;
+            let v = super::scalar(l, *value)?;
+            Some(Val::Comps(vec![l.atomic(&p, *op, v)?]))
+        }
+        Op::AtomicCompareExchange { ptr, compare, value } => {
+            let p = l.pointer(*ptr)?;
+            let c = super::scalar(l, *compare)?;
+            let v = super::scalar(l, *value)?;
+            Some(Val::Comps(l.compare_exchange(&p, c, v)?.to_vec()))
+        }
+        Op::ArrayLength(p) => {
+            let a = array_length_of(l, *p)?;
+            Some(Val::Comps(vec![l.array_length(a)?]))
+        }
+        Op::Call(..) => {
+            return Err(l.unsupported("calls to user functions that were not inlined"));
+        }
+        Op::ImageSample { .. }
+        | Op::ImageLoad { .. }
+        | Op::ImageStore { .. }
+        | Op::ImageQuery(..) => l.image(op)?,
+        Op::Derivative(..) => return Err(l.unsupported("derivatives")),
+        Op::CoopLoad { ptr, stride, row_major } => {
+            let shape = l.coop_layout(result_ty(l, inst, "coopLoad")?)?;
+            let access = coop_access(l, shape, *ptr, *stride, *row_major)?;
+            Some(Val::Comps(l.coop_load(access)?))
+        }
+        Op::CoopStore { value, ptr, stride, row_major } => {
+            let (shape, v) = coop_fragment(l, *value)?;
+            let access = coop_access(l, shape, *ptr, *stride, *row_major)?;
+            l.coop_store(access, &v)?;
+            None
+        }
+        Op::CoopMultiplyAdd(a, b, c) => {
+            let ops = mma_operands(l, *a, *b, *c)?;
+            Some(Val::Comps(l.coop_mma(ops)?))
+        }
+        _ => {
+            let ty = result_ty(l, inst, "value operation")?;
+            Some(Val::Comps(l.value_op(op, ty)?))
+        }
+    };
+    if let (Some(r), Some(v)) = (inst.result, val) {
+        l.define(r, v);
+    }
+    Ok(())
+}
+
+/// The type of the value `inst` defines; an internal error names `what` when it defines none.
+fn result_ty<L: InstLowering>(l: &L, inst: &Inst, what: &str) -> R<TypeId> {
+    let r = inst.result.ok_or_else(|| l.internal(&format!("{what} without result")))?;
+    Ok(l.value_ty(r))
+}
+
+/// The operands of a `coopLoad` / `coopStore` of a `shape` matrix at `ptr`.
+fn coop_access<L: InstLowering>(
+    l: &L,
+    shape: CoopShape,
+    ptr: ValueId,
+    stride: ValueId,
+    row_major: bool,
+) -> R<CoopAccess<PtrOf<L>>> {
+    Ok(CoopAccess { shape, ptr: l.pointer(ptr)?, ptr_value: ptr, stride, row_major })
+}
+
+/// Where a module-scope variable lives, as both backends address it (docs/abi.md).
+#[derive(Clone, Copy, Debug)]
+pub enum GlobalHome<A> {
+    /// A storage or uniform buffer: its parameter's address, and the alignment the binding
+    /// promises (only its type's own: a host may pass an offset slice).
+    Buffer {
+        /// The buffer parameter's address.
+        addr: A,
+        /// A power of two dividing it.
+        align: u32,
+    },
+    /// A workgroup variable, declared at least 16-byte aligned.
+    Workgroup {
+        /// A power of two dividing its address.
+        align: u32,
+    },
+    /// A private (per-invocation) variable.
+    Private,
+    /// The entry's `var<immediate>`.
+    Immediate,
+    /// A texture or sampler.
+    Handle,
+}
+
+/// Where global `g` lives and its type; `params[i]` is the address of the buffer in slot `i`
+/// ([`InstLowering::buffers`]).
+pub fn global_home<L: InstLowering>(
+    l: &L,
+    m: &ir::Module,
+    params: &[Option<L::Addr>],
+    g: GlobalId,
+) -> R<(GlobalHome<L::Addr>, TypeId)> {
+    let global = m.globals.get(g.index()).ok_or_else(|| l.internal("unknown global"))?;
+    let ty = global.ty;
+    let home = match global.space {
+        ir::AddressSpace::Storage { .. } | ir::AddressSpace::Uniform => {
+            let addr = super::buffer_param(l.buffers(), params, g)
+                .ok_or_else(|| l.internal("buffer without parameter"))?;
+            GlobalHome::Buffer { addr, align: super::buffer_align(&m.types, ty) }
+        }
+        ir::AddressSpace::Workgroup => {
+            GlobalHome::Workgroup { align: super::shared_align(&m.types, ty) }
+        }
+        ir::AddressSpace::Private | ir::AddressSpace::Function => GlobalHome::Private,
+        ir::AddressSpace::Immediate => GlobalHome::Immediate,
+        ir::AddressSpace::Handle => GlobalHome::Handle,
+    };
+    Ok((home, ty))
+}
+
+/// An `arrayLength` resolved against the entry's parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ArrayLength {
+    /// The buffer's slot (its index in `p_sizes`).
+    pub slot: usize,
+    /// The byte offset of the runtime-sized array in its buffer.
+    pub offset: u32,
+    /// The array's stride in bytes (at least 1).
+    pub stride: u32,
+}
+
+/// Resolves `arrayLength(p)`: `p` must point into a buffer parameter at a static offset.
+fn array_length_of<L: InstLowering>(l: &mut L, pv: ValueId) -> R<ArrayLength> {
+    let p = l.pointer(pv)?;
+    let (Some(root), Some(offset)) = (p.root, p.static_off) else {
+        return Err(l.internal("arrayLength of a pointer with unknown origin"));
+    };
+    let slot = l.buffers().iter().position(|b| *b == Some(root));
+    let slot = slot.ok_or_else(|| l.internal("arrayLength of a buffer without parameter"))?;
+    let stride = match l.types_mut().get(p.pointee) {
+        ir::Type::Array { stride, .. } => (*stride).max(1),
+        _ => return Err(l.internal("arrayLength of a non-array")),
+    };
+    Ok(ArrayLength { slot, offset, stride })
+}
+
+/// The components of compute-entry parameter `p` of entry function `f`: a builtin, or a struct
+/// whose members are builtins (compute entries have no other inputs).
+pub fn entry_input<L: InstLowering>(
+    l: &mut L,
+    f: &ir::Function,
+    p: &ir::Param,
+) -> R<Vec<L::Value>> {
+    let ty = l.value_ty(p.value);
+    match &p.binding {
+        Some(ir::IoBinding::BuiltIn(b)) => {
+            // Components the body never reads are not computed (`global_invocation_id.y` of
+            // a 1-D kernel).
+            let mut used = 0u32;
+            components_used(&f.body, p.value, &mut used);
+            l.builtin_input(*b, ty, used)
+        }
+        Some(ir::IoBinding::Location { .. }) => {
+            Err(l.unsupported("location inputs in compute entries"))
+        }
+        None => {
+            let ir::Type::Struct { members, .. } = l.types_mut().get(ty).clone() else {
+                return Err(l.internal("entry parameter without binding"));
+            };
+            let mut all = Vec::new();
+            for m in members {
+                match m.binding {
+                    Some(ir::IoBinding::BuiltIn(b)) => all.extend(l.builtin_input(b, m.ty, !0)?),
+                    _ => return Err(l.unsupported("non-builtin compute inputs")),
+                }
+            }
+            Ok(all)
+        }
+    }
+}
+
+/// Sets bit `i` of `used` for every component `i` of `v` that `block` (nested blocks
+/// included) reads: `Extract(v, i)` reads one, any other use all of them.
+fn components_used(block: &ir::Block, v: ValueId, used: &mut u32) {
+    for inst in &block.insts {
+        match &inst.op {
+            Op::Extract(a, i) if *a == v => *used |= 1u32.checked_shl(*i).unwrap_or(0),
+            op => op.for_each_operand(|a| {
+                if a == v {
+                    *used = u32::MAX;
+                }
+            }),
+        }
+        for b in inst.op.blocks() {
+            components_used(b, v, used);
+        }
+    }
+    if block.term.args().contains(&v) {
+        *used = u32::MAX;
+    }
+}
+
+/// The end of every entry's prologue, after the backend has placed its variables: each
+/// private variable in `privates` holds its initializer (zero without one), workgroup memory
+/// is zero, and the entry's inputs are bound to its parameters.
+pub fn entry_prologue<L: InstLowering>(
+    l: &mut L,
+    m: &ir::Module,
+    f: &ir::Function,
+    privates: &[GlobalId],
+) -> R<()> {
+    for &g in privates {
+        let Some(global) = m.globals.get(g.index()) else { continue };
+        let init = global.init.clone().unwrap_or(ir::ConstValue::Zero(global.ty));
+        let comps = l.constant(&init, global.ty)?;
+        let Some(Val::Ptr(p)) = l.global(g, None)? else {
+            return Err(l.internal("private variable without an address"));
+        };
+        l.store(&p, &comps)?;
+    }
+    l.zero_workgroup_memory()?;
+    for p in &f.params {
+        let comps = entry_input(l, f, p)?;
+        l.define(p.value, Val::Comps(comps));
+    }
+    Ok(())
+}
