@@ -308,19 +308,7 @@ fn check_entry(k: &Kernel, m: &ir::Module, entry: &str, lavapipe: bool, out: &mu
         Ok(b) => b,
         Err(e) => return out.fail(&key, "interp", e),
     };
-    let job = Job {
-        file_name: &k.name,
-        source: &k.source,
-        overrides: &[],
-        module: m,
-        entry,
-        dispatch: k.dispatch,
-        subgroup_size: 32,
-        sm: 80,
-        tf32: false,
-        fast_math: false,
-        ptx: None,
-    };
+    let job = Job::new(&k.name, &k.source, m, entry, k.dispatch);
     let textured = dianran::verify::textured::uses_textures(m, entry);
     let textures = if textured {
         match dianran::cli::run::described_textures(&k.source, m, entry, &[], &[], SEED) {

@@ -238,18 +238,9 @@ fn executors_agree(
     let input = random_buffers(m, entry, runtime_len, seed)
         .map_err(|d| Failure::new(Kind::CompileError, "buffers", d.message))?;
     let job = Job {
-        file_name: name,
-        source: wgsl,
-        overrides: &[],
-        module: m,
-        entry,
-        dispatch,
-        subgroup_size: 32,
-        sm: 80,
-        tf32: false,
-        fast_math: false,
         // The PTX checked above (with an injected bug, when asked for).
         ptx: Some(ptx),
+        ..Job::new(name, wgsl, m, entry, dispatch)
     };
     let report =
         engine::check(&job, &input, &engine::Options::new(opts.executors.clone(), opts.timeout));

@@ -173,17 +173,11 @@ pub fn execute(args: &Args) -> Result<String, Failure> {
         .map_err(fail)?;
     } else {
         let job = Job {
-            file_name: &src.name,
-            source: &src.text,
             overrides: &args.source.overrides,
-            module: &module,
-            entry: &args.entry,
-            dispatch: args.dispatch,
             subgroup_size: args.subgroup_size,
-            sm: 80,
             tf32: args.tf32,
             fast_math: args.fast_math,
-            ptx: None,
+            ..Job::new(&src.name, &src.text, &module, &args.entry, args.dispatch)
         };
         let exec_fail =
             |e: executors::ExecError| Failure::Message(format!("{}: {e}", args.executor.name()));

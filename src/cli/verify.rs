@@ -154,17 +154,13 @@ pub fn execute(args: &Args) -> Result<String, Failure> {
         None => None,
     };
     let job = |subgroup_size| Job {
-        file_name: &src.name,
-        source: &src.text,
         overrides: &args.source.overrides,
-        module: &module,
-        entry: &entry,
-        dispatch,
         subgroup_size,
         sm: args.sm,
         tf32: args.tf32,
         fast_math: args.fast_math,
         ptx: ptx_text.as_deref(),
+        ..Job::new(&src.name, &src.text, &module, &entry, dispatch)
     };
     let textures = super::run::described_textures(
         &src.text,

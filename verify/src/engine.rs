@@ -398,19 +398,7 @@ mod tests {
     }
 
     fn job<'a>(m: &'a ir::Module, src: &'a str) -> Job<'a> {
-        Job {
-            file_name: "t.wgsl",
-            source: src,
-            overrides: &[],
-            module: m,
-            entry: "main",
-            dispatch: [1, 1, 1],
-            subgroup_size: 32,
-            sm: 80,
-            tf32: false,
-            fast_math: false,
-            ptx: None,
-        }
+        Job::new("t.wgsl", src, m, "main", [1, 1, 1])
     }
 
     fn words(w: &[u32]) -> Vec<u8> {

@@ -136,6 +136,34 @@ pub struct Job<'a> {
     pub ptx: Option<&'a str>,
 }
 
+impl<'a> Job<'a> {
+    /// A job with the defaults every caller starts from: no overrides, subgroups of 32,
+    /// `sm_80`, exact f32 products (no TF32), precise math, and PTX compiled from `module`.
+    /// Callers change a field with struct-update syntax
+    /// (`Job { subgroup_size: 8, ..Job::new(..) }`).
+    pub fn new(
+        file_name: &'a str,
+        source: &'a str,
+        module: &'a ir::Module,
+        entry: &'a str,
+        dispatch: [u32; 3],
+    ) -> Job<'a> {
+        Job {
+            file_name,
+            source,
+            overrides: &[],
+            module,
+            entry,
+            dispatch,
+            subgroup_size: 32,
+            sm: 80,
+            tf32: false,
+            fast_math: false,
+            ptx: None,
+        }
+    }
+}
+
 /// A [`Job`] that owns its parts, for work on another thread ([`run_limited`],
 /// [`bounded`]).
 #[derive(Clone, Debug)]

@@ -247,19 +247,7 @@ mod tests {
     }
 
     fn job<'a>(m: &'a dianran_frontend::ir::Module, src: &'a str) -> Job<'a> {
-        Job {
-            file_name: "s.wgsl",
-            source: src,
-            overrides: &[],
-            module: m,
-            entry: "main",
-            dispatch: [1, 1, 1],
-            subgroup_size: 32,
-            sm: 80,
-            tf32: false,
-            fast_math: false,
-            ptx: None,
-        }
+        Job::new("s.wgsl", src, m, "main", [1, 1, 1])
     }
 
     fn floats(b: &[u8]) -> Vec<f32> {

@@ -432,19 +432,7 @@ fn main() {
     #[test]
     fn interp_runs_and_storage_textures_compare() {
         let (m, t) = setup("0:1=clamp-to-edge,nearest");
-        let job = Job {
-            file_name: "t.wgsl",
-            source: SRC,
-            overrides: &[],
-            module: &m,
-            entry: "main",
-            dispatch: [1, 1, 1],
-            subgroup_size: 32,
-            sm: 80,
-            tf32: false,
-            fast_math: false,
-            ptx: None,
-        };
+        let job = Job::new("t.wgsl", SRC, &m, "main", [1, 1, 1]);
         let input: Buffers = [((0, 3), vec![0u8; 16])].into_iter().collect();
         let (bufs, after) = run_textured(Executor::Interp, &job, &input, &t).unwrap();
         // Nearest at (0.3, 0.6) of 4x4: texel (1, 2).
@@ -483,19 +471,7 @@ fn store() {
 ";
 
     fn shared_job<'a>(m: &'a ir::Module, entry: &'a str) -> Job<'a> {
-        Job {
-            file_name: "shared.wgsl",
-            source: SHARED,
-            overrides: &[],
-            module: m,
-            entry,
-            dispatch: [1, 1, 1],
-            subgroup_size: 32,
-            sm: 80,
-            tf32: false,
-            fast_math: false,
-            ptx: None,
-        }
+        Job::new("shared.wgsl", SHARED, m, entry, [1, 1, 1])
     }
 
     #[test]
@@ -567,19 +543,7 @@ fn main(@builtin(local_invocation_index) i: u32) {
         let b: Vec<f32> = a.iter().map(|&x| f64::from(x).cbrt() as f32).collect();
         let le = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
         let input: Buffers = [((0, 0), le(&a)), ((0, 1), le(&b))].into();
-        let job = Job {
-            file_name: "c.wgsl",
-            source: CANCEL,
-            overrides: &[],
-            module: &m,
-            entry: "main",
-            dispatch: [1, 1, 1],
-            subgroup_size: 32,
-            sm: 80,
-            tf32: false,
-            fast_math: false,
-            ptx: None,
-        };
+        let job = Job::new("c.wgsl", CANCEL, &m, "main", [1, 1, 1]);
         let (rb, rt) = run_textured(Executor::Interp, &job, &input, &t).unwrap();
         // What an executor with `pow` `ulps` steps off stores (red channels, texel i at
         // byte 16 i).

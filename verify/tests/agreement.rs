@@ -88,19 +88,7 @@ fn every_compute_sample_agrees_across_executors() {
                     continue;
                 }
             };
-            let job = Job {
-                file_name: &s.name,
-                source: &s.source,
-                overrides: &[],
-                module: &module,
-                entry: &entry,
-                dispatch: s.dispatch,
-                subgroup_size: 32,
-                sm: 80,
-                tf32: false,
-                fast_math: false,
-                ptx: None,
-            };
+            let job = Job::new(&s.name, &s.source, &module, &entry, s.dispatch);
             let mut executors = vec![Executor::Emu];
             // LLVM's PTX for the same SSA, when the backend is built (the README's test
             // command builds it).

@@ -70,17 +70,9 @@ fn run_case(case: &Case, seed: u32, ptxas_found: bool) -> Vec<String> {
     }
     // The CUDA driver, where a device is present (elsewhere the executor says skipped).
     let job = Job {
-        file_name: "coop_forms.wgsl",
-        source: &src,
-        overrides: &[],
-        module: &module,
-        entry: "main",
-        dispatch: [1, 1, 1],
-        subgroup_size: 32,
-        sm: 80,
         tf32: case.tf32,
-        fast_math: false,
         ptx: Some(&ptx.text),
+        ..Job::new("coop_forms.wgsl", &src, &module, "main", [1, 1, 1])
     };
     match executors::run(Executor::Cuda, &job, &data.input) {
         Ok(out) => check(case, "cuda", &data, &out, &mut failures),

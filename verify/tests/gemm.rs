@@ -101,19 +101,7 @@ fn run_all(
         Ok(m) => m,
         Err(d) => panic!("{sample}: frontend failed:\n{d}"),
     };
-    let job = Job {
-        file_name: sample,
-        source: &src,
-        overrides: &[],
-        module: &module,
-        entry: &entry,
-        dispatch,
-        subgroup_size: 32,
-        sm: 80,
-        tf32: false,
-        fast_math: false,
-        ptx: None,
-    };
+    let job = Job::new(sample, &src, &module, &entry, dispatch);
     let reference = match executors::run(Executor::Interp, &job, &input) {
         Ok(b) => b,
         Err(e) => panic!("{sample}: interpreter failed: {e}"),

@@ -25,19 +25,7 @@ fn reads_past_the_subgroup_are_excused_and_nothing_else() {
         .unwrap_or_else(|d| panic!("{d:?}"));
     let mut input = Buffers::new();
     input.insert((0, 0), vec![0u8; 256]);
-    let job = Job {
-        file_name: "past.wgsl",
-        source: SRC,
-        overrides: &[],
-        module: &m,
-        entry: "main",
-        dispatch: [1, 1, 1],
-        subgroup_size: 8,
-        sm: 80,
-        tf32: false,
-        fast_math: false,
-        ptx: None,
-    };
+    let job = Job { subgroup_size: 8, ..Job::new("past.wgsl", SRC, &m, "main", [1, 1, 1]) };
     let mut reference = input.clone();
     let opts = InterpOptions { subgroup_size: 8, ..Default::default() };
     let stats = interp::run_counted(&m, "main", [1, 1, 1], &mut reference, &opts)

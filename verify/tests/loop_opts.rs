@@ -194,19 +194,7 @@ fn interp_and_emu_agree(src: &str, b: u32, inputs: &[Vec<u8>]) {
             .expect("buffers");
         let slot = input.get_mut(&(0, b)).expect("binding");
         slot[..bytes.len()].copy_from_slice(bytes);
-        let job = |_| Job {
-            file_name: "t.wgsl",
-            source: src,
-            overrides: &[],
-            module: &m,
-            entry: "main",
-            dispatch: [1, 1, 1],
-            subgroup_size: 32,
-            sm: 80,
-            tf32: false,
-            fast_math: false,
-            ptx: None,
-        };
+        let job = |_| Job::new("t.wgsl", src, &m, "main", [1, 1, 1]);
         let reference = executors::run(Executor::Interp, &job(()), &input).expect("interp");
         let emu = executors::run(Executor::Emu, &job(()), &input).expect("emu");
         if let Err(e) = dianran_verify::agree::compare(&m, "main", &reference, &emu) {

@@ -555,19 +555,7 @@ fn hash_noise_on(exec: Executor, points: &[f32], no_fma: bool) -> Vec<f32> {
     let opts = dianran_frontend::Options { no_fma, ..Default::default() };
     let module = dianran_frontend::compile(name, &src, &opts)
         .unwrap_or_else(|d| panic!("{name}: frontend failed:\n{d}"));
-    let job = dianran_verify::executors::Job {
-        file_name: name,
-        source: &src,
-        overrides: &[],
-        module: &module,
-        entry: &entry,
-        dispatch,
-        subgroup_size: 32,
-        sm: 80,
-        tf32: false,
-        fast_math: false,
-        ptx: None,
-    };
+    let job = dianran_verify::executors::Job::new(name, &src, &module, &entry, dispatch);
     let n = points.len() / 2;
     let input = group0(vec![(0, f32_bytes(points)), (1, zeros(16 * n))]);
     let bufs = dianran_verify::executors::run(exec, &job, &input)

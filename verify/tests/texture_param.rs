@@ -70,19 +70,7 @@ fn texture_and_sampler_arguments_on_the_emulator() {
     let src = std::fs::read_to_string(sample_path(NAME)).expect("cannot read sample");
     let (dispatch, entry) = sample_header(&src);
     let module = dianran_frontend::compile(NAME, &src, &Default::default()).expect("compiles");
-    let job = Job {
-        file_name: NAME,
-        source: &src,
-        overrides: &[],
-        module: &module,
-        entry: &entry,
-        dispatch,
-        subgroup_size: 32,
-        sm: 80,
-        tf32: false,
-        fast_math: false,
-        ptx: None,
-    };
+    let job = Job::new(NAME, &src, &module, &entry, dispatch);
     let (bufs, _) = dianran_verify::textured::run_textured(Executor::Emu, &job, &input(), &t)
         .unwrap_or_else(|e| panic!("{NAME} on the emulator: {e}"));
     check_eq("outputs", &f32s(out(&bufs, 4)), &expected(&a, &b));

@@ -514,19 +514,7 @@ fn run_emu_on(name: &str, src: &str, input: &Buffers, textures: &TextureBindings
     use dianran_verify::executors::{Executor, Job};
     let (dispatch, entry) = sample_header(src);
     let module = dianran_frontend::compile(name, src, &Default::default()).expect("compiles");
-    let job = Job {
-        file_name: name,
-        source: src,
-        overrides: &[],
-        module: &module,
-        entry: &entry,
-        dispatch,
-        subgroup_size: 32,
-        sm: 80,
-        tf32: false,
-        fast_math: false,
-        ptx: None,
-    };
+    let job = Job::new(name, src, &module, &entry, dispatch);
     dianran_verify::textured::run_textured(Executor::Emu, &job, input, textures)
         .unwrap_or_else(|e| panic!("{name} on the emulator: {e}"))
         .0
@@ -744,19 +732,7 @@ fn lavapipe_agrees_on(name: &str, src: &str) {
     )
     .expect("textures");
     let input = dianran_verify::buffers::default_buffers(&module, &entry, 512).expect("buffers");
-    let job = Job {
-        file_name: name,
-        source: &src,
-        overrides: &[],
-        module: &module,
-        entry: &entry,
-        dispatch,
-        subgroup_size: 32,
-        sm: 80,
-        tf32: false,
-        fast_math: false,
-        ptx: None,
-    };
+    let job = Job::new(name, &src, &module, &entry, dispatch);
     let (rb, rt) = run_textured(Executor::Interp, &job, &input, &textures).expect("interp");
     // With an adapter, every one of these samples runs on lavapipe: a skip (a feature or
     // binding lavapipe declines) is a failure here, not a pass.

@@ -305,19 +305,7 @@ pub fn run_on(exec: dianran_verify::executors::Executor, name: &str, input: Buff
     let (dispatch, entry) = sample_header(&src);
     let module = dianran_frontend::compile(name, &src, &Default::default())
         .unwrap_or_else(|d| panic!("{name}: frontend failed:\n{d}"));
-    let job = dianran_verify::executors::Job {
-        file_name: name,
-        source: &src,
-        overrides: &[],
-        module: &module,
-        entry: &entry,
-        dispatch,
-        subgroup_size: 32,
-        sm: 80,
-        tf32: false,
-        fast_math: false,
-        ptx: None,
-    };
+    let job = dianran_verify::executors::Job::new(name, &src, &module, &entry, dispatch);
     dianran_verify::executors::run(exec, &job, &input)
         .unwrap_or_else(|e| panic!("{name} on {}: {e}", exec.name()))
 }
