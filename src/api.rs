@@ -17,7 +17,7 @@
 
 use crate::reflect::{self, Binding, Entry, PtxFacts};
 use dianran_frontend::names::ModuleNames;
-use dianran_frontend::{ir, DiagKind, Diagnostic, Diagnostics};
+use dianran_frontend::{ir, BoundsChecks, DiagKind, Diagnostic, Diagnostics};
 
 /// What to compile for. `Default` gives `sm_80`, no TF32, precise math, `enable subgroups;`
 /// kept.
@@ -45,6 +45,11 @@ pub struct Options {
     /// `*`, `+` and `-` rounds on its own on every target. Off by default: `a * b + c` with a
     /// product used once becomes one `fma` (`docs/math.md`, "Contraction").
     pub no_fma: bool,
+    /// WebGPU's bounds policy (the CLI's `--bounds-checks`, `docs/bounds.md`):
+    /// [`BoundsChecks::On`] makes sure no access leaves its buffer or variable;
+    /// [`BoundsChecks::Off`], for now the default, leaves indices as written (an index out of
+    /// range is then undefined behaviour on the GPU).
+    pub bounds_checks: BoundsChecks,
 }
 
 impl Default for Options {
@@ -56,6 +61,7 @@ impl Default for Options {
             wgsl_subgroups_enable: true,
             overrides: Vec::new(),
             no_fma: false,
+            bounds_checks: BoundsChecks::Off,
         }
     }
 }
@@ -94,8 +100,11 @@ impl Compiled {
 /// `Err` means the source itself is wrong (syntax, types, a missing override): no target can
 /// be printed. Problems that only one target has are in that target's `Result`.
 pub fn compile(name: &str, source: &str, opts: &Options) -> Result<Compiled, Diagnostics> {
-    let fopts =
-        dianran_frontend::Options { overrides: opts.overrides.clone(), no_fma: opts.no_fma };
+    let fopts = dianran_frontend::Options {
+        overrides: opts.overrides.clone(),
+        no_fma: opts.no_fma,
+        bounds_checks: opts.bounds_checks,
+    };
     let module = dianran_frontend::compile(name, source, &fopts)?;
     let diags = |list: Vec<Diagnostic>| Diagnostics::new(name, source, list);
 

@@ -35,7 +35,7 @@ pub use dianran_ptx as ptx;
 pub use dianran_verify as verify;
 pub use dianran_wgsl as wgsl;
 
-pub use dianran_frontend::{DiagKind, Diagnostic, Diagnostics};
+pub use dianran_frontend::{BoundsChecks, DiagKind, Diagnostic, Diagnostics};
 
 pub mod api;
 pub mod build;

@@ -537,6 +537,8 @@ pub struct Function {
     pub locals: Vec<Local>,
     /// The body; it ends in `Return` (or `Unreachable`/`Discard`).
     pub body: Block,
+    /// What the bounds pass did here (zero before it runs or with checks off).
+    pub bounds: crate::passes::BoundsCounts,
     /// Declaration site.
     pub span: Span,
 }
@@ -1035,6 +1037,10 @@ pub struct Module {
     pub entry_points: Vec<EntryPoint>,
     /// Enable-extensions.
     pub enables: Enables,
+    /// Whether the bounds pass has made every access safe (`passes::bounds`,
+    /// docs/bounds.md): executors may then form pointers from indices out of range, which
+    /// the pass's guards never let a load or store use.
+    pub bounds_checked: bool,
 }
 
 impl Module {
@@ -1376,8 +1382,9 @@ impl Op {
     }
 
     /// Whether the operation reads memory (so it may not be merged across stores or moved).
+    /// `arrayLength` does not: a buffer's size is fixed for the whole dispatch.
     pub fn reads_memory(&self) -> bool {
-        matches!(self, Op::Load(_) | Op::ArrayLength(_) | Op::ImageLoad { .. } | Op::ImageQuery(..))
+        matches!(self, Op::Load(_) | Op::ImageLoad { .. } | Op::ImageQuery(..))
     }
 }
 

@@ -27,6 +27,21 @@ pub struct Options {
     /// `--no-fma`: skip [`passes::contract`], so every float `*`, `+` and `-` rounds on its own
     /// (NVCC's `-fmad=false`); see `docs/math.md`, "Contraction".
     pub no_fma: bool,
+    /// WebGPU's bounds policy ([`passes::bounds`], `docs/bounds.md`): [`BoundsChecks::On`]
+    /// (`--bounds-checks on`) makes every access safe; off by default for now.
+    pub bounds_checks: BoundsChecks,
+}
+
+/// Whether the compiler applies WebGPU's bounds policy (`docs/bounds.md`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum BoundsChecks {
+    /// Buffer accesses out of range read zero and drop writes; other indices are clamped.
+    On,
+    /// No checks: an index out of range is undefined behaviour on every target, and the
+    /// interpreter reports it as an error (its sanitizer). The default until every test and
+    /// benchmark is re-baselined with the checks (docs/bounds.md, "Status").
+    #[default]
+    Off,
 }
 
 /// A parsed and validated module with overrides resolved.
@@ -57,6 +72,10 @@ pub fn compile(file_name: &str, source: &str, opts: &Options) -> Result<ir::Modu
     let parsed = parse(file_name, source, opts)?;
     let mut module = lower(&parsed)?;
     passes::optimize(&mut module).map_err(|d| Diagnostics::new(file_name, source, vec![d]))?;
+    if opts.bounds_checks == BoundsChecks::On {
+        passes::bounds_checked(&mut module)
+            .map_err(|d| Diagnostics::new(file_name, source, vec![d]))?;
+    }
     if !opts.no_fma {
         passes::contract_checked(&mut module)
             .map_err(|d| Diagnostics::new(file_name, source, vec![d]))?;

@@ -155,8 +155,13 @@ pub fn msl(args: &MslArgs) -> Result<String, Failure> {
 /// One line per entry: `NAME<TAB>STAGE<TAB>WORKGROUP_SIZE<TAB>PTX_NAME<TAB>PARAMS`, with a
 /// sixth column of comma-separated flags when an entry has any: `tf32` when its f32
 /// cooperative products use TF32 (`--tf32`), `fast-math` when its math builtins use the
-/// approximate instructions (`--fast-math`).
-pub fn ptx_entry_table(m: &Module, entries: &[dianran_ptx::abi::EntryInfo]) -> String {
+/// approximate instructions (`--fast-math`), and the module-wide `module_flags` (`no-fma`,
+/// `bounds-checks`) on every entry.
+pub fn ptx_entry_table(
+    m: &Module,
+    entries: &[dianran_ptx::abi::EntryInfo],
+    module_flags: &[&str],
+) -> String {
     let mut out = String::new();
     for ep in &m.entry_points {
         let info = entries.iter().find(|e| e.name == ep.name);
@@ -169,10 +174,11 @@ pub fn ptx_entry_table(m: &Module, entries: &[dianran_ptx::abi::EntryInfo]) -> S
         };
         let (name, params, flags) = match info {
             Some(i) => {
-                let flags: Vec<&str> = [(i.tf32(), "tf32"), (i.fast_math(), "fast-math")]
+                let mut flags: Vec<&str> = [(i.tf32(), "tf32"), (i.fast_math(), "fast-math")]
                     .into_iter()
                     .filter_map(|(on, f)| on.then_some(f))
                     .collect();
+                flags.extend_from_slice(module_flags);
                 (i.ptx_name.clone(), i.params.join(","), flags.join(","))
             }
             None => ("-".into(), "-".into(), String::new()),
@@ -205,14 +211,27 @@ pub fn ptx(args: &PtxArgs) -> Result<String, Failure> {
         }
         Backend::Llvm => llvm_ptx(args, &module)?,
     };
-    let _ = std::io::stderr().lock().write_all(ptx_entry_table(&module, &entries).as_bytes());
+    let module_flags: Vec<&str> = [
+        (args.source.no_fma, "no-fma"),
+        // While the policy is opt-in (docs/bounds.md, "Status") the table marks the entries
+        // that have it.
+        (args.source.bounds_checks == dianran_frontend::BoundsChecks::On, "bounds-checks"),
+    ]
+    .into_iter()
+    .filter_map(|(on, f)| on.then_some(f))
+    .collect();
+    let table = ptx_entry_table(&module, &entries, &module_flags);
+    let _ = std::io::stderr().lock().write_all(table.as_bytes());
     let failed = report(&src, diagnostics);
     if args.stats {
         let report = dianran_verify::ptxas::assemble(&text, args.sm)
             .map_err(|e| Failure::Message(format!("ptxas: {e}")))?;
         let facts = dianran_verify::cubin::read(&report.cubin)
             .map_err(|e| Failure::Message(format!("reading the cubin: {e}")))?;
-        let table = dianran_verify::cubin::table(&facts);
+        let mut table = dianran_verify::cubin::table(&facts);
+        if args.source.bounds_checks == dianran_frontend::BoundsChecks::On {
+            table.push_str(&bounds_table(&module));
+        }
         let _ = std::io::stderr().lock().write_all(table.as_bytes());
     }
     if args.sass {
@@ -225,6 +244,17 @@ pub fn ptx(args: &PtxArgs) -> Result<String, Failure> {
         return Err(Failure::Message("some entry points could not be compiled to PTX".into()));
     }
     Ok(text)
+}
+
+/// `--stats`' bounds-check lines: per compute entry, the checks the bounds policy emitted and
+/// the ones it proved unnecessary (`docs/bounds.md`).
+pub fn bounds_table(m: &Module) -> String {
+    let mut out = String::from("entry\tbounds checks emitted\teliminated\n");
+    for ep in m.entry_points.iter().filter(|e| e.stage == Stage::Compute) {
+        let c = dianran_frontend::passes::entry_counts(m, ep.function);
+        out.push_str(&format!("{}\t{}\t{}\n", ep.name, c.emitted, c.eliminated));
+    }
+    out
 }
 
 /// `--sass`: the SASS mix table of `ptx` at `sm_<sm>`, of every kernel or only of `entry`
@@ -300,7 +330,8 @@ mod tests {
         let m = dianran_frontend::compile("t.wgsl", src, &Default::default())
             .unwrap_or_else(|d| panic!("{d}"));
         let opts = dianran_ptx::codegen::Options { sm: 80, tf32: true, ..Default::default() };
-        let table = ptx_entry_table(&m, &dianran_ptx::codegen::compile_module(&m, &opts).entries);
+        let table =
+            ptx_entry_table(&m, &dianran_ptx::codegen::compile_module(&m, &opts).entries, &[]);
         assert_eq!(
             table,
             "mm\tcompute\t32,1,1\tmm\tp_g0_b0\ttf32\nplain\tcompute\t1,1,1\tplain\tp_g0_b0\n"
@@ -332,7 +363,7 @@ mod tests {
                 fast_math,
                 ..Default::default()
             };
-            ptx_entry_table(&m, &dianran_ptx::codegen::compile_module(&m, &opts).entries)
+            ptx_entry_table(&m, &dianran_ptx::codegen::compile_module(&m, &opts).entries, &[])
         };
         assert_eq!(
             table(true),

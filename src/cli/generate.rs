@@ -50,6 +50,7 @@ pub fn execute(args: &Args) -> Result<String, Failure> {
         wgsl_subgroups_enable: !args.no_subgroups_enable,
         overrides: args.source.overrides.clone(),
         no_fma: args.source.no_fma,
+        bounds_checks: args.source.bounds_checks,
     };
     let compiled = api::compile(&src.name, &src.text, &opts)?;
     let generated = build::generate_one(&src.name, &compiled);
@@ -70,7 +71,12 @@ mod tests {
         let file = dir.join("加倍.wgsl");
         std::fs::write(&file, "@compute @workgroup_size(4) fn 加倍() {}").unwrap();
         let args = Args {
-            source: SourceArgs { file: file.clone(), overrides: Vec::new(), no_fma: false },
+            source: SourceArgs {
+                file: file.clone(),
+                overrides: Vec::new(),
+                no_fma: false,
+                bounds_checks: Default::default(),
+            },
             sm: 80,
             tf32: false,
             fast_math: false,

@@ -1,11 +1,11 @@
 //! What every command that reads a WGSL file shares: the FILE argument, `--override`,
-//! `--no-fma`, and reading and compiling the file.
+//! `--no-fma`, `--bounds-checks`, and reading and compiling the file.
 
 use super::Failure;
-use dianran_frontend::{ir, Options};
+use dianran_frontend::{ir, BoundsChecks, Options};
 use std::path::PathBuf;
 
-/// FILE, `--override NAME=VALUE` and `--no-fma` options.
+/// FILE, `--override NAME=VALUE`, `--no-fma` and `--bounds-checks` options.
 #[derive(Clone, Debug, clap::Args)]
 pub struct SourceArgs {
     /// The WGSL source file.
@@ -17,6 +17,21 @@ pub struct SourceArgs {
     /// `-fmad=false`; `docs/math.md`, "Contraction").
     #[arg(long)]
     pub no_fma: bool,
+    /// WebGPU's bounds policy (`docs/bounds.md`): `on` makes every access safe (buffer reads
+    /// out of range give zero, writes are dropped, other indices are clamped); `off` (for now
+    /// the default) leaves indices as written, so an index out of range is undefined
+    /// behaviour.
+    #[arg(long, value_name = "on|off", default_value = "off", value_parser = parse_bounds)]
+    pub bounds_checks: BoundsChecks,
+}
+
+/// Parses `on` or `off` for `--bounds-checks`.
+pub fn parse_bounds(s: &str) -> Result<BoundsChecks, String> {
+    match s {
+        "on" => Ok(BoundsChecks::On),
+        "off" => Ok(BoundsChecks::Off),
+        _ => Err(format!("expected `on` or `off`, found `{s}`")),
+    }
 }
 
 /// A loaded source file.
@@ -45,7 +60,11 @@ impl SourceArgs {
 
     /// The frontend options these arguments give.
     pub fn options(&self) -> Options {
-        Options { overrides: self.overrides.clone(), no_fma: self.no_fma }
+        Options {
+            overrides: self.overrides.clone(),
+            no_fma: self.no_fma,
+            bounds_checks: self.bounds_checks,
+        }
     }
 
     /// Reads and compiles FILE (parse, validate, lower, standard passes).

@@ -168,7 +168,11 @@ fn reference_for(exec: Executor, size: u32) -> (Executor, u32, bool) {
 /// compile fails (a job whose module did not come from its source).
 fn unfused_job(owned: &Arc<OwnedJob>) -> Arc<OwnedJob> {
     let job = owned.job(32);
-    let opts = dianran_frontend::Options { overrides: job.overrides.to_vec(), no_fma: true };
+    let opts = dianran_frontend::Options {
+        overrides: job.overrides.to_vec(),
+        no_fma: true,
+        ..Default::default()
+    };
     match dianran_frontend::compile(job.file_name, job.source, &opts) {
         Ok(m) => Arc::new(owned.with_module(m)),
         Err(_) => owned.clone(),

@@ -114,6 +114,7 @@ impl<'a, 'm> FnLowerer<'a, 'm> {
                 values: Vec::new(),
                 locals: Vec::new(),
                 body: ir::Block::default(),
+                bounds: Default::default(),
                 span,
             },
             name,

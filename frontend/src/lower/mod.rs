@@ -84,6 +84,7 @@ pub fn lower_module(parsed: &Parsed) -> Result<ir::Module, Vec<Diagnostic>> {
         functions,
         entry_points,
         enables: parsed.enables,
+        bounds_checked: false,
     })
 }
 

@@ -8,6 +8,7 @@
 // `Diagnostic` is the project's error type everywhere; boxing it here alone would not help.
 #![allow(clippy::result_large_err)]
 
+mod bounds;
 mod contract;
 mod cse;
 mod dce;
@@ -20,6 +21,7 @@ mod rotate;
 mod sr;
 mod util;
 
+pub use bounds::{bounds, entry_counts, BoundsCounts};
 pub use contract::contract;
 pub use cse::cse;
 pub use dce::dce;
@@ -70,6 +72,28 @@ pub fn optimize(m: &mut Module) -> Result<(), Diagnostic> {
     dce(m);
     check(m, "dce")?;
     Ok(())
+}
+
+/// [`bounds`] (WebGPU's bounds policy, `docs/bounds.md`), then, when it added checks, one
+/// round of fold, CSE and DCE so that the new comparisons meet the ones already there; checked
+/// with the verifier in debug builds and tests like the passes of [`optimize`]; runs after them.
+pub fn bounds_checked(m: &mut Module) -> Result<(), Diagnostic> {
+    let check = |m: &Module, pass: &str| -> Result<(), Diagnostic> {
+        if cfg!(any(debug_assertions, test)) {
+            crate::verifier::verify(m).map_err(|d| d.note(format!("after {pass}")))?;
+        }
+        Ok(())
+    };
+    if !bounds(m) {
+        return check(m, "bounds");
+    }
+    check(m, "bounds")?;
+    fold(m);
+    check(m, "fold")?;
+    cse(m);
+    check(m, "cse")?;
+    dce(m);
+    check(m, "dce")
 }
 
 /// [`contract`] (the fused multiply-adds of `docs/math.md`, "Contraction"), checked with the

@@ -23,6 +23,7 @@ impl Builder {
                 values: Vec::new(),
                 locals: Vec::new(),
                 body: Block::default(),
+                bounds: Default::default(),
                 span: Span::default(),
             },
             stack: vec![Block::default()],

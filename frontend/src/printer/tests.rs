@@ -152,6 +152,7 @@ fn counting_module() -> Module {
         values: Vec::new(),
         locals: vec![Local { name: "scratch".into(), ty: u32_t, span: Span::default() }],
         body: Block::default(),
+        bounds: Default::default(),
         span: Span::default(),
     };
     let n = f.new_value(u32_t, Some("n".into()));

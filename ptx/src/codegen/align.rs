@@ -214,6 +214,7 @@ mod tests {
             values: vec![],
             locals: vec![],
             body: Block::default(),
+            bounds: Default::default(),
             span: Span::default(),
         };
         for op in ops {

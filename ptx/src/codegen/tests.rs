@@ -23,6 +23,7 @@ impl Fb {
             values: Vec::new(),
             locals: Vec::new(),
             body: Block::default(),
+            bounds: Default::default(),
             span: Span::default(),
         };
         Fb { f, insts: Vec::new() }

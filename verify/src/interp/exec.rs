@@ -8,7 +8,7 @@
 
 use super::coop::{self, Shape};
 use super::math;
-use super::memory::{column_stride, pack_tight, unpack_tight, Memory, REGION_STACK};
+use super::memory::{column_stride, pack_tight, unpack_tight, Memory, POISON, REGION_STACK};
 use super::subgroup;
 use super::value::{
     const_words, element_count, internal, member, runtime, type_name, unsupported, Layout,
@@ -773,39 +773,45 @@ impl<'m> Machine<'m> {
             Type::Pointer { base, .. } => *base,
             _ => return Err(internal("access through a non-pointer")),
         };
-        let oob = |n: u64| {
-            runtime(format!(
-                "index {idx} out of bounds for {} of {n} elements in {}",
-                type_name(types, base),
-                self.mem.region_name(p[0])
-            ))
-        };
-        let n_fixed = |n: u32| -> Result<u32, Diagnostic> {
-            if idx < 0 || idx >= i64::from(n) {
-                Err(oob(u64::from(n)))
-            } else {
-                Ok(idx as u32)
-            }
-        };
+        // In a module the bounds pass has checked (docs/bounds.md), an index out of range
+        // makes a pointer that no load or store accepts ([`POISON`]): the policy guards every
+        // use of such a pointer, so forming it is no error. In any other module the index
+        // itself is the error (the sanitizer of `--bounds-checks off`).
+        let fixed = |n: u32| (idx >= 0 && idx < i64::from(n)).then_some(idx as u32);
         let off = match types.get(base) {
-            Type::Vector { size, scalar } => n_fixed(u32::from(*size))? * scalar.size(),
+            Type::Vector { size, scalar } => fixed(u32::from(*size)).map(|i| i * scalar.size()),
             Type::Matrix { columns, rows, scalar } => {
-                n_fixed(u32::from(*columns))? * column_stride(*rows, *scalar)
+                fixed(u32::from(*columns)).map(|i| i * column_stride(*rows, *scalar))
             }
-            Type::Array { len: Some(n), stride, .. } => n_fixed(*n)?.saturating_mul(*stride),
+            Type::Array { len: Some(n), stride, .. } => {
+                fixed(*n).map(|i| i.saturating_mul(*stride))
+            }
             Type::Array { len: None, stride, .. } => {
                 let count = self.runtime_len(lane, p, *stride);
-                if idx < 0 || idx as u64 >= count {
-                    return Err(oob(count));
-                }
-                (idx as u32).saturating_mul(*stride)
+                (idx >= 0 && (idx as u64) < count).then(|| (idx as u32).saturating_mul(*stride))
             }
             Type::Struct { members, .. } => {
-                let i = n_fixed(members.len() as u32)?;
-                members.get(i as usize).map_or(0, |m| m.offset)
+                fixed(members.len() as u32).map(|i| members.get(i as usize).map_or(0, |m| m.offset))
             }
             _ => return Err(internal(format!("indexing into a {}", type_name(types, base)))),
         };
+        let Some(off) = off else {
+            if self.m.bounds_checked {
+                return Ok([p[0], POISON]);
+            }
+            let n = match types.get(base) {
+                Type::Array { len: None, stride, .. } => self.runtime_len(lane, p, *stride),
+                _ => element_count(types, base).map_or(0, u64::from),
+            };
+            return Err(runtime(format!(
+                "index {idx} out of bounds for {} of {n} elements in {}",
+                type_name(types, base),
+                self.mem.region_name(p[0])
+            )));
+        };
+        if p[1] == POISON {
+            return Ok(p);
+        }
         Ok([p[0], p[1].saturating_add(off)])
     }
 
@@ -818,13 +824,13 @@ impl<'m> Machine<'m> {
     /// A 64-bit scalar at `p` (atomics), as two 32-bit halves, low first.
     fn load64(&self, lane: usize, p: [u32; 2]) -> Result<u64, Diagnostic> {
         let lo = self.mem.load_scalar(lane, p, Scalar::U32)?;
-        let hi = self.mem.load_scalar(lane, [p[0], p[1].wrapping_add(4)], Scalar::U32)?;
+        let hi = self.mem.load_scalar(lane, [p[0], p[1].saturating_add(4)], Scalar::U32)?;
         Ok(u64::from(lo) | (u64::from(hi) << 32))
     }
 
     fn store64(&mut self, lane: usize, p: [u32; 2], v: u64) -> Result<(), Diagnostic> {
         self.mem.store_scalar(lane, p, Scalar::U32, v as u32)?;
-        self.mem.store_scalar(lane, [p[0], p[1].wrapping_add(4)], Scalar::U32, (v >> 32) as u32)
+        self.mem.store_scalar(lane, [p[0], p[1].saturating_add(4)], Scalar::U32, (v >> 32) as u32)
     }
 
     fn index_value(&self, fr: &Frame<'m>, lane: usize, v: ValueId) -> Result<i64, Diagnostic> {

@@ -16,6 +16,9 @@ pub(crate) const REGION_PRIVATE: u32 = 1;
 pub(crate) const REGION_WORKGROUP: u32 = 2;
 /// First buffer region; buffer `i` of [`Memory::buffers`] is region `REGION_BUFFER0 + i`.
 pub(crate) const REGION_BUFFER0: u32 = 3;
+/// The byte offset of a pointer made with an index out of range: no access through it is in
+/// bounds, and the error says why.
+pub(crate) const POISON: u32 = u32::MAX;
 
 /// All memory an executing workgroup can reach.
 pub(crate) struct Memory {
@@ -78,6 +81,12 @@ impl Memory {
         what: &str,
     ) -> Result<usize, Diagnostic> {
         let len = self.region_len(lane, ptr[0]);
+        if ptr[1] == POISON {
+            return Err(runtime(format!(
+                "{what} through an index out of bounds in {} outside the bounds policy's guard",
+                self.region_name(ptr[0])
+            )));
+        }
         let start = ptr[1] as usize;
         if start + size as usize > len {
             return Err(runtime(format!(

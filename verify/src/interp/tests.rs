@@ -129,6 +129,7 @@ impl Fb {
             values: Vec::new(),
             locals: Vec::new(),
             body: Block::default(),
+            bounds: Default::default(),
             span: SP,
         };
         let gid = f.new_value(v3, None);

@@ -1,0 +1,775 @@
+//! WebGPU's bounds policy, made explicit in the SSA (`docs/bounds.md`).
+//!
+//! WGSL promises that no access leaves the variable or buffer it names. This pass keeps the
+//! promise for every target at once, so the PTX and LLVM backends, the MSL and WGSL printers
+//! and the interpreter all execute the same checks:
+//!
+//! * **Buffers** (storage and uniform, runtime-sized arrays included): every runtime index on
+//!   the way to a load, store or atomic is compared, unsigned, with its array's length (the
+//!   constant length, or `arrayLength` of the runtime-sized array), vector's or matrix's size.
+//!   The access runs under the conjunction of those comparisons: when one fails, a load gives
+//!   the zero value of its type, a store is dropped, an atomic is dropped and gives zero (a
+//!   compare-exchange gives `{ 0, false }`). This is what Vulkan's robustness2 gives wgpu on
+//!   lavapipe, for accesses that stay within one array.
+//! * **Everything else** (function, private, workgroup and immediate memory, and vector,
+//!   matrix and array values indexed at run time): the index becomes `min(u32(index), n - 1)`,
+//!   the last element (naga's `Restrict` policy, which wgpu applies).
+//!
+//! A check is left out when the compiler can prove the index in range ("eliminated"):
+//! constant indices, indices masked, reduced or shifted into range (`i & 15`, `i % 16u`,
+//! `min(i, 15u)`, `i >> 28u`), and indices under a dominating guard that compares them,
+//! unsigned, with the same bound or a smaller one: `if i < arrayLength(&a) { a[i] }`,
+//! `if i >= n { return; }` with `n` at most the length, a `for` loop's `i < 16u`, and the
+//! conjunctions and negations of such guards. A signed index counts only with a guard that
+//! also shows it is not negative.
+//!
+//! Not covered (stated in `docs/bounds.md`): a buffer pointer that a function receives as an
+//! argument is checked inside the callee only for the indices the callee applies; cooperative
+//! matrix loads and stores check nothing beyond the element their pointer names.
+//!
+//! Each function records how many checks it emitted and eliminated ([`BoundsCounts`]).
+
+use crate::ir::*;
+use naga::{BinaryOperator as B, MathFunction as M, UnaryOperator as U};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+
+/// Applies the policy to every function of `m` (see the module docs); returns whether any
+/// instruction was added.
+pub fn bounds(m: &mut Module) -> bool {
+    m.bounds_checked = true;
+    let u32t = m.types.scalar(Scalar::U32);
+    // 64-bit indices exist only where the module has 64-bit integers already; the type is not
+    // added to other modules (it would make them look like they need 64-bit support).
+    let wide = [Scalar::I64, Scalar::U64].iter().any(|s| m.types.find(&Type::Scalar(*s)).is_some());
+    let u64t = if wide { m.types.scalar(Scalar::U64) } else { u32t };
+    let boolt = m.types.scalar(Scalar::Bool);
+    let mut changed = false;
+    for f in &mut m.functions {
+        let mut p = Pass {
+            types: &m.types,
+            u32t,
+            u64t,
+            boolt,
+            defs: HashMap::default(),
+            conds: HashMap::default(),
+            proven_ptrs: HashSet::default(),
+            counts: BoundsCounts::default(),
+        };
+        p.collect_defs(&f.body);
+        let mut facts = Vec::new();
+        let mut body = std::mem::take(&mut f.body);
+        p.block(&mut f.values, &mut body, &mut facts);
+        f.body = body;
+        changed |= p.counts.emitted > 0;
+        f.bounds = p.counts;
+    }
+    changed
+}
+
+/// What the bounds pass did in one function.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BoundsCounts {
+    /// Checks inserted: buffer loads, stores and atomics put under a guard, and indices
+    /// clamped.
+    pub emitted: u32,
+    /// Checks left out: buffer accesses whose runtime indices were all proven in range, and
+    /// other runtime indices proven in range.
+    pub eliminated: u32,
+}
+
+impl std::ops::AddAssign for BoundsCounts {
+    fn add_assign(&mut self, o: BoundsCounts) {
+        self.emitted += o.emitted;
+        self.eliminated += o.eliminated;
+    }
+}
+
+/// The bounds checks of entry function `entry` and every function it calls.
+pub fn entry_counts(m: &Module, entry: FuncId) -> BoundsCounts {
+    fn calls(b: &Block, out: &mut Vec<FuncId>) {
+        for inst in &b.insts {
+            if let Op::Call(f, _) = inst.op {
+                out.push(f);
+            }
+            for nb in inst.op.blocks() {
+                calls(nb, out);
+            }
+        }
+    }
+    let mut seen = vec![false; m.functions.len()];
+    let mut todo = vec![entry];
+    let mut total = BoundsCounts::default();
+    while let Some(f) = todo.pop() {
+        match seen.get_mut(f.index()) {
+            Some(s) if !*s => *s = true,
+            _ => continue,
+        }
+        let func = m.function(f);
+        total += func.bounds;
+        calls(&func.body, &mut todo);
+    }
+    total
+}
+
+/// The bound an index is checked against.
+#[derive(Clone, Copy)]
+enum Bound {
+    /// A fixed element count.
+    Const(u64),
+    /// `arrayLength` of the runtime-sized array this pointer points to.
+    Len(ValueId),
+}
+
+/// A condition known to hold (`holds`) or to fail where the walk is.
+#[derive(Clone, Copy)]
+struct Fact {
+    cond: ValueId,
+    holds: bool,
+}
+
+struct Pass<'t> {
+    types: &'t Types,
+    u32t: TypeId,
+    u64t: TypeId,
+    boolt: TypeId,
+    /// Defining operations of the values the analysis looks through (pure scalar operations
+    /// and pointer formation), including the ones this pass adds.
+    defs: HashMap<ValueId, Op>,
+    /// For a pointer into a buffer: the condition under which every index on its way is in
+    /// range (absent when none needed checking).
+    conds: HashMap<ValueId, ValueId>,
+    /// Buffer pointers with a runtime index on their way, all proven in range: their accesses
+    /// count as eliminated checks.
+    proven_ptrs: HashSet<ValueId>,
+    counts: BoundsCounts,
+}
+
+impl Pass<'_> {
+    fn collect_defs(&mut self, b: &Block) {
+        for inst in &b.insts {
+            if let Some(r) = inst.result {
+                let keep = matches!(
+                    inst.op,
+                    Op::Const(_)
+                        | Op::Unary(..)
+                        | Op::Binary(..)
+                        | Op::Bitcast(_)
+                        | Op::ArrayLength(_)
+                        | Op::GlobalAddr(_)
+                        | Op::LocalAddr(_)
+                        | Op::AccessIndex(..)
+                        | Op::Access(..)
+                ) || matches!(&inst.op, Op::Math(M::Min, _));
+                if keep {
+                    self.defs.insert(r, inst.op.clone());
+                }
+            }
+            for nb in inst.op.blocks() {
+                self.collect_defs(nb);
+            }
+            // WGSL's short-circuit `a && b` and `a || b` arrive as an `if` yielding `b` or a
+            // constant; the guard analysis reads them as the operators.
+            if let Op::If { cond, then_, else_, results } = &inst.op {
+                let yielded = |b: &Block| match &b.term {
+                    Terminator::Yield(v) if v.len() == 1 => Some(v[0]),
+                    _ => None,
+                };
+                let is_bool = |v: ValueId, want: bool| matches!(self.defs.get(&v), Some(Op::Const(ConstValue::Bool(b))) if *b == want);
+                if let ([r], Some(t), Some(e)) =
+                    (results.as_slice(), yielded(then_), yielded(else_))
+                {
+                    if is_bool(e, false) {
+                        self.defs.insert(*r, Op::Binary(B::LogicalAnd, *cond, t));
+                    } else if is_bool(t, true) {
+                        self.defs.insert(*r, Op::Binary(B::LogicalOr, *cond, e));
+                    }
+                }
+            }
+        }
+    }
+
+    fn block(&mut self, values: &mut Vec<ValueData>, b: &mut Block, facts: &mut Vec<Fact>) {
+        let depth = facts.len();
+        let mut out = Vec::with_capacity(b.insts.len());
+        for mut inst in std::mem::take(&mut b.insts) {
+            // Region arms see their condition; the rest of the block sees what an arm that
+            // never falls through rules out.
+            let mut after = None;
+            if let Op::If { cond, then_, else_, .. } = &mut inst.op {
+                let cond = *cond;
+                facts.push(Fact { cond, holds: true });
+                self.block(values, then_, facts);
+                facts.pop();
+                facts.push(Fact { cond, holds: false });
+                self.block(values, else_, facts);
+                facts.pop();
+                match (falls_through(then_), falls_through(else_)) {
+                    (false, true) => after = Some(Fact { cond, holds: false }),
+                    (true, false) => after = Some(Fact { cond, holds: true }),
+                    _ => {}
+                }
+            } else {
+                for nb in inst.op.blocks_mut() {
+                    self.block(values, nb, facts);
+                }
+            }
+            self.inst(values, inst, facts, &mut out);
+            if let Some(f) = after {
+                facts.push(f);
+            }
+        }
+        b.insts = out;
+        facts.truncate(depth);
+    }
+
+    fn new_value(&mut self, values: &mut Vec<ValueData>, ty: TypeId) -> ValueId {
+        let id = ValueId(values.len() as u32);
+        values.push(ValueData { ty, name: None });
+        id
+    }
+
+    /// Appends `op` (defining a new value of type `ty`) to `out`.
+    fn emit(
+        &mut self,
+        values: &mut Vec<ValueData>,
+        out: &mut Vec<Inst>,
+        ty: TypeId,
+        op: Op,
+        span: Span,
+    ) -> ValueId {
+        let r = self.new_value(values, ty);
+        self.defs.insert(r, op.clone());
+        out.push(Inst { result: Some(r), op, span });
+        r
+    }
+
+    fn inst(
+        &mut self,
+        values: &mut Vec<ValueData>,
+        mut inst: Inst,
+        facts: &[Fact],
+        out: &mut Vec<Inst>,
+    ) {
+        let span = inst.span;
+        let ty = |values: &Vec<ValueData>, v: ValueId| values[v.index()].ty;
+        match inst.op {
+            Op::Access(base, index) => {
+                let Some((space, bound)) = self.pointee_bound(ty(values, base), base) else {
+                    out.push(inst);
+                    return;
+                };
+                let base_cond = self.conds.get(&base).copied();
+                let proven = self.proven(values, index, bound, facts);
+                let mut cond = base_cond;
+                if is_buffer(space) {
+                    // Counted where a load, store or atomic uses the pointer.
+                    if !proven {
+                        let c = self.in_range(values, out, index, bound, span);
+                        cond = Some(match base_cond {
+                            Some(b) => {
+                                let and = Op::Binary(B::LogicalAnd, b, c);
+                                self.emit(values, out, self.boolt, and, span)
+                            }
+                            None => c,
+                        });
+                    } else if let Some(r) = inst.result {
+                        self.proven_ptrs.insert(r);
+                    }
+                } else if proven {
+                    self.counts.eliminated += 1;
+                } else {
+                    self.counts.emitted += 1;
+                    let clamped = self.clamp(values, out, index, bound, span);
+                    inst.op = Op::Access(base, clamped);
+                }
+                if let Some(r) = inst.result {
+                    self.defs.insert(r, inst.op.clone());
+                    if let Some(c) = cond {
+                        self.conds.insert(r, c);
+                    }
+                    if self.proven_ptrs.contains(&base) {
+                        self.proven_ptrs.insert(r);
+                    }
+                }
+                out.push(inst);
+            }
+            Op::AccessIndex(base, k) => {
+                // A constant index into a runtime-sized array is checked against the length
+                // like any other; naga has already checked the fixed sizes.
+                let mut cond = self.conds.get(&base).copied();
+                let runtime_sized = matches!(
+                    self.pointee_bound(ty(values, base), base),
+                    Some((space, Bound::Len(_))) if is_buffer(space)
+                );
+                if runtime_sized {
+                    let index = self.constant(values, out, u64::from(k), false, span);
+                    let c = self.in_range(values, out, index, Bound::Len(base), span);
+                    cond = Some(match cond {
+                        Some(b) => {
+                            let and = Op::Binary(B::LogicalAnd, b, c);
+                            self.emit(values, out, self.boolt, and, span)
+                        }
+                        None => c,
+                    });
+                }
+                if let Some(r) = inst.result {
+                    self.defs.insert(r, inst.op.clone());
+                    if let Some(c) = cond {
+                        self.conds.insert(r, c);
+                    }
+                    if self.proven_ptrs.contains(&base) {
+                        self.proven_ptrs.insert(r);
+                    }
+                }
+                out.push(inst);
+            }
+            Op::ExtractDyn(v, index) | Op::InsertDyn { base: v, index, .. } => {
+                let Some(n) = value_len(self.types, ty(values, v)) else {
+                    out.push(inst);
+                    return;
+                };
+                if self.proven(values, index, Bound::Const(n), facts) {
+                    self.counts.eliminated += 1;
+                } else {
+                    self.counts.emitted += 1;
+                    let clamped = self.clamp(values, out, index, Bound::Const(n), span);
+                    match &mut inst.op {
+                        Op::ExtractDyn(_, i) | Op::InsertDyn { index: i, .. } => *i = clamped,
+                        _ => {}
+                    }
+                }
+                out.push(inst);
+            }
+            Op::Load(p) | Op::Atomic { ptr: p, .. } | Op::AtomicCompareExchange { ptr: p, .. } => {
+                match (self.guard(p), inst.result) {
+                    (Some(c), Some(r)) => {
+                        let rt = ty(values, r);
+                        let loaded = self.new_value(values, rt);
+                        let zero = self.new_value(values, rt);
+                        inst.result = Some(loaded);
+                        out.push(Inst {
+                            result: None,
+                            op: Op::If {
+                                cond: c,
+                                then_: Block {
+                                    params: vec![],
+                                    insts: vec![inst],
+                                    term: Terminator::Yield(vec![loaded]),
+                                },
+                                else_: Block {
+                                    params: vec![],
+                                    insts: vec![Inst {
+                                        result: Some(zero),
+                                        op: Op::Const(ConstValue::Zero(rt)),
+                                        span,
+                                    }],
+                                    term: Terminator::Yield(vec![zero]),
+                                },
+                                results: vec![r],
+                            },
+                            span,
+                        });
+                    }
+                    _ => out.push(inst),
+                }
+            }
+            Op::Store { ptr, .. } => match self.guard(ptr) {
+                Some(c) => out.push(Inst {
+                    result: None,
+                    op: Op::If {
+                        cond: c,
+                        then_: Block {
+                            params: vec![],
+                            insts: vec![inst],
+                            term: Terminator::Yield(vec![]),
+                        },
+                        else_: Block {
+                            params: vec![],
+                            insts: vec![],
+                            term: Terminator::Yield(vec![]),
+                        },
+                        results: vec![],
+                    },
+                    span,
+                }),
+                None => out.push(inst),
+            },
+            _ => out.push(inst),
+        }
+    }
+
+    /// The condition an access through `p` runs under, counting the access as an emitted or
+    /// eliminated check.
+    fn guard(&mut self, p: ValueId) -> Option<ValueId> {
+        let c = self.conds.get(&p).copied();
+        if c.is_some() {
+            self.counts.emitted += 1;
+        } else if self.proven_ptrs.contains(&p) {
+            self.counts.eliminated += 1;
+        }
+        c
+    }
+
+    /// The address space of pointer type `pty` and the bound of a runtime index into its
+    /// pointee (`None` for a pointee that is not indexed by element).
+    fn pointee_bound(&self, pty: TypeId, ptr: ValueId) -> Option<(AddressSpace, Bound)> {
+        let Type::Pointer { base, space } = self.types.get(pty) else { return None };
+        let bound = match self.types.get(*base) {
+            Type::Array { len: None, .. } => Bound::Len(ptr),
+            _ => Bound::Const(value_len(self.types, *base)?),
+        };
+        Some((*space, bound))
+    }
+
+    /// `index` as an unsigned integer of its width (a bitcast for signed indices).
+    fn unsigned(
+        &mut self,
+        values: &mut Vec<ValueData>,
+        out: &mut Vec<Inst>,
+        index: ValueId,
+        span: Span,
+    ) -> (ValueId, bool) {
+        let s = self.types.scalar_of(values[index.index()].ty);
+        let wide = s.is_some_and(Scalar::is_64);
+        if s.is_some_and(Scalar::is_signed) {
+            let t = if wide { self.u64t } else { self.u32t };
+            (self.emit(values, out, t, Op::Bitcast(index), span), wide)
+        } else {
+            (index, wide)
+        }
+    }
+
+    fn constant(
+        &mut self,
+        values: &mut Vec<ValueData>,
+        out: &mut Vec<Inst>,
+        n: u64,
+        wide: bool,
+        span: Span,
+    ) -> ValueId {
+        if wide {
+            self.emit(values, out, self.u64t, Op::Const(ConstValue::U64(n)), span)
+        } else {
+            let n = u32::try_from(n).unwrap_or(u32::MAX);
+            self.emit(values, out, self.u32t, Op::Const(ConstValue::U32(n)), span)
+        }
+    }
+
+    /// `u(index) < bound` as a new bool value.
+    fn in_range(
+        &mut self,
+        values: &mut Vec<ValueData>,
+        out: &mut Vec<Inst>,
+        index: ValueId,
+        bound: Bound,
+        span: Span,
+    ) -> ValueId {
+        let (u, wide) = self.unsigned(values, out, index, span);
+        let b = match bound {
+            Bound::Const(n) => self.constant(values, out, n, wide, span),
+            Bound::Len(p) => {
+                let len = self.emit(values, out, self.u32t, Op::ArrayLength(p), span);
+                if wide {
+                    self.emit(values, out, self.u64t, Op::Convert(len, Scalar::U64), span)
+                } else {
+                    len
+                }
+            }
+        };
+        self.emit(values, out, self.boolt, Op::Binary(B::Less, u, b), span)
+    }
+
+    /// `min(u(index), n - 1)` as a new value (fixed bounds only; a runtime-sized array lives
+    /// only in buffers, whose accesses are guarded instead).
+    fn clamp(
+        &mut self,
+        values: &mut Vec<ValueData>,
+        out: &mut Vec<Inst>,
+        index: ValueId,
+        bound: Bound,
+        span: Span,
+    ) -> ValueId {
+        let Bound::Const(n) = bound else { return index };
+        let (u, wide) = self.unsigned(values, out, index, span);
+        let last = self.constant(values, out, n.saturating_sub(1), wide, span);
+        let t = if wide { self.u64t } else { self.u32t };
+        self.emit(values, out, t, Op::Math(M::Min, vec![u, last]), span)
+    }
+
+    /// Whether `index`, read unsigned, is below `bound` wherever the walk is.
+    fn proven(&self, values: &[ValueData], index: ValueId, bound: Bound, facts: &[Fact]) -> bool {
+        if let (Bound::Const(n), Some(max)) = (bound, self.max_of(values, index)) {
+            if max < n {
+                return true;
+            }
+        }
+        let signed = self.types.scalar_of(values[index.index()].ty).is_some_and(Scalar::is_signed);
+        if signed && !self.non_negative(values, index, facts) {
+            return false;
+        }
+        facts.iter().any(|f| self.fact_bounds(values, f.cond, f.holds, index, bound))
+    }
+
+    /// Whether condition `c` having truth value `holds` shows `index < bound`.
+    fn fact_bounds(
+        &self,
+        values: &[ValueData],
+        c: ValueId,
+        holds: bool,
+        index: ValueId,
+        bound: Bound,
+    ) -> bool {
+        let leaf = |op: &Op, holds: bool| match (op, holds) {
+            // a < b, b > a, !(a >= b), !(b <= a): index < b.
+            (&Op::Binary(B::Less, a, b), true)
+            | (&Op::Binary(B::Greater, b, a), true)
+            | (&Op::Binary(B::GreaterEqual, a, b), false)
+            | (&Op::Binary(B::LessEqual, b, a), false) => {
+                a == index && self.at_most(values, b, bound, 0)
+            }
+            // a <= b, b >= a, !(a > b), !(b < a): index <= b, so index < b + 1.
+            (&Op::Binary(B::LessEqual, a, b), true)
+            | (&Op::Binary(B::GreaterEqual, b, a), true)
+            | (&Op::Binary(B::Greater, a, b), false)
+            | (&Op::Binary(B::Less, b, a), false) => {
+                a == index && self.at_most(values, b, bound, 1)
+            }
+            _ => false,
+        };
+        self.implied(c, holds, 0, &leaf)
+    }
+
+    /// Whether `v + extra <= bound` (comparisons are of one type, so mixing signedness is
+    /// impossible; the caller has shown a signed index non-negative).
+    fn at_most(&self, values: &[ValueData], v: ValueId, bound: Bound, extra: u64) -> bool {
+        match bound {
+            Bound::Const(n) => self.max_of(values, v).is_some_and(|m| m.saturating_add(extra) <= n),
+            Bound::Len(p) => {
+                extra == 0
+                    && matches!(self.defs.get(&v), Some(Op::ArrayLength(q)) if self.same_pointer(*q, p, 0))
+            }
+        }
+    }
+
+    /// Whether two pointer values name the same place (the same value, or the same chain of
+    /// constant steps from the same variable).
+    fn same_pointer(&self, a: ValueId, b: ValueId, depth: u32) -> bool {
+        if a == b {
+            return true;
+        }
+        if depth > 16 {
+            return false;
+        }
+        match (self.defs.get(&a), self.defs.get(&b)) {
+            (Some(Op::GlobalAddr(x)), Some(Op::GlobalAddr(y))) => x == y,
+            (Some(Op::LocalAddr(x)), Some(Op::LocalAddr(y))) => x == y,
+            (Some(Op::AccessIndex(x, i)), Some(Op::AccessIndex(y, j))) => {
+                i == j && self.same_pointer(*x, *y, depth + 1)
+            }
+            (Some(Op::Access(x, i)), Some(Op::Access(y, j))) => {
+                i == j && self.same_pointer(*x, *y, depth + 1)
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether a signed `index` is known not to be negative.
+    fn non_negative(&self, values: &[ValueData], index: ValueId, facts: &[Fact]) -> bool {
+        if self.max_of(values, index).is_some_and(|m| m <= i32::MAX as u64) {
+            return true;
+        }
+        let is_zero = |v: ValueId| {
+            matches!(self.defs.get(&v), Some(Op::Const(ConstValue::I32(0) | ConstValue::I64(0))))
+        };
+        let leaf = |op: &Op, holds: bool| match (op, holds) {
+            // 0 <= i, i >= 0, !(i < 0), !(0 > i)
+            (&Op::Binary(B::LessEqual, z, i), true)
+            | (&Op::Binary(B::GreaterEqual, i, z), true)
+            | (&Op::Binary(B::Less, i, z), false)
+            | (&Op::Binary(B::Greater, z, i), false) => i == index && is_zero(z),
+            _ => false,
+        };
+        facts.iter().any(|f| self.implied(f.cond, f.holds, 0, &leaf))
+    }
+
+    /// Whether condition `c` with truth value `holds` implies a comparison `leaf` accepts,
+    /// looking through `!`, `&&` (when it holds) and `||` (when it fails).
+    fn implied(
+        &self,
+        c: ValueId,
+        holds: bool,
+        depth: u32,
+        leaf: &dyn Fn(&Op, bool) -> bool,
+    ) -> bool {
+        if depth > 8 {
+            return false;
+        }
+        match (self.defs.get(&c), holds) {
+            (Some(&Op::Unary(U::LogicalNot, x)), h) => self.implied(x, !h, depth + 1, leaf),
+            (Some(&Op::Binary(B::LogicalAnd, x, y)), true)
+            | (Some(&Op::Binary(B::LogicalOr, x, y)), false) => {
+                self.implied(x, holds, depth + 1, leaf) || self.implied(y, holds, depth + 1, leaf)
+            }
+            (Some(op), h) => leaf(op, h),
+            (None, _) => false,
+        }
+    }
+
+    /// An upper bound of `v` read unsigned, where its definition gives one.
+    fn max_of(&self, values: &[ValueData], v: ValueId) -> Option<u64> {
+        let unsigned_const = |v: ValueId| match self.defs.get(&v) {
+            Some(Op::Const(ConstValue::U32(x))) => Some(u64::from(*x)),
+            Some(Op::Const(ConstValue::I32(x))) => Some(u64::from(*x as u32)),
+            Some(Op::Const(ConstValue::U64(x))) => Some(*x),
+            Some(Op::Const(ConstValue::I64(x))) => Some(*x as u64),
+            _ => None,
+        };
+        let scalar = self.types.scalar_of(values[v.index()].ty)?;
+        match self.defs.get(&v)? {
+            Op::Const(_) => unsigned_const(v),
+            Op::Binary(B::And, a, b) => match (unsigned_const(*a), unsigned_const(*b)) {
+                (Some(m), _) | (_, Some(m)) => Some(m),
+                _ => None,
+            },
+            // Unsigned remainder by a nonzero constant.
+            Op::Binary(B::Modulo, _, b) if !scalar.is_signed() => {
+                unsigned_const(*b).filter(|&c| c > 0).map(|c| c - 1)
+            }
+            Op::Binary(B::ShiftRight, _, s) if !scalar.is_signed() => {
+                let bits = if scalar.is_64() { 64 } else { 32 };
+                unsigned_const(*s).map(|s| {
+                    if s % bits == 0 {
+                        u64::MAX >> (64 - bits)
+                    } else {
+                        (u64::MAX >> (64 - bits)) >> (s % bits)
+                    }
+                })
+            }
+            Op::Math(M::Min, args) if !scalar.is_signed() => {
+                args.iter().filter_map(|&a| unsigned_const(a)).min()
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Whether a buffer's accesses are guarded (rather than clamped).
+fn is_buffer(space: AddressSpace) -> bool {
+    matches!(space, AddressSpace::Storage { .. } | AddressSpace::Uniform)
+}
+
+/// The element count of a vector, matrix (columns) or fixed-size array type.
+fn value_len(types: &Types, t: TypeId) -> Option<u64> {
+    match types.get(t) {
+        Type::Vector { size, .. } => Some(u64::from(*size)),
+        Type::Matrix { columns, .. } => Some(u64::from(*columns)),
+        Type::Array { len: Some(n), .. } => Some(u64::from(*n)),
+        _ => None,
+    }
+}
+
+/// Whether control can leave `b` normally into the code after its region.
+fn falls_through(b: &Block) -> bool {
+    matches!(b.term, Terminator::Yield(_))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::text::module_text;
+
+    /// WGSL through the standard passes and the bounds pass (checked by the verifier): the
+    /// SSA text and the first function's counts.
+    fn checked(src: &str) -> (String, BoundsCounts) {
+        let parsed = super::super::testutil::parsed(src);
+        let mut m = crate::lower::lower_module(&parsed).unwrap_or_else(|d| panic!("{d:#?}"));
+        super::super::optimize(&mut m).unwrap_or_else(|d| panic!("{d:#?}"));
+        super::super::bounds_checked(&mut m).unwrap_or_else(|d| panic!("{d:#?}"));
+        let counts = m
+            .entry_points
+            .first()
+            .map_or(BoundsCounts::default(), |e| entry_counts(&m, e.function));
+        (module_text(&m), counts)
+    }
+
+    const BUFFERS: &str = "@group(0) @binding(0) var<storage, read_write> a: array<f32>;
+@group(0) @binding(1) var<storage, read_write> f: array<f32, 8>;
+@group(0) @binding(2) var<uniform> u: array<vec4<u32>, 4>;
+";
+
+    #[test]
+    fn data_dependent_buffer_accesses_are_guarded() {
+        let (t, c) = checked(&format!(
+            "{BUFFERS}@compute @workgroup_size(1) fn main(@builtin(global_invocation_id) g: vec3<u32>) {{
+    let j = u[g.x].x;
+    a[j] = f[j];
+    atomicAdd(&w[j], 1u);
+}}
+@group(0) @binding(3) var<storage, read_write> w: array<atomic<u32>>;"
+        ));
+        // u[g.x] (load), f[j] (load), a[j] (store), w[j] (atomic): four guarded accesses.
+        assert_eq!(c, BoundsCounts { emitted: 4, eliminated: 0 }, "{t}");
+        assert_eq!(t.matches("array_length").count(), 2, "{t}");
+        assert!(t.contains("f32()"), "out-of-range loads give the zero value:\n{t}");
+    }
+
+    #[test]
+    fn guarded_loops_masks_and_constants_need_no_check() {
+        let (t, c) = checked(&format!(
+            "{BUFFERS}@compute @workgroup_size(1) fn main(@builtin(global_invocation_id) g: vec3<u32>) {{
+    let i = g.x;
+    if i >= arrayLength(&a) {{ return; }}
+    a[i] = a[i] + f[i & 7u] + f[i % 8u] + f[min(i, 7u)] + f[i >> 29u];
+    for (var k = 0u; k < 8u; k++) {{ a[i] += f[k]; }}
+    if i < 4u {{ a[i] = f[i] + f[i + 4u]; }}
+}}"
+        ));
+        assert_eq!(c.emitted, 1, "only f[i + 4u] is unproven:\n{t}");
+        assert!(c.eliminated >= 10, "{c:?}\n{t}");
+    }
+
+    #[test]
+    fn a_signed_index_needs_a_non_negative_guard() {
+        let (_, c) = checked(&format!(
+            "{BUFFERS}@compute @workgroup_size(1) fn main(@builtin(global_invocation_id) g: vec3<u32>) {{
+    let i = i32(g.x);
+    if i < 8 {{ a[0] = f[i]; }}
+    if i >= 0 && i < 8 {{ a[1] = f[i]; }}
+}}"
+        ));
+        // The first f[i] may be negative; a[0] and a[1] are constant indices into a
+        // runtime-sized array, which the length still bounds.
+        assert_eq!(c, BoundsCounts { emitted: 3, eliminated: 1 });
+    }
+
+    #[test]
+    fn function_workgroup_and_value_indices_are_clamped() {
+        let (t, c) = checked(
+            "var<workgroup> s: array<u32, 16>;
+@group(0) @binding(0) var<storage, read_write> o: array<u32, 64>;
+@compute @workgroup_size(64) fn main(@builtin(local_invocation_index) l: u32) {
+    var t = array<u32, 4>(1u, 2u, 3u, 4u);
+    let v = vec3<u32>(5u, 6u, 7u);
+    s[o[l & 63u]] = t[o[l & 63u]] + v[o[l & 63u]];
+    o[l & 63u] = s[l & 15u];
+}",
+        );
+        // s[..] store, t[..], v[..] clamp (3); the o[l & 63u] and s[l & 15u] need nothing.
+        assert_eq!(c.emitted, 3, "{t}");
+        assert_eq!(t.matches("math min").count(), 3, "{t}");
+        assert!(t.contains(" 15u") && t.contains(" 3u") && t.contains(" 2u"), "{t}");
+    }
+
+    #[test]
+    fn off_by_one_guards_do_not_count() {
+        let (_, c) = checked(&format!(
+            "{BUFFERS}@compute @workgroup_size(1) fn main(@builtin(global_invocation_id) g: vec3<u32>) {{
+    let i = g.x;
+    if i <= 8u {{ a[0] = f[i]; }}
+    if i <= 7u {{ a[1] = f[i]; }}
+}}"
+        ));
+        assert_eq!(c.emitted, 3, "f[i] under i <= 8u, a[0] and a[1]: {c:?}");
+        assert_eq!(c.eliminated, 1, "f[i] under i <= 7u: {c:?}");
+    }
+}
