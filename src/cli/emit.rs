@@ -374,6 +374,22 @@ mod tests {
         assert!(!table(false).contains("fast-math"));
     }
 
+    /// Module-wide flags (`no-fma`, `bounds-checks`) follow the entry's own on every entry.
+    #[test]
+    fn entry_table_appends_module_flags() {
+        let src = "@group(0) @binding(0) var<storage, read_write> c: array<f32>;
+@compute @workgroup_size(1) fn plain() { c[0] = c[1] * 2.0; }
+";
+        let m = dianran_frontend::compile("t.wgsl", src, &Default::default())
+            .unwrap_or_else(|d| panic!("{d}"));
+        let entries = dianran_ptx::codegen::compile_module(&m, &Default::default()).entries;
+        assert_eq!(
+            ptx_entry_table(&m, &entries, &["no-fma", "bounds-checks"]),
+            "plain\tcompute\t1,1,1\tplain\tp_g0_b0\tno-fma,bounds-checks\n"
+        );
+        assert_eq!(ptx_entry_table(&m, &entries, &[]), "plain\tcompute\t1,1,1\tplain\tp_g0_b0\n");
+    }
+
     /// `--sass` prints a kernel row per entry; `--entry` keeps one, by WGSL or PTX name,
     /// and an unknown name is an error that lists the entries. Each entry has one store of
     /// a u32 per invocation: one 32-bit STG (a hand count).
