@@ -265,13 +265,7 @@ impl Pass<'_> {
                     // Counted where a load, store or atomic uses the pointer.
                     if !proven {
                         let c = self.in_range(values, out, index, bound, span);
-                        cond = Some(match base_cond {
-                            Some(b) => {
-                                let and = Op::Binary(B::LogicalAnd, b, c);
-                                self.emit(values, out, self.boolt, and, span)
-                            }
-                            None => c,
-                        });
+                        cond = Some(self.and(values, out, base_cond, c, span));
                     } else if let Some(r) = inst.result {
                         self.proven_ptrs.insert(r);
                     }
@@ -282,15 +276,7 @@ impl Pass<'_> {
                     let clamped = self.clamp(values, out, index, bound, span);
                     inst.op = Op::Access(base, clamped);
                 }
-                if let Some(r) = inst.result {
-                    self.defs.insert(r, inst.op.clone());
-                    if let Some(c) = cond {
-                        self.conds.insert(r, c);
-                    }
-                    if self.proven_ptrs.contains(&base) {
-                        self.proven_ptrs.insert(r);
-                    }
-                }
+                self.record_pointer(&inst, base, cond);
                 out.push(inst);
             }
             Op::AccessIndex(base, k) => {
@@ -304,23 +290,9 @@ impl Pass<'_> {
                 if runtime_sized {
                     let index = self.constant(values, out, u64::from(k), false, span);
                     let c = self.in_range(values, out, index, Bound::Len(base), span);
-                    cond = Some(match cond {
-                        Some(b) => {
-                            let and = Op::Binary(B::LogicalAnd, b, c);
-                            self.emit(values, out, self.boolt, and, span)
-                        }
-                        None => c,
-                    });
+                    cond = Some(self.and(values, out, cond, c, span));
                 }
-                if let Some(r) = inst.result {
-                    self.defs.insert(r, inst.op.clone());
-                    if let Some(c) = cond {
-                        self.conds.insert(r, c);
-                    }
-                    if self.proven_ptrs.contains(&base) {
-                        self.proven_ptrs.insert(r);
-                    }
-                }
+                self.record_pointer(&inst, base, cond);
                 out.push(inst);
             }
             Op::ExtractDyn(v, index) | Op::InsertDyn { base: v, index, .. } => {
@@ -395,6 +367,34 @@ impl Pass<'_> {
                 None => out.push(inst),
             },
             _ => out.push(inst),
+        }
+    }
+
+    /// `base && c`, or `c` alone when there is no `base`.
+    fn and(
+        &mut self,
+        values: &mut Vec<ValueData>,
+        out: &mut Vec<Inst>,
+        base: Option<ValueId>,
+        c: ValueId,
+        span: Span,
+    ) -> ValueId {
+        match base {
+            Some(b) => self.emit(values, out, self.boolt, Op::Binary(B::LogicalAnd, b, c), span),
+            None => c,
+        }
+    }
+
+    /// Records the pointer `inst` forms from `base`: its definition, the condition its
+    /// accesses run under, and whether `base`'s indices were all proven.
+    fn record_pointer(&mut self, inst: &Inst, base: ValueId, cond: Option<ValueId>) {
+        let Some(r) = inst.result else { return };
+        self.defs.insert(r, inst.op.clone());
+        if let Some(c) = cond {
+            self.conds.insert(r, c);
+        }
+        if self.proven_ptrs.contains(&base) {
+            self.proven_ptrs.insert(r);
         }
     }
 

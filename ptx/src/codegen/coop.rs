@@ -598,18 +598,26 @@ impl Lower<'_> {
     }
 }
 
+impl Lower<'_> {
+    /// The fragment access `a` describes, with `split` for a workgroup tile element.
+    fn frag(&mut self, a: &CoopAccess<Ptr>, split: Option<Split>) -> R<Frag> {
+        Ok(Frag {
+            ptr: a.ptr.addr,
+            space: a.ptr.space,
+            stride: self.scalar(a.stride)?,
+            stride_k: self.known.constant(a.stride),
+            split,
+            row_major: a.row_major,
+            shape: a.shape,
+        })
+    }
+}
+
 impl CoopLowering for Lower<'_> {
     fn coop_load(&mut self, a: CoopAccess<Ptr>) -> R<Vec<VRegId>> {
         let (shape, p) = (a.shape, a.ptr);
-        let f = Frag {
-            ptr: p.addr,
-            space: p.space,
-            stride: self.scalar(a.stride)?,
-            stride_k: self.known.constant(a.stride),
-            split: self.split_shared(a.ptr_value),
-            row_major: a.row_major,
-            shape,
-        };
+        let split = self.split_shared(a.ptr_value);
+        let f = self.frag(&a, split)?;
         let kinds = vec![kind_of(shape.scalar); shape.count() as usize];
         let size = shape.scalar.size();
         match a.load_form(p.space == Space::Shared) {
@@ -631,15 +639,7 @@ impl CoopLowering for Lower<'_> {
 
     fn coop_store(&mut self, a: CoopAccess<Ptr>, v: &[VRegId]) -> R<()> {
         let (shape, p) = (a.shape, a.ptr);
-        let f = Frag {
-            ptr: p.addr,
-            space: p.space,
-            stride: self.scalar(a.stride)?,
-            stride_k: self.known.constant(a.stride),
-            split: None,
-            row_major: a.row_major,
-            shape,
-        };
+        let f = self.frag(&a, None)?;
         match a.store_form() {
             (FragForm::Elements, _) => self.coop_store_lanes(&f, v, false),
             (_, need) => {
