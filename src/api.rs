@@ -15,7 +15,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use crate::reflect::{self, Binding, Entry, PtxFacts};
+use crate::reflect::from_module::{self, PtxFacts};
+use crate::reflect::{Binding, Entry};
 use dianran_frontend::names::ModuleNames;
 use dianran_frontend::{ir, BoundsChecks, DiagKind, Diagnostic, Diagnostics};
 
@@ -125,8 +126,8 @@ pub fn compile(name: &str, source: &str, opts: &Options) -> Result<Compiled, Dia
     };
 
     let names = ModuleNames::new(&module);
-    let bindings = reflect::module_bindings(&module, &names);
-    let entries = reflect::entry_table(
+    let bindings = from_module::module_bindings(&module, &names);
+    let entries = from_module::entry_table(
         &module,
         &names,
         &bindings,
@@ -134,16 +135,6 @@ pub fn compile(name: &str, source: &str, opts: &Options) -> Result<Compiled, Dia
         &|n| msl_sizes.iter().any(|(name, sizes)| name == n && *sizes),
     );
     Ok(Compiled { name: name.to_string(), module, wgsl, msl, ptx, entries, bindings })
-}
-
-/// The size in bytes of the `var<immediate>` entry `name` uses (0 without one).
-fn immediates_size(m: &ir::Module, name: &str) -> u32 {
-    let Some(ep) = m.entry_point(name) else { return 0 };
-    reflect::used_globals(m, ep.function)
-        .iter()
-        .filter_map(|g| m.globals.get(g.index()))
-        .find(|g| g.space == ir::AddressSpace::Immediate)
-        .map_or(0, |g| m.types.size_align(g.ty).0)
 }
 
 /// PTX text and, per compiled entry (by source name), what the reflection needs.
@@ -167,52 +158,15 @@ fn compile_ptx(m: &ir::Module, opts: &Options) -> Result<PtxTable, Vec<Diagnosti
     }
     let mut facts = Vec::with_capacity(out.entries.len());
     let mut errors = Vec::new();
-    for e in out.entries {
-        // A parameter the kernel reads (`ld.param`); placeholders are never read.
-        let mut read = std::collections::BTreeSet::new();
-        if let Some(k) = out.module.entry(&e.ptx_name) {
-            for i in k.instructions() {
-                i.operands.iter().for_each(|o| {
-                    o.for_each_symbol(&mut |s| {
-                        read.insert(s.to_string());
-                    })
-                });
-            }
-        }
-        let mut params = Vec::new();
-        use dianran_ptx::abi::ParamKind;
-        for p in &e.params {
-            let used = read.contains(p);
-            let fact = |(group, binding), sampler, compare| crate::reflect::PtxParamFacts {
-                name: p.clone(),
-                group,
-                binding,
-                sampler,
-                compare,
-                used,
-            };
-            match ParamKind::of(p) {
-                Some(ParamKind::Sizes | ParamKind::Immediates) => {}
-                Some(ParamKind::Slot(k)) => params.push(fact(k, None, false)),
-                Some(ParamKind::Pair { texture, sampler }) => {
-                    params.push(fact(texture, Some(sampler), false))
-                }
-                Some(ParamKind::CompareWord { texture, sampler }) => {
-                    params.push(fact(texture, Some(sampler), true))
-                }
-                None => errors.push(
-                    Diagnostic::error(
-                        DiagKind::Internal,
-                        format!("the PTX code generator named a parameter '{p}', not p_g<G>_b<B>"),
-                    )
+    for e in &out.entries {
+        match from_module::ptx_facts(m, e, Some(&out.module)) {
+            Ok(f) => facts.push((e.name.clone(), f)),
+            Err(why) => errors.push(
+                Diagnostic::error(DiagKind::Internal, why)
                     .in_fn(e.name.clone())
                     .help("this is a bug in dianran; please report it with the shader"),
-                ),
-            }
+            ),
         }
-        let uses_sizes = e.uses_sizes();
-        let immediates = if e.uses_immediates() { immediates_size(m, &e.name) } else { 0 };
-        facts.push((e.name, PtxFacts { name: e.ptx_name, params, uses_sizes, immediates }));
     }
     if errors.is_empty() {
         Ok((out.text, facts))

@@ -7,8 +7,10 @@
 //!   [`Layout`] of its type (size, alignment, field offsets, runtime-array stride).
 //!
 //! Text and lists are [`Cow<'static, _>`](Cow), so the same types describe a module compiled
-//! at run time (`dianran::compile`, which fills them in) and the constants that
+//! at run time (`dianran::compile`, which fills them in through [`from_module`]) and the constants that
 //! `dianran::build` generates at build time (`pub const 加倍: dianran::reflect::Entry = ...`).
+
+pub mod from_module;
 
 use std::borrow::Cow;
 use std::fmt;

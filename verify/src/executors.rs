@@ -17,6 +17,8 @@
 //! buffer per `p_g<G>_b<B>` parameter (an empty placeholder for unused bindings) and, for
 //! entries that call `arrayLength`, a trailing `p_sizes` buffer of `u32` byte sizes.
 
+mod cuda;
+
 use crate::buffers::Buffers;
 use dianran_frontend::ir;
 use std::fmt;
@@ -460,12 +462,12 @@ fn run_unguarded(exec: Executor, job: &Job<'_>, input: &Buffers) -> Result<Buffe
         }
         // The emulator runs the compiled model directly; text only for `--ptx` overrides.
         Executor::Emu => run_ptx(job, input, Backend::Ours, emu_runner(&EMU_OPTIONS)),
-        Executor::Cuda => run_cuda(job, input, Backend::Ours),
+        Executor::Cuda => run_cuda(job, input, Backend::Ours, None),
         #[cfg(feature = "llvm")]
         Executor::LlvmEmu => run_ptx(job, input, Backend::Llvm, emu_runner(&LLVM_EMU_OPTIONS)),
         #[cfg(not(feature = "llvm"))]
         Executor::LlvmEmu => run_ptx(job, input, Backend::Llvm, emu_runner(&EMU_OPTIONS)),
-        Executor::LlvmCuda => run_cuda(job, input, Backend::Llvm),
+        Executor::LlvmCuda => run_cuda(job, input, Backend::Llvm, None),
         Executor::Lavapipe => run_lavapipe(job, exec, job.source, input),
         Executor::LavapipeOut => {
             let opts = dianran_wgsl::Options { omit_subgroups_enable: true };
@@ -481,7 +483,8 @@ fn run_unguarded(exec: Executor, job: &Job<'_>, input: &Buffers) -> Result<Buffe
 /// The emulator runs the compiled model directly; text only for `--ptx` overrides and LLVM's
 /// PTX.
 fn emu_runner(opts: &'static crate::emu::EmuOptions) -> Box<PtxRunner<'static>> {
-    Box::new(move |ptx, name, params, grid, block| {
+    Box::new(move |ptx, info, params, grid| {
+        let (name, block) = (info.ptx_name.as_str(), info.workgroup_size);
         match ptx {
             Ptx::Module(m, _) => crate::emu::run_module(m, name, params, grid, block, opts),
             Ptx::Text(t) => crate::emu::run(t, name, params, grid, block, opts),
@@ -512,7 +515,8 @@ pub fn run_profiled(
         }
     };
     let mut profile = None;
-    let out = run_ptx(job, input, backend, |ptx, name, params, grid, block| {
+    let out = run_ptx(job, input, backend, |ptx, info, params, grid| {
+        let (name, block) = (info.ptx_name.as_str(), info.workgroup_size);
         let p = match ptx {
             Ptx::Module(m, _) => {
                 crate::emu::run_module_profiled(m, name, params, grid, block, opts)
@@ -602,15 +606,22 @@ impl Ptx<'_> {
     }
 }
 
-type PtxRunner<'r> =
-    dyn FnMut(Ptx<'_>, &str, &mut [Vec<u8>], [u32; 3], [u32; 3]) -> Result<(), ExecError> + 'r;
+/// Runs one compiled entry: its PTX, its ABI description (parameter names, `.entry` name,
+/// block size), the parameters' bytes (updated in place) and the grid.
+type PtxRunner<'r> = dyn FnMut(Ptx<'_>, &dianran_ptx::abi::EntryInfo, &mut [Vec<u8>], [u32; 3]) -> Result<(), ExecError>
+    + 'r;
 
 /// Compiles the entry to PTX, lays the buffers out as parameters, runs, and maps back.
 fn run_ptx(
     job: &Job<'_>,
     input: &Buffers,
     backend: Backend,
-    mut runner: impl FnMut(Ptx<'_>, &str, &mut [Vec<u8>], [u32; 3], [u32; 3]) -> Result<(), ExecError>,
+    mut runner: impl FnMut(
+        Ptx<'_>,
+        &dianran_ptx::abi::EntryInfo,
+        &mut [Vec<u8>],
+        [u32; 3],
+    ) -> Result<(), ExecError>,
 ) -> Result<Buffers, ExecError> {
     let ours;
     #[cfg(feature = "llvm")]
@@ -672,14 +683,13 @@ fn run_ptx(
         return Err(ExecError::Failed(format!("no PTX for entry '{}': {why}", job.entry)));
     };
     let PtxParams { buffers: mut params, bindings: keys } = ptx_params(info, input)?;
-    let block = info.workgroup_size;
     let runner: &mut PtxRunner<'_> = &mut runner;
     // `--ptx` replaces our backend's PTX; the LLVM executors always run LLVM's.
     let ptx = match job.ptx {
         Some(t) if backend == Backend::Ours => Ptx::Text(t),
         _ => compiled_ptx,
     };
-    runner(ptx, &info.ptx_name, &mut params, job.dispatch, block)?;
+    runner(ptx, info, &mut params, job.dispatch)?;
     let mut out = input.clone();
     for (p, key) in params.into_iter().zip(keys) {
         if let Some(k) = key {
@@ -754,48 +764,31 @@ pub fn ptx_params(
     Ok(PtxParams { buffers: params, bindings: keys })
 }
 
-#[cfg(feature = "cuda")]
-fn run_cuda(job: &Job<'_>, input: &Buffers, backend: Backend) -> Result<Buffers, ExecError> {
-    use dianran_runtime::cuda::{self, KernelParam};
-    if !cuda::available() {
-        return Err(ExecError::Skipped("no CUDA device".into()));
+/// Our PTX (or LLVM's) through the CUDA driver, launched by `dianran-runtime` as
+/// `dianran::launch` launches it ([`cuda::launch`]); `textures` are bound when given.
+fn run_cuda(
+    job: &Job<'_>,
+    input: &Buffers,
+    backend: Backend,
+    textures: Option<&mut crate::texture::TextureBindings>,
+) -> Result<Buffers, ExecError> {
+    if let Some(why) = cuda::unavailable() {
+        return Err(ExecError::Skipped(why));
     }
-    run_ptx(job, input, backend, |ptx, name, params, grid, block| {
-        // The entry's declarations say how each value travels: `.u64` parameters are device
-        // pointers, the rest (`p_immediates`, compare words) by value, as `dianran::launch`
-        // passes them.
-        let parsed;
-        let module = match &ptx {
-            Ptx::Module(m, _) => Some(*m),
-            Ptx::Text(t) => {
-                parsed = dianran_ptx::parse_module(t).ok();
-                parsed.as_ref()
-            }
-        };
-        let decls = module.and_then(|m| m.entries.iter().find(|e| e.name == name));
-        let kernel_params: Vec<KernelParam<'_>> = params
-            .iter()
-            .enumerate()
-            .map(|(i, p)| {
-                let decl = decls.and_then(|e| e.params.get(i));
-                match decl {
-                    Some(d) if !d.is_pointer() => KernelParam::Value(p),
-                    _ => KernelParam::Buffer(p),
-                }
-            })
-            .collect();
-        let out = cuda::run_kernel(ptx.text(), name, &kernel_params, block, grid)
-            .map_err(|e| ExecError::Failed(e.to_string()))?;
-        for (p, o) in params.iter_mut().zip(out) {
-            *p = o;
-        }
-        Ok(())
+    let mut textures = textures;
+    run_ptx(job, input, backend, |ptx, info, params, grid| {
+        cuda::launch(job.module, ptx, info, params, grid, textures.as_deref_mut())
     })
 }
 
-#[cfg(not(feature = "cuda"))]
-fn run_cuda(_: &Job<'_>, _: &Buffers, _: Backend) -> Result<Buffers, ExecError> {
-    Err(ExecError::Skipped("no CUDA device (built without the `cuda` feature)".into()))
+/// Our PTX through the CUDA driver with textures and samplers bound (`docs/textures.md`);
+/// storage textures the kernel wrote are copied back into `textures`. Returns the buffers.
+pub fn run_cuda_textured(
+    job: &Job<'_>,
+    input: &Buffers,
+    textures: &mut crate::texture::TextureBindings,
+) -> Result<Buffers, ExecError> {
+    run_cuda(job, input, Backend::Ours, Some(textures))
 }
 
 /// Why lavapipe executor `exec` would skip `job` without running it (no adapter, or a kernel

@@ -4,10 +4,10 @@
 //! results get when they come from filtered sampling on an executor with CUDA's 8-bit filter
 //! weights.
 //!
-//! The reference interpreter, our PTX on the emulator (texture objects and, for depth
-//! comparison, compare words: `docs/textures.md`) and lavapipe (the input WGSL and the WGSL
-//! dianran prints) bind textures here; the other executors report [`ExecError::Skipped`]
-//! ([`run_textured`]).
+//! The reference interpreter, our PTX on the emulator and through the CUDA driver (texture
+//! objects and, for depth comparison, compare words: `docs/textures.md`) and lavapipe (the
+//! input WGSL and the WGSL dianran prints) bind textures here; the LLVM executors report
+//! [`ExecError::Skipped`] ([`run_textured`]).
 
 use crate::agree::{
     float_value, floats_agree_within, values_agree_within, Precision, Slack, SlackUse,
@@ -49,6 +49,7 @@ pub fn run_textured(
             .map_err(|d| ExecError::Failed(d.message))?;
         }
         Executor::Emu => bufs = crate::executors::run_emu_textured(job, &bufs, &mut tex)?,
+        Executor::Cuda => bufs = crate::executors::run_cuda_textured(job, &bufs, &mut tex)?,
         #[cfg(feature = "lavapipe")]
         Executor::Lavapipe => run_lavapipe_textured(job, &mut bufs, &mut tex)?,
         #[cfg(feature = "lavapipe")]

@@ -709,8 +709,6 @@ fn lavapipe_agrees(name: &str) {
 }
 
 fn lavapipe_agrees_on(name: &str, src: &str) {
-    use dianran_verify::executors::{ExecError, Executor, Job};
-    use dianran_verify::textured::{compare_textures, filter_slack, run_textured};
     dianran_verify::lavapipe::quiet_mesa_warnings();
     // No adapter: `skipped: ...`, and a failure under CI=true (verify::tools).
     if !dianran_verify::tools::require_that(
@@ -719,6 +717,14 @@ fn lavapipe_agrees_on(name: &str, src: &str) {
     ) {
         return;
     }
+    agrees_with_interp(name, src, dianran_verify::executors::Executor::Lavapipe);
+}
+
+/// Runs a texture sample on the interpreter and on `exec` (see [`lavapipe_agrees`]) and
+/// compares buffers and storage textures; `exec` must run it (a skip is a failure).
+fn agrees_with_interp(name: &str, src: &str, exec: dianran_verify::executors::Executor) {
+    use dianran_verify::executors::{ExecError, Executor, Job};
+    use dianran_verify::textured::{compare_textures, filter_slack, run_textured};
     let src = src.to_string();
     let (dispatch, entry) = sample_header(&src);
     let header = dianran_verify::samples::header(&src).expect("header");
@@ -734,11 +740,12 @@ fn lavapipe_agrees_on(name: &str, src: &str) {
     let input = dianran_verify::buffers::default_buffers(&module, &entry, 512).expect("buffers");
     let job = Job::new(name, &src, &module, &entry, dispatch);
     let (rb, rt) = run_textured(Executor::Interp, &job, &input, &textures).expect("interp");
-    // With an adapter, every one of these samples runs on lavapipe: a skip (a feature or
-    // binding lavapipe declines) is a failure here, not a pass.
-    let (lb, lt) = match run_textured(Executor::Lavapipe, &job, &input, &textures) {
-        Err(ExecError::Skipped(why)) => panic!("{name}: lavapipe skipped the sample: {why}"),
-        other => other.unwrap_or_else(|e| panic!("{name} on lavapipe: {e}")),
+    // With an adapter (a device), every one of these samples runs: a skip (a feature or
+    // binding the executor declines) is a failure here, not a pass.
+    let on = exec.name();
+    let (lb, lt) = match run_textured(exec, &job, &input, &textures) {
+        Err(ExecError::Skipped(why)) => panic!("{name}: {on} skipped the sample: {why}"),
+        other => other.unwrap_or_else(|e| panic!("{name} on {on}: {e}")),
     };
     let p = dianran_verify::agree::precision(&module, &entry);
     compare_textures(&module, &entry, &rt, &lt, p).unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -748,11 +755,49 @@ fn lavapipe_agrees_on(name: &str, src: &str) {
         for (i, (a, b)) in f32s(r).iter().zip(f32s(l)).enumerate() {
             // Every buffer of these samples holds f32 or u32 words; u32 ones compare by bits.
             let same = a.to_bits() == b.to_bits() || (a - b).abs() <= 1e-5 + slack;
-            assert!(
-                same,
-                "{name}: buffer {key:?} word {i}: interp {a} lavapipe {b} (slack {slack})"
-            );
+            assert!(same, "{name}: buffer {key:?} word {i}: interp {a} {on} {b} (slack {slack})");
         }
+    }
+}
+
+/// The texture samples through the CUDA driver, bound by the launcher `dianran::launch` uses,
+/// agree with the interpreter. Without a device the executor must say so, not decline
+/// textures.
+#[test]
+fn cuda_texture_samples() {
+    use dianran_verify::executors::{ExecError, Executor};
+    let samples = [
+        "texture_load_store.wgsl",
+        "texture_sample.wgsl",
+        "texture_gather_compare.wgsl",
+        "depth_compare_cube.wgsl",
+        "texture_dims.wgsl",
+    ];
+    let src = std::fs::read_to_string(sample_path(samples[0])).expect("cannot read sample");
+    let (dispatch, entry) = sample_header(&src);
+    let module = dianran_frontend::compile("t", &src, &Default::default()).expect("compiles");
+    let header = dianran_verify::samples::header(&src).expect("header");
+    let textures = dianran_verify::texture::build_textures(
+        &module,
+        &entry,
+        &header.textures,
+        &header.samplers,
+        9,
+    )
+    .expect("textures");
+    let input = dianran_verify::buffers::default_buffers(&module, &entry, 512).expect("buffers");
+    let job = dianran_verify::executors::Job::new("t", &src, &module, &entry, dispatch);
+    match dianran_verify::textured::run_textured(Executor::Cuda, &job, &input, &textures) {
+        Err(ExecError::Skipped(why)) => {
+            assert!(why.starts_with("no CUDA device"), "cuda declined a textured entry: {why}");
+            println!("skipped: {why}");
+            return;
+        }
+        other => drop(other.unwrap_or_else(|e| panic!("cuda: {e}"))),
+    }
+    for name in samples {
+        let src = std::fs::read_to_string(sample_path(name)).expect("cannot read sample");
+        agrees_with_interp(name, &src, Executor::Cuda);
     }
 }
 
