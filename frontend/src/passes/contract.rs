@@ -67,6 +67,21 @@ fn contract_block(types: &Types, values: &mut Vec<ValueData>, uses: &[u32], b: &
         values.push(ValueData { ty: t, name: None });
         id
     };
+    // Most blocks hold nothing to contract: recurse into nested blocks in place and keep the
+    // instruction list as it is.
+    let candidate = |i: &Inst| match &i.op {
+        Op::Binary(B::Multiply, ..) => i.result.is_some_and(|r| uses[r.index()] == 1),
+        Op::Math(M::Dot, _) => true,
+        _ => false,
+    };
+    if !b.insts.iter().any(candidate) {
+        for inst in &mut b.insts {
+            for nb in inst.op.blocks_mut() {
+                changed |= contract_block(types, values, uses, nb);
+            }
+        }
+        return changed;
+    }
     for mut inst in std::mem::take(&mut b.insts) {
         for nb in inst.op.blocks_mut() {
             changed |= contract_block(types, values, uses, nb);

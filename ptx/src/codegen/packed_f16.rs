@@ -166,8 +166,10 @@ fn round(mf: &mut MFunction, seeds: &mut Vec<Reg>) -> bool {
     let d = defs(mf);
     let mut changed = false;
     for b in 0..mf.blocks.len() {
-        let Some(block) = mf.blocks.get(b) else { continue };
-        let insts = block.insts.clone();
+        // Taken out of the block (not cloned) while `mf` makes registers; put back unchanged
+        // when nothing pairs.
+        let Some(block) = mf.blocks.get_mut(b) else { continue };
+        let insts = std::mem::take(&mut block.insts);
         // Lane-0 candidates waiting for a partner, by form and operand classes.
         type Key = (Opcode, Vec<Modifier>, Vec<Src>);
         let mut waiting: HashMap<Key, Vec<Cand>> = HashMap::default();
@@ -227,6 +229,9 @@ fn round(mf: &mut MFunction, seeds: &mut Vec<Reg>) -> bool {
             changed = true;
         }
         if placed.is_empty() {
+            if let Some(block) = mf.blocks.get_mut(b) {
+                block.insts = insts;
+            }
             continue;
         }
         let mut out = Vec::with_capacity(insts.len());

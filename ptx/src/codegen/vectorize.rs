@@ -443,8 +443,10 @@ fn block_space(
 pub(crate) fn vectorize(mf: &mut MFunction, facts: &AddrFacts) {
     let mut freed: Vec<Reg> = Vec::new();
     for b in 0..mf.blocks.len() {
-        let insts = match mf.blocks.get(b) {
-            Some(block) => block.insts.clone(),
+        // Taken out of the block (not cloned) while `mf` makes registers; put back unchanged
+        // when nothing merges.
+        let insts = match mf.blocks.get_mut(b) {
+            Some(block) => std::mem::take(&mut block.insts),
             None => continue,
         };
         let mut out = Vec::new();
@@ -452,6 +454,9 @@ pub(crate) fn vectorize(mf: &mut MFunction, facts: &AddrFacts) {
             block_space(&insts, space, facts, mf, &mut out);
         }
         if out.is_empty() {
+            if let Some(block) = mf.blocks.get_mut(b) {
+                block.insts = insts;
+            }
             continue;
         }
         let mut removed = vec![false; insts.len()];
