@@ -47,9 +47,9 @@ pub struct Options {
     /// product used once becomes one `fma` (`docs/math.md`, "Contraction").
     pub no_fma: bool,
     /// WebGPU's bounds policy (the CLI's `--bounds-checks`, `docs/bounds.md`):
-    /// [`BoundsChecks::On`] makes sure no access leaves its buffer or variable;
-    /// [`BoundsChecks::Off`], for now the default, leaves indices as written (an index out of
-    /// range is then undefined behaviour on the GPU).
+    /// [`BoundsChecks::On`], the default, makes sure no access leaves its buffer or variable;
+    /// [`BoundsChecks::Off`] leaves indices as written (an index out of range is then
+    /// undefined behaviour on the GPU).
     pub bounds_checks: BoundsChecks,
 }
 
@@ -62,7 +62,7 @@ impl Default for Options {
             wgsl_subgroups_enable: true,
             overrides: Vec::new(),
             no_fma: false,
-            bounds_checks: BoundsChecks::Off,
+            bounds_checks: BoundsChecks::On,
         }
     }
 }

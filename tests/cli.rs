@@ -167,24 +167,32 @@ fn run_rejects_bad_entries_and_bindings() {
     assert!(text(&out.stderr).contains("0:0 (data)"), "{}", text(&out.stderr));
 }
 
+/// Four bytes hold one element, and invocations 1 to 7 index past the end: under the bounds
+/// policy their loads read zero and their stores are dropped (exit 0, element 0 doubled);
+/// `--sanitize` stops at the first index out of range (exit 1, naming it).
 #[test]
-fn run_reports_out_of_bounds_as_exit_1() {
+fn run_drops_stores_out_of_bounds_and_sanitize_reports_them() {
     let dir = scratch("run-oob");
     let f = write(&dir, "k.wgsl", DOUBLE);
-    // Four bytes hold one element; invocation 1 writes past the end.
     let inp = write(&dir, "small.bin", "abcd");
-    let out = dianran(&[
-        "run",
-        &f,
-        "--entry",
-        "double",
-        "--dispatch",
-        "1",
-        "--buffer",
-        &format!("0:0={inp}"),
-    ]);
+    let dump = dir.join("dump");
+    let buffer = format!("0:0={inp}");
+    let args = ["run", &f, "--entry", "double", "--dispatch", "1", "--buffer", &buffer];
+    let mut checked = args.to_vec();
+    let dump_arg = dump.display().to_string();
+    checked.extend(["--dump", &dump_arg]);
+    let out = dianran(&checked);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let bytes = std::fs::read(dump.join("g0_b0.bin")).expect("dumped buffer");
+    // "abcd" is 0x64636261; doubled plus one, wrapping.
+    let want = 0x6463_6261u32.wrapping_mul(2).wrapping_add(1).to_le_bytes();
+    assert_eq!(bytes, want);
+    let mut sanitized = args.to_vec();
+    sanitized.push("--sanitize");
+    let out = dianran(&sanitized);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
-    assert!(!text(&out.stderr).is_empty());
+    let err = text(&out.stderr);
+    assert!(err.contains("index 1 out of bounds") && err.contains("data"), "{err}");
 }
 
 #[test]
@@ -198,7 +206,7 @@ fn ptx_prints_ascii_ptx_and_the_entry_table() {
     assert!(ptx.contains(".reqntid 4, 1, 1"), "{ptx}");
     assert_eq!(
         text(&out.stderr),
-        "\u{52a0}\u{500d}\tcompute\t4,1,1\tyy_e5_8a_a0_e5_80_8d\tp_g0_b0\n"
+        "\u{52a0}\u{500d}\tcompute\t4,1,1\tyy_e5_8a_a0_e5_80_8d\tp_g0_b0,p_sizes\n"
     );
     let out = dianran(&["check", sample]);
     assert_eq!(text(&out.stdout), "\u{52a0}\u{500d}\tcompute\t4,1,1\tyy_e5_8a_a0_e5_80_8d\n");
@@ -391,10 +399,14 @@ fn precise_math_by_default_fast_math_on_request() {
     assert_eq!(out.status.code(), Some(1), "{stdout}");
     assert!(stdout.contains("emu\tDISAGREE\t") && stdout.contains("got NaN"), "{stdout}");
     let out = dianran(&["ptx", &f]);
-    assert_eq!(text(&out.stderr), "main\tcompute\t64,1,1\tmain\tp_g0_b0,p_g0_b1\n");
+    // `p_sizes`: the bounds policy checks the runtime-sized arrays against their lengths.
+    assert_eq!(text(&out.stderr), "main\tcompute\t64,1,1\tmain\tp_g0_b0,p_g0_b1,p_sizes\n");
     assert!(!text(&out.stdout).contains(".approx"));
     let out = dianran(&["ptx", &f, "--fast-math"]);
-    assert_eq!(text(&out.stderr), "main\tcompute\t64,1,1\tmain\tp_g0_b0,p_g0_b1\tfast-math\n");
+    assert_eq!(
+        text(&out.stderr),
+        "main\tcompute\t64,1,1\tmain\tp_g0_b0,p_g0_b1,p_sizes\tfast-math\n"
+    );
     assert!(text(&out.stdout).contains("lg2.approx.f32"));
     let out = dianran(&["run", &f, "--entry", "main", "--dispatch", "1", "--executor", "emu"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));

@@ -62,15 +62,10 @@ fn texture_samples_through_the_launch_helper() {
         // The emulator.
         let out = dianran_ptx::codegen::compile_module(&m, &Default::default());
         let info = out.entries.iter().find(|i| i.name == entry).unwrap_or_else(|| panic!("{name}"));
-        let mut params: Vec<Vec<u8>> = info
-            .params
-            .iter()
-            .map(|p| {
-                dianran_ptx::abi::param_binding(p)
-                    .and_then(|k| buffers.get(&k).cloned())
-                    .unwrap_or_default()
-            })
-            .collect();
+        // Laid out as the executors lay them out (`p_sizes` included: docs/abi.md).
+        let mut params = dianran_verify::executors::ptx_params(info, &buffers)
+            .unwrap_or_else(|e| panic!("{name}: {e}"))
+            .buffers;
         let mut emu_bound = bound.clone();
         emu::fill_compare_words(&info.params, &emu_bound, &mut params)
             .unwrap_or_else(|e| panic!("{name}: {e}"));

@@ -8,7 +8,8 @@
 //!   compile time and `ptxas -v` registers, in one table ([`backends`]);
 //! * the PTX emulator's counters (instructions, global sectors, shared bank conflicts, `mma`,
 //!   `ldmatrix`, barriers) of our PTX and NVRTC's on the same inputs ([`profile`]);
-//! * the SASS instruction mix (nvdisasm) of our PTX against NVRTC's and LLVM's ([`sass`]).
+//! * the SASS instruction mix (nvdisasm) of our PTX against NVRTC's and LLVM's ([`sass`]);
+//! * what WebGPU's bounds policy costs, checks on against `--bounds-checks off` ([`bounds`]).
 //!
 //! This library holds what the bench targets share: the kernel pairs ([`kernels`]), our
 //! pipeline ([`pipeline`]) and its stages timed one by one ([`stages`]), NVRTC loading ([`nvrtc`]), the CUDA GEMM timer ([`device`]) and
@@ -16,6 +17,7 @@
 
 pub mod backends;
 pub mod bandwidth;
+pub mod bounds;
 pub mod device;
 pub mod kernels;
 pub mod nvrtc;

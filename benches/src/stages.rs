@@ -13,8 +13,8 @@ pub enum Stage {
     Parse,
     /// Lowering naga's module to the SSA form.
     Lower,
-    /// The SSA passes (`passes::optimize`, then contraction as `dianran_frontend::compile`
-    /// runs it by default).
+    /// The SSA passes as `dianran_frontend::compile` runs them by default
+    /// (`dianran_frontend::run_passes`: optimization, the bounds policy, contraction).
     Optimize,
     /// Inlining user functions into each entry point.
     Inline,
@@ -104,9 +104,7 @@ pub fn run(name: &str, source: &str) -> Result<StageTimes, String> {
         .map_err(|d| format!("lowering: {}", first_line(&d.to_string())))?;
     t.0[Stage::Lower as usize] = start.elapsed();
     let start = Instant::now();
-    dianran_frontend::passes::optimize(&mut module)
-        .map_err(|d| format!("passes: {}", d.message))?;
-    dianran_frontend::passes::contract_checked(&mut module)
+    dianran_frontend::run_passes(&mut module, &Default::default())
         .map_err(|d| format!("passes: {}", d.message))?;
     t.0[Stage::Optimize as usize] = start.elapsed();
     let out = compile_module(&module, &Options { sm: 80, ..Options::default() });

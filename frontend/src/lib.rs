@@ -27,8 +27,9 @@ pub struct Options {
     /// `--no-fma`: skip [`passes::contract`], so every float `*`, `+` and `-` rounds on its own
     /// (NVCC's `-fmad=false`); see `docs/math.md`, "Contraction".
     pub no_fma: bool,
-    /// WebGPU's bounds policy ([`passes::bounds`], `docs/bounds.md`): [`BoundsChecks::On`]
-    /// (`--bounds-checks on`) makes every access safe; off by default for now.
+    /// WebGPU's bounds policy ([`passes::bounds`], `docs/bounds.md`): [`BoundsChecks::On`],
+    /// the default, makes every access safe; [`BoundsChecks::Off`] (`--bounds-checks off`)
+    /// leaves indices as written.
     pub bounds_checks: BoundsChecks,
 }
 
@@ -36,11 +37,11 @@ pub struct Options {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum BoundsChecks {
     /// Buffer accesses out of range read zero and drop writes; other indices are clamped.
+    /// The default: WGSL's promise that no access leaves its variable.
+    #[default]
     On,
     /// No checks: an index out of range is undefined behaviour on every target, and the
-    /// interpreter reports it as an error (its sanitizer). The default until every test and
-    /// benchmark is re-baselined with the checks (docs/bounds.md, "Status").
-    #[default]
+    /// interpreter reports it as an error (its sanitizer, `dianran run --sanitize`).
     Off,
 }
 
@@ -71,16 +72,23 @@ pub fn lower(parsed: &Parsed) -> Result<ir::Module, Diagnostics> {
 pub fn compile(file_name: &str, source: &str, opts: &Options) -> Result<ir::Module, Diagnostics> {
     let parsed = parse(file_name, source, opts)?;
     let mut module = lower(&parsed)?;
-    passes::optimize(&mut module).map_err(|d| Diagnostics::new(file_name, source, vec![d]))?;
+    run_passes(&mut module, opts).map_err(|d| Diagnostics::new(file_name, source, vec![d]))?;
+    Ok(module)
+}
+
+/// The passes [`compile`] runs on a lowered module, as `opts` asks: [`passes::optimize`], the
+/// bounds policy ([`passes::bounds_checked`], unless [`BoundsChecks::Off`]) and contraction
+/// ([`passes::contract_checked`], unless `no_fma`). Tools that lower a module themselves (the
+/// fuzzer) call this so that they check what users get. An error is a bug in a pass.
+pub fn run_passes(module: &mut ir::Module, opts: &Options) -> Result<(), Diagnostic> {
+    passes::optimize(module)?;
     if opts.bounds_checks == BoundsChecks::On {
-        passes::bounds_checked(&mut module)
-            .map_err(|d| Diagnostics::new(file_name, source, vec![d]))?;
+        passes::bounds_checked(module)?;
     }
     if !opts.no_fma {
-        passes::contract_checked(&mut module)
-            .map_err(|d| Diagnostics::new(file_name, source, vec![d]))?;
+        passes::contract_checked(module)?;
     }
-    Ok(module)
+    Ok(())
 }
 
 #[cfg(test)]

@@ -181,7 +181,8 @@ fn check_unguarded(
         .map_err(|d| Failure::new(Kind::Rejected, "naga", d.to_string()))?;
     let mut module = dianran_frontend::lower(&parsed)
         .map_err(|d| Failure::new(Kind::CompileError, "frontend", d.to_string()))?;
-    dianran_frontend::passes::optimize(&mut module)
+    // The passes users get: bounds policy and contraction included.
+    dianran_frontend::run_passes(&mut module, &Default::default())
         .map_err(|d| Failure::new(Kind::CompileError, "frontend", d.message))?;
     let ptx = targets(name, &module, opts)?;
     executors_agree(name, wgsl, &module, &ptx, (dispatch, runtime_len, seed), opts)

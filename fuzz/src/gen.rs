@@ -4,8 +4,11 @@
 //! How the programs stay deterministic and comparable:
 //!
 //! * **Outputs.** Invocation `idx` (its linear index in the dispatch) writes only the slots
-//!   `idx * 4 .. idx * 4 + 4` of each output array, and its own `out_s[idx]`. Inputs are read
-//!   anywhere, with indices reduced `% arrayLength`.
+//!   `idx * 4 .. idx * 4 + 4` of each output array, and its own `out_s[idx]`, or a slot past
+//!   the end of the array, where WebGPU's bounds policy drops the store (docs/bounds.md).
+//!   Inputs are read anywhere, with indices mostly reduced `% arrayLength` and sometimes out
+//!   of range (a zero under the bounds policy); atomics sometimes target a slot past the end
+//!   (dropped, result zero).
 //! * **Workgroup memory** is used in one phase at the top of the entry point (uniform control
 //!   flow): every invocation writes its own slot, a barrier, reads of other slots, a barrier.
 //!   `workgroupUniformLoad` reads a variable invocation 0 wrote.
@@ -542,8 +545,25 @@ impl Gen {
         self.in_index += 1;
         let i = if self.in_index > 1 { self.runtime_u32() } else { self.int_expr(S::U32, 1, 2) };
         self.in_index -= 1;
+        // Sometimes as it is: a runtime index out of range reads zero under the bounds policy
+        // (docs/bounds.md), the same on every executor. (A constant one stays reduced: naga
+        // folds nothing there, but a constant index reads the same element everywhere anyway.)
+        if !is_const(&i) && self.rng.chance(15) {
+            return Expr::index(arr, i, t);
+        }
         let idx = Expr::bin("%", i, len, Ty::S(S::U32));
         Expr::index(arr, idx, t)
+    }
+
+    /// An index past the end of runtime-sized array `arr`: `arrayLength(&arr) + (x & 0xffffu)`
+    /// for a runtime `x`. A store or atomic there is dropped and a load gives zero under the
+    /// bounds policy (docs/bounds.md); the sum never wraps for the buffers programs get.
+    fn past_the_end(&mut self, arr: &Expr) -> Expr {
+        let u = Ty::S(S::U32);
+        let len = Expr::call("arrayLength", vec![Expr::addr(arr.clone(), "storage")], u.clone());
+        let x = self.runtime_u32();
+        let off = Expr::bin("&", x, Expr::lit("0xffffu", u.clone()), u.clone());
+        Expr::bin("+", len, off, u)
     }
 
     // ---- expressions ----
@@ -1541,6 +1561,11 @@ impl Gen {
         }
         let (name, t) = self.rng.pick(&outs).clone();
         let arr = Expr::name(name, Ty::RtArray(Box::new(t.clone())));
+        // Now and then past the end: the store is dropped (docs/bounds.md).
+        if name != "out_s" && self.rng.chance(5) {
+            let i = self.past_the_end(&arr);
+            return Expr::index(arr, i, t);
+        }
         if name == "out_s" {
             let st = Expr::index(arr, idx, t);
             let fields = self
@@ -1840,9 +1865,13 @@ impl Gen {
             let p = Expr::addr(Expr::index(a, Expr::lit(format!("{slot}u"), u), t), "storage");
             return vec![Stmt::Phony(Expr::call(f, vec![p, v], Ty::S(s)))];
         }
-        // This invocation's own slot: any operation, results used.
-        let own =
-            Expr::bin("+", Expr::name("idx", u.clone()), Expr::lit("8u", u.clone()), u.clone());
+        // This invocation's own slot: any operation, results used. Now and then a slot past
+        // the end instead: the operation is dropped and gives zero (docs/bounds.md).
+        let own = if self.rng.chance(10) {
+            self.past_the_end(&a)
+        } else {
+            Expr::bin("+", Expr::name("idx", u.clone()), Expr::lit("8u", u.clone()), u.clone())
+        };
         let p = Expr::addr(Expr::index(a, own, t), "storage");
         let r = self.fresh("at");
         let st = match self.rng.below(5) {

@@ -156,7 +156,7 @@ pub fn msl(args: &MslArgs) -> Result<String, Failure> {
 /// sixth column of comma-separated flags when an entry has any: `tf32` when its f32
 /// cooperative products use TF32 (`--tf32`), `fast-math` when its math builtins use the
 /// approximate instructions (`--fast-math`), and the module-wide `module_flags` (`no-fma`,
-/// `bounds-checks`) on every entry.
+/// `no-bounds-checks`) on every entry.
 pub fn ptx_entry_table(
     m: &Module,
     entries: &[dianran_ptx::abi::EntryInfo],
@@ -213,9 +213,8 @@ pub fn ptx(args: &PtxArgs) -> Result<String, Failure> {
     };
     let module_flags: Vec<&str> = [
         (args.source.no_fma, "no-fma"),
-        // While the policy is opt-in (docs/bounds.md, "Status") the table marks the entries
-        // that have it.
-        (args.source.bounds_checks == dianran_frontend::BoundsChecks::On, "bounds-checks"),
+        // The policy is the default (docs/bounds.md): the table marks the entries without it.
+        (args.source.bounds_checks == dianran_frontend::BoundsChecks::Off, "no-bounds-checks"),
     ]
     .into_iter()
     .filter_map(|(on, f)| on.then_some(f))
@@ -318,7 +317,7 @@ mod tests {
     #[test]
     fn entry_table_marks_tf32_entries() {
         let src = "enable wgpu_cooperative_matrix;
-@group(0) @binding(0) var<storage, read_write> c: array<f32>;
+@group(0) @binding(0) var<storage, read_write> c: array<f32, 1024>;
 @compute @workgroup_size(32) fn mm() {
     let a = coopLoad<coop_mat16x16<f32, A>>(&c[0], 16u);
     let b = coopLoad<coop_mat16x16<f32, B>>(&c[256], 16u);
@@ -343,7 +342,7 @@ mod tests {
     #[test]
     fn entry_table_marks_fast_math_entries() {
         let src = "enable wgpu_cooperative_matrix;
-@group(0) @binding(0) var<storage, read_write> c: array<f32>;
+@group(0) @binding(0) var<storage, read_write> c: array<f32, 1024>;
 @compute @workgroup_size(32) fn both() {
     let a = coopLoad<coop_mat16x16<f32, A>>(&c[0], 16u);
     let b = coopLoad<coop_mat16x16<f32, B>>(&c[256], 16u);
@@ -374,7 +373,7 @@ mod tests {
         assert!(!table(false).contains("fast-math"));
     }
 
-    /// Module-wide flags (`no-fma`, `bounds-checks`) follow the entry's own on every entry.
+    /// Module-wide flags (`no-fma`, `no-bounds-checks`) follow the entry's own on every entry.
     #[test]
     fn entry_table_appends_module_flags() {
         let src = "@group(0) @binding(0) var<storage, read_write> c: array<f32>;
@@ -384,10 +383,14 @@ mod tests {
             .unwrap_or_else(|d| panic!("{d}"));
         let entries = dianran_ptx::codegen::compile_module(&m, &Default::default()).entries;
         assert_eq!(
-            ptx_entry_table(&m, &entries, &["no-fma", "bounds-checks"]),
-            "plain\tcompute\t1,1,1\tplain\tp_g0_b0\tno-fma,bounds-checks\n"
+            ptx_entry_table(&m, &entries, &["no-fma", "no-bounds-checks"]),
+            "plain\tcompute\t1,1,1\tplain\tp_g0_b0,p_sizes\tno-fma,no-bounds-checks\n"
         );
-        assert_eq!(ptx_entry_table(&m, &entries, &[]), "plain\tcompute\t1,1,1\tplain\tp_g0_b0\n");
+        // `c[0]` into a runtime-sized array is checked against its length: `p_sizes`.
+        assert_eq!(
+            ptx_entry_table(&m, &entries, &[]),
+            "plain\tcompute\t1,1,1\tplain\tp_g0_b0,p_sizes\n"
+        );
     }
 
     /// `--sass` prints a kernel row per entry; `--entry` keeps one, by WGSL or PTX name,

@@ -17,11 +17,10 @@ pub struct SourceArgs {
     /// `-fmad=false`; `docs/math.md`, "Contraction").
     #[arg(long)]
     pub no_fma: bool,
-    /// WebGPU's bounds policy (`docs/bounds.md`): `on` makes every access safe (buffer reads
-    /// out of range give zero, writes are dropped, other indices are clamped); `off` (for now
-    /// the default) leaves indices as written, so an index out of range is undefined
-    /// behaviour.
-    #[arg(long, value_name = "on|off", default_value = "off", value_parser = parse_bounds)]
+    /// WebGPU's bounds policy (`docs/bounds.md`): `on`, the default, makes every access safe
+    /// (buffer reads out of range give zero, writes are dropped, other indices are clamped);
+    /// `off` leaves indices as written, so an index out of range is undefined behaviour.
+    #[arg(long, value_name = "on|off", default_value = "on", value_parser = parse_bounds)]
     pub bounds_checks: BoundsChecks,
 }
 

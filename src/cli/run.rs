@@ -16,6 +16,10 @@
 //! the defaults of `dianran_verify::texture::bindings` (16x16 for 2D, ...; seeded texels,
 //! seed 1). `--dump` also writes every texture after the run, all levels, to
 //! `DIR/g<G>_b<B>.tex`.
+//!
+//! Entries run under WebGPU's bounds policy like every compiled target (docs/bounds.md);
+//! `--sanitize` runs the interpreter on the unchecked module instead, which stops at the first
+//! index out of range.
 
 use super::input::{Source, SourceArgs};
 use super::Failure;
@@ -81,6 +85,12 @@ pub struct Args {
     /// shared bank conflicts, mma, ldmatrix, barriers). Needs `--executor emu` or `llvm-emu`.
     #[arg(long)]
     pub profile: bool,
+    /// Hunt for indexing bugs: run the reference interpreter on the module without bounds
+    /// checks (`--bounds-checks off`), so the first index out of range stops the run with an
+    /// error naming the index and the variable instead of reading zero or being clamped
+    /// (docs/bounds.md). Needs `--executor interp`.
+    #[arg(long)]
+    pub sanitize: bool,
 }
 
 /// Parses an executor name.
@@ -124,7 +134,21 @@ pub fn parse_buffer(s: &str) -> Result<BufferArg, String> {
 
 /// Runs the entry and returns a one-line summary (buffers go to `--dump`).
 pub fn execute(args: &Args) -> Result<String, Failure> {
-    let (src, module) = args.source.compile()?;
+    if args.sanitize && args.executor != Executor::Interp {
+        return Err(Failure::Message(format!(
+            "--sanitize runs the reference interpreter: use --executor interp, not {}",
+            args.executor.name()
+        )));
+    }
+    let (src, module) = if args.sanitize {
+        let unchecked = SourceArgs {
+            bounds_checks: dianran_frontend::BoundsChecks::Off,
+            ..args.source.clone()
+        };
+        unchecked.compile()?
+    } else {
+        args.source.compile()?
+    };
     let fail =
         |d: Diagnostic| Failure::Diagnostics(Diagnostics::new(&src.name, &src.text, vec![d]));
     check_entry(&module, &args.entry, &src)?;

@@ -15,12 +15,15 @@ const SRC: &str = "@group(0) @binding(0) var<storage, read> idx: array<u32>;
 @group(0) @binding(3) var<storage, read_write> gather: array<f32>;
 @group(0) @binding(4) var<storage, read_write> local_out: array<f32>;
 @group(0) @binding(5) var<storage, read_write> counts: array<atomic<u32>, 4>;
+@group(0) @binding(6) var<storage, read_write> cas_out: array<u32>;
 @compute @workgroup_size(8) fn main(@builtin(local_invocation_index) t: u32) {
     var tbl = array<f32, 4>(10.0, 20.0, 30.0, 40.0);
     scatter[idx[t]] = vals[t];
     gather[t] = vals[idx[t]];
     local_out[t] = tbl[idx[t]];
     atomicAdd(&counts[idx[t]], 1u);
+    let r = atomicCompareExchangeWeak(&counts[idx[t]], 1u, t + 10u);
+    cas_out[t] = r.old_value * 2u + select(0u, 1u, r.exchanged);
 }
 ";
 
@@ -39,19 +42,26 @@ fn input() -> Buffers {
         ((0, 3), vec![0u8; 4 * N]),
         ((0, 4), vec![0u8; 4 * N]),
         ((0, 5), vec![0u8; 16]),
+        ((0, 6), vec![0u8; 4 * N]),
     ]
     .into_iter()
     .collect()
 }
 
-/// The rule computed in plain Rust: (scatter, gather, local_out, counts).
-fn expected() -> (Vec<f32>, Vec<f32>, Vec<f32>, Vec<u32>) {
+/// (scatter, gather, local_out, counts, cas_out).
+type Expected = (Vec<f32>, Vec<f32>, Vec<f32>, Vec<u32>, Vec<u32>);
+
+/// The rule computed in plain Rust: (scatter, gather, local_out, counts, cas_out). Each slot of
+/// `counts` in range is one invocation's (the indices in range are distinct), so its add makes
+/// it 1 and its compare-exchange then succeeds; one out of range gives `{ 0, false }`.
+fn expected() -> Expected {
     let vals: Vec<f32> = (0..N).map(|i| i as f32 + 1.5).collect();
     let tbl = [10.0, 20.0, 30.0, 40.0];
     let mut scatter = vec![0.0; N];
     let mut gather = vec![0.0; N];
     let mut local = vec![0.0; N];
     let mut counts = vec![0u32; 4];
+    let mut cas = vec![0u32; N];
     for (t, &i) in IDX.iter().enumerate() {
         let i = i as usize;
         if i < N {
@@ -61,9 +71,12 @@ fn expected() -> (Vec<f32>, Vec<f32>, Vec<f32>, Vec<u32>) {
         local[t] = tbl[i.min(3)];
         if i < 4 {
             counts[i] += 1;
+            // The compare-exchange finds 1: old value 1, exchanged.
+            cas[t] = 3;
+            counts[i] = t as u32 + 10;
         }
     }
-    (scatter, gather, local, counts)
+    (scatter, gather, local, counts, cas)
 }
 
 fn floats(b: &Buffers, binding: u32) -> Vec<f32> {
@@ -84,7 +97,7 @@ fn every_executor_follows_the_policy() {
     let m = compile(BoundsChecks::On);
     assert!(m.bounds_checked);
     let job = Job::new("bounds.wgsl", SRC, &m, "main", [1, 1, 1]);
-    let (scatter, gather, local, counts) = expected();
+    let (scatter, gather, local, counts, cas) = expected();
     let mut execs = vec![Executor::Interp];
     if dianran_verify::tools::require("ptxas", dianran_verify::tools::ptxas()).is_some() {
         execs.push(Executor::Emu);
@@ -96,7 +109,8 @@ fn every_executor_follows_the_policy() {
         dianran_verify::lavapipe::available(),
         "no Vulkan adapter (lavapipe)",
     ) {
-        execs.push(Executor::Lavapipe);
+        // The source, and the WGSL dianran prints (the checks explicit in it).
+        execs.extend([Executor::Lavapipe, Executor::LavapipeOut]);
     }
     for exec in execs {
         let out = match executors::run(exec, &job, &input()) {
@@ -112,6 +126,7 @@ fn every_executor_follows_the_policy() {
         assert_eq!(floats(&out, 3), gather, "{name}: gather");
         assert_eq!(floats(&out, 4), local, "{name}: local_out");
         assert_eq!(words(&out, 5), counts, "{name}: counts");
+        assert_eq!(words(&out, 6), cas, "{name}: cas_out");
     }
 }
 

@@ -36,7 +36,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>) {
 ";
 
 fn module() -> dianran_frontend::ir::Module {
-    match dianran_frontend::compile("coop_tf32.wgsl", SRC, &Default::default()) {
+    match dianran_frontend::compile("coop_tf32.wgsl", SRC, &unchecked()) {
         Ok(m) => m,
         Err(d) => panic!("frontend failed:\n{d}"),
     }
@@ -123,4 +123,12 @@ fn tf32_on_the_emulator_matches_the_interpreter_within_the_tf32_bound() {
     }
     // The inputs are not TF32-exact, so the TF32 result is not the exact-f32 one.
     assert!(tf32_differs);
+}
+
+/// Frontend options without the bounds policy: the hand-laid parameter lists hold the buffers only (no `p_sizes`); the bounds policy has its own tests.
+fn unchecked() -> dianran_frontend::Options {
+    dianran_frontend::Options {
+        bounds_checks: dianran_frontend::BoundsChecks::Off,
+        ..Default::default()
+    }
 }

@@ -102,7 +102,7 @@ fn loops(ptx: &str) -> Vec<(String, Vec<String>)> {
 fn ptx_of(file: &str) -> String {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/samples").join(file);
     let src = std::fs::read_to_string(&path).expect("sample readable");
-    let m = dianran_frontend::compile(file, &src, &Default::default()).expect("compiles");
+    let m = dianran_frontend::compile(file, &src, &unchecked()).expect("compiles");
     let out = dianran_ptx::codegen::compile_module(&m, &Default::default());
     assert!(out.diagnostics.is_empty(), "{file}: {:?}", out.diagnostics);
     match ptxas::check(&out.text, 80) {
@@ -187,7 +187,7 @@ fn gemm_k_loop_reads_no_lane_id_and_no_f16_halves() {
 /// asserts that every output agrees (and that binding (0, 1), the output, is not all zero).
 fn interp_and_emu_agree(src: &str, b: u32, inputs: &[Vec<u8>]) {
     use dianran_verify::executors::{self, Executor, Job};
-    let m = dianran_frontend::compile("t.wgsl", src, &Default::default()).expect("compiles");
+    let m = dianran_frontend::compile("t.wgsl", src, &unchecked()).expect("compiles");
     ptx_checked(&m);
     for (n, bytes) in inputs.iter().enumerate() {
         let mut input = dianran_verify::agree::random_buffers(&m, "main", 4096, 0x5EED + n as u64)
@@ -247,7 +247,7 @@ fn main(@builtin(local_invocation_index) i: u32) {
 #[test]
 fn rotated_loops_agree_between_interpreter_and_emulator() {
     use dianran_frontend::ir::{Block, Op};
-    let m = dianran_frontend::compile("t.wgsl", ROTATED, &Default::default()).expect("compiles");
+    let m = dianran_frontend::compile("t.wgsl", ROTATED, &unchecked()).expect("compiles");
     // The entry as the PTX backend optimizes it: all four loops are rotated (they end in
     // `break_if`), the inner one inside the outer one's guard and body.
     let id = m.entry_points[0].function;
@@ -311,4 +311,12 @@ fn ldmatrix_tile_addresses_agree_between_interpreter_and_emulator() {
         .map(|&(c, l)| [c, l, 0, 0].iter().flat_map(|x| x.to_le_bytes()).collect())
         .collect();
     interp_and_emu_agree(TILES, 2, &inputs);
+}
+
+/// Frontend options without the bounds policy: the loop passes on unguarded accesses; the bounds policy's cost is measured by `cargo bench --bench bounds`.
+fn unchecked() -> dianran_frontend::Options {
+    dianran_frontend::Options {
+        bounds_checks: dianran_frontend::BoundsChecks::Off,
+        ..Default::default()
+    }
 }

@@ -242,7 +242,7 @@ fn run(f: M, xs: &[f64], ys: &[f64], ptxas: bool) -> (Vec<f64>, Vec<f64>) {
 }}
 "
     );
-    let m = dianran_frontend::compile("math64.wgsl", &src, &Default::default())
+    let m = dianran_frontend::compile("math64.wgsl", &src, &unchecked())
         .unwrap_or_else(|d| panic!("{d}\n{src}"));
     let c = dianran_ptx::codegen::compile_module(&m, &Default::default());
     assert!(c.diagnostics.is_empty(), "{:?}", c.diagnostics);
@@ -315,4 +315,12 @@ fn precise_f64_math_on_the_emulator() {
     }
     fails.truncate(20);
     assert!(fails.is_empty(), "{}", fails.join("\n"));
+}
+
+/// Frontend options without the bounds policy: the hand-laid parameter lists hold the buffers only (no `p_sizes`); the bounds policy has its own tests.
+fn unchecked() -> dianran_frontend::Options {
+    dianran_frontend::Options {
+        bounds_checks: dianran_frontend::BoundsChecks::Off,
+        ..Default::default()
+    }
 }

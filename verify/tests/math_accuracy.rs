@@ -89,7 +89,7 @@ fn kernel(f: M, ty: &str) -> String {
 /// Compiles `src` (precise math), checks it with ptxas when present, runs entry `k` on the
 /// emulator with buffers `a`, `b` and returns `out`'s bytes. `n` is a multiple of 256.
 fn run_kernel(src: &str, a: &[u8], b: &[u8], out_len: usize, n: usize, ptxas: bool) -> Vec<u8> {
-    let m = dianran_frontend::compile("math.wgsl", src, &Default::default())
+    let m = dianran_frontend::compile("math.wgsl", src, &unchecked())
         .unwrap_or_else(|d| panic!("{d}\n{src}"));
     let c = dianran_ptx::codegen::compile_module(&m, &Default::default());
     assert!(c.diagnostics.is_empty(), "{:?}", c.diagnostics);
@@ -677,7 +677,7 @@ fn exact_kernel(e: &Exact) -> String {
 /// Compiles and runs a kernel whose parameters are `bufs` in binding order (the last one is
 /// the output), returning the output.
 fn run_bufs(src: &str, mut bufs: Vec<Vec<u8>>, n: usize, ptxas: bool) -> Vec<u8> {
-    let m = dianran_frontend::compile("exact.wgsl", src, &Default::default())
+    let m = dianran_frontend::compile("exact.wgsl", src, &unchecked())
         .unwrap_or_else(|d| panic!("{d}\n{src}"));
     let c = dianran_ptx::codegen::compile_module(&m, &Default::default());
     assert!(c.diagnostics.is_empty(), "{:?}", c.diagnostics);
@@ -774,3 +774,11 @@ fn exact_f32_builtins_on_the_emulator() {
 
 const EXACT_BEGIN: &str = "<!-- exact-table:begin (verify/tests/math_accuracy.rs) -->\n";
 const EXACT_END: &str = "<!-- exact-table:end -->";
+
+/// Frontend options without the bounds policy: the hand-laid parameter lists hold the buffers only (no `p_sizes`); the bounds policy has its own tests.
+fn unchecked() -> dianran_frontend::Options {
+    dianran_frontend::Options {
+        bounds_checks: dianran_frontend::BoundsChecks::Off,
+        ..Default::default()
+    }
+}

@@ -16,8 +16,8 @@ fn tools_present() -> Option<()> {
 
 /// Our backend's PTX of `src` at `sm_<sm>`, then its SASS mix.
 fn mix_of_wgsl(src: &str, sm: u32) -> Vec<KernelMix> {
-    let m = dianran_frontend::compile("k.wgsl", src, &Default::default())
-        .unwrap_or_else(|d| panic!("{d}"));
+    let m =
+        dianran_frontend::compile("k.wgsl", src, &unchecked()).unwrap_or_else(|d| panic!("{d}"));
     let opts = dianran_ptx::codegen::Options { sm, ..Default::default() };
     let out = dianran_ptx::codegen::compile_module(&m, &opts);
     assert!(out.diagnostics.is_empty(), "{:?}", out.diagnostics);
@@ -198,4 +198,12 @@ fn gemm_sample_table_has_a_main_loop_row() {
     // m16n8k16 HMMAs come in pairs: each 16x16x16 product is two of them.
     assert!(hmma > 0 && hmma.is_multiple_of(2), "{main_row}");
     assert!(cells[17].parse::<f64>().is_ok(), "{main_row}");
+}
+
+/// Frontend options without the bounds policy: hand counts of unguarded kernels; the bounds policy's cost is measured by `cargo bench --bench bounds`.
+fn unchecked() -> dianran_frontend::Options {
+    dianran_frontend::Options {
+        bounds_checks: dianran_frontend::BoundsChecks::Off,
+        ..Default::default()
+    }
 }

@@ -22,15 +22,12 @@ fn run(
     let out = compile_module(&m, &Options::default());
     assert!(out.diagnostics.is_empty(), "{:?}", out.diagnostics);
     let info = &out.entries[0];
-    let mut params: Vec<Vec<u8>> = info
-        .params
-        .iter()
-        .map(|p| {
-            dianran_ptx::abi::param_binding(p)
-                .and_then(|(_, b)| buffers.get(&b).cloned())
-                .unwrap_or_default()
-        })
-        .collect();
+    // Laid out as the executors lay them out (`p_sizes` included: docs/abi.md).
+    let grouped: dianran_verify::buffers::Buffers =
+        buffers.iter().map(|(&b, bytes)| ((0, b), bytes.clone())).collect();
+    let mut params = dianran_verify::executors::ptx_params(info, &grouped)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .buffers;
     let mut objects = texture_objects(&info.params, bound).unwrap_or_else(|e| panic!("{e}"));
     emu::run_module_textures(
         &out.module,
@@ -105,7 +102,10 @@ fn load_store_and_queries_on_the_emulator() {
     buffers.insert(3, vec![0u8; 32 * 16]);
     buffers.insert(5, vec![0u8; 20 * 4]);
     let params = run(LOAD_STORE, [4, 4, 1], &mut bound, &mut buffers);
-    assert_eq!(params, (0..6).map(|b| format!("p_g0_b{b}")).collect::<Vec<_>>());
+    // Six slots, then `p_sizes` (the bounds policy checks the runtime-sized outputs).
+    let mut want: Vec<String> = (0..6).map(|b| format!("p_g0_b{b}")).collect();
+    want.push("p_sizes".into());
+    assert_eq!(params, want);
 
     let src = floats(&before.textures[&(0, 0)].data);
     let out = floats(&buffers[&3]);
@@ -173,10 +173,11 @@ fn sampling_and_gathers_on_the_emulator() {
     let mut buffers = std::collections::BTreeMap::new();
     buffers.insert(3, vec![0u8; 48 * 16]);
     let params = run(SAMPLE, [16, 1, 1], &mut bound, &mut buffers);
-    // Slots 0..=3 (only the buffer is used: bindings 0-2 are placeholders), then the pairs.
+    // Slots 0..=3 (only the buffer is used: bindings 0-2 are placeholders), then the pairs,
+    // then `p_sizes` (the bounds policy checks the runtime-sized output against its length).
     assert_eq!(
         params,
-        ["p_g0_b0", "p_g0_b1", "p_g0_b2", "p_g0_b3", "p_g0_b0_s0_b1", "p_g0_b0_s0_b2"]
+        ["p_g0_b0", "p_g0_b1", "p_g0_b2", "p_g0_b3", "p_g0_b0_s0_b1", "p_g0_b0_s0_b2", "p_sizes"]
     );
     let out = floats(&buffers[&3]);
     let at = |x: usize, y: usize, c: usize| texels[(y.min(3) * 4 + x.min(3)) * 4 + c];

@@ -31,7 +31,7 @@ enum Fill {
 
 /// Compiles `src`, returns its PTX after checking it with ptxas (when installed).
 fn ptx_of(src: &str) -> (dianran_frontend::ir::Module, dianran_ptx::codegen::CompiledPtx) {
-    let module = dianran_frontend::compile("t.wgsl", src, &Default::default()).expect("frontend");
+    let module = dianran_frontend::compile("t.wgsl", src, &unchecked()).expect("frontend");
     let compiled = dianran_ptx::codegen::compile_module(&module, &Default::default());
     assert!(compiled.diagnostics.is_empty(), "{:?}", compiled.diagnostics);
     match dianran_verify::ptxas::check(&compiled.text, 80) {
@@ -263,4 +263,12 @@ fn f16_pieces_selected_across_joins_and_carried_by_a_loop_stay_packed() {
     assert_eq!(count(&ptx, "mov.b16"), 0, "{ptx}");
     assert!(!ptx.contains("%h"), "{ptx}");
     assert_eq!(count(&ptx, "st.shared.v4.b32"), 1, "{ptx}");
+}
+
+/// Frontend options without the bounds policy: the merging rules on unguarded accesses; the bounds policy's cost is measured by `cargo bench --bench bounds`.
+fn unchecked() -> dianran_frontend::Options {
+    dianran_frontend::Options {
+        bounds_checks: dianran_frontend::BoundsChecks::Off,
+        ..Default::default()
+    }
 }

@@ -44,7 +44,8 @@ pub fn bounds(m: &mut Module) -> bool {
     let u64t = if wide { m.types.scalar(Scalar::U64) } else { u32t };
     let boolt = m.types.scalar(Scalar::Bool);
     let mut changed = false;
-    for f in &mut m.functions {
+    for (fi, f) in m.functions.iter_mut().enumerate() {
+        let invocation = invocation_ranges(&m.entry_points, fi, f);
         let mut p = Pass {
             types: &m.types,
             u32t,
@@ -53,6 +54,7 @@ pub fn bounds(m: &mut Module) -> bool {
             defs: HashMap::default(),
             conds: HashMap::default(),
             proven_ptrs: HashSet::default(),
+            invocation,
             counts: BoundsCounts::default(),
         };
         p.collect_defs(&f.body);
@@ -141,7 +143,41 @@ struct Pass<'t> {
     /// Buffer pointers with a runtime index on their way, all proven in range: their accesses
     /// count as eliminated checks.
     proven_ptrs: HashSet<ValueId>,
+    /// The largest value of each component of the entry's `local_invocation_id` and of its
+    /// `local_invocation_index`, by argument value ([`invocation_ranges`]).
+    invocation: HashMap<ValueId, [u64; 3]>,
     counts: BoundsCounts,
+}
+
+/// For function `fi` when it is a compute entry point with one `@workgroup_size`: its
+/// `local_invocation_id` argument with the largest value of each component (the size minus
+/// one) and its `local_invocation_index` argument with the largest index (in every slot).
+fn invocation_ranges(
+    entries: &[EntryPoint],
+    fi: usize,
+    f: &Function,
+) -> HashMap<ValueId, [u64; 3]> {
+    let mut out = HashMap::default();
+    // A function that two entry points share could run with either size.
+    let mut sizes = entries.iter().filter(|e| e.function.index() == fi).map(|e| e.workgroup_size);
+    let (Some(size), None) = (sizes.next(), sizes.next()) else { return out };
+    if size.contains(&0) {
+        return out;
+    }
+    let [x, y, z] = size.map(|d| u64::from(d) - 1);
+    let last = u64::from(size[0]) * u64::from(size[1]) * u64::from(size[2]) - 1;
+    for p in &f.params {
+        match p.binding {
+            Some(IoBinding::BuiltIn(BuiltIn::LocalInvocationId)) => {
+                out.insert(p.value, [x, y, z]);
+            }
+            Some(IoBinding::BuiltIn(BuiltIn::LocalInvocationIndex)) => {
+                out.insert(p.value, [last; 3]);
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 impl Pass<'_> {
@@ -159,6 +195,7 @@ impl Pass<'_> {
                         | Op::LocalAddr(_)
                         | Op::AccessIndex(..)
                         | Op::Access(..)
+                        | Op::Extract(..)
                 ) || matches!(&inst.op, Op::Math(M::Min, _));
                 if keep {
                     self.defs.insert(r, inst.op.clone());
@@ -314,6 +351,57 @@ impl Pass<'_> {
             }
             Op::Load(p) | Op::Atomic { ptr: p, .. } | Op::AtomicCompareExchange { ptr: p, .. } => {
                 match (self.guard(p), inst.result) {
+                    (Some(c), Some(r))
+                        if matches!(self.types.get(ty(values, r)), Type::Struct { .. }) =>
+                    {
+                        // `atomicCompareExchangeWeak`'s result struct has no name in WGSL: the
+                        // guard yields its fields, which are recomposed after it (the fold that
+                        // follows the pass turns the member reads into the fields).
+                        let rt = ty(values, r);
+                        let Type::Struct { members, .. } = self.types.get(rt) else { return };
+                        let field_tys: Vec<TypeId> = members.iter().map(|m| m.ty).collect();
+                        let loaded = self.new_value(values, rt);
+                        inst.result = Some(loaded);
+                        let mut then_insts = vec![inst];
+                        let mut else_insts = Vec::new();
+                        let (mut from_then, mut from_else, mut fields) = (vec![], vec![], vec![]);
+                        for (i, &ft) in field_tys.iter().enumerate() {
+                            let x = self.new_value(values, ft);
+                            then_insts.push(Inst {
+                                result: Some(x),
+                                op: Op::Extract(loaded, i as u32),
+                                span,
+                            });
+                            from_then.push(x);
+                            let z = self.new_value(values, ft);
+                            else_insts.push(Inst {
+                                result: Some(z),
+                                op: Op::Const(ConstValue::Zero(ft)),
+                                span,
+                            });
+                            from_else.push(z);
+                            fields.push(self.new_value(values, ft));
+                        }
+                        out.push(Inst {
+                            result: None,
+                            op: Op::If {
+                                cond: c,
+                                then_: Block {
+                                    params: vec![],
+                                    insts: then_insts,
+                                    term: Terminator::Yield(from_then),
+                                },
+                                else_: Block {
+                                    params: vec![],
+                                    insts: else_insts,
+                                    term: Terminator::Yield(from_else),
+                                },
+                                results: fields.clone(),
+                            },
+                            span,
+                        });
+                        out.push(Inst { result: Some(r), op: Op::Compose(fields), span });
+                    }
                     (Some(c), Some(r)) => {
                         let rt = ty(values, r);
                         let loaded = self.new_value(values, rt);
@@ -624,8 +712,16 @@ impl Pass<'_> {
             Some(Op::Const(ConstValue::I64(x))) => Some(*x as u64),
             _ => None,
         };
+        // `local_invocation_index` and the components of `local_invocation_id` are below the
+        // workgroup size.
+        if let Some(r) = self.invocation.get(&v) {
+            return Some(r[0]);
+        }
         let scalar = self.types.scalar_of(values[v.index()].ty)?;
         match self.defs.get(&v)? {
+            Op::Extract(x, c) if self.invocation.contains_key(x) => {
+                self.invocation.get(x).and_then(|r| r.get(*c as usize)).copied()
+            }
             Op::Const(_) => unsigned_const(v),
             Op::Binary(B::And, a, b) => match (unsigned_const(*a), unsigned_const(*b)) {
                 (Some(m), _) | (_, Some(m)) => Some(m),
@@ -726,6 +822,24 @@ mod tests {
         ));
         assert_eq!(c.emitted, 1, "only f[i + 4u] is unproven:\n{t}");
         assert!(c.eliminated >= 10, "{c:?}\n{t}");
+    }
+
+    #[test]
+    fn local_invocation_ids_are_below_the_workgroup_size() {
+        let (t, c) = checked(
+            "var<workgroup> tile: array<array<f32, 16>, 8>;
+@group(0) @binding(0) var<storage, read_write> o: array<f32, 128>;
+@compute @workgroup_size(16, 8) fn main(@builtin(local_invocation_id) l: vec3<u32>,
+                                        @builtin(local_invocation_index) i: u32) {
+    tile[l.y][l.x] = o[i];
+    workgroupBarrier();
+    o[i] = tile[l.x][l.y];
+}",
+        );
+        // l.x < 16 and l.y < 8 index tile's rows (8) and columns (16) as declared, i < 128
+        // indexes o: only the transposed read, tile[l.x] (l.x up to 15 into 8 rows), clamps.
+        assert_eq!(c.emitted, 1, "{t}");
+        assert_eq!(t.matches("math min").count(), 1, "{t}");
     }
 
     #[test]

@@ -44,7 +44,7 @@ fn dest(line: &str) -> Option<&str> {
 
 #[test]
 fn ldmatrix_addresses_are_one_mad_of_an_entry_block_base() {
-    let m = dianran_frontend::compile("t.wgsl", TILES, &Default::default())
+    let m = dianran_frontend::compile("t.wgsl", TILES, &unchecked())
         .unwrap_or_else(|d| panic!("frontend: {d}"));
     let out = compile_module(&m, &Options::default());
     assert!(out.diagnostics.is_empty(), "{:?}", out.diagnostics);
@@ -78,4 +78,12 @@ fn ldmatrix_addresses_are_one_mad_of_an_entry_block_base() {
     // `&ta[cur * 640 + kk + 8]`: the 8 elements are the immediate (16 bytes).
     imms.sort();
     assert_eq!(imms, ["0", "16"], "{text}");
+}
+
+/// Frontend options without the bounds policy: the address shape without the bounds policy's guards, which `benches/README.md` measures.
+fn unchecked() -> dianran_frontend::Options {
+    dianran_frontend::Options {
+        bounds_checks: dianran_frontend::BoundsChecks::Off,
+        ..Default::default()
+    }
 }

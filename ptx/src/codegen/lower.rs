@@ -1035,10 +1035,15 @@ impl InstLowering for Lower<'_> {
         let sizes = self.sizes.ok_or_else(|| self.internal("arrayLength without p_sizes"))?;
         let slot = Operand::addr(sizes, (a.slot * 4) as i64);
         let bytes = self.def(RegKind::B32, |d| build::ld(StateSpace::Global, PT::U32, d, slot));
-        let off_r = self.imm_u32(a.offset);
-        let rest =
-            self.def(RegKind::B32, |d| build::binary(Opcode::Max, &[], PT::U32, d, bytes, off_r));
-        let rest = self.def(RegKind::B32, |d| build::sub(PT::S32, d, rest, off_r));
+        // A runtime-sized array at offset 0 (a bare `array<T>`) needs no subtraction.
+        let rest = if a.offset == 0 {
+            bytes
+        } else {
+            let off_r = self.imm_u32(a.offset);
+            let rest = self
+                .def(RegKind::B32, |d| build::binary(Opcode::Max, &[], PT::U32, d, bytes, off_r));
+            self.def(RegKind::B32, |d| build::sub(PT::S32, d, rest, off_r))
+        };
         let stride = Operand::Imm(i64::from(a.stride));
         Ok(self.def(RegKind::B32, |d| build::binary(Opcode::Div, &[], PT::U32, d, rest, stride)))
     }

@@ -5,7 +5,7 @@ use super::tests::{ptxas, skip_or_fail};
 use super::*;
 
 fn compile_wgsl(src: &str) -> CompiledPtx {
-    let m = dianran_frontend::compile("t.wgsl", src, &Default::default())
+    let m = dianran_frontend::compile("t.wgsl", src, &unchecked())
         .unwrap_or_else(|e| panic!("frontend: {e:?}"));
     compile_module(&m, &Options::default())
 }
@@ -323,5 +323,13 @@ fn what_cuda_cannot_express_is_a_diagnostic() {
         assert!(d.message.contains(what), "{}", d.message);
         assert!(d.message.contains("(entry '"), "{}", d.message);
         assert!(d.span.is_some(), "{}: no span", d.message);
+    }
+}
+
+/// Frontend options without the bounds policy: texture parameters and instructions without the bounds policy's `p_sizes` and guards.
+fn unchecked() -> dianran_frontend::Options {
+    dianran_frontend::Options {
+        bounds_checks: dianran_frontend::BoundsChecks::Off,
+        ..Default::default()
     }
 }

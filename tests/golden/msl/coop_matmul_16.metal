@@ -18,6 +18,7 @@ constant uint K = 32u;
 [[max_total_threads_per_threadgroup(32)]] kernel void main_(const device half* a [[buffer(0)]],
     const device half* b [[buffer(1)]],
     device float* c [[buffer(2)]],
+    constant uint* _buffer_sizes [[buffer(30)]],
     uint3 wid [[threadgroup_position_in_grid]]) {
     const auto v5 = wid.y;
     const auto row = (v5 * 16u);
@@ -25,6 +26,8 @@ constant uint K = 32u;
     const auto col = (v8 * 16u);
     const auto v12 = (row * 32u);
     const auto v13 = (v12 + col);
+    const auto v56 = ((_buffer_sizes[2] - 0u) / 4u);
+    const auto v57 = (v13 < v56);
     dr_coop16_float v17;
     simdgroup_load(v17.t[0][0], &c[v13] + (0u * 32u + 0u), ulong(32u), ulong2(0), false);
     simdgroup_load(v17.t[0][1], &c[v13] + (0u * 32u + 8u), ulong(32u), ulong2(0), false);
@@ -48,6 +51,8 @@ constant uint K = 32u;
             break;
         }
         const auto v24 = (v12 + k_2);
+        const auto v58 = ((_buffer_sizes[0] - 0u) / 2u);
+        const auto v59 = (v24 < v58);
         dr_coop16_half am;
         simdgroup_load(am.t[0][0], &a[v24] + (0u * 32u + 0u), ulong(32u), ulong2(0), false);
         simdgroup_load(am.t[0][1], &a[v24] + (0u * 32u + 8u), ulong(32u), ulong2(0), false);
@@ -55,6 +60,8 @@ constant uint K = 32u;
         simdgroup_load(am.t[1][1], &a[v24] + (8u * 32u + 8u), ulong(32u), ulong2(0), false);
         const auto v31 = (k_2 * 32u);
         const auto v32 = (v31 + col);
+        const auto v60 = ((_buffer_sizes[1] - 0u) / 2u);
+        const auto v61 = (v32 < v60);
         dr_coop16_half bm;
         simdgroup_load(bm.t[0][0], &b[v32] + (0u * 32u + 0u), ulong(32u), ulong2(0), false);
         simdgroup_load(bm.t[0][1], &b[v32] + (0u * 32u + 8u), ulong(32u), ulong2(0), false);

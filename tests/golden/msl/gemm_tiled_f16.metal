@@ -39,17 +39,31 @@ constant uint A_STAGE = 2560u;
 constant uint B_STAGE = 2304u;
 constant uint C_LD = 72u;
 
-Half8 fetch_a(bool inside, uint i, const device Half8* a);
-Half8 fetch_b(bool inside, uint i, const device Half8* b);
+Half8 fetch_a(bool inside, uint i, const device Half8* a, constant uint* _buffer_sizes);
+Half8 fetch_b(bool inside, uint i, const device Half8* b, constant uint* _buffer_sizes);
 void put_a(uint at, Half8 v, threadgroup array<half, 5120>& tile_a);
 void put_b(uint at, Half8 v, threadgroup array<half, 4608>& tile_b);
 void store_block(dr_coop16_float m, uint offset, threadgroup array<float, 4608>& block);
 void store_c(dr_coop16_float m, uint offset, uint stride, device float* c);
 
-Half8 fetch_a(bool inside, uint i, const device Half8* a) {
+Half8 fetch_a(bool inside, uint i, const device Half8* a, constant uint* _buffer_sizes) {
     Half8 v;
     if (inside) {
-        const auto v6 = a[i];
+        const auto v10 = ((_buffer_sizes[1] - 0u) / 16u);
+        const auto v11 = (i < v10);
+        half4 v15;
+        half4 v18;
+        if (v11) {
+            const auto v12 = a[i];
+            const auto v13 = v12.lo;
+            const auto v16 = v12.hi;
+            v15 = v13;
+            v18 = v16;
+        } else {
+            v15 = half4{};
+            v18 = half4{};
+        }
+        const auto v6 = Half8{v15, v18};
         v = v6;
     } else {
         v = Half8{};
@@ -57,10 +71,24 @@ Half8 fetch_a(bool inside, uint i, const device Half8* a) {
     return v;
 }
 
-Half8 fetch_b(bool inside, uint i, const device Half8* b) {
+Half8 fetch_b(bool inside, uint i, const device Half8* b, constant uint* _buffer_sizes) {
     Half8 v;
     if (inside) {
-        const auto v6 = b[i];
+        const auto v10 = ((_buffer_sizes[2] - 0u) / 16u);
+        const auto v11 = (i < v10);
+        half4 v15;
+        half4 v18;
+        if (v11) {
+            const auto v12 = b[i];
+            const auto v13 = v12.lo;
+            const auto v16 = v12.hi;
+            v15 = v13;
+            v18 = v16;
+        } else {
+            v15 = half4{};
+            v18 = half4{};
+        }
+        const auto v6 = Half8{v15, v18};
         v = v6;
     } else {
         v = Half8{};
@@ -69,66 +97,83 @@ Half8 fetch_b(bool inside, uint i, const device Half8* b) {
 }
 
 void put_a(uint at, Half8 v, threadgroup array<half, 5120>& tile_a) {
+    const auto v42 = min(at, 5119u);
     const auto v4 = v.lo;
     const auto v5 = v4.x;
-    tile_a[at] = v5;
+    tile_a[v42] = v5;
     const auto v7 = (at + 1u);
+    const auto v44 = min(v7, 5119u);
     const auto v10 = v4.y;
-    tile_a[v7] = v10;
+    tile_a[v44] = v10;
     const auto v12 = (at + 2u);
+    const auto v46 = min(v12, 5119u);
     const auto v15 = v4.z;
-    tile_a[v12] = v15;
+    tile_a[v46] = v15;
     const auto v17 = (at + 3u);
+    const auto v48 = min(v17, 5119u);
     const auto v20 = v4.w;
-    tile_a[v17] = v20;
+    tile_a[v48] = v20;
     const auto v22 = (at + 4u);
+    const auto v50 = min(v22, 5119u);
     const auto v24 = v.hi;
     const auto v25 = v24.x;
-    tile_a[v22] = v25;
+    tile_a[v50] = v25;
     const auto v27 = (at + 5u);
+    const auto v52 = min(v27, 5119u);
     const auto v30 = v24.y;
-    tile_a[v27] = v30;
+    tile_a[v52] = v30;
     const auto v32 = (at + 6u);
+    const auto v54 = min(v32, 5119u);
     const auto v35 = v24.z;
-    tile_a[v32] = v35;
+    tile_a[v54] = v35;
     const auto v37 = (at + 7u);
+    const auto v56 = min(v37, 5119u);
     const auto v40 = v24.w;
-    tile_a[v37] = v40;
+    tile_a[v56] = v40;
 }
 
 void put_b(uint at, Half8 v, threadgroup array<half, 4608>& tile_b) {
+    const auto v42 = min(at, 4607u);
     const auto v4 = v.lo;
     const auto v5 = v4.x;
-    tile_b[at] = v5;
+    tile_b[v42] = v5;
     const auto v7 = (at + 1u);
+    const auto v44 = min(v7, 4607u);
     const auto v10 = v4.y;
-    tile_b[v7] = v10;
+    tile_b[v44] = v10;
     const auto v12 = (at + 2u);
+    const auto v46 = min(v12, 4607u);
     const auto v15 = v4.z;
-    tile_b[v12] = v15;
+    tile_b[v46] = v15;
     const auto v17 = (at + 3u);
+    const auto v48 = min(v17, 4607u);
     const auto v20 = v4.w;
-    tile_b[v17] = v20;
+    tile_b[v48] = v20;
     const auto v22 = (at + 4u);
+    const auto v50 = min(v22, 4607u);
     const auto v24 = v.hi;
     const auto v25 = v24.x;
-    tile_b[v22] = v25;
+    tile_b[v50] = v25;
     const auto v27 = (at + 5u);
+    const auto v52 = min(v27, 4607u);
     const auto v30 = v24.y;
-    tile_b[v27] = v30;
+    tile_b[v52] = v30;
     const auto v32 = (at + 6u);
+    const auto v54 = min(v32, 4607u);
     const auto v35 = v24.z;
-    tile_b[v32] = v35;
+    tile_b[v54] = v35;
     const auto v37 = (at + 7u);
+    const auto v56 = min(v37, 4607u);
     const auto v40 = v24.w;
-    tile_b[v37] = v40;
+    tile_b[v56] = v40;
 }
 
 void store_block(dr_coop16_float m, uint offset, threadgroup array<float, 4608>& block) {
-    simdgroup_store(m.t[0][0], &block[offset] + (0u * 72u + 0u), ulong(72u), ulong2(0), false);
-    simdgroup_store(m.t[0][1], &block[offset] + (0u * 72u + 8u), ulong(72u), ulong2(0), false);
-    simdgroup_store(m.t[1][0], &block[offset] + (8u * 72u + 0u), ulong(72u), ulong2(0), false);
-    simdgroup_store(m.t[1][1], &block[offset] + (8u * 72u + 8u), ulong(72u), ulong2(0), false);
+    const auto v6 = min(offset, 4607u);
+    simdgroup_store(m.t[0][0], &block[v6] + (0u * 72u + 0u), ulong(72u), ulong2(0), false);
+    simdgroup_store(m.t[0][1], &block[v6] + (0u * 72u + 8u), ulong(72u), ulong2(0), false);
+    simdgroup_store(m.t[1][0], &block[v6] + (8u * 72u + 0u), ulong(72u), ulong2(0), false);
+    simdgroup_store(m.t[1][1], &block[v6] + (8u * 72u + 8u), ulong(72u), ulong2(0), false);
 }
 
 void store_c(dr_coop16_float m, uint offset, uint stride, device float* c) {
@@ -142,6 +187,7 @@ void store_c(dr_coop16_float m, uint offset, uint stride, device float* c) {
     const device Half8* a [[buffer(1)]],
     const device Half8* b [[buffer(2)]],
     device float* c [[buffer(3)]],
+    constant uint* _buffer_sizes [[buffer(30)]],
     uint3 wid [[threadgroup_position_in_grid]],
     uint lid [[thread_index_in_threadgroup]]) {
     threadgroup array<half, 5120> tile_a;
@@ -208,7 +254,7 @@ void store_c(dr_coop16_float m, uint offset, uint stride, device float* c) {
     } else {
         local4 = false;
     }
-    const auto v129 = fetch_a(local4, a_idx, a);
+    const auto v129 = fetch_a(local4, a_idx, a, _buffer_sizes);
     bool local6;
     if (a_in) {
         const auto v131 = (a_piece + 2u);
@@ -218,7 +264,7 @@ void store_c(dr_coop16_float m, uint offset, uint stride, device float* c) {
         local6 = false;
     }
     const auto v136 = (a_idx + 2u);
-    const auto v137 = fetch_a(local6, v136, a);
+    const auto v137 = fetch_a(local6, v136, a, _buffer_sizes);
     bool local8;
     if (b_in) {
         const auto v138 = (b_row < k);
@@ -226,7 +272,7 @@ void store_c(dr_coop16_float m, uint offset, uint stride, device float* c) {
     } else {
         local8 = false;
     }
-    const auto v141 = fetch_b(local8, b_idx, b);
+    const auto v141 = fetch_b(local8, b_idx, b, _buffer_sizes);
     bool local10;
     if (b_in) {
         const auto v143 = (b_row + 16u);
@@ -237,7 +283,7 @@ void store_c(dr_coop16_float m, uint offset, uint stride, device float* c) {
     }
     const auto v148 = (16u * nq);
     const auto v149 = (b_idx + v148);
-    const auto v150 = fetch_b(local10, v149, b);
+    const auto v150 = fetch_b(local10, v149, b, _buffer_sizes);
     put_a(a_at, v129, tile_a);
     const auto v153 = (a_at + 16u);
     put_a(v153, v137, tile_a);
@@ -305,7 +351,7 @@ void store_c(dr_coop16_float m, uint offset, uint stride, device float* c) {
             } else {
                 local13 = false;
             }
-            const auto v185 = fetch_a(local13, ai, a);
+            const auto v185 = fetch_a(local13, ai, a, _buffer_sizes);
             bool local14;
             if (a_in) {
                 const auto v186 = (kp + a_piece);
@@ -316,7 +362,7 @@ void store_c(dr_coop16_float m, uint offset, uint stride, device float* c) {
                 local14 = false;
             }
             const auto v193 = (ai + 2u);
-            const auto v194 = fetch_a(local14, v193, a);
+            const auto v194 = fetch_a(local14, v193, a, _buffer_sizes);
             bool local15;
             if (b_in) {
                 const auto v195 = (kr + b_row);
@@ -325,7 +371,7 @@ void store_c(dr_coop16_float m, uint offset, uint stride, device float* c) {
             } else {
                 local15 = false;
             }
-            const auto v199 = fetch_b(local15, bi, b);
+            const auto v199 = fetch_b(local15, bi, b, _buffer_sizes);
             bool local16;
             if (b_in) {
                 const auto v200 = (kr + b_row);
@@ -336,7 +382,7 @@ void store_c(dr_coop16_float m, uint offset, uint stride, device float* c) {
                 local16 = false;
             }
             const auto v208 = (bi + v148);
-            const auto v209 = fetch_b(local16, v208, b);
+            const auto v209 = fetch_b(local16, v208, b, _buffer_sizes);
             ra0_3 = v185;
             ra1_3 = v194;
             rb0_3 = v199;
@@ -351,28 +397,32 @@ void store_c(dr_coop16_float m, uint offset, uint stride, device float* c) {
         const auto ab = (v211 + v213);
         const auto v216 = (cur * 2304u);
         const auto bb = (v216 + wc);
+        const auto v463 = min(ab, 5119u);
         dr_coop16_half a0;
-        simdgroup_load(a0.t[0][0], &tile_a[ab] + (0u * 40u + 0u), ulong(40u), ulong2(0), false);
-        simdgroup_load(a0.t[0][1], &tile_a[ab] + (0u * 40u + 8u), ulong(40u), ulong2(0), false);
-        simdgroup_load(a0.t[1][0], &tile_a[ab] + (8u * 40u + 0u), ulong(40u), ulong2(0), false);
-        simdgroup_load(a0.t[1][1], &tile_a[ab] + (8u * 40u + 8u), ulong(40u), ulong2(0), false);
+        simdgroup_load(a0.t[0][0], &tile_a[v463] + (0u * 40u + 0u), ulong(40u), ulong2(0), false);
+        simdgroup_load(a0.t[0][1], &tile_a[v463] + (0u * 40u + 8u), ulong(40u), ulong2(0), false);
+        simdgroup_load(a0.t[1][0], &tile_a[v463] + (8u * 40u + 0u), ulong(40u), ulong2(0), false);
+        simdgroup_load(a0.t[1][1], &tile_a[v463] + (8u * 40u + 8u), ulong(40u), ulong2(0), false);
         const auto v223 = (ab + 640u);
+        const auto v465 = min(v223, 5119u);
         dr_coop16_half a1;
-        simdgroup_load(a1.t[0][0], &tile_a[v223] + (0u * 40u + 0u), ulong(40u), ulong2(0), false);
-        simdgroup_load(a1.t[0][1], &tile_a[v223] + (0u * 40u + 8u), ulong(40u), ulong2(0), false);
-        simdgroup_load(a1.t[1][0], &tile_a[v223] + (8u * 40u + 0u), ulong(40u), ulong2(0), false);
-        simdgroup_load(a1.t[1][1], &tile_a[v223] + (8u * 40u + 8u), ulong(40u), ulong2(0), false);
+        simdgroup_load(a1.t[0][0], &tile_a[v465] + (0u * 40u + 0u), ulong(40u), ulong2(0), false);
+        simdgroup_load(a1.t[0][1], &tile_a[v465] + (0u * 40u + 8u), ulong(40u), ulong2(0), false);
+        simdgroup_load(a1.t[1][0], &tile_a[v465] + (8u * 40u + 0u), ulong(40u), ulong2(0), false);
+        simdgroup_load(a1.t[1][1], &tile_a[v465] + (8u * 40u + 8u), ulong(40u), ulong2(0), false);
+        const auto v467 = min(bb, 4607u);
         dr_coop16_half b0;
-        simdgroup_load(b0.t[0][0], &tile_b[bb] + (0u * 72u + 0u), ulong(72u), ulong2(0), false);
-        simdgroup_load(b0.t[0][1], &tile_b[bb] + (0u * 72u + 8u), ulong(72u), ulong2(0), false);
-        simdgroup_load(b0.t[1][0], &tile_b[bb] + (8u * 72u + 0u), ulong(72u), ulong2(0), false);
-        simdgroup_load(b0.t[1][1], &tile_b[bb] + (8u * 72u + 8u), ulong(72u), ulong2(0), false);
+        simdgroup_load(b0.t[0][0], &tile_b[v467] + (0u * 72u + 0u), ulong(72u), ulong2(0), false);
+        simdgroup_load(b0.t[0][1], &tile_b[v467] + (0u * 72u + 8u), ulong(72u), ulong2(0), false);
+        simdgroup_load(b0.t[1][0], &tile_b[v467] + (8u * 72u + 0u), ulong(72u), ulong2(0), false);
+        simdgroup_load(b0.t[1][1], &tile_b[v467] + (8u * 72u + 8u), ulong(72u), ulong2(0), false);
         const auto v232 = (bb + 16u);
+        const auto v469 = min(v232, 4607u);
         dr_coop16_half b1;
-        simdgroup_load(b1.t[0][0], &tile_b[v232] + (0u * 72u + 0u), ulong(72u), ulong2(0), false);
-        simdgroup_load(b1.t[0][1], &tile_b[v232] + (0u * 72u + 8u), ulong(72u), ulong2(0), false);
-        simdgroup_load(b1.t[1][0], &tile_b[v232] + (8u * 72u + 0u), ulong(72u), ulong2(0), false);
-        simdgroup_load(b1.t[1][1], &tile_b[v232] + (8u * 72u + 8u), ulong(72u), ulong2(0), false);
+        simdgroup_load(b1.t[0][0], &tile_b[v469] + (0u * 72u + 0u), ulong(72u), ulong2(0), false);
+        simdgroup_load(b1.t[0][1], &tile_b[v469] + (0u * 72u + 8u), ulong(72u), ulong2(0), false);
+        simdgroup_load(b1.t[1][0], &tile_b[v469] + (8u * 72u + 0u), ulong(72u), ulong2(0), false);
+        simdgroup_load(b1.t[1][1], &tile_b[v469] + (8u * 72u + 8u), ulong(72u), ulong2(0), false);
         dr_coop16_float v237;
         simdgroup_multiply_accumulate(v237.t[0][0], a0.t[0][0], b0.t[0][0], acc00_2.t[0][0]);
         simdgroup_multiply_accumulate(v237.t[0][0], a0.t[0][1], b0.t[1][0], v237.t[0][0]);
@@ -410,29 +460,33 @@ void store_c(dr_coop16_float m, uint offset, uint stride, device float* c) {
         simdgroup_multiply_accumulate(v243.t[1][1], a1.t[1][0], b1.t[0][1], acc11_2.t[1][1]);
         simdgroup_multiply_accumulate(v243.t[1][1], a1.t[1][1], b1.t[1][1], v243.t[1][1]);
         const auto v245 = (ab + 16u);
+        const auto v471 = min(v245, 5119u);
         dr_coop16_half a0_1;
-        simdgroup_load(a0_1.t[0][0], &tile_a[v245] + (0u * 40u + 0u), ulong(40u), ulong2(0), false);
-        simdgroup_load(a0_1.t[0][1], &tile_a[v245] + (0u * 40u + 8u), ulong(40u), ulong2(0), false);
-        simdgroup_load(a0_1.t[1][0], &tile_a[v245] + (8u * 40u + 0u), ulong(40u), ulong2(0), false);
-        simdgroup_load(a0_1.t[1][1], &tile_a[v245] + (8u * 40u + 8u), ulong(40u), ulong2(0), false);
+        simdgroup_load(a0_1.t[0][0], &tile_a[v471] + (0u * 40u + 0u), ulong(40u), ulong2(0), false);
+        simdgroup_load(a0_1.t[0][1], &tile_a[v471] + (0u * 40u + 8u), ulong(40u), ulong2(0), false);
+        simdgroup_load(a0_1.t[1][0], &tile_a[v471] + (8u * 40u + 0u), ulong(40u), ulong2(0), false);
+        simdgroup_load(a0_1.t[1][1], &tile_a[v471] + (8u * 40u + 8u), ulong(40u), ulong2(0), false);
         const auto v252 = (v223 + 16u);
+        const auto v473 = min(v252, 5119u);
         dr_coop16_half a1_1;
-        simdgroup_load(a1_1.t[0][0], &tile_a[v252] + (0u * 40u + 0u), ulong(40u), ulong2(0), false);
-        simdgroup_load(a1_1.t[0][1], &tile_a[v252] + (0u * 40u + 8u), ulong(40u), ulong2(0), false);
-        simdgroup_load(a1_1.t[1][0], &tile_a[v252] + (8u * 40u + 0u), ulong(40u), ulong2(0), false);
-        simdgroup_load(a1_1.t[1][1], &tile_a[v252] + (8u * 40u + 8u), ulong(40u), ulong2(0), false);
+        simdgroup_load(a1_1.t[0][0], &tile_a[v473] + (0u * 40u + 0u), ulong(40u), ulong2(0), false);
+        simdgroup_load(a1_1.t[0][1], &tile_a[v473] + (0u * 40u + 8u), ulong(40u), ulong2(0), false);
+        simdgroup_load(a1_1.t[1][0], &tile_a[v473] + (8u * 40u + 0u), ulong(40u), ulong2(0), false);
+        simdgroup_load(a1_1.t[1][1], &tile_a[v473] + (8u * 40u + 8u), ulong(40u), ulong2(0), false);
         const auto v257 = (bb + 1152u);
+        const auto v475 = min(v257, 4607u);
         dr_coop16_half b0_1;
-        simdgroup_load(b0_1.t[0][0], &tile_b[v257] + (0u * 72u + 0u), ulong(72u), ulong2(0), false);
-        simdgroup_load(b0_1.t[0][1], &tile_b[v257] + (0u * 72u + 8u), ulong(72u), ulong2(0), false);
-        simdgroup_load(b0_1.t[1][0], &tile_b[v257] + (8u * 72u + 0u), ulong(72u), ulong2(0), false);
-        simdgroup_load(b0_1.t[1][1], &tile_b[v257] + (8u * 72u + 8u), ulong(72u), ulong2(0), false);
+        simdgroup_load(b0_1.t[0][0], &tile_b[v475] + (0u * 72u + 0u), ulong(72u), ulong2(0), false);
+        simdgroup_load(b0_1.t[0][1], &tile_b[v475] + (0u * 72u + 8u), ulong(72u), ulong2(0), false);
+        simdgroup_load(b0_1.t[1][0], &tile_b[v475] + (8u * 72u + 0u), ulong(72u), ulong2(0), false);
+        simdgroup_load(b0_1.t[1][1], &tile_b[v475] + (8u * 72u + 8u), ulong(72u), ulong2(0), false);
         const auto v264 = (v257 + 16u);
+        const auto v477 = min(v264, 4607u);
         dr_coop16_half b1_1;
-        simdgroup_load(b1_1.t[0][0], &tile_b[v264] + (0u * 72u + 0u), ulong(72u), ulong2(0), false);
-        simdgroup_load(b1_1.t[0][1], &tile_b[v264] + (0u * 72u + 8u), ulong(72u), ulong2(0), false);
-        simdgroup_load(b1_1.t[1][0], &tile_b[v264] + (8u * 72u + 0u), ulong(72u), ulong2(0), false);
-        simdgroup_load(b1_1.t[1][1], &tile_b[v264] + (8u * 72u + 8u), ulong(72u), ulong2(0), false);
+        simdgroup_load(b1_1.t[0][0], &tile_b[v477] + (0u * 72u + 0u), ulong(72u), ulong2(0), false);
+        simdgroup_load(b1_1.t[0][1], &tile_b[v477] + (0u * 72u + 8u), ulong(72u), ulong2(0), false);
+        simdgroup_load(b1_1.t[1][0], &tile_b[v477] + (8u * 72u + 0u), ulong(72u), ulong2(0), false);
+        simdgroup_load(b1_1.t[1][1], &tile_b[v477] + (8u * 72u + 8u), ulong(72u), ulong2(0), false);
         dr_coop16_float v269;
         simdgroup_multiply_accumulate(v269.t[0][0], a0_1.t[0][0], b0_1.t[0][0], v237.t[0][0]);
         simdgroup_multiply_accumulate(v269.t[0][0], a0_1.t[0][1], b0_1.t[1][0], v269.t[0][0]);
@@ -560,10 +614,15 @@ void store_c(dr_coop16_float m, uint offset, uint stride, device float* c) {
             if (local19) {
                 const auto v364 = (r * n);
                 const auto v365 = (v364 + col);
+                const auto v478 = ((_buffer_sizes[3] - 0u) / 4u);
+                const auto v479 = (v365 < v478);
                 const auto v369 = (br * 72u);
                 const auto v370 = (v369 + bc);
-                const auto v373 = block[v370];
-                c[v365] = v373;
+                const auto v481 = min(v370, 4607u);
+                const auto v373 = block[v481];
+                if (v479) {
+                    c[v365] = v373;
+                }
             }
         }
         return;

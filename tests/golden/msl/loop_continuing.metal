@@ -12,9 +12,18 @@ template <typename T> T dr_urem(T a, T b) {
 
 [[max_total_threads_per_threadgroup(64)]] kernel void main_(const device uint* input [[buffer(0)]],
     device uint* out [[buffer(1)]],
+    constant uint* _buffer_sizes [[buffer(30)]],
     uint3 gid [[thread_position_in_grid]]) {
     const auto v17 = gid.x;
-    const auto x = input[v17];
+    const auto v170 = ((_buffer_sizes[0] - 0u) / 4u);
+    const auto v171 = (v17 < v170);
+    uint x;
+    if (v171) {
+        const auto v172 = input[v17];
+        x = v172;
+    } else {
+        x = uint{};
+    }
     const auto v22 = dr_urem(x, 23u);
     const auto n = (v22 + 1u);
     uint i = 0u;
@@ -42,7 +51,11 @@ template <typename T> T dr_urem(T a, T b) {
         acc = v33;
     }
     const auto v41 = (3u * v17);
-    out[v41] = acc;
+    const auto v174 = ((_buffer_sizes[1] - 0u) / 4u);
+    const auto v175 = (v41 < v174);
+    if (v175) {
+        out[v41] = acc;
+    }
     const auto v69 = dr_urem(x, 40u);
     const auto v71 = (v69 + 10u);
     uint pairs = 0u;
@@ -107,7 +120,10 @@ template <typename T> T dr_urem(T a, T b) {
         a = v52;
     }
     const auto v95 = (v41 + 1u);
-    out[v95] = pairs;
+    const auto v177 = (v95 < v174);
+    if (v177) {
+        out[v95] = pairs;
+    }
     const auto v99 = dr_urem(x, 1000u);
     const auto v101 = (v99 + 1u);
     uint lo = 0u;
@@ -146,7 +162,10 @@ template <typename T> T dr_urem(T a, T b) {
         hi = hi_3;
     }
     const auto v123 = (v41 + 2u);
+    const auto v179 = (v123 < v174);
     const auto v128 = (probes << (16u & 31u));
     const auto v129 = (lo | v128);
-    out[v123] = v129;
+    if (v179) {
+        out[v123] = v129;
+    }
 }

@@ -8,6 +8,7 @@ constant uint TILE = 16u;
 [[max_total_threads_per_threadgroup(256)]] kernel void main_(const device float* a [[buffer(0)]],
     const device float* b [[buffer(1)]],
     device float* c [[buffer(2)]],
+    constant uint* _buffer_sizes [[buffer(30)]],
     uint3 gid [[thread_position_in_grid]],
     uint3 lid [[thread_position_in_threadgroup]],
     uint _local_index [[thread_index_in_threadgroup]]) {
@@ -43,12 +44,28 @@ constant uint TILE = 16u;
         const auto v22 = (t_2 * 16u);
         const auto v23 = (v19 + v22);
         const auto v25 = (v23 + v16);
-        const auto v28 = a[v25];
+        const auto v92 = ((_buffer_sizes[0] - 0u) / 4u);
+        const auto v93 = (v25 < v92);
+        float v28;
+        if (v93) {
+            const auto v94 = a[v25];
+            v28 = v94;
+        } else {
+            v28 = float{};
+        }
         tile_a[v13][v16] = v28;
         const auto v38 = (v22 + v13);
         const auto v40 = (v38 * 64u);
         const auto v41 = (v40 + col);
-        const auto v44 = b[v41];
+        const auto v96 = ((_buffer_sizes[1] - 0u) / 4u);
+        const auto v97 = (v41 < v96);
+        float v44;
+        if (v97) {
+            const auto v98 = b[v41];
+            v44 = v98;
+        } else {
+            v44 = float{};
+        }
         tile_b[v13][v16] = v44;
         threadgroup_barrier(mem_flags::mem_threadgroup);
         float acc_3 = acc_2;
@@ -77,5 +94,9 @@ constant uint TILE = 16u;
         acc = acc_3;
     }
     const auto v70 = (v19 + col);
-    c[v70] = acc;
+    const auto v100 = ((_buffer_sizes[2] - 0u) / 4u);
+    const auto v101 = (v70 < v100);
+    if (v101) {
+        c[v70] = acc;
+    }
 }

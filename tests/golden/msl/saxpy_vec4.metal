@@ -10,17 +10,36 @@ struct alignas(4) Params {
 [[max_total_threads_per_threadgroup(256)]] kernel void main_(constant Params& params [[buffer(0)]],
     const device float4* x [[buffer(1)]],
     device float4* y [[buffer(2)]],
+    constant uint* _buffer_sizes [[buffer(30)]],
     uint3 gid [[thread_position_in_grid]]) {
     const auto i = gid.x;
     const auto v4 = params.count;
     const auto v5 = (i < v4);
     if (v5) {
+        const auto v17 = ((_buffer_sizes[2] - 0u) / 16u);
+        const auto v18 = (i < v17);
         const auto v9 = params.alpha;
         const auto v10 = float4(v9);
-        const auto v13 = x[i];
-        const auto v15 = y[i];
+        const auto v19 = ((_buffer_sizes[1] - 0u) / 16u);
+        const auto v20 = (i < v19);
+        float4 v13;
+        if (v20) {
+            const auto v21 = x[i];
+            v13 = v21;
+        } else {
+            v13 = float4{};
+        }
+        float4 v15;
+        if (v18) {
+            const auto v23 = y[i];
+            v15 = v23;
+        } else {
+            v15 = float4{};
+        }
         const auto v16 = fma(v10, v13, v15);
-        y[i] = v16;
+        if (v18) {
+            y[i] = v16;
+        }
         return;
     } else {
         return;

@@ -16,6 +16,7 @@ constant float LOWEST = (-3.4028235e38f);
 [[max_total_threads_per_threadgroup(256)]] kernel void main_(constant Params& params [[buffer(0)]],
     const device float4* x [[buffer(1)]],
     device float4* y [[buffer(2)]],
+    constant uint* _buffer_sizes [[buffer(30)]],
     uint3 wid [[threadgroup_position_in_grid]],
     uint lid [[thread_index_in_threadgroup]],
     uint sid [[thread_index_in_simdgroup]],
@@ -52,7 +53,15 @@ constant float LOWEST = (-3.4028235e38f);
             break;
         }
         const auto v30 = (base + i_2);
-        const auto v = x[v30];
+        const auto v163 = ((_buffer_sizes[1] - 0u) / 16u);
+        const auto v164 = (v30 < v163);
+        float4 v;
+        if (v164) {
+            const auto v165 = x[v30];
+            v = v165;
+        } else {
+            v = float4{};
+        }
         const auto v34 = v.x;
         const auto v35 = v.y;
         const auto v36 = max(v34, v35);
@@ -85,8 +94,9 @@ constant float LOWEST = (-3.4028235e38f);
     const auto sg = dr_udiv(lid, ssz);
     const auto v72 = (sid == 0u);
     if (v72) {
-        part_max[sg] = sm;
-        part_sum[sg] = ss;
+        const auto v168 = min(sg, 255u);
+        part_max[v168] = sm;
+        part_sum[v168] = ss;
     }
     threadgroup_barrier(mem_flags::mem_threadgroup);
     const auto v78 = (256u + ssz);
@@ -109,7 +119,8 @@ constant float LOWEST = (-3.4028235e38f);
         if (!(v83)) {
             break;
         }
-        const auto v87 = part_max[g_2];
+        const auto v172 = min(g_2, 255u);
+        const auto v87 = part_max[v172];
         const auto v88 = max(row_max_2, v87);
         row_max = v88;
     }
@@ -130,8 +141,9 @@ constant float LOWEST = (-3.4028235e38f);
         if (!(v93)) {
             break;
         }
-        const auto v97 = part_sum[g_5];
-        const auto v100 = part_max[g_5];
+        const auto v174 = min(g_5, 255u);
+        const auto v97 = part_sum[v174];
+        const auto v100 = part_max[v174];
         const auto v102 = (v100 - row_max);
         const auto v103 = precise::exp(v102);
         const auto v105 = fma(v97, v103, total_2);
@@ -155,10 +167,22 @@ constant float LOWEST = (-3.4028235e38f);
             break;
         }
         const auto v115 = (base + i_5);
-        const auto v121 = x[v115];
+        const auto v177 = ((_buffer_sizes[2] - 0u) / 16u);
+        const auto v178 = (v115 < v177);
+        const auto v179 = ((_buffer_sizes[1] - 0u) / 16u);
+        const auto v180 = (v115 < v179);
+        float4 v121;
+        if (v180) {
+            const auto v181 = x[v115];
+            v121 = v181;
+        } else {
+            v121 = float4{};
+        }
         const auto v124 = (v121 - v123);
         const auto v125 = precise::exp(v124);
         const auto v127 = (v125 * v126);
-        y[v115] = v127;
+        if (v178) {
+            y[v115] = v127;
+        }
     }
 }

@@ -17,11 +17,20 @@ struct alignas(16) SubgroupOut {
 
 [[max_total_threads_per_threadgroup(64)]] kernel void main_(const device uint* input [[buffer(0)]],
     device SubgroupOut* out [[buffer(1)]],
+    constant uint* _buffer_sizes [[buffer(30)]],
     uint3 gid [[thread_position_in_grid]],
     uint lane [[thread_index_in_simdgroup]],
     uint size [[threads_per_simdgroup]]) {
     const auto v5 = gid.x;
-    const auto v = input[v5];
+    const auto v36 = ((_buffer_sizes[0] - 0u) / 4u);
+    const auto v37 = (v5 < v36);
+    uint v;
+    if (v37) {
+        const auto v38 = input[v5];
+        v = v38;
+    } else {
+        v = uint{};
+    }
     const auto v10 = simd_sum(v);
     auto v31 = SubgroupOut{};
     v31.sum = v10;
@@ -40,5 +49,9 @@ struct alignas(16) SubgroupOut {
     const auto v25 = dr_ballot(v24);
     auto v35 = v34;
     v35.ballot = v25;
-    out[v5] = v35;
+    const auto v40 = ((_buffer_sizes[1] - 0u) / 32u);
+    const auto v41 = (v5 < v40);
+    if (v41) {
+        out[v5] = v35;
+    }
 }

@@ -10,9 +10,18 @@ template <typename T> T dr_srem(T a, T b) {
 
 [[max_total_threads_per_threadgroup(64)]] kernel void main_(const device uint* input [[buffer(0)]],
     device uint* out [[buffer(1)]],
+    constant uint* _buffer_sizes [[buffer(30)]],
     uint3 gid [[thread_position_in_grid]]) {
     const auto v9 = gid.x;
-    const auto x = input[v9];
+    const auto v94 = ((_buffer_sizes[0] - 0u) / 4u);
+    const auto v95 = (v9 < v94);
+    uint x;
+    if (v95) {
+        const auto v96 = input[v9];
+        x = v96;
+    } else {
+        x = uint{};
+    }
     const auto v14 = (x & 15u);
     uint r;
     switch (v14) {
@@ -53,7 +62,11 @@ template <typename T> T dr_srem(T a, T b) {
         }
     }
     const auto v27 = (3u * v9);
-    out[v27] = r;
+    const auto v98 = ((_buffer_sizes[1] - 0u) / 4u);
+    const auto v99 = (v27 < v98);
+    if (v99) {
+        out[v27] = r;
+    }
     const auto v33 = as_type<int>(x);
     const auto s = dr_srem(v33, 7);
     int q;
@@ -86,8 +99,11 @@ template <typename T> T dr_srem(T a, T b) {
         }
     }
     const auto v45 = (v27 + 1u);
+    const auto v101 = (v45 < v98);
     const auto v48 = as_type<uint>(q);
-    out[v45] = v48;
+    if (v101) {
+        out[v45] = v48;
+    }
     uint acc = 0u;
     uint k = 0u;
     bool loop_init_0 = true;
@@ -138,5 +154,8 @@ template <typename T> T dr_srem(T a, T b) {
         acc = v69;
     }
     const auto v77 = (v27 + 2u);
-    out[v77] = acc;
+    const auto v103 = (v77 < v98);
+    if (v103) {
+        out[v77] = acc;
+    }
 }

@@ -33,7 +33,21 @@ var<workgroup> block: array<f32, 4608>;
 fn fetch_a(inside: bool, i: u32) -> Half8 {
     var v: Half8;
     if inside {
-        let v6 = a[i];
+        let v10 = arrayLength(&a);
+        let v11 = (i < v10);
+        var v15: vec4<f16>;
+        var v18: vec4<f16>;
+        if v11 {
+            let v12 = a[i];
+            let v13 = v12.lo;
+            let v16 = v12.hi;
+            v15 = v13;
+            v18 = v16;
+        } else {
+            v15 = vec4<f16>();
+            v18 = vec4<f16>();
+        }
+        let v6 = Half8(v15, v18);
         v = v6;
     } else {
         v = Half8();
@@ -44,7 +58,21 @@ fn fetch_a(inside: bool, i: u32) -> Half8 {
 fn fetch_b(inside: bool, i: u32) -> Half8 {
     var v: Half8;
     if inside {
-        let v6 = b[i];
+        let v10 = arrayLength(&b);
+        let v11 = (i < v10);
+        var v15: vec4<f16>;
+        var v18: vec4<f16>;
+        if v11 {
+            let v12 = b[i];
+            let v13 = v12.lo;
+            let v16 = v12.hi;
+            v15 = v13;
+            v18 = v16;
+        } else {
+            v15 = vec4<f16>();
+            v18 = vec4<f16>();
+        }
+        let v6 = Half8(v15, v18);
         v = v6;
     } else {
         v = Half8();
@@ -53,63 +81,80 @@ fn fetch_b(inside: bool, i: u32) -> Half8 {
 }
 
 fn put_a(at: u32, v: Half8) {
+    let v42 = min(at, 5119u);
     let v4 = v.lo;
     let v5 = v4.x;
-    tile_a[at] = v5;
+    tile_a[v42] = v5;
     let v7 = (at + 1u);
+    let v44 = min(v7, 5119u);
     let v10 = v4.y;
-    tile_a[v7] = v10;
+    tile_a[v44] = v10;
     let v12 = (at + 2u);
+    let v46 = min(v12, 5119u);
     let v15 = v4.z;
-    tile_a[v12] = v15;
+    tile_a[v46] = v15;
     let v17 = (at + 3u);
+    let v48 = min(v17, 5119u);
     let v20 = v4.w;
-    tile_a[v17] = v20;
+    tile_a[v48] = v20;
     let v22 = (at + 4u);
+    let v50 = min(v22, 5119u);
     let v24 = v.hi;
     let v25 = v24.x;
-    tile_a[v22] = v25;
+    tile_a[v50] = v25;
     let v27 = (at + 5u);
+    let v52 = min(v27, 5119u);
     let v30 = v24.y;
-    tile_a[v27] = v30;
+    tile_a[v52] = v30;
     let v32 = (at + 6u);
+    let v54 = min(v32, 5119u);
     let v35 = v24.z;
-    tile_a[v32] = v35;
+    tile_a[v54] = v35;
     let v37 = (at + 7u);
+    let v56 = min(v37, 5119u);
     let v40 = v24.w;
-    tile_a[v37] = v40;
+    tile_a[v56] = v40;
 }
 
 fn put_b(at: u32, v: Half8) {
+    let v42 = min(at, 4607u);
     let v4 = v.lo;
     let v5 = v4.x;
-    tile_b[at] = v5;
+    tile_b[v42] = v5;
     let v7 = (at + 1u);
+    let v44 = min(v7, 4607u);
     let v10 = v4.y;
-    tile_b[v7] = v10;
+    tile_b[v44] = v10;
     let v12 = (at + 2u);
+    let v46 = min(v12, 4607u);
     let v15 = v4.z;
-    tile_b[v12] = v15;
+    tile_b[v46] = v15;
     let v17 = (at + 3u);
+    let v48 = min(v17, 4607u);
     let v20 = v4.w;
-    tile_b[v17] = v20;
+    tile_b[v48] = v20;
     let v22 = (at + 4u);
+    let v50 = min(v22, 4607u);
     let v24 = v.hi;
     let v25 = v24.x;
-    tile_b[v22] = v25;
+    tile_b[v50] = v25;
     let v27 = (at + 5u);
+    let v52 = min(v27, 4607u);
     let v30 = v24.y;
-    tile_b[v27] = v30;
+    tile_b[v52] = v30;
     let v32 = (at + 6u);
+    let v54 = min(v32, 4607u);
     let v35 = v24.z;
-    tile_b[v32] = v35;
+    tile_b[v54] = v35;
     let v37 = (at + 7u);
+    let v56 = min(v37, 4607u);
     let v40 = v24.w;
-    tile_b[v37] = v40;
+    tile_b[v56] = v40;
 }
 
 fn store_block(m: coop_mat16x16<f32, C>, offset: u32) {
-    coopStoreT(m, &block[offset], 72u);
+    let v6 = min(offset, 4607u);
+    coopStoreT(m, &block[v6], 72u);
 }
 
 fn store_c(m: coop_mat16x16<f32, C>, offset: u32, stride: u32) {
@@ -301,24 +346,32 @@ fn main_(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index)
         let ab = (v211 + v213);
         let v216 = (cur * 2304u);
         let bb = (v216 + wc);
-        let a0 = coopLoadT<coop_mat16x16<f16, A>>(&tile_a[ab], 40u);
+        let v463 = min(ab, 5119u);
+        let a0 = coopLoadT<coop_mat16x16<f16, A>>(&tile_a[v463], 40u);
         let v223 = (ab + 640u);
-        let a1 = coopLoadT<coop_mat16x16<f16, A>>(&tile_a[v223], 40u);
-        let b0 = coopLoadT<coop_mat16x16<f16, B>>(&tile_b[bb], 72u);
+        let v465 = min(v223, 5119u);
+        let a1 = coopLoadT<coop_mat16x16<f16, A>>(&tile_a[v465], 40u);
+        let v467 = min(bb, 4607u);
+        let b0 = coopLoadT<coop_mat16x16<f16, B>>(&tile_b[v467], 72u);
         let v232 = (bb + 16u);
-        let b1 = coopLoadT<coop_mat16x16<f16, B>>(&tile_b[v232], 72u);
+        let v469 = min(v232, 4607u);
+        let b1 = coopLoadT<coop_mat16x16<f16, B>>(&tile_b[v469], 72u);
         let v237 = coopMultiplyAdd(a0, b0, acc00_1);
         let v239 = coopMultiplyAdd(a0, b1, acc01_1);
         let v241 = coopMultiplyAdd(a1, b0, acc10_1);
         let v243 = coopMultiplyAdd(a1, b1, acc11_1);
         let v245 = (ab + 16u);
-        let a0_1 = coopLoadT<coop_mat16x16<f16, A>>(&tile_a[v245], 40u);
+        let v471 = min(v245, 5119u);
+        let a0_1 = coopLoadT<coop_mat16x16<f16, A>>(&tile_a[v471], 40u);
         let v252 = (v223 + 16u);
-        let a1_1 = coopLoadT<coop_mat16x16<f16, A>>(&tile_a[v252], 40u);
+        let v473 = min(v252, 5119u);
+        let a1_1 = coopLoadT<coop_mat16x16<f16, A>>(&tile_a[v473], 40u);
         let v257 = (bb + 1152u);
-        let b0_1 = coopLoadT<coop_mat16x16<f16, B>>(&tile_b[v257], 72u);
+        let v475 = min(v257, 4607u);
+        let b0_1 = coopLoadT<coop_mat16x16<f16, B>>(&tile_b[v475], 72u);
         let v264 = (v257 + 16u);
-        let b1_1 = coopLoadT<coop_mat16x16<f16, B>>(&tile_b[v264], 72u);
+        let v477 = min(v264, 4607u);
+        let b1_1 = coopLoadT<coop_mat16x16<f16, B>>(&tile_b[v477], 72u);
         let v269 = coopMultiplyAdd(a0_1, b0_1, v237);
         let v271 = coopMultiplyAdd(a0_1, b1_1, v239);
         let v273 = coopMultiplyAdd(a1_1, b0_1, v241);
@@ -420,10 +473,15 @@ fn main_(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index)
             if local19 {
                 let v364 = (r * n);
                 let v365 = (v364 + col);
+                let v478 = arrayLength(&c);
+                let v479 = (v365 < v478);
                 let v369 = (br * 72u);
                 let v370 = (v369 + bc);
-                let v373 = block[v370];
-                c[v365] = v373;
+                let v481 = min(v370, 4607u);
+                let v373 = block[v481];
+                if v479 {
+                    c[v365] = v373;
+                }
             }
             continuing {
                 let i_2 = i;

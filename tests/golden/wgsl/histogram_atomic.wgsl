@@ -11,7 +11,15 @@ fn main_(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocatio
     }
     workgroupBarrier();
     let v7 = gid.x;
-    let v10 = samples[v7];
+    let v25 = arrayLength(&samples);
+    let v26 = (v7 < v25);
+    var v10: u32;
+    if v26 {
+        let v27 = samples[v7];
+        v10 = v27;
+    } else {
+        v10 = u32();
+    }
     let bin = (v10 >> 26u);
     let v15 = atomicAdd(&local_hist[bin], 1u);
     workgroupBarrier();

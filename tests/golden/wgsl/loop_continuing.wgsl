@@ -5,7 +5,15 @@
 @compute @workgroup_size(64, 1, 1)
 fn main_(@builtin(global_invocation_id) gid: vec3<u32>) {
     let v17 = gid.x;
-    let x = input[v17];
+    let v170 = arrayLength(&input);
+    let v171 = (v17 < v170);
+    var x: u32;
+    if v171 {
+        let v172 = input[v17];
+        x = v172;
+    } else {
+        x = u32();
+    }
     let v22 = (x % 23u);
     let n = (v22 + 1u);
     var i = 0u;
@@ -31,7 +39,11 @@ fn main_(@builtin(global_invocation_id) gid: vec3<u32>) {
         }
     }
     let v41 = (3u * v17);
-    out[v41] = acc;
+    let v174 = arrayLength(&out);
+    let v175 = (v41 < v174);
+    if v175 {
+        out[v41] = acc;
+    }
     let v69 = (x % 40u);
     let v71 = (v69 + 10u);
     var pairs = 0u;
@@ -92,7 +104,10 @@ fn main_(@builtin(global_invocation_id) gid: vec3<u32>) {
         }
     }
     let v95 = (v41 + 1u);
-    out[v95] = pairs;
+    let v177 = (v95 < v174);
+    if v177 {
+        out[v95] = pairs;
+    }
     let v99 = (x % 1000u);
     let v101 = (v99 + 1u);
     var lo = 0u;
@@ -129,7 +144,10 @@ fn main_(@builtin(global_invocation_id) gid: vec3<u32>) {
         }
     }
     let v123 = (v41 + 2u);
+    let v179 = (v123 < v174);
     let v128 = (probes << 16u);
     let v129 = (lo | v128);
-    out[v123] = v129;
+    if v179 {
+        out[v123] = v129;
+    }
 }

@@ -27,12 +27,28 @@ fn main_(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocatio
         let v22 = (t_1 * 16u);
         let v23 = (v19 + v22);
         let v25 = (v23 + v16);
-        let v28 = a[v25];
+        let v92 = arrayLength(&a);
+        let v93 = (v25 < v92);
+        var v28: f32;
+        if v93 {
+            let v94 = a[v25];
+            v28 = v94;
+        } else {
+            v28 = f32();
+        }
         tile_a[v13][v16] = v28;
         let v38 = (v22 + v13);
         let v40 = (v38 * 64u);
         let v41 = (v40 + col);
-        let v44 = b[v41];
+        let v96 = arrayLength(&b);
+        let v97 = (v41 < v96);
+        var v44: f32;
+        if v97 {
+            let v98 = b[v41];
+            v44 = v98;
+        } else {
+            v44 = f32();
+        }
         tile_b[v13][v16] = v44;
         workgroupBarrier();
         var acc_2 = acc_1;
@@ -65,5 +81,9 @@ fn main_(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocatio
         }
     }
     let v70 = (v19 + col);
-    c[v70] = acc;
+    let v100 = arrayLength(&c);
+    let v101 = (v70 < v100);
+    if v101 {
+        c[v70] = acc;
+    }
 }

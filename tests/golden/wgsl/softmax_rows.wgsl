@@ -32,7 +32,15 @@ fn main_(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index)
             break;
         }
         let v30 = (base + i_1);
-        let v = x[v30];
+        let v163 = arrayLength(&x);
+        let v164 = (v30 < v163);
+        var v: vec4<f32>;
+        if v164 {
+            let v165 = x[v30];
+            v = v165;
+        } else {
+            v = vec4<f32>();
+        }
         let v34 = v.x;
         let v35 = v.y;
         let v36 = max(v34, v35);
@@ -72,8 +80,9 @@ fn main_(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index)
     let sg = (lid / ssz);
     let v72 = (sid == 0u);
     if v72 {
-        part_max[sg] = sm;
-        part_sum[sg] = ss;
+        let v168 = min(sg, 255u);
+        part_max[v168] = sm;
+        part_sum[v168] = ss;
     }
     workgroupBarrier();
     let v78 = (256u + ssz);
@@ -88,7 +97,8 @@ fn main_(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index)
         if !(v83) {
             break;
         }
-        let v87 = part_max[g_1];
+        let v172 = min(g_1, 255u);
+        let v87 = part_max[v172];
         let v88 = max(row_max_1, v87);
         row_max = v88;
         continuing {
@@ -107,8 +117,9 @@ fn main_(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index)
         if !(v93) {
             break;
         }
-        let v97 = part_sum[g_4];
-        let v100 = part_max[g_4];
+        let v174 = min(g_4, 255u);
+        let v97 = part_sum[v174];
+        let v100 = part_max[v174];
         let v102 = (v100 - row_max);
         let v103 = exp(v102);
         let v105 = fma(v97, v103, total_1);
@@ -131,11 +142,23 @@ fn main_(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index)
             break;
         }
         let v115 = (base + i_4);
-        let v121 = x[v115];
+        let v177 = arrayLength(&y);
+        let v178 = (v115 < v177);
+        let v179 = arrayLength(&x);
+        let v180 = (v115 < v179);
+        var v121: vec4<f32>;
+        if v180 {
+            let v181 = x[v115];
+            v121 = v181;
+        } else {
+            v121 = vec4<f32>();
+        }
         let v124 = (v121 - v123);
         let v125 = exp(v124);
         let v127 = (v125 * v126);
-        y[v115] = v127;
+        if v178 {
+            y[v115] = v127;
+        }
         continuing {
             let i_5 = i_3;
             let v130 = (i_5 + 256u);

@@ -15,7 +15,15 @@ struct SubgroupOut {
 @compute @workgroup_size(64, 1, 1)
 fn main_(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(subgroup_invocation_id) lane: u32, @builtin(subgroup_size) size: u32) {
     let v5 = gid.x;
-    let v = input[v5];
+    let v36 = arrayLength(&input);
+    let v37 = (v5 < v36);
+    var v: u32;
+    if v37 {
+        let v38 = input[v5];
+        v = v38;
+    } else {
+        v = u32();
+    }
     let v10 = subgroupAdd(v);
     var v31 = SubgroupOut();
     v31.sum = v10;
@@ -34,5 +42,9 @@ fn main_(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(subgroup_invoca
     let v25 = subgroupBallot(v24);
     var v35 = v34;
     v35.ballot = v25;
-    out[v5] = v35;
+    let v40 = arrayLength(&out);
+    let v41 = (v5 < v40);
+    if v41 {
+        out[v5] = v35;
+    }
 }

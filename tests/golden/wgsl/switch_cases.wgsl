@@ -5,7 +5,15 @@
 @compute @workgroup_size(64, 1, 1)
 fn main_(@builtin(global_invocation_id) gid: vec3<u32>) {
     let v9 = gid.x;
-    let x = input[v9];
+    let v94 = arrayLength(&input);
+    let v95 = (v9 < v94);
+    var x: u32;
+    if v95 {
+        let v96 = input[v9];
+        x = v96;
+    } else {
+        x = u32();
+    }
     let v14 = (x & 15u);
     var r: u32;
     switch v14 {
@@ -33,7 +41,11 @@ fn main_(@builtin(global_invocation_id) gid: vec3<u32>) {
         }
     }
     let v27 = (3u * v9);
-    out[v27] = r;
+    let v98 = arrayLength(&out);
+    let v99 = (v27 < v98);
+    if v99 {
+        out[v27] = r;
+    }
     let v33 = bitcast<i32>(x);
     let s = (v33 % 7i);
     var q: i32;
@@ -53,8 +65,11 @@ fn main_(@builtin(global_invocation_id) gid: vec3<u32>) {
         }
     }
     let v45 = (v27 + 1u);
+    let v101 = (v45 < v98);
     let v48 = bitcast<u32>(q);
-    out[v45] = v48;
+    if v101 {
+        out[v45] = v48;
+    }
     var acc = 0u;
     var k = 0u;
     loop {
@@ -95,5 +110,8 @@ fn main_(@builtin(global_invocation_id) gid: vec3<u32>) {
         }
     }
     let v77 = (v27 + 2u);
-    out[v77] = acc;
+    let v103 = (v77 < v98);
+    if v103 {
+        out[v77] = acc;
+    }
 }

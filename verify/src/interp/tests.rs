@@ -35,7 +35,11 @@ fn bytes_f16(v: &[f32]) -> Vec<u8> {
 }
 
 fn compile(src: &str) -> Module {
-    match dianran_frontend::compile("test.wgsl", src, &Default::default()) {
+    compile_with(src, &Default::default())
+}
+
+fn compile_with(src: &str, opts: &dianran_frontend::Options) -> Module {
+    match dianran_frontend::compile("test.wgsl", src, opts) {
         Ok(m) => m,
         Err(d) => panic!("frontend failed:\n{d}"),
     }
@@ -48,16 +52,30 @@ fn run_wgsl(
     bufs: Vec<(u32, Vec<u8>)>,
     subgroup_size: u32,
 ) -> Result<Buffers, Diagnostic> {
-    let m = compile(src);
+    run_compiled(&compile(src), dispatch, bufs, subgroup_size)
+}
+
+fn run_compiled(
+    m: &Module,
+    dispatch: [u32; 3],
+    bufs: Vec<(u32, Vec<u8>)>,
+    subgroup_size: u32,
+) -> Result<Buffers, Diagnostic> {
     let mut b: Buffers = bufs.into_iter().map(|(k, v)| ((0, k), v)).collect();
     let opts = InterpOptions { subgroup_size, ..InterpOptions::default() };
-    run(&m, "main", dispatch, &mut b, &opts)?;
+    run(m, "main", dispatch, &mut b, &opts)?;
     Ok(b)
 }
 
-/// Runs `main` of `src` over one workgroup (subgroups of 32) expecting a runtime error.
+/// Runs `main` of `src` over one workgroup (subgroups of 32) expecting a runtime error. The
+/// module is compiled without the bounds policy, so that an index out of range is one of
+/// those errors (the sanitizer of `dianran run --sanitize`) instead of a zero or a clamp.
 fn runtime_error(src: &str, bufs: Vec<(u32, Vec<u8>)>) -> Diagnostic {
-    let e = run_wgsl(src, [1, 1, 1], bufs, 32).unwrap_err();
+    let unchecked = dianran_frontend::Options {
+        bounds_checks: dianran_frontend::BoundsChecks::Off,
+        ..Default::default()
+    };
+    let e = run_compiled(&compile_with(src, &unchecked), [1, 1, 1], bufs, 32).unwrap_err();
     assert_eq!(e.kind, DiagKind::Runtime, "{e:?}");
     e
 }
