@@ -17,6 +17,7 @@ mod fold64;
 mod inline;
 mod licm;
 mod mem2reg;
+mod ranges;
 mod rotate;
 mod sr;
 mod util;
@@ -29,6 +30,7 @@ pub use fold::fold;
 pub use inline::inline_calls;
 pub use licm::{licm, licm_function, Speculate};
 pub use mem2reg::mem2reg;
+pub use ranges::fold_ranges;
 pub use rotate::rotate_loops;
 pub use sr::{strength_reduce, MAX_NEW_STATE};
 
@@ -106,12 +108,16 @@ pub fn contract_checked(m: &mut Module) -> Result<(), Diagnostic> {
     Ok(())
 }
 
-/// The loop passes for a function with its calls inlined (function `id` of `m`, see
-/// [`inline_calls`]), for backends whose address arithmetic never faults (PTX, LLVM): loop
-/// invariants move with [`Speculate::Addresses`], then [`strength_reduce`], [`rotate_loops`],
-/// CSE and DCE. In debug builds and tests the result is checked with the verifier (in a copy
+/// The passes for a function with its calls inlined (function `id` of `m`, see
+/// [`inline_calls`]), for backends whose address arithmetic never faults (PTX, LLVM):
+/// [`fold_ranges`] (bounds-policy clamps and guards the caller's values prove unnecessary),
+/// then loop invariants move with [`Speculate::Addresses`], then [`strength_reduce`],
+/// [`rotate_loops`], CSE and DCE. In debug builds and tests the result is checked with the verifier (in a copy
 /// of `m` holding it as function `id`); an error is a bug in a pass.
 pub fn optimize_inlined(m: &Module, id: FuncId, f: &mut Function) -> Result<(), Diagnostic> {
+    if fold_ranges(m, id, f) {
+        dce::dce_function(f);
+    }
     licm_function(&m.types, &m.globals, f, Speculate::Addresses);
     strength_reduce(&m.types, f);
     // After strength reduction, so that the duplicated header tests the reduced state.

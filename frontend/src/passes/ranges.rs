@@ -1,0 +1,353 @@
+//! Value ranges of `u32` values, and the bounds-policy clamps and guards they prove
+//! unnecessary once calls are inlined.
+//!
+//! The bounds pass (`passes::bounds`) runs on each function on its own, so an index that a
+//! helper receives as a parameter (`fn put(at: u32, ..) { tile[at + 1u] = .. }`) is clamped
+//! there even when every caller passes one in range. After inlining, the index is an
+//! expression of the caller's values; this pass computes an interval `[lo, hi]` for each `u32`
+//! value it can (constants; `local_invocation_id` and `local_invocation_index`, below the
+//! workgroup size; `&`, `%`, `/`, `>>`, `<<`, `+`, `-`, `*`, `min`, `max` and `select` of
+//! values with intervals, where the arithmetic cannot wrap) and then
+//!
+//! * replaces `min(x, c)` by `x` when `x <= c` always (the clamp `min(i, n - 1)` of an index
+//!   in range; equally valid for a user's `min`);
+//! * replaces `x < y` by `true` when `x`'s largest value is below `y`'s smallest (the guard
+//!   `i < n` of an index in range), and an `if` whose condition is that constant by its
+//!   `then` block.
+//!
+//! Values defined by block parameters (loop-carried values) have no interval: the analysis is
+//! one pass over definitions, not a fixed point.
+
+use crate::ir::*;
+use naga::{BinaryOperator as B, MathFunction as M};
+use rustc_hash::FxHashMap as HashMap;
+
+/// An inclusive interval of a `u32` value.
+type Range = (u64, u64);
+
+/// The largest `u32`.
+const MAX: u64 = u32::MAX as u64;
+
+/// Applies the folds of the module docs to function `f` (entry function `id` of `m` with its
+/// calls inlined); returns whether anything changed.
+pub fn fold_ranges(m: &Module, id: FuncId, f: &mut Function) -> bool {
+    let mut r = Ranges {
+        types: &m.types,
+        values: &f.values,
+        defs: HashMap::default(),
+        known: HashMap::default(),
+        aliases: HashMap::default(),
+    };
+    r.collect(&f.body);
+    seed_invocation(m, id, f, &mut r);
+    let mut subst: HashMap<ValueId, ValueId> = HashMap::default();
+    let mut consts: HashMap<ValueId, bool> = HashMap::default();
+    let defs: Vec<(ValueId, Op)> = r.defs.iter().map(|(v, op)| (*v, op.clone())).collect();
+    for (v, op) in defs {
+        match op {
+            Op::Math(M::Min, args) if args.len() == 2 && r.is_u32(v) => {
+                let (x, c) = (args[0], args[1]);
+                match (r.range(x, 0), r.range(c, 0)) {
+                    (Some((_, hi)), Some((clo, _))) if hi <= clo => {
+                        subst.insert(v, x);
+                    }
+                    _ => {}
+                }
+            }
+            Op::Binary(B::Less, x, y) if r.is_u32(x) => {
+                if let (Some((_, xhi)), Some((ylo, _))) = (r.range(x, 0), r.range(y, 0)) {
+                    if xhi < ylo {
+                        consts.insert(v, true);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    if subst.is_empty() && consts.is_empty() {
+        return false;
+    }
+    let resolve = |mut v: ValueId| {
+        // Chains (`min(min(x, c), d)`) resolve to their end.
+        for _ in 0..16 {
+            match subst.get(&v) {
+                Some(&w) => v = w,
+                None => break,
+            }
+        }
+        v
+    };
+    let mut body = std::mem::take(&mut f.body);
+    rewrite(&mut body, &resolve, &consts);
+    f.body = body;
+    true
+}
+
+/// `local_invocation_id` components and `local_invocation_index` of entry function `id`.
+fn seed_invocation(m: &Module, id: FuncId, f: &Function, r: &mut Ranges<'_>) {
+    let mut sizes = m.entry_points.iter().filter(|e| e.function == id).map(|e| e.workgroup_size);
+    let (Some(size), None) = (sizes.next(), sizes.next()) else { return };
+    if size.contains(&0) {
+        return;
+    }
+    let last = u64::from(size[0]) * u64::from(size[1]) * u64::from(size[2]) - 1;
+    for p in &f.params {
+        match p.binding {
+            Some(IoBinding::BuiltIn(BuiltIn::LocalInvocationId)) => {
+                r.known.insert(p.value, None);
+                for (v, op) in &r.defs {
+                    if let Op::Extract(x, c) = op {
+                        if *x == p.value {
+                            let d = size.get(*c as usize).copied().unwrap_or(1);
+                            r.known.insert(*v, Some((0, u64::from(d) - 1)));
+                        }
+                    }
+                }
+            }
+            Some(IoBinding::BuiltIn(BuiltIn::LocalInvocationIndex)) => {
+                r.known.insert(p.value, Some((0, last)));
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Rewrites operands through `resolve`, turns proven comparisons into constants and replaces
+/// an `if` on such a constant by its `then` block.
+fn rewrite(b: &mut Block, resolve: &dyn Fn(ValueId) -> ValueId, consts: &HashMap<ValueId, bool>) {
+    let mut out = Vec::with_capacity(b.insts.len());
+    let mut yielded: HashMap<ValueId, ValueId> = HashMap::default();
+    let map = |v: ValueId, y: &HashMap<ValueId, ValueId>| {
+        let v = resolve(v);
+        y.get(&v).copied().unwrap_or(v)
+    };
+    for mut inst in std::mem::take(&mut b.insts) {
+        inst.op.map_operands(|v| map(v, &yielded));
+        for nb in inst.op.blocks_mut() {
+            rewrite(nb, &|v| map(v, &yielded), consts);
+        }
+        if let Some(r) = inst.result {
+            if let Some(&c) = consts.get(&r) {
+                inst.op = Op::Const(ConstValue::Bool(c));
+            }
+        }
+        let flatten = match &inst.op {
+            Op::If { cond, then_, .. } => {
+                consts.get(cond) == Some(&true) && matches!(then_.term, Terminator::Yield(_))
+            }
+            _ => false,
+        };
+        if flatten {
+            if let Op::If { then_, results, .. } = inst.op {
+                if let Terminator::Yield(vals) = &then_.term {
+                    for (r, v) in results.iter().zip(vals) {
+                        yielded.insert(*r, *v);
+                    }
+                }
+                out.extend(then_.insts);
+            }
+            continue;
+        }
+        out.push(inst);
+    }
+    for v in b.term.args_mut() {
+        *v = map(*v, &yielded);
+    }
+    b.insts = out;
+}
+
+struct Ranges<'a> {
+    types: &'a Types,
+    values: &'a [ValueData],
+    /// Pure scalar definitions the analysis reads.
+    defs: HashMap<ValueId, Op>,
+    /// Computed intervals (`None`: none known), memoized.
+    known: HashMap<ValueId, Option<Range>>,
+    /// Inlined bodies' params, by the argument each is bound to.
+    aliases: HashMap<ValueId, ValueId>,
+}
+
+impl Ranges<'_> {
+    fn collect(&mut self, b: &Block) {
+        for inst in &b.insts {
+            if let Some(r) = inst.result {
+                let keep = matches!(
+                    inst.op,
+                    Op::Const(_) | Op::Binary(..) | Op::Extract(..) | Op::Select { .. }
+                ) || matches!(&inst.op, Op::Math(M::Min | M::Max, _));
+                if keep {
+                    self.defs.insert(r, inst.op.clone());
+                }
+            }
+            // An inlined body's params are its call's arguments.
+            if let Op::Inline { body, args, .. } = &inst.op {
+                for (p, a) in body.params.iter().zip(args) {
+                    self.aliases.insert(*p, *a);
+                }
+            }
+            for nb in inst.op.blocks() {
+                self.collect(nb);
+            }
+        }
+    }
+
+    fn is_u32(&self, v: ValueId) -> bool {
+        self.values
+            .get(v.index())
+            .is_some_and(|d| matches!(self.types.get(d.ty), Type::Scalar(Scalar::U32)))
+    }
+
+    /// The interval of `v`, if one is known.
+    fn range(&mut self, v: ValueId, depth: u32) -> Option<Range> {
+        if let Some(k) = self.known.get(&v) {
+            return *k;
+        }
+        if depth > 64 || !self.is_u32(v) {
+            return None;
+        }
+        if let Some(&a) = self.aliases.get(&v) {
+            let r = self.range(a, depth + 1);
+            self.known.insert(v, r);
+            return r;
+        }
+        let r = self.compute(v, depth);
+        self.known.insert(v, r);
+        r
+    }
+
+    fn compute(&mut self, v: ValueId, depth: u32) -> Option<Range> {
+        let op = self.defs.get(&v)?.clone();
+        let d = depth + 1;
+        let konst = |r: Option<Range>| r.filter(|(lo, hi)| lo == hi).map(|(lo, _)| lo);
+        match op {
+            Op::Const(ConstValue::U32(c)) => Some((u64::from(c), u64::from(c))),
+            Op::Binary(op, x, y) => {
+                let (rx, ry) = (self.range(x, d), self.range(y, d));
+                match op {
+                    B::And => match (rx, ry) {
+                        (Some((_, a)), Some((_, b))) => Some((0, a.min(b))),
+                        (Some((_, a)), None) | (None, Some((_, a))) => Some((0, a)),
+                        _ => None,
+                    },
+                    B::Modulo => match (rx, konst(ry)) {
+                        (Some(r), Some(c)) if c > 0 && r.1 < c => Some(r),
+                        (_, Some(c)) if c > 0 => Some((0, c - 1)),
+                        _ => None,
+                    },
+                    B::Divide => match (rx, konst(ry)) {
+                        (Some((lo, hi)), Some(c)) if c > 0 => Some((lo / c, hi / c)),
+                        _ => None,
+                    },
+                    B::ShiftRight => match (rx, konst(ry)) {
+                        (Some((lo, hi)), Some(s)) => Some((lo >> (s % 32), hi >> (s % 32))),
+                        _ => None,
+                    },
+                    B::ShiftLeft => match (rx, konst(ry)) {
+                        (Some((lo, hi)), Some(s)) if (hi << (s % 32)) <= MAX => {
+                            Some((lo << (s % 32), hi << (s % 32)))
+                        }
+                        _ => None,
+                    },
+                    B::Add => match (rx, ry) {
+                        (Some((a, b)), Some((c, e))) if b + e <= MAX => Some((a + c, b + e)),
+                        _ => None,
+                    },
+                    B::Subtract => match (rx, ry) {
+                        (Some((a, b)), Some((c, e))) if a >= e => Some((a - e, b - c)),
+                        _ => None,
+                    },
+                    B::Multiply => match (rx, ry) {
+                        (Some((a, b)), Some((c, e))) if b.checked_mul(e)? <= MAX => {
+                            Some((a * c, b * e))
+                        }
+                        _ => None,
+                    },
+                    _ => None,
+                }
+            }
+            Op::Math(M::Min, args) if args.len() == 2 => {
+                match (self.range(args[0], d), self.range(args[1], d)) {
+                    (Some((a, b)), Some((c, e))) => Some((a.min(c), b.min(e))),
+                    (Some((_, b)), None) | (None, Some((_, b))) => Some((0, b)),
+                    _ => None,
+                }
+            }
+            Op::Math(M::Max, args) if args.len() == 2 => {
+                match (self.range(args[0], d), self.range(args[1], d)) {
+                    (Some((a, b)), Some((c, e))) => Some((a.max(c), b.max(e))),
+                    _ => None,
+                }
+            }
+            Op::Select { accept, reject, .. } => {
+                match (self.range(accept, d), self.range(reject, d)) {
+                    (Some((a, b)), Some((c, e))) => Some((a.min(c), b.max(e))),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Compiles `src`, inlines entry `main` and folds ranges; returns the text of the inlined
+    /// function and whether anything changed.
+    fn folded(src: &str) -> (String, bool) {
+        let m = crate::compile("t.wgsl", src, &Default::default())
+            .unwrap_or_else(|d| panic!("{}", d.render()));
+        let ep = m.entry_point("main").expect("entry");
+        let mut f = super::super::inline_calls(&m, ep.function).expect("inlines");
+        let changed = fold_ranges(&m, ep.function, &mut f);
+        super::super::dce::dce_function(&mut f);
+        let mut copy = m.clone();
+        copy.functions[ep.function.index()] = f;
+        crate::verifier::verify(&copy).unwrap_or_else(|d| panic!("{d:?}"));
+        (crate::text::module_text(&copy), changed)
+    }
+
+    #[test]
+    fn a_helper_index_from_the_caller_loses_its_clamp() {
+        // In `put`, `at + 7u` may be anything: the bounds pass clamps it. Inlined, `at` is
+        // `(l >> 1u) * 8u` with l < 64: at most 31 * 8 + 7 = 255 < 256.
+        let src = "var<workgroup> tile: array<u32, 256>;
+fn put(at: u32, v: u32) { tile[at] = v; tile[at + 7u] = v; }
+@compute @workgroup_size(64) fn main(@builtin(local_invocation_index) l: u32) {
+    put((l >> 1u) * 8u, l);
+}";
+        let (t, changed) = folded(src);
+        assert!(changed, "{t}");
+        let main = &t[t.find(" main(").expect("main")..];
+        assert_eq!(main.matches("math min").count(), 0, "{main}");
+    }
+
+    #[test]
+    fn an_index_that_may_reach_the_end_keeps_its_clamp() {
+        // (l >> 1u) * 8u + 8u reaches 256 for l = 63: the clamp stays.
+        let src = "var<workgroup> tile: array<u32, 256>;
+fn put(at: u32, v: u32) { tile[at + 8u] = v; }
+@compute @workgroup_size(64) fn main(@builtin(local_invocation_index) l: u32) {
+    put((l >> 1u) * 8u, l);
+}";
+        let (t, _) = folded(src);
+        let main = &t[t.find(" main(").expect("main")..];
+        assert_eq!(main.matches("math min").count(), 1, "{main}");
+    }
+
+    #[test]
+    fn a_guard_on_a_fixed_buffer_array_goes_when_the_index_is_in_range() {
+        // `o[i]` into array<u32, 64> from a helper is guarded with `i < 64u`; the caller's
+        // `l & 31u` is in range, so the `if` is replaced by its body.
+        let src = "@group(0) @binding(0) var<storage, read_write> o: array<u32, 64>;
+fn put(i: u32) { o[i] = i; }
+@compute @workgroup_size(64) fn main(@builtin(local_invocation_index) l: u32) {
+    put(l & 31u);
+}";
+        let (t, changed) = folded(src);
+        assert!(changed, "{t}");
+        let main = &t[t.find(" main(").expect("main")..];
+        assert!(!main.contains(" if "), "{main}");
+    }
+}
