@@ -94,9 +94,8 @@ constant float LOWEST = (-3.4028235e38f);
     const auto sg = dr_udiv(lid, ssz);
     const auto v72 = (sid == 0u);
     if (v72) {
-        const auto v168 = min(sg, 255u);
-        part_max[v168] = sm;
-        part_sum[v168] = ss;
+        part_max[sg] = sm;
+        part_sum[sg] = ss;
     }
     threadgroup_barrier(mem_flags::mem_threadgroup);
     const auto v78 = (256u + ssz);
@@ -119,8 +118,8 @@ constant float LOWEST = (-3.4028235e38f);
         if (!(v83)) {
             break;
         }
-        const auto v172 = min(g_2, 255u);
-        const auto v87 = part_max[v172];
+        const auto v168 = min(g_2, 255u);
+        const auto v87 = part_max[v168];
         const auto v88 = max(row_max_2, v87);
         row_max = v88;
     }
@@ -141,9 +140,9 @@ constant float LOWEST = (-3.4028235e38f);
         if (!(v93)) {
             break;
         }
-        const auto v174 = min(g_5, 255u);
-        const auto v97 = part_sum[v174];
-        const auto v100 = part_max[v174];
+        const auto v170 = min(g_5, 255u);
+        const auto v97 = part_sum[v170];
+        const auto v100 = part_max[v170];
         const auto v102 = (v100 - row_max);
         const auto v103 = precise::exp(v102);
         const auto v105 = fma(v97, v103, total_2);
@@ -167,21 +166,21 @@ constant float LOWEST = (-3.4028235e38f);
             break;
         }
         const auto v115 = (base + i_5);
-        const auto v177 = ((_buffer_sizes[2] - 0u) / 16u);
-        const auto v178 = (v115 < v177);
-        const auto v179 = ((_buffer_sizes[1] - 0u) / 16u);
-        const auto v180 = (v115 < v179);
+        const auto v173 = ((_buffer_sizes[2] - 0u) / 16u);
+        const auto v174 = (v115 < v173);
+        const auto v175 = ((_buffer_sizes[1] - 0u) / 16u);
+        const auto v176 = (v115 < v175);
         float4 v121;
-        if (v180) {
-            const auto v181 = x[v115];
-            v121 = v181;
+        if (v176) {
+            const auto v177 = x[v115];
+            v121 = v177;
         } else {
             v121 = float4{};
         }
         const auto v124 = (v121 - v123);
         const auto v125 = precise::exp(v124);
         const auto v127 = (v125 * v126);
-        if (v178) {
+        if (v174) {
             y[v115] = v127;
         }
     }

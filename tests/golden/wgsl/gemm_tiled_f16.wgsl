@@ -346,32 +346,24 @@ fn main_(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index)
         let ab = (v211 + v213);
         let v216 = (cur * 2304u);
         let bb = (v216 + wc);
-        let v463 = min(ab, 5119u);
-        let a0 = coopLoadT<coop_mat16x16<f16, A>>(&tile_a[v463], 40u);
+        let a0 = coopLoadT<coop_mat16x16<f16, A>>(&tile_a[ab], 40u);
         let v223 = (ab + 640u);
-        let v465 = min(v223, 5119u);
-        let a1 = coopLoadT<coop_mat16x16<f16, A>>(&tile_a[v465], 40u);
-        let v467 = min(bb, 4607u);
-        let b0 = coopLoadT<coop_mat16x16<f16, B>>(&tile_b[v467], 72u);
+        let a1 = coopLoadT<coop_mat16x16<f16, A>>(&tile_a[v223], 40u);
+        let b0 = coopLoadT<coop_mat16x16<f16, B>>(&tile_b[bb], 72u);
         let v232 = (bb + 16u);
-        let v469 = min(v232, 4607u);
-        let b1 = coopLoadT<coop_mat16x16<f16, B>>(&tile_b[v469], 72u);
+        let b1 = coopLoadT<coop_mat16x16<f16, B>>(&tile_b[v232], 72u);
         let v237 = coopMultiplyAdd(a0, b0, acc00_1);
         let v239 = coopMultiplyAdd(a0, b1, acc01_1);
         let v241 = coopMultiplyAdd(a1, b0, acc10_1);
         let v243 = coopMultiplyAdd(a1, b1, acc11_1);
         let v245 = (ab + 16u);
-        let v471 = min(v245, 5119u);
-        let a0_1 = coopLoadT<coop_mat16x16<f16, A>>(&tile_a[v471], 40u);
+        let a0_1 = coopLoadT<coop_mat16x16<f16, A>>(&tile_a[v245], 40u);
         let v252 = (v223 + 16u);
-        let v473 = min(v252, 5119u);
-        let a1_1 = coopLoadT<coop_mat16x16<f16, A>>(&tile_a[v473], 40u);
+        let a1_1 = coopLoadT<coop_mat16x16<f16, A>>(&tile_a[v252], 40u);
         let v257 = (bb + 1152u);
-        let v475 = min(v257, 4607u);
-        let b0_1 = coopLoadT<coop_mat16x16<f16, B>>(&tile_b[v475], 72u);
+        let b0_1 = coopLoadT<coop_mat16x16<f16, B>>(&tile_b[v257], 72u);
         let v264 = (v257 + 16u);
-        let v477 = min(v264, 4607u);
-        let b1_1 = coopLoadT<coop_mat16x16<f16, B>>(&tile_b[v477], 72u);
+        let b1_1 = coopLoadT<coop_mat16x16<f16, B>>(&tile_b[v264], 72u);
         let v269 = coopMultiplyAdd(a0_1, b0_1, v237);
         let v271 = coopMultiplyAdd(a0_1, b1_1, v239);
         let v273 = coopMultiplyAdd(a1_1, b0_1, v241);
@@ -473,13 +465,12 @@ fn main_(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index)
             if local19 {
                 let v364 = (r * n);
                 let v365 = (v364 + col);
-                let v478 = arrayLength(&c);
-                let v479 = (v365 < v478);
+                let v462 = arrayLength(&c);
+                let v463 = (v365 < v462);
                 let v369 = (br * 72u);
                 let v370 = (v369 + bc);
-                let v481 = min(v370, 4607u);
-                let v373 = block[v481];
-                if v479 {
+                let v373 = block[v370];
+                if v463 {
                     c[v365] = v373;
                 }
             }

@@ -80,9 +80,8 @@ fn main_(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index)
     let sg = (lid / ssz);
     let v72 = (sid == 0u);
     if v72 {
-        let v168 = min(sg, 255u);
-        part_max[v168] = sm;
-        part_sum[v168] = ss;
+        part_max[sg] = sm;
+        part_sum[sg] = ss;
     }
     workgroupBarrier();
     let v78 = (256u + ssz);
@@ -97,8 +96,8 @@ fn main_(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index)
         if !(v83) {
             break;
         }
-        let v172 = min(g_1, 255u);
-        let v87 = part_max[v172];
+        let v168 = min(g_1, 255u);
+        let v87 = part_max[v168];
         let v88 = max(row_max_1, v87);
         row_max = v88;
         continuing {
@@ -117,9 +116,9 @@ fn main_(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index)
         if !(v93) {
             break;
         }
-        let v174 = min(g_4, 255u);
-        let v97 = part_sum[v174];
-        let v100 = part_max[v174];
+        let v170 = min(g_4, 255u);
+        let v97 = part_sum[v170];
+        let v100 = part_max[v170];
         let v102 = (v100 - row_max);
         let v103 = exp(v102);
         let v105 = fma(v97, v103, total_1);
@@ -142,21 +141,21 @@ fn main_(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index)
             break;
         }
         let v115 = (base + i_4);
-        let v177 = arrayLength(&y);
-        let v178 = (v115 < v177);
-        let v179 = arrayLength(&x);
-        let v180 = (v115 < v179);
+        let v173 = arrayLength(&y);
+        let v174 = (v115 < v173);
+        let v175 = arrayLength(&x);
+        let v176 = (v115 < v175);
         var v121: vec4<f32>;
-        if v180 {
-            let v181 = x[v115];
-            v121 = v181;
+        if v176 {
+            let v177 = x[v115];
+            v121 = v177;
         } else {
             v121 = vec4<f32>();
         }
         let v124 = (v121 - v123);
         let v125 = exp(v124);
         let v127 = (v125 * v126);
-        if v178 {
+        if v174 {
             y[v115] = v127;
         }
         continuing {
