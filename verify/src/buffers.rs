@@ -5,9 +5,8 @@
 // only make this module differ from the rest.
 #![allow(clippy::result_large_err)]
 
-use dianran_frontend::ir::{self, AddressSpace, Block, FuncId, GlobalId, Op, Type, TypeId};
+use dianran_frontend::ir::{self, AddressSpace, FuncId, GlobalId, Type, TypeId};
 use dianran_frontend::{DiagKind, Diagnostic};
-use std::collections::BTreeSet;
 
 /// Buffer contents by (group, binding).
 pub type Buffers = std::collections::BTreeMap<(u32, u32), Vec<u8>>;
@@ -33,39 +32,9 @@ pub struct BindingInfo {
     pub runtime_stride: Option<u32>,
 }
 
-fn walk(b: &Block, globals: &mut BTreeSet<GlobalId>, funcs: &mut Vec<FuncId>) {
-    for inst in &b.insts {
-        match &inst.op {
-            Op::GlobalAddr(g) => {
-                globals.insert(*g);
-            }
-            // An `Inline` region carries its own (possibly optimized) copy of the callee's
-            // body, walked below; its `callee` is not followed.
-            Op::Call(f, _) => funcs.push(*f),
-            _ => {}
-        }
-        for blk in inst.op.blocks() {
-            walk(blk, globals, funcs);
-        }
-    }
-}
-
-/// The globals an entry point's code reaches, directly or through calls.
-pub(crate) fn used_globals(m: &ir::Module, entry: FuncId) -> BTreeSet<GlobalId> {
-    let mut globals = BTreeSet::new();
-    let mut seen = BTreeSet::new();
-    let mut todo = vec![entry];
-    while let Some(f) = todo.pop() {
-        if !seen.insert(f) {
-            continue;
-        }
-        let Some(func) = m.functions.get(f.index()) else { continue };
-        let mut calls = Vec::new();
-        walk(&func.body, &mut globals, &mut calls);
-        todo.extend(calls.into_iter().filter(|c| !seen.contains(c)));
-    }
-    globals
-}
+/// The globals an entry point's code reaches, directly or through calls (the reflection's
+/// walk, so that the buffers verify lays out are the ones a launch binds).
+pub(crate) use dianran_runtime::reflect::from_module::used_globals;
 
 fn entry_func(m: &ir::Module, entry: &str) -> Result<FuncId, Diagnostic> {
     m.entry_point(entry).map(|e| e.function).ok_or_else(|| {

@@ -720,25 +720,41 @@ fn lavapipe_agrees_on(name: &str, src: &str) {
     agrees_with_interp(name, src, dianran_verify::executors::Executor::Lavapipe);
 }
 
+/// A texture sample compiled, with seeded textures from its header and zeroed buffers.
+struct Sample {
+    module: dianran_frontend::ir::Module,
+    entry: String,
+    dispatch: [u32; 3],
+    textures: dianran_verify::texture::TextureBindings,
+    input: dianran_verify::buffers::Buffers,
+}
+
+impl Sample {
+    fn of(name: &str, src: &str) -> Sample {
+        let (dispatch, entry) = sample_header(src);
+        let header = dianran_verify::samples::header(src).expect("header");
+        let module = dianran_frontend::compile(name, src, &Default::default()).expect("compiles");
+        let textures = dianran_verify::texture::build_textures(
+            &module,
+            &entry,
+            &header.textures,
+            &header.samplers,
+            9,
+        )
+        .expect("textures");
+        let input =
+            dianran_verify::buffers::default_buffers(&module, &entry, 512).expect("buffers");
+        Sample { module, entry, dispatch, textures, input }
+    }
+}
+
 /// Runs a texture sample on the interpreter and on `exec` (see [`lavapipe_agrees`]) and
 /// compares buffers and storage textures; `exec` must run it (a skip is a failure).
 fn agrees_with_interp(name: &str, src: &str, exec: dianran_verify::executors::Executor) {
     use dianran_verify::executors::{ExecError, Executor, Job};
     use dianran_verify::textured::{compare_textures, filter_slack, run_textured};
-    let src = src.to_string();
-    let (dispatch, entry) = sample_header(&src);
-    let header = dianran_verify::samples::header(&src).expect("header");
-    let module = dianran_frontend::compile(name, &src, &Default::default()).expect("compiles");
-    let textures = dianran_verify::texture::build_textures(
-        &module,
-        &entry,
-        &header.textures,
-        &header.samplers,
-        9,
-    )
-    .expect("textures");
-    let input = dianran_verify::buffers::default_buffers(&module, &entry, 512).expect("buffers");
-    let job = Job::new(name, &src, &module, &entry, dispatch);
+    let Sample { module, entry, dispatch, textures, input } = Sample::of(name, src);
+    let job = Job::new(name, src, &module, &entry, dispatch);
     let (rb, rt) = run_textured(Executor::Interp, &job, &input, &textures).expect("interp");
     // With an adapter (a device), every one of these samples runs: a skip (a feature or
     // binding the executor declines) is a failure here, not a pass.
@@ -774,19 +790,8 @@ fn cuda_texture_samples() {
         "texture_dims.wgsl",
     ];
     let src = std::fs::read_to_string(sample_path(samples[0])).expect("cannot read sample");
-    let (dispatch, entry) = sample_header(&src);
-    let module = dianran_frontend::compile("t", &src, &Default::default()).expect("compiles");
-    let header = dianran_verify::samples::header(&src).expect("header");
-    let textures = dianran_verify::texture::build_textures(
-        &module,
-        &entry,
-        &header.textures,
-        &header.samplers,
-        9,
-    )
-    .expect("textures");
-    let input = dianran_verify::buffers::default_buffers(&module, &entry, 512).expect("buffers");
-    let job = dianran_verify::executors::Job::new("t", &src, &module, &entry, dispatch);
+    let Sample { module, entry, dispatch, textures, input } = Sample::of(samples[0], &src);
+    let job = dianran_verify::executors::Job::new(samples[0], &src, &module, &entry, dispatch);
     match dianran_verify::textured::run_textured(Executor::Cuda, &job, &input, &textures) {
         Err(ExecError::Skipped(why)) => {
             assert!(why.starts_with("no CUDA device"), "cuda declined a textured entry: {why}");
