@@ -45,7 +45,7 @@ pub fn bounds(m: &mut Module) -> bool {
     let boolt = m.types.scalar(Scalar::Bool);
     let mut changed = false;
     for (fi, f) in m.functions.iter_mut().enumerate() {
-        let invocation = invocation_ranges(&m.entry_points, fi, f);
+        let invocation = super::util::invocation_ranges(&m.entry_points, fi, f);
         let mut p = Pass {
             types: &m.types,
             u32t,
@@ -149,35 +149,43 @@ struct Pass<'t> {
     counts: BoundsCounts,
 }
 
-/// For function `fi` when it is a compute entry point with one `@workgroup_size`: its
-/// `local_invocation_id` argument with the largest value of each component (the size minus
-/// one) and its `local_invocation_index` argument with the largest index (in every slot).
-fn invocation_ranges(
-    entries: &[EntryPoint],
-    fi: usize,
-    f: &Function,
-) -> HashMap<ValueId, [u64; 3]> {
-    let mut out = HashMap::default();
-    // A function that two entry points share could run with either size.
-    let mut sizes = entries.iter().filter(|e| e.function.index() == fi).map(|e| e.workgroup_size);
-    let (Some(size), None) = (sizes.next(), sizes.next()) else { return out };
-    if size.contains(&0) {
-        return out;
+/// A comparison that, holding (`holds`) or failing, bounds one operand by the other:
+/// `(a, b, extra)` for `a < b + extra`. `a < b`, `b > a`, `!(a >= b)`, `!(b <= a)` give
+/// extra 0; `a <= b`, `b >= a`, `!(a > b)`, `!(b < a)` give 1.
+fn upper_comparison(op: &Op, holds: bool) -> Option<(ValueId, ValueId, u64)> {
+    match (op, holds) {
+        (&Op::Binary(B::Less, a, b), true)
+        | (&Op::Binary(B::Greater, b, a), true)
+        | (&Op::Binary(B::GreaterEqual, a, b), false)
+        | (&Op::Binary(B::LessEqual, b, a), false) => Some((a, b, 0)),
+        (&Op::Binary(B::LessEqual, a, b), true)
+        | (&Op::Binary(B::GreaterEqual, b, a), true)
+        | (&Op::Binary(B::Greater, a, b), false)
+        | (&Op::Binary(B::Less, b, a), false) => Some((a, b, 1)),
+        _ => None,
     }
-    let [x, y, z] = size.map(|d| u64::from(d) - 1);
-    let last = u64::from(size[0]) * u64::from(size[1]) * u64::from(size[2]) - 1;
-    for p in &f.params {
-        match p.binding {
-            Some(IoBinding::BuiltIn(BuiltIn::LocalInvocationId)) => {
-                out.insert(p.value, [x, y, z]);
-            }
-            Some(IoBinding::BuiltIn(BuiltIn::LocalInvocationIndex)) => {
-                out.insert(p.value, [last; 3]);
-            }
-            _ => {}
-        }
+}
+
+/// `if cond { then } else { else_ }` defining `results`; each branch is its instructions and
+/// the values it yields.
+fn guarded(
+    cond: ValueId,
+    (then_insts, then_vals): (Vec<Inst>, Vec<ValueId>),
+    (else_insts, else_vals): (Vec<Inst>, Vec<ValueId>),
+    results: Vec<ValueId>,
+    span: Span,
+) -> Inst {
+    let block = |insts, vals| Block { params: vec![], insts, term: Terminator::Yield(vals) };
+    Inst {
+        result: None,
+        op: Op::If {
+            cond,
+            then_: block(then_insts, then_vals),
+            else_: block(else_insts, else_vals),
+            results,
+        },
+        span,
     }
-    out
 }
 
 impl Pass<'_> {
@@ -351,107 +359,63 @@ impl Pass<'_> {
             }
             Op::Load(p) | Op::Atomic { ptr: p, .. } | Op::AtomicCompareExchange { ptr: p, .. } => {
                 match (self.guard(p), inst.result) {
-                    (Some(c), Some(r))
-                        if matches!(self.types.get(ty(values, r)), Type::Struct { .. }) =>
-                    {
+                    (Some(c), Some(r)) => {
+                        let rt = ty(values, r);
                         // `atomicCompareExchangeWeak`'s result struct has no name in WGSL: the
                         // guard yields its fields, which are recomposed after it (the fold that
-                        // follows the pass turns the member reads into the fields).
-                        let rt = ty(values, r);
-                        let Type::Struct { members, .. } = self.types.get(rt) else { return };
-                        let field_tys: Vec<TypeId> = members.iter().map(|m| m.ty).collect();
+                        // follows the pass turns the member reads into the fields). Any other
+                        // result is yielded whole.
+                        let fields: Option<Vec<TypeId>> = match self.types.get(rt) {
+                            Type::Struct { members, .. } => {
+                                Some(members.iter().map(|m| m.ty).collect())
+                            }
+                            _ => None,
+                        };
                         let loaded = self.new_value(values, rt);
                         inst.result = Some(loaded);
                         let mut then_insts = vec![inst];
-                        let mut else_insts = Vec::new();
-                        let (mut from_then, mut from_else, mut fields) = (vec![], vec![], vec![]);
-                        for (i, &ft) in field_tys.iter().enumerate() {
-                            let x = self.new_value(values, ft);
-                            then_insts.push(Inst {
-                                result: Some(x),
-                                op: Op::Extract(loaded, i as u32),
-                                span,
-                            });
+                        let (mut from_then, mut else_insts, mut from_else, mut results) =
+                            (vec![], vec![], vec![], vec![]);
+                        let parts = fields.clone().unwrap_or_else(|| vec![rt]);
+                        for (i, &t) in parts.iter().enumerate() {
+                            let x = if fields.is_some() {
+                                let x = self.new_value(values, t);
+                                let op = Op::Extract(loaded, i as u32);
+                                then_insts.push(Inst { result: Some(x), op, span });
+                                x
+                            } else {
+                                loaded
+                            };
                             from_then.push(x);
-                            let z = self.new_value(values, ft);
-                            else_insts.push(Inst {
-                                result: Some(z),
-                                op: Op::Const(ConstValue::Zero(ft)),
-                                span,
-                            });
+                            let z = self.new_value(values, t);
+                            let op = Op::Const(ConstValue::Zero(t));
+                            else_insts.push(Inst { result: Some(z), op, span });
                             from_else.push(z);
-                            fields.push(self.new_value(values, ft));
+                            results.push(if fields.is_some() {
+                                self.new_value(values, t)
+                            } else {
+                                r
+                            });
                         }
-                        out.push(Inst {
-                            result: None,
-                            op: Op::If {
-                                cond: c,
-                                then_: Block {
-                                    params: vec![],
-                                    insts: then_insts,
-                                    term: Terminator::Yield(from_then),
-                                },
-                                else_: Block {
-                                    params: vec![],
-                                    insts: else_insts,
-                                    term: Terminator::Yield(from_else),
-                                },
-                                results: fields.clone(),
-                            },
+                        let composed = fields.is_some().then(|| results.clone());
+                        out.push(guarded(
+                            c,
+                            (then_insts, from_then),
+                            (else_insts, from_else),
+                            results,
                             span,
-                        });
-                        out.push(Inst { result: Some(r), op: Op::Compose(fields), span });
-                    }
-                    (Some(c), Some(r)) => {
-                        let rt = ty(values, r);
-                        let loaded = self.new_value(values, rt);
-                        let zero = self.new_value(values, rt);
-                        inst.result = Some(loaded);
-                        out.push(Inst {
-                            result: None,
-                            op: Op::If {
-                                cond: c,
-                                then_: Block {
-                                    params: vec![],
-                                    insts: vec![inst],
-                                    term: Terminator::Yield(vec![loaded]),
-                                },
-                                else_: Block {
-                                    params: vec![],
-                                    insts: vec![Inst {
-                                        result: Some(zero),
-                                        op: Op::Const(ConstValue::Zero(rt)),
-                                        span,
-                                    }],
-                                    term: Terminator::Yield(vec![zero]),
-                                },
-                                results: vec![r],
-                            },
-                            span,
-                        });
+                        ));
+                        if let Some(parts) = composed {
+                            out.push(Inst { result: Some(r), op: Op::Compose(parts), span });
+                        }
                     }
                     _ => out.push(inst),
                 }
             }
             Op::Store { ptr, .. } => match self.guard(ptr) {
-                Some(c) => out.push(Inst {
-                    result: None,
-                    op: Op::If {
-                        cond: c,
-                        then_: Block {
-                            params: vec![],
-                            insts: vec![inst],
-                            term: Terminator::Yield(vec![]),
-                        },
-                        else_: Block {
-                            params: vec![],
-                            insts: vec![],
-                            term: Terminator::Yield(vec![]),
-                        },
-                        results: vec![],
-                    },
-                    span,
-                }),
+                Some(c) => {
+                    out.push(guarded(c, (vec![inst], vec![]), (vec![], vec![]), vec![], span))
+                }
                 None => out.push(inst),
             },
             _ => out.push(inst),
@@ -614,22 +578,9 @@ impl Pass<'_> {
         index: ValueId,
         bound: Bound,
     ) -> bool {
-        let leaf = |op: &Op, holds: bool| match (op, holds) {
-            // a < b, b > a, !(a >= b), !(b <= a): index < b.
-            (&Op::Binary(B::Less, a, b), true)
-            | (&Op::Binary(B::Greater, b, a), true)
-            | (&Op::Binary(B::GreaterEqual, a, b), false)
-            | (&Op::Binary(B::LessEqual, b, a), false) => {
-                a == index && self.at_most(values, b, bound, 0)
-            }
-            // a <= b, b >= a, !(a > b), !(b < a): index <= b, so index < b + 1.
-            (&Op::Binary(B::LessEqual, a, b), true)
-            | (&Op::Binary(B::GreaterEqual, b, a), true)
-            | (&Op::Binary(B::Greater, a, b), false)
-            | (&Op::Binary(B::Less, b, a), false) => {
-                a == index && self.at_most(values, b, bound, 1)
-            }
-            _ => false,
+        let leaf = |op: &Op, holds: bool| {
+            upper_comparison(op, holds)
+                .is_some_and(|(a, b, extra)| a == index && self.at_most(values, b, bound, extra))
         };
         self.implied(c, holds, 0, &leaf)
     }
@@ -719,7 +670,7 @@ impl Pass<'_> {
             return None;
         }
         let own = self.max_of(values, v);
-        let from_facts = self.fact_max(values, v, facts);
+        let from_facts = self.fact_max(v, facts);
         let leaf = match (own, from_facts) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -765,41 +716,20 @@ impl Pass<'_> {
     }
 
     /// The smallest constant `c` for which a fact shows `v < c` (as `c - 1`) or `v <= c`.
-    fn fact_max(&self, values: &[ValueData], v: ValueId, facts: &[Fact]) -> Option<u64> {
+    fn fact_max(&self, v: ValueId, facts: &[Fact]) -> Option<u64> {
         let best = std::cell::Cell::new(None::<u64>);
-        let note = |m: u64| best.set(Some(best.get().map_or(m, |b: u64| b.min(m))));
-        let konst = |x: ValueId| match self.defs.get(&x) {
-            Some(Op::Const(ConstValue::U32(c))) => Some(u64::from(*c)),
-            _ => None,
-        };
         let leaf = |op: &Op, holds: bool| {
-            match (op, holds) {
-                (&Op::Binary(B::Less, a, b), true)
-                | (&Op::Binary(B::Greater, b, a), true)
-                | (&Op::Binary(B::GreaterEqual, a, b), false)
-                | (&Op::Binary(B::LessEqual, b, a), false)
-                    if a == v =>
-                {
-                    if let Some(c) = konst(b).filter(|&c| c > 0) {
-                        note(c - 1);
+            // `v < c + extra`: at most `c + extra - 1`.
+            if let Some((a, b, extra)) = upper_comparison(op, holds) {
+                if let (true, Some(Op::Const(ConstValue::U32(c)))) = (a == v, self.defs.get(&b)) {
+                    if let Some(m) = (u64::from(*c) + extra).checked_sub(1) {
+                        best.set(Some(best.get().map_or(m, |b: u64| b.min(m))));
                     }
                 }
-                (&Op::Binary(B::LessEqual, a, b), true)
-                | (&Op::Binary(B::GreaterEqual, b, a), true)
-                | (&Op::Binary(B::Greater, a, b), false)
-                | (&Op::Binary(B::Less, b, a), false)
-                    if a == v =>
-                {
-                    if let Some(c) = konst(b) {
-                        note(c);
-                    }
-                }
-                _ => {}
             }
             // Keep looking through every conjunct.
             false
         };
-        let _ = values;
         for f in facts {
             self.implied(f.cond, f.holds, 0, &leaf);
         }

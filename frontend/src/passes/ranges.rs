@@ -37,24 +37,27 @@ pub fn fold_ranges(m: &Module, id: FuncId, f: &mut Function) -> bool {
         defs: HashMap::default(),
         known: HashMap::default(),
         aliases: HashMap::default(),
+        invocation: super::util::invocation_ranges(&m.entry_points, id.index(), f),
     };
     r.collect(&f.body);
-    seed_invocation(m, id, f, &mut r);
     let mut subst: HashMap<ValueId, ValueId> = HashMap::default();
     let mut consts: HashMap<ValueId, bool> = HashMap::default();
-    let defs: Vec<(ValueId, Op)> = r.defs.iter().map(|(v, op)| (*v, op.clone())).collect();
-    for (v, op) in defs {
-        match op {
-            Op::Math(M::Min, args) if args.len() == 2 && r.is_u32(v) => {
-                let (x, c) = (args[0], args[1]);
-                match (r.range(x, 0), r.range(c, 0)) {
-                    (Some((_, hi)), Some((clo, _))) if hi <= clo => {
-                        subst.insert(v, x);
-                    }
-                    _ => {}
+    // The clamps and guards this pass may fold.
+    let candidates: Vec<(ValueId, Def)> = r
+        .defs
+        .iter()
+        .filter(|(_, d)| matches!(d, Def::Min(..) | Def::Binary(B::Less, ..)))
+        .map(|(v, d)| (*v, *d))
+        .collect();
+    for (v, def) in candidates {
+        match def {
+            Def::Min(x, c) if r.is_u32(v) => match (r.range(x, 0), r.range(c, 0)) {
+                (Some((_, hi)), Some((clo, _))) if hi <= clo => {
+                    subst.insert(v, x);
                 }
-            }
-            Op::Binary(B::Less, x, y) if r.is_u32(x) => {
+                _ => {}
+            },
+            Def::Binary(B::Less, x, y) if r.is_u32(x) => {
                 if let (Some((_, xhi)), Some((ylo, _))) = (r.range(x, 0), r.range(y, 0)) {
                     if xhi < ylo {
                         consts.insert(v, true);
@@ -81,35 +84,6 @@ pub fn fold_ranges(m: &Module, id: FuncId, f: &mut Function) -> bool {
     rewrite(&mut body, &resolve, &consts);
     f.body = body;
     true
-}
-
-/// `local_invocation_id` components and `local_invocation_index` of entry function `id`.
-fn seed_invocation(m: &Module, id: FuncId, f: &Function, r: &mut Ranges<'_>) {
-    let mut sizes = m.entry_points.iter().filter(|e| e.function == id).map(|e| e.workgroup_size);
-    let (Some(size), None) = (sizes.next(), sizes.next()) else { return };
-    if size.contains(&0) {
-        return;
-    }
-    let last = u64::from(size[0]) * u64::from(size[1]) * u64::from(size[2]) - 1;
-    for p in &f.params {
-        match p.binding {
-            Some(IoBinding::BuiltIn(BuiltIn::LocalInvocationId)) => {
-                r.known.insert(p.value, None);
-                for (v, op) in &r.defs {
-                    if let Op::Extract(x, c) = op {
-                        if *x == p.value {
-                            let d = size.get(*c as usize).copied().unwrap_or(1);
-                            r.known.insert(*v, Some((0, u64::from(d) - 1)));
-                        }
-                    }
-                }
-            }
-            Some(IoBinding::BuiltIn(BuiltIn::LocalInvocationIndex)) => {
-                r.known.insert(p.value, Some((0, last)));
-            }
-            _ => {}
-        }
-    }
 }
 
 /// Rewrites operands through `resolve`, turns proven comparisons into constants and replaces
@@ -156,27 +130,48 @@ fn rewrite(b: &mut Block, resolve: &dyn Fn(ValueId) -> ValueId, consts: &HashMap
     b.insts = out;
 }
 
+/// The definitions the analysis reads, without their operand lists' allocations.
+#[derive(Clone, Copy)]
+enum Def {
+    /// A `u32` constant.
+    Const(u64),
+    Binary(B, ValueId, ValueId),
+    Extract(ValueId, u32),
+    /// `select(reject, accept, _)`: (accept, reject).
+    Select(ValueId, ValueId),
+    Min(ValueId, ValueId),
+    Max(ValueId, ValueId),
+}
+
 struct Ranges<'a> {
     types: &'a Types,
     values: &'a [ValueData],
     /// Pure scalar definitions the analysis reads.
-    defs: HashMap<ValueId, Op>,
+    defs: HashMap<ValueId, Def>,
     /// Computed intervals (`None`: none known), memoized.
     known: HashMap<ValueId, Option<Range>>,
     /// Inlined bodies' params, by the argument each is bound to.
     aliases: HashMap<ValueId, ValueId>,
+    /// The largest value of each `local_invocation_id` component and of
+    /// `local_invocation_index`, by argument value (`util::invocation_ranges`).
+    invocation: HashMap<ValueId, [u64; 3]>,
 }
 
 impl Ranges<'_> {
     fn collect(&mut self, b: &Block) {
         for inst in &b.insts {
             if let Some(r) = inst.result {
-                let keep = matches!(
-                    inst.op,
-                    Op::Const(_) | Op::Binary(..) | Op::Extract(..) | Op::Select { .. }
-                ) || matches!(&inst.op, Op::Math(M::Min | M::Max, _));
-                if keep {
-                    self.defs.insert(r, inst.op.clone());
+                let def = match &inst.op {
+                    Op::Const(ConstValue::U32(c)) => Some(Def::Const(u64::from(*c))),
+                    &Op::Binary(op, x, y) => Some(Def::Binary(op, x, y)),
+                    &Op::Extract(x, c) => Some(Def::Extract(x, c)),
+                    &Op::Select { accept, reject, .. } => Some(Def::Select(accept, reject)),
+                    Op::Math(M::Min, a) if a.len() == 2 => Some(Def::Min(a[0], a[1])),
+                    Op::Math(M::Max, a) if a.len() == 2 => Some(Def::Max(a[0], a[1])),
+                    _ => None,
+                };
+                if let Some(def) = def {
+                    self.defs.insert(r, def);
                 }
             }
             // An inlined body's params are its call's arguments.
@@ -205,6 +200,9 @@ impl Ranges<'_> {
         if depth > 64 || !self.is_u32(v) {
             return None;
         }
+        if let Some(r) = self.invocation.get(&v) {
+            return Some((0, r[0]));
+        }
         if let Some(&a) = self.aliases.get(&v) {
             let r = self.range(a, depth + 1);
             self.known.insert(v, r);
@@ -216,12 +214,15 @@ impl Ranges<'_> {
     }
 
     fn compute(&mut self, v: ValueId, depth: u32) -> Option<Range> {
-        let op = self.defs.get(&v)?.clone();
+        let def = *self.defs.get(&v)?;
         let d = depth + 1;
         let konst = |r: Option<Range>| r.filter(|(lo, hi)| lo == hi).map(|(lo, _)| lo);
-        match op {
-            Op::Const(ConstValue::U32(c)) => Some((u64::from(c), u64::from(c))),
-            Op::Binary(op, x, y) => {
+        match def {
+            Def::Const(c) => Some((c, c)),
+            Def::Extract(x, c) if self.invocation.contains_key(&x) => {
+                self.invocation.get(&x).and_then(|r| r.get(c as usize)).map(|&m| (0, m))
+            }
+            Def::Binary(op, x, y) => {
                 let (rx, ry) = (self.range(x, d), self.range(y, d));
                 match op {
                     B::And => match (rx, ry) {
@@ -265,25 +266,19 @@ impl Ranges<'_> {
                     _ => None,
                 }
             }
-            Op::Math(M::Min, args) if args.len() == 2 => {
-                match (self.range(args[0], d), self.range(args[1], d)) {
-                    (Some((a, b)), Some((c, e))) => Some((a.min(c), b.min(e))),
-                    (Some((_, b)), None) | (None, Some((_, b))) => Some((0, b)),
-                    _ => None,
-                }
-            }
-            Op::Math(M::Max, args) if args.len() == 2 => {
-                match (self.range(args[0], d), self.range(args[1], d)) {
-                    (Some((a, b)), Some((c, e))) => Some((a.max(c), b.max(e))),
-                    _ => None,
-                }
-            }
-            Op::Select { accept, reject, .. } => {
-                match (self.range(accept, d), self.range(reject, d)) {
-                    (Some((a, b)), Some((c, e))) => Some((a.min(c), b.max(e))),
-                    _ => None,
-                }
-            }
+            Def::Min(x, y) => match (self.range(x, d), self.range(y, d)) {
+                (Some((a, b)), Some((c, e))) => Some((a.min(c), b.min(e))),
+                (Some((_, b)), None) | (None, Some((_, b))) => Some((0, b)),
+                _ => None,
+            },
+            Def::Max(x, y) => match (self.range(x, d), self.range(y, d)) {
+                (Some((a, b)), Some((c, e))) => Some((a.max(c), b.max(e))),
+                _ => None,
+            },
+            Def::Select(accept, reject) => match (self.range(accept, d), self.range(reject, d)) {
+                (Some((a, b)), Some((c, e))) => Some((a.min(c), b.max(e))),
+                _ => None,
+            },
             _ => None,
         }
     }

@@ -70,3 +70,35 @@ pub(crate) fn for_each_block_mut(b: &mut Block, f: &mut impl FnMut(&mut Block)) 
         }
     }
 }
+
+/// For function `fi` when it is a compute entry point with one `@workgroup_size`: its
+/// `local_invocation_id` argument with the largest value of each component (the size minus
+/// one) and its `local_invocation_index` argument with the largest index (in every slot).
+/// The bounds pass and `fold_ranges` read the workgroup size from here.
+pub(crate) fn invocation_ranges(
+    entries: &[EntryPoint],
+    fi: usize,
+    f: &Function,
+) -> HashMap<ValueId, [u64; 3]> {
+    let mut out = HashMap::default();
+    // A function that two entry points share could run with either size.
+    let mut sizes = entries.iter().filter(|e| e.function.index() == fi).map(|e| e.workgroup_size);
+    let (Some(size), None) = (sizes.next(), sizes.next()) else { return out };
+    if size.contains(&0) {
+        return out;
+    }
+    let [x, y, z] = size.map(|d| u64::from(d) - 1);
+    let last = u64::from(size[0]) * u64::from(size[1]) * u64::from(size[2]) - 1;
+    for p in &f.params {
+        match p.binding {
+            Some(IoBinding::BuiltIn(BuiltIn::LocalInvocationId)) => {
+                out.insert(p.value, [x, y, z]);
+            }
+            Some(IoBinding::BuiltIn(BuiltIn::LocalInvocationIndex)) => {
+                out.insert(p.value, [last; 3]);
+            }
+            _ => {}
+        }
+    }
+    out
+}

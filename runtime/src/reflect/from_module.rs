@@ -231,12 +231,12 @@ pub fn ptx_entry(
     ptx: Option<&dianran_ptx::Module>,
 ) -> Result<Entry, String> {
     let facts = ptx_facts(m, e, ptx)?;
+    let ep = m
+        .entry_point(&e.name)
+        .ok_or_else(|| format!("the module has no entry point '{}'", e.name))?;
     let names = ModuleNames::new(m);
     let bindings = module_bindings(m, &names);
-    entry_table(m, &names, &bindings, &|n| (n == e.name).then(|| facts.clone()), &|_| false)
-        .into_iter()
-        .find(|x| x.name == e.name)
-        .ok_or_else(|| format!("the module has no entry point '{}'", e.name))
+    Ok(entry_of(m, &names, &bindings, ep, Some(facts), false))
 }
 
 /// Builds the entry table. `ptx` and `msl_sizes` look entries up by their source name.
@@ -249,54 +249,64 @@ pub fn entry_table(
 ) -> Vec<Entry> {
     m.entry_points
         .iter()
-        .map(|ep| {
-            let used = used_globals(m, ep.function);
-            let used_bindings: BTreeSet<(u32, u32)> = used
-                .iter()
-                .filter_map(|g| m.globals.get(g.index()).and_then(|g| g.binding))
-                .map(|rb| (rb.group, rb.binding))
-                .collect();
-            let entry_bindings: Vec<Binding> = bindings
-                .iter()
-                .filter(|b| used_bindings.contains(&(b.group, b.binding)))
-                .cloned()
-                .collect();
-            let facts = ptx(&ep.name);
-            let ptx_params = facts
-                .as_ref()
-                .map(|f| {
-                    f.params
-                        .iter()
-                        .map(|p| PtxParam {
-                            name: Cow::Owned(p.name.clone()),
-                            group: p.group,
-                            binding: p.binding,
-                            used: p.used && used_bindings.contains(&(p.group, p.binding)),
-                            sampler: p.sampler,
-                            compare: p.compare,
-                        })
-                        .collect::<Vec<_>>()
-                })
-                .unwrap_or_default();
-            let wgsl_name = names
-                .functions
-                .get(ep.function.index())
-                .cloned()
-                .unwrap_or_else(|| dianran_frontend::names::escape(&ep.name));
-            Entry {
-                name: Cow::Owned(ep.name.clone()),
-                wgsl_name: Cow::Owned(wgsl_name),
-                stage: ep.stage,
-                workgroup_size: ep.workgroup_size,
-                ptx_uses_sizes: facts.as_ref().is_some_and(|f| f.uses_sizes),
-                ptx_immediates: facts.as_ref().map_or(0, |f| f.immediates),
-                ptx_name: facts.map(|f| Cow::Owned(f.name)),
-                ptx_params: List::Owned(ptx_params),
-                msl_uses_sizes: msl_sizes(&ep.name),
-                bindings: List::Owned(entry_bindings),
-            }
-        })
+        .map(|ep| entry_of(m, names, bindings, ep, ptx(&ep.name), msl_sizes(&ep.name)))
         .collect()
+}
+
+/// One entry of the table: `facts` of its PTX entry (`None` when the PTX holds none) and
+/// whether its MSL function takes the sizes buffer.
+fn entry_of(
+    m: &ir::Module,
+    names: &ModuleNames,
+    bindings: &[Binding],
+    ep: &ir::EntryPoint,
+    facts: Option<PtxFacts>,
+    msl_uses_sizes: bool,
+) -> Entry {
+    let used = used_globals(m, ep.function);
+    let used_bindings: BTreeSet<(u32, u32)> = used
+        .iter()
+        .filter_map(|g| m.globals.get(g.index()).and_then(|g| g.binding))
+        .map(|rb| (rb.group, rb.binding))
+        .collect();
+    let entry_bindings: Vec<Binding> = bindings
+        .iter()
+        .filter(|b| used_bindings.contains(&(b.group, b.binding)))
+        .cloned()
+        .collect();
+    let ptx_params = facts
+        .as_ref()
+        .map(|f| {
+            f.params
+                .iter()
+                .map(|p| PtxParam {
+                    name: Cow::Owned(p.name.clone()),
+                    group: p.group,
+                    binding: p.binding,
+                    used: p.used && used_bindings.contains(&(p.group, p.binding)),
+                    sampler: p.sampler,
+                    compare: p.compare,
+                })
+                .collect::<Vec<_>>()
+        })
+        .unwrap_or_default();
+    let wgsl_name = names
+        .functions
+        .get(ep.function.index())
+        .cloned()
+        .unwrap_or_else(|| dianran_frontend::names::escape(&ep.name));
+    Entry {
+        name: Cow::Owned(ep.name.clone()),
+        wgsl_name: Cow::Owned(wgsl_name),
+        stage: ep.stage,
+        workgroup_size: ep.workgroup_size,
+        ptx_uses_sizes: facts.as_ref().is_some_and(|f| f.uses_sizes),
+        ptx_immediates: facts.as_ref().map_or(0, |f| f.immediates),
+        ptx_name: facts.map(|f| Cow::Owned(f.name)),
+        ptx_params: List::Owned(ptx_params),
+        msl_uses_sizes,
+        bindings: List::Owned(entry_bindings),
+    }
 }
 
 #[cfg(test)]
