@@ -243,6 +243,9 @@ impl Lower<'_> {
                 self.narrow_f16(s, q)
             }
             B::Divide | B::Modulo if !float => {
+                if let Some(q) = self.div_by_constant(op, s, a, b) {
+                    return Ok(q);
+                }
                 let d = self.safe_divisor(s, a, b);
                 let name = if op == B::Divide { Opcode::Div } else { Opcode::Rem };
                 self.def(RegKind::B32, |r| build::binary(name, &[], t, r, a, d))
@@ -281,6 +284,18 @@ impl Lower<'_> {
                 return Err(self.internal("logical operator on non-bool"))
             }
         })
+    }
+
+    /// `a / b` or `a % b` without `div` when `b` is a constant the `divconst` module plans.
+    fn div_by_constant(&mut self, op: B, s: Scalar, a: VRegId, b: VRegId) -> Option<VRegId> {
+        let c = *self.consts.get(&b)?;
+        match (s, op) {
+            (Scalar::U32, B::Divide) => self.udiv_const(a, c),
+            (Scalar::U32, _) => self.urem_const(a, c),
+            (Scalar::I32, B::Divide) => self.sdiv_const(a, c as i32),
+            (Scalar::I32, _) => self.srem_const(a, c as i32),
+            _ => None,
+        }
     }
 
     /// The divisor WGSL division uses: 1 where the machine result would differ (division by

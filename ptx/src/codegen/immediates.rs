@@ -1,7 +1,7 @@
 //! Constants as instruction immediates: a source operand whose register is defined by
 //! `mov.f32 %r, 0f...` or `mov.{u32,s32,b32} %r, N` becomes the immediate itself
 //! (`mul.f32 %r2, %r1, 0f40000000` instead of a `mov` per use), on the selected machine code
-//! before register allocation. The `mov`s nothing reads any more are deleted.
+//! before register allocation. The constant `mov`s nothing reads (any more) are deleted.
 //!
 //! Only forms PTX documents with immediate sources are rewritten, and only operands after the
 //! first source (a commutative instruction with a constant first source swaps its sources
@@ -101,7 +101,9 @@ pub(crate) fn fold_immediates(mf: &mut MFunction) {
     if consts.is_empty() {
         return;
     }
-    let mut freed = Vec::new();
+    // Every constant is a candidate: one that nothing reads any more (a divisor that
+    // `divconst` replaced by a shift or a multiply) goes too.
+    let mut freed: Vec<Reg> = consts.keys().copied().collect();
     let is_const = |o: &Operand| matches!(o, Operand::Reg(r) if consts.contains_key(r));
     for i in mf.blocks.iter_mut().flat_map(|b| b.insts.iter_mut()) {
         // `mul.lo` and `mul.wide` are commutative too; `mul.hi` as well. Plain two-source

@@ -1044,8 +1044,10 @@ impl InstLowering for Lower<'_> {
                 .def(RegKind::B32, |d| build::binary(Opcode::Max, &[], PT::U32, d, bytes, off_r));
             self.def(RegKind::B32, |d| build::sub(PT::S32, d, rest, off_r))
         };
-        let stride = Operand::Imm(i64::from(a.stride));
-        Ok(self.def(RegKind::B32, |d| build::binary(Opcode::Div, &[], PT::U32, d, rest, stride)))
+        match self.udiv_const(rest, a.stride) {
+            Some(n) => Ok(n),
+            None => Err(self.internal("array stride 0")),
+        }
     }
 
     fn value_op(&mut self, op: &Op, ty: TypeId) -> Result<Vec<VRegId>, Diagnostic> {

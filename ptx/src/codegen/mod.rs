@@ -24,6 +24,7 @@ pub mod align;
 mod arith;
 mod builtins;
 mod coop;
+mod divconst;
 mod immediates;
 mod lower;
 mod math64;
