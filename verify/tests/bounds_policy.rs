@@ -2,7 +2,8 @@
 //! gathers through indices read from a buffer, compiled with `--bounds-checks on`, gives on
 //! the interpreter, our PTX on the emulator (and LLVM's, when built) and lavapipe exactly what
 //! plain Rust computes from the rule: a buffer read past the end is zero, a write past the end
-//! is dropped, an index into a fixed-size function array clamps to its last element. With the
+//! is dropped, an index into a fixed-size function array clamps to its last element; checks
+//! inside the kernel's own guards (which the compiler merges with them) too. With the
 //! checks off, the interpreter stops on the first index out of range (its sanitizer).
 
 use dianran_frontend::{BoundsChecks, Options};
@@ -16,6 +17,13 @@ const SRC: &str = "@group(0) @binding(0) var<storage, read> idx: array<u32>;
 @group(0) @binding(4) var<storage, read_write> local_out: array<f32>;
 @group(0) @binding(5) var<storage, read_write> counts: array<atomic<u32>, 4>;
 @group(0) @binding(6) var<storage, read_write> cas_out: array<u32>;
+@group(0) @binding(7) var<storage, read_write> nested: array<f32>;
+@group(0) @binding(8) var<storage, read_write> guarded_scatter: array<f32>;
+fn fetch(inside: bool, i: u32) -> f32 {
+    var v: f32;
+    if inside { v = vals[i]; }
+    return v;
+}
 @compute @workgroup_size(8) fn main(@builtin(local_invocation_index) t: u32) {
     var tbl = array<f32, 4>(10.0, 20.0, 30.0, 40.0);
     scatter[idx[t]] = vals[t];
@@ -24,6 +32,8 @@ const SRC: &str = "@group(0) @binding(0) var<storage, read> idx: array<u32>;
     atomicAdd(&counts[idx[t]], 1u);
     let r = atomicCompareExchangeWeak(&counts[idx[t]], 1u, t + 10u);
     cas_out[t] = r.old_value * 2u + select(0u, 1u, r.exchanged);
+    nested[t] = fetch(t % 2u == 0u, idx[t]);
+    if t < 6u { guarded_scatter[idx[t]] = vals[t] * 2.0; }
 }
 ";
 
@@ -43,15 +53,25 @@ fn input() -> Buffers {
         ((0, 4), vec![0u8; 4 * N]),
         ((0, 5), vec![0u8; 16]),
         ((0, 6), vec![0u8; 4 * N]),
+        ((0, 7), vec![0u8; 4 * N]),
+        ((0, 8), vec![0u8; 4 * N]),
     ]
     .into_iter()
     .collect()
 }
 
-/// (scatter, gather, local_out, counts, cas_out).
-type Expected = (Vec<f32>, Vec<f32>, Vec<f32>, Vec<u32>, Vec<u32>);
+/// What the kernel writes, by binding.
+struct Expected {
+    scatter: Vec<f32>,
+    gather: Vec<f32>,
+    local: Vec<f32>,
+    counts: Vec<u32>,
+    cas: Vec<u32>,
+    nested: Vec<f32>,
+    guarded_scatter: Vec<f32>,
+}
 
-/// The rule computed in plain Rust: (scatter, gather, local_out, counts, cas_out). Each slot of
+/// The rule computed in plain Rust. Each slot of
 /// `counts` in range is one invocation's (the indices in range are distinct), so its add makes
 /// it 1 and its compare-exchange then succeeds; one out of range gives `{ 0, false }`.
 fn expected() -> Expected {
@@ -62,11 +82,19 @@ fn expected() -> Expected {
     let mut local = vec![0.0; N];
     let mut counts = vec![0u32; 4];
     let mut cas = vec![0u32; N];
+    let mut nested = vec![0.0; N];
+    let mut guarded_scatter = vec![0.0; N];
     for (t, &i) in IDX.iter().enumerate() {
         let i = i as usize;
         if i < N {
             scatter[i] = vals[t];
             gather[t] = vals[i];
+            if t % 2 == 0 {
+                nested[t] = vals[i];
+            }
+            if t < 6 {
+                guarded_scatter[i] = vals[t] * 2.0;
+            }
         }
         local[t] = tbl[i.min(3)];
         if i < 4 {
@@ -76,7 +104,7 @@ fn expected() -> Expected {
             counts[i] = t as u32 + 10;
         }
     }
-    (scatter, gather, local, counts, cas)
+    Expected { scatter, gather, local, counts, cas, nested, guarded_scatter }
 }
 
 fn floats(b: &Buffers, binding: u32) -> Vec<f32> {
@@ -97,7 +125,7 @@ fn every_executor_follows_the_policy() {
     let m = compile(BoundsChecks::On);
     assert!(m.bounds_checked);
     let job = Job::new("bounds.wgsl", SRC, &m, "main", [1, 1, 1]);
-    let (scatter, gather, local, counts, cas) = expected();
+    let want = expected();
     let mut execs = vec![Executor::Interp];
     if dianran_verify::tools::require("ptxas", dianran_verify::tools::ptxas()).is_some() {
         execs.push(Executor::Emu);
@@ -122,11 +150,13 @@ fn every_executor_follows_the_policy() {
             Err(e) => panic!("{}: {e}", exec.name()),
         };
         let name = exec.name();
-        assert_eq!(floats(&out, 2), scatter, "{name}: scatter");
-        assert_eq!(floats(&out, 3), gather, "{name}: gather");
-        assert_eq!(floats(&out, 4), local, "{name}: local_out");
-        assert_eq!(words(&out, 5), counts, "{name}: counts");
-        assert_eq!(words(&out, 6), cas, "{name}: cas_out");
+        assert_eq!(floats(&out, 2), want.scatter, "{name}: scatter");
+        assert_eq!(floats(&out, 3), want.gather, "{name}: gather");
+        assert_eq!(floats(&out, 4), want.local, "{name}: local_out");
+        assert_eq!(words(&out, 5), want.counts, "{name}: counts");
+        assert_eq!(words(&out, 6), want.cas, "{name}: cas_out");
+        assert_eq!(floats(&out, 7), want.nested, "{name}: nested");
+        assert_eq!(floats(&out, 8), want.guarded_scatter, "{name}: guarded_scatter");
     }
 }
 

@@ -1,5 +1,5 @@
-//! SSA passes: mem2reg, constant folding, CSE, DCE, inlining, loop-invariant code motion and
-//! strength reduction.
+//! SSA passes: mem2reg, constant folding, CSE, DCE, inlining, loop-invariant code motion,
+//! strength reduction, and the bounds policy with its check elimination and guard merging.
 //!
 //! Each pass takes a verified module and leaves a verified module; [`optimize`] runs the
 //! standard pipeline and, in debug builds and tests, checks that promise with
@@ -14,6 +14,7 @@ mod cse;
 mod dce;
 mod fold;
 mod fold64;
+mod guards;
 mod inline;
 mod licm;
 mod mem2reg;
@@ -27,6 +28,7 @@ pub use contract::contract;
 pub use cse::cse;
 pub use dce::dce;
 pub use fold::fold;
+pub use guards::{merge_guards, merge_guards_function};
 pub use inline::inline_calls;
 pub use licm::{licm, licm_function, Speculate};
 pub use mem2reg::mem2reg;
@@ -76,7 +78,8 @@ pub fn optimize(m: &mut Module) -> Result<(), Diagnostic> {
     Ok(())
 }
 
-/// [`bounds`] (WebGPU's bounds policy, `docs/bounds.md`), then, when it added checks, one
+/// [`bounds`] (WebGPU's bounds policy, `docs/bounds.md`), then, when it added checks,
+/// [`merge_guards`] (a check directly inside a user's guard joins its condition) and one
 /// round of fold, CSE and DCE so that the new comparisons meet the ones already there; checked
 /// with the verifier in debug builds and tests like the passes of [`optimize`]; runs after them.
 pub fn bounds_checked(m: &mut Module) -> Result<(), Diagnostic> {
@@ -90,6 +93,8 @@ pub fn bounds_checked(m: &mut Module) -> Result<(), Diagnostic> {
         return check(m, "bounds");
     }
     check(m, "bounds")?;
+    merge_guards(m, Speculate::Checked);
+    check(m, "merge_guards")?;
     fold(m);
     check(m, "fold")?;
     cse(m);
@@ -111,13 +116,16 @@ pub fn contract_checked(m: &mut Module) -> Result<(), Diagnostic> {
 /// The passes for a function with its calls inlined (function `id` of `m`, see
 /// [`inline_calls`]), for backends whose address arithmetic never faults (PTX, LLVM):
 /// [`fold_ranges`] (bounds-policy clamps and guards the caller's values prove unnecessary),
-/// then loop invariants move with [`Speculate::Addresses`], then [`strength_reduce`],
+/// [`merge_guards`] with pointer formation speculated, then loop invariants move with [`Speculate::Addresses`], then [`strength_reduce`],
 /// [`rotate_loops`], CSE and DCE. In debug builds and tests the result is checked with the verifier (in a copy
 /// of `m` holding it as function `id`); an error is a bug in a pass.
 pub fn optimize_inlined(m: &Module, id: FuncId, f: &mut Function) -> Result<(), Diagnostic> {
     if fold_ranges(m, id, f) {
         dce::dce_function(f);
     }
+    // After range folding, which removes guards the caller proves, and before LICM, which can
+    // then hoist the hoisted comparisons out of loops.
+    merge_guards_function(&m.globals, f, Speculate::Addresses);
     licm_function(&m.types, &m.globals, f, Speculate::Addresses);
     strength_reduce(&m.types, f);
     // After strength reduction, so that the duplicated header tests the reduced state.

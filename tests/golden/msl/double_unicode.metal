@@ -8,15 +8,9 @@ using namespace metal;
     const auto v1 = 序.x;
     const auto v9 = ((_buffer_sizes[0] - 0u) / 4u);
     const auto v10 = (v1 < v9);
-    uint v6;
     if (v10) {
         const auto v11 = 数据[v1];
-        v6 = v11;
-    } else {
-        v6 = uint{};
-    }
-    const auto v8 = (v6 * 2u);
-    if (v10) {
-        数据[v1] = v8;
+        const auto v13 = (v11 * 2u);
+        数据[v1] = v13;
     }
 }

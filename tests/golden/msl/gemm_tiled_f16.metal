@@ -47,53 +47,43 @@ void store_block(dr_coop16_float m, uint offset, threadgroup array<float, 4608>&
 void store_c(dr_coop16_float m, uint offset, uint stride, device float* c);
 
 Half8 fetch_a(bool inside, uint i, const device Half8* a, constant uint* _buffer_sizes) {
-    Half8 v;
-    if (inside) {
-        const auto v10 = ((_buffer_sizes[1] - 0u) / 16u);
-        const auto v11 = (i < v10);
-        half4 v15;
-        half4 v18;
-        if (v11) {
-            const auto v12 = a[i];
-            const auto v13 = v12.lo;
-            const auto v16 = v12.hi;
-            v15 = v13;
-            v18 = v16;
-        } else {
-            v15 = half4{};
-            v18 = half4{};
-        }
-        const auto v6 = Half8{v15, v18};
-        v = v6;
+    const auto v10 = ((_buffer_sizes[1] - 0u) / 16u);
+    const auto v11 = (i < v10);
+    const auto v19 = (inside && v11);
+    half4 v15;
+    half4 v18;
+    if (v19) {
+        const auto v12 = a[i];
+        const auto v13 = v12.lo;
+        const auto v16 = v12.hi;
+        v15 = v13;
+        v18 = v16;
     } else {
-        v = Half8{};
+        v15 = half4{};
+        v18 = half4{};
     }
-    return v;
+    const auto v6 = Half8{v15, v18};
+    return v6;
 }
 
 Half8 fetch_b(bool inside, uint i, const device Half8* b, constant uint* _buffer_sizes) {
-    Half8 v;
-    if (inside) {
-        const auto v10 = ((_buffer_sizes[2] - 0u) / 16u);
-        const auto v11 = (i < v10);
-        half4 v15;
-        half4 v18;
-        if (v11) {
-            const auto v12 = b[i];
-            const auto v13 = v12.lo;
-            const auto v16 = v12.hi;
-            v15 = v13;
-            v18 = v16;
-        } else {
-            v15 = half4{};
-            v18 = half4{};
-        }
-        const auto v6 = Half8{v15, v18};
-        v = v6;
+    const auto v10 = ((_buffer_sizes[2] - 0u) / 16u);
+    const auto v11 = (i < v10);
+    const auto v19 = (inside && v11);
+    half4 v15;
+    half4 v18;
+    if (v19) {
+        const auto v12 = b[i];
+        const auto v13 = v12.lo;
+        const auto v16 = v12.hi;
+        v15 = v13;
+        v18 = v16;
     } else {
-        v = Half8{};
+        v15 = half4{};
+        v18 = half4{};
     }
-    return v;
+    const auto v6 = Half8{v15, v18};
+    return v6;
 }
 
 void put_a(uint at, Half8 v, threadgroup array<half, 5120>& tile_a) {
@@ -561,7 +551,6 @@ void store_c(dr_coop16_float m, uint offset, uint stride, device float* c) {
         store_c(acc10, v316, n, c);
         const auto v322 = (v316 + 16u);
         store_c(acc11, v322, n, c);
-        return;
     } else {
         const auto v325 = (wr * 72u);
         const auto v326 = (v325 + wc);
@@ -616,6 +605,5 @@ void store_c(dr_coop16_float m, uint offset, uint stride, device float* c) {
                 }
             }
         }
-        return;
     }
 }

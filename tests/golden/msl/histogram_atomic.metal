@@ -35,11 +35,6 @@ using namespace metal;
         const auto v21 = (count != 0u);
         if (v21) {
             const auto v24 = atomic_fetch_add_explicit(&hist[lid], count, memory_order_relaxed);
-            return;
-        } else {
-            return;
         }
-    } else {
-        return;
     }
 }

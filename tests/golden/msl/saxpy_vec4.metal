@@ -15,33 +15,24 @@ struct alignas(4) Params {
     const auto i = gid.x;
     const auto v4 = params.count;
     const auto v5 = (i < v4);
-    if (v5) {
-        const auto v17 = ((_buffer_sizes[2] - 0u) / 16u);
-        const auto v18 = (i < v17);
-        const auto v9 = params.alpha;
-        const auto v10 = float4(v9);
-        const auto v19 = ((_buffer_sizes[1] - 0u) / 16u);
-        const auto v20 = (i < v19);
-        float4 v13;
-        if (v20) {
-            const auto v21 = x[i];
-            v13 = v21;
-        } else {
-            v13 = float4{};
-        }
-        float4 v15;
-        if (v18) {
-            const auto v23 = y[i];
-            v15 = v23;
-        } else {
-            v15 = float4{};
-        }
-        const auto v16 = fma(v10, v13, v15);
-        if (v18) {
-            y[i] = v16;
-        }
-        return;
+    const auto v17 = ((_buffer_sizes[2] - 0u) / 16u);
+    const auto v18 = (i < v17);
+    const auto v9 = params.alpha;
+    const auto v10 = float4(v9);
+    const auto v19 = ((_buffer_sizes[1] - 0u) / 16u);
+    const auto v20 = (i < v19);
+    const auto v26 = (v5 && v20);
+    float4 v13;
+    if (v26) {
+        const auto v21 = x[i];
+        v13 = v21;
     } else {
-        return;
+        v13 = float4{};
+    }
+    const auto v27 = (v5 && v18);
+    if (v27) {
+        const auto v23 = y[i];
+        const auto v25 = fma(v10, v13, v23);
+        y[i] = v25;
     }
 }

@@ -20,13 +20,7 @@ struct alignas(16) Particle {
     const auto i = gid.x;
     const auto v77 = ((_buffer_sizes[0] - 0u) / 128u);
     const auto v78 = (i < v77);
-    float3 v82;
-    float v85;
-    float3 v88;
-    uint v91;
-    float3x3 v94;
-    array<float3, 2> v97;
-    uint v100;
+    const auto v49 = (i << (8u & 31u));
     if (v78) {
         const auto v79 = particles[i];
         const auto v80 = float3(v79.pos);
@@ -36,62 +30,38 @@ struct alignas(16) Particle {
         const auto v92 = v79.rot;
         const auto v95 = v79.tags;
         const auto v98 = v79.flag;
-        v82 = v80;
-        v85 = v83;
-        v88 = v86;
-        v91 = v89;
-        v94 = v92;
-        v97 = v95;
-        v100 = v98;
-    } else {
-        v82 = float3{};
-        v85 = float{};
-        v88 = float3{};
-        v91 = uint{};
-        v94 = float3x3{};
-        v97 = array<float3, 2>{};
-        v100 = uint{};
-    }
-    const auto v6 = Particle{v82, v85, v88, v91, v94, v97, v100, {}};
-    const auto v15 = fma(v88, float3(0.5f, 0.5f, 0.5f), v82);
-    auto v68 = v6;
-    v68.pos = v15;
-    const auto v21 = (v94 * v88);
-    auto v69 = v68;
-    v69.vel = v21;
-    const auto v26 = (v85 * 0.25f);
-    auto v70 = v69;
-    v70.mass = v26;
-    const auto v31 = (v91 + 1000u);
-    auto v71 = v70;
-    v71.id = v31;
-    const auto v36 = v97[0];
-    const auto v39 = (v36 + v15);
-    auto v74 = v97;
-    v74[1] = v39;
-    auto v75 = v71;
-    v75.tags = v74;
-    const auto v44 = (v26 > 1.0f);
-    const auto v47 = (v44 ? 1u : 0u);
-    const auto v49 = (i << (8u & 31u));
-    const auto v50 = (v47 | v49);
-    auto v76 = v75;
-    v76.flag = v50;
-    if (v78) {
-        particles[i] = v76;
+        const auto v105 = Particle{v80, v83, v86, v89, v92, v95, v98, {}};
+        const auto v109 = fma(v86, float3(0.5f, 0.5f, 0.5f), v80);
+        auto v110 = v105;
+        v110.pos = v109;
+        const auto v112 = (v92 * v86);
+        auto v113 = v110;
+        v113.vel = v112;
+        const auto v115 = (v83 * 0.25f);
+        auto v116 = v113;
+        v116.mass = v115;
+        const auto v118 = (v89 + 1000u);
+        auto v119 = v116;
+        v119.id = v118;
+        const auto v121 = v95[0];
+        const auto v122 = (v121 + v109);
+        auto v123 = v95;
+        v123[1] = v122;
+        auto v124 = v119;
+        v124.tags = v123;
+        const auto v125 = (v115 > 1.0f);
+        const auto v126 = (v125 ? 1u : 0u);
+        const auto v127 = (v126 | v49);
+        auto v128 = v124;
+        v128.flag = v127;
+        particles[i] = v128;
     }
     const auto v101 = ((_buffer_sizes[1] - 0u) / 16u);
     const auto v102 = (i < v101);
-    float3 v56;
     if (v102) {
         const auto v103 = points[i];
-        v56 = v103;
-    } else {
-        v56 = float3{};
-    }
-    const auto v61 = fma(v56, float3(2.0f, 2.0f, 2.0f), float3(1.0f, 2.0f, 3.0f));
-    if (v102) {
-        points[i] = v61;
+        const auto v130 = fma(v103, float3(2.0f, 2.0f, 2.0f), float3(1.0f, 2.0f, 3.0f));
+        points[i] = v130;
     }
     const auto v66 = float(i);
     if (v78) {

@@ -6,15 +6,9 @@ fn 加倍(@builtin(global_invocation_id) 序: vec3<u32>) {
     let v1 = 序.x;
     let v9 = arrayLength(&数据);
     let v10 = (v1 < v9);
-    var v6: u32;
     if v10 {
         let v11 = 数据[v1];
-        v6 = v11;
-    } else {
-        v6 = u32();
-    }
-    let v8 = (v6 * 2u);
-    if v10 {
-        数据[v1] = v8;
+        let v13 = (v11 * 2u);
+        数据[v1] = v13;
     }
 }

@@ -31,53 +31,43 @@ var<workgroup> block: array<f32, 4608>;
 
 
 fn fetch_a(inside: bool, i: u32) -> Half8 {
-    var v: Half8;
-    if inside {
-        let v10 = arrayLength(&a);
-        let v11 = (i < v10);
-        var v15: vec4<f16>;
-        var v18: vec4<f16>;
-        if v11 {
-            let v12 = a[i];
-            let v13 = v12.lo;
-            let v16 = v12.hi;
-            v15 = v13;
-            v18 = v16;
-        } else {
-            v15 = vec4<f16>();
-            v18 = vec4<f16>();
-        }
-        let v6 = Half8(v15, v18);
-        v = v6;
+    let v10 = arrayLength(&a);
+    let v11 = (i < v10);
+    let v19 = (inside && v11);
+    var v15: vec4<f16>;
+    var v18: vec4<f16>;
+    if v19 {
+        let v12 = a[i];
+        let v13 = v12.lo;
+        let v16 = v12.hi;
+        v15 = v13;
+        v18 = v16;
     } else {
-        v = Half8();
+        v15 = vec4<f16>();
+        v18 = vec4<f16>();
     }
-    return v;
+    let v6 = Half8(v15, v18);
+    return v6;
 }
 
 fn fetch_b(inside: bool, i: u32) -> Half8 {
-    var v: Half8;
-    if inside {
-        let v10 = arrayLength(&b);
-        let v11 = (i < v10);
-        var v15: vec4<f16>;
-        var v18: vec4<f16>;
-        if v11 {
-            let v12 = b[i];
-            let v13 = v12.lo;
-            let v16 = v12.hi;
-            v15 = v13;
-            v18 = v16;
-        } else {
-            v15 = vec4<f16>();
-            v18 = vec4<f16>();
-        }
-        let v6 = Half8(v15, v18);
-        v = v6;
+    let v10 = arrayLength(&b);
+    let v11 = (i < v10);
+    let v19 = (inside && v11);
+    var v15: vec4<f16>;
+    var v18: vec4<f16>;
+    if v19 {
+        let v12 = b[i];
+        let v13 = v12.lo;
+        let v16 = v12.hi;
+        v15 = v13;
+        v18 = v16;
     } else {
-        v = Half8();
+        v15 = vec4<f16>();
+        v18 = vec4<f16>();
     }
-    return v;
+    let v6 = Half8(v15, v18);
+    return v6;
 }
 
 fn put_a(at: u32, v: Half8) {
@@ -427,7 +417,6 @@ fn main_(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index)
         store_c(acc10, v316, n);
         let v322 = (v316 + 16u);
         store_c(acc11, v322, n);
-        return;
     } else {
         let v325 = (wr * 72u);
         let v326 = (v325 + wc);
@@ -480,6 +469,5 @@ fn main_(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index)
                 i = v376;
             }
         }
-        return;
     }
 }

@@ -28,11 +28,6 @@ fn main_(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocatio
         let v21 = (count != 0u);
         if v21 {
             let v24 = atomicAdd(&hist[lid], count);
-            return;
-        } else {
-            return;
         }
-    } else {
-        return;
     }
 }

@@ -13,33 +13,24 @@ fn main_(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = gid.x;
     let v4 = params.count;
     let v5 = (i < v4);
-    if v5 {
-        let v17 = arrayLength(&y);
-        let v18 = (i < v17);
-        let v9 = params.alpha;
-        let v10 = vec4<f32>(v9);
-        let v19 = arrayLength(&x);
-        let v20 = (i < v19);
-        var v13: vec4<f32>;
-        if v20 {
-            let v21 = x[i];
-            v13 = v21;
-        } else {
-            v13 = vec4<f32>();
-        }
-        var v15: vec4<f32>;
-        if v18 {
-            let v23 = y[i];
-            v15 = v23;
-        } else {
-            v15 = vec4<f32>();
-        }
-        let v16 = fma(v10, v13, v15);
-        if v18 {
-            y[i] = v16;
-        }
-        return;
+    let v17 = arrayLength(&y);
+    let v18 = (i < v17);
+    let v9 = params.alpha;
+    let v10 = vec4<f32>(v9);
+    let v19 = arrayLength(&x);
+    let v20 = (i < v19);
+    let v26 = (v5 && v20);
+    var v13: vec4<f32>;
+    if v26 {
+        let v21 = x[i];
+        v13 = v21;
     } else {
-        return;
+        v13 = vec4<f32>();
+    }
+    let v27 = (v5 && v18);
+    if v27 {
+        let v23 = y[i];
+        let v25 = fma(v10, v13, v23);
+        y[i] = v25;
     }
 }

@@ -17,13 +17,7 @@ fn main_(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = gid.x;
     let v77 = arrayLength(&particles);
     let v78 = (i < v77);
-    var v82: vec3<f32>;
-    var v85: f32;
-    var v88: vec3<f32>;
-    var v91: u32;
-    var v94: mat3x3<f32>;
-    var v97: array<vec3<f32>, 2>;
-    var v100: u32;
+    let v49 = (i << 8u);
     if v78 {
         let v79 = particles[i];
         let v80 = v79.pos;
@@ -33,62 +27,38 @@ fn main_(@builtin(global_invocation_id) gid: vec3<u32>) {
         let v92 = v79.rot;
         let v95 = v79.tags;
         let v98 = v79.flag;
-        v82 = v80;
-        v85 = v83;
-        v88 = v86;
-        v91 = v89;
-        v94 = v92;
-        v97 = v95;
-        v100 = v98;
-    } else {
-        v82 = vec3<f32>();
-        v85 = f32();
-        v88 = vec3<f32>();
-        v91 = u32();
-        v94 = mat3x3<f32>();
-        v97 = array<vec3<f32>, 2>();
-        v100 = u32();
-    }
-    let v6 = Particle(v82, v85, v88, v91, v94, v97, v100);
-    let v15 = fma(v88, vec3<f32>(0.5f, 0.5f, 0.5f), v82);
-    var v68 = v6;
-    v68.pos = v15;
-    let v21 = (v94 * v88);
-    var v69 = v68;
-    v69.vel = v21;
-    let v26 = (v85 * 0.25f);
-    var v70 = v69;
-    v70.mass = v26;
-    let v31 = (v91 + 1000u);
-    var v71 = v70;
-    v71.id = v31;
-    let v36 = v97[0];
-    let v39 = (v36 + v15);
-    var v74 = v97;
-    v74[1] = v39;
-    var v75 = v71;
-    v75.tags = v74;
-    let v44 = (v26 > 1.0f);
-    let v47 = select(0u, 1u, v44);
-    let v49 = (i << 8u);
-    let v50 = (v47 | v49);
-    var v76 = v75;
-    v76.flag = v50;
-    if v78 {
-        particles[i] = v76;
+        let v105 = Particle(v80, v83, v86, v89, v92, v95, v98);
+        let v109 = fma(v86, vec3<f32>(0.5f, 0.5f, 0.5f), v80);
+        var v110 = v105;
+        v110.pos = v109;
+        let v112 = (v92 * v86);
+        var v113 = v110;
+        v113.vel = v112;
+        let v115 = (v83 * 0.25f);
+        var v116 = v113;
+        v116.mass = v115;
+        let v118 = (v89 + 1000u);
+        var v119 = v116;
+        v119.id = v118;
+        let v121 = v95[0];
+        let v122 = (v121 + v109);
+        var v123 = v95;
+        v123[1] = v122;
+        var v124 = v119;
+        v124.tags = v123;
+        let v125 = (v115 > 1.0f);
+        let v126 = select(0u, 1u, v125);
+        let v127 = (v126 | v49);
+        var v128 = v124;
+        v128.flag = v127;
+        particles[i] = v128;
     }
     let v101 = arrayLength(&points);
     let v102 = (i < v101);
-    var v56: vec3<f32>;
     if v102 {
         let v103 = points[i];
-        v56 = v103;
-    } else {
-        v56 = vec3<f32>();
-    }
-    let v61 = fma(v56, vec3<f32>(2.0f, 2.0f, 2.0f), vec3<f32>(1.0f, 2.0f, 3.0f));
-    if v102 {
-        points[i] = v61;
+        let v130 = fma(v103, vec3<f32>(2.0f, 2.0f, 2.0f), vec3<f32>(1.0f, 2.0f, 3.0f));
+        points[i] = v130;
     }
     let v66 = f32(i);
     if v78 {
