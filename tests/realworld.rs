@@ -82,6 +82,8 @@ const KNOWN: &[(&str, &str, &str)] = &[
     ("kmeans_gpu_find_centroid", "llvm-emu", TEXTURES_LLVM_EMU),
     ("kmeans_gpu_rgb_to_lab", "llvm", TEXTURES_LLVM),
     ("kmeans_gpu_rgb_to_lab", "llvm-emu", TEXTURES_LLVM_EMU),
+    ("mcu_wu_build_histogram", "llvm", TEXTURES_LLVM),
+    ("mcu_wu_build_histogram", "llvm-emu", TEXTURES_LLVM_EMU),
     ("webgpu_samples_cornell_tonemapper", "llvm", TEXTURES_LLVM),
     ("webgpu_samples_cornell_tonemapper", "llvm-emu", TEXTURES_LLVM_EMU),
     ("webgpu_samples_image_blur", "llvm", TEXTURES_LLVM),

@@ -80,7 +80,7 @@ pub fn merge_guards_function(globals: &[Global], f: &mut Function, spec: Specula
     let subst = std::mem::take(&mut g.subst);
     changed |= g.changed;
     if !subst.is_empty() {
-        apply(&mut body, &subst);
+        subst.apply_block(&mut body);
     }
     f.body = body;
     changed
@@ -99,16 +99,6 @@ fn collect_defs(b: &Block, out: &mut HashMap<ValueId, Op>) {
             collect_defs(nb, out);
         }
     }
-}
-
-fn apply(b: &mut Block, s: &Subst) {
-    for inst in &mut b.insts {
-        s.apply_op(&mut inst.op);
-        for nb in inst.op.blocks_mut() {
-            apply(nb, s);
-        }
-    }
-    s.apply_term(&mut b.term);
 }
 
 struct Guards<'a> {
@@ -251,8 +241,8 @@ impl Guards<'_> {
             first.then_.insts.push(c);
             after.push(i);
         }
-        apply(&mut second.then_, &in_then);
-        apply(&mut second.else_, &in_else);
+        in_then.apply_block(&mut second.then_);
+        in_else.apply_block(&mut second.else_);
         let by = second.then_.term.args().to_vec();
         let fy = second.else_.term.args().to_vec();
         first.then_.insts.append(&mut second.then_.insts);

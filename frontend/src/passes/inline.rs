@@ -192,7 +192,7 @@ pub(crate) fn splice_inlines(f: &mut Function) {
     let mut subst = super::util::Subst::default();
     splice_block(&mut f.body, &mut subst);
     if !subst.is_empty() {
-        apply_subst(&mut f.body, &subst);
+        subst.apply_block(&mut f.body);
     }
 }
 
@@ -239,16 +239,6 @@ fn splice_block(b: &mut Block, subst: &mut super::util::Subst) {
         out.push(inst);
     }
     b.insts = out;
-}
-
-fn apply_subst(b: &mut Block, subst: &super::util::Subst) {
-    for inst in &mut b.insts {
-        subst.apply_op(&mut inst.op);
-        for nb in inst.op.blocks_mut() {
-            apply_subst(nb, subst);
-        }
-    }
-    subst.apply_term(&mut b.term);
 }
 
 #[cfg(test)]

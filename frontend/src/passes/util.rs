@@ -46,6 +46,16 @@ impl Subst {
             *a = self.get(*a);
         }
     }
+    /// Rewrites every use in `b`'s tree (operands and terminator arguments).
+    pub(crate) fn apply_block(&self, b: &mut Block) {
+        for inst in &mut b.insts {
+            self.apply_op(&mut inst.op);
+            for nb in inst.op.blocks_mut() {
+                self.apply_block(nb);
+            }
+        }
+        self.apply_term(&mut b.term);
+    }
 }
 
 /// The element type of composite `t` at `index` (`None`: a runtime index, structs excluded).
