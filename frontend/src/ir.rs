@@ -886,6 +886,10 @@ pub enum Op {
         stride: ValueId,
         /// `coopLoadT`.
         row_major: bool,
+        /// How many elements from `ptr` on lie inside the array `ptr` indexes (a `u32`),
+        /// when the bounds pass could not prove the whole tile inside it: an element at
+        /// offset `limit` or beyond reads zero (`docs/bounds.md`).
+        limit: Option<ValueId>,
     },
     /// `coopStore`/`coopStoreT`. No result.
     CoopStore {
@@ -897,6 +901,8 @@ pub enum Op {
         stride: ValueId,
         /// `coopStoreT`.
         row_major: bool,
+        /// As [`Op::CoopLoad`]'s: an element at offset `limit` or beyond is not written.
+        limit: Option<ValueId>,
     },
     /// `coopMultiplyAdd(a, b, c)` = a·b + c.
     CoopMultiplyAdd(ValueId, ValueId, ValueId),
@@ -1185,14 +1191,20 @@ impl Op {
                     f(*l)
                 }
             }
-            CoopLoad { ptr, stride, .. } => {
+            CoopLoad { ptr, stride, limit, .. } => {
                 f(*ptr);
-                f(*stride)
+                f(*stride);
+                if let Some(l) = limit {
+                    f(*l)
+                }
             }
-            CoopStore { value, ptr, stride, .. } => {
+            CoopStore { value, ptr, stride, limit, .. } => {
                 f(*value);
                 f(*ptr);
-                f(*stride)
+                f(*stride);
+                if let Some(l) = limit {
+                    f(*l)
+                }
             }
             CoopMultiplyAdd(a, b, c) => {
                 f(*a);
@@ -1295,14 +1307,20 @@ impl Op {
                     m(l)
                 }
             }
-            CoopLoad { ptr, stride, .. } => {
+            CoopLoad { ptr, stride, limit, .. } => {
                 m(ptr);
-                m(stride)
+                m(stride);
+                if let Some(l) = limit {
+                    m(l)
+                }
             }
-            CoopStore { value, ptr, stride, .. } => {
+            CoopStore { value, ptr, stride, limit, .. } => {
                 m(value);
                 m(ptr);
-                m(stride)
+                m(stride);
+                if let Some(l) = limit {
+                    m(l)
+                }
             }
             CoopMultiplyAdd(a, b, c) => {
                 m(a);

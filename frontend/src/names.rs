@@ -336,6 +336,14 @@ pub const MSL_RESERVED: &[&str] = &[
     "simd_ballot",
     "simdgroup_matrix",
     "threadgroup_barrier",
+    // The MSL printer's own parameters and locals.
+    "_buffer_sizes",
+    "_coop_stage",
+    "_coop_stages",
+    "_coop_lane",
+    "_coop_s",
+    "_coop_e",
+    "_coop_o",
 ];
 
 /// Whether `name` must be escaped in WGSL or MSL output.

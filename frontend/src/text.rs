@@ -380,20 +380,22 @@ impl Printer<'_> {
                 ImageQuery::NumLayers => format!("image_num_layers {}", v(img)),
                 ImageQuery::NumSamples => format!("image_num_samples {}", v(img)),
             },
-            Op::CoopLoad { ptr, stride, row_major } => {
+            Op::CoopLoad { ptr, stride, row_major, limit } => {
                 format!(
-                    "coop_load{} {}, stride {}",
+                    "coop_load{} {}, stride {}{}",
                     if *row_major { "_t" } else { "" },
                     v(ptr),
-                    v(stride)
+                    v(stride),
+                    limit.map(|l| format!(", limit {}", v(&l))).unwrap_or_default()
                 )
             }
-            Op::CoopStore { value, ptr, stride, row_major } => format!(
-                "coop_store{} {}, {}, stride {}",
+            Op::CoopStore { value, ptr, stride, row_major, limit } => format!(
+                "coop_store{} {}, {}, stride {}{}",
                 if *row_major { "_t" } else { "" },
                 v(value),
                 v(ptr),
-                v(stride)
+                v(stride),
+                limit.map(|l| format!(", limit {}", v(&l))).unwrap_or_default()
             ),
             Op::CoopMultiplyAdd(a, b, c) => {
                 format!("coop_multiply_add {}, {}, {}", v(a), v(b), v(c))

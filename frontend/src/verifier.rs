@@ -20,6 +20,7 @@
 //!   comparisons yield `bool` of the operand's shape, `select`, `compose` (count and types),
 //!   `splat`, static extract/insert indices in range, swizzles, conversions and bitcasts
 //!   (same bit size), math arity, pointer operands of loads, stores, accesses and atomics,
+//!   a cooperative load's or store's `limit` is a `u32`,
 //!   call arguments against the callee's parameters, and whether an instruction has a result.
 //! * Region structure: only loop body and continuing blocks have params; `Yield` arity and
 //!   types match the region (`If`/`Switch`/`Inline` results, loop state); `Break` only inside a
@@ -864,20 +865,26 @@ impl<'a> FnVerifier<'a> {
                 }
                 Produces::Nothing
             }
-            Op::CoopLoad { ptr, stride, .. } => {
+            Op::CoopLoad { ptr, stride, limit, .. } => {
                 self.pointee(*ptr, "coop_load")?;
                 if !self.is_index(*stride) {
                     return Err(self.err("coop_load stride is not an integer"));
+                }
+                if limit.is_some_and(|l| !matches!(t(l), Type::Scalar(Scalar::U32))) {
+                    return Err(self.err("coop_load limit is not a u32"));
                 }
                 if !matches!(self.ty(res()?), Type::CoopMatrix { .. }) {
                     return Err(self.err("coop_load result is not a cooperative matrix"));
                 }
                 Produces::Value
             }
-            Op::CoopStore { value, ptr, stride, .. } => {
+            Op::CoopStore { value, ptr, stride, limit, .. } => {
                 self.pointee(*ptr, "coop_store")?;
                 if !self.is_index(*stride) {
                     return Err(self.err("coop_store stride is not an integer"));
+                }
+                if limit.is_some_and(|l| !matches!(t(l), Type::Scalar(Scalar::U32))) {
+                    return Err(self.err("coop_store limit is not a u32"));
                 }
                 if !matches!(t(*value), Type::CoopMatrix { .. }) {
                     return Err(self.err("coop_store of a non-matrix"));

@@ -68,12 +68,109 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
     /// Each lane's element offset of its fragment's element 0: row-major `row*S + col`,
     /// column-major `col*S + row`, with (row, col) the lane's base.
     fn coop_lane_base(&self, f: &Frag<'ctx>) -> R<IntValue<'ctx>> {
+        let (hi, lo) = self.coop_lane_coords(f)?;
+        let m = self.ok(self.b.build_int_mul(hi, f.stride, ""))?;
+        self.ok(self.b.build_int_add(m, lo, ""))
+    }
+
+    /// Each lane's (major, minor) coordinates of its fragment's element 0 in storage order:
+    /// (row, col) row-major, (col, row) column-major.
+    fn coop_lane_coords(&self, f: &Frag<'ctx>) -> R<(IntValue<'ctx>, IntValue<'ctx>)> {
         let (_, g, t) = self.laneid_g_t()?;
         let t2 = self.ok(self.b.build_left_shift(t, self.u32c(1), ""))?;
         let (br, bc) = if f.shape.role == CoopRole::B { (t2, g) } else { (g, t2) };
-        let (hi, lo) = if f.row_major { (br, bc) } else { (bc, br) };
-        let m = self.ok(self.b.build_int_mul(hi, f.stride, ""))?;
-        self.ok(self.b.build_int_add(m, lo, ""))
+        Ok(if f.row_major { (br, bc) } else { (bc, br) })
+    }
+
+    /// For element `i` of the lane's fragment: whether its offset (in 64 bits, so a stride
+    /// that would wrap 32 bits is past any limit) is below the bounds policy's `limit`, and
+    /// its address.
+    fn coop_elem_checked(
+        &self,
+        f: &Frag<'ctx>,
+        limit: IntValue<'ctx>,
+        i: u32,
+    ) -> R<(IntValue<'ctx>, PointerValue<'ctx>)> {
+        let i64t = self.cx.i64_type();
+        let (hi0, lo0) = self.coop_lane_coords(f)?;
+        let (r, c) = f.shape.elem_coords(i);
+        let (dh, dl) = if f.row_major { (r, c) } else { (c, r) };
+        let hi = self.ok(self.b.build_int_add(hi0, self.u32c(dh), ""))?;
+        let lo = self.ok(self.b.build_int_add(lo0, self.u32c(dl), ""))?;
+        let z = |v: IntValue<'ctx>| self.ok(self.b.build_int_z_extend(v, i64t, ""));
+        let m = self.ok(self.b.build_int_nuw_mul(z(hi)?, z(f.stride)?, ""))?;
+        let e = self.ok(self.b.build_int_nuw_add(m, z(lo)?, ""))?;
+        let inside = self.ok(self.b.build_int_compare(IntPredicate::ULT, e, z(limit)?, ""))?;
+        let size = i64t.const_int(u64::from(f.shape.scalar.size()), false);
+        let off = self.ok(self.b.build_int_mul(e, size, ""))?;
+        // SAFETY: used only where `inside` holds (the element lies in its array).
+        let a = self.ok(unsafe { self.b.build_gep(self.cx.i8_type(), f.ptr, &[off], "") })?;
+        Ok((inside, a))
+    }
+
+    /// Per-lane loads of a fragment under the bounds policy's `limit`: an element at offset
+    /// `limit` or beyond is not read and gives zero.
+    fn coop_load_checked(&mut self, f: &Frag<'ctx>, limit: IntValue<'ctx>) -> R<Vec<V<'ctx>>> {
+        let t = self.llty(f.shape.scalar);
+        let mut out = Vec::new();
+        for i in 0..f.shape.count() {
+            let (inside, a) = self.coop_elem_checked(f, limit, i)?;
+            let from = self.b.get_insert_block().ok_or_else(|| self.internal("no block"))?;
+            let lb = self.cx.append_basic_block(self.func, "coop_elem");
+            let merge = self.cx.append_basic_block(self.func, "coop_elem_done");
+            self.ok(self.b.build_conditional_branch(inside, lb, merge))?;
+            self.b.position_at_end(lb);
+            let v = self.ok(self.b.build_load(t, a, ""))?;
+            set_align(v.as_instruction_value(), f.shape.scalar.size());
+            self.ok(self.b.build_unconditional_branch(merge))?;
+            self.b.position_at_end(merge);
+            let phi = self.ok(self.b.build_phi(t, ""))?;
+            let zero = t.const_zero();
+            phi.add_incoming(&[(&v as &dyn BasicValue, lb), (&zero as &dyn BasicValue, from)]);
+            out.push(phi.as_basic_value());
+        }
+        Ok(out)
+    }
+
+    /// Per-lane stores of a fragment under `limit` (see `coop_load_checked`).
+    fn coop_store_checked(
+        &mut self,
+        f: &Frag<'ctx>,
+        v: &[V<'ctx>],
+        limit: IntValue<'ctx>,
+    ) -> R<Vec<V<'ctx>>> {
+        for (i, &x) in v.iter().enumerate() {
+            let (inside, a) = self.coop_elem_checked(f, limit, i as u32)?;
+            let sb = self.cx.append_basic_block(self.func, "coop_elem");
+            let merge = self.cx.append_basic_block(self.func, "coop_elem_done");
+            self.ok(self.b.build_conditional_branch(inside, sb, merge))?;
+            self.b.position_at_end(sb);
+            let st = self.ok(self.b.build_store(a, x))?;
+            set_align(Some(st), f.shape.scalar.size());
+            self.ok(self.b.build_unconditional_branch(merge))?;
+            self.b.position_at_end(merge);
+        }
+        Ok(Vec::new())
+    }
+
+    /// Runs `fast` when the whole tile lies below `limit` for every lane (its last element,
+    /// `(n - 1) * stride + n - 1` for an n x n tile, is; a uniform `vote`), `slow` otherwise.
+    fn when_inside(
+        &mut self,
+        f: &Frag<'ctx>,
+        limit: IntValue<'ctx>,
+        n: (Scalar, usize),
+        fast: impl FnMut(&mut Self) -> R<Vec<V<'ctx>>>,
+        slow: impl FnMut(&mut Self) -> R<Vec<V<'ctx>>>,
+    ) -> R<Vec<V<'ctx>>> {
+        let i64t = self.cx.i64_type();
+        let k = u64::from(f.shape.n - 1);
+        let z = |v: IntValue<'ctx>| self.ok(self.b.build_int_z_extend(v, i64t, ""));
+        let m = self.ok(self.b.build_int_nuw_mul(z(f.stride)?, i64t.const_int(k, false), ""))?;
+        let last = self.ok(self.b.build_int_nuw_add(m, i64t.const_int(k, false), ""))?;
+        let inside = self.ok(self.b.build_int_compare(IntPredicate::ULT, last, z(limit)?, ""))?;
+        let ok = self.vote_all(inside)?;
+        self.diverge(ok, n, fast, slow)
     }
 
     /// `ptr + zext(e) * size` bytes.
@@ -296,16 +393,34 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
         }
         let low = self.ok(self.b.build_and(x, self.u32c(need - 1), ""))?;
         let lane_ok = self.ok(self.b.build_int_compare(IntPredicate::EQ, low, self.u32c(0), ""))?;
+        let ok = self.vote_all(lane_ok)?;
+        self.diverge(ok, (s, n), fast, slow)
+    }
+
+    /// Whether `p` holds on every active lane (`vote.all.sync` over the active mask): a
+    /// uniform condition for choosing between a fast and a checked path.
+    fn vote_all(&mut self, p: IntValue<'ctx>) -> R<IntValue<'ctx>> {
         let mask = self.activemask()?;
-        let ok = self
+        Ok(self
             .call_v(
                 "llvm.nvvm.vote.all.sync",
                 self.cx.bool_type().into(),
-                &[mask.into(), lane_ok.into()],
+                &[mask.into(), p.into()],
             )?
-            .into_int_value();
-        let fb = self.cx.append_basic_block(self.func, "coop_aligned");
-        let sb = self.cx.append_basic_block(self.func, "coop_unaligned");
+            .into_int_value())
+    }
+
+    /// `fast` when the uniform `ok` holds, `slow` otherwise, each in a block of its own;
+    /// returns the values (`n` of scalar type `s`) of whichever ran.
+    fn diverge(
+        &mut self,
+        ok: IntValue<'ctx>,
+        (s, n): (Scalar, usize),
+        mut fast: impl FnMut(&mut Self) -> R<Vec<V<'ctx>>>,
+        mut slow: impl FnMut(&mut Self) -> R<Vec<V<'ctx>>>,
+    ) -> R<Vec<V<'ctx>>> {
+        let fb = self.cx.append_basic_block(self.func, "coop_fast");
+        let sb = self.cx.append_basic_block(self.func, "coop_slow");
         let merge = self.cx.append_basic_block(self.func, "coop_done");
         self.ok(self.b.build_conditional_branch(ok, fb, sb))?;
         // f16 fragments cross the merge as `<2 x half>` pairs (what `ldmatrix` and the paired
@@ -523,6 +638,17 @@ impl<'ctx> CoopLowering for Lower<'_, 'ctx> {
         let st = self.scalar(a.stride)?.into_int_value();
         let f = Frag { ptr: p.addr, stride: st, row_major: a.row_major, shape };
         let n = (shape.scalar, shape.count() as usize);
+        if let Some(limit) = a.limit {
+            let limit = self.scalar(limit)?.into_int_value();
+            let unchecked = CoopAccess { limit: None, ..a };
+            return self.when_inside(
+                &f,
+                limit,
+                n,
+                |l| l.coop_load(unchecked),
+                |l| l.coop_load_checked(&f, limit),
+            );
+        }
         match a.load_form(p.space == Space::Shared) {
             (FragForm::Elements, _) => self.coop_load_lanes(&f, false),
             (form, need) => self.when_aligned(
@@ -544,6 +670,18 @@ impl<'ctx> CoopLowering for Lower<'_, 'ctx> {
         let (shape, p) = (a.shape, a.ptr);
         let st = self.scalar(a.stride)?.into_int_value();
         let f = Frag { ptr: p.addr, stride: st, row_major: a.row_major, shape };
+        if let Some(limit) = a.limit {
+            let limit = self.scalar(limit)?.into_int_value();
+            let unchecked = CoopAccess { limit: None, ..a };
+            self.when_inside(
+                &f,
+                limit,
+                (shape.scalar, 0),
+                |l| l.coop_store(unchecked, v).map(|()| vec![]),
+                |l| l.coop_store_checked(&f, v, limit),
+            )?;
+            return Ok(());
+        }
         match a.store_form() {
             (FragForm::Elements, _) => {
                 self.coop_store_lanes(&f, v, false)?;

@@ -11,6 +11,13 @@ use dianran_frontend::printer::Body;
 use dianran_frontend::Diagnostic;
 use std::fmt::Write;
 
+/// The name of a function's staging slot for cooperative tiles partly outside their array
+/// (`coop.rs`), a `threadgroup float*` of 64 elements per simdgroup; the entry declares the
+/// slots as `{STAGE}s`.
+pub(crate) const STAGE: &str = "_coop_stage";
+/// The name of the invocation's lane in its simdgroup, passed with [`STAGE`].
+pub(crate) const LANE: &str = "_coop_lane";
+
 pub(crate) type Res<T> = Result<T, Box<Diagnostic>>;
 
 /// Printing state of one MSL function.
@@ -38,6 +45,7 @@ pub(crate) fn write_function(
     let uses: Vec<ir::GlobalId> =
         w.uses.get(id.index()).map(|s| s.iter().copied().collect()).unwrap_or_default();
     let uses_sizes = w.uses_sizes.get(id.index()).copied().unwrap_or(false);
+    let uses_stage = w.uses_stage.get(id.index()).copied().unwrap_or(false);
     let global_tys: Vec<ir::TypeId> =
         uses.iter().filter_map(|g| w.m.globals.get(g.index()).map(|g| g.ty)).collect();
     if let Some(what) = crate::wide::missing_in_metal(w.m, f, &global_tys) {
@@ -60,6 +68,9 @@ pub(crate) fn write_function(
             }
             if uses_sizes {
                 params.push("constant uint* _buffer_sizes".into());
+            }
+            if uses_stage {
+                params.push(format!("threadgroup float* {STAGE}, uint {LANE}"));
             }
             let ret = match &f.result {
                 Some(r) => w.ty(r.ty),
@@ -185,15 +196,28 @@ pub(crate) fn write_function(
                 .iter()
                 .filter(|g| w.m.globals[g.index()].space == AddressSpace::Workgroup)
                 .collect();
-            if !wg_vars.is_empty() {
-                let li = match local_index {
-                    Some(l) => l,
-                    None => {
-                        let l = fw.b.namer.name("_local_index");
-                        params.push(format!("uint {l} [[thread_index_in_threadgroup]]"));
-                        l
-                    }
-                };
+            let li = match local_index {
+                Some(l) => Some(l),
+                None if !wg_vars.is_empty() || uses_stage => {
+                    let l = fw.b.namer.name("_local_index");
+                    params.push(format!("uint {l} [[thread_index_in_threadgroup]]"));
+                    Some(l)
+                }
+                None => None,
+            };
+            if let (true, Some(li)) = (uses_stage, &li) {
+                // One 64-element slot per simdgroup (Apple GPUs run simdgroups of 32
+                // consecutive invocations), in floats: a half tile takes half of it.
+                let [x, y, z] = e.workgroup_size;
+                let groups = (x.max(1) * y.max(1) * z.max(1)).div_ceil(32);
+                let _ = writeln!(pre, "    threadgroup float {STAGE}s[{}];", groups * 64);
+                let _ = writeln!(
+                    pre,
+                    "    threadgroup float* {STAGE} = &{STAGE}s[({li} / 32u) * 64u];"
+                );
+                let _ = writeln!(pre, "    const uint {LANE} = {li} % 32u;");
+            }
+            if let (false, Some(li)) = (wg_vars.is_empty(), li) {
                 let _ = writeln!(pre, "    if ({li} == 0u) {{");
                 for g in wg_vars {
                     let glob = &w.m.globals[g.index()];

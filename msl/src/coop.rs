@@ -6,6 +6,19 @@ use dianran_frontend::ir::{self, Scalar, Type, TypeId, ValueId};
 use dianran_frontend::printer::operands::Operands;
 use dianran_frontend::printer::syntax::Syntax;
 
+/// A cooperative access through the staging slot ([`FnWriter::tile_staged`]).
+struct Tile<'a> {
+    /// The matrix's name in the output.
+    matrix: &'a str,
+    /// 8x8 tiles per side.
+    tiles: usize,
+    scalar: Scalar,
+    ptr: ValueId,
+    stride: ValueId,
+    row_major: bool,
+    limit: ValueId,
+}
+
 impl FnWriter<'_> {
     /// Number of 8×8 tiles per side (1 or 2) and the scalar of a cooperative matrix type.
     pub(crate) fn coop_shape(&self, t: TypeId, span: ir::Span) -> Res<(usize, Scalar)> {
@@ -36,35 +49,135 @@ impl FnWriter<'_> {
         Ok((name, tiles))
     }
 
-    /// `r = coopLoad(ptr, stride)`: one `simdgroup_load` per tile.
+    /// `r = coopLoad(ptr, stride)`: one `simdgroup_load` per tile. Under the bounds
+    /// policy's `limit`, the loads run as they are when the whole matrix lies inside its array
+    /// (`simd_all`, so the branch is uniform); otherwise each tile goes through the
+    /// simdgroup's staging slot in threadgroup memory: every lane copies two of its 64
+    /// elements there (zero for an offset at or past `limit`), then one `simdgroup_load` reads
+    /// the slot. Metal documents no per-element access to a `simdgroup_matrix`, so the slot
+    /// is how the per-element rule (`docs/bounds.md`) is kept.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn coop_load(
         &mut self,
         r: ValueId,
         ptr: ValueId,
         stride: ValueId,
         row_major: bool,
+        limit: Option<ValueId>,
         depth: usize,
         span: ir::Span,
     ) -> Res<()> {
         let (name, tiles) = self.declare_matrix(r, depth, span)?;
-        self.tile_accesses("simdgroup_load", &name, tiles, ptr, stride, row_major, depth);
+        let Some(limit) = limit else {
+            self.tile_accesses("simdgroup_load", &name, tiles, ptr, stride, row_major, depth);
+            return Ok(());
+        };
+        let inside = self.tile_inside(tiles, stride, limit);
+        self.b.line(depth, &format!("if ({inside}) {{"));
+        self.tile_accesses("simdgroup_load", &name, tiles, ptr, stride, row_major, depth + 1);
+        self.b.line(depth, "} else {");
+        let (_, scalar) = self.coop_shape(self.b.ty(r), span)?;
+        let t = Tile { matrix: &name, tiles, scalar, ptr, stride, row_major, limit };
+        self.tile_staged(true, &t, depth + 1);
+        self.b.line(depth, "}");
         Ok(())
     }
 
-    /// `coopStore(value, ptr, stride)`: one `simdgroup_store` per tile.
+    /// `coopStore(value, ptr, stride)`: one `simdgroup_store` per tile; under a `limit`,
+    /// as it is when the whole matrix lies inside its array, otherwise through the staging
+    /// slot, each lane storing its two elements whose offsets are below `limit` (see
+    /// [`FnWriter::coop_load`]).
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn coop_store(
         &mut self,
         value: ValueId,
         ptr: ValueId,
         stride: ValueId,
         row_major: bool,
+        limit: Option<ValueId>,
         depth: usize,
         span: ir::Span,
     ) -> Res<()> {
-        let (tiles, _) = self.coop_shape(self.b.ty(value), span)?;
+        let (tiles, scalar) = self.coop_shape(self.b.ty(value), span)?;
         let m = self.val(value);
-        self.tile_accesses("simdgroup_store", &m, tiles, ptr, stride, row_major, depth);
+        let Some(limit) = limit else {
+            self.tile_accesses("simdgroup_store", &m, tiles, ptr, stride, row_major, depth);
+            return Ok(());
+        };
+        let inside = self.tile_inside(tiles, stride, limit);
+        self.b.line(depth, &format!("if ({inside}) {{"));
+        self.tile_accesses("simdgroup_store", &m, tiles, ptr, stride, row_major, depth + 1);
+        self.b.line(depth, "} else {");
+        let t = Tile { matrix: &m, tiles, scalar, ptr, stride, row_major, limit };
+        self.tile_staged(false, &t, depth + 1);
+        self.b.line(depth, "}");
         Ok(())
+    }
+
+    /// Loads (`load`) or stores each 8x8 tile of `t` through the simdgroup's staging slot,
+    /// element by element under the limit. Lane `l` handles the tile's elements `l` and
+    /// `l + 32` (row `e / 8`, column `e % 8`); simdgroup barriers order the lanes' slot
+    /// accesses around the collective `simdgroup_load`/`simdgroup_store`.
+    fn tile_staged(&mut self, load: bool, t: &Tile<'_>, depth: usize) {
+        use crate::body::{LANE, STAGE};
+        let ty = if t.scalar == Scalar::F16 { "half" } else { "float" };
+        let (base, s, lim) =
+            (format!("(&{})", self.place(t.ptr)), self.val(t.stride), self.val(t.limit));
+        let d = depth;
+        self.b.line(d, &format!("threadgroup {ty}* _coop_s = (threadgroup {ty}*){STAGE};"));
+        for i in 0..t.tiles {
+            for j in 0..t.tiles {
+                let tile = if t.tiles == 1 {
+                    t.matrix.to_string()
+                } else {
+                    format!("{}.t[{i}][{j}]", t.matrix)
+                };
+                let (row, col) =
+                    (format!("{}u + _coop_e / 8u", 8 * i), format!("{}u + _coop_e % 8u", 8 * j));
+                let (major, minor) = if t.row_major { (row, col) } else { (col, row) };
+                let offset = format!("ulong({major}) * ulong({s}) + ulong({minor})");
+                let each = format!("for (uint _coop_e = {LANE}; _coop_e < 64u; _coop_e += 32u) {{");
+                let barrier = "simdgroup_barrier(mem_flags::mem_threadgroup);";
+                if load {
+                    self.b.line(d, &each);
+                    self.b.line(d + 1, &format!("const ulong _coop_o = {offset};"));
+                    self.b.line(
+                        d + 1,
+                        &format!(
+                        "_coop_s[_coop_e] = _coop_o < ulong({lim}) ? {base}[_coop_o] : {ty}(0);"
+                    ),
+                    );
+                    self.b.line(d, "}");
+                    self.b.line(d, barrier);
+                    self.b.line(d, &format!("simdgroup_load({tile}, _coop_s, 8);"));
+                    self.b.line(d, barrier);
+                } else {
+                    self.b.line(d, &format!("simdgroup_store({tile}, _coop_s, 8);"));
+                    self.b.line(d, barrier);
+                    self.b.line(d, &each);
+                    self.b.line(d + 1, &format!("const ulong _coop_o = {offset};"));
+                    self.b.line(
+                        d + 1,
+                        &format!(
+                            "if (_coop_o < ulong({lim})) {{ {base}[_coop_o] = _coop_s[_coop_e]; }}"
+                        ),
+                    );
+                    self.b.line(d, "}");
+                    self.b.line(d, barrier);
+                }
+            }
+        }
+    }
+
+    /// `simd_all(last < limit)`: the matrix's last element, `(n - 1) * stride + n - 1` for an
+    /// n x n matrix, lies inside its array (in 64 bits, so no stride wraps).
+    fn tile_inside(&self, tiles: usize, stride: ValueId, limit: ValueId) -> String {
+        let k = 8 * tiles - 1;
+        format!(
+            "simd_all(ulong({}) * {k}ul + {k}ul < ulong({}))",
+            self.val(stride),
+            self.val(limit)
+        )
     }
 
     /// Prints `f(tile, address, stride, ...)` for each tile of `matrix` (a 16×16 matrix's

@@ -21,7 +21,10 @@
 //!   division and square root, Metal's precise accuracy table) unless [`Options::fast_math`]
 //!   asks for `metal::fast::`; `half` math has one variant.
 //!
-//! Cooperative matrices map to `simdgroup_matrix` 8×8 tiles; a 16×16 matrix is four tiles.
+//! Cooperative matrices map to `simdgroup_matrix` 8×8 tiles; a 16×16 matrix is four tiles. A
+//! tile partly outside its array (the bounds policy's `limit`) goes through a per-simdgroup
+//! staging slot in threadgroup memory, which the entry declares and passes to helpers as
+//! `_coop_stage`/`_coop_lane` (see `coop.rs`).
 
 mod body;
 mod builtins;

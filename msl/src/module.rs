@@ -19,6 +19,9 @@ pub(crate) struct Writer<'a> {
     pub uses: Vec<BTreeSet<GlobalId>>,
     /// Functions that call `arrayLength` (directly or through calls).
     pub uses_sizes: Vec<bool>,
+    /// Functions with a cooperative load or store under a bounds limit (directly or through
+    /// calls): they take the simdgroup's staging slot and lane (`coop.rs`).
+    pub uses_stage: Vec<bool>,
     /// (struct, member) pairs printed as packed vectors.
     pub packed: HashSet<(TypeId, u32)>,
     /// Helper templates the bodies asked for.
@@ -33,19 +36,29 @@ impl<'a> Writer<'a> {
         let n = m.functions.len();
         let mut uses = vec![BTreeSet::new(); n];
         let mut uses_sizes = vec![false; n];
+        let mut uses_stage = vec![false; n];
         let mut calls: Vec<BTreeSet<FuncId>> = vec![BTreeSet::new(); n];
         for (i, f) in m.functions.iter().enumerate() {
-            scan(&f.body, &mut uses[i], &mut calls[i], &mut uses_sizes[i]);
+            let flags = Flags { sizes: &mut uses_sizes[i], stage: &mut uses_stage[i] };
+            scan(&f.body, &mut uses[i], &mut calls[i], flags);
         }
         // Propagate through calls to a fixed point (WGSL has no recursion; bound anyway).
         for _ in 0..=n {
             let mut changed = false;
             for i in 0..n {
                 for c in calls[i].clone() {
-                    let (cu, cs) = match (uses.get(c.index()), uses_sizes.get(c.index())) {
-                        (Some(u), Some(s)) => (u.clone(), *s),
+                    let (cu, cs, ct) = match (
+                        uses.get(c.index()),
+                        uses_sizes.get(c.index()),
+                        uses_stage.get(c.index()),
+                    ) {
+                        (Some(u), Some(s), Some(t)) => (u.clone(), *s, *t),
                         _ => continue,
                     };
+                    if ct && !uses_stage[i] {
+                        uses_stage[i] = true;
+                        changed = true;
+                    }
                     let before = uses[i].len();
                     uses[i].extend(cu);
                     changed |= uses[i].len() != before;
@@ -69,7 +82,16 @@ impl<'a> Writer<'a> {
                 }
             }
         }
-        Writer { m, names, uses, uses_sizes, packed, helpers: Default::default(), fast_math: false }
+        Writer {
+            m,
+            names,
+            uses,
+            uses_sizes,
+            uses_stage,
+            packed,
+            helpers: Default::default(),
+            fast_math: false,
+        }
     }
 
     pub fn struct_name(&self, t: TypeId) -> String {
@@ -285,11 +307,19 @@ impl<'a> Writer<'a> {
     }
 }
 
+/// What [`scan`] records of a function besides its globals and calls.
+struct Flags<'a> {
+    /// It calls `arrayLength`.
+    sizes: &'a mut bool,
+    /// It has a cooperative load or store under a bounds limit.
+    stage: &'a mut bool,
+}
+
 fn scan(
     b: &ir::Block,
     uses: &mut BTreeSet<GlobalId>,
     calls: &mut BTreeSet<FuncId>,
-    sizes: &mut bool,
+    flags: Flags<'_>,
 ) {
     for inst in &b.insts {
         match &inst.op {
@@ -299,11 +329,15 @@ fn scan(
             Op::Call(f, _) => {
                 calls.insert(*f);
             }
-            Op::ArrayLength(_) => *sizes = true,
+            Op::ArrayLength(_) => *flags.sizes = true,
+            Op::CoopLoad { limit: Some(_), .. } | Op::CoopStore { limit: Some(_), .. } => {
+                *flags.stage = true;
+            }
             _ => {}
         }
         for nested in inst.op.blocks() {
-            scan(nested, uses, calls, sizes);
+            let again = Flags { sizes: &mut *flags.sizes, stage: &mut *flags.stage };
+            scan(nested, uses, calls, again);
         }
     }
 }

@@ -195,12 +195,12 @@ impl<'a> Syntax<'a> for FnWriter<'a> {
                 let text = format!("{}.write({});", self.val(*image), args.join(", "));
                 self.b.line(depth, &text);
             }
-            Op::CoopLoad { ptr, stride, row_major } => {
+            Op::CoopLoad { ptr, stride, row_major, limit } => {
                 let Some(r) = inst.result else { return Ok(true) };
-                self.coop_load(r, *ptr, *stride, *row_major, depth, span)?;
+                self.coop_load(r, *ptr, *stride, *row_major, *limit, depth, span)?;
             }
-            Op::CoopStore { value, ptr, stride, row_major } => {
-                self.coop_store(*value, *ptr, *stride, *row_major, depth, span)?;
+            Op::CoopStore { value, ptr, stride, row_major, limit } => {
+                self.coop_store(*value, *ptr, *stride, *row_major, *limit, depth, span)?;
             }
             Op::CoopMultiplyAdd(a, b, c) => {
                 let Some(r) = inst.result else { return Ok(true) };
@@ -447,6 +447,9 @@ impl<'a> Syntax<'a> for FnWriter<'a> {
                 }
                 if self.w.uses_sizes.get(fid.index()).copied().unwrap_or(false) {
                     all.push("_buffer_sizes".into());
+                }
+                if self.w.uses_stage.get(fid.index()).copied().unwrap_or(false) {
+                    all.extend([crate::body::STAGE.into(), crate::body::LANE.into()]);
                 }
                 format!("{}({})", self.w.fn_name(*fid), all.join(", "))
             }

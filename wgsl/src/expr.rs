@@ -293,7 +293,7 @@ impl<'a> Syntax<'a> for FnWriter<'a> {
                 args.push(self.val(*value));
                 format!("textureStore({});", args.join(", "))
             }
-            Op::CoopStore { value, ptr, stride, row_major } => {
+            Op::CoopStore { value, ptr, stride, row_major, .. } => {
                 let f = if *row_major { "coopStoreT" } else { "coopStore" };
                 format!("{f}({}, &{}, {});", self.val(*value), self.place(*ptr), self.val(*stride))
             }
@@ -485,7 +485,7 @@ impl<'a> Syntax<'a> for FnWriter<'a> {
                 ir::ImageQuery::NumLayers => format!("textureNumLayers({})", v(img)),
                 ir::ImageQuery::NumSamples => format!("textureNumSamples({})", v(img)),
             },
-            Op::CoopLoad { ptr, stride, row_major } => {
+            Op::CoopLoad { ptr, stride, row_major, .. } => {
                 let t = self.result_ty(result, "a coopLoad", span)?;
                 let f = if *row_major { "coopLoadT" } else { "coopLoad" };
                 format!("{f}<{}>(&{}, {})", self.w.ty(t), self.place(*ptr), v(stride))

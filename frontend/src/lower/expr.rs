@@ -247,6 +247,7 @@ impl FnLowerer<'_, '_> {
                 ptr: self.value(data.pointer)?,
                 stride: self.value(data.stride)?,
                 row_major: data.row_major,
+                limit: None,
             },
             Expression::CooperativeMultiplyAdd { a, b, c } => {
                 Op::CoopMultiplyAdd(self.value(a)?, self.value(b)?, self.value(c)?)

@@ -205,6 +205,7 @@ impl<'m> FnLowerer<'_, 'm> {
                     ptr: self.value(data.pointer)?,
                     stride: self.value(data.stride)?,
                     row_major: data.row_major,
+                    limit: None,
                 };
                 self.push(op, None, None, span, false);
             }

@@ -23,15 +23,20 @@
 //! conjunctions and negations of such guards. A signed index counts only with a guard that
 //! also shows it is not negative.
 //!
+//! Cooperative-matrix loads and stores get a `limit` instead of a guard ([`tiles`]): each
+//! element of the tile past the end of its array reads zero or is not written.
+//!
 //! Not covered (stated in `docs/bounds.md`): a buffer pointer that a function receives as an
-//! argument is checked inside the callee only for the indices the callee applies; cooperative
-//! matrix loads and stores check nothing beyond the element their pointer names.
+//! argument is checked inside the callee only for the indices the callee applies.
 //!
 //! Each function records how many checks it emitted and eliminated ([`BoundsCounts`]).
 
 use crate::ir::*;
 use naga::{BinaryOperator as B, MathFunction as M, UnaryOperator as U};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+
+mod steps;
+mod tiles;
 
 /// Applies the policy to every function of `m` (see the module docs); returns whether any
 /// instruction was added.
@@ -56,6 +61,10 @@ pub fn bounds(m: &mut Module) -> bool {
             proven_ptrs: HashSet::default(),
             invocation,
             counts: BoundsCounts::default(),
+            coop_ptrs: HashSet::default(),
+            other_uses: HashSet::default(),
+            tile_ptrs: HashMap::default(),
+            multiples: HashMap::default(),
         };
         p.collect_defs(&f.body);
         let mut facts = Vec::new();
@@ -147,6 +156,15 @@ struct Pass<'t> {
     /// `local_invocation_index`, by argument value ([`invocation_ranges`]).
     invocation: HashMap<ValueId, [u64; 3]>,
     counts: BoundsCounts,
+    /// Pointers a cooperative load or store starts its tile at.
+    coop_ptrs: HashSet<ValueId>,
+    /// Values used other than as a tile's pointer.
+    other_uses: HashSet<ValueId>,
+    /// For a tile pointer that is also used otherwise: the unchecked pointer the tile uses
+    /// (the element rule would clamp or guard the tile's start; the tile's `limit` covers it).
+    tile_ptrs: HashMap<ValueId, ValueId>,
+    /// Loop counters known to stay multiples of `2^z`, by value ([`steps`]).
+    multiples: HashMap<ValueId, u32>,
 }
 
 /// A comparison that, holding (`holds`) or failing, bounds one operand by the other:
@@ -191,6 +209,21 @@ fn guarded(
 impl Pass<'_> {
     fn collect_defs(&mut self, b: &Block) {
         for inst in &b.insts {
+            match &inst.op {
+                Op::CoopLoad { ptr, stride, limit, .. } => {
+                    self.coop_ptrs.insert(*ptr);
+                    self.other_uses.insert(*stride);
+                    self.other_uses.extend(*limit);
+                }
+                Op::CoopStore { value, ptr, stride, limit, .. } => {
+                    self.coop_ptrs.insert(*ptr);
+                    self.other_uses.extend([*value, *stride]);
+                    self.other_uses.extend(*limit);
+                }
+                op => op.for_each_operand(|v| {
+                    self.other_uses.insert(v);
+                }),
+            }
             if let Some(r) = inst.result {
                 let keep = matches!(
                     inst.op,
@@ -212,6 +245,7 @@ impl Pass<'_> {
             for nb in inst.op.blocks() {
                 self.collect_defs(nb);
             }
+            self.multiples.extend(steps::counter_multiples(&inst.op, &self.defs));
             // WGSL's short-circuit `a && b` and `a || b` arrive as an `if` yielding `b` or a
             // constant; the guard analysis reads them as the operators.
             if let Op::If { cond, then_, else_, results } = &inst.op {
@@ -297,6 +331,23 @@ impl Pass<'_> {
     ) {
         let span = inst.span;
         let ty = |values: &Vec<ValueData>, v: ValueId| values[v.index()].ty;
+        if let (Op::Access(base, _) | Op::AccessIndex(base, _), Some(r)) = (&inst.op, inst.result) {
+            if self.coop_ptrs.contains(&r) {
+                // A tile's start: its own index is covered by the tile's `limit`.
+                let base = *base;
+                let cond = self.conds.get(&base).copied();
+                if !self.other_uses.contains(&r) {
+                    self.record_pointer(&inst, base, cond);
+                    out.push(inst);
+                    return;
+                }
+                let raw = self.new_value(values, ty(values, r));
+                let copy = Inst { result: Some(raw), op: inst.op.clone(), span };
+                self.record_pointer(&copy, base, cond);
+                self.tile_ptrs.insert(r, raw);
+                out.push(copy);
+            }
+        }
         match inst.op {
             Op::Access(base, index) => {
                 let Some((space, bound)) = self.pointee_bound(ty(values, base), base) else {
@@ -412,6 +463,19 @@ impl Pass<'_> {
                     _ => out.push(inst),
                 }
             }
+            Op::CoopLoad { ptr, stride, row_major, .. } => {
+                let Some(r) = inst.result else { return out.push(inst) };
+                let shape = self.tile_shape(ty(values, r), row_major);
+                let (ptr, limit) = self.tile_limit(values, out, ptr, shape, stride, facts, span);
+                inst.op = Op::CoopLoad { ptr, stride, row_major, limit };
+                out.push(inst);
+            }
+            Op::CoopStore { value, ptr, stride, row_major, .. } => {
+                let shape = self.tile_shape(ty(values, value), row_major);
+                let (ptr, limit) = self.tile_limit(values, out, ptr, shape, stride, facts, span);
+                inst.op = Op::CoopStore { value, ptr, stride, row_major, limit };
+                out.push(inst);
+            }
             Op::Store { ptr, .. } => match self.guard(ptr) {
                 Some(c) => {
                     out.push(guarded(c, (vec![inst], vec![]), (vec![], vec![]), vec![], span))
@@ -419,6 +483,14 @@ impl Pass<'_> {
                 None => out.push(inst),
             },
             _ => out.push(inst),
+        }
+    }
+
+    /// Rows, columns and orientation of a cooperative matrix of type `t`.
+    fn tile_shape(&self, t: TypeId, row_major: bool) -> (u8, u8, bool) {
+        match self.types.get(t) {
+            Type::CoopMatrix { columns, rows, .. } => (*rows, *columns, row_major),
+            _ => (1, 1, row_major),
         }
     }
 
@@ -715,7 +787,8 @@ impl Pass<'_> {
         matches!(self.defs.get(&v), Some(Op::Const(_)))
     }
 
-    /// The smallest constant `c` for which a fact shows `v < c` (as `c - 1`) or `v <= c`.
+    /// The smallest constant `c` for which a fact shows `v < c` (as `c - 1`) or `v <= c`,
+    /// rounded down to a multiple of a loop counter's step.
     fn fact_max(&self, v: ValueId, facts: &[Fact]) -> Option<u64> {
         let best = std::cell::Cell::new(None::<u64>);
         let leaf = |op: &Op, holds: bool| {
@@ -733,7 +806,11 @@ impl Pass<'_> {
         for f in facts {
             self.implied(f.cond, f.holds, 0, &leaf);
         }
-        best.get()
+        // A counter that steps by 16 from 0 and is below 64 is at most 48.
+        match self.multiples.get(&v) {
+            Some(&z) => best.get().map(|m| m >> z << z),
+            None => best.get(),
+        }
     }
 
     /// An upper bound of `v` read unsigned, where its definition gives one.
@@ -929,6 +1006,70 @@ mod tests {
         assert_eq!(c.emitted, 3, "{t}");
         assert_eq!(t.matches("math min").count(), 3, "{t}");
         assert!(t.contains(" 15u") && t.contains(" 3u") && t.contains(" 2u"), "{t}");
+    }
+
+    #[test]
+    fn cooperative_tiles_get_a_limit_unless_they_fit() {
+        let (t, c) = checked(
+            "enable f16;
+enable wgpu_cooperative_matrix;
+@group(0) @binding(0) var<storage, read_write> a: array<f32>;
+var<workgroup> w: array<f32, 512>;
+var<workgroup> n: array<array<f32, 16>, 32>;
+@compute @workgroup_size(32) fn main(@builtin(workgroup_id) g: vec3<u32>) {
+    let m = coopLoadT<coop_mat16x16<f32, C>>(&a[g.x * 16u], 32u);
+    let h = g.x & 1u;
+    coopStoreT(m, &w[h * 256u], 16u);
+    coopStoreT(m, &w[h * 256u + 1u], 16u);
+    coopStoreT(m, &n[h * 16u][0], 16u);
+    coopStoreT(m, &n[g.x][0], 16u);
+}",
+        );
+        // a: runtime-sized, so a limit from its length. w[h * 256u] (last element 256 + 255)
+        // fits; one further does not. n flattens to 512 scalars: with h * 16u in rows the
+        // tile fits (the row index and the tile: two eliminated); g.x clamps to row 31 as any
+        // workgroup index does, and the tile from there needs a limit.
+        assert_eq!(c, BoundsCounts { emitted: 4, eliminated: 3 }, "{t}");
+        assert_eq!(t.matches(", limit %").count(), 3, "{t}");
+        assert_eq!(t.matches("array_length").count(), 1, "{t}");
+        assert_eq!(t.matches("math min").count(), 1, "{t}");
+        // len(a) - g.x * 16 under g.x * 16 < len(a); 512 - (h * 256 + 1) and
+        // 512 - min(g.x, 31) * 16 without a condition (both first elements are in range).
+        assert_eq!(t.matches("= subtract ").count(), 3, "{t}");
+        assert_eq!(t.matches("= select ").count(), 1, "{t}");
+    }
+
+    #[test]
+    fn counters_stepping_by_a_constant_end_at_their_last_step() {
+        let src = |skip: &str| {
+            format!(
+                "enable f16;
+enable wgpu_cooperative_matrix;
+var<workgroup> s: array<f16, 2304>;
+@group(0) @binding(0) var<storage, read_write> o: array<f32, 256>;
+@group(0) @binding(1) var<uniform> k: u32;
+@compute @workgroup_size(32) fn main() {{
+    var acc: coop_mat16x16<f32, C>;
+    for (var t = 0u; t < 2u; t++) {{
+        for (var kk = 0u; kk < 64u && t * 64u + kk < k; kk += 16u) {{
+            if kk == 32u {{ {skip} continue; }}
+            let a = coopLoadT<coop_mat16x16<f16, A>>(&s[(t & 1u) * 1152u + kk], 72u);
+            let b = coopLoadT<coop_mat16x16<f16, B>>(&s[(t & 1u) * 1152u + kk + 1u], 72u);
+            acc = coopMultiplyAdd(a, b, acc);
+        }}
+    }}
+    coopStoreT(acc, &o[0], 16u);
+}}"
+            )
+        };
+        // kk is at most 48: 1152 + 48 + 15 * 72 + 15 = 2295 < 2304 fits, one further
+        // (+ 1) ends at 2296 and fits too; o's 256 elements hold the 16x16 result.
+        let (t, c) = checked(&src(""));
+        assert_eq!(c, BoundsCounts { emitted: 0, eliminated: 3 }, "{t}");
+        // A `continue` that moves the counter off its step: kk may be 63 (the tile from
+        // 1152 + 63 ends at 2310).
+        let (t, c) = checked(&src("kk += 1u;"));
+        assert_eq!(c, BoundsCounts { emitted: 2, eliminated: 1 }, "{t}");
     }
 
     #[test]

@@ -13,14 +13,19 @@
 //!   in range; equally valid for a user's `min`);
 //! * replaces `x < y` by `true` when `x`'s largest value is below `y`'s smallest (the guard
 //!   `i < n` of an index in range), and an `if` whose condition is that constant by its
-//!   `then` block.
+//!   `then` block;
+//! * drops a cooperative load's or store's `limit` when its smallest value exceeds the
+//!   tile's last element's offset, `(major - 1) * stride + minor - 1` with the stride's
+//!   largest value (a tile a helper stores at a parameter's offset, proven inside its array
+//!   by the caller's values). `select(c, x, _)` has `x`'s interval when `c` is such a proven
+//!   comparison.
 //!
 //! Values defined by block parameters (loop-carried values) have no interval: the analysis is
 //! one pass over definitions, not a fixed point.
 
 use crate::ir::*;
 use naga::{BinaryOperator as B, MathFunction as M};
-use rustc_hash::FxHashMap as HashMap;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// An inclusive interval of a `u32` value.
 type Range = (u64, u64);
@@ -67,7 +72,19 @@ pub fn fold_ranges(m: &Module, id: FuncId, f: &mut Function) -> bool {
             _ => {}
         }
     }
-    if subst.is_empty() && consts.is_empty() {
+    // Cooperative tiles proven inside, by (limit, stride).
+    let mut tiles = Vec::new();
+    coop_limits(&f.body, &m.types, &f.values, &mut tiles);
+    let mut inside: HashSet<(ValueId, ValueId)> = HashSet::default();
+    for (limit, stride, major, minor) in tiles {
+        let (Some((lo, _)), Some((_, s))) = (r.range(limit, 0), r.range(stride, 0)) else {
+            continue;
+        };
+        if u64::from(major) * s + u64::from(minor) < lo {
+            inside.insert((limit, stride));
+        }
+    }
+    if subst.is_empty() && consts.is_empty() && inside.is_empty() {
         return false;
     }
     let resolve = |mut v: ValueId| {
@@ -81,14 +98,19 @@ pub fn fold_ranges(m: &Module, id: FuncId, f: &mut Function) -> bool {
         v
     };
     let mut body = std::mem::take(&mut f.body);
-    rewrite(&mut body, &resolve, &consts);
+    rewrite(&mut body, &resolve, &consts, &inside);
     f.body = body;
     true
 }
 
 /// Rewrites operands through `resolve`, turns proven comparisons into constants and replaces
 /// an `if` on such a constant by its `then` block.
-fn rewrite(b: &mut Block, resolve: &dyn Fn(ValueId) -> ValueId, consts: &HashMap<ValueId, bool>) {
+fn rewrite(
+    b: &mut Block,
+    resolve: &dyn Fn(ValueId) -> ValueId,
+    consts: &HashMap<ValueId, bool>,
+    inside: &HashSet<(ValueId, ValueId)>,
+) {
     let mut out = Vec::with_capacity(b.insts.len());
     let mut yielded: HashMap<ValueId, ValueId> = HashMap::default();
     let map = |v: ValueId, y: &HashMap<ValueId, ValueId>| {
@@ -96,9 +118,16 @@ fn rewrite(b: &mut Block, resolve: &dyn Fn(ValueId) -> ValueId, consts: &HashMap
         y.get(&v).copied().unwrap_or(v)
     };
     for mut inst in std::mem::take(&mut b.insts) {
+        if let Op::CoopLoad { stride, limit, .. } | Op::CoopStore { stride, limit, .. } =
+            &mut inst.op
+        {
+            if limit.is_some_and(|l| inside.contains(&(l, *stride))) {
+                *limit = None;
+            }
+        }
         inst.op.map_operands(|v| map(v, &yielded));
         for nb in inst.op.blocks_mut() {
-            rewrite(nb, &|v| map(v, &yielded), consts);
+            rewrite(nb, &|v| map(v, &yielded), consts, inside);
         }
         if let Some(r) = inst.result {
             if let Some(&c) = consts.get(&r) {
@@ -130,6 +159,36 @@ fn rewrite(b: &mut Block, resolve: &dyn Fn(ValueId) -> ValueId, consts: &HashMap
     b.insts = out;
 }
 
+/// The cooperative loads and stores in `b` that carry a limit: (limit, stride, major - 1,
+/// minor - 1) of each.
+fn coop_limits(
+    b: &Block,
+    types: &Types,
+    values: &[ValueData],
+    out: &mut Vec<(ValueId, ValueId, u8, u8)>,
+) {
+    for inst in &b.insts {
+        let tile = match &inst.op {
+            Op::CoopLoad { stride, row_major, limit: Some(l), .. } => {
+                inst.result.map(|r| (values[r.index()].ty, *stride, *row_major, *l))
+            }
+            Op::CoopStore { value, stride, row_major, limit: Some(l), .. } => {
+                Some((values[value.index()].ty, *stride, *row_major, *l))
+            }
+            _ => None,
+        };
+        if let Some((t, stride, row_major, limit)) = tile {
+            if let Type::CoopMatrix { columns, rows, .. } = types.get(t) {
+                let (major, minor) = if row_major { (*rows, *columns) } else { (*columns, *rows) };
+                out.push((limit, stride, major.saturating_sub(1), minor.saturating_sub(1)));
+            }
+        }
+        for nb in inst.op.blocks() {
+            coop_limits(nb, types, values, out);
+        }
+    }
+}
+
 /// The definitions the analysis reads, without their operand lists' allocations.
 #[derive(Clone, Copy)]
 enum Def {
@@ -137,8 +196,8 @@ enum Def {
     Const(u64),
     Binary(B, ValueId, ValueId),
     Extract(ValueId, u32),
-    /// `select(reject, accept, _)`: (accept, reject).
-    Select(ValueId, ValueId),
+    /// `select(reject, accept, cond)`: (cond, accept, reject).
+    Select(ValueId, ValueId, ValueId),
     Min(ValueId, ValueId),
     Max(ValueId, ValueId),
 }
@@ -165,7 +224,7 @@ impl Ranges<'_> {
                     Op::Const(ConstValue::U32(c)) => Some(Def::Const(u64::from(*c))),
                     &Op::Binary(op, x, y) => Some(Def::Binary(op, x, y)),
                     &Op::Extract(x, c) => Some(Def::Extract(x, c)),
-                    &Op::Select { accept, reject, .. } => Some(Def::Select(accept, reject)),
+                    &Op::Select { cond, accept, reject } => Some(Def::Select(cond, accept, reject)),
                     Op::Math(M::Min, a) if a.len() == 2 => Some(Def::Min(a[0], a[1])),
                     Op::Math(M::Max, a) if a.len() == 2 => Some(Def::Max(a[0], a[1])),
                     _ => None,
@@ -211,6 +270,17 @@ impl Ranges<'_> {
         let r = self.compute(v, depth);
         self.known.insert(v, r);
         r
+    }
+
+    /// Whether `c` is `x < y` with `x`'s largest value below `y`'s smallest.
+    fn proven_less(&mut self, c: ValueId, depth: u32) -> bool {
+        match self.defs.get(&c) {
+            Some(&Def::Binary(B::Less, x, y)) if self.is_u32(x) => {
+                matches!((self.range(x, depth), self.range(y, depth)),
+                    (Some((_, xhi)), Some((ylo, _))) if xhi < ylo)
+            }
+            _ => false,
+        }
     }
 
     fn compute(&mut self, v: ValueId, depth: u32) -> Option<Range> {
@@ -275,10 +345,13 @@ impl Ranges<'_> {
                 (Some((a, b)), Some((c, e))) => Some((a.max(c), b.max(e))),
                 _ => None,
             },
-            Def::Select(accept, reject) => match (self.range(accept, d), self.range(reject, d)) {
-                (Some((a, b)), Some((c, e))) => Some((a.min(c), b.max(e))),
-                _ => None,
-            },
+            Def::Select(cond, accept, _) if self.proven_less(cond, d) => self.range(accept, d),
+            Def::Select(_, accept, reject) => {
+                match (self.range(accept, d), self.range(reject, d)) {
+                    (Some((a, b)), Some((c, e))) => Some((a.min(c), b.max(e))),
+                    _ => None,
+                }
+            }
             _ => None,
         }
     }
@@ -344,5 +417,25 @@ fn put(i: u32) { o[i] = i; }
         assert!(changed, "{t}");
         let main = &t[t.find(" main(").expect("main")..];
         assert!(!main.contains(" if "), "{main}");
+    }
+
+    #[test]
+    fn a_helper_tile_inside_its_array_loses_its_limit() {
+        // In `put`, the tile at `at` needs a limit; inlined, `at` is (l / 32) * 16 with
+        // l < 128: at most 48 + 15 * 64 + 15 = 1023 < 1024 at one caller, 1039 at the other.
+        let src = "enable f16;
+enable wgpu_cooperative_matrix;
+var<workgroup> s: array<f32, 1024>;
+fn put(m: coop_mat16x16<f32, C>, at: u32) { coopStoreT(m, &s[at], 64u); }
+@compute @workgroup_size(128) fn main(@builtin(local_invocation_index) l: u32) {
+    var m: coop_mat16x16<f32, C>;
+    put(m, (l / 32u) * 16u);
+    put(m, (l / 32u) * 16u + 16u);
+}";
+        let (t, changed) = folded(src);
+        assert!(changed, "{t}");
+        let main = &t[t.find(" main(").expect("main")..];
+        assert_eq!(main.matches("coop_store_t").count(), 2, "{main}");
+        assert_eq!(main.matches(", limit %").count(), 1, "{main}");
     }
 }

@@ -59,6 +59,18 @@ use dianran_frontend::Diagnostic;
 
 type R<T> = Result<T, Diagnostic>;
 
+/// A checked fragment access's shared values ([`Lower::coop_checked_base`]).
+struct CheckedBase {
+    /// The lane's first element's offset from the tile's first element, in elements (u64).
+    offset: VRegId,
+    /// The lane's first element's byte address.
+    addr: VRegId,
+    /// The limit, widened to 64 bits.
+    limit: VRegId,
+    /// `dh * stride` (u64) for the distinct `dh` met so far (runtime strides only).
+    rows: Vec<(u32, VRegId)>,
+}
+
 /// A decimal immediate.
 fn imm(k: u32) -> Operand {
     Operand::Imm(i64::from(k))
@@ -113,6 +125,14 @@ impl Lower<'_> {
     /// Each lane's element offset of its fragment's element 0: row-major `row*S + col`,
     /// column-major `col*S + row`, with (row, col) the lane's base.
     fn coop_lane_base(&mut self, f: &Frag) -> VRegId {
+        let (hi, lo) = self.coop_lane_coords(f);
+        let stride = f.stride;
+        self.def(RegKind::B32, |d| build::mad_lo(PT::S32, d, hi, stride, lo))
+    }
+
+    /// Each lane's (major, minor) coordinates of its fragment's element 0 in storage order:
+    /// (row, col) row-major, (col, row) column-major.
+    fn coop_lane_coords(&mut self, f: &Frag) -> (VRegId, VRegId) {
         let lane = self.sreg(SpecialReg::Laneid);
         let g = self.def(RegKind::B32, |d| op_imm(Opcode::Shr, PT::U32, d, lane, 2));
         let t = self.def(RegKind::B32, |d| op_imm(Opcode::And, PT::B32, d, lane, 3));
@@ -122,9 +142,11 @@ impl Lower<'_> {
             self.def(RegKind::B32, |d| op_imm(Opcode::Shl, PT::B32, d, t, 1))
         };
         let (br, bc) = if f.shape.role == CoopRole::B { (t2, g) } else { (g, t2) };
-        let (hi, lo) = if f.row_major { (br, bc) } else { (bc, br) };
-        let stride = f.stride;
-        self.def(RegKind::B32, |d| build::mad_lo(PT::S32, d, hi, stride, lo))
+        if f.row_major {
+            (br, bc)
+        } else {
+            (bc, br)
+        }
     }
 
     /// Byte address of element `i` of the lane's fragment (`base` from
@@ -199,6 +221,179 @@ impl Lower<'_> {
         for (i, &x) in v.iter().enumerate() {
             let a = self.coop_elem_addr(f, base, i as u32);
             self.push(build::st(sp, ty, Operand::addr(a, 0), x));
+        }
+    }
+
+    /// Per-lane loads of a fragment under the bounds policy's `limit` (a `u32` register):
+    /// an element at offset `limit` or beyond is not read and gives zero. Offsets are
+    /// computed in 64 bits, so a stride that would wrap 32 bits is past any limit.
+    fn coop_load_checked(&mut self, f: &Frag, limit: VRegId) -> Vec<VRegId> {
+        let sp = f.space.state_space();
+        let s = f.shape.scalar;
+        let ty = if s == Scalar::F16 { PT::B16 } else { PT::U32 };
+        let zero = if s == Scalar::F16 {
+            self.def(RegKind::B16, |d| build::mov(PT::B16, d, imm(0)))
+        } else {
+            self.imm_u32(0)
+        };
+        let mut base = self.coop_checked_base(f, limit);
+        let mut out = Vec::new();
+        for i in 0..f.shape.count() {
+            let (p, a) = self.coop_elem_checked(f, &mut base, i);
+            let v = self
+                .if_then(p, kind_of(s), zero, |l| l.def(kind_of(s), |d| build::ld(sp, ty, d, a)));
+            out.push(v);
+        }
+        out
+    }
+
+    /// Per-lane stores of a fragment under `limit` (see [`Lower::coop_load_checked`]): each
+    /// element's store is predicated on its offset being below the limit.
+    fn coop_store_checked(&mut self, f: &Frag, v: &[VRegId], limit: VRegId) {
+        let sp = f.space.state_space();
+        let ty = if f.shape.scalar == Scalar::F16 { PT::B16 } else { PT::U32 };
+        let mut base = self.coop_checked_base(f, limit);
+        for (i, &x) in v.iter().enumerate() {
+            let (p, a) = self.coop_elem_checked(f, &mut base, i as u32);
+            self.push(build::st(sp, ty, a, x).guarded(p, false));
+        }
+    }
+
+    /// What every element of a checked fragment access shares: the lane's first element's
+    /// offset and byte address and the limit, all 64-bit, computed once.
+    fn coop_checked_base(&mut self, f: &Frag, limit: VRegId) -> CheckedBase {
+        let (hi, lo) = self.coop_lane_coords(f);
+        let stride = f.stride;
+        let wide = self.def(RegKind::B64, |d| build::mul_wide(PT::U32, d, hi, stride));
+        let lo64 = self.def(RegKind::B64, |d| build::cvt(None, false, PT::U64, PT::U32, d, lo));
+        let offset = self.def(RegKind::B64, |d| build::add(PT::U64, d, wide, lo64));
+        let limit = self.def(RegKind::B64, |d| build::cvt(None, false, PT::U64, PT::U32, d, limit));
+        let (size, ptr) = (f.shape.scalar.size(), f.ptr);
+        let addr = self.def(RegKind::B64, |d| build::mad_lo(PT::U64, d, offset, imm(size), ptr));
+        CheckedBase { offset, addr, limit, rows: Vec::new() }
+    }
+
+    /// For element `i` of the lane's fragment: the predicate "its offset is below the
+    /// limit" and its address operand. With a constant stride the element's distance from
+    /// the lane's first element is an immediate; with a runtime one, `dh * stride` is
+    /// computed once per distinct `dh`.
+    fn coop_elem_checked(&mut self, f: &Frag, b: &mut CheckedBase, i: u32) -> (VRegId, Operand) {
+        let (r, c) = f.shape.elem_coords(i);
+        let (dh, dl) = if f.row_major { (r, c) } else { (c, r) };
+        let size = f.shape.scalar.size();
+        let (offset, limit) = (b.offset, b.limit);
+        let below = |l: &mut Self, e: VRegId| {
+            l.def(RegKind::Pred, |d| build::setp(CmpOp::Lt, PT::U64, d, e, limit))
+        };
+        if let Some(k) = f.stride_k {
+            let delta = u64::from(dh) * u64::from(k) + u64::from(dl);
+            let size = u64::from(size);
+            if let (Ok(d32), Ok(bytes)) = (u32::try_from(delta), i32::try_from(delta * size)) {
+                let e = if delta == 0 {
+                    offset
+                } else {
+                    self.def(RegKind::B64, |d| build::add(PT::U64, d, offset, imm(d32)))
+                };
+                let bytes = i64::from(bytes);
+                return (below(self, e), Operand::addr(b.addr, bytes));
+            }
+        }
+        let mut e = offset;
+        if dh != 0 {
+            let row = match b.rows.iter().find(|(h, _)| *h == dh) {
+                Some(&(_, v)) => v,
+                None => {
+                    let stride = f.stride;
+                    let v =
+                        self.def(RegKind::B64, |d| build::mul_wide(PT::U32, d, stride, imm(dh)));
+                    b.rows.push((dh, v));
+                    v
+                }
+            };
+            e = self.def(RegKind::B64, |d| build::add(PT::U64, d, e, row));
+        }
+        if dl != 0 {
+            let x = e;
+            e = self.def(RegKind::B64, |d| build::add(PT::U64, d, x, imm(dl)));
+        }
+        let ptr = f.ptr;
+        let a = self.def(RegKind::B64, |d| build::mad_lo(PT::U64, d, e, imm(size), ptr));
+        (below(self, e), Operand::addr(a, 0))
+    }
+
+    /// `p ? then(..) : otherwise` with `then` emitted in a block of its own (a load that must
+    /// not run when `p` fails); the value has register kind `kind`.
+    fn if_then(
+        &mut self,
+        p: VRegId,
+        kind: RegKind,
+        otherwise: VRegId,
+        then: impl FnOnce(&mut Self) -> VRegId,
+    ) -> VRegId {
+        let (tb, merge) = (self.mf.new_block(), self.mf.new_block());
+        let param = self.mf.new_vreg(kind);
+        if let Some(b) = self.mf.blocks.get_mut(merge.0 as usize) {
+            b.params = vec![param];
+        }
+        self.set_term(Term::Branch {
+            cond: p,
+            then_: Target { block: tb, args: vec![] },
+            else_: Target { block: merge, args: vec![otherwise] },
+        });
+        self.cur = tb;
+        let v = then(self);
+        self.jump(merge, vec![v]);
+        self.cur = merge;
+        param
+    }
+
+    /// Runs `fast` when the whole tile lies below `limit` for every lane (the last element's
+    /// offset, `(major - 1) * stride + minor - 1`, is below it; a uniform `vote`), `slow`
+    /// otherwise; returns the values of whichever ran.
+    fn when_inside(
+        &mut self,
+        f: &Frag,
+        limit: VRegId,
+        kinds: &[RegKind],
+        fast: impl FnOnce(&mut Self) -> R<Vec<VRegId>>,
+        slow: impl FnOnce(&mut Self) -> Vec<VRegId>,
+    ) -> R<Vec<VRegId>> {
+        // Square tiles: the last element is (n - 1, n - 1) in either orientation.
+        let (major, minor) = (f.shape.n, f.shape.n);
+        let inside = match f.stride_k {
+            Some(k) => {
+                let last = u64::from(major - 1) * u64::from(k) + u64::from(minor - 1);
+                let Ok(last) = u32::try_from(last) else { return Ok(slow(self)) };
+                self.def(RegKind::Pred, |d| build::setp(CmpOp::Gt, PT::U32, d, limit, imm(last)))
+            }
+            None => {
+                let stride = f.stride;
+                let w =
+                    self.def(RegKind::B64, |d| build::mul_wide(PT::U32, d, stride, imm(major - 1)));
+                let last = self.def(RegKind::B64, |d| build::add(PT::U64, d, w, imm(minor - 1)));
+                let lim =
+                    self.def(RegKind::B64, |d| build::cvt(None, false, PT::U64, PT::U32, d, limit));
+                self.def(RegKind::Pred, |d| build::setp(CmpOp::Lt, PT::U64, d, last, lim))
+            }
+        };
+        let mask = self.def(RegKind::B32, build::activemask);
+        let ok = self.def(RegKind::Pred, |d| build::vote_sync(VoteMode::All, d, inside, mask));
+        let mut err = None;
+        let v = self.diverge(
+            ok,
+            kinds,
+            |l| match fast(l) {
+                Ok(v) => v,
+                Err(e) => {
+                    err = Some(e);
+                    vec![]
+                }
+            },
+            slow,
+        );
+        match err {
+            Some(e) => Err(e),
+            None => Ok(v),
         }
     }
 
@@ -413,6 +608,18 @@ impl Lower<'_> {
             self.def(RegKind::Pred, |d| build::setp(CmpOp::Eq, PT::U32, d, low, Operand::Imm(0)));
         let mask = self.def(RegKind::B32, build::activemask);
         let ok = self.def(RegKind::Pred, |d| build::vote_sync(VoteMode::All, d, lane_ok, mask));
+        Ok(self.diverge(ok, kinds, fast, slow))
+    }
+
+    /// `fast` when the (uniform) predicate `ok` holds, `slow` otherwise, each in a block of
+    /// its own; returns the values of whichever ran (`kinds` says their registers).
+    fn diverge(
+        &mut self,
+        ok: VRegId,
+        kinds: &[RegKind],
+        fast: impl FnOnce(&mut Self) -> Vec<VRegId>,
+        slow: impl FnOnce(&mut Self) -> Vec<VRegId>,
+    ) -> Vec<VRegId> {
         let (fb, sb, merge) = (self.mf.new_block(), self.mf.new_block(), self.mf.new_block());
         let params: Vec<VRegId> = kinds.iter().map(|&k| self.mf.new_vreg(k)).collect();
         if let Some(b) = self.mf.blocks.get_mut(merge.0 as usize) {
@@ -430,7 +637,7 @@ impl Lower<'_> {
         let v = slow(self);
         self.jump(merge, v);
         self.cur = merge;
-        Ok(params)
+        params
     }
 
     /// The type of the variable a pointer is rooted in (the pointee when unknown).
@@ -620,6 +827,17 @@ impl CoopLowering for Lower<'_> {
         let f = self.frag(&a, split)?;
         let kinds = vec![kind_of(shape.scalar); shape.count() as usize];
         let size = shape.scalar.size();
+        if let Some(limit) = a.limit {
+            let limit = self.scalar(limit)?;
+            let unchecked = CoopAccess { limit: None, ..a };
+            return self.when_inside(
+                &f,
+                limit,
+                &kinds,
+                |l| l.coop_load(unchecked),
+                |l| l.coop_load_checked(&f, limit),
+            );
+        }
         match a.load_form(p.space == Space::Shared) {
             (FragForm::Elements, _) => Ok(self.coop_load_lanes(&f, false)),
             (form, need) => self.when_aligned(
@@ -640,6 +858,21 @@ impl CoopLowering for Lower<'_> {
     fn coop_store(&mut self, a: CoopAccess<Ptr>, v: &[VRegId]) -> R<()> {
         let (shape, p) = (a.shape, a.ptr);
         let f = self.frag(&a, None)?;
+        if let Some(limit) = a.limit {
+            let limit = self.scalar(limit)?;
+            let unchecked = CoopAccess { limit: None, ..a };
+            self.when_inside(
+                &f,
+                limit,
+                &[],
+                |l| l.coop_store(unchecked, v).map(|()| vec![]),
+                |l| {
+                    l.coop_store_checked(&f, v, limit);
+                    vec![]
+                },
+            )?;
+            return Ok(());
+        }
         match a.store_form() {
             (FragForm::Elements, _) => self.coop_store_lanes(&f, v, false),
             (_, need) => {

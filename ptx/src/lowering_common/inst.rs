@@ -50,6 +50,9 @@ pub struct CoopAccess<P> {
     pub stride: ValueId,
     /// `coopLoadT` / `coopStoreT` read the matrix transposed: row-major.
     pub row_major: bool,
+    /// The bounds policy's limit (a `u32`: elements from the first one to the end of its
+    /// array); an element at a larger or equal offset reads zero or is not written.
+    pub limit: Option<ValueId>,
 }
 
 impl<P> CoopAccess<P> {
@@ -216,14 +219,14 @@ pub fn lower_inst<L: InstLowering>(l: &mut L, inst: &Inst) -> R<()> {
         | Op::ImageStore { .. }
         | Op::ImageQuery(..) => l.image(op)?,
         Op::Derivative(..) => return Err(l.unsupported("derivatives")),
-        Op::CoopLoad { ptr, stride, row_major } => {
+        Op::CoopLoad { ptr, stride, row_major, limit } => {
             let shape = l.coop_layout(result_ty(l, inst, "coopLoad")?)?;
-            let access = coop_access(l, shape, *ptr, *stride, *row_major)?;
+            let access = coop_access(l, shape, *ptr, *stride, *row_major, *limit)?;
             Some(Val::Comps(l.coop_load(access)?))
         }
-        Op::CoopStore { value, ptr, stride, row_major } => {
+        Op::CoopStore { value, ptr, stride, row_major, limit } => {
             let (shape, v) = coop_fragment(l, *value)?;
-            let access = coop_access(l, shape, *ptr, *stride, *row_major)?;
+            let access = coop_access(l, shape, *ptr, *stride, *row_major, *limit)?;
             l.coop_store(access, &v)?;
             None
         }
@@ -255,8 +258,9 @@ fn coop_access<L: InstLowering>(
     ptr: ValueId,
     stride: ValueId,
     row_major: bool,
+    limit: Option<ValueId>,
 ) -> R<CoopAccess<PtrOf<L>>> {
-    Ok(CoopAccess { shape, ptr: l.pointer(ptr)?, ptr_value: ptr, stride, row_major })
+    Ok(CoopAccess { shape, ptr: l.pointer(ptr)?, ptr_value: ptr, stride, row_major, limit })
 }
 
 /// Where a module-scope variable lives, as both backends address it (docs/abi.md).

@@ -43,8 +43,8 @@ Half8 fetch_a(bool inside, uint i, const device Half8* a, constant uint* _buffer
 Half8 fetch_b(bool inside, uint i, const device Half8* b, constant uint* _buffer_sizes);
 void put_a(uint at, Half8 v, threadgroup array<half, 5120>& tile_a);
 void put_b(uint at, Half8 v, threadgroup array<half, 4608>& tile_b);
-void store_block(dr_coop16_float m, uint offset, threadgroup array<float, 4608>& block);
-void store_c(dr_coop16_float m, uint offset, uint stride, device float* c);
+void store_block(dr_coop16_float m, uint offset, threadgroup array<float, 4608>& block, threadgroup float* _coop_stage, uint _coop_lane);
+void store_c(dr_coop16_float m, uint offset, uint stride, device float* c, constant uint* _buffer_sizes, threadgroup float* _coop_stage, uint _coop_lane);
 
 Half8 fetch_a(bool inside, uint i, const device Half8* a, constant uint* _buffer_sizes) {
     const auto v10 = ((_buffer_sizes[1] - 0u) / 16u);
@@ -158,19 +158,89 @@ void put_b(uint at, Half8 v, threadgroup array<half, 4608>& tile_b) {
     tile_b[v56] = v40;
 }
 
-void store_block(dr_coop16_float m, uint offset, threadgroup array<float, 4608>& block) {
-    const auto v6 = min(offset, 4607u);
-    simdgroup_store(m.t[0][0], &block[v6] + (0u * 72u + 0u), ulong(72u), ulong2(0), false);
-    simdgroup_store(m.t[0][1], &block[v6] + (0u * 72u + 8u), ulong(72u), ulong2(0), false);
-    simdgroup_store(m.t[1][0], &block[v6] + (8u * 72u + 0u), ulong(72u), ulong2(0), false);
-    simdgroup_store(m.t[1][1], &block[v6] + (8u * 72u + 8u), ulong(72u), ulong2(0), false);
+void store_block(dr_coop16_float m, uint offset, threadgroup array<float, 4608>& block, threadgroup float* _coop_stage, uint _coop_lane) {
+    const auto v6 = (offset < 4608u);
+    const auto v8 = (4608u - offset);
+    const auto v10 = (v6 ? v8 : 0u);
+    if (simd_all(ulong(72u) * 15ul + 15ul < ulong(v10))) {
+        simdgroup_store(m.t[0][0], &block[offset] + (0u * 72u + 0u), ulong(72u), ulong2(0), false);
+        simdgroup_store(m.t[0][1], &block[offset] + (0u * 72u + 8u), ulong(72u), ulong2(0), false);
+        simdgroup_store(m.t[1][0], &block[offset] + (8u * 72u + 0u), ulong(72u), ulong2(0), false);
+        simdgroup_store(m.t[1][1], &block[offset] + (8u * 72u + 8u), ulong(72u), ulong2(0), false);
+    } else {
+        threadgroup float* _coop_s = (threadgroup float*)_coop_stage;
+        simdgroup_store(m.t[0][0], _coop_s, 8);
+        simdgroup_barrier(mem_flags::mem_threadgroup);
+        for (uint _coop_e = _coop_lane; _coop_e < 64u; _coop_e += 32u) {
+            const ulong _coop_o = ulong(0u + _coop_e / 8u) * ulong(72u) + ulong(0u + _coop_e % 8u);
+            if (_coop_o < ulong(v10)) { (&block[offset])[_coop_o] = _coop_s[_coop_e]; }
+        }
+        simdgroup_barrier(mem_flags::mem_threadgroup);
+        simdgroup_store(m.t[0][1], _coop_s, 8);
+        simdgroup_barrier(mem_flags::mem_threadgroup);
+        for (uint _coop_e = _coop_lane; _coop_e < 64u; _coop_e += 32u) {
+            const ulong _coop_o = ulong(0u + _coop_e / 8u) * ulong(72u) + ulong(8u + _coop_e % 8u);
+            if (_coop_o < ulong(v10)) { (&block[offset])[_coop_o] = _coop_s[_coop_e]; }
+        }
+        simdgroup_barrier(mem_flags::mem_threadgroup);
+        simdgroup_store(m.t[1][0], _coop_s, 8);
+        simdgroup_barrier(mem_flags::mem_threadgroup);
+        for (uint _coop_e = _coop_lane; _coop_e < 64u; _coop_e += 32u) {
+            const ulong _coop_o = ulong(8u + _coop_e / 8u) * ulong(72u) + ulong(0u + _coop_e % 8u);
+            if (_coop_o < ulong(v10)) { (&block[offset])[_coop_o] = _coop_s[_coop_e]; }
+        }
+        simdgroup_barrier(mem_flags::mem_threadgroup);
+        simdgroup_store(m.t[1][1], _coop_s, 8);
+        simdgroup_barrier(mem_flags::mem_threadgroup);
+        for (uint _coop_e = _coop_lane; _coop_e < 64u; _coop_e += 32u) {
+            const ulong _coop_o = ulong(8u + _coop_e / 8u) * ulong(72u) + ulong(8u + _coop_e % 8u);
+            if (_coop_o < ulong(v10)) { (&block[offset])[_coop_o] = _coop_s[_coop_e]; }
+        }
+        simdgroup_barrier(mem_flags::mem_threadgroup);
+    }
 }
 
-void store_c(dr_coop16_float m, uint offset, uint stride, device float* c) {
-    simdgroup_store(m.t[0][0], &c[offset] + (0u * stride + 0u), ulong(stride), ulong2(0), false);
-    simdgroup_store(m.t[0][1], &c[offset] + (0u * stride + 8u), ulong(stride), ulong2(0), false);
-    simdgroup_store(m.t[1][0], &c[offset] + (8u * stride + 0u), ulong(stride), ulong2(0), false);
-    simdgroup_store(m.t[1][1], &c[offset] + (8u * stride + 8u), ulong(stride), ulong2(0), false);
+void store_c(dr_coop16_float m, uint offset, uint stride, device float* c, constant uint* _buffer_sizes, threadgroup float* _coop_stage, uint _coop_lane) {
+    const auto v5 = ((_buffer_sizes[3] - 0u) / 4u);
+    const auto v6 = (offset < v5);
+    const auto v8 = (v5 - offset);
+    const auto v10 = (v6 ? v8 : 0u);
+    if (simd_all(ulong(stride) * 15ul + 15ul < ulong(v10))) {
+        simdgroup_store(m.t[0][0], &c[offset] + (0u * stride + 0u), ulong(stride), ulong2(0), false);
+        simdgroup_store(m.t[0][1], &c[offset] + (0u * stride + 8u), ulong(stride), ulong2(0), false);
+        simdgroup_store(m.t[1][0], &c[offset] + (8u * stride + 0u), ulong(stride), ulong2(0), false);
+        simdgroup_store(m.t[1][1], &c[offset] + (8u * stride + 8u), ulong(stride), ulong2(0), false);
+    } else {
+        threadgroup float* _coop_s = (threadgroup float*)_coop_stage;
+        simdgroup_store(m.t[0][0], _coop_s, 8);
+        simdgroup_barrier(mem_flags::mem_threadgroup);
+        for (uint _coop_e = _coop_lane; _coop_e < 64u; _coop_e += 32u) {
+            const ulong _coop_o = ulong(0u + _coop_e / 8u) * ulong(stride) + ulong(0u + _coop_e % 8u);
+            if (_coop_o < ulong(v10)) { (&c[offset])[_coop_o] = _coop_s[_coop_e]; }
+        }
+        simdgroup_barrier(mem_flags::mem_threadgroup);
+        simdgroup_store(m.t[0][1], _coop_s, 8);
+        simdgroup_barrier(mem_flags::mem_threadgroup);
+        for (uint _coop_e = _coop_lane; _coop_e < 64u; _coop_e += 32u) {
+            const ulong _coop_o = ulong(0u + _coop_e / 8u) * ulong(stride) + ulong(8u + _coop_e % 8u);
+            if (_coop_o < ulong(v10)) { (&c[offset])[_coop_o] = _coop_s[_coop_e]; }
+        }
+        simdgroup_barrier(mem_flags::mem_threadgroup);
+        simdgroup_store(m.t[1][0], _coop_s, 8);
+        simdgroup_barrier(mem_flags::mem_threadgroup);
+        for (uint _coop_e = _coop_lane; _coop_e < 64u; _coop_e += 32u) {
+            const ulong _coop_o = ulong(8u + _coop_e / 8u) * ulong(stride) + ulong(0u + _coop_e % 8u);
+            if (_coop_o < ulong(v10)) { (&c[offset])[_coop_o] = _coop_s[_coop_e]; }
+        }
+        simdgroup_barrier(mem_flags::mem_threadgroup);
+        simdgroup_store(m.t[1][1], _coop_s, 8);
+        simdgroup_barrier(mem_flags::mem_threadgroup);
+        for (uint _coop_e = _coop_lane; _coop_e < 64u; _coop_e += 32u) {
+            const ulong _coop_o = ulong(8u + _coop_e / 8u) * ulong(stride) + ulong(8u + _coop_e % 8u);
+            if (_coop_o < ulong(v10)) { (&c[offset])[_coop_o] = _coop_s[_coop_e]; }
+        }
+        simdgroup_barrier(mem_flags::mem_threadgroup);
+    }
 }
 
 [[max_total_threads_per_threadgroup(128)]] kernel void main_(constant Dims& dims [[buffer(0)]],
@@ -183,6 +253,9 @@ void store_c(dr_coop16_float m, uint offset, uint stride, device float* c) {
     threadgroup array<half, 5120> tile_a;
     threadgroup array<half, 4608> tile_b;
     threadgroup array<float, 4608> block;
+    threadgroup float _coop_stages[256];
+    threadgroup float* _coop_stage = &_coop_stages[(lid / 32u) * 64u];
+    const uint _coop_lane = lid % 32u;
     if (lid == 0u) {
         tile_a = array<half, 5120>{};
         tile_b = array<half, 4608>{};
@@ -543,26 +616,26 @@ void store_c(dr_coop16_float m, uint offset, uint stride, device float* c) {
         const auto v306 = (v305 * n);
         const auto v307 = (v306 + col0);
         const auto base = (v307 + wc);
-        store_c(acc00, base, n, c);
+        store_c(acc00, base, n, c, _buffer_sizes, _coop_stage, _coop_lane);
         const auto v312 = (base + 16u);
-        store_c(acc01, v312, n, c);
+        store_c(acc01, v312, n, c, _buffer_sizes, _coop_stage, _coop_lane);
         const auto v315 = (16u * n);
         const auto v316 = (base + v315);
-        store_c(acc10, v316, n, c);
+        store_c(acc10, v316, n, c, _buffer_sizes, _coop_stage, _coop_lane);
         const auto v322 = (v316 + 16u);
-        store_c(acc11, v322, n, c);
+        store_c(acc11, v322, n, c, _buffer_sizes, _coop_stage, _coop_lane);
     } else {
         const auto v325 = (wr * 72u);
         const auto v326 = (v325 + wc);
-        store_block(acc00, v326, block);
+        store_block(acc00, v326, block, _coop_stage, _coop_lane);
         const auto v332 = (v326 + 16u);
-        store_block(acc01, v332, block);
+        store_block(acc01, v332, block, _coop_stage, _coop_lane);
         const auto v335 = (wr + 16u);
         const auto v337 = (v335 * 72u);
         const auto v338 = (v337 + wc);
-        store_block(acc10, v338, block);
+        store_block(acc10, v338, block, _coop_stage, _coop_lane);
         const auto v346 = (v338 + 16u);
-        store_block(acc11, v346, block);
+        store_block(acc11, v346, block, _coop_stage, _coop_lane);
         threadgroup_barrier(mem_flags::mem_threadgroup);
         uint i = 0u;
         bool loop_init_1 = true;

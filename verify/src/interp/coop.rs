@@ -44,21 +44,48 @@ fn elem_ptr(ptr: [u32; 2], e: u32, s: Scalar) -> Result<[u32; 2], Diagnostic> {
     Ok([ptr[0], off])
 }
 
+/// The element offset of tile element (r, c) when the access happens: `None` for an element
+/// at or past `limit` (the bounds policy's per-element rule: zero read, store dropped; an
+/// offset that overflows is past any limit). Without a limit an overflow is an error.
+fn checked_offset(
+    r: u32,
+    c: u32,
+    stride: u32,
+    row_major: bool,
+    limit: Option<u32>,
+) -> Result<Option<u32>, Diagnostic> {
+    match (elem_offset(r, c, stride, row_major), limit) {
+        (Some(e), Some(l)) => Ok((e < l).then_some(e)),
+        (Some(e), None) => Ok(Some(e)),
+        (None, Some(_)) => Ok(None),
+        (None, None) => Err(runtime("cooperative matrix stride overflows")),
+    }
+}
+
+/// Where a tile is in memory: the first element, the stride in elements, the orientation
+/// and the bounds policy's `limit` (elements from the first one to the end of its array).
+#[derive(Clone, Copy)]
+pub(crate) struct Tile {
+    pub ptr: [u32; 2],
+    pub stride: u32,
+    pub row_major: bool,
+    pub limit: Option<u32>,
+}
+
 /// `coopLoad`/`coopLoadT` for one lane.
 pub(crate) fn load(
     mem: &Memory,
     lane: usize,
-    ptr: [u32; 2],
-    stride: u32,
-    row_major: bool,
+    t: Tile,
     sh: Shape,
     out: &mut Vec<u32>,
 ) -> Result<(), Diagnostic> {
     for r in 0..sh.rows {
         for c in 0..sh.cols {
-            let e = elem_offset(r, c, stride, row_major)
-                .ok_or_else(|| runtime("cooperative matrix stride overflows"))?;
-            out.push(mem.load_scalar(lane, elem_ptr(ptr, e, sh.scalar)?, sh.scalar)?);
+            out.push(match checked_offset(r, c, t.stride, t.row_major, t.limit)? {
+                Some(e) => mem.load_scalar(lane, elem_ptr(t.ptr, e, sh.scalar)?, sh.scalar)?,
+                None => 0,
+            });
         }
     }
     Ok(())
@@ -69,20 +96,18 @@ pub(crate) fn store(
     mem: &mut Memory,
     lane: usize,
     value: &[u32],
-    ptr: [u32; 2],
-    stride: u32,
-    row_major: bool,
+    t: Tile,
     sh: Shape,
 ) -> Result<(), Diagnostic> {
     for r in 0..sh.rows {
         for c in 0..sh.cols {
-            let e = elem_offset(r, c, stride, row_major)
-                .ok_or_else(|| runtime("cooperative matrix stride overflows"))?;
             let w = value
                 .get((r * sh.cols + c) as usize)
                 .copied()
                 .ok_or_else(|| internal("cooperative matrix value too short"))?;
-            mem.store_scalar(lane, elem_ptr(ptr, e, sh.scalar)?, sh.scalar, w)?;
+            if let Some(e) = checked_offset(r, c, t.stride, t.row_major, t.limit)? {
+                mem.store_scalar(lane, elem_ptr(t.ptr, e, sh.scalar)?, sh.scalar, w)?;
+            }
         }
     }
     Ok(())

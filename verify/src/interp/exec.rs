@@ -1064,16 +1064,25 @@ impl<'m> Machine<'m> {
                 let r = inst.result.map(|r| fr.ty(r)).transpose()?;
                 self.image_op(fr, lane, &inst.op, r, out)?;
             }
-            Op::CoopLoad { ptr, stride, row_major } => {
+            Op::CoopLoad { ptr, stride, row_major, limit } => {
                 let sh = self.coop_shape(rty()?)?;
-                let p = fr.ptr(lane, *ptr)?;
-                coop::load(&self.mem, lane, p, fr.word(lane, *stride), *row_major, sh, out)?;
+                let t = coop::Tile {
+                    ptr: fr.ptr(lane, *ptr)?,
+                    stride: fr.word(lane, *stride),
+                    row_major: *row_major,
+                    limit: limit.map(|l| fr.word(lane, l)),
+                };
+                coop::load(&self.mem, lane, t, sh, out)?;
             }
-            Op::CoopStore { value, ptr, stride, row_major } => {
+            Op::CoopStore { value, ptr, stride, row_major, limit } => {
                 let sh = self.coop_shape(fr.ty(*value)?)?;
-                let p = fr.ptr(lane, *ptr)?;
-                let st = fr.word(lane, *stride);
-                coop::store(&mut self.mem, lane, fr.get(lane, *value), p, st, *row_major, sh)?;
+                let t = coop::Tile {
+                    ptr: fr.ptr(lane, *ptr)?,
+                    stride: fr.word(lane, *stride),
+                    row_major: *row_major,
+                    limit: limit.map(|l| fr.word(lane, l)),
+                };
+                coop::store(&mut self.mem, lane, fr.get(lane, *value), t, sh)?;
             }
             Op::CoopMultiplyAdd(a, b, c) => {
                 let (sa, sb, sc) = (
