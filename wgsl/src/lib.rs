@@ -33,7 +33,43 @@ pub struct Options {
 /// Prints `m` as WGSL. Constructs WGSL cannot express (for example inlined regions, which only
 /// the PTX path creates) are diagnostics naming the function.
 pub fn write_module(m: &ir::Module, opts: &Options) -> Result<String, Vec<Diagnostic>> {
-    module::Writer::new(m, *opts).write()
+    match without_coop_limits(m) {
+        Some(stripped) => module::Writer::new(&stripped, *opts).write(),
+        None => module::Writer::new(m, *opts).write(),
+    }
+}
+
+/// `m` without cooperative tiles' bounds limits and the code that only computed them, when
+/// it has any. WGSL cannot express a limit (`docs/bounds.md`, "Cooperative-matrix tiles"):
+/// the tile prints as written, and the limit's computation would be unused `let`s.
+fn without_coop_limits(m: &ir::Module) -> Option<ir::Module> {
+    fn strip(b: &mut ir::Block) {
+        for inst in &mut b.insts {
+            if let ir::Op::CoopLoad { limit, .. } | ir::Op::CoopStore { limit, .. } = &mut inst.op {
+                *limit = None;
+            }
+            for nb in inst.op.blocks_mut() {
+                strip(nb);
+            }
+        }
+    }
+    fn has(b: &ir::Block) -> bool {
+        b.insts.iter().any(|inst| {
+            matches!(
+                inst.op,
+                ir::Op::CoopLoad { limit: Some(_), .. } | ir::Op::CoopStore { limit: Some(_), .. }
+            ) || inst.op.blocks().into_iter().any(has)
+        })
+    }
+    if !m.functions.iter().any(|f| has(&f.body)) {
+        return None;
+    }
+    let mut copy = m.clone();
+    for f in &mut copy.functions {
+        strip(&mut f.body);
+    }
+    dianran_frontend::passes::dce(&mut copy);
+    Some(copy)
 }
 
 fn unsupported(what: impl Into<String>, span: ir::Span, func: &str) -> Diagnostic {

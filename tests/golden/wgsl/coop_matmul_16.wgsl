@@ -17,10 +17,6 @@ fn main_(@builtin(workgroup_id) wid: vec3<u32>) {
     let col = (v8 * 16u);
     let v12 = (row * 32u);
     let v13 = (v12 + col);
-    let v56 = arrayLength(&c);
-    let v57 = (v13 < v56);
-    let v59 = (v56 - v13);
-    let v61 = select(0u, v59, v57);
     let v17 = coopLoadT<coop_mat16x16<f32, C>>(&c[v13], 32u);
     var acc = v17;
     var k = 0u;
@@ -32,17 +28,9 @@ fn main_(@builtin(workgroup_id) wid: vec3<u32>) {
             break;
         }
         let v24 = (v12 + k_1);
-        let v62 = arrayLength(&a);
-        let v63 = (v24 < v62);
-        let v65 = (v62 - v24);
-        let v67 = select(0u, v65, v63);
         let am = coopLoadT<coop_mat16x16<f16, A>>(&a[v24], 32u);
         let v31 = (k_1 * 32u);
         let v32 = (v31 + col);
-        let v68 = arrayLength(&b);
-        let v69 = (v32 < v68);
-        let v71 = (v68 - v32);
-        let v73 = select(0u, v71, v69);
         let bm = coopLoadT<coop_mat16x16<f16, B>>(&b[v32], 32u);
         let v38 = coopMultiplyAdd(am, bm, acc_1);
         acc = v38;

@@ -143,17 +143,10 @@ fn put_b(at: u32, v: Half8) {
 }
 
 fn store_block(m: coop_mat16x16<f32, C>, offset: u32) {
-    let v6 = (offset < 4608u);
-    let v8 = (4608u - offset);
-    let v10 = select(0u, v8, v6);
     coopStoreT(m, &block[offset], 72u);
 }
 
 fn store_c(m: coop_mat16x16<f32, C>, offset: u32, stride: u32) {
-    let v5 = arrayLength(&c);
-    let v6 = (offset < v5);
-    let v8 = (v5 - offset);
-    let v10 = select(0u, v8, v6);
     coopStoreT(m, &c[offset], stride);
 }
 
