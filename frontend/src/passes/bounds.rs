@@ -80,11 +80,11 @@ pub fn bounds(m: &mut Module) -> bool {
 /// What the bounds pass did in one function.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct BoundsCounts {
-    /// Checks inserted: buffer loads, stores and atomics put under a guard, and indices
-    /// clamped.
+    /// Checks inserted: buffer loads, stores and atomics put under a guard, indices
+    /// clamped, and cooperative loads and stores given a limit.
     pub emitted: u32,
-    /// Checks left out: buffer accesses whose runtime indices were all proven in range, and
-    /// other runtime indices proven in range.
+    /// Checks left out: buffer accesses whose runtime indices were all proven in range,
+    /// other runtime indices proven in range, and cooperative tiles proven inside.
     pub eliminated: u32,
 }
 
