@@ -379,6 +379,16 @@ impl Types {
             _ => None,
         }
     }
+    /// The offset, in elements, of a cooperative matrix's last element from its first when
+    /// stored with row stride (column stride when not `row_major`) `stride`:
+    /// `(major - 1) * stride + minor - 1`. `None` for other types.
+    pub fn coop_last_offset(&self, id: TypeId, row_major: bool, stride: u64) -> Option<u64> {
+        let Type::CoopMatrix { columns, rows, .. } = *self.get(id) else { return None };
+        let (major, minor) = if row_major { (rows, columns) } else { (columns, rows) };
+        let (major, minor) =
+            (u64::from(major.saturating_sub(1)), u64::from(minor.saturating_sub(1)));
+        major.checked_mul(stride)?.checked_add(minor)
+    }
     /// WGSL host-shareable (size, alignment) of a type; pointers and handles are (8, 8).
     pub fn size_align(&self, id: TypeId) -> (u32, u32) {
         match *self.get(id) {

@@ -136,33 +136,32 @@ impl FnWriter<'_> {
                     (format!("{}u + _coop_e / 8u", 8 * i), format!("{}u + _coop_e % 8u", 8 * j));
                 let (major, minor) = if t.row_major { (row, col) } else { (col, row) };
                 let offset = format!("ulong({major}) * ulong({s}) + ulong({minor})");
-                let each = format!("for (uint _coop_e = {LANE}; _coop_e < 64u; _coop_e += 32u) {{");
                 let barrier = "simdgroup_barrier(mem_flags::mem_threadgroup);";
+                // Lane `l`'s elements `l` and `l + 32` of the slot, `body` with each one's
+                // offset `_coop_o` in memory.
+                let each = |w: &mut Self, body: &str| {
+                    let head =
+                        format!("for (uint _coop_e = {LANE}; _coop_e < 64u; _coop_e += 32u) {{");
+                    w.b.line(d, &head);
+                    w.b.line(d + 1, &format!("const ulong _coop_o = {offset};"));
+                    w.b.line(d + 1, body);
+                    w.b.line(d, "}");
+                };
                 if load {
-                    self.b.line(d, &each);
-                    self.b.line(d + 1, &format!("const ulong _coop_o = {offset};"));
-                    self.b.line(
-                        d + 1,
-                        &format!(
+                    let copy = format!(
                         "_coop_s[_coop_e] = _coop_o < ulong({lim}) ? {base}[_coop_o] : {ty}(0);"
-                    ),
                     );
-                    self.b.line(d, "}");
+                    each(self, &copy);
                     self.b.line(d, barrier);
                     self.b.line(d, &format!("simdgroup_load({tile}, _coop_s, 8);"));
                     self.b.line(d, barrier);
                 } else {
                     self.b.line(d, &format!("simdgroup_store({tile}, _coop_s, 8);"));
                     self.b.line(d, barrier);
-                    self.b.line(d, &each);
-                    self.b.line(d + 1, &format!("const ulong _coop_o = {offset};"));
-                    self.b.line(
-                        d + 1,
-                        &format!(
-                            "if (_coop_o < ulong({lim})) {{ {base}[_coop_o] = _coop_s[_coop_e]; }}"
-                        ),
+                    let copy = format!(
+                        "if (_coop_o < ulong({lim})) {{ {base}[_coop_o] = _coop_s[_coop_e]; }}"
                     );
-                    self.b.line(d, "}");
+                    each(self, &copy);
                     self.b.line(d, barrier);
                 }
             }

@@ -39,8 +39,9 @@ impl<'a> Writer<'a> {
         let mut uses_stage = vec![false; n];
         let mut calls: Vec<BTreeSet<FuncId>> = vec![BTreeSet::new(); n];
         for (i, f) in m.functions.iter().enumerate() {
-            let flags = Flags { sizes: &mut uses_sizes[i], stage: &mut uses_stage[i] };
-            scan(&f.body, &mut uses[i], &mut calls[i], flags);
+            let mut needs = Needs::default();
+            scan(&f.body, &mut uses[i], &mut calls[i], &mut needs);
+            (uses_sizes[i], uses_stage[i]) = (needs.sizes, needs.stage);
         }
         // Propagate through calls to a fixed point (WGSL has no recursion; bound anyway).
         for _ in 0..=n {
@@ -308,18 +309,19 @@ impl<'a> Writer<'a> {
 }
 
 /// What [`scan`] records of a function besides its globals and calls.
-struct Flags<'a> {
+#[derive(Default)]
+struct Needs {
     /// It calls `arrayLength`.
-    sizes: &'a mut bool,
+    sizes: bool,
     /// It has a cooperative load or store under a bounds limit.
-    stage: &'a mut bool,
+    stage: bool,
 }
 
 fn scan(
     b: &ir::Block,
     uses: &mut BTreeSet<GlobalId>,
     calls: &mut BTreeSet<FuncId>,
-    flags: Flags<'_>,
+    needs: &mut Needs,
 ) {
     for inst in &b.insts {
         match &inst.op {
@@ -329,15 +331,14 @@ fn scan(
             Op::Call(f, _) => {
                 calls.insert(*f);
             }
-            Op::ArrayLength(_) => *flags.sizes = true,
+            Op::ArrayLength(_) => needs.sizes = true,
             Op::CoopLoad { limit: Some(_), .. } | Op::CoopStore { limit: Some(_), .. } => {
-                *flags.stage = true;
+                needs.stage = true;
             }
             _ => {}
         }
         for nested in inst.op.blocks() {
-            let again = Flags { sizes: &mut *flags.sizes, stage: &mut *flags.stage };
-            scan(nested, uses, calls, again);
+            scan(nested, uses, calls, needs);
         }
     }
 }

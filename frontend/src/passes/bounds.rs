@@ -465,13 +465,13 @@ impl Pass<'_> {
             }
             Op::CoopLoad { ptr, stride, row_major, .. } => {
                 let Some(r) = inst.result else { return out.push(inst) };
-                let shape = self.tile_shape(ty(values, r), row_major);
+                let shape = (ty(values, r), row_major);
                 let (ptr, limit) = self.tile_limit(values, out, ptr, shape, stride, facts, span);
                 inst.op = Op::CoopLoad { ptr, stride, row_major, limit };
                 out.push(inst);
             }
             Op::CoopStore { value, ptr, stride, row_major, .. } => {
-                let shape = self.tile_shape(ty(values, value), row_major);
+                let shape = (ty(values, value), row_major);
                 let (ptr, limit) = self.tile_limit(values, out, ptr, shape, stride, facts, span);
                 inst.op = Op::CoopStore { value, ptr, stride, row_major, limit };
                 out.push(inst);
@@ -483,14 +483,6 @@ impl Pass<'_> {
                 None => out.push(inst),
             },
             _ => out.push(inst),
-        }
-    }
-
-    /// Rows, columns and orientation of a cooperative matrix of type `t`.
-    fn tile_shape(&self, t: TypeId, row_major: bool) -> (u8, u8, bool) {
-        match self.types.get(t) {
-            Type::CoopMatrix { columns, rows, .. } => (*rows, *columns, row_major),
-            _ => (1, 1, row_major),
         }
     }
 

@@ -74,13 +74,13 @@ pub fn fold_ranges(m: &Module, id: FuncId, f: &mut Function) -> bool {
     }
     // Cooperative tiles proven inside, by (limit, stride).
     let mut tiles = Vec::new();
-    coop_limits(&f.body, &m.types, &f.values, &mut tiles);
+    coop_limits(&f.body, &f.values, &mut tiles);
     let mut inside: HashSet<(ValueId, ValueId)> = HashSet::default();
-    for (limit, stride, major, minor) in tiles {
+    for (limit, stride, matrix, row_major) in tiles {
         let (Some((lo, _)), Some((_, s))) = (r.range(limit, 0), r.range(stride, 0)) else {
             continue;
         };
-        if u64::from(major) * s + u64::from(minor) < lo {
+        if m.types.coop_last_offset(matrix, row_major, s).is_some_and(|last| last < lo) {
             inside.insert((limit, stride));
         }
     }
@@ -159,32 +159,23 @@ fn rewrite(
     b.insts = out;
 }
 
-/// The cooperative loads and stores in `b` that carry a limit: (limit, stride, major - 1,
-/// minor - 1) of each.
-fn coop_limits(
-    b: &Block,
-    types: &Types,
-    values: &[ValueData],
-    out: &mut Vec<(ValueId, ValueId, u8, u8)>,
-) {
+/// The cooperative loads and stores in `b` that carry a limit: (limit, stride, matrix
+/// type, row-major) of each.
+fn coop_limits(b: &Block, values: &[ValueData], out: &mut Vec<(ValueId, ValueId, TypeId, bool)>) {
     for inst in &b.insts {
-        let tile = match &inst.op {
+        match &inst.op {
             Op::CoopLoad { stride, row_major, limit: Some(l), .. } => {
-                inst.result.map(|r| (values[r.index()].ty, *stride, *row_major, *l))
+                if let Some(r) = inst.result {
+                    out.push((*l, *stride, values[r.index()].ty, *row_major));
+                }
             }
             Op::CoopStore { value, stride, row_major, limit: Some(l), .. } => {
-                Some((values[value.index()].ty, *stride, *row_major, *l))
+                out.push((*l, *stride, values[value.index()].ty, *row_major));
             }
-            _ => None,
-        };
-        if let Some((t, stride, row_major, limit)) = tile {
-            if let Type::CoopMatrix { columns, rows, .. } = types.get(t) {
-                let (major, minor) = if row_major { (*rows, *columns) } else { (*columns, *rows) };
-                out.push((limit, stride, major.saturating_sub(1), minor.saturating_sub(1)));
-            }
+            _ => {}
         }
         for nb in inst.op.blocks() {
-            coop_limits(nb, types, values, out);
+            coop_limits(nb, values, out);
         }
     }
 }

@@ -376,25 +376,8 @@ impl Lower<'_> {
                 self.def(RegKind::Pred, |d| build::setp(CmpOp::Lt, PT::U64, d, last, lim))
             }
         };
-        let mask = self.def(RegKind::B32, build::activemask);
-        let ok = self.def(RegKind::Pred, |d| build::vote_sync(VoteMode::All, d, inside, mask));
-        let mut err = None;
-        let v = self.diverge(
-            ok,
-            kinds,
-            |l| match fast(l) {
-                Ok(v) => v,
-                Err(e) => {
-                    err = Some(e);
-                    vec![]
-                }
-            },
-            slow,
-        );
-        match err {
-            Some(e) => Err(e),
-            None => Ok(v),
-        }
+        let ok = self.vote_all(inside);
+        self.diverge(ok, kinds, fast, slow)
     }
 
     /// One `ldmatrix` for an f16 fragment in workgroup memory (rows 16-byte aligned): lanes
@@ -606,9 +589,15 @@ impl Lower<'_> {
         let low = self.def(RegKind::B32, |d| op_imm(Opcode::And, PT::B32, d, x, need - 1));
         let lane_ok =
             self.def(RegKind::Pred, |d| build::setp(CmpOp::Eq, PT::U32, d, low, Operand::Imm(0)));
+        let ok = self.vote_all(lane_ok);
+        self.diverge(ok, kinds, |l| Ok(fast(l)), slow)
+    }
+
+    /// Whether `p` holds on every active lane (`vote.sync.all` over the active mask): a
+    /// uniform condition for choosing between a fast and a checked path.
+    fn vote_all(&mut self, p: VRegId) -> VRegId {
         let mask = self.def(RegKind::B32, build::activemask);
-        let ok = self.def(RegKind::Pred, |d| build::vote_sync(VoteMode::All, d, lane_ok, mask));
-        Ok(self.diverge(ok, kinds, fast, slow))
+        self.def(RegKind::Pred, |d| build::vote_sync(VoteMode::All, d, p, mask))
     }
 
     /// `fast` when the (uniform) predicate `ok` holds, `slow` otherwise, each in a block of
@@ -617,9 +606,9 @@ impl Lower<'_> {
         &mut self,
         ok: VRegId,
         kinds: &[RegKind],
-        fast: impl FnOnce(&mut Self) -> Vec<VRegId>,
+        fast: impl FnOnce(&mut Self) -> R<Vec<VRegId>>,
         slow: impl FnOnce(&mut Self) -> Vec<VRegId>,
-    ) -> Vec<VRegId> {
+    ) -> R<Vec<VRegId>> {
         let (fb, sb, merge) = (self.mf.new_block(), self.mf.new_block(), self.mf.new_block());
         let params: Vec<VRegId> = kinds.iter().map(|&k| self.mf.new_vreg(k)).collect();
         if let Some(b) = self.mf.blocks.get_mut(merge.0 as usize) {
@@ -631,13 +620,13 @@ impl Lower<'_> {
             else_: Target { block: sb, args: vec![] },
         });
         self.cur = fb;
-        let v = fast(self);
+        let v = fast(self)?;
         self.jump(merge, v);
         self.cur = sb;
         let v = slow(self);
         self.jump(merge, v);
         self.cur = merge;
-        params
+        Ok(params)
     }
 
     /// The type of the variable a pointer is rooted in (the pointee when unknown).

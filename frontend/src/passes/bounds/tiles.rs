@@ -40,7 +40,7 @@ struct Level {
 }
 
 impl Pass<'_> {
-    /// The pointer and `limit` a cooperative load or store of a `rows` x `cols` matrix at
+    /// The pointer and `limit` a cooperative load or store of a matrix of type `matrix` at
     /// `ptr` runs with, emitting the limit's computation into `out`.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn tile_limit(
@@ -48,7 +48,7 @@ impl Pass<'_> {
         values: &mut Vec<ValueData>,
         out: &mut Vec<Inst>,
         ptr: ValueId,
-        (rows, cols, row_major): (u8, u8, bool),
+        (matrix, row_major): (TypeId, bool),
         stride: ValueId,
         facts: &[Fact],
         span: Span,
@@ -58,17 +58,15 @@ impl Pass<'_> {
             return (raw, None);
         };
         let base_cond = self.conds.get(&outer).copied();
-        let (major, minor) = if row_major { (rows, cols) } else { (cols, rows) };
-        // The last element's offset from the first.
-        let last =
-            |s: u64| u64::from(major.saturating_sub(1)) * s + u64::from(minor.saturating_sub(1));
         if base_cond.is_none() {
-            if let (Some(s), Some(total), Some(first)) = (
-                self.max_of(values, stride).filter(|_| self.is_const(stride)),
-                total_const(&levels),
-                self.max_flat(values, &levels, facts),
-            ) {
-                if first + last(s) < total {
+            let last = self
+                .max_of(values, stride)
+                .filter(|_| self.is_const(stride))
+                .and_then(|s| self.types.coop_last_offset(matrix, row_major, s));
+            if let (Some(last), Some(total), Some(first)) =
+                (last, total_const(&levels), self.max_flat(values, &levels, facts))
+            {
+                if first.checked_add(last).is_some_and(|e| e < total) {
                     self.counts.eliminated += 1;
                     return (raw, None);
                 }
