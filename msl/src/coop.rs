@@ -6,7 +6,7 @@ use dianran_frontend::ir::{self, Scalar, Type, TypeId, ValueId};
 use dianran_frontend::printer::operands::Operands;
 use dianran_frontend::printer::syntax::Syntax;
 
-/// A cooperative access through the staging slot ([`FnWriter::tile_staged`]).
+/// A cooperative load's or store's tiles and where they are in memory.
 struct Tile<'a> {
     /// The matrix's name in the output.
     matrix: &'a str,
@@ -16,7 +16,18 @@ struct Tile<'a> {
     ptr: ValueId,
     stride: ValueId,
     row_major: bool,
-    limit: ValueId,
+}
+
+impl Tile<'_> {
+    /// The name of tile (i, j): the matrix itself when it is one 8×8 tile, else its member
+    /// `t[i][j]`.
+    fn tile(&self, i: usize, j: usize) -> String {
+        if self.tiles == 1 {
+            self.matrix.to_string()
+        } else {
+            format!("{}.t[{i}][{j}]", self.matrix)
+        }
+    }
 }
 
 impl FnWriter<'_> {
@@ -68,18 +79,9 @@ impl FnWriter<'_> {
         span: ir::Span,
     ) -> Res<()> {
         let (name, tiles) = self.declare_matrix(r, depth, span)?;
-        let Some(limit) = limit else {
-            self.tile_accesses("simdgroup_load", &name, tiles, ptr, stride, row_major, depth);
-            return Ok(());
-        };
-        let inside = self.tile_inside(tiles, stride, limit);
-        self.b.line(depth, &format!("if ({inside}) {{"));
-        self.tile_accesses("simdgroup_load", &name, tiles, ptr, stride, row_major, depth + 1);
-        self.b.line(depth, "} else {");
         let (_, scalar) = self.coop_shape(self.b.ty(r), span)?;
-        let t = Tile { matrix: &name, tiles, scalar, ptr, stride, row_major, limit };
-        self.tile_staged(true, &t, depth + 1);
-        self.b.line(depth, "}");
+        let t = Tile { matrix: &name, tiles, scalar, ptr, stride, row_major };
+        self.tile_access(true, &t, limit, depth);
         Ok(())
     }
 
@@ -100,38 +102,42 @@ impl FnWriter<'_> {
     ) -> Res<()> {
         let (tiles, scalar) = self.coop_shape(self.b.ty(value), span)?;
         let m = self.val(value);
-        let Some(limit) = limit else {
-            self.tile_accesses("simdgroup_store", &m, tiles, ptr, stride, row_major, depth);
-            return Ok(());
-        };
-        let inside = self.tile_inside(tiles, stride, limit);
-        self.b.line(depth, &format!("if ({inside}) {{"));
-        self.tile_accesses("simdgroup_store", &m, tiles, ptr, stride, row_major, depth + 1);
-        self.b.line(depth, "} else {");
-        let t = Tile { matrix: &m, tiles, scalar, ptr, stride, row_major, limit };
-        self.tile_staged(false, &t, depth + 1);
-        self.b.line(depth, "}");
+        let t = Tile { matrix: &m, tiles, scalar, ptr, stride, row_major };
+        self.tile_access(false, &t, limit, depth);
         Ok(())
+    }
+
+    /// Loads (`load`) or stores the tiles of `t`: as they are without a `limit`; with one,
+    /// as they are when the whole matrix lies inside its array, else through the staging
+    /// slot ([`FnWriter::tile_staged`]).
+    fn tile_access(&mut self, load: bool, t: &Tile<'_>, limit: Option<ValueId>, depth: usize) {
+        let f = if load { "simdgroup_load" } else { "simdgroup_store" };
+        let Some(limit) = limit else {
+            self.tile_accesses(f, t, depth);
+            return;
+        };
+        let inside = self.tile_inside(t.tiles, t.stride, limit);
+        self.b.line(depth, &format!("if ({inside}) {{"));
+        self.tile_accesses(f, t, depth + 1);
+        self.b.line(depth, "} else {");
+        self.tile_staged(load, t, limit, depth + 1);
+        self.b.line(depth, "}");
     }
 
     /// Loads (`load`) or stores each 8x8 tile of `t` through the simdgroup's staging slot,
     /// element by element under the limit. Lane `l` handles the tile's elements `l` and
     /// `l + 32` (row `e / 8`, column `e % 8`); simdgroup barriers order the lanes' slot
     /// accesses around the collective `simdgroup_load`/`simdgroup_store`.
-    fn tile_staged(&mut self, load: bool, t: &Tile<'_>, depth: usize) {
+    fn tile_staged(&mut self, load: bool, t: &Tile<'_>, limit: ValueId, depth: usize) {
         use crate::body::{LANE, STAGE};
         let ty = if t.scalar == Scalar::F16 { "half" } else { "float" };
         let (base, s, lim) =
-            (format!("(&{})", self.place(t.ptr)), self.val(t.stride), self.val(t.limit));
+            (format!("(&{})", self.place(t.ptr)), self.val(t.stride), self.val(limit));
         let d = depth;
         self.b.line(d, &format!("threadgroup {ty}* _coop_s = (threadgroup {ty}*){STAGE};"));
         for i in 0..t.tiles {
             for j in 0..t.tiles {
-                let tile = if t.tiles == 1 {
-                    t.matrix.to_string()
-                } else {
-                    format!("{}.t[{i}][{j}]", t.matrix)
-                };
+                let tile = t.tile(i, j);
                 let (row, col) =
                     (format!("{}u + _coop_e / 8u", 8 * i), format!("{}u + _coop_e % 8u", 8 * j));
                 let (major, minor) = if t.row_major { (row, col) } else { (col, row) };
@@ -179,25 +185,13 @@ impl FnWriter<'_> {
         )
     }
 
-    /// Prints `f(tile, address, stride, ...)` for each tile of `matrix` (a 16×16 matrix's
-    /// tiles are its members `t[i][j]`).
-    #[allow(clippy::too_many_arguments)]
-    fn tile_accesses(
-        &mut self,
-        f: &str,
-        matrix: &str,
-        tiles: usize,
-        ptr: ValueId,
-        stride: ValueId,
-        row_major: bool,
-        depth: usize,
-    ) {
-        let (base, s) = (format!("&{}", self.place(ptr)), self.val(stride));
-        for (i, j, off) in coop_tiles(tiles, row_major, &s) {
-            let tile =
-                if tiles == 1 { matrix.to_string() } else { format!("{matrix}.t[{i}][{j}]") };
+    /// Prints `f(tile, address, stride, ...)` for each tile of `t`.
+    fn tile_accesses(&mut self, f: &str, t: &Tile<'_>, depth: usize) {
+        let (base, s) = (format!("&{}", self.place(t.ptr)), self.val(t.stride));
+        for (i, j, off) in coop_tiles(t.tiles, t.row_major, &s) {
+            let tile = t.tile(i, j);
             let text =
-                format!("{f}({tile}, {base} + {off}, ulong({s}), ulong2(0), {});", !row_major);
+                format!("{f}({tile}, {base} + {off}, ulong({s}), ulong2(0), {});", !t.row_major);
             self.b.line(depth, &text);
         }
     }
