@@ -209,6 +209,94 @@ pub enum AddressSpace {
     Immediate,
 }
 
+/// Element type of a cooperative matrix: a shader scalar, or one byte (Dawn's `i8`/`u8`,
+/// which exist only inside matrices and are `i32`/`u32` in shader code).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CoopElem {
+    /// `f16`
+    F16,
+    /// `f32`
+    F32,
+    /// `i32`
+    I32,
+    /// `u32`
+    U32,
+    /// A signed byte.
+    I8,
+    /// An unsigned byte.
+    U8,
+}
+
+impl CoopElem {
+    /// The element type a WGSL name spells.
+    pub fn parse(name: &str) -> Option<CoopElem> {
+        Some(match name {
+            "f16" => CoopElem::F16,
+            "f32" => CoopElem::F32,
+            "i32" => CoopElem::I32,
+            "u32" => CoopElem::U32,
+            "i8" => CoopElem::I8,
+            "u8" => CoopElem::U8,
+            _ => return None,
+        })
+    }
+    /// WGSL spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            CoopElem::F16 => "f16",
+            CoopElem::F32 => "f32",
+            CoopElem::I32 => "i32",
+            CoopElem::U32 => "u32",
+            CoopElem::I8 => "i8",
+            CoopElem::U8 => "u8",
+        }
+    }
+    /// The shader scalar type that holds one element.
+    pub fn scalar(self) -> Scalar {
+        match self {
+            CoopElem::F16 => Scalar::F16,
+            CoopElem::F32 => Scalar::F32,
+            CoopElem::I32 | CoopElem::I8 => Scalar::I32,
+            CoopElem::U32 | CoopElem::U8 => Scalar::U32,
+        }
+    }
+    /// WGSL spelling of [`CoopElem::scalar`].
+    pub fn scalar_name(self) -> &'static str {
+        match self.scalar() {
+            Scalar::F16 => "f16",
+            Scalar::F32 => "f32",
+            Scalar::I32 => "i32",
+            _ => "u32",
+        }
+    }
+    /// The element for a shader scalar (`None` for scalars matrices cannot hold).
+    pub fn of_scalar(s: Scalar) -> Option<CoopElem> {
+        Some(match s {
+            Scalar::F16 => CoopElem::F16,
+            Scalar::F32 => CoopElem::F32,
+            Scalar::I32 => CoopElem::I32,
+            Scalar::U32 => CoopElem::U32,
+            _ => return None,
+        })
+    }
+    /// Bytes per element in memory.
+    pub fn size(self) -> u32 {
+        match self {
+            CoopElem::I8 | CoopElem::U8 => 1,
+            CoopElem::F16 => 2,
+            _ => 4,
+        }
+    }
+    /// One byte per element.
+    pub fn is_byte(self) -> bool {
+        matches!(self, CoopElem::I8 | CoopElem::U8)
+    }
+    /// A floating-point element.
+    pub fn is_float(self) -> bool {
+        matches!(self, CoopElem::F16 | CoopElem::F32)
+    }
+}
+
 /// Role of a cooperative matrix in `a·b + c`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CoopRole {
@@ -284,14 +372,14 @@ pub enum Type {
         /// `sampler_comparison`.
         comparison: bool,
     },
-    /// `coop_matNxN<T, R>`; naga stores columns first.
+    /// `coop_matNxN<T, R>` or Dawn's `subgroup_matrix_*<T, C, R>`; columns first.
     CoopMatrix {
-        /// Columns (8 or 16).
+        /// Columns.
         columns: u8,
-        /// Rows (8 or 16).
+        /// Rows.
         rows: u8,
-        /// Element type (f16 or f32).
-        scalar: Scalar,
+        /// Element type.
+        elem: CoopElem,
         /// Operand role.
         role: CoopRole,
     },
@@ -375,18 +463,37 @@ impl Types {
         match *self.get(id) {
             Type::Scalar(s) | Type::Atomic(s) => Some(s),
             Type::Vector { scalar, .. } | Type::Matrix { scalar, .. } => Some(scalar),
-            Type::CoopMatrix { scalar, .. } => Some(scalar),
+            Type::CoopMatrix { elem, .. } => Some(elem.scalar()),
             _ => None,
         }
     }
-    /// The offset, in elements, of a cooperative matrix's last element from its first when
-    /// stored with row stride (column stride when not `row_major`) `stride`:
-    /// `(major - 1) * stride + minor - 1`. `None` for other types.
-    pub fn coop_last_offset(&self, id: TypeId, row_major: bool, stride: u64) -> Option<u64> {
+    /// Matrix elements per element of what a cooperative load or store's pointer (of type
+    /// `ptr`) points to: 1 for the matrix's own scalar; Dawn's loads read a matrix of one
+    /// element type from an array of another (`i8` from `vec4<u32>`: 16). A tile's stride
+    /// counts pointee elements, so in matrix elements it is `stride * scale`.
+    pub fn coop_scale(&self, ptr: TypeId, matrix: TypeId) -> u32 {
+        let Type::Pointer { base, .. } = *self.get(ptr) else { return 1 };
+        let Type::CoopMatrix { elem, .. } = *self.get(matrix) else { return 1 };
+        let (size, align) = self.size_align(base);
+        let align = align.max(1);
+        (size.div_ceil(align) * align / elem.size()).max(1)
+    }
+    /// The offset, in matrix elements, of a cooperative matrix's last element from its first
+    /// when stored through a pointer of type `ptr` with row stride (column stride when not
+    /// `row_major`) `stride` pointee elements: `(major - 1) * stride * scale + minor - 1`
+    /// ([`Types::coop_scale`]). `None` for other types.
+    pub fn coop_last_offset(
+        &self,
+        id: TypeId,
+        ptr: TypeId,
+        row_major: bool,
+        stride: u64,
+    ) -> Option<u64> {
         let Type::CoopMatrix { columns, rows, .. } = *self.get(id) else { return None };
         let (major, minor) = if row_major { (rows, columns) } else { (columns, rows) };
         let (major, minor) =
             (u64::from(major.saturating_sub(1)), u64::from(minor.saturating_sub(1)));
+        let stride = stride.checked_mul(u64::from(self.coop_scale(ptr, id)))?;
         major.checked_mul(stride)?.checked_add(minor)
     }
     /// WGSL host-shareable (size, alignment) of a type; pointers and handles are (8, 8).
@@ -407,8 +514,8 @@ impl Types {
                 (stride * len.unwrap_or(0), a)
             }
             Type::Struct { size, align, .. } => (size, align),
-            Type::CoopMatrix { columns, rows, scalar, .. } => {
-                (columns as u32 * rows as u32 * scalar.size(), scalar.size())
+            Type::CoopMatrix { columns, rows, elem, .. } => {
+                (columns as u32 * rows as u32 * elem.size(), elem.size())
             }
             Type::Pointer { .. } | Type::Image { .. } | Type::Sampler { .. } => (8, 8),
         }
@@ -888,7 +995,9 @@ pub enum Op {
 
     // ---- cooperative matrices ----
     /// `coopLoad`/`coopLoadT`: loads a matrix of the result type from `ptr` (pointer to the
-    /// first element). `row_major` is true for the `T` forms; `stride` is in elements.
+    /// first element). `row_major` is true for the `T` forms; `stride` counts elements of
+    /// `ptr`'s pointee, which is the matrix's scalar for naga's forms and may be another
+    /// scalar or vector for Dawn's ([`Types::coop_scale`] matrix elements each).
     CoopLoad {
         /// Pointer to the first element.
         ptr: ValueId,
@@ -914,8 +1023,25 @@ pub enum Op {
         /// As [`Op::CoopLoad`]'s: an element at offset `limit` or beyond is not written.
         limit: Option<ValueId>,
     },
-    /// `coopMultiplyAdd(a, b, c)` = a·b + c.
+    /// `coopMultiplyAdd(a, b, c)` = a·b + c. The result has `c`'s type; the operands' element
+    /// types may differ from it (Dawn's `i8` products with `i32` results, `f16` with `f32`).
+    /// Integer products and sums wrap to the result's width; float products are exact and
+    /// summed in `f32`, rounded once to the result's type.
     CoopMultiplyAdd(ValueId, ValueId, ValueId),
+    /// A matrix of the result type with every element set to the scalar operand (of the
+    /// matrix's shader scalar type), clamped first to an 8-bit element's range.
+    CoopFill(ValueId),
+    /// `subgroupMatrixScalarAdd/Subtract/Multiply(m, s)`: `op` (`Add`, `Subtract` or
+    /// `Multiply`) applied to every element and `s`, which is first clamped to an 8-bit
+    /// element's range; integer results wrap to the element's width.
+    CoopScalar {
+        /// The operation.
+        op: BinaryOperator,
+        /// The matrix.
+        matrix: ValueId,
+        /// The scalar.
+        scalar: ValueId,
+    },
 
     // ---- calls and regions ----
     /// Calls a user function; `result` is set when the callee returns a value.
@@ -1036,6 +1162,9 @@ pub struct Enables {
     pub subgroups: bool,
     /// `enable wgpu_cooperative_matrix;`
     pub cooperative_matrix: bool,
+    /// `enable chromium_experimental_subgroup_matrix;` or `enable subgroup_matrix;` (Dawn's
+    /// subgroup matrices, read by the frontend's extension layer).
+    pub subgroup_matrix: bool,
 }
 
 /// A lowered module.
@@ -1221,6 +1350,11 @@ impl Op {
                 f(*b);
                 f(*c)
             }
+            CoopFill(x) => f(*x),
+            CoopScalar { matrix, scalar, .. } => {
+                f(*matrix);
+                f(*scalar)
+            }
             If { cond, .. } => f(*cond),
             Switch { selector, .. } => f(*selector),
             Loop { init, .. } => init.iter().copied().for_each(f),
@@ -1337,6 +1471,11 @@ impl Op {
                 m(b);
                 m(c)
             }
+            CoopFill(x) => m(x),
+            CoopScalar { matrix, scalar, .. } => {
+                m(matrix);
+                m(scalar)
+            }
             If { cond, .. } => m(cond),
             Switch { selector, .. } => m(selector),
             Loop { init, break_if, .. } => {
@@ -1399,6 +1538,8 @@ impl Op {
                 | CoopLoad { .. }
                 | CoopStore { .. }
                 | CoopMultiplyAdd(..)
+                | CoopFill(..)
+                | CoopScalar { .. }
                 | Call(..)
                 | If { .. }
                 | Switch { .. }

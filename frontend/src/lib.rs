@@ -6,6 +6,7 @@
 
 pub mod checks;
 pub mod diag;
+pub mod ext;
 pub mod ir;
 pub mod lower;
 pub mod names;
@@ -58,6 +59,9 @@ pub struct Parsed {
     pub file_name: String,
     /// The user's original text (spans index into it).
     pub source: String,
+    /// Dawn's subgroup matrices, when enabled: the rewritten text naga parsed and what its
+    /// opaque structs and helper functions stand for ([`ext::sgm`]).
+    pub sgm: Option<ext::sgm::Rewrite>,
 }
 
 pub use parse::parse;

@@ -6,7 +6,7 @@
 //! validation of the result.
 
 use crate::ir::Span;
-use crate::{checks, source, DiagKind, Diagnostic, Diagnostics, Options, Parsed};
+use crate::{checks, ext, source, DiagKind, Diagnostic, Diagnostics, Options, Parsed};
 use naga::valid::{Capabilities, ModuleInfo, ValidationError, ValidationFlags, Validator};
 use std::error::Error as _;
 
@@ -37,6 +37,12 @@ fn validator() -> Validator {
 pub fn parse(file_name: &str, source: &str, opts: &Options) -> Result<Parsed, Diagnostics> {
     let fail = |list: Vec<Diagnostic>| Diagnostics::new(file_name, source, list);
     let (text, enables) = source::preprocess(source);
+    // Dawn's subgroup matrices: rewritten into WGSL naga reads, with a source map.
+    let sgm = match enables.subgroup_matrix {
+        true => Some(ext::sgm::rewrite(&text).map_err(fail)?),
+        false => None,
+    };
+    let text = sgm.as_ref().map_or(text, |r| r.text.clone());
     let longest = source::longest_statement(&text);
     if let Some(d) = source::limit_error(longest) {
         return Err(fail(vec![d]));
@@ -57,15 +63,23 @@ pub fn parse(file_name: &str, source: &str, opts: &Options) -> Result<Parsed, Di
             if let (None, Some(span)) = (&d.context, d.span) {
                 d.context = source::enclosing_function(&text, span.start as usize);
             }
+            if let Some(r) = &sgm {
+                ext::sgm::user_facing(d, r);
+            }
         }
         fail(list)
     })?;
+    let mut module = module;
+    if let Some(r) = &sgm {
+        ext::naga_spans::remap(&mut module, &r.map);
+    }
     Ok(Parsed {
         module,
         info,
         enables,
         file_name: file_name.to_string(),
         source: source.to_string(),
+        sgm,
     })
 }
 

@@ -3,7 +3,9 @@
 //! naga 30 rejects `enable subgroups;` although it accepts the subgroup builtins, so the
 //! directive (or just the `subgroups` item of a list such as `enable f16, subgroups;`) is
 //! replaced by spaces of the same byte length. Every byte offset, and therefore every span
-//! naga reports, stays valid for the user's original text.
+//! naga reports, stays valid for the user's original text. The enables of dianran's own
+//! extension layer ([`crate::ext`]) are blanked the same way; the layer then rewrites the
+//! text with a source map.
 
 use crate::ir::{Enables, Span};
 use crate::{DiagKind, Diagnostic};
@@ -132,10 +134,18 @@ pub fn preprocess(source: &str) -> (String, Enables) {
                 "f16" => enables.f16 = true,
                 "subgroups" => enables.subgroups = true,
                 "wgpu_cooperative_matrix" => enables.cooperative_matrix = true,
+                "chromium_experimental_subgroup_matrix" | "subgroup_matrix" => {
+                    enables.subgroup_matrix = true
+                }
                 _ => {}
             }
         }
-        let is_subgroups = |t: &Token| &source[t.start..t.end] == "subgroups";
+        let is_subgroups = |t: &Token| {
+            matches!(
+                &source[t.start..t.end],
+                "subgroups" | "chromium_experimental_subgroup_matrix" | "subgroup_matrix"
+            )
+        };
         if names.iter().all(is_subgroups) {
             // Nothing else is enabled: the whole directive goes, token by token, so comments
             // between the tokens survive.
@@ -170,6 +180,14 @@ pub fn preprocess(source: &str) -> (String, Enables) {
     }
     let text = String::from_utf8(bytes).unwrap_or_else(|_| source.to_string());
     (text, enables)
+}
+
+/// The byte ranges of the identifiers of `text` (comments skipped), in order.
+pub fn identifiers(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let mut lexer = Lexer { text, pos: 0 };
+    std::iter::from_fn(move || lexer.next_token())
+        .filter(|t| t.kind == TokenKind::Ident)
+        .map(|t| (t.start, t.end))
 }
 
 /// Most operator characters one statement may hold. naga's parser and validator recurse
@@ -324,7 +342,15 @@ mod tests {
             "enable f16,          wgpu_cooperative_matrix;"
         );
         let (_, e) = pre("enable f16, subgroups, wgpu_cooperative_matrix;");
-        assert_eq!(e, Enables { f16: true, subgroups: true, cooperative_matrix: true });
+        assert_eq!(
+            e,
+            Enables {
+                f16: true,
+                subgroups: true,
+                cooperative_matrix: true,
+                subgroup_matrix: false
+            }
+        );
     }
 
     #[test]

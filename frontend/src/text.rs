@@ -45,8 +45,8 @@ pub fn type_name(types: &Types, ty: TypeId) -> String {
                 "sampler".into()
             }
         }
-        Type::CoopMatrix { columns, rows, scalar, role } => {
-            format!("coop_mat{}x{}<{}, {:?}>", columns, rows, scalar.wgsl_name(), role)
+        Type::CoopMatrix { columns, rows, elem, role } => {
+            format!("coop_mat{}x{}<{}, {:?}>", columns, rows, elem.name(), role)
         }
     }
 }
@@ -399,6 +399,10 @@ impl Printer<'_> {
             ),
             Op::CoopMultiplyAdd(a, b, c) => {
                 format!("coop_multiply_add {}, {}, {}", v(a), v(b), v(c))
+            }
+            Op::CoopFill(x) => format!("coop_fill {}", v(x)),
+            Op::CoopScalar { op, matrix, scalar } => {
+                format!("coop_scalar {op:?} {}, {}", v(matrix), v(scalar))
             }
             Op::Call(fid, args) => {
                 let name = self.m.functions.get(fid.index()).map_or("?", |f| &f.name);

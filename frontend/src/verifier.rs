@@ -900,6 +900,32 @@ impl<'a> FnVerifier<'a> {
                 self.same(res()?, self.tyof(*c), "coop_multiply_add result")?;
                 Produces::Value
             }
+            Op::CoopFill(x) => {
+                let r = res()?;
+                let Type::CoopMatrix { elem, .. } = *self.m.types.get(r) else {
+                    return Err(self.err("coop_fill result is not a matrix"));
+                };
+                if !matches!(t(*x), Type::Scalar(s) if *s == elem.scalar()) {
+                    return Err(self.err("coop_fill value is not the matrix's scalar type"));
+                }
+                Produces::Value
+            }
+            Op::CoopScalar { op, matrix, scalar } => {
+                let Type::CoopMatrix { elem, .. } = *t(*matrix) else {
+                    return Err(self.err("coop_scalar operand is not a matrix"));
+                };
+                if !matches!(t(*scalar), Type::Scalar(s) if *s == elem.scalar()) {
+                    return Err(self.err("coop_scalar value is not the matrix's scalar type"));
+                }
+                if !matches!(
+                    op,
+                    BinaryOperator::Add | BinaryOperator::Subtract | BinaryOperator::Multiply
+                ) {
+                    return Err(self.err("coop_scalar operator is not +, - or *"));
+                }
+                self.same(res()?, self.tyof(*matrix), "coop_scalar result")?;
+                Produces::Value
+            }
             Op::Call(callee, args) => {
                 let Some(cf) = self.m.functions.get(callee.index()) else {
                     return Err(self.err(format!("call of missing function {callee}")));

@@ -32,7 +32,7 @@
 
 use crate::lower::{lowbit, set_align, Lower, Ptr, Space, R, V};
 use crate::subgroup::Shfl;
-use dianran_frontend::ir::{CoopRole, Op, Scalar, ValueId};
+use dianran_frontend::ir::{BinaryOperator, CoopRole, Op, Scalar, ValueId};
 use dianran_ptx::abi::layout;
 use dianran_ptx::codegen::align::KnownAlign;
 use dianran_ptx::lowering_common::ScalarLowering;
@@ -101,7 +101,7 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
         let m = self.ok(self.b.build_int_nuw_mul(z(hi)?, z(f.stride)?, ""))?;
         let e = self.ok(self.b.build_int_nuw_add(m, z(lo)?, ""))?;
         let inside = self.ok(self.b.build_int_compare(IntPredicate::ULT, e, z(limit)?, ""))?;
-        let size = i64t.const_int(u64::from(f.shape.scalar.size()), false);
+        let size = i64t.const_int(u64::from(f.shape.elem.size()), false);
         let off = self.ok(self.b.build_int_mul(e, size, ""))?;
         // SAFETY: used only where `inside` holds (the element lies in its array).
         let a = self.ok(unsafe { self.b.build_gep(self.cx.i8_type(), f.ptr, &[off], "") })?;
@@ -111,7 +111,7 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
     /// Per-lane loads of a fragment under the bounds policy's `limit`: an element at offset
     /// `limit` or beyond is not read and gives zero.
     fn coop_load_checked(&mut self, f: &Frag<'ctx>, limit: IntValue<'ctx>) -> R<Vec<V<'ctx>>> {
-        let t = self.llty(f.shape.scalar);
+        let t = self.llty(f.shape.scalar());
         let mut out = Vec::new();
         for i in 0..f.shape.count() {
             let (inside, a) = self.coop_elem_checked(f, limit, i)?;
@@ -121,7 +121,7 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
             self.ok(self.b.build_conditional_branch(inside, lb, merge))?;
             self.b.position_at_end(lb);
             let v = self.ok(self.b.build_load(t, a, ""))?;
-            set_align(v.as_instruction_value(), f.shape.scalar.size());
+            set_align(v.as_instruction_value(), f.shape.elem.size());
             self.ok(self.b.build_unconditional_branch(merge))?;
             self.b.position_at_end(merge);
             let phi = self.ok(self.b.build_phi(t, ""))?;
@@ -146,7 +146,7 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
             self.ok(self.b.build_conditional_branch(inside, sb, merge))?;
             self.b.position_at_end(sb);
             let st = self.ok(self.b.build_store(a, x))?;
-            set_align(Some(st), f.shape.scalar.size());
+            set_align(Some(st), f.shape.elem.size());
             self.ok(self.b.build_unconditional_branch(merge))?;
             self.b.position_at_end(merge);
         }
@@ -205,7 +205,7 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
         if lo != 0 {
             e = self.ok(self.b.build_int_add(e, self.u32c(lo), ""))?;
         }
-        self.elem_ptr(f.ptr, e, f.shape.scalar.size())
+        self.elem_ptr(f.ptr, e, f.shape.elem.size())
     }
 
     /// The vector type of an element pair.
@@ -220,7 +220,7 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
     /// Per-lane loads of a fragment; `pairs`: each contiguous aligned pair as one access.
     fn coop_load_lanes(&mut self, f: &Frag<'ctx>, pairs: bool) -> R<Vec<V<'ctx>>> {
         let base = self.coop_lane_base(f)?;
-        let s = f.shape.scalar;
+        let s = f.shape.scalar();
         let size = s.size();
         let mut out = Vec::new();
         if pairs {
@@ -246,11 +246,11 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
     /// Per-lane stores of a fragment; `pairs` as in `coop_load_lanes`.
     fn coop_store_lanes(&mut self, f: &Frag<'ctx>, v: &[V<'ctx>], pairs: bool) -> R<Vec<V<'ctx>>> {
         let base = self.coop_lane_base(f)?;
-        let size = f.shape.scalar.size();
+        let size = f.shape.elem.size();
         if pairs {
             for (p, xy) in v.chunks(2).enumerate() {
                 let a = self.coop_elem_addr(f, base, 2 * p as u32)?;
-                let w = self.pack(f.shape.scalar, xy[0], xy[1])?;
+                let w = self.pack(f.shape.scalar(), xy[0], xy[1])?;
                 let st = self.ok(self.b.build_store(a, w))?;
                 set_align(Some(st), 2 * size);
             }
@@ -632,12 +632,60 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
     }
 }
 
-impl<'ctx> CoopLowering for Lower<'_, 'ctx> {
-    fn coop_load(&mut self, a: CoopAccess<Ptr<'ctx>>) -> R<Vec<V<'ctx>>> {
-        let (shape, p) = (a.shape, a.ptr);
+impl<'ctx> Lower<'_, 'ctx> {
+    /// The access's stride in matrix elements (the IR counts pointee elements).
+    fn matrix_stride(&mut self, a: &CoopAccess<Ptr<'ctx>>) -> R<IntValue<'ctx>> {
         let st = self.scalar(a.stride)?.into_int_value();
+        if a.scale == 1 {
+            return Ok(st);
+        }
+        self.ok(self.b.build_int_mul(st, self.u32c(a.scale), ""))
+    }
+
+    /// Integer subgroup matrices are our backend's alone for now (`docs/llvm.md`).
+    fn float_only(&self, shape: Shape) -> R<()> {
+        if shape.elem.is_float() {
+            Ok(())
+        } else {
+            Err(self.unsupported("integer subgroup matrices"))
+        }
+    }
+}
+
+impl<'ctx> CoopLowering for Lower<'_, 'ctx> {
+    fn coop_fill(&mut self, shape: Shape, v: V<'ctx>) -> R<Vec<V<'ctx>>> {
+        self.float_only(shape)?;
+        Ok(vec![v; shape.count() as usize])
+    }
+
+    fn coop_scalar(
+        &mut self,
+        shape: Shape,
+        op: BinaryOperator,
+        frag: &[V<'ctx>],
+        s: V<'ctx>,
+    ) -> R<Vec<V<'ctx>>> {
+        self.float_only(shape)?;
+        let y = s.into_float_value();
+        let mut out = Vec::new();
+        for &x in frag {
+            let x = x.into_float_value();
+            let r = match op {
+                BinaryOperator::Add => self.ok(self.b.build_float_add(x, y, ""))?,
+                BinaryOperator::Subtract => self.ok(self.b.build_float_sub(x, y, ""))?,
+                _ => self.ok(self.b.build_float_mul(x, y, ""))?,
+            };
+            out.push(r.into());
+        }
+        Ok(out)
+    }
+
+    fn coop_load(&mut self, a: CoopAccess<Ptr<'ctx>>) -> R<Vec<V<'ctx>>> {
+        self.float_only(a.shape)?;
+        let (shape, p) = (a.shape, a.ptr);
+        let st = self.matrix_stride(&a)?;
         let f = Frag { ptr: p.addr, stride: st, row_major: a.row_major, shape };
-        let n = (shape.scalar, shape.count() as usize);
+        let n = (shape.scalar(), shape.count() as usize);
         if let Some(limit) = a.limit {
             let limit = self.scalar(limit)?.into_int_value();
             let unchecked = CoopAccess { limit: None, ..a };
@@ -654,7 +702,7 @@ impl<'ctx> CoopLowering for Lower<'_, 'ctx> {
             (form, need) => self.when_aligned(
                 &p,
                 (a.ptr_value, a.stride),
-                shape.scalar.size(),
+                shape.elem.size() * a.scale,
                 need,
                 n,
                 |l| match form {
@@ -667,8 +715,9 @@ impl<'ctx> CoopLowering for Lower<'_, 'ctx> {
     }
 
     fn coop_store(&mut self, a: CoopAccess<Ptr<'ctx>>, v: &[V<'ctx>]) -> R<()> {
+        self.float_only(a.shape)?;
         let (shape, p) = (a.shape, a.ptr);
-        let st = self.scalar(a.stride)?.into_int_value();
+        let st = self.matrix_stride(&a)?;
         let f = Frag { ptr: p.addr, stride: st, row_major: a.row_major, shape };
         if let Some(limit) = a.limit {
             let limit = self.scalar(limit)?.into_int_value();
@@ -676,7 +725,7 @@ impl<'ctx> CoopLowering for Lower<'_, 'ctx> {
             self.when_inside(
                 &f,
                 limit,
-                (shape.scalar, 0),
+                (shape.scalar(), 0),
                 |l| l.coop_store(unchecked, v).map(|()| vec![]),
                 |l| l.coop_store_checked(&f, v, limit),
             )?;
@@ -690,9 +739,9 @@ impl<'ctx> CoopLowering for Lower<'_, 'ctx> {
                 self.when_aligned(
                     &p,
                     (a.ptr_value, a.stride),
-                    shape.scalar.size(),
+                    shape.elem.size() * a.scale,
                     need,
-                    (shape.scalar, 0),
+                    (shape.scalar(), 0),
                     |l| l.coop_store_lanes(&f, v, true),
                     |l| l.coop_store_lanes(&f, v, false),
                 )?;
@@ -702,12 +751,14 @@ impl<'ctx> CoopLowering for Lower<'_, 'ctx> {
     }
 
     fn coop_mma(&mut self, ops: MmaOperands<V<'ctx>>) -> R<Vec<V<'ctx>>> {
+        self.float_only(ops.a)?;
+        self.float_only(ops.c)?;
         let (sa, sc, [av, bv, cv]) = (ops.a, ops.c, ops.frags);
-        let c_f16 = sc.scalar == Scalar::F16;
-        match (sa.n, sa.scalar) {
+        let c_f16 = sc.scalar() == Scalar::F16;
+        match (sa.n, sa.scalar()) {
             (16, Scalar::F16) => self.coop_mma16_f16(&av, &bv, &cv, c_f16),
             (8, Scalar::F16) => self.coop_mma8_f16(&av, &bv, &cv, c_f16),
-            (8, _) => self.coop_mma8_exact(&av, &bv, &cv, sc.scalar),
+            (8, _) => self.coop_mma8_exact(&av, &bv, &cv, sc.scalar()),
             _ => Err(self.internal("cooperative matrix shape")),
         }
     }
@@ -723,7 +774,7 @@ mod tests {
     fn fragments_cover_the_matrix_once() {
         for n in [8u32, 16] {
             for role in [CoopRole::A, CoopRole::B, CoopRole::C] {
-                let sh = Shape { role, scalar: Scalar::F16, n, tf32: false };
+                let sh = Shape { role, elem: dianran_frontend::ir::CoopElem::F16, n, tf32: false };
                 let mut seen = vec![vec![0u32; n as usize]; n as usize];
                 for lane in 0..32u32 {
                     let (g, t) = (lane >> 2, lane % 4);

@@ -15,6 +15,8 @@ struct Tile<'a> {
     scalar: Scalar,
     ptr: ValueId,
     stride: ValueId,
+    /// Matrix elements per stride unit (`ir::Types::coop_scale`).
+    scale: u32,
     row_major: bool,
 }
 
@@ -34,8 +36,13 @@ impl FnWriter<'_> {
     /// Number of 8×8 tiles per side (1 or 2) and the scalar of a cooperative matrix type.
     pub(crate) fn coop_shape(&self, t: TypeId, span: ir::Span) -> Res<(usize, Scalar)> {
         match self.w.m.types.get(t) {
-            Type::CoopMatrix { columns: 8, rows: 8, scalar, .. } => Ok((1, *scalar)),
-            Type::CoopMatrix { columns: 16, rows: 16, scalar, .. } => {
+            Type::CoopMatrix { elem, .. } if !elem.is_float() => Err(self.unsupported(
+                "integer subgroup matrices (Metal's simdgroup matrices hold half and float)",
+                span,
+            )),
+            Type::CoopMatrix { columns: 8, rows: 8, elem, .. } => Ok((1, elem.scalar())),
+            Type::CoopMatrix { columns: 16, rows: 16, elem, .. } => {
+                let scalar = &elem.scalar();
                 self.helper(if *scalar == Scalar::F16 {
                     "dr_coop16_half"
                 } else {
@@ -80,7 +87,8 @@ impl FnWriter<'_> {
     ) -> Res<()> {
         let (name, tiles) = self.declare_matrix(r, depth, span)?;
         let (_, scalar) = self.coop_shape(self.b.ty(r), span)?;
-        let t = Tile { matrix: &name, tiles, scalar, ptr, stride, row_major };
+        let scale = self.w.m.types.coop_scale(self.b.ty(ptr), self.b.ty(r));
+        let t = Tile { matrix: &name, tiles, scalar, ptr, stride, scale, row_major };
         self.tile_access(true, &t, limit, depth);
         Ok(())
     }
@@ -102,7 +110,8 @@ impl FnWriter<'_> {
     ) -> Res<()> {
         let (tiles, scalar) = self.coop_shape(self.b.ty(value), span)?;
         let m = self.val(value);
-        let t = Tile { matrix: &m, tiles, scalar, ptr, stride, row_major };
+        let scale = self.w.m.types.coop_scale(self.b.ty(ptr), self.b.ty(value));
+        let t = Tile { matrix: &m, tiles, scalar, ptr, stride, scale, row_major };
         self.tile_access(false, &t, limit, depth);
         Ok(())
     }
@@ -116,7 +125,7 @@ impl FnWriter<'_> {
             self.tile_accesses(f, t, depth);
             return;
         };
-        let inside = self.tile_inside(t.tiles, t.stride, limit);
+        let inside = self.tile_inside(t, limit);
         self.b.line(depth, &format!("if ({inside}) {{"));
         self.tile_accesses(f, t, depth + 1);
         self.b.line(depth, "} else {");
@@ -132,7 +141,7 @@ impl FnWriter<'_> {
         use crate::body::{LANE, STAGE};
         let ty = if t.scalar == Scalar::F16 { "half" } else { "float" };
         let (base, s, lim) =
-            (format!("(&{})", self.place(t.ptr)), self.val(t.stride), self.val(limit));
+            (format!("({})", self.tile_base(t)), self.tile_stride(t), self.val(limit));
         let d = depth;
         self.b.line(d, &format!("threadgroup {ty}* _coop_s = (threadgroup {ty}*){STAGE};"));
         for i in 0..t.tiles {
@@ -176,24 +185,115 @@ impl FnWriter<'_> {
 
     /// `simd_all(last < limit)`: the matrix's last element, `(n - 1) * stride + n - 1` for an
     /// n x n matrix, lies inside its array (in 64 bits, so no stride wraps).
-    fn tile_inside(&self, tiles: usize, stride: ValueId, limit: ValueId) -> String {
-        let k = 8 * tiles - 1;
+    fn tile_inside(&self, t: &Tile<'_>, limit: ValueId) -> String {
+        let k = 8 * t.tiles - 1;
         format!(
             "simd_all(ulong({}) * {k}ul + {k}ul < ulong({}))",
-            self.val(stride),
+            self.tile_stride(t),
             self.val(limit)
         )
     }
 
+    /// The address of the tile's first element as a pointer to matrix elements: a Dawn load
+    /// from an array of another element type casts it.
+    fn tile_base(&self, t: &Tile<'_>) -> String {
+        let place = self.place(t.ptr);
+        if t.scale == 1 {
+            return format!("&{place}");
+        }
+        let q = match self.w.m.types.get(self.b.ty(t.ptr)) {
+            Type::Pointer { space: ir::AddressSpace::Workgroup, .. } => "threadgroup",
+            Type::Pointer { space: ir::AddressSpace::Storage { writable: false }, .. } => {
+                "const device"
+            }
+            _ => "device",
+        };
+        let ty = if t.scalar == Scalar::F16 { "half" } else { "float" };
+        format!("reinterpret_cast<{q} {ty}*>(&{place})")
+    }
+
+    /// The stride in matrix elements.
+    fn tile_stride(&self, t: &Tile<'_>) -> String {
+        let s = self.val(t.stride);
+        if t.scale == 1 {
+            s
+        } else {
+            format!("({s} * {}u)", t.scale)
+        }
+    }
+
     /// Prints `f(tile, address, stride, ...)` for each tile of `t`.
     fn tile_accesses(&mut self, f: &str, t: &Tile<'_>, depth: usize) {
-        let (base, s) = (format!("&{}", self.place(t.ptr)), self.val(t.stride));
+        let (base, s) = (self.tile_base(t), self.tile_stride(t));
         for (i, j, off) in coop_tiles(t.tiles, t.row_major, &s) {
             let tile = t.tile(i, j);
             let text =
                 format!("{f}({tile}, {base} + {off}, ulong({s}), ulong2(0), {});", !t.row_major);
             self.b.line(depth, &text);
         }
+    }
+
+    /// `r = fill(v)`: every tile `make_filled_simdgroup_matrix`.
+    pub(crate) fn coop_fill(
+        &mut self,
+        r: ValueId,
+        v: ValueId,
+        depth: usize,
+        span: ir::Span,
+    ) -> Res<()> {
+        let (name, tiles) = self.declare_matrix(r, depth, span)?;
+        let (_, scalar) = self.coop_shape(self.b.ty(r), span)?;
+        let ty = if scalar == Scalar::F16 { "half" } else { "float" };
+        let fill = format!("make_filled_simdgroup_matrix<{ty}, 8, 8>({ty}({}))", self.val(v));
+        for i in 0..tiles {
+            for j in 0..tiles {
+                let t = if tiles == 1 { name.clone() } else { format!("{name}.t[{i}][{j}]") };
+                self.b.line(depth, &format!("{t} = {fill};"));
+            }
+        }
+        Ok(())
+    }
+
+    /// `r = m op s` for every element, with Metal's matrix operations as Dawn maps them:
+    /// `m · I + fill(±s)` for `+`/`-`, `m · diag(s)` for `*`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn coop_scalar(
+        &mut self,
+        r: ValueId,
+        op: ir::BinaryOperator,
+        m: ValueId,
+        s: ValueId,
+        depth: usize,
+        span: ir::Span,
+    ) -> Res<()> {
+        let (name, tiles) = self.declare_matrix(r, depth, span)?;
+        let (_, scalar) = self.coop_shape(self.b.ty(r), span)?;
+        let ty = if scalar == Scalar::F16 { "half" } else { "float" };
+        let (m, s) = (self.val(m), self.val(s));
+        let diag = |x: &str| format!("simdgroup_matrix<{ty}, 8, 8>({ty}({x}))");
+        let filled = |x: &str| format!("make_filled_simdgroup_matrix<{ty}, 8, 8>({ty}({x}))");
+        for i in 0..tiles {
+            for j in 0..tiles {
+                let sel =
+                    |n: &str| if tiles == 1 { n.to_string() } else { format!("{n}.t[{i}][{j}]") };
+                let (d, x) = (sel(&name), sel(&m));
+                let text = match op {
+                    ir::BinaryOperator::Add => format!(
+                        "simdgroup_multiply_accumulate({d}, {x}, {}, {});",
+                        diag("1"),
+                        filled(&s)
+                    ),
+                    ir::BinaryOperator::Subtract => format!(
+                        "simdgroup_multiply_accumulate({d}, {x}, {}, {});",
+                        diag("1"),
+                        filled(&format!("-{s}"))
+                    ),
+                    _ => format!("simdgroup_multiply({d}, {x}, {});", diag(&s)),
+                };
+                self.b.line(depth, &text);
+            }
+        }
+        Ok(())
     }
 
     /// `r = coopMultiplyAdd(a, b, c)`: `simdgroup_multiply_accumulate` per tile, two per tile

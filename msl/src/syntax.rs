@@ -206,6 +206,14 @@ impl<'a> Syntax<'a> for FnWriter<'a> {
                 let Some(r) = inst.result else { return Ok(true) };
                 self.coop_multiply_add(r, [*a, *b, *c], depth, span)?;
             }
+            Op::CoopFill(v) => {
+                let Some(r) = inst.result else { return Ok(true) };
+                self.coop_fill(r, *v, depth, span)?;
+            }
+            Op::CoopScalar { op, matrix, scalar } => {
+                let Some(r) = inst.result else { return Ok(true) };
+                self.coop_scalar(r, *op, *matrix, *scalar, depth, span)?;
+            }
             Op::WorkgroupUniformLoad(p) => {
                 self.b.line(depth, "threadgroup_barrier(mem_flags::mem_threadgroup);");
                 if let Some(r) = inst.result {

@@ -81,8 +81,8 @@ pub fn type_name(types: &Types, ty: TypeId, structs: &dyn Fn(TypeId) -> String) 
             }
         }
         Type::Sampler { .. } => "sampler".into(),
-        Type::CoopMatrix { columns, rows, scalar, role } => {
-            coop_type(*columns, *rows, *scalar, *role)
+        Type::CoopMatrix { columns, rows, elem, role } => {
+            coop_type(*columns, *rows, elem.scalar(), *role)
         }
     }
 }
@@ -149,8 +149,8 @@ pub fn const_text(types: &Types, c: &ConstValue, structs: &dyn Fn(TypeId) -> Str
         }
         ConstValue::Zero(t) => match types.get(*t) {
             // simdgroup matrices are not zero-initialized by `{}`.
-            Type::CoopMatrix { columns, rows, scalar, .. } => {
-                let s = scalar_name(*scalar);
+            Type::CoopMatrix { columns, rows, elem, .. } => {
+                let s = scalar_name(elem.scalar());
                 let tile = format!("make_filled_simdgroup_matrix<{s}, 8, 8>({s}(0))");
                 if *columns == 8 && *rows == 8 {
                     tile

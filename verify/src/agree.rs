@@ -268,7 +268,7 @@ pub fn precision_for(m: &ir::Module, entry: &str, ptx: Option<PtxMode>) -> Preci
     };
     let f32_product = |f: &ir::Function, op: &Op| match op {
         Op::CoopMultiplyAdd(a, _, _) => f.values.get(a.index()).is_some_and(|v| {
-            matches!(m.types.get(v.ty), Type::CoopMatrix { scalar: Scalar::F32, .. })
+            matches!(m.types.get(v.ty), Type::CoopMatrix { elem: ir::CoopElem::F32, .. })
         }),
         _ => false,
     };

@@ -68,9 +68,9 @@ impl<'a> Writer<'a> {
                 Type::Scalar(ir::Scalar::F16)
                 | Type::Vector { scalar: ir::Scalar::F16, .. }
                 | Type::Matrix { scalar: ir::Scalar::F16, .. } => f16 = true,
-                Type::CoopMatrix { scalar, .. } => {
+                Type::CoopMatrix { elem, .. } => {
                     coop = true;
-                    f16 |= *scalar == ir::Scalar::F16;
+                    f16 |= *elem == ir::CoopElem::F16;
                 }
                 _ => {}
             }

@@ -37,13 +37,13 @@ pub fn type_name(types: &Types, ty: TypeId, struct_names: &dyn Fn(TypeId) -> Str
         Type::Image { dim, arrayed, class } => image_type(*dim, *arrayed, class),
         Type::Sampler { comparison: false } => "sampler".into(),
         Type::Sampler { comparison: true } => "sampler_comparison".into(),
-        Type::CoopMatrix { columns, rows, scalar, role } => {
+        Type::CoopMatrix { columns, rows, elem, role } => {
             let role = match role {
                 ir::CoopRole::A => "A",
                 ir::CoopRole::B => "B",
                 ir::CoopRole::C => "C",
             };
-            format!("coop_mat{}x{}<{}, {}>", columns, rows, scalar.wgsl_name(), role)
+            format!("coop_mat{}x{}<{}, {}>", columns, rows, elem.name(), role)
         }
     }
 }

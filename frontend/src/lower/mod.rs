@@ -34,6 +34,8 @@ struct ModCx<'m> {
     pub consts: Consts<'m>,
     /// IR globals (naga's global handles index into it).
     pub globals: Vec<ir::Global>,
+    /// Dawn's subgroup matrices: what the helper functions stand for.
+    pub sgm: Option<&'m crate::ext::sgm::Rewrite>,
 }
 
 impl ModCx<'_> {
@@ -47,8 +49,9 @@ impl ModCx<'_> {
 pub fn lower_module(parsed: &Parsed) -> Result<ir::Module, Vec<Diagnostic>> {
     let module = &parsed.module;
     let mut errors = Vec::new();
-    let tl = TypeLowerer::new(module, &parsed.source).map_err(|d| vec![d])?;
-    let mut cx = ModCx { module, tl, consts: Consts::new(module), globals: Vec::new() };
+    let tl = TypeLowerer::new(module, &parsed.source, parsed.sgm.as_ref()).map_err(|d| vec![d])?;
+    let sgm = parsed.sgm.as_ref();
+    let mut cx = ModCx { module, tl, consts: Consts::new(module), globals: Vec::new(), sgm };
 
     let constants = lower_constants(&mut cx, &mut errors);
     lower_globals(&mut cx, &mut errors);

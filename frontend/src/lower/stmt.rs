@@ -3,7 +3,8 @@
 use super::expr::is_statement_result;
 use super::func::FnLowerer;
 use super::types::scalar;
-use crate::ir::{self, AtomicOp, Op, Span, Terminator, TypeId, ValueId};
+use crate::ext::sgm::{ScalarOp, Stub};
+use crate::ir::{self, AtomicOp, BinaryOperator, Op, Span, Terminator, TypeId, ValueId};
 use crate::{DiagKind, Diagnostic};
 use naga::{Expression, Handle, Statement};
 
@@ -153,6 +154,13 @@ impl<'m> FnLowerer<'_, 'm> {
                 let op = Op::WorkgroupUniformLoad(self.value(pointer)?);
                 self.define_result(result, op, span)?;
             }
+            Statement::Call { function, ref arguments, result }
+                if self.sgm_stub(function).is_some() =>
+            {
+                let stub =
+                    self.sgm_stub(function).ok_or_else(|| self.internal("stub vanished", span))?;
+                self.sgm_call(stub, arguments, result, span)?;
+            }
             Statement::Call { function, ref arguments, result } => {
                 let mut args = Vec::with_capacity(arguments.len());
                 for &a in arguments {
@@ -214,6 +222,83 @@ impl<'m> FnLowerer<'_, 'm> {
     }
 
     /// Defines the result expression of a statement (call, atomic, subgroup operation).
+    /// What a helper of Dawn's subgroup matrices stands for ([`crate::ext::sgm`]).
+    fn sgm_stub(&self, f: Handle<naga::Function>) -> Option<Stub> {
+        let name = self.cx.module.functions[f].name.as_deref()?;
+        self.cx.sgm?.stubs.get(name).copied()
+    }
+
+    /// A call of a subgroup-matrix helper, as the cooperative-matrix operation it stands for.
+    fn sgm_call(
+        &mut self,
+        stub: Stub,
+        args: &[Handle<Expression>],
+        result: Option<Handle<Expression>>,
+        span: Span,
+    ) -> Result<(), Diagnostic> {
+        let arg = |i: usize| args.get(i).copied();
+        let need = |me: &Self, h: Option<Handle<Expression>>| {
+            h.ok_or_else(|| {
+                me.internal("subgroup matrix helper called with too few arguments", span)
+            })
+        };
+        // A tile's first element arrives as a load of it: the operation takes its address.
+        let element_ptr = |me: &mut Self| -> Result<ValueId, Diagnostic> {
+            let h = need(me, arg(0))?;
+            match me.fun.expressions[h] {
+                Expression::Load { pointer } => me.value(pointer),
+                _ => Err(me.internal("subgroup matrix helper without an element argument", span)),
+            }
+        };
+        let value = |me: &mut Self, i: usize| -> Result<ValueId, Diagnostic> {
+            let h = need(me, arg(i))?;
+            me.value(h)
+        };
+        let op = match stub {
+            Stub::Load { row_major, .. } => {
+                let ptr = element_ptr(self)?;
+                Op::CoopLoad { ptr, stride: value(self, 1)?, row_major, limit: None }
+            }
+            Stub::Store { row_major, .. } => {
+                let ptr = element_ptr(self)?;
+                let op = Op::CoopStore {
+                    value: value(self, 1)?,
+                    ptr,
+                    stride: value(self, 2)?,
+                    row_major,
+                    limit: None,
+                };
+                self.push(op, None, None, span, false);
+                return Ok(());
+            }
+            Stub::Fill(_) => Op::CoopFill(value(self, 0)?),
+            Stub::Multiply(_) => {
+                let (a, b) = (value(self, 0)?, value(self, 1)?);
+                let r = need(self, result)?;
+                let ty = self.ty_of(r)?;
+                let zero = self
+                    .push(Op::Const(ir::ConstValue::Zero(ty)), Some(ty), None, span, false)
+                    .ok_or_else(|| self.internal("constant without a result", span))?;
+                Op::CoopMultiplyAdd(a, b, zero)
+            }
+            Stub::MultiplyAccumulate => {
+                Op::CoopMultiplyAdd(value(self, 0)?, value(self, 1)?, value(self, 2)?)
+            }
+            Stub::Scalar(op) => Op::CoopScalar {
+                op: match op {
+                    ScalarOp::Add => BinaryOperator::Add,
+                    ScalarOp::Subtract => BinaryOperator::Subtract,
+                    ScalarOp::Multiply => BinaryOperator::Multiply,
+                },
+                matrix: value(self, 0)?,
+                scalar: value(self, 1)?,
+            },
+        };
+        let r = need(self, result)?;
+        self.define_result(r, op, span)?;
+        Ok(())
+    }
+
     fn define_result(
         &mut self,
         h: Handle<Expression>,

@@ -26,6 +26,7 @@ fn parsed(src: &str) -> Parsed {
         enables: Default::default(),
         file_name: "test.wgsl".into(),
         source: src.into(),
+        sgm: None,
     }
 }
 
@@ -808,15 +809,15 @@ fn cooperative_matrices() {
         [
             (
                 true,
-                Type::CoopMatrix { columns: 16, rows: 16, scalar: Scalar::F16, role: CoopRole::A }
+                Type::CoopMatrix { columns: 16, rows: 16, elem: CoopElem::F16, role: CoopRole::A }
             ),
             (
                 false,
-                Type::CoopMatrix { columns: 16, rows: 16, scalar: Scalar::F16, role: CoopRole::B }
+                Type::CoopMatrix { columns: 16, rows: 16, elem: CoopElem::F16, role: CoopRole::B }
             ),
             (
                 true,
-                Type::CoopMatrix { columns: 16, rows: 16, scalar: Scalar::F32, role: CoopRole::C }
+                Type::CoopMatrix { columns: 16, rows: 16, elem: CoopElem::F32, role: CoopRole::C }
             ),
         ]
     );

@@ -13,13 +13,19 @@ pub(super) struct TypeLowerer<'m> {
     source: &'m str,
     layouter: Layouter,
     cache: Vec<Option<TypeId>>,
+    /// Dawn's subgroup matrices: the opaque structs that stand for matrix types.
+    sgm: Option<&'m crate::ext::sgm::Rewrite>,
     /// The IR type table being built.
     pub types: ir::Types,
 }
 
 impl<'m> TypeLowerer<'m> {
     /// Lays out every type of `module` (naga's WGSL host-shareable rules).
-    pub fn new(module: &'m naga::Module, source: &'m str) -> Result<Self, Diagnostic> {
+    pub fn new(
+        module: &'m naga::Module,
+        source: &'m str,
+        sgm: Option<&'m crate::ext::sgm::Rewrite>,
+    ) -> Result<Self, Diagnostic> {
         let mut layouter = Layouter::default();
         layouter.update(module.to_ctx()).map_err(|e| {
             Diagnostic::error(DiagKind::Internal, format!("type layout failed: {e}"))
@@ -30,6 +36,7 @@ impl<'m> TypeLowerer<'m> {
             source,
             layouter,
             cache: vec![None; module.types.len()],
+            sgm,
             types: ir::Types::default(),
         })
     }
@@ -53,6 +60,24 @@ impl<'m> TypeLowerer<'m> {
             *slot = Some(id);
         }
         Ok(id)
+    }
+
+    /// The value of an override that sizes an array, when it is a positive integer literal.
+    fn override_len(&self, o: Handle<naga::Override>) -> Option<u32> {
+        let init = self.module.overrides.try_get(o).ok()?.init?;
+        let v = match self.module.global_expressions.try_get(init).ok()? {
+            naga::Expression::Literal(naga::Literal::U32(v)) => i64::from(*v),
+            naga::Expression::Literal(naga::Literal::I32(v)) => i64::from(*v),
+            naga::Expression::Literal(naga::Literal::AbstractInt(v)) => *v,
+            _ => return None,
+        };
+        u32::try_from(v).ok().filter(|&n| n > 0)
+    }
+
+    /// The subgroup matrix type an opaque struct stands for.
+    fn sgm_matrix(&self, h: Option<Handle<naga::Type>>) -> Option<crate::ext::sgm::MatTy> {
+        let name = self.module.types[h?].name.as_deref()?;
+        self.sgm?.structs.get(name).copied()
     }
 
     /// Whether an IR type holds a `bool` (directly, or in an array or struct).
@@ -90,10 +115,17 @@ impl<'m> TypeLowerer<'m> {
                 ir::Type::Matrix { columns: columns as u8, rows: rows as u8, scalar: scalar(s)? }
             }
             TypeInner::CooperativeMatrix { columns, rows, scalar: s, role } => {
+                let s = scalar(s)?;
                 ir::Type::CoopMatrix {
                     columns: columns as u8,
                     rows: rows as u8,
-                    scalar: scalar(s)?,
+                    elem: ir::CoopElem::of_scalar(s).ok_or_else(|| {
+                        Diagnostic::error(
+                            DiagKind::Unsupported,
+                            "cooperative matrix of this element type",
+                        )
+                        .help("use f16 or f32 elements")
+                    })?,
                     role: match role {
                         naga::CooperativeRole::A => ir::CoopRole::A,
                         naga::CooperativeRole::B => ir::CoopRole::B,
@@ -117,6 +149,11 @@ impl<'m> TypeLowerer<'m> {
                 let len = match size {
                     naga::ArraySize::Constant(n) => Some(n.get()),
                     naga::ArraySize::Dynamic => None,
+                    // naga's `process_overrides` leaves override-sized arrays pending; the
+                    // override's value, once resolved to a literal, is the length.
+                    naga::ArraySize::Pending(o) if self.override_len(o).is_some() => {
+                        self.override_len(o)
+                    }
                     naga::ArraySize::Pending(_) => {
                         return Err(Diagnostic::error(
                             DiagKind::Override,
@@ -136,6 +173,17 @@ impl<'m> TypeLowerer<'m> {
                     stride
                 };
                 ir::Type::Array { base, len, stride }
+            }
+            TypeInner::Struct { .. } if self.sgm_matrix(h).is_some() => {
+                let m = self.sgm_matrix(h).ok_or_else(|| {
+                    Diagnostic::error(DiagKind::Internal, "subgroup matrix struct vanished")
+                })?;
+                ir::Type::CoopMatrix {
+                    columns: m.cols,
+                    rows: m.rows,
+                    elem: m.elem,
+                    role: m.kind.role(),
+                }
             }
             TypeInner::Struct { ref members, span } => {
                 let Some(h) = h else {

@@ -76,11 +76,11 @@ pub fn fold_ranges(m: &Module, id: FuncId, f: &mut Function) -> bool {
     let mut tiles = Vec::new();
     coop_limits(&f.body, &f.values, &mut tiles);
     let mut inside: HashSet<(ValueId, ValueId)> = HashSet::default();
-    for (limit, stride, matrix, row_major) in tiles {
+    for (limit, stride, matrix, ptr, row_major) in tiles {
         let (Some((lo, _)), Some((_, s))) = (r.range(limit, 0), r.range(stride, 0)) else {
             continue;
         };
-        if m.types.coop_last_offset(matrix, row_major, s).is_some_and(|last| last < lo) {
+        if m.types.coop_last_offset(matrix, ptr, row_major, s).is_some_and(|last| last < lo) {
             inside.insert((limit, stride));
         }
     }
@@ -159,18 +159,23 @@ fn rewrite(
     b.insts = out;
 }
 
-/// The cooperative loads and stores in `b` that carry a limit: (limit, stride, matrix
-/// type, row-major) of each.
-fn coop_limits(b: &Block, values: &[ValueData], out: &mut Vec<(ValueId, ValueId, TypeId, bool)>) {
+/// A cooperative load or store with a limit: (limit, stride, matrix type, pointer type,
+/// row-major).
+type CoopLimit = (ValueId, ValueId, TypeId, TypeId, bool);
+
+/// The cooperative loads and stores in `b` that carry a limit.
+fn coop_limits(b: &Block, values: &[ValueData], out: &mut Vec<CoopLimit>) {
     for inst in &b.insts {
         match &inst.op {
-            Op::CoopLoad { stride, row_major, limit: Some(l), .. } => {
+            Op::CoopLoad { ptr, stride, row_major, limit: Some(l) } => {
                 if let Some(r) = inst.result {
-                    out.push((*l, *stride, values[r.index()].ty, *row_major));
+                    let (m, p) = (values[r.index()].ty, values[ptr.index()].ty);
+                    out.push((*l, *stride, m, p, *row_major));
                 }
             }
-            Op::CoopStore { value, stride, row_major, limit: Some(l), .. } => {
-                out.push((*l, *stride, values[value.index()].ty, *row_major));
+            Op::CoopStore { value, ptr, stride, row_major, limit: Some(l) } => {
+                let (m, p) = (values[value.index()].ty, values[ptr.index()].ty);
+                out.push((*l, *stride, m, p, *row_major));
             }
             _ => {}
         }

@@ -626,6 +626,7 @@ pub(crate) fn parsed(src: &str) -> crate::Parsed {
         enables: Enables::default(),
         file_name: "test.wgsl".into(),
         source: src.into(),
+        sgm: None,
     }
 }
 

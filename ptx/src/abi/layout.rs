@@ -87,9 +87,10 @@ fn push_leaves(
         }
         // A 16x16 (8x8) cooperative matrix holds 8 (2) elements per lane (mma.sync fragments, see
         // `coop`); the offsets only matter for spills to function memory.
-        Type::CoopMatrix { columns, rows, scalar, .. }
+        Type::CoopMatrix { columns, rows, elem, .. }
             if columns == rows && matches!(columns, 8 | 16) =>
         {
+            let scalar = &elem.scalar();
             for i in 0..(*columns as u32 * *rows as u32) / 32 {
                 out.push(Leaf { scalar: *scalar, offset: base + i * scalar.size() });
             }

@@ -49,12 +49,16 @@
 use super::lower::{Lower, Ptr, Space};
 use super::regalloc::{BlockId, RegKind, Target, Term, VRegId};
 use crate::abi::layout::{element_stride, kind_of};
-use crate::lowering_common::{CoopAccess, CoopLowering, CoopShape as Shape, FragForm, MmaOperands};
+use crate::lowering_common::{
+    CoopAccess, CoopLowering, CoopShape as Shape, CoopShape, FragForm, MmaOperands,
+};
 use crate::model::{
     build, CmpOp, Instruction, Opcode, Operand, Rounding, ShflMode, SpecialReg, Type as PT,
     VoteMode,
 };
-use dianran_frontend::ir::{BinaryOperator, CoopRole, GlobalId, Op, Scalar, TypeId, ValueId};
+use dianran_frontend::ir::{
+    BinaryOperator, CoopElem, CoopRole, GlobalId, Op, Scalar, TypeId, ValueId,
+};
 use dianran_frontend::Diagnostic;
 
 type R<T> = Result<T, Diagnostic>;
@@ -69,6 +73,26 @@ struct CheckedBase {
     limit: VRegId,
     /// `dh * stride` (u64) for the distinct `dh` met so far (runtime strides only).
     rows: Vec<(u32, VRegId)>,
+}
+
+/// The `ld` type of one element into its shader scalar's register (a byte sign- or
+/// zero-extends).
+fn ld_type(e: CoopElem) -> PT {
+    match e {
+        CoopElem::F16 => PT::B16,
+        CoopElem::I8 => PT::S8,
+        CoopElem::U8 => PT::U8,
+        _ => PT::U32,
+    }
+}
+
+/// The `st` type of one element (a byte stores its register's low byte).
+fn st_type(e: CoopElem) -> PT {
+    match e {
+        CoopElem::F16 => PT::B16,
+        CoopElem::I8 | CoopElem::U8 => PT::B8,
+        _ => PT::U32,
+    }
 }
 
 /// A decimal immediate.
@@ -154,7 +178,7 @@ impl Lower<'_> {
     fn coop_elem_addr(&mut self, f: &Frag, base: VRegId, i: u32) -> VRegId {
         let (r, c) = f.shape.elem_coords(i);
         let (hi, lo) = if f.row_major { (r, c) } else { (c, r) };
-        let size = f.shape.scalar.size();
+        let size = f.shape.elem.size();
         // base + hi*stride + lo, leaving out the zero terms (element 0 is the base itself).
         let mut e = base;
         let (stride, ptr) = (f.stride, f.ptr);
@@ -175,7 +199,7 @@ impl Lower<'_> {
     fn coop_load_lanes(&mut self, f: &Frag, pairs: bool) -> Vec<VRegId> {
         let base = self.coop_lane_base(f);
         let sp = f.space.state_space();
-        let s = f.shape.scalar;
+        let s = f.shape.scalar();
         let mut out = Vec::new();
         if pairs {
             for p in 0..f.shape.count() / 2 {
@@ -192,7 +216,7 @@ impl Lower<'_> {
             }
             return out;
         }
-        let ty = if s == Scalar::F16 { PT::B16 } else { PT::U32 };
+        let ty = ld_type(f.shape.elem);
         for i in 0..f.shape.count() {
             let a = self.coop_elem_addr(f, base, i);
             out.push(self.def(kind_of(s), |d| build::ld(sp, ty, d, Operand::addr(a, 0))));
@@ -204,7 +228,7 @@ impl Lower<'_> {
     fn coop_store_lanes(&mut self, f: &Frag, v: &[VRegId], pairs: bool) {
         let base = self.coop_lane_base(f);
         let sp = f.space.state_space();
-        let s = f.shape.scalar;
+        let s = f.shape.scalar();
         if pairs {
             for (p, xy) in v.chunks(2).enumerate() {
                 let a = self.coop_elem_addr(f, base, 2 * p as u32);
@@ -217,7 +241,7 @@ impl Lower<'_> {
             }
             return;
         }
-        let ty = if s == Scalar::F16 { PT::B16 } else { PT::U32 };
+        let ty = st_type(f.shape.elem);
         for (i, &x) in v.iter().enumerate() {
             let a = self.coop_elem_addr(f, base, i as u32);
             self.push(build::st(sp, ty, Operand::addr(a, 0), x));
@@ -229,8 +253,8 @@ impl Lower<'_> {
     /// computed in 64 bits, so a stride that would wrap 32 bits is past any limit.
     fn coop_load_checked(&mut self, f: &Frag, limit: VRegId) -> Vec<VRegId> {
         let sp = f.space.state_space();
-        let s = f.shape.scalar;
-        let ty = if s == Scalar::F16 { PT::B16 } else { PT::U32 };
+        let s = f.shape.scalar();
+        let ty = ld_type(f.shape.elem);
         let zero = if s == Scalar::F16 {
             self.def(RegKind::B16, |d| build::mov(PT::B16, d, imm(0)))
         } else {
@@ -251,7 +275,7 @@ impl Lower<'_> {
     /// element's store is predicated on its offset being below the limit.
     fn coop_store_checked(&mut self, f: &Frag, v: &[VRegId], limit: VRegId) {
         let sp = f.space.state_space();
-        let ty = if f.shape.scalar == Scalar::F16 { PT::B16 } else { PT::U32 };
+        let ty = st_type(f.shape.elem);
         let mut base = self.coop_checked_base(f, limit);
         for (i, &x) in v.iter().enumerate() {
             let (p, a) = self.coop_elem_checked(f, &mut base, i as u32);
@@ -268,7 +292,7 @@ impl Lower<'_> {
         let lo64 = self.def(RegKind::B64, |d| build::cvt(None, false, PT::U64, PT::U32, d, lo));
         let offset = self.def(RegKind::B64, |d| build::add(PT::U64, d, wide, lo64));
         let limit = self.def(RegKind::B64, |d| build::cvt(None, false, PT::U64, PT::U32, d, limit));
-        let (size, ptr) = (f.shape.scalar.size(), f.ptr);
+        let (size, ptr) = (f.shape.elem.size(), f.ptr);
         let addr = self.def(RegKind::B64, |d| build::mad_lo(PT::U64, d, offset, imm(size), ptr));
         CheckedBase { offset, addr, limit, rows: Vec::new() }
     }
@@ -280,7 +304,7 @@ impl Lower<'_> {
     fn coop_elem_checked(&mut self, f: &Frag, b: &mut CheckedBase, i: u32) -> (VRegId, Operand) {
         let (r, c) = f.shape.elem_coords(i);
         let (dh, dl) = if f.row_major { (r, c) } else { (c, r) };
-        let size = f.shape.scalar.size();
+        let size = f.shape.elem.size();
         let (offset, limit) = (b.offset, b.limit);
         let below = |l: &mut Self, e: VRegId| {
             l.def(RegKind::Pred, |d| build::setp(CmpOp::Lt, PT::U64, d, e, limit))
@@ -795,13 +819,90 @@ impl Lower<'_> {
 }
 
 impl Lower<'_> {
+    /// Exact 8x8 integer `a·b + c`, laid out and gathered as [`Lower::coop_mma8_exact`]:
+    /// products and sums modulo 2^32 (`mul.lo`, `add`), then narrowed to a byte result's
+    /// width (`docs/subgroup-matrix.md`).
+    fn coop_mma8_int(
+        &mut self,
+        av: &[VRegId],
+        bv: &[VRegId],
+        cv: &[VRegId],
+        sc: CoopElem,
+    ) -> Vec<VRegId> {
+        let lane = self.sreg(SpecialReg::Laneid);
+        let g = self.def(RegKind::B32, |d| op_imm(Opcode::Shr, PT::U32, d, lane, 2));
+        let t = self.def(RegKind::B32, |d| op_imm(Opcode::And, PT::B32, d, lane, 3));
+        let g4 = self.def(RegKind::B32, |d| op_imm(Opcode::Shl, PT::B32, d, g, 2));
+        let t8 = self.def(RegKind::B32, |d| op_imm(Opcode::Shl, PT::B32, d, t, 3));
+        let shfl = |d, a, src| {
+            build::shfl_sync(ShflMode::Idx, d, a, src, Operand::Imm(31), Operand::Imm(-1))
+        };
+        let mut arow = Vec::new();
+        for k in 0..8u32 {
+            let src = self.def(RegKind::B32, |d| build::add(PT::S32, d, g4, imm(k >> 1)));
+            let a = av[(k & 1) as usize];
+            arow.push(self.def(RegKind::B32, |d| shfl(d, a, src)));
+        }
+        let mut out = Vec::new();
+        for (e, &ce) in cv.iter().enumerate() {
+            let mut acc = ce;
+            for (k, &ak) in arow.iter().enumerate() {
+                let n = (4 * e + (k >> 1)) as u32;
+                let src = self.def(RegKind::B32, |d| build::add(PT::S32, d, t8, imm(n)));
+                let b = bv[k & 1];
+                let bk = self.def(RegKind::B32, |d| shfl(d, b, src));
+                let sum = acc;
+                acc = self.def(RegKind::B32, |d| build::mad_lo(PT::U32, d, ak, bk, sum));
+            }
+            out.push(self.coop_narrow(sc, acc));
+        }
+        out
+    }
+
+    /// A 32-bit integer word narrowed to a byte element's width (sign- or zero-extended back
+    /// to 32 bits); other elements unchanged.
+    fn coop_narrow(&mut self, e: CoopElem, v: VRegId) -> VRegId {
+        match e {
+            CoopElem::I8 => {
+                let hi = self.def(RegKind::B32, |d| op_imm(Opcode::Shl, PT::B32, d, v, 24));
+                self.def(RegKind::B32, |d| op_imm(Opcode::Shr, PT::S32, d, hi, 24))
+            }
+            CoopElem::U8 => self.def(RegKind::B32, |d| op_imm(Opcode::And, PT::B32, d, v, 255)),
+            _ => v,
+        }
+    }
+
+    /// A scalar clamped to a byte element's range (fills and scalar arithmetic).
+    fn coop_clamp(&mut self, e: CoopElem, v: VRegId) -> VRegId {
+        match e {
+            CoopElem::I8 => {
+                let lo = self.def(RegKind::B32, |d| {
+                    build::binary(Opcode::Max, &[], PT::S32, d, v, Operand::Imm(-128))
+                });
+                self.def(RegKind::B32, |d| {
+                    build::binary(Opcode::Min, &[], PT::S32, d, lo, imm(127))
+                })
+            }
+            CoopElem::U8 => {
+                self.def(RegKind::B32, |d| build::binary(Opcode::Min, &[], PT::U32, d, v, imm(255)))
+            }
+            _ => v,
+        }
+    }
+
     /// The fragment access `a` describes, with `split` for a workgroup tile element.
     fn frag(&mut self, a: &CoopAccess<Ptr>, split: Option<Split>) -> R<Frag> {
+        // The stride in matrix elements.
+        let mut stride = self.scalar(a.stride)?;
+        if a.scale > 1 {
+            let s = stride;
+            stride = self.def(RegKind::B32, |d| build::mul_lo(PT::U32, d, s, imm(a.scale)));
+        }
         Ok(Frag {
             ptr: a.ptr.addr,
             space: a.ptr.space,
-            stride: self.scalar(a.stride)?,
-            stride_k: self.known.constant(a.stride),
+            stride,
+            stride_k: self.known.constant(a.stride).and_then(|k| k.checked_mul(a.scale)),
             split,
             row_major: a.row_major,
             shape: a.shape,
@@ -814,8 +915,8 @@ impl CoopLowering for Lower<'_> {
         let (shape, p) = (a.shape, a.ptr);
         let split = self.split_shared(a.ptr_value);
         let f = self.frag(&a, split)?;
-        let kinds = vec![kind_of(shape.scalar); shape.count() as usize];
-        let size = shape.scalar.size();
+        let kinds = vec![kind_of(shape.scalar()); shape.count() as usize];
+        let size = shape.elem.size();
         if let Some(limit) = a.limit {
             let limit = self.scalar(limit)?;
             let unchecked = CoopAccess { limit: None, ..a };
@@ -832,7 +933,7 @@ impl CoopLowering for Lower<'_> {
             (form, need) => self.when_aligned(
                 &p,
                 a.stride,
-                size,
+                size * a.scale,
                 need,
                 &kinds,
                 |l| match form {
@@ -868,7 +969,7 @@ impl CoopLowering for Lower<'_> {
                 self.when_aligned(
                     &p,
                     a.stride,
-                    shape.scalar.size(),
+                    shape.elem.size() * a.scale,
                     need,
                     &[],
                     |l| {
@@ -887,14 +988,58 @@ impl CoopLowering for Lower<'_> {
 
     fn coop_mma(&mut self, ops: MmaOperands<VRegId>) -> R<Vec<VRegId>> {
         let (sa, sc, [av, bv, cv]) = (ops.a, ops.c, ops.frags);
-        let c_f16 = sc.scalar == Scalar::F16;
-        Ok(match (sa.n, sa.scalar) {
+        if !sc.elem.is_float() {
+            return Ok(self.coop_mma8_int(&av, &bv, &cv, sc.elem));
+        }
+        let c_f16 = sc.scalar() == Scalar::F16;
+        Ok(match (sa.n, sa.scalar()) {
             (16, Scalar::F16) => self.coop_mma16_f16(&av, &bv, &cv, c_f16),
-            (16, _) => self.coop_mma_tf32(&av, &bv, &cv, sc.scalar),
+            (16, _) => self.coop_mma_tf32(&av, &bv, &cv, sc.scalar()),
             (_, Scalar::F16) => self.coop_mma8_f16(&av, &bv, &cv, c_f16),
-            _ if sa.tf32 => self.coop_mma8_tf32(&av, &bv, &cv, sc.scalar),
-            _ => self.coop_mma8_exact(&av, &bv, &cv, sc.scalar),
+            _ if sa.tf32 => self.coop_mma8_tf32(&av, &bv, &cv, sc.scalar()),
+            _ => self.coop_mma8_exact(&av, &bv, &cv, sc.scalar()),
         })
+    }
+
+    fn coop_fill(&mut self, shape: CoopShape, v: VRegId) -> R<Vec<VRegId>> {
+        let w = self.coop_clamp(shape.elem, v);
+        Ok(vec![w; shape.count() as usize])
+    }
+
+    fn coop_scalar(
+        &mut self,
+        shape: CoopShape,
+        op: BinaryOperator,
+        frag: &[VRegId],
+        s: VRegId,
+    ) -> R<Vec<VRegId>> {
+        let s = self.coop_clamp(shape.elem, s);
+        let (opc, ty) = match (op, shape.elem) {
+            (BinaryOperator::Add, CoopElem::F16) => (Opcode::Add, PT::F16),
+            (BinaryOperator::Subtract, CoopElem::F16) => (Opcode::Sub, PT::F16),
+            (_, CoopElem::F16) => (Opcode::Mul, PT::F16),
+            (BinaryOperator::Add, CoopElem::F32) => (Opcode::Add, PT::F32),
+            (BinaryOperator::Subtract, CoopElem::F32) => (Opcode::Sub, PT::F32),
+            (_, CoopElem::F32) => (Opcode::Mul, PT::F32),
+            (BinaryOperator::Add, _) => (Opcode::Add, PT::U32),
+            (BinaryOperator::Subtract, _) => (Opcode::Sub, PT::U32),
+            _ => (Opcode::Mul, PT::U32),
+        };
+        let kind = kind_of(shape.scalar());
+        let mut out = Vec::new();
+        for &x in frag {
+            let r = if shape.elem.is_float() {
+                // Round to nearest, never contracted with a neighbour into an FMA.
+                let rn = [Rounding::Rn.into()];
+                self.def(kind, |d| build::binary(opc, &rn, ty, d, x, s))
+            } else if opc == Opcode::Mul {
+                self.def(kind, |d| build::mul_lo(ty, d, x, s))
+            } else {
+                self.def(kind, |d| build::binary(opc, &[], ty, d, x, s))
+            };
+            out.push(self.coop_narrow(shape.elem, r));
+        }
+        Ok(out)
     }
 }
 
@@ -911,7 +1056,7 @@ mod tests {
             for lane in 0..32u32 {
                 let (g, t) = (lane >> 2, lane % 4);
                 for i in 0..8 {
-                    let sh = Shape { role, scalar: Scalar::F16, n: 16, tf32: false };
+                    let sh = Shape { role, elem: CoopElem::F16, n: 16, tf32: false };
                     let (r, c) = sh.elem_coords(i);
                     let (row, col) =
                         if role == CoopRole::B { (2 * t + r, g + c) } else { (g + r, 2 * t + c) };
@@ -951,7 +1096,7 @@ mod tests {
             for lane in 0..32u32 {
                 let (g, t) = (lane >> 2, lane % 4);
                 for i in 0..8 {
-                    let sh = Shape { role, scalar: Scalar::F32, n: 16, tf32: true };
+                    let sh = Shape { role, elem: CoopElem::F32, n: 16, tf32: true };
                     let (r, c) = sh.elem_coords(i);
                     let (row, col) =
                         if role == CoopRole::B { (t + r, g + c) } else { (g + r, t + c) };
@@ -980,7 +1125,7 @@ mod tests {
         for tf32 in [false, true] {
             for role in [CoopRole::A, CoopRole::B, CoopRole::C] {
                 let tf32 = tf32 && role != CoopRole::C;
-                let sh = Shape { role, scalar: Scalar::F32, n: 8, tf32 };
+                let sh = Shape { role, elem: CoopElem::F32, n: 8, tf32 };
                 let mut seen = [[0u32; 8]; 8];
                 for lane in 0..32u32 {
                     let (g, t) = (lane >> 2, lane % 4);
@@ -1015,7 +1160,7 @@ mod tests {
     fn pairs_are_ldmatrix_sub_matrices() {
         for n in [8u32, 16] {
             for role in [CoopRole::A, CoopRole::B, CoopRole::C] {
-                let sh = Shape { role, scalar: Scalar::F16, n, tf32: false };
+                let sh = Shape { role, elem: CoopElem::F16, n, tf32: false };
                 for lane in 0..32u32 {
                     let (g, t) = (lane >> 2, lane % 4);
                     for i in 0..sh.count() {

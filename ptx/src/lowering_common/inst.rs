@@ -46,8 +46,11 @@ pub struct CoopAccess<P> {
     pub ptr: P,
     /// The SSA value of the pointer (what alignment analysis knows about it).
     pub ptr_value: ValueId,
-    /// The stride between rows (row-major) or columns, in elements.
+    /// The stride between rows (row-major) or columns, in elements of the pointee.
     pub stride: ValueId,
+    /// Matrix elements per stride unit (`ir::Types::coop_scale`: 1 unless a Dawn load
+    /// reads the matrix from an array of another element type).
+    pub scale: u32,
     /// `coopLoadT` / `coopStoreT` read the matrix transposed: row-major.
     pub row_major: bool,
     /// The bounds policy's limit (a `u32`: elements from the first one to the end of its
@@ -61,7 +64,7 @@ impl<P> CoopAccess<P> {
     /// back to [`FragForm::Elements`], which needs none): `ldmatrix` for f16 in workgroup
     /// memory (`in_shared`), pairs where a lane's two elements are adjacent.
     pub fn load_form(&self, in_shared: bool) -> (FragForm, u32) {
-        if self.shape.scalar == ir::Scalar::F16 && in_shared {
+        if self.shape.scalar() == ir::Scalar::F16 && in_shared {
             (FragForm::Ldmatrix, 16)
         } else {
             self.store_form()
@@ -71,8 +74,8 @@ impl<P> CoopAccess<P> {
     /// The form a store takes (pairs or elements; there is no `stmatrix` before sm_90), with
     /// the alignment it needs as in [`CoopAccess::load_form`].
     pub fn store_form(&self) -> (FragForm, u32) {
-        let size = self.shape.scalar.size();
-        if self.shape.pairs_contiguous(self.row_major) {
+        let size = self.shape.elem.size();
+        if self.shape.pairs_contiguous(self.row_major) && !self.shape.elem.is_byte() {
             (FragForm::Pairs, 2 * size)
         } else {
             (FragForm::Elements, size)
@@ -89,6 +92,17 @@ pub trait CoopLowering: ScalarLowering + Sized {
     fn coop_store(&mut self, a: CoopAccess<PtrOf<Self>>, v: &[Self::Value]) -> R<()>;
     /// `coopMultiplyAdd(a, b, c)` = a·b + c.
     fn coop_mma(&mut self, ops: MmaOperands<Self::Value>) -> R<Vec<Self::Value>>;
+    /// A fragment with every element `v` (clamped to a byte element's range).
+    fn coop_fill(&mut self, shape: CoopShape, v: Self::Value) -> R<Vec<Self::Value>>;
+    /// `op` (`+`, `-`, `*`) of every element of `frag` and the (clamped) scalar `s`, in the
+    /// element's type.
+    fn coop_scalar(
+        &mut self,
+        shape: CoopShape,
+        op: ir::BinaryOperator,
+        frag: &[Self::Value],
+        s: Self::Value,
+    ) -> R<Vec<Self::Value>>;
 }
 
 /// How a backend emits the primitives [`lower_inst`] selects.
@@ -220,19 +234,31 @@ pub fn lower_inst<L: InstLowering>(l: &mut L, inst: &Inst) -> R<()> {
         | Op::ImageQuery(..) => l.image(op)?,
         Op::Derivative(..) => return Err(l.unsupported("derivatives")),
         Op::CoopLoad { ptr, stride, row_major, limit } => {
-            let shape = l.coop_layout(result_ty(l, inst, "coopLoad")?)?;
-            let access = coop_access(l, shape, *ptr, *stride, *row_major, *limit)?;
+            let ty = result_ty(l, inst, "coopLoad")?;
+            let shape = l.coop_layout(ty)?;
+            let access = coop_access(l, (shape, ty), *ptr, *stride, *row_major, *limit)?;
             Some(Val::Comps(l.coop_load(access)?))
         }
         Op::CoopStore { value, ptr, stride, row_major, limit } => {
             let (shape, v) = coop_fragment(l, *value)?;
-            let access = coop_access(l, shape, *ptr, *stride, *row_major, *limit)?;
+            let ty = l.value_ty(*value);
+            let access = coop_access(l, (shape, ty), *ptr, *stride, *row_major, *limit)?;
             l.coop_store(access, &v)?;
             None
         }
         Op::CoopMultiplyAdd(a, b, c) => {
             let ops = mma_operands(l, *a, *b, *c)?;
             Some(Val::Comps(l.coop_mma(ops)?))
+        }
+        Op::CoopFill(x) => {
+            let shape = l.coop_layout(result_ty(l, inst, "coop_fill")?)?;
+            let v = super::scalar(l, *x)?;
+            Some(Val::Comps(l.coop_fill(shape, v)?))
+        }
+        Op::CoopScalar { op, matrix, scalar } => {
+            let (shape, frag) = coop_fragment(l, *matrix)?;
+            let s = super::scalar(l, *scalar)?;
+            Some(Val::Comps(l.coop_scalar(shape, *op, &frag, s)?))
         }
         _ => {
             let ty = result_ty(l, inst, "value operation")?;
@@ -253,14 +279,16 @@ fn result_ty<L: InstLowering>(l: &L, inst: &Inst, what: &str) -> R<TypeId> {
 
 /// The operands of a `coopLoad` / `coopStore` of a `shape` matrix at `ptr`.
 fn coop_access<L: InstLowering>(
-    l: &L,
-    shape: CoopShape,
+    l: &mut L,
+    (shape, matrix): (CoopShape, TypeId),
     ptr: ValueId,
     stride: ValueId,
     row_major: bool,
     limit: Option<ValueId>,
 ) -> R<CoopAccess<PtrOf<L>>> {
-    Ok(CoopAccess { shape, ptr: l.pointer(ptr)?, ptr_value: ptr, stride, row_major, limit })
+    let pty = l.value_ty(ptr);
+    let scale = l.types_mut().coop_scale(pty, matrix);
+    Ok(CoopAccess { shape, ptr: l.pointer(ptr)?, ptr_value: ptr, stride, scale, row_major, limit })
 }
 
 /// Where a module-scope variable lives, as both backends address it (docs/abi.md).

@@ -9,7 +9,7 @@ use crate::abi::layout;
 use crate::codegen::align::lowbit;
 use crate::model::ShflMode;
 use dianran_frontend::ir::{
-    CoopRole, Direction, GatherMode, GlobalId, Op, Scalar, Type, TypeId, Types, ValueId,
+    CoopElem, CoopRole, Direction, GatherMode, GlobalId, Op, Scalar, Type, TypeId, Types, ValueId,
 };
 use dianran_frontend::{DiagKind, Diagnostic};
 
@@ -470,7 +470,7 @@ pub struct CoopShape {
     /// A, B or C.
     pub role: CoopRole,
     /// The element type.
-    pub scalar: Scalar,
+    pub elem: CoopElem,
     /// Rows = columns: 8 or 16.
     pub n: u32,
     /// The TF32 layout (f32 A/B products on TF32 tensor cores).
@@ -504,12 +504,18 @@ impl CoopShapeError {
 }
 
 impl CoopShape {
+    /// The shader scalar that holds one element in a register.
+    pub fn scalar(self) -> Scalar {
+        self.elem.scalar()
+    }
+
     /// The layout of a supported cooperative matrix type: 16x16 with f16 A/B (f32 A/B when
     /// `tf32`) and f16/f32 C, or 8x8 of f16/f32 in any role (f32 A/B in the TF32 layout when
     /// `tf32`).
     pub fn of(types: &Types, ty: TypeId, tf32: bool) -> Result<CoopShape, CoopShapeError> {
         match types.get(ty) {
-            Type::CoopMatrix { columns: 16, rows: 16, scalar, role } => {
+            Type::CoopMatrix { columns: 16, rows: 16, elem, role } if elem.is_float() => {
+                let scalar = &elem.scalar();
                 let ok = match role {
                     CoopRole::A | CoopRole::B => {
                         *scalar == Scalar::F16 || (*scalar == Scalar::F32 && tf32)
@@ -518,21 +524,16 @@ impl CoopShape {
                 };
                 if ok {
                     let tf32 = *scalar == Scalar::F32 && *role != CoopRole::C;
-                    return Ok(CoopShape { role: *role, scalar: *scalar, n: 16, tf32 });
+                    return Ok(CoopShape { role: *role, elem: *elem, n: 16, tf32 });
                 }
                 if *scalar == Scalar::F32 {
                     return Err(CoopShapeError::ExactF32);
                 }
                 Err(CoopShapeError::Other16)
             }
-            Type::CoopMatrix {
-                columns: 8,
-                rows: 8,
-                scalar: s @ (Scalar::F16 | Scalar::F32),
-                role,
-            } => {
-                let tf32 = *s == Scalar::F32 && *role != CoopRole::C && tf32;
-                Ok(CoopShape { role: *role, scalar: *s, n: 8, tf32 })
+            Type::CoopMatrix { columns: 8, rows: 8, elem, role } => {
+                let tf32 = *elem == CoopElem::F32 && *role != CoopRole::C && tf32;
+                Ok(CoopShape { role: *role, elem: *elem, n: 8, tf32 })
             }
             _ => Err(CoopShapeError::Unsupported),
         }
@@ -615,7 +616,7 @@ pub fn mma_operands<L: ScalarLowering>(
     {
         return Err(l.internal("coopMultiplyAdd operand roles"));
     }
-    if sa.scalar != sb.scalar {
+    if sa.scalar() != sb.scalar() {
         return Err(l.unsupported("cooperative-matrix products of f16 by f32"));
     }
     let (av, bv, cv) = (l.value_comps(a)?, l.value_comps(b)?, l.value_comps(c)?);
@@ -666,7 +667,7 @@ mod tests {
     fn a_fragment_of_m16n8k16_matches_the_ptx_layout() {
         // PTX ISA, mma.m16n8k16 .f16 A: a0,a1 at (g, 2t..), a2,a3 at (g+8, 2t..), a4,a5 at
         // (g, 2t+8..), a6,a7 at (g+8, 2t+8..).
-        let sh = CoopShape { role: CoopRole::A, scalar: Scalar::F16, n: 16, tf32: false };
+        let sh = CoopShape { role: CoopRole::A, elem: CoopElem::F16, n: 16, tf32: false };
         let want = [(0, 0), (0, 1), (8, 0), (8, 1), (0, 8), (0, 9), (8, 8), (8, 9)];
         let got: Vec<(u32, u32)> = (0..8).map(|i| sh.elem_coords(i)).collect();
         assert_eq!(got, want);

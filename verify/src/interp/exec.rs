@@ -844,8 +844,8 @@ impl<'m> Machine<'m> {
 
     fn coop_shape(&self, ty: TypeId) -> Result<Shape, Diagnostic> {
         match self.m.types.get(ty) {
-            Type::CoopMatrix { columns, rows, scalar, .. } => {
-                Ok(Shape { rows: u32::from(*rows), cols: u32::from(*columns), scalar: *scalar })
+            Type::CoopMatrix { columns, rows, elem, .. } => {
+                Ok(Shape { rows: u32::from(*rows), cols: u32::from(*columns), elem: *elem })
             }
             _ => Err(internal(format!(
                 "{} is not a cooperative matrix",
@@ -1065,20 +1065,24 @@ impl<'m> Machine<'m> {
                 self.image_op(fr, lane, &inst.op, r, out)?;
             }
             Op::CoopLoad { ptr, stride, row_major, limit } => {
-                let sh = self.coop_shape(rty()?)?;
+                let ty = rty()?;
+                let sh = self.coop_shape(ty)?;
+                let scale = types.coop_scale(fr.ty(*ptr)?, ty);
                 let t = coop::Tile {
                     ptr: fr.ptr(lane, *ptr)?,
-                    stride: fr.word(lane, *stride),
+                    stride: coop::matrix_stride(fr.word(lane, *stride), scale),
                     row_major: *row_major,
                     limit: limit.map(|l| fr.word(lane, l)),
                 };
                 coop::load(&self.mem, lane, t, sh, out)?;
             }
             Op::CoopStore { value, ptr, stride, row_major, limit } => {
-                let sh = self.coop_shape(fr.ty(*value)?)?;
+                let ty = fr.ty(*value)?;
+                let sh = self.coop_shape(ty)?;
+                let scale = types.coop_scale(fr.ty(*ptr)?, ty);
                 let t = coop::Tile {
                     ptr: fr.ptr(lane, *ptr)?,
-                    stride: fr.word(lane, *stride),
+                    stride: coop::matrix_stride(fr.word(lane, *stride), scale),
                     row_major: *row_major,
                     limit: limit.map(|l| fr.word(lane, l)),
                 };
@@ -1099,6 +1103,15 @@ impl<'m> Machine<'m> {
                     sc,
                     out,
                 )?;
+            }
+            Op::CoopFill(x) => {
+                let sh = self.coop_shape(rty()?)?;
+                let w = coop::clamp_scalar(sh.elem, fr.word(lane, *x));
+                out.extend(std::iter::repeat_n(w, (sh.rows * sh.cols) as usize));
+            }
+            Op::CoopScalar { op, matrix, scalar } => {
+                let sh = self.coop_shape(fr.ty(*matrix)?)?;
+                coop::scalar_op(*op, fr.get(lane, *matrix), sh, fr.word(lane, *scalar), out)?;
             }
             Op::Barrier(_)
             | Op::WorkgroupUniformLoad(_)

@@ -5,7 +5,7 @@
 //! buffer. Every access is bounds-checked against its region; nothing is clamped.
 
 use super::value::{internal, runtime, type_name, unsupported};
-use dianran_frontend::ir::{Scalar, Type, TypeId, Types};
+use dianran_frontend::ir::{CoopElem, Scalar, Type, TypeId, Types};
 use dianran_frontend::Diagnostic;
 
 /// Region of function-local variables (per invocation).
@@ -140,7 +140,7 @@ impl Memory {
         encode(types, bytes, start, ty, words, &mut pos)
     }
 
-    /// Reads one scalar of `s` at `ptr` (cooperative loads).
+    /// Reads one scalar of `s` at `ptr` (atomics).
     pub(crate) fn load_scalar(
         &self,
         lane: usize,
@@ -152,7 +152,7 @@ impl Memory {
         Ok(read_scalar(bytes, start, s))
     }
 
-    /// Writes one scalar of `s` at `ptr` (cooperative stores).
+    /// Writes one scalar of `s` at `ptr` (atomics).
     pub(crate) fn store_scalar(
         &mut self,
         lane: usize,
@@ -160,7 +160,34 @@ impl Memory {
         s: Scalar,
         w: u32,
     ) -> Result<(), Diagnostic> {
-        let start = self.check(lane, ptr, s.size(), "write")?;
+        match CoopElem::of_scalar(s) {
+            Some(e) if s.size() == e.size() => self.store_elem(lane, ptr, e, w),
+            _ => Err(internal("a scalar store of this type")),
+        }
+    }
+
+    /// Reads one cooperative-matrix element at `ptr`, as its shader scalar's word (a byte
+    /// element sign- or zero-extended).
+    pub(crate) fn load_elem(
+        &self,
+        lane: usize,
+        ptr: [u32; 2],
+        e: CoopElem,
+    ) -> Result<u32, Diagnostic> {
+        let start = self.check(lane, ptr, e.size(), "read")?;
+        let bytes = self.bytes(lane, ptr[0]).unwrap_or(&[]);
+        Ok(read_elem(bytes, start, e))
+    }
+
+    /// Writes one cooperative-matrix element at `ptr` (a byte element's low byte).
+    pub(crate) fn store_elem(
+        &mut self,
+        lane: usize,
+        ptr: [u32; 2],
+        e: CoopElem,
+        w: u32,
+    ) -> Result<(), Diagnostic> {
+        let start = self.check(lane, ptr, e.size(), "write")?;
         if ptr[0] >= REGION_BUFFER0
             && !self
                 .buffer_writable
@@ -172,7 +199,7 @@ impl Memory {
         }
         match self.bytes_mut(lane, ptr[0]) {
             Some(b) => {
-                write_scalar(b, start, s, w);
+                write_elem(b, start, e, w);
                 Ok(())
             }
             None => Err(internal("store to a missing memory region")),
@@ -197,10 +224,32 @@ fn sized(types: &Types, ty: TypeId) -> Result<u32, Diagnostic> {
         Type::Pointer { .. } | Type::Image { .. } | Type::Sampler { .. } => Err(unsupported(
             format!("the interpreter cannot keep a {} in memory", type_name(types, ty)),
         )),
-        Type::CoopMatrix { .. } => Err(unsupported(
-            "the interpreter keeps cooperative matrices only in values; use coopLoad/coopStore",
-        )),
+        // A matrix in function or private memory: its elements, row-major, each at its
+        // element size (the same bytes for every lane's copy).
+        Type::CoopMatrix { .. } => Ok(types.size_align(ty).0),
         _ => Ok(types.size_align(ty).0),
+    }
+}
+
+/// A cooperative-matrix element at `at`, as its shader scalar's word (bytes sign- or
+/// zero-extended).
+fn read_elem(bytes: &[u8], at: usize, e: CoopElem) -> u32 {
+    let byte = bytes.get(at).copied().unwrap_or(0);
+    match e {
+        CoopElem::I8 => byte as i8 as i32 as u32,
+        CoopElem::U8 => u32::from(byte),
+        _ => read_scalar(bytes, at, e.scalar()),
+    }
+}
+
+/// Writes a cooperative-matrix element (a byte element's low byte).
+fn write_elem(bytes: &mut [u8], at: usize, e: CoopElem, w: u32) {
+    if e.is_byte() {
+        if let Some(x) = bytes.get_mut(at) {
+            *x = w as u8;
+        }
+    } else {
+        write_scalar(bytes, at, e.scalar(), w);
     }
 }
 
@@ -285,6 +334,11 @@ fn decode(
                 decode(types, bytes, at + m.offset as usize, m.ty, out)?;
             }
         }
+        Type::CoopMatrix { columns, rows, elem, .. } => {
+            for i in 0..usize::from(*columns) * usize::from(*rows) {
+                out.push(read_elem(bytes, at + i * elem.size() as usize, *elem));
+            }
+        }
         _ => return Err(internal(format!("cannot load a {}", type_name(types, ty)))),
     }
     Ok(())
@@ -336,6 +390,11 @@ fn encode(
         Type::Struct { members, .. } => {
             for m in members {
                 encode(types, bytes, at + m.offset as usize, m.ty, words, pos)?;
+            }
+        }
+        Type::CoopMatrix { columns, rows, elem, .. } => {
+            for i in 0..usize::from(*columns) * usize::from(*rows) {
+                write_elem(bytes, at + i * elem.size() as usize, *elem, next(pos)?);
             }
         }
         _ => return Err(internal(format!("cannot store a {}", type_name(types, ty)))),

