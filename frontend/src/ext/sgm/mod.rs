@@ -996,3 +996,69 @@ fn template_end(text: &str, from: usize) -> Option<usize> {
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::{compile, DiagKind, Options};
+
+    const HEAD: &str = "enable chromium_experimental_subgroup_matrix;\n\
+        @group(0) @binding(0) var<storage, read_write> buf: array<f32>;\n";
+
+    fn errors(body: &str) -> Vec<(DiagKind, String, String)> {
+        let src = format!("{HEAD}@compute @workgroup_size(32) fn main() {{\n{body}\n}}\n");
+        match compile("t.wgsl", &src, &Options::default()) {
+            Ok(_) => vec![],
+            Err(d) => d
+                .list
+                .iter()
+                .map(|x| {
+                    let at = x.span.map_or(String::new(), |s| {
+                        src[s.start as usize..s.end as usize].to_string()
+                    });
+                    (x.kind, x.message.clone(), at)
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn dawn_rules_are_diagnostics_at_the_users_text() {
+        let e = errors(
+            "let m = subgroupMatrixLoad<subgroup_matrix_left<f32, 8, 8>, row_major>(&buf, 0u, 4u);",
+        );
+        assert_eq!(e.len(), 1, "{e:?}");
+        assert!(e[0].1.contains("minimum stride"), "{e:?}");
+        assert_eq!(e[0].2, "4u");
+        let e = errors("let m = subgroup_matrix_left<i4, 8, 8>();");
+        assert!(e[0].1.contains("element type"), "{e:?}");
+        let e = errors(
+            "let l = subgroup_matrix_left<f32, 8, 8>();\n\
+             let r = subgroup_matrix_right<f16, 8, 8>();\n\
+             let x = subgroupMatrixMultiply<f32>(l, r);",
+        );
+        assert!(e[0].1.contains("same element type"), "{e:?}");
+        let e = errors("let _dr_sgm_x = 1u;");
+        assert!(e[0].1.contains("reserved"), "{e:?}");
+    }
+
+    #[test]
+    fn naga_errors_in_rewritten_text_point_into_the_users_file() {
+        // A type error naga finds after the rewrite: the matrix passed where a u32 goes.
+        let e = errors(
+            "let m = subgroup_matrix_left<f32, 8, 8>();\n\
+             let bad: u32 = m;",
+        );
+        assert_eq!(e.len(), 1, "{e:?}");
+        assert_eq!(e[0].2, "bad", "{e:?}");
+        assert!(e[0].1.contains("subgroup_matrix_left<f32, 8, 8>"), "{e:?}");
+        assert!(!e[0].1.contains("_dr_sgm"), "helper names leak: {e:?}");
+    }
+
+    #[test]
+    fn files_without_the_extension_are_untouched() {
+        let src = "@group(0) @binding(0) var<storage, read_write> b: array<u32>;\n\
+                   @compute @workgroup_size(1) fn main() { b[0] = 1u; }";
+        let p = crate::parse("t.wgsl", src, &Options::default()).expect("valid");
+        assert!(p.sgm.is_none());
+    }
+}
