@@ -75,6 +75,11 @@ struct CheckedBase {
     rows: Vec<(u32, VRegId)>,
 }
 
+/// `shfl.sync.idx.b32 d, a, src, 31, -1`: lane `src`'s `a`, all lanes taking part.
+fn shfl_idx(d: VRegId, a: VRegId, src: VRegId) -> Instruction {
+    build::shfl_sync(ShflMode::Idx, d, a, src, Operand::Imm(31), Operand::Imm(-1))
+}
+
 /// The `ld` type of one element into its shader scalar's register (a byte sign- or
 /// zero-extends).
 fn ld_type(e: CoopElem) -> PT {
@@ -768,6 +773,32 @@ impl Lower<'_> {
         out
     }
 
+    /// Row g of an 8x8 A fragment in every lane of group g (A[g][k] lives in lane
+    /// 4g + k/2, element k%2), gathered with `shfl.sync.idx`; and `8t`, the base lane of the
+    /// lane's B columns ([`Lower::mma8_b_elem`]).
+    fn mma8_a_row(&mut self, av: &[VRegId]) -> (Vec<VRegId>, VRegId) {
+        let lane = self.sreg(SpecialReg::Laneid);
+        let g = self.def(RegKind::B32, |d| op_imm(Opcode::Shr, PT::U32, d, lane, 2));
+        let t = self.def(RegKind::B32, |d| op_imm(Opcode::And, PT::B32, d, lane, 3));
+        let g4 = self.def(RegKind::B32, |d| op_imm(Opcode::Shl, PT::B32, d, g, 2));
+        let t8 = self.def(RegKind::B32, |d| op_imm(Opcode::Shl, PT::B32, d, t, 3));
+        let mut arow = Vec::new();
+        for k in 0..8u32 {
+            let src = self.def(RegKind::B32, |d| build::add(PT::S32, d, g4, imm(k >> 1)));
+            let a = av[(k & 1) as usize];
+            arow.push(self.def(RegKind::B32, |d| shfl_idx(d, a, src)));
+        }
+        (arow, t8)
+    }
+
+    /// B[k][2t + e] of an 8x8 B fragment: it lives in lane 4(2t + e) + k/2, element k%2.
+    fn mma8_b_elem(&mut self, bv: &[VRegId], t8: VRegId, e: usize, k: usize) -> VRegId {
+        let n = (4 * e + (k >> 1)) as u32;
+        let src = self.def(RegKind::B32, |d| build::add(PT::S32, d, t8, imm(n)));
+        let b = bv[k & 1];
+        self.def(RegKind::B32, |d| shfl_idx(d, b, src))
+    }
+
     /// Exact 8x8 f32 `a·b + c` without tensor cores: lane (g, t) owns D[g][2t + e]; it gathers
     /// row g of A and columns 2t, 2t+1 of B with `shfl.sync.idx` and accumulates like the
     /// reference interpreter: products summed in order from 0 with unfused `mul.rn`/`add.rn`,
@@ -779,33 +810,15 @@ impl Lower<'_> {
         cv: &[VRegId],
         sc: Scalar,
     ) -> Vec<VRegId> {
-        let lane = self.sreg(SpecialReg::Laneid);
-        let g = self.def(RegKind::B32, |d| op_imm(Opcode::Shr, PT::U32, d, lane, 2));
-        let t = self.def(RegKind::B32, |d| op_imm(Opcode::And, PT::B32, d, lane, 3));
-        let g4 = self.def(RegKind::B32, |d| op_imm(Opcode::Shl, PT::B32, d, g, 2));
-        let t8 = self.def(RegKind::B32, |d| op_imm(Opcode::Shl, PT::B32, d, t, 3));
-        let shfl = |d, a, src| {
-            build::shfl_sync(ShflMode::Idx, d, a, src, Operand::Imm(31), Operand::Imm(-1))
-        };
         let rn = [Rounding::Rn.into()];
         let mul_rn = |d, a, b| build::binary(Opcode::Mul, &rn, PT::F32, d, a, b);
         let add_rn = |d, a, b| build::binary(Opcode::Add, &rn, PT::F32, d, a, b);
-        // A[g][k] lives in lane 4g + k/2, element k%2.
-        let mut arow = Vec::new();
-        for k in 0..8u32 {
-            let src = self.def(RegKind::B32, |d| build::add(PT::S32, d, g4, imm(k >> 1)));
-            let a = av[(k & 1) as usize];
-            arow.push(self.def(RegKind::B32, |d| shfl(d, a, src)));
-        }
+        let (arow, t8) = self.mma8_a_row(av);
         let mut out = Vec::new();
         for (e, &ce) in cv.iter().enumerate() {
             let mut acc = self.imm_f32(0.0);
             for (k, &ak) in arow.iter().enumerate() {
-                // B[k][c] lives in lane 4c + k/2, element k%2; here c = 2t + e.
-                let n = (4 * e + (k >> 1)) as u32;
-                let src = self.def(RegKind::B32, |d| build::add(PT::S32, d, t8, imm(n)));
-                let b = bv[k & 1];
-                let bk = self.def(RegKind::B32, |d| shfl(d, b, src));
+                let bk = self.mma8_b_elem(bv, t8, e, k);
                 let p = self.def(RegKind::B32, |d| mul_rn(d, ak, bk));
                 let sum = acc;
                 acc = self.def(RegKind::B32, |d| add_rn(d, sum, p));
@@ -829,28 +842,12 @@ impl Lower<'_> {
         cv: &[VRegId],
         sc: CoopElem,
     ) -> Vec<VRegId> {
-        let lane = self.sreg(SpecialReg::Laneid);
-        let g = self.def(RegKind::B32, |d| op_imm(Opcode::Shr, PT::U32, d, lane, 2));
-        let t = self.def(RegKind::B32, |d| op_imm(Opcode::And, PT::B32, d, lane, 3));
-        let g4 = self.def(RegKind::B32, |d| op_imm(Opcode::Shl, PT::B32, d, g, 2));
-        let t8 = self.def(RegKind::B32, |d| op_imm(Opcode::Shl, PT::B32, d, t, 3));
-        let shfl = |d, a, src| {
-            build::shfl_sync(ShflMode::Idx, d, a, src, Operand::Imm(31), Operand::Imm(-1))
-        };
-        let mut arow = Vec::new();
-        for k in 0..8u32 {
-            let src = self.def(RegKind::B32, |d| build::add(PT::S32, d, g4, imm(k >> 1)));
-            let a = av[(k & 1) as usize];
-            arow.push(self.def(RegKind::B32, |d| shfl(d, a, src)));
-        }
+        let (arow, t8) = self.mma8_a_row(av);
         let mut out = Vec::new();
         for (e, &ce) in cv.iter().enumerate() {
             let mut acc = ce;
             for (k, &ak) in arow.iter().enumerate() {
-                let n = (4 * e + (k >> 1)) as u32;
-                let src = self.def(RegKind::B32, |d| build::add(PT::S32, d, t8, imm(n)));
-                let b = bv[k & 1];
-                let bk = self.def(RegKind::B32, |d| shfl(d, b, src));
+                let bk = self.mma8_b_elem(bv, t8, e, k);
                 let sum = acc;
                 acc = self.def(RegKind::B32, |d| build::mad_lo(PT::U32, d, ak, bk, sum));
             }

@@ -121,21 +121,7 @@ impl Memory {
         ty: TypeId,
         words: &[u32],
     ) -> Result<(), Diagnostic> {
-        let size = sized(types, ty)?;
-        let start = self.check(lane, ptr, size, "write")?;
-        if ptr[0] >= REGION_BUFFER0
-            && !self
-                .buffer_writable
-                .get((ptr[0] - REGION_BUFFER0) as usize)
-                .copied()
-                .unwrap_or(false)
-        {
-            return Err(runtime(format!("write to read-only {}", self.region_name(ptr[0]))));
-        }
-        let bytes = match self.bytes_mut(lane, ptr[0]) {
-            Some(b) => b,
-            None => return Err(internal("store to a missing memory region")),
-        };
+        let (bytes, start) = self.writable(lane, ptr, sized(types, ty)?)?;
         let mut pos = 0;
         encode(types, bytes, start, ty, words, &mut pos)
     }
@@ -160,10 +146,9 @@ impl Memory {
         s: Scalar,
         w: u32,
     ) -> Result<(), Diagnostic> {
-        match CoopElem::of_scalar(s) {
-            Some(e) if s.size() == e.size() => self.store_elem(lane, ptr, e, w),
-            _ => Err(internal("a scalar store of this type")),
-        }
+        let (bytes, start) = self.writable(lane, ptr, s.size())?;
+        write_scalar(bytes, start, s, w);
+        Ok(())
     }
 
     /// Reads one cooperative-matrix element at `ptr`, as its shader scalar's word (a byte
@@ -187,7 +172,20 @@ impl Memory {
         e: CoopElem,
         w: u32,
     ) -> Result<(), Diagnostic> {
-        let start = self.check(lane, ptr, e.size(), "write")?;
+        let (bytes, start) = self.writable(lane, ptr, e.size())?;
+        write_elem(bytes, start, e, w);
+        Ok(())
+    }
+
+    /// The bytes of `ptr`'s region and the offset of a `size`-byte write at `ptr`, checked
+    /// in range and writable.
+    fn writable(
+        &mut self,
+        lane: usize,
+        ptr: [u32; 2],
+        size: u32,
+    ) -> Result<(&mut [u8], usize), Diagnostic> {
+        let start = self.check(lane, ptr, size, "write")?;
         if ptr[0] >= REGION_BUFFER0
             && !self
                 .buffer_writable
@@ -198,10 +196,7 @@ impl Memory {
             return Err(runtime(format!("write to read-only {}", self.region_name(ptr[0]))));
         }
         match self.bytes_mut(lane, ptr[0]) {
-            Some(b) => {
-                write_elem(b, start, e, w);
-                Ok(())
-            }
+            Some(b) => Ok((b, start)),
             None => Err(internal("store to a missing memory region")),
         }
     }

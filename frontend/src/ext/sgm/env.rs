@@ -417,6 +417,23 @@ impl<'a> Env<'a> {
         }
     }
 
+    /// Whether a type holds a matrix: directly, in an array, or in a struct member.
+    pub fn holds_matrix(&self, t: &Ty) -> bool {
+        self.holds_matrix_depth(t, 0)
+    }
+
+    fn holds_matrix_depth(&self, t: &Ty, depth: u32) -> bool {
+        match t {
+            _ if depth > 32 => false,
+            Ty::Mat(_) => true,
+            Ty::Array(e, _) => self.holds_matrix_depth(e, depth + 1),
+            Ty::Struct(s) => self.structs.get(s).is_some_and(|ms| {
+                ms.iter().any(|(_, m)| self.holds_matrix_depth(&self.ty(m), depth + 1))
+            }),
+            _ => false,
+        }
+    }
+
     /// A struct member's type.
     fn member(&self, s: &str, m: &str) -> Ty {
         self.structs

@@ -407,24 +407,15 @@ impl<'a> Walker<'a> {
     /// A global `var` may hold matrices only in the private address space.
     fn check_global(&mut self, decl: &ast::Declaration, at: wgsl_parse::span::Span) {
         let t = self.env.declared(decl, true);
-        let holds = |ty: &Ty| contains_matrix(ty, &|s| self.env_struct_has_matrix(s));
-        if holds(&t.ty) && !matches!(t.place, Some((AddressSpace::Private, _)) | None) {
+        if self.env.holds_matrix(&t.ty)
+            && !matches!(t.place, Some((AddressSpace::Private, _)) | None)
+        {
             self.error(
                 span(at),
                 "subgroup matrices can only be stored in `var<private>` or function variables",
                 "load the matrix from, or store it to, a workgroup or storage array with subgroupMatrixLoad/subgroupMatrixStore",
             );
         }
-    }
-
-    fn env_struct_has_matrix(&self, name: &str) -> bool {
-        // Lexically: the struct's declaration text names a matrix type.
-        let needle = format!("struct {name}");
-        self.text.find(&needle).is_some_and(|at| {
-            let rest = &self.text[at..];
-            let end = rest.find('}').unwrap_or(rest.len());
-            rest[..end].contains("subgroup_matrix_")
-        })
     }
 
     fn call(&mut self, c: Call<'a>) {
@@ -436,8 +427,8 @@ impl<'a> Walker<'a> {
             return;
         }
         match name.as_str() {
-            "subgroupMatrixLoad" => self.load(&c),
-            "subgroupMatrixStore" => self.store(&c),
+            "subgroupMatrixLoad" => self.tile(&c, false),
+            "subgroupMatrixStore" => self.tile(&c, true),
             "subgroupMatrixMultiply" => self.multiply(&c, false),
             "subgroupMatrixMultiplyAccumulate" => self.multiply(&c, true),
             "subgroupMatrixScalarAdd" => self.scalar(&c, ScalarOp::Add),
@@ -685,84 +676,53 @@ impl<'a> Walker<'a> {
         ok
     }
 
-    fn load(&mut self, c: &Call<'a>) {
-        let what = "subgroupMatrixLoad";
-        let deprecated = c.ntemplates() == 1;
-        let n = if deprecated { 4 } else { 3 };
+    /// `subgroupMatrixLoad` (`store` false) or `subgroupMatrixStore`, current or deprecated
+    /// form. The argument positions differ: a store's matrix is argument 2 and pushes the
+    /// stride (and the deprecated `col_major`) one place on; a load names its matrix type and
+    /// majorness as template arguments 0 and 1, a store its majorness as template argument 0.
+    fn tile(&mut self, c: &Call<'a>, store: bool) {
+        let what = if store { "subgroupMatrixStore" } else { "subgroupMatrixLoad" };
+        let value = store.then_some(2);
+        let shift = usize::from(store);
+        let deprecated = c.ntemplates() + shift == 1;
+        let n = 3 + shift + usize::from(deprecated);
         if !self.arity(c, n, what) {
             return;
         }
-        let Some(m) = self.template_matrix(c, 0, what) else { return };
+        let m = match value {
+            Some(v) => self.mat_arg(c, v, what),
+            None => self.template_matrix(c, 0, what),
+        };
+        let Some(m) = m else { return };
         let row_major = if deprecated {
-            match self.col_major_arg(c, 2) {
+            match self.col_major_arg(c, 2 + shift) {
                 Some(cm) => !cm,
                 None => return,
             }
         } else {
-            match self.majorness(c, 1) {
+            match self.majorness(c, 1 - shift) {
                 Some(r) => r,
                 None => return,
             }
         };
-        let Some((elem, len)) = self.array_arg(c, m, false, what) else { return };
+        let Some((elem, len)) = self.array_arg(c, m, store, what) else { return };
         if deprecated && !self.check_deprecated_array(c, m, &elem) {
             return;
         }
         let arr_stride = elem.array_stride().unwrap_or(4);
-        let scale = arr_stride / m.elem.size();
-        let q = if deprecated { scale } else { 1 };
+        let q = if deprecated { arr_stride / m.elem.size() } else { 1 };
         let si = n - 1;
         self.check_extent(c, m, row_major, arr_stride, len, (1, si), q, what);
         let et = elem.wgsl().unwrap_or_default();
         let st = m.struct_name();
-        let name = self.stub(
-            "load",
-            Stub::Load { matrix: m, row_major },
-            &format!("p: {et}, stride: u32"),
-            &st,
-            &format!("return {st}();"),
-        );
-        self.tile_edits(c, &name, (0, 1, si), None, q);
-    }
-
-    fn store(&mut self, c: &Call<'a>) {
-        let what = "subgroupMatrixStore";
-        let deprecated = c.ntemplates() == 0;
-        let n = if deprecated { 5 } else { 4 };
-        if !self.arity(c, n, what) {
-            return;
-        }
-        let Some(m) = self.mat_arg(c, 2, what) else { return };
-        let row_major = if deprecated {
-            match self.col_major_arg(c, 3) {
-                Some(cm) => !cm,
-                None => return,
-            }
+        let name = if store {
+            let params = format!("p: {et}, m: {st}, stride: u32");
+            self.stub("store", Stub::Store { matrix: m, row_major }, &params, "", "")
         } else {
-            match self.majorness(c, 0) {
-                Some(r) => r,
-                None => return,
-            }
+            let (params, body) = (format!("p: {et}, stride: u32"), format!("return {st}();"));
+            self.stub("load", Stub::Load { matrix: m, row_major }, &params, &st, &body)
         };
-        let Some((elem, len)) = self.array_arg(c, m, true, what) else { return };
-        if deprecated && !self.check_deprecated_array(c, m, &elem) {
-            return;
-        }
-        let arr_stride = elem.array_stride().unwrap_or(4);
-        let scale = arr_stride / m.elem.size();
-        let q = if deprecated { scale } else { 1 };
-        let si = n - 1;
-        self.check_extent(c, m, row_major, arr_stride, len, (1, si), q, what);
-        let et = elem.wgsl().unwrap_or_default();
-        let st = m.struct_name();
-        let name = self.stub(
-            "store",
-            Stub::Store { matrix: m, row_major },
-            &format!("p: {et}, m: {st}, stride: u32"),
-            "",
-            "",
-        );
-        self.tile_edits(c, &name, (0, 1, si), Some(2), q);
+        self.tile_edits(c, &name, (0, 1, si), value, q);
     }
 
     /// `helper((*p)[offset / q], [value, ]u32(stride / q))`, keeping the argument texts in
@@ -962,16 +922,6 @@ fn product_allowed(operand: CoopElem, result: CoopElem) -> bool {
     }
 }
 
-/// Whether a type holds a matrix (directly, in an array, or in a struct `has` says holds one).
-fn contains_matrix(t: &Ty, has: &dyn Fn(&str) -> bool) -> bool {
-    match t {
-        Ty::Mat(_) => true,
-        Ty::Array(e, _) => contains_matrix(e, has),
-        Ty::Struct(s) => has(s),
-        _ => false,
-    }
-}
-
 /// The byte after the `>` closing the template list that starts at the first `<` at or
 /// after `from` (only whitespace before it).
 fn template_end(text: &str, from: usize) -> Option<usize> {
@@ -1039,6 +989,22 @@ mod tests {
         assert!(e[0].1.contains("same element type"), "{e:?}");
         let e = errors("let _dr_sgm_x = 1u;");
         assert!(e[0].1.contains("reserved"), "{e:?}");
+    }
+
+    #[test]
+    fn only_private_globals_hold_matrices_through_structs() {
+        let src = format!(
+            "{HEAD}struct S_M {{ m: subgroup_matrix_left<f32, 8, 8> }}\n\
+             struct S {{ x: u32 }}\n\
+             var<workgroup> plain: S;\n\
+             var<private> fine: S_M;\n\
+             var<workgroup> bad: array<S_M, 2>;\n\
+             @compute @workgroup_size(32) fn main() {{ _ = plain.x; }}\n"
+        );
+        let e = compile("t.wgsl", &src, &Options::default()).expect_err("bad is rejected");
+        assert_eq!(e.list.len(), 1, "{}", e.render());
+        let at = e.list[0].span.expect("a span");
+        assert!(src[at.start as usize..at.end as usize].contains("bad"), "{}", e.render());
     }
 
     #[test]
