@@ -160,3 +160,106 @@ fn check_entry(
         }
     }
 }
+
+/// One kernel of [`int8_tensor_core_forms_pass_every_stage`]: the i8/u8 16x16x32 shape of
+/// `mma.m16n8k32` in every load form (words, `ldmatrix`, bytes, bounds-checked bytes).
+fn int8_kernel(elem: &str, a_row: bool, b_row: bool, pad: u32, space: &str, ops: bool) -> String {
+    let (scalar, result) = if elem == "i8" { ("i32", "i32") } else { ("u32", "u32") };
+    let major = |row: bool| if row { "row_major" } else { "col_major" };
+    // Words per stored row or column: A is 16 x 32 bytes, B 32 x 16.
+    let sa = if a_row { 8 } else { 4 } + pad;
+    let sb = if b_row { 4 } else { 8 } + pad;
+    let (decl, src_a, src_b, stage) = match space {
+        "runtime" => ("array<u32>", "a", "b", String::new()),
+        "workgroup" => (
+            "array<u32, 320>",
+            "wa",
+            "wb",
+            "  for (var i = li; i < 320u; i += 32u) { wa[i] = a[i]; wb[i] = b[i]; }\n  \
+             workgroupBarrier();\n"
+                .to_string(),
+        ),
+        _ => ("array<u32, 320>", "a", "b", String::new()),
+    };
+    let wg = if space == "workgroup" {
+        "var<workgroup> wa: array<u32, 320>;\nvar<workgroup> wb: array<u32, 320>;\n"
+    } else {
+        ""
+    };
+    let scaled = if ops {
+        format!(
+            "subgroupMatrixScalarMultiply(subgroupMatrixScalarAdd(l0, 3{s}), 5{s})",
+            s = &scalar[..1]
+        )
+        .replace("3i", "3i")
+    } else {
+        "l0".to_string()
+    };
+    format!(
+        "enable chromium_experimental_subgroup_matrix;\n\
+         @group(0) @binding(0) var<storage, read> a: {decl};\n\
+         @group(0) @binding(1) var<storage, read> b: {decl};\n\
+         @group(0) @binding(2) var<storage, read_write> c: array<{result}, 256>;\n\
+         @group(0) @binding(3) var<storage, read_write> d8: array<u32, 64>;\n\
+         {wg}\
+         @compute @workgroup_size(32)\n\
+         fn main(@builtin(local_invocation_index) li: u32) {{\n\
+         {stage}\
+           let l0 = subgroupMatrixLoad<subgroup_matrix_left<{elem}, 32, 16>, {ma}>(&{src_a}, 4, {sa});\n\
+           let r = subgroupMatrixLoad<subgroup_matrix_right<{elem}, 16, 32>, {mb}>(&{src_b}, 8, {sb});\n\
+           let l = {scaled};\n\
+           let acc = subgroupMatrixLoad<subgroup_matrix_result<{result}, 16, 16>, row_major>(&c, 0, 16);\n\
+           subgroupMatrixStore<col_major>(&c, 0, subgroupMatrixMultiplyAccumulate(l, r, acc), 16);\n\
+           let p8 = subgroupMatrixMultiply<{elem}>(l, r);\n\
+           subgroupMatrixStore<row_major>(&d8, 0, p8, 4);\n\
+         }}\n",
+        ma = major(a_row),
+        mb = major(b_row),
+    )
+}
+
+#[test]
+fn int8_tensor_core_forms_pass_every_stage() {
+    let ptxas = dianran::verify::tools::require("ptxas", dianran::verify::tools::ptxas()).is_some();
+    let mut failures = Vec::new();
+    let mut n = 0;
+    for elem in ["i8", "u8"] {
+        for (a_row, b_row) in [(true, false), (false, true)] {
+            for pad in [0, 1] {
+                for space in ["storage", "runtime", "workgroup"] {
+                    n += 1;
+                    let ops = n % 2 == 0;
+                    let name = format!("{elem} a_row={a_row} b_row={b_row} pad={pad} {space}");
+                    let source = int8_kernel(elem, a_row, b_row, pad, space, ops);
+                    let mut fail = |stage: &str, what: String| {
+                        failures.push(format!("{name} [{stage}]: {what}"))
+                    };
+                    let m =
+                        match dianran::frontend::compile("int8.wgsl", &source, &Default::default())
+                        {
+                            Ok(m) => m,
+                            Err(d) => {
+                                fail("frontend", format!("{}\n{source}", d.render()));
+                                continue;
+                            }
+                        };
+                    let opts = dianran::ptx::codegen::Options { sm: 80, ..Default::default() };
+                    let ptx = dianran::ptx::codegen::compile_module(&m, &opts);
+                    for d in &ptx.diagnostics {
+                        fail("ptx", d.message.clone());
+                    }
+                    if !ptx.text.contains("mma.sync.aligned.m16n8k32.row.col.s32") {
+                        fail("ptx", "no m16n8k32 integer mma".into());
+                    }
+                    if ptxas {
+                        if let Err(e) = dianran::verify::ptxas::check(&ptx.text, 80) {
+                            fail("ptxas", e.to_string());
+                        }
+                    }
+                    check_entry(&name, &source, &m, "main", false, &mut fail);
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} problems:\n{}", failures.len(), failures.join("\n"));
+}

@@ -34,6 +34,8 @@ const TESTED_ELSEWHERE: &[&str] = &[
     "depth_compare_cube.wgsl",
     // verify/tests/texture_param.rs
     "texture_param.wgsl",
+    // verify/tests/subgroup_matrix_int8.rs
+    "sgm_int8_tile.wgsl",
 ];
 
 /// The names of the `.wgsl` files in `tests/samples/`, sorted, each with its source.

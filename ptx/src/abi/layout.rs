@@ -85,14 +85,14 @@ fn push_leaves(
                 push_leaves(types, m.ty, base + m.offset, out, depth + 1)?;
             }
         }
-        // A 16x16 (8x8) cooperative matrix holds 8 (2) elements per lane (mma.sync fragments, see
-        // `coop`); the offsets only matter for spills to function memory.
-        Type::CoopMatrix { columns, rows, elem, .. }
-            if columns == rows && matches!(columns, 8 | 16) =>
-        {
-            let scalar = &elem.scalar();
-            for i in 0..(*columns as u32 * *rows as u32) / 32 {
-                out.push(Leaf { scalar: *scalar, offset: base + i * scalar.size() });
+        // A cooperative matrix holds its lane's fragment components (mma.sync fragments,
+        // `CoopShape`; packed byte operands as words); the offsets only matter for spills to
+        // function memory. TF32 on: every type either layout supports has a shape.
+        Type::CoopMatrix { elem, .. } => {
+            let shape = crate::lowering_common::CoopShape::of(types, ty, true).ok()?;
+            let scalar = if shape.packed { Scalar::U32 } else { elem.scalar() };
+            for i in 0..shape.count() {
+                out.push(Leaf { scalar, offset: base + i * scalar.size() });
             }
         }
         _ => return None,

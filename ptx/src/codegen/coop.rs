@@ -138,6 +138,8 @@ struct Split {
     x: VRegId,
     /// The byte offset of `k` elements.
     bytes: i64,
+    /// The array's element stride in bytes (2 or 4).
+    elem: u32,
     /// When the tile lies at a constant byte offset in a workgroup variable: the variable and
     /// that offset, so that its address can be computed once in the entry block.
     global: Option<(GlobalId, u32)>,
@@ -146,6 +148,7 @@ struct Split {
 /// `mma` shapes and types (D, A, B, C).
 const M16N8K16: (u8, u8, u8) = (16, 8, 16);
 const M16N8K8: (u8, u8, u8) = (16, 8, 8);
+const M16N8K32: (u8, u8, u8) = (16, 8, 32);
 const F32_F16: [PT; 4] = [PT::F32, PT::F16, PT::F16, PT::F32];
 const F16_F16: [PT; 4] = [PT::F16, PT::F16, PT::F16, PT::F16];
 const F32_TF32: [PT; 4] = [PT::F32, PT::Tf32, PT::Tf32, PT::F32];
@@ -165,10 +168,9 @@ impl Lower<'_> {
         let lane = self.sreg(SpecialReg::Laneid);
         let g = self.def(RegKind::B32, |d| op_imm(Opcode::Shr, PT::U32, d, lane, 2));
         let t = self.def(RegKind::B32, |d| op_imm(Opcode::And, PT::B32, d, lane, 3));
-        let t2 = if f.shape.tf32 {
-            t
-        } else {
-            self.def(RegKind::B32, |d| op_imm(Opcode::Shl, PT::B32, d, t, 1))
+        let t2 = match f.shape.lane_step() {
+            1 => t,
+            u => self.def(RegKind::B32, |d| op_imm(Opcode::Shl, PT::B32, d, t, u.ilog2())),
         };
         let (br, bc) = if f.shape.role == CoopRole::B { (t2, g) } else { (g, t2) };
         if f.row_major {
@@ -206,6 +208,16 @@ impl Lower<'_> {
         let sp = f.space.state_space();
         let s = f.shape.scalar();
         let mut out = Vec::new();
+        if pairs && f.shape.packed {
+            // Each word's 4 bytes are neighbours: one `ld.b32`.
+            for w in 0..f.shape.count() {
+                let a = self.coop_elem_addr(f, base, 4 * w);
+                out.push(
+                    self.def(RegKind::B32, |d| build::ld(sp, PT::B32, d, Operand::addr(a, 0))),
+                );
+            }
+            return out;
+        }
         if pairs {
             for p in 0..f.shape.count() / 2 {
                 let a = self.coop_elem_addr(f, base, 2 * p);
@@ -222,11 +234,11 @@ impl Lower<'_> {
             return out;
         }
         let ty = ld_type(f.shape.elem);
-        for i in 0..f.shape.count() {
+        for i in 0..f.shape.elems() {
             let a = self.coop_elem_addr(f, base, i);
             out.push(self.def(kind_of(s), |d| build::ld(sp, ty, d, Operand::addr(a, 0))));
         }
-        out
+        self.pack_frag(f.shape, out)
     }
 
     /// Per-lane stores of a fragment; `pairs` as in [`Lower::coop_load_lanes`].
@@ -234,6 +246,13 @@ impl Lower<'_> {
         let base = self.coop_lane_base(f);
         let sp = f.space.state_space();
         let s = f.shape.scalar();
+        if pairs && f.shape.packed {
+            for (w, &x) in v.iter().enumerate() {
+                let a = self.coop_elem_addr(f, base, 4 * w as u32);
+                self.push(build::st(sp, PT::B32, Operand::addr(a, 0), x));
+            }
+            return;
+        }
         if pairs {
             for (p, xy) in v.chunks(2).enumerate() {
                 let a = self.coop_elem_addr(f, base, 2 * p as u32);
@@ -247,7 +266,7 @@ impl Lower<'_> {
             return;
         }
         let ty = st_type(f.shape.elem);
-        for (i, &x) in v.iter().enumerate() {
+        for (i, x) in self.unpack_frag(f.shape, v).into_iter().enumerate() {
             let a = self.coop_elem_addr(f, base, i as u32);
             self.push(build::st(sp, ty, Operand::addr(a, 0), x));
         }
@@ -267,13 +286,13 @@ impl Lower<'_> {
         };
         let mut base = self.coop_checked_base(f, limit);
         let mut out = Vec::new();
-        for i in 0..f.shape.count() {
+        for i in 0..f.shape.elems() {
             let (p, a) = self.coop_elem_checked(f, &mut base, i);
             let v = self
                 .if_then(p, kind_of(s), zero, |l| l.def(kind_of(s), |d| build::ld(sp, ty, d, a)));
             out.push(v);
         }
-        out
+        self.pack_frag(f.shape, out)
     }
 
     /// Per-lane stores of a fragment under `limit` (see [`Lower::coop_load_checked`]): each
@@ -282,7 +301,7 @@ impl Lower<'_> {
         let sp = f.space.state_space();
         let ty = st_type(f.shape.elem);
         let mut base = self.coop_checked_base(f, limit);
-        for (i, &x) in v.iter().enumerate() {
+        for (i, x) in self.unpack_frag(f.shape, v).into_iter().enumerate() {
             let (p, a) = self.coop_elem_checked(f, &mut base, i as u32);
             self.push(build::st(sp, ty, a, x).guarded(p, false));
         }
@@ -387,8 +406,9 @@ impl Lower<'_> {
         fast: impl FnOnce(&mut Self) -> R<Vec<VRegId>>,
         slow: impl FnOnce(&mut Self) -> Vec<VRegId>,
     ) -> R<Vec<VRegId>> {
-        // Square tiles: the last element is (n - 1, n - 1) in either orientation.
-        let (major, minor) = (f.shape.n, f.shape.n);
+        // The last element is (rows - 1, columns - 1).
+        let (rows, cols) = f.shape.dims();
+        let (major, minor) = if f.row_major { (rows, cols) } else { (cols, rows) };
         let inside = match f.stride_k {
             Some(k) => {
                 let last = u64::from(major - 1) * u64::from(k) + u64::from(minor - 1);
@@ -411,32 +431,35 @@ impl Lower<'_> {
 
     /// One `ldmatrix` for an f16 fragment in workgroup memory (rows 16-byte aligned): lanes
     /// `8m..8m+7` address the stored rows of sub-matrix `m`, register `p` receives elements
-    /// `2p`, `2p + 1`.
+    /// `2p`, `2p + 1`. A `packed` byte fragment whose words run along the stored rows is the
+    /// same: sub-matrix `p` (8 stored rows of 16 bytes) at rows `8*(p&1)` of A (columns
+    /// `16*(p>>1)`) or columns `8*(p>>1)` of B (rows `16*(p&1)`) gives word `p`.
     fn coop_ldmatrix(&mut self, f: &Frag) -> Vec<VRegId> {
         let sh = f.shape;
-        let regs = sh.count() / 2;
-        let trans = (sh.role == CoopRole::B) == f.row_major;
+        let regs = if sh.packed { 4 } else { sh.count() / 2 };
+        let trans = !sh.packed && (sh.role == CoopRole::B) == f.row_major;
+        let size = sh.elem.size();
         let ptr = f.ptr;
         // The lane's byte offset depends only on the lane and the stride: with a constant
         // stride it is computed once, in the entry block (which dominates every use), instead
         // of in every loop iteration.
         let off = match f.stride_k {
             Some(k) => {
-                let key = (f.row_major, regs, k);
+                let key = (f.row_major, regs, k, size);
                 match self.ldmatrix_offsets.get(&key) {
                     Some(&off) => off,
                     None => {
                         let here = self.cur;
                         self.cur = BlockId(0);
                         let stride = self.def(RegKind::B32, |d| build::mov(PT::U32, d, imm(k)));
-                        let off = self.ldmatrix_lane_offset(f.row_major, regs, stride);
+                        let off = self.ldmatrix_lane_offset(f.row_major, regs, stride, size);
                         self.cur = here;
                         self.ldmatrix_offsets.insert(key, off);
                         off
                     }
                 }
             }
-            None => self.ldmatrix_lane_offset(f.row_major, regs, f.stride),
+            None => self.ldmatrix_lane_offset(f.row_major, regs, f.stride, size),
         };
         // A 32-bit shared address (the `.shared` window is below 4 GiB): in 32 bits ptxas may
         // distribute the truncation over the index arithmetic (`(x + k) * 2` is `x * 2 + 2k`
@@ -453,15 +476,15 @@ impl Lower<'_> {
             // instruction in every loop iteration.
             // Only when `off` itself is an entry-block value (a constant stride): a runtime
             // stride's offset is computed here, after the entry block.
-            Some(Split { x, bytes, global: Some((g, at)), .. }) if f.stride_k.is_some() => {
+            Some(Split { x, bytes, elem, global: Some((g, at)), .. }) if f.stride_k.is_some() => {
                 let base = self.ldmatrix_base(g, off);
-                let b = self.def(RegKind::B32, |d| build::mad_lo(PT::U32, d, x, imm(2), base));
+                let b = self.def(RegKind::B32, |d| build::mad_lo(PT::U32, d, x, imm(elem), base));
                 (b, bytes + i64::from(at))
             }
-            Some(Split { root, x, bytes, .. }) => {
+            Some(Split { root, x, bytes, elem, .. }) => {
                 let base =
                     self.def(RegKind::B32, |d| build::cvt(None, false, PT::U32, PT::U64, d, root));
-                let b = self.def(RegKind::B32, |d| build::mad_lo(PT::U32, d, x, imm(2), base));
+                let b = self.def(RegKind::B32, |d| build::mad_lo(PT::U32, d, x, imm(elem), base));
                 (self.def(RegKind::B32, |d| build::add(PT::U32, d, b, off)), bytes)
             }
             None => {
@@ -472,6 +495,9 @@ impl Lower<'_> {
         };
         let d: Vec<VRegId> = (0..regs).map(|_| self.mf.new_vreg(RegKind::B32)).collect();
         self.push(build::ldmatrix(trans, &d, Operand::addr(addr, imm_off)));
+        if sh.packed {
+            return d;
+        }
         d.into_iter().flat_map(|w| self.unpack_f16x2(w)).collect()
     }
 
@@ -498,8 +524,15 @@ impl Lower<'_> {
     }
 
     /// The byte offset (32 bits) of the row lane `laneid` addresses for an `ldmatrix` of `regs`
-    /// registers with `stride` elements per stored row (16-bit elements).
-    fn ldmatrix_lane_offset(&mut self, row_major: bool, regs: u32, stride: VRegId) -> VRegId {
+    /// registers with `stride` elements of `size` bytes (2, or 1 for packed bytes) per stored
+    /// row. The sub-matrices' column offsets are 16 bytes either way.
+    fn ldmatrix_lane_offset(
+        &mut self,
+        row_major: bool,
+        regs: u32,
+        stride: VRegId,
+        size: u32,
+    ) -> VRegId {
         let lane = self.sreg(SpecialReg::Laneid);
         let and = |d, a, k| op_imm(Opcode::And, PT::B32, d, a, k);
         // Lane l gives stored row l & 7 of sub-matrix m = l >> 3 (rows 8*(m&1), columns
@@ -516,17 +549,26 @@ impl Lower<'_> {
                 let r = self.def(RegKind::B32, |d| build::add(PT::S32, d, h, q));
                 (r, self.def(RegKind::B32, |d| and(d, lane, 8)))
             };
+            if size == 1 {
+                // Bytes: `major * stride + 2 * minor` (minor counts 16-bit units).
+                let m2 = self.def(RegKind::B32, |d| op_imm(Opcode::Shl, PT::B32, d, minor, 1));
+                return self.def(RegKind::B32, |d| build::mad_lo(PT::S32, d, major, stride, m2));
+            }
             self.def(RegKind::B32, |d| build::mad_lo(PT::S32, d, major, stride, minor))
         } else {
             let q = self.def(RegKind::B32, |d| and(d, lane, 7));
             self.def(RegKind::B32, |d| build::mul_lo(PT::S32, d, q, stride))
         };
+        if size == 1 {
+            return off;
+        }
         self.def(RegKind::B32, |d| op_imm(Opcode::Shl, PT::B32, d, off, 1))
     }
 
-    /// `ptr` as `&tile[x + k]` of a workgroup array of 16-bit elements with a constant `k`:
-    /// the array's address register, `x`'s register and `2k` (bytes). Only for 32-bit shared
-    /// addresses, where `(x + k) * 2` and `x * 2 + 2k` agree modulo 2^32 whatever `x` is.
+    /// `ptr` as `&tile[x + k]` of a workgroup array of 2- or 4-byte elements with a constant
+    /// `k`: the array's address register, `x`'s register and `k` times the element size (bytes).
+    /// Only for 32-bit shared addresses, where `(x + k) * s` and `x * s + s*k` agree modulo 2^32
+    /// whatever `x` is.
     fn split_shared(&mut self, ptr: ValueId) -> Option<Split> {
         let Some(Op::Access(base, idx)) = self.known.def(ptr) else { return None };
         let (base, idx) = (*base, *idx);
@@ -535,7 +577,7 @@ impl Lower<'_> {
             return None;
         }
         let (stride, _, _) = element_stride(&mut self.types, root.pointee)?;
-        if stride != 2 {
+        if !matches!(stride, 2 | 4) {
             return None;
         }
         let mut x = idx;
@@ -552,12 +594,50 @@ impl Lower<'_> {
             x = inner;
             k += u64::from(c);
         }
-        let bytes = i64::try_from(k.checked_mul(2)?).ok().filter(|&b| b < 1 << 24)?;
+        let bytes =
+            i64::try_from(k.checked_mul(u64::from(stride))?).ok().filter(|&b| b < 1 << 24)?;
         let global = match (root.root, root.static_off) {
             (Some(g), Some(at)) if self.shared_symbol(g).is_some() => Some((g, at)),
             _ => None,
         };
-        Some(Split { root: root.addr, x: self.scalar(x).ok()?, bytes, global })
+        Some(Split { root: root.addr, x: self.scalar(x).ok()?, bytes, elem: stride, global })
+    }
+
+    /// A `packed` fragment's elements as its words (`prmt` of each 4 bytes, element `4w` the
+    /// low byte); other fragments unchanged.
+    fn pack_frag(&mut self, sh: CoopShape, v: Vec<VRegId>) -> Vec<VRegId> {
+        if !sh.packed {
+            return v;
+        }
+        let prmt = |d, a, b, sel: u32| {
+            build::ternary(Opcode::Prmt, &[], PT::B32, d, a, b, Operand::Imm(i64::from(sel)))
+        };
+        v.chunks(4)
+            .map(|q| {
+                // Bytes 0 and 4 of {a, b}: the low bytes of two elements.
+                let lo = self.def(RegKind::B32, |d| prmt(d, q[0], q[1], 0x0040));
+                let hi = self.def(RegKind::B32, |d| prmt(d, q[2], q[3], 0x0040));
+                self.def(RegKind::B32, |d| prmt(d, lo, hi, 0x5410))
+            })
+            .collect()
+    }
+
+    /// A `packed` fragment's words as its elements (each byte sign- or zero-extended as the
+    /// element type says); other fragments unchanged.
+    fn unpack_frag(&mut self, sh: CoopShape, v: &[VRegId]) -> Vec<VRegId> {
+        if !sh.packed {
+            return v.to_vec();
+        }
+        let ty = if sh.elem == CoopElem::I8 { PT::S32 } else { PT::U32 };
+        let mut out = Vec::new();
+        for &w in v {
+            for j in 0..4 {
+                out.push(self.def(RegKind::B32, |d| {
+                    build::ternary(Opcode::Bfe, &[], ty, d, w, imm(8 * j), imm(8))
+                }));
+            }
+        }
+        out
     }
 
     /// `mov.b32 {lo, hi}, w`.
@@ -856,6 +936,28 @@ impl Lower<'_> {
         out
     }
 
+    /// 16x16 integer `a·b + c` of 16x32 by 32x16 byte matrices: two `mma.m16n8k32` (one per
+    /// 8-column n-tile) with `.s32` accumulators, which wrap modulo 2^32 as the reference
+    /// does; a byte result is narrowed afterwards.
+    fn coop_mma_k32(
+        &mut self,
+        av: &[VRegId],
+        bv: &[VRegId],
+        cv: &[VRegId],
+        ab: CoopElem,
+        c: CoopElem,
+    ) -> Vec<VRegId> {
+        let t = if ab == CoopElem::I8 { PT::S8 } else { PT::U8 };
+        let mut out = Vec::new();
+        for (tile, c4) in cv.chunks(4).enumerate() {
+            let d: Vec<VRegId> = (0..4).map(|_| self.mf.new_vreg(RegKind::B32)).collect();
+            let b = &bv[2 * tile..2 * tile + 2];
+            self.push(build::mma_sync(M16N8K32, [PT::S32, t, t, PT::S32], &d, av, b, c4));
+            out.extend(d.into_iter().map(|x| self.coop_narrow(c, x)));
+        }
+        out
+    }
+
     /// A 32-bit integer word narrowed to a byte element's width (sign- or zero-extended back
     /// to 32 bits); other elements unchanged.
     fn coop_narrow(&mut self, e: CoopElem, v: VRegId) -> VRegId {
@@ -985,6 +1087,9 @@ impl CoopLowering for Lower<'_> {
 
     fn coop_mma(&mut self, ops: MmaOperands<VRegId>) -> R<Vec<VRegId>> {
         let (sa, sc, [av, bv, cv]) = (ops.a, ops.c, ops.frags);
+        if sa.packed {
+            return Ok(self.coop_mma_k32(&av, &bv, &cv, sa.elem, sc.elem));
+        }
         if !sc.elem.is_float() {
             return Ok(self.coop_mma8_int(&av, &bv, &cv, sc.elem));
         }
@@ -1000,6 +1105,13 @@ impl CoopLowering for Lower<'_> {
 
     fn coop_fill(&mut self, shape: CoopShape, v: VRegId) -> R<Vec<VRegId>> {
         let w = self.coop_clamp(shape.elem, v);
+        let w = if shape.packed {
+            // The byte in all four lanes of the word.
+            let sel = Operand::Imm(0);
+            self.def(RegKind::B32, |d| build::ternary(Opcode::Prmt, &[], PT::B32, d, w, w, sel))
+        } else {
+            w
+        };
         Ok(vec![w; shape.count() as usize])
     }
 
@@ -1024,7 +1136,7 @@ impl CoopLowering for Lower<'_> {
         };
         let kind = kind_of(shape.scalar());
         let mut out = Vec::new();
-        for &x in frag {
+        for x in self.unpack_frag(shape, frag) {
             let r = if shape.elem.is_float() {
                 // Round to nearest, never contracted with a neighbour into an FMA.
                 let rn = [Rounding::Rn.into()];
@@ -1036,7 +1148,7 @@ impl CoopLowering for Lower<'_> {
             };
             out.push(self.coop_narrow(shape.elem, r));
         }
-        Ok(out)
+        Ok(self.pack_frag(shape, out))
     }
 }
 
@@ -1053,7 +1165,7 @@ mod tests {
             for lane in 0..32u32 {
                 let (g, t) = (lane >> 2, lane % 4);
                 for i in 0..8 {
-                    let sh = Shape { role, elem: CoopElem::F16, n: 16, tf32: false };
+                    let sh = Shape { role, elem: CoopElem::F16, n: 16, tf32: false, packed: false };
                     let (r, c) = sh.elem_coords(i);
                     let (row, col) =
                         if role == CoopRole::B { (2 * t + r, g + c) } else { (g + r, 2 * t + c) };
@@ -1093,7 +1205,7 @@ mod tests {
             for lane in 0..32u32 {
                 let (g, t) = (lane >> 2, lane % 4);
                 for i in 0..8 {
-                    let sh = Shape { role, elem: CoopElem::F32, n: 16, tf32: true };
+                    let sh = Shape { role, elem: CoopElem::F32, n: 16, tf32: true, packed: false };
                     let (r, c) = sh.elem_coords(i);
                     let (row, col) =
                         if role == CoopRole::B { (t + r, g + c) } else { (g + r, t + c) };
@@ -1122,7 +1234,7 @@ mod tests {
         for tf32 in [false, true] {
             for role in [CoopRole::A, CoopRole::B, CoopRole::C] {
                 let tf32 = tf32 && role != CoopRole::C;
-                let sh = Shape { role, elem: CoopElem::F32, n: 8, tf32 };
+                let sh = Shape { role, elem: CoopElem::F32, n: 8, tf32, packed: false };
                 let mut seen = [[0u32; 8]; 8];
                 for lane in 0..32u32 {
                     let (g, t) = (lane >> 2, lane % 4);
@@ -1157,7 +1269,7 @@ mod tests {
     fn pairs_are_ldmatrix_sub_matrices() {
         for n in [8u32, 16] {
             for role in [CoopRole::A, CoopRole::B, CoopRole::C] {
-                let sh = Shape { role, elem: CoopElem::F16, n, tf32: false };
+                let sh = Shape { role, elem: CoopElem::F16, n, tf32: false, packed: false };
                 for lane in 0..32u32 {
                     let (g, t) = (lane >> 2, lane % 4);
                     for i in 0..sh.count() {

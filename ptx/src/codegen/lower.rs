@@ -130,8 +130,8 @@ pub(crate) struct Lower<'a> {
     /// Symbolic addresses of pointer registers, for [`super::vectorize`].
     pub facts: super::vectorize::AddrFacts,
     /// Per-lane `ldmatrix` byte offsets computed once in the entry block, by
-    /// (row-major, registers, constant stride) ([`Lower::coop_ldmatrix`]).
-    pub ldmatrix_offsets: HashMap<(bool, u32, u32), VRegId>,
+    /// (row-major, registers, constant stride, element size) ([`Lower::coop_ldmatrix`]).
+    pub ldmatrix_offsets: HashMap<(bool, u32, u32, u32), VRegId>,
     /// Per-lane `ldmatrix` row addresses of a workgroup array's element 0 (the array's
     /// address plus a lane offset of `ldmatrix_offsets`), computed once in the entry block,
     /// by (array, lane offset register) ([`Lower::coop_ldmatrix`]).

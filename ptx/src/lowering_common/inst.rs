@@ -31,7 +31,8 @@ pub type ValOf<L> = Val<<L as ScalarLowering>::Value, PtrOf<L>>;
 pub enum FragForm {
     /// `ldmatrix` (f16 fragments in workgroup memory): one instruction for the warp.
     Ldmatrix,
-    /// Each lane's two adjacent elements as one access of twice the element size.
+    /// Each lane's two adjacent elements as one access of twice the element size (a
+    /// `packed` fragment's four adjacent bytes as one word).
     Pairs,
     /// Element by element.
     Elements,
@@ -64,7 +65,8 @@ impl<P> CoopAccess<P> {
     /// back to [`FragForm::Elements`], which needs none): `ldmatrix` for f16 in workgroup
     /// memory (`in_shared`), pairs where a lane's two elements are adjacent.
     pub fn load_form(&self, in_shared: bool) -> (FragForm, u32) {
-        if self.shape.scalar() == ir::Scalar::F16 && in_shared {
+        let packed_ldmatrix = self.shape.words_contiguous(self.row_major);
+        if in_shared && (self.shape.elem == ir::CoopElem::F16 || packed_ldmatrix) {
             (FragForm::Ldmatrix, 16)
         } else {
             self.store_form()
@@ -75,6 +77,13 @@ impl<P> CoopAccess<P> {
     /// the alignment it needs as in [`CoopAccess::load_form`].
     pub fn store_form(&self) -> (FragForm, u32) {
         let size = self.shape.elem.size();
+        if self.shape.packed {
+            return if self.shape.words_contiguous(self.row_major) {
+                (FragForm::Pairs, 4)
+            } else {
+                (FragForm::Elements, size)
+            };
+        }
         if self.shape.pairs_contiguous(self.row_major) && !self.shape.elem.is_byte() {
             (FragForm::Pairs, 2 * size)
         } else {

@@ -471,10 +471,13 @@ pub struct CoopShape {
     pub role: CoopRole,
     /// The element type.
     pub elem: CoopElem,
-    /// Rows = columns: 8 or 16.
+    /// Rows = columns: 8 or 16 (for a `packed` matrix, M or N = 16 with K = 32).
     pub n: u32,
     /// The TF32 layout (f32 A/B products on TF32 tensor cores).
     pub tf32: bool,
+    /// An i8/u8 A (16 rows x 32 columns) or B (32 x 16) in the layout of `mma.m16n8k32`:
+    /// 16 elements per lane, held as 4 words of 4 bytes each (the `mma` operand registers).
+    pub packed: bool,
 }
 
 /// Why a cooperative matrix type has no [`CoopShape`].
@@ -524,7 +527,7 @@ impl CoopShape {
                 };
                 if ok {
                     let tf32 = *scalar == Scalar::F32 && *role != CoopRole::C;
-                    return Ok(CoopShape { role: *role, elem: *elem, n: 16, tf32 });
+                    return Ok(CoopShape { role: *role, elem: *elem, n: 16, tf32, packed: false });
                 }
                 if *scalar == Scalar::F32 {
                     return Err(CoopShapeError::ExactF32);
@@ -533,15 +536,59 @@ impl CoopShape {
             }
             Type::CoopMatrix { columns: 8, rows: 8, elem, role } => {
                 let tf32 = *elem == CoopElem::F32 && *role != CoopRole::C && tf32;
-                Ok(CoopShape { role: *role, elem: *elem, n: 8, tf32 })
+                Ok(CoopShape { role: *role, elem: *elem, n: 8, tf32, packed: false })
+            }
+            // Integer tensor cores: 16x16 results of 16x32 by 32x16 byte matrices.
+            Type::CoopMatrix { columns: 16, rows: 16, elem, role: CoopRole::C } => {
+                Ok(CoopShape { role: CoopRole::C, elem: *elem, n: 16, tf32: false, packed: false })
+            }
+            Type::CoopMatrix { columns, rows, elem, role }
+                if elem.is_byte()
+                    && matches!(
+                        (role, columns, rows),
+                        (CoopRole::A, 32, 16) | (CoopRole::B, 16, 32)
+                    ) =>
+            {
+                Ok(CoopShape { role: *role, elem: *elem, n: 16, tf32: false, packed: true })
             }
             _ => Err(CoopShapeError::Unsupported),
         }
     }
 
-    /// Elements per lane.
+    /// Register components per lane: [`CoopShape::elems`], or 4 words for `packed`.
     pub fn count(self) -> u32 {
-        self.n * self.n / 32
+        if self.packed {
+            4
+        } else {
+            self.elems()
+        }
+    }
+
+    /// Elements per lane.
+    pub fn elems(self) -> u32 {
+        let (rows, cols) = self.dims();
+        rows * cols / 32
+    }
+
+    /// (rows, columns) of the matrix.
+    pub fn dims(self) -> (u32, u32) {
+        match (self.packed, self.role) {
+            (true, CoopRole::A) => (16, 32),
+            (true, _) => (32, 16),
+            _ => (self.n, self.n),
+        }
+    }
+
+    /// The lane's base (row, column) is `(g, u*t)` (A and C) or `(u*t, g)` (B) for this `u`:
+    /// 4 for `packed`, 1 for TF32 A/B, 2 otherwise.
+    pub fn lane_step(self) -> u32 {
+        if self.packed {
+            4
+        } else if self.tf32 {
+            1
+        } else {
+            2
+        }
     }
 
     /// Whether a lane's elements `2p` and `2p + 1` are neighbours in memory: the pair runs
@@ -551,10 +598,26 @@ impl CoopShape {
         !self.tf32 && (self.role == CoopRole::B) != row_major
     }
 
+    /// Whether a `packed` lane's words (elements `4w..4w + 4`) are 4 neighbouring bytes in
+    /// memory: along the row for A, along the column for B.
+    pub fn words_contiguous(self, row_major: bool) -> bool {
+        self.packed && (self.role == CoopRole::B) != row_major
+    }
+
     /// Row and column offsets of element `i` of a lane's fragment, relative to the lane's base
     /// (`(g, 2t)` for A and C, `(2t, g)` for B; with `tf32`, `(g, t)` for A and `(t, g)` for
     /// B).
     pub fn elem_coords(self, i: u32) -> (u32, u32) {
+        if self.packed {
+            // PTX ISA, mma.m16n8k32 .s8/.u8: A a_i at (g + 8*((i>>2)&1), 4t + (i&3) +
+            // 16*(i>>3)); B (per 8-column n-tile i>>3, j = i&7) at (4t + (j&3) + 16*(j>>2), g).
+            return if self.role == CoopRole::A {
+                (8 * ((i >> 2) & 1), (i & 3) + 16 * (i >> 3))
+            } else {
+                let j = i & 7;
+                ((j & 3) + 16 * (j >> 2), 8 * (i >> 3))
+            };
+        }
         match (self.n, self.role, self.tf32) {
             (8, CoopRole::A, true) => (0, 4 * i),
             (8, CoopRole::B, true) => (4 * i, 0),
@@ -613,6 +676,7 @@ pub fn mma_operands<L: ScalarLowering>(
     if (sa.role, sb.role, sc.role) != (CoopRole::A, CoopRole::B, CoopRole::C)
         || sa.n != sb.n
         || sb.n != sc.n
+        || sa.packed != sb.packed
     {
         return Err(l.internal("coopMultiplyAdd operand roles"));
     }
@@ -620,8 +684,8 @@ pub fn mma_operands<L: ScalarLowering>(
         return Err(l.unsupported("cooperative-matrix products of f16 by f32"));
     }
     let (av, bv, cv) = (l.value_comps(a)?, l.value_comps(b)?, l.value_comps(c)?);
-    let n = sa.count() as usize;
-    if av.len() != n || bv.len() != n || cv.len() != n {
+    let counts = [sa.count(), sb.count(), sc.count()].map(|n| n as usize);
+    if [av.len(), bv.len(), cv.len()] != counts {
         return Err(l.internal("cooperative matrix fragment size"));
     }
     Ok(MmaOperands { a: sa, c: sc, frags: [av, bv, cv] })
@@ -667,7 +731,8 @@ mod tests {
     fn a_fragment_of_m16n8k16_matches_the_ptx_layout() {
         // PTX ISA, mma.m16n8k16 .f16 A: a0,a1 at (g, 2t..), a2,a3 at (g+8, 2t..), a4,a5 at
         // (g, 2t+8..), a6,a7 at (g+8, 2t+8..).
-        let sh = CoopShape { role: CoopRole::A, elem: CoopElem::F16, n: 16, tf32: false };
+        let sh =
+            CoopShape { role: CoopRole::A, elem: CoopElem::F16, n: 16, tf32: false, packed: false };
         let want = [(0, 0), (0, 1), (8, 0), (8, 1), (0, 8), (0, 9), (8, 8), (8, 9)];
         let got: Vec<(u32, u32)> = (0..8).map(|i| sh.elem_coords(i)).collect();
         assert_eq!(got, want);
