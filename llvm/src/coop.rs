@@ -774,7 +774,13 @@ mod tests {
     fn fragments_cover_the_matrix_once() {
         for n in [8u32, 16] {
             for role in [CoopRole::A, CoopRole::B, CoopRole::C] {
-                let sh = Shape { role, elem: dianran_frontend::ir::CoopElem::F16, n, tf32: false };
+                let sh = Shape {
+                    role,
+                    elem: dianran_frontend::ir::CoopElem::F16,
+                    n,
+                    tf32: false,
+                    packed: false,
+                };
                 let mut seen = vec![vec![0u32; n as usize]; n as usize];
                 for lane in 0..32u32 {
                     let (g, t) = (lane >> 2, lane % 4);
