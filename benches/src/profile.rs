@@ -28,12 +28,14 @@ pub struct Sizes {
     pub runtime_len: u32,
 }
 
-/// Problem sizes that fill every workgroup of the sample's `// dispatch:` header with 64x64
+/// Problem sizes that fill every workgroup of the sample's `// dispatch:` header with whole
 /// output blocks (so the counters measure the main loop, not the edge handling).
 pub const SIZES: &[Sizes] = &[
     Sizes { sample: "gemm_tiled_f16.wgsl", dims: [128, 128, 64], runtime_len: 128 * 128 },
     Sizes { sample: "gemm_bias_relu.wgsl", dims: [64, 128, 64], runtime_len: 128 * 128 },
     Sizes { sample: "gemm_small_m.wgsl", dims: [8, 128, 64], runtime_len: 128 * 128 },
+    // 32x32 blocks: the header's 2 x 3 workgroups are N = 64, M = 96.
+    Sizes { sample: "sgm_gemm_i8.wgsl", dims: [96, 64, 64], runtime_len: 96 * 64 },
 ];
 
 /// Elements of a runtime-sized array where [`SIZES`] says nothing: four times `dianran run`'s

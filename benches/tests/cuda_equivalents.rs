@@ -345,3 +345,29 @@ fn softmax_rows_equivalent() {
         check_rel(&format!("y {rows}x{cols}"), &f32s(&params[2]), &want, 1e-9, 1e-5);
     }
 }
+
+#[test]
+fn sgm_gemm_i8_equivalent() {
+    // Partial blocks in M and N with K ending inside a slab; whole blocks; K = 4 (one word).
+    for (seed, m, n, k) in [(29, 72, 40, 56), (30, 64, 64, 96), (31, 17, 33, 4)] {
+        let mut rng = Rng(seed);
+        let mut bytes =
+            |len: usize| -> Vec<i8> { (0..len).map(|_| rng.next_u32() as i8).collect() };
+        let (a, bt) = (bytes(m * k), bytes(n * k));
+        let raw = |v: &[i8]| -> Vec<u8> { v.iter().map(|&x| x as u8).collect() };
+        let mut params = vec![dims(m, n, k), raw(&a), raw(&bt), vec![0; 4 * m * n]];
+        let grid = [n.div_ceil(32) as u32, m.div_ceil(32) as u32, 1];
+        if run("sgm_gemm_i8.wgsl", &mut params, grid, [128, 1, 1]).is_none() {
+            return;
+        }
+        let want: Vec<u32> = (0..m * n)
+            .map(|i| {
+                let (r, c) = (i / n, i % n);
+                let dot: i32 =
+                    (0..k).map(|p| i32::from(a[r * k + p]) * i32::from(bt[c * k + p])).sum();
+                dot as u32
+            })
+            .collect();
+        assert_eq!(u32s(&params[3]), want, "C {m}x{n}x{k}");
+    }
+}

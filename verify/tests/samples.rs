@@ -36,6 +36,7 @@ const TESTED_ELSEWHERE: &[&str] = &[
     "texture_param.wgsl",
     // verify/tests/subgroup_matrix_int8.rs
     "sgm_int8_tile.wgsl",
+    "sgm_gemm_i8.wgsl",
 ];
 
 /// The names of the `.wgsl` files in `tests/samples/`, sorted, each with its source.

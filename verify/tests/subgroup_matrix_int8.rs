@@ -64,3 +64,59 @@ fn int8_tile_extremes() {
         check(exec, 0x52, -128, -128);
     }
 }
+
+/// The int8 GEMM sample (`sgm_gemm_i8.wgsl`): random i8 A (M x K) and Bt (N x K) packed
+/// four bytes to a word, `C = A * Bt^T` in plain Rust (i64, wrapped to i32 as the kernel's
+/// accumulator does; no wrap happens at these sizes), exact on the interpreter and the emulator.
+fn gemm(seed: u32, m: usize, n: usize, k: usize) {
+    assert_eq!(k % 4, 0, "the sample needs K to be a multiple of 4");
+    let mut rng = Rng::new(seed);
+    let a: Vec<i8> = rng.vec(m * k, |r| r.i32_in(-128, 127) as i8);
+    let bt: Vec<i8> = rng.vec(n * k, |r| r.i32_in(-128, 127) as i8);
+    let pack = |v: &[i8]| -> Vec<u32> {
+        v.chunks(4)
+            .map(|q| u32::from_le_bytes([q[0] as u8, q[1] as u8, q[2] as u8, q[3] as u8]))
+            .collect()
+    };
+    let want: Vec<i32> = (0..m * n)
+        .map(|i| {
+            let (r, c) = (i / n, i % n);
+            let dot: i64 = (0..k).map(|p| i64::from(a[r * k + p]) * i64::from(bt[c * k + p])).sum();
+            dot as i32
+        })
+        .collect();
+    let name = "sgm_gemm_i8.wgsl";
+    let src = std::fs::read_to_string(sample_path(name)).expect("sample");
+    let (_, entry) = sample_header(&src);
+    let module = dianran_frontend::compile(name, &src, &Default::default())
+        .unwrap_or_else(|d| panic!("{name}: frontend failed:\n{d}"));
+    let dispatch = [n.div_ceil(32) as u32, m.div_ceil(32) as u32, 1];
+    let job = dianran_verify::executors::Job::new(name, &src, &module, &entry, dispatch);
+    let input = group0(vec![
+        (0, u32_bytes(&[m as u32, n as u32, k as u32, 0])),
+        (1, u32_bytes(&pack(&a))),
+        (2, u32_bytes(&pack(&bt))),
+        (3, zeros(4 * m * n)),
+    ]);
+    for exec in [Executor::Interp, Executor::Emu] {
+        let bufs = dianran_verify::executors::run(exec, &job, &input)
+            .unwrap_or_else(|e| panic!("{name} on {}: {e}", exec.name()));
+        check_eq(&format!("C {m}x{n}x{k} on {}", exec.name()), &i32s(out(&bufs, 3)), &want);
+    }
+}
+
+#[test]
+fn int8_gemm_header_problem() {
+    // The header's sizes: partial blocks in M (72 = 2 * 32 + 8) and N (40 = 32 + 8), and a
+    // K (56) that ends 24 bytes into its second slab, so the zero padding is exercised.
+    let src = std::fs::read_to_string(sample_path("sgm_gemm_i8.wgsl")).expect("sample");
+    assert_eq!(sample_header(&src).0, [2, 3, 1]);
+    gemm(0x61, 72, 40, 56);
+}
+
+#[test]
+fn int8_gemm_whole_blocks_and_single_word_k() {
+    gemm(0x62, 64, 64, 96);
+    // K = 4: one word per row, 7 of the slab's 8 words zero.
+    gemm(0x63, 17, 33, 4);
+}
