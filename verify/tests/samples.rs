@@ -37,6 +37,8 @@ const TESTED_ELSEWHERE: &[&str] = &[
     // verify/tests/subgroup_matrix_int8.rs
     "sgm_int8_tile.wgsl",
     "sgm_gemm_i8.wgsl",
+    // verify/tests/subgroup_matrix_f16.rs
+    "sgm_gemm_f16.wgsl",
 ];
 
 /// The names of the `.wgsl` files in `tests/samples/`, sorted, each with its source.
