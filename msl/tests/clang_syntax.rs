@@ -72,6 +72,12 @@ fn printed_msl_of_every_sample_passes_clang_syntax_check() {
                 // the printed remainder must still be valid.
                 println!("{name}: diagnostic: {}", d.message);
             }
+            // Integer subgroup matrices are refused whole (docs/subgroup-matrix.md): the
+            // remainder names their undeclared placeholder types, so it is not checked.
+            if out.errors.iter().any(|d| d.message.contains("integer subgroup matrices")) {
+                println!("{name}: not checked: integer subgroup matrices");
+                continue;
+            }
             checked += 1;
             if let Err(e) = syntax_check(&clang, &dir, &out.text, &name) {
                 let mode = if fast_math { " (fast math)" } else { "" };
