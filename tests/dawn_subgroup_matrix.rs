@@ -191,7 +191,6 @@ fn int8_kernel(elem: &str, a_row: bool, b_row: bool, pad: u32, space: &str, ops:
             "subgroupMatrixScalarMultiply(subgroupMatrixScalarAdd(l0, 3{s}), 5{s})",
             s = &scalar[..1]
         )
-        .replace("3i", "3i")
     } else {
         "l0".to_string()
     };

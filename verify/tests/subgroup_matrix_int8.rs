@@ -12,17 +12,19 @@ use dianran_verify::executors::Executor;
 /// The sample's fill value (the f32 1.5 * 2^23).
 const BIAS: i32 = 0x4B40_0000;
 
+/// i8 values packed four to a little-endian word (element `4w` the low byte).
+fn pack(v: &[i8]) -> Vec<u32> {
+    v.chunks(4)
+        .map(|q| u32::from_le_bytes([q[0] as u8, q[1] as u8, q[2] as u8, q[3] as u8]))
+        .collect()
+}
+
 /// Random i8 matrices packed four bytes to a word, row by row (A: 16 rows of K = 32 bytes;
 /// B^T: 16 rows, one per column of B), and `A * B` computed in i64.
 fn problem(seed: u32, lo: i32, hi: i32) -> (Vec<u32>, Vec<u32>, Vec<i64>) {
     let mut rng = Rng::new(seed);
     let a: Vec<i8> = rng.vec(16 * 32, |r| r.i32_in(lo, hi) as i8);
     let bt: Vec<i8> = rng.vec(16 * 32, |r| r.i32_in(lo, hi) as i8);
-    let pack = |v: &[i8]| -> Vec<u32> {
-        v.chunks(4)
-            .map(|q| u32::from_le_bytes([q[0] as u8, q[1] as u8, q[2] as u8, q[3] as u8]))
-            .collect()
-    };
     let mut dot = vec![0i64; 256];
     for m in 0..16 {
         for n in 0..16 {
@@ -73,11 +75,6 @@ fn gemm(seed: u32, m: usize, n: usize, k: usize) {
     let mut rng = Rng::new(seed);
     let a: Vec<i8> = rng.vec(m * k, |r| r.i32_in(-128, 127) as i8);
     let bt: Vec<i8> = rng.vec(n * k, |r| r.i32_in(-128, 127) as i8);
-    let pack = |v: &[i8]| -> Vec<u32> {
-        v.chunks(4)
-            .map(|q| u32::from_le_bytes([q[0] as u8, q[1] as u8, q[2] as u8, q[3] as u8]))
-            .collect()
-    };
     let want: Vec<i32> = (0..m * n)
         .map(|i| {
             let (r, c) = (i / n, i % n);
