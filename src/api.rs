@@ -109,7 +109,10 @@ pub fn compile(name: &str, source: &str, opts: &Options) -> Result<Compiled, Dia
     let module = dianran_frontend::compile(name, source, &fopts)?;
     let diags = |list: Vec<Diagnostic>| Diagnostics::new(name, source, list);
 
-    let wgsl_opts = dianran_wgsl::Options { omit_subgroups_enable: !opts.wgsl_subgroups_enable };
+    let wgsl_opts = dianran_wgsl::Options {
+        omit_subgroups_enable: !opts.wgsl_subgroups_enable,
+        ..Default::default()
+    };
     let wgsl = dianran_wgsl::write_module(&module, &wgsl_opts).map_err(diags);
 
     let msl_out = dianran_msl::write_module_with(

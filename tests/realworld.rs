@@ -206,7 +206,7 @@ fn buffers_for(k: &Kernel, m: &ir::Module, entry: &str) -> Result<Buffers, Strin
 
 /// Static stages: WGSL (and its re-validation), MSL, PTX and ptxas.
 fn check_outputs(k: &Kernel, m: &ir::Module, out: &mut Outcome, ptxas: bool) {
-    let opts = dianran::wgsl::Options { omit_subgroups_enable: true };
+    let opts = dianran::wgsl::Options { omit_subgroups_enable: true, ..Default::default() };
     match guarded(|| dianran::wgsl::write_module(m, &opts)) {
         Err(p) => out.fail(&k.name, "wgsl", p),
         Ok(Err(list)) => {

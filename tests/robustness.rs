@@ -127,10 +127,7 @@ const NOT_COMPILED: &[(&str, &str, &str)] = &[
     ("f64_frexp.wgsl", "msl", "Metal has no double"),
     ("f64_math.wgsl", "msl", "Metal has no double"),
     ("sgm_int8_tile.wgsl", "msl", "integer subgroup matrices (docs/subgroup-matrix.md)"),
-    ("sgm_int8_tile.wgsl", "wgsl", "subgroup matrices are not printed yet (issue 26)"),
     ("sgm_gemm_i8.wgsl", "msl", "integer subgroup matrices (docs/subgroup-matrix.md)"),
-    ("sgm_gemm_i8.wgsl", "wgsl", "subgroup matrices are not printed yet (issue 26)"),
-    ("sgm_gemm_f16.wgsl", "wgsl", "subgroup matrices are not printed yet (issue 26)"),
 ];
 
 /// The untruncated inputs: every sample compiles with the frontend and prints on every target

@@ -211,7 +211,7 @@ fn targets(name: &str, m: &ir::Module, opts: &Options) -> Result<String, Failure
         dianran_verify::msl_check::syntax_check(c, &dir, &msl.text, &file)
             .map_err(|e| Failure::new(Kind::CompileError, "msl-clang", e))?;
     }
-    let wopts = dianran_wgsl::Options { omit_subgroups_enable: true };
+    let wopts = dianran_wgsl::Options { omit_subgroups_enable: true, ..Default::default() };
     let printed = dianran_wgsl::write_module(m, &wopts).map_err(|ds| {
         let msgs: Vec<String> = ds.iter().map(|d| d.message.clone()).collect();
         Failure::new(Kind::CompileError, "wgsl", msgs.join("; "))

@@ -20,6 +20,10 @@ pub struct WgslArgs {
     /// Leave out `enable subgroups;` (naga and wgpu reject it; Tint and Chrome want it).
     #[arg(long)]
     pub naga: bool,
+    /// Print subgroup and cooperative matrices as plain WGSL (arrays and loops) that any
+    /// WGSL implementation runs.
+    #[arg(long)]
+    pub portable: bool,
     /// Write the output here instead of stdout.
     #[arg(short = 'o', value_name = "OUT")]
     pub out: Option<PathBuf>,
@@ -128,7 +132,10 @@ fn report(src: &Source, diags: Vec<Diagnostic>) -> bool {
 /// Runs `dianran wgsl`.
 pub fn wgsl(args: &WgslArgs) -> Result<String, Failure> {
     let (src, module) = args.source.compile()?;
-    let opts = dianran_wgsl::Options { omit_subgroups_enable: args.naga };
+    let opts = dianran_wgsl::Options {
+        omit_subgroups_enable: args.naga,
+        portable_matrices: args.portable,
+    };
     match dianran_wgsl::write_module(&module, &opts) {
         Ok(text) => deliver(text, &args.out),
         Err(diags) => Err(Failure::Diagnostics(Diagnostics::new(&src.name, &src.text, diags))),

@@ -470,7 +470,8 @@ fn run_unguarded(exec: Executor, job: &Job<'_>, input: &Buffers) -> Result<Buffe
         Executor::LlvmCuda => run_cuda(job, input, Backend::Llvm, None),
         Executor::Lavapipe => run_lavapipe(job, exec, job.source, input),
         Executor::LavapipeOut => {
-            let opts = dianran_wgsl::Options { omit_subgroups_enable: true };
+            let opts =
+                dianran_wgsl::Options { omit_subgroups_enable: true, portable_matrices: true };
             let text = dianran_wgsl::write_module(job.module, &opts).map_err(|ds| {
                 let msgs: Vec<String> = ds.into_iter().map(|d| d.message).collect();
                 ExecError::Failed(format!("printing WGSL failed: {}", msgs.join("; ")))
@@ -803,8 +804,15 @@ pub fn lavapipe_skips(job: &Job<'_>, exec: Executor) -> Option<String> {
     if !crate::lavapipe::available() {
         return Some("no Vulkan adapter".into());
     }
-    if job.module.uses_cooperative_matrices() {
+    // The printed WGSL spells Dawn's subgroup matrices as plain arrays and loops
+    // (`docs/subgroup-matrix.md`, "Portable WGSL"); naga's cooperative-matrix samples
+    // update tiles in place, which is racy across lavapipe's narrower subgroups.
+    let portable = exec == Executor::LavapipeOut && job.module.enables.subgroup_matrix;
+    if job.module.uses_cooperative_matrices() && !portable {
         return Some("lavapipe has no cooperative matrices".into());
+    }
+    if let Some(why) = portable.then(|| dianran_wgsl::portable_blocker(job.module)).flatten() {
+        return Some(format!("not applicable: {why}"));
     }
     #[cfg(feature = "lavapipe")]
     if let Some(why) = crate::lavapipe_features::missing(job.module, job.entry) {

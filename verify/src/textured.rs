@@ -111,7 +111,7 @@ fn run_lavapipe_out_textured(
     if let Some(why) = crate::executors::lavapipe_skips(job, Executor::LavapipeOut) {
         return Err(ExecError::Skipped(why));
     }
-    let opts = dianran_wgsl::Options { omit_subgroups_enable: true };
+    let opts = dianran_wgsl::Options { omit_subgroups_enable: true, portable_matrices: true };
     let text = dianran_wgsl::write_module(job.module, &opts).map_err(|ds| {
         let msgs: Vec<String> = ds.into_iter().map(|d| d.message).collect();
         ExecError::Failed(format!("printing WGSL failed: {}", msgs.join("; ")))

@@ -18,11 +18,11 @@ use dianran_frontend::Diagnostic;
 use naga::common::wgsl::TryToWgsl;
 use std::fmt::Write;
 
-type Res<T> = Result<T, Box<Diagnostic>>;
+pub(crate) type Res<T> = Result<T, Box<Diagnostic>>;
 
-struct FnWriter<'a> {
-    w: &'a Writer<'a>,
-    b: Body<'a>,
+pub(crate) struct FnWriter<'a> {
+    pub w: &'a Writer<'a>,
+    pub b: Body<'a>,
 }
 
 impl FnWriter<'_> {
@@ -57,6 +57,76 @@ impl FnWriter<'_> {
                 }
             }
             _ => None,
+        }
+    }
+}
+
+impl FnWriter<'_> {
+    /// Prints a cooperative-matrix operation in plain WGSL ([`crate::portable`]); `false`
+    /// for other instructions.
+    fn portable_statement(&mut self, inst: &Inst, depth: usize) -> Res<bool> {
+        let span = inst.span;
+        match (&inst.op, inst.result) {
+            (Op::CoopLoad { ptr, stride, row_major, limit }, Some(r)) => {
+                self.portable_load(r, *ptr, *stride, *row_major, *limit, depth, span)?
+            }
+            (Op::CoopStore { value, ptr, stride, row_major, limit }, _) => {
+                self.portable_store(*value, *ptr, *stride, *row_major, *limit, depth, span)?
+            }
+            (Op::CoopMultiplyAdd(a, b, c), Some(r)) => {
+                self.portable_multiply_add(r, [*a, *b, *c], depth, span)?
+            }
+            (Op::CoopFill(x), Some(r)) => self.portable_fill(r, *x, depth, span)?,
+            (Op::CoopScalar { op, matrix, scalar }, Some(r)) => {
+                self.portable_scalar(r, *op, *matrix, *scalar, depth, span)?
+            }
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+}
+
+/// Dawn's majorness template argument.
+fn majorness(row_major: bool) -> &'static str {
+    if row_major {
+        "row_major"
+    } else {
+        "col_major"
+    }
+}
+
+impl FnWriter<'_> {
+    /// Whether cooperative matrices print in Dawn's syntax.
+    fn dawn(&self) -> bool {
+        self.w.m.enables.subgroup_matrix
+    }
+
+    /// `v` as a `u32` operand: Dawn's offsets and strides are `u32`; the IR's may be `i32`.
+    pub(crate) fn u32_operand(&self, v: ValueId) -> String {
+        match self.shape(v) {
+            Some((ir::Scalar::U32, None)) => self.val(v),
+            _ => format!("u32({})", self.val(v)),
+        }
+    }
+
+    /// A tile's first element pointer as Dawn's `(&array, offset)` pair: the IR points at the
+    /// element (`Access`/`AccessIndex` into an array), Dawn names the array and the index.
+    fn dawn_tile(&self, ptr: ValueId, span: ir::Span) -> Res<(String, String)> {
+        let types = &self.w.m.types;
+        let is_array = |base: ValueId| {
+            self.b.pointer(base).is_some_and(|(t, _)| matches!(types.get(t), Type::Array { .. }))
+        };
+        match self.b.defs.get(&ptr) {
+            Some(Op::Access(base, i)) if is_array(*base) => {
+                Ok((format!("&{}", self.place(*base)), self.u32_operand(*i)))
+            }
+            Some(Op::AccessIndex(base, i)) if is_array(*base) => {
+                Ok((format!("&{}", self.place(*base)), format!("{i}u")))
+            }
+            _ => {
+                Err(self
+                    .unsupported("a subgroup matrix tile that does not start in an array", span))
+            }
         }
     }
 }
@@ -192,6 +262,10 @@ impl<'a> Syntax<'a> for FnWriter<'a> {
         self.var_decl(name, ty, None)
     }
 
+    fn omits_zero_initializers(&self) -> bool {
+        true
+    }
+
     fn condition(&self, expr: &str) -> String {
         expr.to_string()
     }
@@ -284,6 +358,9 @@ impl<'a> Syntax<'a> for FnWriter<'a> {
     }
 
     fn statement(&mut self, inst: &Inst, depth: usize) -> Res<bool> {
+        if self.w.opts.portable_matrices && self.portable_statement(inst, depth)? {
+            return Ok(true);
+        }
         let text = match &inst.op {
             Op::ImageStore { image, coordinate, array_index, value } => {
                 let mut args = vec![self.val(*image), self.val(*coordinate)];
@@ -292,6 +369,15 @@ impl<'a> Syntax<'a> for FnWriter<'a> {
                 }
                 args.push(self.val(*value));
                 format!("textureStore({});", args.join(", "))
+            }
+            Op::CoopStore { value, ptr, stride, row_major, .. } if self.dawn() => {
+                let (array, offset) = self.dawn_tile(*ptr, inst.span)?;
+                format!(
+                    "subgroupMatrixStore<{}>({array}, {offset}, {}, {});",
+                    majorness(*row_major),
+                    self.val(*value),
+                    self.u32_operand(*stride)
+                )
             }
             Op::CoopStore { value, ptr, stride, row_major, .. } => {
                 let f = if *row_major { "coopStoreT" } else { "coopStore" };
@@ -485,6 +571,32 @@ impl<'a> Syntax<'a> for FnWriter<'a> {
                 ir::ImageQuery::NumLayers => format!("textureNumLayers({})", v(img)),
                 ir::ImageQuery::NumSamples => format!("textureNumSamples({})", v(img)),
             },
+            Op::CoopLoad { ptr, stride, row_major, .. } if self.dawn() => {
+                let t = self.result_ty(result, "a subgroupMatrixLoad", span)?;
+                let (array, offset) = self.dawn_tile(*ptr, span)?;
+                format!(
+                    "subgroupMatrixLoad<{}, {}>({array}, {offset}, {})",
+                    self.w.ty(t),
+                    majorness(*row_major),
+                    self.u32_operand(*stride)
+                )
+            }
+            Op::CoopMultiplyAdd(a, b, c) if self.dawn() => {
+                format!("subgroupMatrixMultiplyAccumulate({}, {}, {})", v(a), v(b), v(c))
+            }
+            Op::CoopFill(x) if self.dawn() => {
+                let t = self.result_ty(result, "a matrix fill", span)?;
+                format!("{}({})", self.w.ty(t), v(x))
+            }
+            Op::CoopScalar { op, matrix, scalar } if self.dawn() => {
+                let f = match op {
+                    naga::BinaryOperator::Add => "subgroupMatrixScalarAdd",
+                    naga::BinaryOperator::Subtract => "subgroupMatrixScalarSubtract",
+                    naga::BinaryOperator::Multiply => "subgroupMatrixScalarMultiply",
+                    _ => return Err(self.unsupported(&format!("a matrix-scalar {op:?}"), span)),
+                };
+                format!("{f}({}, {})", v(matrix), v(scalar))
+            }
             Op::CoopLoad { ptr, stride, row_major, .. } => {
                 let t = self.result_ty(result, "a coopLoad", span)?;
                 let f = if *row_major { "coopLoadT" } else { "coopLoad" };

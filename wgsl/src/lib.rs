@@ -15,12 +15,14 @@
 
 mod expr;
 mod module;
+mod portable;
 mod types;
 mod wide;
 
 use dianran_frontend::{ir, DiagKind, Diagnostic};
 
-pub use types::type_name;
+pub use portable::portable_blocker;
+pub use types::{type_name, MatrixSpelling};
 
 /// Printer options.
 #[derive(Clone, Copy, Debug, Default)]
@@ -28,19 +30,17 @@ pub struct Options {
     /// Leave out `enable subgroups;` (naga 30 and wgpu reject the directive; Tint and Chrome
     /// want it). Subgroup builtins are printed either way.
     pub omit_subgroups_enable: bool,
+    /// Print cooperative matrices (naga's or Dawn's) as plain WGSL: arrays and loops every
+    /// invocation runs alike (`portable` module), which any WGSL implementation runs, at
+    /// any subgroup size. The bounds policy's limits are kept.
+    pub portable_matrices: bool,
 }
 
 /// Prints `m` as WGSL. Constructs WGSL cannot express (for example inlined regions, which only
 /// the PTX path creates) are diagnostics naming the function.
 pub fn write_module(m: &ir::Module, opts: &Options) -> Result<String, Vec<Diagnostic>> {
-    if m.enables.subgroup_matrix {
-        // Dawn's subgroup matrices print neither as naga's cooperative matrices (other element
-        // types, reinterpreting loads) nor yet in Dawn's own syntax (issue 26's note).
-        return Err(vec![Diagnostic::error(
-            DiagKind::Unsupported,
-            "printing WGSL that uses Dawn's subgroup matrices is not supported yet",
-        )
-        .help("compile the file to PTX or MSL; the WGSL output of this extension is planned")]);
+    if opts.portable_matrices {
+        return module::Writer::new(m, *opts).write();
     }
     match without_coop_limits(m) {
         Some(stripped) => module::Writer::new(&stripped, *opts).write(),
@@ -86,4 +86,25 @@ fn unsupported(what: impl Into<String>, span: ir::Span, func: &str) -> Diagnosti
         .at(span)
         .in_fn(func)
         .help("this construct only arises from other input languages; please report the input")
+}
+
+#[cfg(test)]
+mod tests {
+    /// Locals declared without an initializer print without the frontend's zero stores, so
+    /// printing the printed text gives it back.
+    #[test]
+    fn zero_initialized_locals_print_as_declarations_only() {
+        let src = "struct S { a: f32 }\n\
+            @group(0) @binding(0) var<storage, read_write> o: array<f32, 4>;\n\
+            fn f(p: ptr<function, S>, q: ptr<function, array<f32, 4>>) { o[0] = (*p).a + (*q)[1]; }\n\
+            @compute @workgroup_size(1) fn main() { var s: S; var a: array<f32, 4>; f(&s, &a); }\n";
+        let print = |src: &str| {
+            let m = dianran_frontend::compile("t.wgsl", src, &Default::default())
+                .unwrap_or_else(|d| panic!("{}", d.render()));
+            crate::write_module(&m, &Default::default()).unwrap_or_else(|d| panic!("{d:?}"))
+        };
+        let first = print(src);
+        assert!(first.contains("var s: S;") && !first.contains("s = S()"), "{first}");
+        assert_eq!(print(&first), first);
+    }
 }

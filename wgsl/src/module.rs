@@ -1,6 +1,6 @@
 //! Module-level output: enables, structs, constants, globals, function headers.
 
-use crate::types::{const_text, type_name};
+use crate::types::{const_text, type_name, MatrixSpelling};
 use crate::Options;
 use dianran_frontend::ir::{self, FuncId, IoBinding, Stage, Type, TypeId};
 use dianran_frontend::names::{escape, ModuleNames};
@@ -20,12 +20,17 @@ impl<'a> Writer<'a> {
         Writer { m, opts, names: ModuleNames::new(m) }
     }
 
+    /// How this output spells cooperative matrices.
+    pub fn matrices(&self) -> MatrixSpelling {
+        MatrixSpelling::printing(self.m, self.opts.portable_matrices)
+    }
+
     pub fn ty(&self, t: TypeId) -> String {
-        type_name(&self.m.types, t, &|id| self.names.struct_name(id))
+        type_name(&self.m.types, t, &|id| self.names.struct_name(id), self.matrices())
     }
 
     pub fn constant(&self, c: &ir::ConstValue) -> String {
-        const_text(&self.m.types, c, &|id| self.names.struct_name(id))
+        const_text(&self.m.types, c, &|id| self.names.struct_name(id), self.matrices())
     }
 
     pub fn write(self) -> Result<String, Vec<Diagnostic>> {
@@ -85,7 +90,12 @@ impl<'a> Writer<'a> {
             out.push_str("enable subgroups;\n");
             any = true;
         }
-        if coop {
+        if coop && self.opts.portable_matrices {
+            // Plain arrays and loops: no extension.
+        } else if coop && self.m.enables.subgroup_matrix {
+            out.push_str("enable chromium_experimental_subgroup_matrix;\n");
+            any = true;
+        } else if coop {
             out.push_str("enable wgpu_cooperative_matrix;\n");
             any = true;
         }
@@ -99,6 +109,16 @@ impl<'a> Writer<'a> {
             let Type::Struct { members, size, align, .. } = ty else { continue };
             let name = self.names.struct_name(id);
             if name.starts_with("__") {
+                continue;
+            }
+            if self.opts.portable_matrices && self.holds_matrix(id) {
+                // Matrices are not host-shareable, so the struct's layout is nobody's
+                // contract, and an 8-bit matrix's array is wider than the recorded size.
+                let _ = writeln!(out, "struct {name} {{");
+                for mem in members {
+                    let _ = writeln!(out, "    {}: {},", escape(&mem.name), self.ty(mem.ty));
+                }
+                out.push_str("}\n\n");
                 continue;
             }
             let _ = writeln!(out, "struct {name} {{");
@@ -136,6 +156,16 @@ impl<'a> Writer<'a> {
                 let _ = writeln!(out, "    {attrs}{}: {},", escape(&mem.name), self.ty(mem.ty));
             }
             out.push_str("}\n\n");
+        }
+    }
+
+    /// Whether type `t` is or contains a cooperative matrix.
+    fn holds_matrix(&self, t: TypeId) -> bool {
+        match self.m.types.get(t) {
+            Type::CoopMatrix { .. } => true,
+            Type::Array { base, .. } => self.holds_matrix(*base),
+            Type::Struct { members, .. } => members.iter().any(|m| self.holds_matrix(m.ty)),
+            _ => false,
         }
     }
 

@@ -3,8 +3,47 @@
 use dianran_frontend::ir::{self, ConstValue, Scalar, Type, TypeId, Types};
 use naga::common::wgsl::ToWgsl;
 
+/// How cooperative matrices are spelled: naga's `coop_matCxR<T, R>` or Dawn's
+/// `subgroup_matrix_{left,right,result}<T, C, R>` (a module decides by its enable).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MatrixSpelling {
+    /// `enable wgpu_cooperative_matrix;`
+    Naga,
+    /// `enable chromium_experimental_subgroup_matrix;`
+    Dawn,
+    /// No extension: `array<S, rows * columns>` of the element's shader scalar
+    /// (`Options::portable_matrices`).
+    Portable,
+}
+
+impl MatrixSpelling {
+    /// The spelling module `m` was written in.
+    pub fn of(m: &ir::Module) -> MatrixSpelling {
+        MatrixSpelling::printing(m, false)
+    }
+
+    /// The spelling of `m` printed portably (`portable`) or in its own extension's syntax.
+    pub fn printing(m: &ir::Module, portable: bool) -> MatrixSpelling {
+        if portable {
+            MatrixSpelling::Portable
+        } else if m.enables.subgroup_matrix {
+            MatrixSpelling::Dawn
+        } else {
+            MatrixSpelling::Naga
+        }
+    }
+}
+
 /// The WGSL spelling of a type; `struct_names` maps struct type ids to their escaped names.
-pub fn type_name(types: &Types, ty: TypeId, struct_names: &dyn Fn(TypeId) -> String) -> String {
+pub fn type_name(
+    types: &Types,
+    ty: TypeId,
+    struct_names: &dyn Fn(TypeId) -> String,
+    matrices: MatrixSpelling,
+) -> String {
+    let type_name = |types: &Types, ty: TypeId, names: &dyn Fn(TypeId) -> String| {
+        type_name(types, ty, names, matrices)
+    };
     match types.get(ty) {
         Type::Scalar(s) => s.wgsl_name().to_string(),
         Type::Vector { size, scalar } => format!("vec{}<{}>", size, scalar.wgsl_name()),
@@ -37,6 +76,17 @@ pub fn type_name(types: &Types, ty: TypeId, struct_names: &dyn Fn(TypeId) -> Str
         Type::Image { dim, arrayed, class } => image_type(*dim, *arrayed, class),
         Type::Sampler { comparison: false } => "sampler".into(),
         Type::Sampler { comparison: true } => "sampler_comparison".into(),
+        Type::CoopMatrix { columns, rows, elem, .. } if matrices == MatrixSpelling::Portable => {
+            format!("array<{}, {}>", elem.scalar_name(), u32::from(*columns) * u32::from(*rows))
+        }
+        Type::CoopMatrix { columns, rows, elem, role } if matrices == MatrixSpelling::Dawn => {
+            let kind = match role {
+                ir::CoopRole::A => "left",
+                ir::CoopRole::B => "right",
+                ir::CoopRole::C => "result",
+            };
+            format!("subgroup_matrix_{kind}<{}, {columns}, {rows}>", elem.name())
+        }
         Type::CoopMatrix { columns, rows, elem, role } => {
             let role = match role {
                 ir::CoopRole::A => "A",
@@ -85,6 +135,7 @@ pub fn const_text(
     types: &Types,
     c: &ConstValue,
     struct_names: &dyn Fn(TypeId) -> String,
+    matrices: MatrixSpelling,
 ) -> String {
     match c {
         ConstValue::Bool(b) => b.to_string(),
@@ -112,10 +163,10 @@ pub fn const_text(
         }
         ConstValue::Composite(t, parts) => {
             let inner: Vec<String> =
-                parts.iter().map(|p| const_text(types, p, struct_names)).collect();
-            format!("{}({})", type_name(types, *t, struct_names), inner.join(", "))
+                parts.iter().map(|p| const_text(types, p, struct_names, matrices)).collect();
+            format!("{}({})", type_name(types, *t, struct_names, matrices), inner.join(", "))
         }
-        ConstValue::Zero(t) => format!("{}()", type_name(types, *t, struct_names)),
+        ConstValue::Zero(t) => format!("{}()", type_name(types, *t, struct_names, matrices)),
     }
 }
 
@@ -151,6 +202,9 @@ mod tests {
     fn literals() {
         let t = Types::default();
         let n = |_| String::new();
+        let const_text = |t: &Types, c: &ConstValue, n: &dyn Fn(TypeId) -> String| {
+            const_text(t, c, n, MatrixSpelling::Naga)
+        };
         assert_eq!(const_text(&t, &ConstValue::I32(-3), &n), "(-3i)");
         assert_eq!(const_text(&t, &ConstValue::I32(i32::MIN), &n), "(-2147483647i - 1i)");
         assert_eq!(const_text(&t, &ConstValue::U32(7), &n), "7u");

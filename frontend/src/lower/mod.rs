@@ -80,7 +80,7 @@ pub fn lower_module(parsed: &Parsed) -> Result<ir::Module, Vec<Diagnostic>> {
     if !errors.is_empty() {
         return Err(errors);
     }
-    Ok(ir::Module {
+    let mut m = ir::Module {
         types: cx.tl.types,
         constants,
         globals: cx.globals,
@@ -88,7 +88,47 @@ pub fn lower_module(parsed: &Parsed) -> Result<ir::Module, Vec<Diagnostic>> {
         entry_points,
         enables: parsed.enables,
         bounds_checked: false,
-    })
+    };
+    if let Some(sgm) = sgm {
+        // The helpers stood in for builtins naga lacks; every call became an operation.
+        drop_functions(&mut m, |f| sgm.stubs.contains_key(f.name.as_str()));
+    }
+    Ok(m)
+}
+
+/// Removes the functions `gone` selects, which nothing may call, renumbering the rest.
+fn drop_functions(m: &mut ir::Module, gone: impl Fn(&ir::Function) -> bool) {
+    let mut new_id = Vec::with_capacity(m.functions.len());
+    let mut next = 0u32;
+    for f in &m.functions {
+        new_id.push((!gone(f)).then(|| {
+            next += 1;
+            FuncId(next - 1)
+        }));
+    }
+    if next as usize == m.functions.len() {
+        return;
+    }
+    fn remap(b: &mut ir::Block, new_id: &[Option<FuncId>]) {
+        for inst in &mut b.insts {
+            if let ir::Op::Call(f, _) | ir::Op::Inline { callee: f, .. } = &mut inst.op {
+                // A removed callee keeps its stale id; the verifier reports it.
+                *f = new_id.get(f.index()).copied().flatten().unwrap_or(*f);
+            }
+            for nb in inst.op.blocks_mut() {
+                remap(nb, new_id);
+            }
+        }
+    }
+    let old = std::mem::take(&mut m.functions);
+    m.functions =
+        old.into_iter().zip(&new_id).filter(|(_, id)| id.is_some()).map(|(f, _)| f).collect();
+    for f in &mut m.functions {
+        remap(&mut f.body, &new_id);
+    }
+    for e in &mut m.entry_points {
+        e.function = new_id.get(e.function.index()).copied().flatten().unwrap_or(e.function);
+    }
 }
 
 /// Named module constants with concrete types (abstract ones are inlined by naga).

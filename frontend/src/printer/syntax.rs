@@ -86,6 +86,13 @@ pub trait Syntax<'a> {
     fn copy_decl(&self, name: &str, value: &str) -> String;
     /// A function-local memory variable of type `ty`, zero-initialized as WGSL's are.
     fn local_decl(&self, name: &str, ty: TypeId) -> String;
+    /// Whether the stores of zero that open a function body (the frontend's initializers of
+    /// locals declared without one) are left out because [`Syntax::local_decl`] already
+    /// zeroes the variable in a way that reads back as the same IR. Leaving them out makes
+    /// printing the printed text again a fixed point.
+    fn omits_zero_initializers(&self) -> bool {
+        false
+    }
 
     // ---- control flow ----
 

@@ -28,15 +28,40 @@ pub trait Walk<'a>: Syntax<'a> {
             self.body_mut().line(1, &text);
             self.body_mut().locals.push(name);
         }
-        self.block(&f.body, 1, &Ctx::Body)?;
+        let skip = if self.omits_zero_initializers() { self.zero_prologue(&f.body) } else { 0 };
+        self.block_from(&f.body, skip, 1, &Ctx::Body)?;
         self.body_mut().out.push_str("}\n");
         Ok(())
+    }
+
+    /// How many instructions open `body` that print nothing or store zero into a local: the
+    /// locals' initializers, redundant where the declaration zeroes
+    /// ([`Syntax::omits_zero_initializers`]). Nothing before them reads or writes memory.
+    fn zero_prologue(&self, body: &Block) -> usize {
+        let defs = &self.body().defs;
+        let zero_store = |ptr: &ValueId, value: &ValueId| {
+            matches!(defs.get(ptr), Some(Op::LocalAddr(_)))
+                && matches!(defs.get(value), Some(Op::Const(crate::ir::ConstValue::Zero(_))))
+        };
+        body.insts
+            .iter()
+            .take_while(|i| match &i.op {
+                Op::LocalAddr(_) | Op::GlobalAddr(_) | Op::Const(_) => true,
+                Op::Store { ptr, value } => zero_store(ptr, value),
+                _ => false,
+            })
+            .count()
     }
 
     /// Prints a block's instructions and terminator at `depth`; `ctx` says what its `Yield`
     /// assigns.
     fn block(&mut self, b: &Block, depth: usize, ctx: &Ctx) -> Res<()> {
-        for inst in &b.insts {
+        self.block_from(b, 0, depth, ctx)
+    }
+
+    /// [`Walk::block`] from instruction `first` on.
+    fn block_from(&mut self, b: &Block, first: usize, depth: usize, ctx: &Ctx) -> Res<()> {
+        for inst in b.insts.iter().skip(first) {
             self.inst(inst, depth)?;
             // A value the loop's continuing block (printed earlier) reads: copy it out.
             let results = inst.result.iter().chain(inst.op.region_results());

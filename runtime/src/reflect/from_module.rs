@@ -56,7 +56,12 @@ fn binding_of(m: &ir::Module, names: &ModuleNames, g: &ir::Global) -> Option<Bin
 }
 
 fn type_name(m: &ir::Module, names: &ModuleNames, ty: TypeId) -> String {
-    dianran_wgsl::type_name(&m.types, ty, &|t| names.struct_name(t))
+    dianran_wgsl::type_name(
+        &m.types,
+        ty,
+        &|t| names.struct_name(t),
+        dianran_wgsl::MatrixSpelling::of(m),
+    )
 }
 
 fn layout_of(m: &ir::Module, names: &ModuleNames, ty: TypeId) -> Layout {

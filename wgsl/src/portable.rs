@@ -1,0 +1,485 @@
+//! Cooperative matrices in plain WGSL ([`crate::MatrixSpelling::Portable`]), for executors
+//! without them (lavapipe through naga).
+//!
+//! A matrix is an `array<S, rows * columns>` of its shader scalar (`i8`/`u8` elements held
+//! sign- or zero-extended in `i32`/`u32`), row-major, and every invocation holds the whole
+//! matrix. Each operation is an ordinary loop every invocation runs alike, so the result does
+//! not depend on the subgroup size: a load reads every element, a store writes every element
+//! (each invocation the same values, whole array components at a time), a product is the
+//! triple loop. The operations keep the IR's semantics exactly as the reference interpreter
+//! states them (`ir::Op::CoopMultiplyAdd`: float products summed in `f32` from zero in `k`
+//! order, then the accumulator added and rounded once; integer sums wrapping; 8-bit results
+//! and scalar operands clamped or wrapped to their range) and the bounds policy's `limit`
+//! (`docs/bounds.md`): elements at or past it read zero and are not written.
+//!
+//! Memory is read in the array's own element type and the matrix elements are taken out of
+//! its components' bits, so `i8` matrices load from `array<u32>` or `array<vec4<u32>>` as
+//! Dawn's do. An element wider than the array's component, or a byte from an `f16` array, is
+//! a diagnostic.
+
+use crate::expr::{FnWriter, Res};
+use dianran_frontend::ir::{self, CoopElem, Op, Scalar, Type, TypeId, ValueId};
+use dianran_frontend::ir::{Block, Function, Module};
+use dianran_frontend::printer::operands::Operands;
+use dianran_frontend::printer::syntax::Syntax;
+
+/// Why portable WGSL cannot express a tile in an array of padded vectors.
+const PADDED: &str = "a matrix tile in an array of padded vectors (`vec3`): portable WGSL \
+                      cannot read or write the padding bytes the tile's addresses cover";
+
+/// Whether array elements of type `elem`, `stride` bytes apart, leave bytes no WGSL access
+/// reaches (`vec3`'s padding).
+fn padded(types: &ir::Types, elem: TypeId, stride: u32) -> bool {
+    match *types.get(elem) {
+        Type::Vector { scalar, size } => u32::from(size) * scalar.size() != stride,
+        _ => false,
+    }
+}
+
+/// Why [`crate::Options::portable_matrices`] cannot print `m`, if it cannot: a matrix tile
+/// loaded from or stored to an array of padded vectors (the tile's element addresses cover the
+/// padding, which the IR's semantics read and write as bytes and WGSL cannot reach). Executors
+/// that run the portable form skip such modules with this reason instead of failing.
+pub fn portable_blocker(m: &Module) -> Option<String> {
+    fn walk(m: &Module, f: &Function, b: &Block) -> bool {
+        b.insts.iter().any(|i| {
+            let ptr = match i.op {
+                Op::CoopLoad { ptr, .. } | Op::CoopStore { ptr, .. } => Some(ptr),
+                _ => None,
+            };
+            ptr.is_some_and(|p| tile_in_padded(m, f, p))
+                || i.op.blocks().into_iter().any(|nb| walk(m, f, nb))
+        })
+    }
+    m.functions.iter().any(|f| walk(m, f, &f.body)).then(|| PADDED.to_string())
+}
+
+/// Whether tile pointer `p` of `f` points into an array of padded vectors.
+fn tile_in_padded(m: &Module, f: &Function, p: ValueId) -> bool {
+    let mut base = None;
+    find_def(&f.body, p, &mut base);
+    let Some(base) = base else { return false };
+    let Some(v) = f.values.get(base.index()) else { return false };
+    let Type::Pointer { base: arr, .. } = *m.types.get(v.ty) else { return false };
+    match *m.types.get(arr) {
+        Type::Array { base: elem, stride, .. } => padded(&m.types, elem, stride),
+        _ => false,
+    }
+}
+
+/// The base of the access that defines `p`, if an access defines it.
+fn find_def(b: &Block, p: ValueId, out: &mut Option<ValueId>) {
+    for i in &b.insts {
+        if i.result == Some(p) {
+            if let Op::Access(base, _) | Op::AccessIndex(base, _) = i.op {
+                *out = Some(base);
+            }
+            return;
+        }
+        for nb in i.op.blocks() {
+            find_def(nb, p, out);
+        }
+    }
+}
+
+/// A matrix type's rows, columns and element.
+#[derive(Clone, Copy)]
+struct Mat {
+    rows: u32,
+    cols: u32,
+    elem: CoopElem,
+}
+
+impl Mat {
+    fn len(self) -> u32 {
+        self.rows * self.cols
+    }
+    /// The WGSL name of the scalar the elements are held in.
+    fn scalar(self) -> &'static str {
+        self.elem.scalar_name()
+    }
+    /// `x` (of the element's shader scalar) clamped to an 8-bit element's range.
+    fn clamp(self, x: &str) -> String {
+        match self.elem {
+            CoopElem::I8 => format!("clamp({x}, -128i, 127i)"),
+            CoopElem::U8 => format!("min({x}, 255u)"),
+            _ => x.to_string(),
+        }
+    }
+    /// `x` wrapped to an 8-bit element's width.
+    fn wrap(self, x: &str) -> String {
+        match self.elem {
+            CoopElem::I8 => format!("extractBits({x}, 0u, 8u)"),
+            CoopElem::U8 => format!("({x} & 255u)"),
+            _ => x.to_string(),
+        }
+    }
+}
+
+/// Where a tile lies: an array, the index of the tile's first element in it, and the
+/// array element's layout.
+struct Place {
+    /// The array, as a place (`buf.data`).
+    array: String,
+    /// The index of the tile's first element (a `u32` expression).
+    first: String,
+    /// The array element's scalar (the component type of a vector).
+    comp: Scalar,
+    /// Whether the array element is a vector (components are indexed).
+    vector: bool,
+    /// Bytes between array elements.
+    elem_bytes: u32,
+}
+
+impl FnWriter<'_> {
+    fn mat(&self, t: TypeId, span: ir::Span) -> Res<Mat> {
+        match *self.w.m.types.get(t) {
+            Type::CoopMatrix { columns, rows, elem, .. } => {
+                Ok(Mat { rows: u32::from(rows), cols: u32::from(columns), elem })
+            }
+            _ => Err(self.unsupported("a matrix operation on a value that is not a matrix", span)),
+        }
+    }
+
+    /// A fresh name for a helper variable.
+    fn temp(&mut self, hint: &str) -> String {
+        self.b.namer.name(hint)
+    }
+
+    /// Matrix value `v` in a fresh `var`: naga indexes arrays dynamically only in memory.
+    fn in_memory(&mut self, v: ValueId, depth: usize) -> String {
+        let src = self.val(v);
+        let name = self.temp("m");
+        self.b.line(depth, &format!("var {name} = {src};"));
+        name
+    }
+
+    /// Declares `r`'s variable (zero-initialized) and returns its name and matrix.
+    fn declare(&mut self, r: ValueId, depth: usize, span: ir::Span) -> Res<(String, Mat)> {
+        let m = self.mat(self.b.ty(r), span)?;
+        let name = self.b.new_name(r);
+        let text = format!("var {name}: array<{}, {}>;", m.scalar(), m.len());
+        self.b.line(depth, &text);
+        Ok((name, m))
+    }
+
+    fn place_of(&self, ptr: ValueId, span: ir::Span) -> Res<Place> {
+        let types = &self.w.m.types;
+        let bad = |what: &str| self.unsupported(what, span);
+        let (base, first) = match self.b.defs.get(&ptr) {
+            Some(Op::Access(base, i)) => (*base, self.u32_operand(*i)),
+            Some(Op::AccessIndex(base, i)) => (*base, format!("{i}u")),
+            _ => return Err(bad("a matrix tile that does not start in an array")),
+        };
+        let Some((Type::Array { base: elem, stride, .. }, _)) =
+            self.b.pointer(base).map(|(t, s)| (types.get(t), s))
+        else {
+            return Err(bad("a matrix tile that does not start in an array"));
+        };
+        let (comp, lanes) = match *types.get(*elem) {
+            Type::Scalar(s) => (s, 1),
+            Type::Vector { scalar, size } => (scalar, u32::from(size)),
+            _ => return Err(bad("a matrix tile in an array of neither scalars nor vectors")),
+        };
+        if padded(types, *elem, *stride) {
+            return Err(bad(PADDED));
+        }
+        Ok(Place { array: self.place(base), first, comp, vector: lanes > 1, elem_bytes: *stride })
+    }
+
+    /// The component holding byte `b` (a `u32` expression, counted from the tile's start),
+    /// as a place.
+    fn component(&self, p: &Place, b: &str) -> String {
+        let (xs, cs) = (p.elem_bytes, p.comp.size());
+        let elem = format!("{}[{} + {b} / {xs}u]", p.array, p.first);
+        if p.vector {
+            format!("{elem}[({b} % {xs}u) / {cs}u]")
+        } else {
+            elem
+        }
+    }
+
+    /// Checks that elements of `m` can be taken from components of `p`.
+    fn check_fits(&self, m: Mat, p: &Place, span: ir::Span) -> Res<()> {
+        let (es, cs) = (m.elem.size(), p.comp.size());
+        if es > cs || (es == 1 && cs == 2) {
+            return Err(self.unsupported(
+                format!(
+                    "in portable WGSL, a {} matrix in an array of {}",
+                    m.elem.name(),
+                    p.comp.wgsl_name()
+                )
+                .as_str(),
+                span,
+            ));
+        }
+        Ok(())
+    }
+
+    /// The element of `m` at byte `sub` (a `u32` expression) of component `w`.
+    fn element_of(&self, m: Mat, comp: Scalar, w: &str, sub: &str) -> String {
+        let s = m.scalar();
+        match (m.elem.size(), comp.size()) {
+            (es, cs) if es == cs && comp.wgsl_name() == s => w.to_string(),
+            (es, cs) if es == cs => format!("bitcast<{s}>({w})"),
+            // `w` holds the word's halves as `vec2<f32>` ([`FnWriter::portable_load`]).
+            (2, _) => format!("f16({w}[{sub} / 2u])"),
+            _ => format!("extractBits(bitcast<{s}>({w}), {sub} * 8u, 8u)"),
+        }
+    }
+
+    /// `r = load(ptr, stride)`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn portable_load(
+        &mut self,
+        r: ValueId,
+        ptr: ValueId,
+        stride: ValueId,
+        row_major: bool,
+        limit: Option<ValueId>,
+        depth: usize,
+        span: ir::Span,
+    ) -> Res<()> {
+        let p = self.place_of(ptr, span)?;
+        let (name, m) = self.declare(r, depth, span)?;
+        self.check_fits(m, &p, span)?;
+        let stride = self.u32_operand(stride);
+        let limit = limit.map(|l| self.u32_operand(l));
+        let [e, row, col, b, w] = ["e", "row", "col", "b", "w"].map(|h| self.temp(h));
+        let (len, cols, es, xs) = (m.len(), m.cols, m.elem.size(), p.elem_bytes);
+        let (major, minor) = if row_major { (&row, &col) } else { (&col, &row) };
+        let d = depth + 1;
+        self.b.line(depth, &format!("for (var {e} = 0u; {e} < {len}u; {e} = {e} + 1u) {{"));
+        self.b.line(d, &format!("let {row} = {e} / {cols}u;"));
+        self.b.line(d, &format!("let {col} = {e} % {cols}u;"));
+        self.b.line(d, &format!("let {b} = {major} * ({stride} * {xs}u) + {minor} * {es}u;"));
+        let d = match &limit {
+            Some(l) => {
+                self.b.line(d, &format!("if {b} / {xs}u < {l} {{"));
+                d + 1
+            }
+            None => d,
+        };
+        let cs = p.comp.size();
+        let comp = self.component(&p, &b);
+        if m.elem.size() == 2 && cs == 4 {
+            // naga mistypes `bitcast<vec2<f16>>`; the halves are exact in f32.
+            self.b.line(d, &format!("let {w} = unpack2x16float(bitcast<u32>({comp}));"));
+        } else {
+            self.b.line(d, &format!("let {w} = {comp};"));
+        }
+        let sub = format!("{b} % {cs}u");
+        let value = self.element_of(m, p.comp, &w, &sub);
+        self.b.line(d, &format!("{name}[{e}] = {value};"));
+        if limit.is_some() {
+            self.b.line(d - 1, "}");
+        }
+        self.b.line(depth, "}");
+        Ok(())
+    }
+
+    /// `store(value, ptr, stride)`: whole components at a time, so invocations writing the
+    /// same matrix never interleave partial updates of one word.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn portable_store(
+        &mut self,
+        value: ValueId,
+        ptr: ValueId,
+        stride: ValueId,
+        row_major: bool,
+        limit: Option<ValueId>,
+        depth: usize,
+        span: ir::Span,
+    ) -> Res<()> {
+        let p = self.place_of(ptr, span)?;
+        let m = self.mat(self.b.ty(value), span)?;
+        self.check_fits(m, &p, span)?;
+        let src = self.in_memory(value, depth);
+        let stride = self.u32_operand(stride);
+        let limit = limit.map(|l| self.u32_operand(l));
+        let (es, cs, xs) = (m.elem.size(), p.comp.size(), p.elem_bytes);
+        let per = cs / es;
+        let (majors, minors) = if row_major { (m.rows, m.cols) } else { (m.cols, m.rows) };
+        // Rows (columns) hold whole components: 8-bit matrices have 8 or more columns.
+        let comps = minors * es / cs;
+        let [q, j, k, b] = ["q", "j", "k", "b"].map(|h| self.temp(h));
+        let d = depth + 1;
+        let n = majors * comps;
+        self.b.line(depth, &format!("for (var {q} = 0u; {q} < {n}u; {q} = {q} + 1u) {{"));
+        self.b.line(d, &format!("let {j} = {q} / {comps}u;"));
+        self.b.line(d, &format!("let {k} = {q} % {comps}u;"));
+        self.b.line(d, &format!("let {b} = {j} * ({stride} * {xs}u) + {k} * {cs}u;"));
+        let d = match &limit {
+            Some(l) => {
+                self.b.line(d, &format!("if {b} / {xs}u < {l} {{"));
+                d + 1
+            }
+            None => d,
+        };
+        let element = |t: u32| {
+            let minor = format!("({k} * {per}u + {t}u)");
+            let (row, col) = if row_major { (j.clone(), minor) } else { (minor, j.clone()) };
+            format!("{src}[{row} * {}u + {col}]", m.cols)
+        };
+        let c = p.comp.wgsl_name();
+        let bits = match (es, cs) {
+            (es, cs) if es == cs && m.scalar() == c => element(0),
+            (es, cs) if es == cs => format!("bitcast<{c}>({})", element(0)),
+            // f16 values are exact in f32, so packing them rounds nothing.
+            (2, _) => format!(
+                "bitcast<{c}>(pack2x16float(vec2<f32>(f32({}), f32({}))))",
+                element(0),
+                element(1)
+            ),
+            _ => {
+                let bytes: Vec<String> = (0..per)
+                    .map(|t| {
+                        let byte = format!("(bitcast<u32>({}) & 255u)", element(t));
+                        if t == 0 {
+                            byte
+                        } else {
+                            format!("({byte} << {}u)", 8 * t)
+                        }
+                    })
+                    .collect();
+                format!("bitcast<{c}>({})", bytes.join(" | "))
+            }
+        };
+        self.b.line(d, &format!("{} = {bits};", self.component(&p, &b)));
+        if limit.is_some() {
+            self.b.line(d - 1, "}");
+        }
+        self.b.line(depth, "}");
+        Ok(())
+    }
+
+    /// `r = a * b + c`, in the interpreter's order.
+    pub(crate) fn portable_multiply_add(
+        &mut self,
+        r: ValueId,
+        [a, b, c]: [ValueId; 3],
+        depth: usize,
+        span: ir::Span,
+    ) -> Res<()> {
+        let ma = self.mat(self.b.ty(a), span)?;
+        let [va, vb, vc] = [a, b, c].map(|v| self.in_memory(v, depth));
+        let (name, mc) = self.declare(r, depth, span)?;
+        let [e, row, col, acc, k] = ["e", "row", "col", "acc", "k"].map(|h| self.temp(h));
+        let (len, n, kk) = (mc.len(), mc.cols, ma.cols);
+        let float = mc.elem.is_float();
+        let s = mc.scalar();
+        let (acc_ty, zero) =
+            if float { ("f32", "0.0f") } else { (s, if s == "i32" { "0i" } else { "0u" }) };
+        let cast = |x: String| format!("{acc_ty}({x})");
+        let d = depth + 1;
+        self.b.line(depth, &format!("for (var {e} = 0u; {e} < {len}u; {e} = {e} + 1u) {{"));
+        self.b.line(d, &format!("let {row} = {e} / {n}u;"));
+        self.b.line(d, &format!("let {col} = {e} % {n}u;"));
+        self.b.line(d, &format!("var {acc}: {acc_ty} = {zero};"));
+        self.b.line(d, &format!("for (var {k} = 0u; {k} < {kk}u; {k} = {k} + 1u) {{"));
+        let x = cast(format!("{va}[{row} * {kk}u + {k}]"));
+        let y = cast(format!("{vb}[{k} * {n}u + {col}]"));
+        self.b.line(d + 1, &format!("{acc} = {acc} + {x} * {y};"));
+        self.b.line(d, "}");
+        let sum = format!("{acc} + {}", cast(format!("{vc}[{e}]")));
+        let result = if float { format!("{s}({sum})") } else { mc.wrap(&format!("({sum})")) };
+        self.b.line(d, &format!("{name}[{e}] = {result};"));
+        self.b.line(depth, "}");
+        Ok(())
+    }
+
+    /// `r` = every element `x`.
+    pub(crate) fn portable_fill(
+        &mut self,
+        r: ValueId,
+        x: ValueId,
+        depth: usize,
+        span: ir::Span,
+    ) -> Res<()> {
+        let x = self.val(x);
+        let (name, m) = self.declare(r, depth, span)?;
+        let e = self.temp("e");
+        let value = m.clamp(&x);
+        let len = m.len();
+        self.b.line(depth, &format!("for (var {e} = 0u; {e} < {len}u; {e} = {e} + 1u) {{"));
+        self.b.line(depth + 1, &format!("{name}[{e}] = {value};"));
+        self.b.line(depth, "}");
+        Ok(())
+    }
+
+    /// `r` = `op` applied to every element of `matrix` and `scalar`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn portable_scalar(
+        &mut self,
+        r: ValueId,
+        op: naga::BinaryOperator,
+        matrix: ValueId,
+        scalar: ValueId,
+        depth: usize,
+        span: ir::Span,
+    ) -> Res<()> {
+        let sym = match op {
+            naga::BinaryOperator::Add => "+",
+            naga::BinaryOperator::Subtract => "-",
+            naga::BinaryOperator::Multiply => "*",
+            _ => return Err(self.unsupported(&format!("a matrix-scalar {op:?}"), span)),
+        };
+        let (src, x) = (self.val(matrix), self.val(scalar));
+        let m = self.mat(self.b.ty(r), span)?;
+        let name = self.b.new_name(r);
+        self.b.line(depth, &format!("var {name} = {src};"));
+        let [e, s] = ["e", "s"].map(|h| self.temp(h));
+        self.b.line(depth, &format!("let {s} = {};", m.clamp(&x)));
+        let len = m.len();
+        self.b.line(depth, &format!("for (var {e} = 0u; {e} < {len}u; {e} = {e} + 1u) {{"));
+        let value = m.wrap(&format!("({name}[{e}] {sym} {s})"));
+        self.b.line(depth + 1, &format!("{name}[{e}] = {value};"));
+        self.b.line(depth, "}");
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn compile(src: &str) -> Module {
+        match dianran_frontend::compile("t.wgsl", src, &Default::default()) {
+            Ok(m) => m,
+            Err(d) => panic!("{}", d.render()),
+        }
+    }
+
+    const HEAD: &str = "enable chromium_experimental_subgroup_matrix;\n\
+        @group(0) @binding(0) var<storage, read_write> out: array<f32>;\n";
+
+    #[test]
+    fn tiles_over_vec3_padding_are_named_and_refused() {
+        let src = format!(
+            "{HEAD}@group(0) @binding(1) var<storage> v: array<vec3f, 64>;\n\
+             @compute @workgroup_size(32) fn main() {{\n\
+             let m = subgroupMatrixLoad<subgroup_matrix_left<f32, 8, 8>, row_major>(&v, 0, 8);\n\
+             subgroupMatrixStore<row_major>(&out, 0, m, 8);\n}}\n"
+        );
+        let m = compile(&src);
+        assert_eq!(portable_blocker(&m).as_deref(), Some(PADDED));
+        let opts = crate::Options { portable_matrices: true, ..Default::default() };
+        assert!(crate::write_module(&m, &opts).is_err());
+    }
+
+    #[test]
+    fn tiles_in_scalar_and_vec4_arrays_print() {
+        let src = format!(
+            "{HEAD}@group(0) @binding(1) var<storage> v: array<vec4f, 64>;\n\
+             @compute @workgroup_size(32) fn main() {{\n\
+             let m = subgroupMatrixLoad<subgroup_matrix_left<f32, 8, 8>, row_major>(&v, 0, 2);\n\
+             subgroupMatrixStore<row_major>(&out, 0, m, 8);\n}}\n"
+        );
+        let m = compile(&src);
+        assert_eq!(portable_blocker(&m), None);
+        let opts = crate::Options { portable_matrices: true, ..Default::default() };
+        let text = crate::write_module(&m, &opts).unwrap_or_else(|d| panic!("{d:?}"));
+        assert!(text.contains("array<f32, 64>"), "{text}");
+        assert!(!text.contains("subgroup_matrix"), "{text}");
+    }
+}
