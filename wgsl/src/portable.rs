@@ -116,6 +116,17 @@ impl Mat {
     }
 }
 
+/// The names and bounds of a load's or store's loop ([`FnWriter::open_tile_loop`]).
+struct TileLoop<'a> {
+    i: &'a str,
+    count: u32,
+    hi: &'a str,
+    lo: &'a str,
+    per: u32,
+    b: &'a str,
+    offset: String,
+}
+
 /// Where a tile lies: an array, the index of the tile's first element in it, and the
 /// array element's layout.
 struct Place {
@@ -228,6 +239,39 @@ impl FnWriter<'_> {
         }
     }
 
+    /// Opens the loop of a load or store: `walk.i` counts to `walk.count`, split into
+    /// `walk.hi` and `walk.lo` (`walk.per` to one `hi`), and `walk.b` is the byte offset
+    /// from the tile's start; with a `limit`, the body is guarded by it (counted in array
+    /// elements of `xs` bytes). Returns the body's depth.
+    fn open_tile_loop(
+        &mut self,
+        depth: usize,
+        walk: &TileLoop<'_>,
+        limit: Option<&str>,
+        xs: u32,
+    ) -> usize {
+        let TileLoop { i, count, hi, lo, per, b, offset } = walk;
+        let d = depth + 1;
+        self.b.line(depth, &format!("for (var {i} = 0u; {i} < {count}u; {i} = {i} + 1u) {{"));
+        self.b.line(d, &format!("let {hi} = {i} / {per}u;"));
+        self.b.line(d, &format!("let {lo} = {i} % {per}u;"));
+        self.b.line(d, &format!("let {b} = {offset};"));
+        match limit {
+            Some(l) => {
+                self.b.line(d, &format!("if {b} / {xs}u < {l} {{"));
+                d + 1
+            }
+            None => d,
+        }
+    }
+
+    /// Closes what [`FnWriter::open_tile_loop`] opened at `depth`, from body depth `d`.
+    fn close_tile_loop(&mut self, d: usize, depth: usize) {
+        for level in (depth..d).rev() {
+            self.b.line(level, "}");
+        }
+    }
+
     /// `r = load(ptr, stride)`.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn portable_load(
@@ -248,18 +292,9 @@ impl FnWriter<'_> {
         let [e, row, col, b, w] = ["e", "row", "col", "b", "w"].map(|h| self.temp(h));
         let (len, cols, es, xs) = (m.len(), m.cols, m.elem.size(), p.elem_bytes);
         let (major, minor) = if row_major { (&row, &col) } else { (&col, &row) };
-        let d = depth + 1;
-        self.b.line(depth, &format!("for (var {e} = 0u; {e} < {len}u; {e} = {e} + 1u) {{"));
-        self.b.line(d, &format!("let {row} = {e} / {cols}u;"));
-        self.b.line(d, &format!("let {col} = {e} % {cols}u;"));
-        self.b.line(d, &format!("let {b} = {major} * ({stride} * {xs}u) + {minor} * {es}u;"));
-        let d = match &limit {
-            Some(l) => {
-                self.b.line(d, &format!("if {b} / {xs}u < {l} {{"));
-                d + 1
-            }
-            None => d,
-        };
+        let offset = format!("{major} * ({stride} * {xs}u) + {minor} * {es}u");
+        let walk = TileLoop { i: &e, count: len, hi: &row, lo: &col, per: cols, b: &b, offset };
+        let d = self.open_tile_loop(depth, &walk, limit.as_deref(), xs);
         let cs = p.comp.size();
         let comp = self.component(&p, &b);
         if m.elem.size() == 2 && cs == 4 {
@@ -271,10 +306,7 @@ impl FnWriter<'_> {
         let sub = format!("{b} % {cs}u");
         let value = self.element_of(m, p.comp, &w, &sub);
         self.b.line(d, &format!("{name}[{e}] = {value};"));
-        if limit.is_some() {
-            self.b.line(d - 1, "}");
-        }
-        self.b.line(depth, "}");
+        self.close_tile_loop(d, depth);
         Ok(())
     }
 
@@ -303,19 +335,10 @@ impl FnWriter<'_> {
         // Rows (columns) hold whole components: 8-bit matrices have 8 or more columns.
         let comps = minors * es / cs;
         let [q, j, k, b] = ["q", "j", "k", "b"].map(|h| self.temp(h));
-        let d = depth + 1;
-        let n = majors * comps;
-        self.b.line(depth, &format!("for (var {q} = 0u; {q} < {n}u; {q} = {q} + 1u) {{"));
-        self.b.line(d, &format!("let {j} = {q} / {comps}u;"));
-        self.b.line(d, &format!("let {k} = {q} % {comps}u;"));
-        self.b.line(d, &format!("let {b} = {j} * ({stride} * {xs}u) + {k} * {cs}u;"));
-        let d = match &limit {
-            Some(l) => {
-                self.b.line(d, &format!("if {b} / {xs}u < {l} {{"));
-                d + 1
-            }
-            None => d,
-        };
+        let offset = format!("{j} * ({stride} * {xs}u) + {k} * {cs}u");
+        let count = majors * comps;
+        let walk = TileLoop { i: &q, count, hi: &j, lo: &k, per: comps, b: &b, offset };
+        let d = self.open_tile_loop(depth, &walk, limit.as_deref(), xs);
         let element = |t: u32| {
             let minor = format!("({k} * {per}u + {t}u)");
             let (row, col) = if row_major { (j.clone(), minor) } else { (minor, j.clone()) };
@@ -346,10 +369,7 @@ impl FnWriter<'_> {
             }
         };
         self.b.line(d, &format!("{} = {bits};", self.component(&p, &b)));
-        if limit.is_some() {
-            self.b.line(d - 1, "}");
-        }
-        self.b.line(depth, "}");
+        self.close_tile_loop(d, depth);
         Ok(())
     }
 
@@ -450,18 +470,22 @@ mod tests {
         }
     }
 
-    const HEAD: &str = "enable chromium_experimental_subgroup_matrix;\n\
-        @group(0) @binding(0) var<storage, read_write> out: array<f32>;\n";
+    /// A module copying an 8x8 f32 tile from `v: array<elem, 64>` (rows `stride` elements
+    /// apart) to an `f32` array.
+    fn copy_kernel(elem: &str, stride: u32) -> Module {
+        compile(&format!(
+            "enable chromium_experimental_subgroup_matrix;\n\
+             @group(0) @binding(0) var<storage, read_write> out: array<f32>;\n\
+             @group(0) @binding(1) var<storage> v: array<{elem}, 64>;\n\
+             @compute @workgroup_size(32) fn main() {{\n\
+             let m = subgroupMatrixLoad<subgroup_matrix_left<f32, 8, 8>, row_major>(&v, 0, {stride});\n\
+             subgroupMatrixStore<row_major>(&out, 0, m, 8);\n}}\n"
+        ))
+    }
 
     #[test]
     fn tiles_over_vec3_padding_are_named_and_refused() {
-        let src = format!(
-            "{HEAD}@group(0) @binding(1) var<storage> v: array<vec3f, 64>;\n\
-             @compute @workgroup_size(32) fn main() {{\n\
-             let m = subgroupMatrixLoad<subgroup_matrix_left<f32, 8, 8>, row_major>(&v, 0, 8);\n\
-             subgroupMatrixStore<row_major>(&out, 0, m, 8);\n}}\n"
-        );
-        let m = compile(&src);
+        let m = copy_kernel("vec3f", 8);
         assert_eq!(portable_blocker(&m).as_deref(), Some(PADDED));
         let opts = crate::Options { portable_matrices: true, ..Default::default() };
         assert!(crate::write_module(&m, &opts).is_err());
@@ -469,13 +493,7 @@ mod tests {
 
     #[test]
     fn tiles_in_scalar_and_vec4_arrays_print() {
-        let src = format!(
-            "{HEAD}@group(0) @binding(1) var<storage> v: array<vec4f, 64>;\n\
-             @compute @workgroup_size(32) fn main() {{\n\
-             let m = subgroupMatrixLoad<subgroup_matrix_left<f32, 8, 8>, row_major>(&v, 0, 2);\n\
-             subgroupMatrixStore<row_major>(&out, 0, m, 8);\n}}\n"
-        );
-        let m = compile(&src);
+        let m = copy_kernel("vec4f", 2);
         assert_eq!(portable_blocker(&m), None);
         let opts = crate::Options { portable_matrices: true, ..Default::default() };
         let text = crate::write_module(&m, &opts).unwrap_or_else(|d| panic!("{d:?}"));
