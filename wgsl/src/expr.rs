@@ -23,6 +23,9 @@ pub(crate) type Res<T> = Result<T, Box<Diagnostic>>;
 pub(crate) struct FnWriter<'a> {
     pub w: &'a Writer<'a>,
     pub b: Body<'a>,
+    /// Matrix values the portable form holds in a `var` of their own that nothing writes
+    /// after the value's definition ([`crate::portable`]): read in place, never copied.
+    pub matrix_vars: std::collections::HashSet<ValueId>,
 }
 
 impl FnWriter<'_> {
@@ -137,7 +140,8 @@ pub(crate) fn write_function(
     f: &Function,
     entry: Option<&ir::EntryPoint>,
 ) -> Res<String> {
-    let mut fw = FnWriter { w, b: Body::new(f, &w.m.types, &w.names) };
+    let mut fw =
+        FnWriter { w, b: Body::new(f, &w.m.types, &w.names), matrix_vars: Default::default() };
     if let Some(e) = entry {
         fw.b.out.push_str(&w.entry_attrs(e));
     }

@@ -1,9 +1,9 @@
 //! Cooperative matrices in plain WGSL ([`crate::MatrixSpelling::Portable`]), for executors
 //! without them (lavapipe through naga).
 //!
-//! A matrix is an `array<S, rows * columns>` of its shader scalar (`i8`/`u8` elements held
-//! sign- or zero-extended in `i32`/`u32`), row-major, and every invocation holds the whole
-//! matrix. Each operation is an ordinary loop every invocation runs alike, so the result does
+//! A matrix is an `array<S, rows * columns>` of its shader scalar, row-major (`i8`/`u8`
+//! elements packed four to a `u32`, read out sign- or zero-extended to `i32`/`u32`:
+//! [`portable_array`]), and every invocation holds the whole matrix. Each operation is an ordinary loop every invocation runs alike, so the result does
 //! not depend on the subgroup size: a load reads every element, a store writes every element
 //! (each invocation the same values, whole array components at a time), a product is the
 //! triple loop. The operations keep the IR's semantics exactly as the reference interpreter
@@ -82,6 +82,17 @@ fn find_def(b: &Block, p: ValueId, out: &mut Option<ValueId>) {
     }
 }
 
+/// The plain WGSL type a matrix of `len` `elem`s is held in: its elements
+/// row-major, each in its shader scalar, except 8-bit elements, which are packed four to a
+/// `u32` (element `i` in bits `8 * (i % 4)` of word `i / 4`) so the arrays stay small:
+/// lavapipe's compile time grows faster than linearly with a function's array sizes.
+pub(crate) fn portable_array(elem: CoopElem, len: u32) -> String {
+    match elem {
+        CoopElem::I8 | CoopElem::U8 => format!("array<u32, {}>", len.div_ceil(4)),
+        _ => format!("array<{}, {len}>", elem.scalar_name()),
+    }
+}
+
 /// A matrix type's rows, columns and element.
 #[derive(Clone, Copy)]
 struct Mat {
@@ -97,6 +108,29 @@ impl Mat {
     /// The WGSL name of the scalar the elements are held in.
     fn scalar(self) -> &'static str {
         self.elem.scalar_name()
+    }
+    /// Whether elements are bytes, held four to a `u32` word ([`portable_array`]).
+    fn packed(self) -> bool {
+        matches!(self.elem, CoopElem::I8 | CoopElem::U8)
+    }
+    /// Element `i` (a `u32` expression) of matrix variable `arr`, as its shader scalar.
+    fn get(self, arr: &str, i: &str) -> String {
+        match self.elem {
+            CoopElem::I8 => {
+                format!("extractBits(bitcast<i32>({arr}[({i}) / 4u]), ({i}) % 4u * 8u, 8u)")
+            }
+            CoopElem::U8 => format!("extractBits({arr}[({i}) / 4u], ({i}) % 4u * 8u, 8u)"),
+            _ => format!("{arr}[{i}]"),
+        }
+    }
+    /// The statement setting element `i` of matrix variable `arr` to `x`.
+    fn set(self, arr: &str, i: &str, x: &str) -> String {
+        if self.packed() {
+            let w = format!("{arr}[({i}) / 4u]");
+            format!("{w} = insertBits({w}, bitcast<u32>({x}), ({i}) % 4u * 8u, 8u);")
+        } else {
+            format!("{arr}[{i}] = {x};")
+        }
     }
     /// `x` (of the element's shader scalar) clamped to an 8-bit element's range.
     fn clamp(self, x: &str) -> String {
@@ -157,9 +191,13 @@ impl FnWriter<'_> {
         self.b.namer.name(hint)
     }
 
-    /// Matrix value `v` in a fresh `var`: naga indexes arrays dynamically only in memory.
+    /// Matrix value `v` in memory, as a `var`'s name: naga indexes arrays dynamically only in
+    /// memory. A value already in its own `var` is used in place; others are copied.
     fn in_memory(&mut self, v: ValueId, depth: usize) -> String {
         let src = self.val(v);
+        if self.matrix_vars.contains(&v) {
+            return src;
+        }
         let name = self.temp("m");
         self.b.line(depth, &format!("var {name} = {src};"));
         name
@@ -169,8 +207,10 @@ impl FnWriter<'_> {
     fn declare(&mut self, r: ValueId, depth: usize, span: ir::Span) -> Res<(String, Mat)> {
         let m = self.mat(self.b.ty(r), span)?;
         let name = self.b.new_name(r);
-        let text = format!("var {name}: array<{}, {}>;", m.scalar(), m.len());
+        let ty = portable_array(m.elem, m.len());
+        let text = format!("var {name}: {ty};");
         self.b.line(depth, &text);
+        self.matrix_vars.insert(r);
         Ok((name, m))
     }
 
@@ -305,7 +345,7 @@ impl FnWriter<'_> {
         }
         let sub = format!("{b} % {cs}u");
         let value = self.element_of(m, p.comp, &w, &sub);
-        self.b.line(d, &format!("{name}[{e}] = {value};"));
+        self.b.line(d, &m.set(&name, &e, &value));
         self.close_tile_loop(d, depth);
         Ok(())
     }
@@ -342,7 +382,7 @@ impl FnWriter<'_> {
         let element = |t: u32| {
             let minor = format!("({k} * {per}u + {t}u)");
             let (row, col) = if row_major { (j.clone(), minor) } else { (minor, j.clone()) };
-            format!("{src}[{row} * {}u + {col}]", m.cols)
+            m.get(&src, &format!("{row} * {}u + {col}", m.cols))
         };
         let c = p.comp.wgsl_name();
         let bits = match (es, cs) {
@@ -397,13 +437,14 @@ impl FnWriter<'_> {
         self.b.line(d, &format!("let {col} = {e} % {n}u;"));
         self.b.line(d, &format!("var {acc}: {acc_ty} = {zero};"));
         self.b.line(d, &format!("for (var {k} = 0u; {k} < {kk}u; {k} = {k} + 1u) {{"));
-        let x = cast(format!("{va}[{row} * {kk}u + {k}]"));
-        let y = cast(format!("{vb}[{k} * {n}u + {col}]"));
+        let mb = self.mat(self.b.ty(b), span)?;
+        let x = cast(ma.get(&va, &format!("{row} * {kk}u + {k}")));
+        let y = cast(mb.get(&vb, &format!("{k} * {n}u + {col}")));
         self.b.line(d + 1, &format!("{acc} = {acc} + {x} * {y};"));
         self.b.line(d, "}");
-        let sum = format!("{acc} + {}", cast(format!("{vc}[{e}]")));
+        let sum = format!("{acc} + {}", cast(mc.get(&vc, &e)));
         let result = if float { format!("{s}({sum})") } else { mc.wrap(&format!("({sum})")) };
-        self.b.line(d, &format!("{name}[{e}] = {result};"));
+        self.b.line(d, &mc.set(&name, &e, &result));
         self.b.line(depth, "}");
         Ok(())
     }
@@ -422,7 +463,7 @@ impl FnWriter<'_> {
         let value = m.clamp(&x);
         let len = m.len();
         self.b.line(depth, &format!("for (var {e} = 0u; {e} < {len}u; {e} = {e} + 1u) {{"));
-        self.b.line(depth + 1, &format!("{name}[{e}] = {value};"));
+        self.b.line(depth + 1, &m.set(&name, &e, &value));
         self.b.line(depth, "}");
         Ok(())
     }
@@ -448,12 +489,13 @@ impl FnWriter<'_> {
         let m = self.mat(self.b.ty(r), span)?;
         let name = self.b.new_name(r);
         self.b.line(depth, &format!("var {name} = {src};"));
+        self.matrix_vars.insert(r);
         let [e, s] = ["e", "s"].map(|h| self.temp(h));
         self.b.line(depth, &format!("let {s} = {};", m.clamp(&x)));
         let len = m.len();
         self.b.line(depth, &format!("for (var {e} = 0u; {e} < {len}u; {e} = {e} + 1u) {{"));
-        let value = m.wrap(&format!("({name}[{e}] {sym} {s})"));
-        self.b.line(depth + 1, &format!("{name}[{e}] = {value};"));
+        let value = m.wrap(&format!("({} {sym} {s})", m.get(&name, &e)));
+        self.b.line(depth + 1, &m.set(&name, &e, &value));
         self.b.line(depth, "}");
         Ok(())
     }
@@ -470,22 +512,34 @@ mod tests {
         }
     }
 
-    /// A module copying an 8x8 f32 tile from `v: array<elem, 64>` (rows `stride` elements
-    /// apart) to an `f32` array.
-    fn copy_kernel(elem: &str, stride: u32) -> Module {
+    /// A module copying an 8x8 `m` tile from `v: array<elem, 64>` (rows `stride` elements
+    /// apart) to an `out: array<out>` (rows 8 `out`s apart, or 2 for bytes in words).
+    fn copy_kernel(m: &str, elem: &str, stride: u32, out: &str) -> Module {
+        let out_stride = if m == "i8" { 2 } else { 8 };
         compile(&format!(
             "enable chromium_experimental_subgroup_matrix;\n\
-             @group(0) @binding(0) var<storage, read_write> out: array<f32>;\n\
+             @group(0) @binding(0) var<storage, read_write> out: array<{out}>;\n\
              @group(0) @binding(1) var<storage> v: array<{elem}, 64>;\n\
              @compute @workgroup_size(32) fn main() {{\n\
-             let m = subgroupMatrixLoad<subgroup_matrix_left<f32, 8, 8>, row_major>(&v, 0, {stride});\n\
-             subgroupMatrixStore<row_major>(&out, 0, m, 8);\n}}\n"
+             let m = subgroupMatrixLoad<subgroup_matrix_left<{m}, 8, 8>, row_major>(&v, 0, {stride});\n\
+             subgroupMatrixStore<row_major>(&out, 0, m, {out_stride});\n}}\n"
         ))
     }
 
     #[test]
+    fn byte_matrices_are_packed_four_to_a_word() {
+        let m = copy_kernel("i8", "u32", 2, "u32");
+        let opts = crate::Options { portable_matrices: true, ..Default::default() };
+        let text = crate::write_module(&m, &opts).unwrap_or_else(|d| panic!("{d:?}"));
+        assert!(text.contains("var m: array<u32, 16>;"), "{text}");
+        assert!(text.contains("insertBits(m[(e) / 4u]"), "{text}");
+        // Stored straight from the loaded variable, not from a copy.
+        assert!(!text.contains("var m_1 = m;"), "{text}");
+    }
+
+    #[test]
     fn tiles_over_vec3_padding_are_named_and_refused() {
-        let m = copy_kernel("vec3f", 8);
+        let m = copy_kernel("f32", "vec3f", 8, "f32");
         assert_eq!(portable_blocker(&m).as_deref(), Some(PADDED));
         let opts = crate::Options { portable_matrices: true, ..Default::default() };
         assert!(crate::write_module(&m, &opts).is_err());
@@ -493,7 +547,7 @@ mod tests {
 
     #[test]
     fn tiles_in_scalar_and_vec4_arrays_print() {
-        let m = copy_kernel("vec4f", 2);
+        let m = copy_kernel("f32", "vec4f", 2, "f32");
         assert_eq!(portable_blocker(&m), None);
         let opts = crate::Options { portable_matrices: true, ..Default::default() };
         let text = crate::write_module(&m, &opts).unwrap_or_else(|d| panic!("{d:?}"));

@@ -77,7 +77,7 @@ pub fn type_name(
         Type::Sampler { comparison: false } => "sampler".into(),
         Type::Sampler { comparison: true } => "sampler_comparison".into(),
         Type::CoopMatrix { columns, rows, elem, .. } if matrices == MatrixSpelling::Portable => {
-            format!("array<{}, {}>", elem.scalar_name(), u32::from(*columns) * u32::from(*rows))
+            crate::portable::portable_array(*elem, u32::from(*columns) * u32::from(*rows))
         }
         Type::CoopMatrix { columns, rows, elem, role } if matrices == MatrixSpelling::Dawn => {
             let kind = match role {
