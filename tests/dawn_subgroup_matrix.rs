@@ -294,17 +294,19 @@ fn int8_tensor_core_forms_pass_every_stage() {
                                 continue;
                             }
                         };
-                    let opts = dianran::ptx::codegen::Options { sm: 80, ..Default::default() };
-                    let ptx = dianran::ptx::codegen::compile_module(&m, &opts);
-                    for d in &ptx.diagnostics {
-                        fail("ptx", d.message.clone());
-                    }
-                    if !ptx.text.contains("mma.sync.aligned.m16n8k32.row.col.s32") {
-                        fail("ptx", "no m16n8k32 integer mma".into());
-                    }
-                    if ptxas {
-                        if let Err(e) = dianran::verify::ptxas::check(&ptx.text, 80) {
-                            fail("ptxas", e.to_string());
+                    for sm in [80, 90] {
+                        let opts = dianran::ptx::codegen::Options { sm, ..Default::default() };
+                        let ptx = dianran::ptx::codegen::compile_module(&m, &opts);
+                        for d in &ptx.diagnostics {
+                            fail("ptx", d.message.clone());
+                        }
+                        if !ptx.text.contains("mma.sync.aligned.m16n8k32.row.col.s32") {
+                            fail("ptx", format!("sm_{sm}: no m16n8k32 integer mma"));
+                        }
+                        if ptxas {
+                            if let Err(e) = dianran::verify::ptxas::check(&ptx.text, sm) {
+                                fail("ptxas", format!("sm_{sm}: {e}"));
+                            }
                         }
                     }
                     if let Err(e) = wgsl_round_trip("int8.wgsl", &m) {
