@@ -20,7 +20,7 @@
 mod cuda;
 
 use crate::buffers::Buffers;
-use dianran_frontend::ir;
+use dianran_frontend::{ir, DiagKind};
 use std::fmt;
 
 /// Which executor to run.
@@ -675,10 +675,14 @@ fn run_ptx(
         // The LLVM backend declines some features by design (docs/llvm.md: 64-bit types,
         // immediates, textures, subgroups): not applicable to this entry rather than a failure,
         // since dianran's own backend compiles it and its executors check it.
-        let declined = diagnostics
-            .iter()
-            .all(|d| d.warning || d.kind == dianran_frontend::DiagKind::Unsupported);
+        let declined = diagnostics.iter().all(|d| d.warning || d.kind == DiagKind::Unsupported);
         if backend == Backend::Llvm && declined && !diagnostics.is_empty() {
+            return Err(ExecError::Skipped(format!("not applicable: {why}")));
+        }
+        // A rule of the target the kernel breaks (cooperative matrices in a partial warp):
+        // the kernel cannot run there, on either backend, and no executor result is wrong.
+        let broken_rule = diagnostics.iter().all(|d| d.warning || d.kind == DiagKind::Check);
+        if broken_rule && !diagnostics.is_empty() {
             return Err(ExecError::Skipped(format!("not applicable: {why}")));
         }
         return Err(ExecError::Failed(format!("no PTX for entry '{}': {why}", job.entry)));

@@ -220,12 +220,14 @@ pub fn plan_entry(m: &ir::Module, ep: &ir::EntryPoint) -> Result<EntryPlan, Diag
     // WGSL zero-initializes workgroup memory; every entry clears what it uses.
     let threads = ep.workgroup_size.iter().map(|&d| d.max(1)).product::<u32>().max(1);
     // A cooperative matrix is spread over a whole warp and `mma.sync`/`ldmatrix` are
-    // `.aligned`: a partial warp would be undefined behaviour on the device.
+    // `.aligned`: a partial warp would be undefined behaviour on the device. A rule of the
+    // target the kernel breaks (`Check`), as Dawn's pipeline creation rejects such a
+    // workgroup size too, not a gap in dianran.
     if !threads.is_multiple_of(32) {
         if let Some(span) = find_coop(&f.body) {
             let [x, y, z] = ep.workgroup_size;
             return Err(Diagnostic::error(
-                DiagKind::Unsupported,
+                DiagKind::Check,
                 format!(
                     "cooperative matrices in PTX need whole 32-invocation subgroups, but the \
                      workgroup size {x}x{y}x{z} has {threads} invocations"

@@ -337,7 +337,7 @@ fn mm() {{
     let out = compile(8);
     assert!(out.entries.is_empty());
     let [d] = out.diagnostics.as_slice() else { panic!("{:?}", out.diagnostics) };
-    assert_eq!(d.kind, DiagKind::Unsupported);
+    assert_eq!(d.kind, DiagKind::Check);
     assert!(d.message.contains("8x2x1 has 16 invocations"), "{}", d.message);
     assert!(d.help.as_deref().unwrap_or("").contains("multiple of 32"), "{d:?}");
     let at = d.span.map(|s| s.start as usize).unwrap_or(0);
