@@ -2,7 +2,7 @@
 //! the expressions whose shape is WGSL's own.
 
 use crate::module::{binding_text, Writer};
-use crate::types::shaped;
+use crate::types::{shaped, MatrixSpelling};
 use crate::unsupported;
 use crate::wide;
 use dianran_frontend::ir::{
@@ -89,6 +89,9 @@ impl FnWriter<'_> {
     }
 }
 
+/// Why a tile cannot be printed when its pointer is not an element of an array.
+pub(crate) const TILE_NOT_IN_ARRAY: &str = "a matrix tile that does not start in an array";
+
 /// Dawn's majorness template argument.
 fn majorness(row_major: bool) -> &'static str {
     if row_major {
@@ -101,7 +104,7 @@ fn majorness(row_major: bool) -> &'static str {
 impl FnWriter<'_> {
     /// Whether cooperative matrices print in Dawn's syntax.
     fn dawn(&self) -> bool {
-        self.w.m.enables.subgroup_matrix
+        self.w.matrices() == MatrixSpelling::Dawn
     }
 
     /// `v` as a `u32` operand: Dawn's offsets and strides are `u32`; the IR's may be `i32`.
@@ -112,24 +115,24 @@ impl FnWriter<'_> {
         }
     }
 
-    /// A tile's first element pointer as Dawn's `(&array, offset)` pair: the IR points at the
-    /// element (`Access`/`AccessIndex` into an array), Dawn names the array and the index.
-    fn dawn_tile(&self, ptr: ValueId, span: ir::Span) -> Res<(String, String)> {
-        let types = &self.w.m.types;
-        let is_array = |base: ValueId| {
-            self.b.pointer(base).is_some_and(|(t, _)| matches!(types.get(t), Type::Array { .. }))
+    /// Where a tile starts: the IR points at its first element (`Access`/`AccessIndex` into
+    /// an array); this is the pointer to the array, the array's type and the element's index
+    /// (a `u32` expression). `None` for a tile that does not start in an array.
+    pub(crate) fn tile_start(&self, ptr: ValueId) -> Option<(ValueId, TypeId, String)> {
+        let (base, first) = match self.b.defs.get(&ptr) {
+            Some(Op::Access(base, i)) => (*base, self.u32_operand(*i)),
+            Some(Op::AccessIndex(base, i)) => (*base, format!("{i}u")),
+            _ => return None,
         };
-        match self.b.defs.get(&ptr) {
-            Some(Op::Access(base, i)) if is_array(*base) => {
-                Ok((format!("&{}", self.place(*base)), self.u32_operand(*i)))
-            }
-            Some(Op::AccessIndex(base, i)) if is_array(*base) => {
-                Ok((format!("&{}", self.place(*base)), format!("{i}u")))
-            }
-            _ => {
-                Err(self
-                    .unsupported("a subgroup matrix tile that does not start in an array", span))
-            }
+        let (array, _) = self.b.pointer(base)?;
+        matches!(self.w.m.types.get(array), Type::Array { .. }).then_some((base, array, first))
+    }
+
+    /// A tile's first element pointer as Dawn's `(&array, offset)` pair.
+    fn dawn_tile(&self, ptr: ValueId, span: ir::Span) -> Res<(String, String)> {
+        match self.tile_start(ptr) {
+            Some((base, _, first)) => Ok((format!("&{}", self.place(base)), first)),
+            None => Err(self.unsupported(TILE_NOT_IN_ARRAY, span)),
         }
     }
 }

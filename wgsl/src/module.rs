@@ -90,13 +90,14 @@ impl<'a> Writer<'a> {
             out.push_str("enable subgroups;\n");
             any = true;
         }
-        if coop && self.opts.portable_matrices {
+        let extension = match self.matrices() {
+            MatrixSpelling::Naga => Some("wgpu_cooperative_matrix"),
+            MatrixSpelling::Dawn => Some("chromium_experimental_subgroup_matrix"),
             // Plain arrays and loops: no extension.
-        } else if coop && self.m.enables.subgroup_matrix {
-            out.push_str("enable chromium_experimental_subgroup_matrix;\n");
-            any = true;
-        } else if coop {
-            out.push_str("enable wgpu_cooperative_matrix;\n");
+            MatrixSpelling::Portable => None,
+        };
+        if let Some(e) = extension.filter(|_| coop) {
+            let _ = writeln!(out, "enable {e};");
             any = true;
         }
         if any {
@@ -111,7 +112,7 @@ impl<'a> Writer<'a> {
             if name.starts_with("__") {
                 continue;
             }
-            if self.opts.portable_matrices && self.holds_matrix(id) {
+            if self.matrices() == MatrixSpelling::Portable && self.holds_matrix(id) {
                 // Matrices are not host-shareable, so the struct's layout is nobody's
                 // contract, and an 8-bit matrix's array is wider than the recorded size.
                 let _ = writeln!(out, "struct {name} {{");

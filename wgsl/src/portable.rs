@@ -17,7 +17,7 @@
 //! Dawn's do. An element wider than the array's component, or a byte from an `f16` array, is
 //! a diagnostic.
 
-use crate::expr::{FnWriter, Res};
+use crate::expr::{FnWriter, Res, TILE_NOT_IN_ARRAY};
 use dianran_frontend::ir::{self, CoopElem, Op, Scalar, Type, TypeId, ValueId};
 use dianran_frontend::ir::{Block, Function, Module};
 use dianran_frontend::printer::operands::Operands;
@@ -217,15 +217,11 @@ impl FnWriter<'_> {
     fn place_of(&self, ptr: ValueId, span: ir::Span) -> Res<Place> {
         let types = &self.w.m.types;
         let bad = |what: &str| self.unsupported(what, span);
-        let (base, first) = match self.b.defs.get(&ptr) {
-            Some(Op::Access(base, i)) => (*base, self.u32_operand(*i)),
-            Some(Op::AccessIndex(base, i)) => (*base, format!("{i}u")),
-            _ => return Err(bad("a matrix tile that does not start in an array")),
+        let Some((base, array, first)) = self.tile_start(ptr) else {
+            return Err(bad(TILE_NOT_IN_ARRAY));
         };
-        let Some((Type::Array { base: elem, stride, .. }, _)) =
-            self.b.pointer(base).map(|(t, s)| (types.get(t), s))
-        else {
-            return Err(bad("a matrix tile that does not start in an array"));
+        let Type::Array { base: elem, stride, .. } = types.get(array) else {
+            return Err(bad(TILE_NOT_IN_ARRAY));
         };
         let (comp, lanes) = match *types.get(*elem) {
             Type::Scalar(s) => (s, 1),
