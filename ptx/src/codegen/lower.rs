@@ -621,6 +621,32 @@ impl<'a> Lower<'a> {
         Ok(())
     }
 
+    /// The values each arm of an `if` yields, paired per result, when neither arm has an
+    /// instruction and every result is a scalar or a vector (so a component-wise select
+    /// computes it); `None` otherwise.
+    fn selects(
+        &self,
+        then_: &Block,
+        else_: &Block,
+        results: &[ValueId],
+    ) -> Option<Vec<(ValueId, ValueId)>> {
+        fn yielded(b: &Block, n: usize) -> Option<&[ValueId]> {
+            match &b.term {
+                Terminator::Yield(v) if b.insts.is_empty() && v.len() == n => Some(v),
+                _ => None,
+            }
+        }
+        let (t, e) = (yielded(then_, results.len())?, yielded(else_, results.len())?);
+        let plain = |v: &ValueId| {
+            matches!(self.types.get(self.ty(*v)), Type::Scalar(_) | Type::Vector { .. })
+                .then_some(())
+        };
+        if results.is_empty() || results.iter().chain(t).chain(e).any(|v| plain(v).is_none()) {
+            return None;
+        }
+        Some(t.iter().copied().zip(e.iter().copied()).collect())
+    }
+
     fn merge_block(&mut self, results: &[ValueId]) -> Result<BlockId, Diagnostic> {
         let b = self.mf.new_block();
         let params = self.bind_params(results)?;
@@ -733,6 +759,16 @@ impl InstLowering for Lower<'_> {
     fn region(&mut self, op: &Op) -> Result<(), Diagnostic> {
         match op {
             Op::If { cond, then_, else_, results } => {
+                if let Some(pairs) = self.selects(then_, else_, results) {
+                    // Both arms only pick values: `selp` (a predicate's logic for `bool`)
+                    // instead of a branch diamond. naga spells `a && b` with a precomputed
+                    // `b` this way; the diamond became predicated moves in SASS.
+                    for (r, (t, e)) in results.iter().zip(pairs) {
+                        let v = lowering_common::select(self, *cond, t, e)?;
+                        self.define(*r, lowering_common::Val::Comps(v));
+                    }
+                    return Ok(());
+                }
                 let c = self.scalar(*cond)?;
                 let tb = self.mf.new_block();
                 let eb = self.mf.new_block();

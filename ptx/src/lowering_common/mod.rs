@@ -123,7 +123,7 @@ pub fn composite_op<L: ScalarLowering>(l: &mut L, op: &Op, ty: TypeId) -> Option
 }
 
 /// `select(reject, accept, cond)`, component by component (a scalar `cond` serves all).
-fn select<L: ScalarLowering>(
+pub fn select<L: ScalarLowering>(
     l: &mut L,
     cond: ValueId,
     accept: ValueId,
