@@ -1,7 +1,7 @@
 //! Dawn's own subgroup-matrix tests (`tests/dawn/`, copied unchanged from google/dawn's
 //! `test/tint/`; provenance and license in `tests/dawn/README.md`) through every stage:
 //! the extension layer and frontend, PTX for sm_80 and sm_90 (assembled by `ptxas` when it is
-//! available), the LLVM backend, MSL, the WGSL printer in Dawn's syntax (printed, read back and
+//! available), the LLVM backend, MSL (checked by clang against the Metal stub), the WGSL printer in Dawn's syntax (printed, read back and
 //! printed again twice: the last two texts must be equal) and in its portable form, and executor agreement on
 //! random inputs: the PTX emulator, LLVM's PTX on the emulator and lavapipe running the
 //! portable form are each compared with the reference interpreter.
@@ -76,6 +76,9 @@ fn dawn_subgroup_matrix_tests_pass_every_stage() {
         dianran::verify::lavapipe::available(),
         "no Vulkan adapter (lavapipe)",
     );
+    // The MSL's syntax is checked against the Metal stub with clang (docs/msl.md).
+    let clang = dianran::verify::tools::require("clang++", dianran::verify::tools::clang())
+        .and_then(|c| dianran::verify::msl_check::stub_dir().ok().map(|d| (c, d)));
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/dawn");
     let mut paths = Vec::new();
     files(&root, &mut paths);
@@ -122,6 +125,12 @@ fn dawn_subgroup_matrix_tests_pass_every_stage() {
         let msl = dianran::msl::write_module(&m);
         for d in msl.errors.iter().filter(|d| !integer_only(&d.message)) {
             fail("msl", d.message.clone());
+        }
+        if let (true, Some((c, dir))) = (msl.errors.is_empty(), &clang) {
+            let name = format!("dawn-{}-{}", rel.replace(['/', '.'], "_"), std::process::id());
+            if let Err(e) = dianran::verify::msl_check::syntax_check(c, dir, &msl.text, &name) {
+                fail("msl-clang", e);
+            }
         }
         if let Err(e) = wgsl_round_trip(&rel, &m) {
             fail("wgsl", e);

@@ -1,5 +1,5 @@
-//! Generates and checks programs `FROM..TO`, printing failures; `reduce SEED` shrinks one
-//! (development aid).
+//! Generates and checks programs `FROM..TO`, printing failures (`sgm`: only those with
+//! Dawn's subgroup matrices); `reduce SEED` shrinks one (development aid).
 use dianran_fuzz::{check, gen, reduce};
 fn main() {
     let argv: Vec<String> = std::env::args().skip(1).collect();
@@ -70,9 +70,13 @@ fn main() {
     let (from, to) = (args.first().copied().unwrap_or(0), args.get(1).copied().unwrap_or(20));
     let start = std::time::Instant::now();
     let mut counts = std::collections::BTreeMap::new();
+    let only_sgm = argv.iter().any(|a| a == "sgm");
     for seed in from..to {
         let p = gen::generate(seed);
         let text = p.wgsl();
+        if only_sgm && !text.contains("subgroup_matrix") {
+            continue;
+        }
         eprintln!("seed {seed}");
         std::fs::write("/tmp/fz/current.wgsl", &text).ok();
         let r =

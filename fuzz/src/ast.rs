@@ -71,6 +71,8 @@ pub enum Ty {
     Atomic(S),
     /// `coop_mat16x16<T, R>` (size, element, role).
     Coop(u8, S, Role),
+    /// A Dawn subgroup matrix type, by its spelling (`subgroup_matrix_left<i8, 32, 16>`).
+    Sgm(String),
     /// A pointer (`ptr<space, T>`); only in parameter lists.
     Ptr(&'static str, Box<Ty>),
     /// The `__atomic_compare_exchange_result` of `atomicCompareExchangeWeak`.
@@ -107,6 +109,7 @@ impl Ty {
             Ty::Struct(n) => n.clone(),
             Ty::Atomic(s) => format!("atomic<{}>", s.name()),
             Ty::Coop(n, s, r) => format!("coop_mat{n}x{n}<{}, {r:?}>", s.name()),
+            Ty::Sgm(spelling) => spelling.clone(),
             Ty::Ptr(space, t) => format!("ptr<{space}, {}>", t.wgsl()),
             Ty::CasResult(s) => format!("__atomic_compare_exchange_result<{}>", s.name()),
         }

@@ -36,6 +36,9 @@ use crate::ast::{
 };
 use crate::rng::Rng;
 
+mod sgm;
+pub use sgm::{Shape as SgmShape, SHAPES as SGM_SHAPES};
+
 /// Elements each invocation owns in every output array.
 pub const SLOTS: u32 = 4;
 
@@ -48,6 +51,9 @@ pub struct Features {
     pub subgroups: bool,
     /// Cooperative matrices (implies f16 and subgroup-sized workgroups).
     pub coop: bool,
+    /// Dawn's subgroup matrices: the product's shape and types (implies f16 and
+    /// subgroup-sized workgroups; never with `coop`).
+    pub sgm: Option<SgmShape>,
     /// Storage and workgroup atomics.
     pub atomics: bool,
     /// The workgroup-memory phase with barriers.
@@ -106,6 +112,8 @@ struct Gen {
     /// Workgroup size and dispatch.
     wg: [u32; 3],
     dispatch: [u32; 3],
+    /// The runtime array length the subgroup-matrix phase reads and writes within.
+    sgm_len: u32,
 }
 
 /// Value types that locals can have.
@@ -207,11 +215,13 @@ impl Gen {
     fn new(seed: u64) -> Gen {
         let mut rng = Rng::new(seed);
         let coop = rng.chance(20);
-        let subgroups = coop || rng.chance(55);
+        let sgm = if !coop && rng.chance(18) { Some(*rng.pick(SGM_SHAPES)) } else { None };
+        let subgroups = coop || sgm.is_some() || rng.chance(55);
         let f = Features {
-            f16: coop || rng.chance(35),
+            f16: coop || sgm.is_some() || rng.chance(35),
             subgroups,
             coop,
+            sgm,
             atomics: rng.chance(65),
             workgroup: rng.chance(65),
             matrices: rng.chance(45),
@@ -250,6 +260,7 @@ impl Gen {
             calls: std::collections::HashMap::new(),
             wg,
             dispatch,
+            sgm_len: 0,
         }
     }
 
@@ -288,6 +299,9 @@ impl Gen {
         if self.f.coop {
             enables.push("wgpu_cooperative_matrix");
         }
+        if self.f.sgm.is_some() {
+            enables.push("chromium_experimental_subgroup_matrix");
+        }
         self.declare_types_and_buffers();
         let n_helpers = 1 + self.rng.below(2);
         for _ in 0..n_helpers {
@@ -299,7 +313,9 @@ impl Gen {
         let runtime_len = if self.f.coop {
             self.invocations() * 8 + 384
         } else {
-            (self.invocations() * SLOTS).max(256)
+            // A multiple of 4: a runtime array of f16 then fills whole words of its buffer,
+            // so `arrayLength` is the same on every executor.
+            (self.invocations() * SLOTS).max(256).max(self.sgm_len).next_multiple_of(4)
         };
         Program {
             seed: self.seed,
@@ -383,6 +399,11 @@ impl Gen {
         }
         if self.f.coop {
             self.buffer("storage, read_write", "out_c", rt(Ty::S(S::F32)), (1, 7));
+        }
+        if let Some(shape) = self.f.sgm {
+            self.buffer("storage, read", "in_si", rt(Ty::S(S::I32)), (0, 6));
+            let (s, _) = sgm::out_array(shape.result);
+            self.buffer("storage, read_write", "out_m", rt(Ty::S(s)), (1, 7));
         }
         // Private variables with constant initializers.
         for _ in 0..self.rng.below(3) {
@@ -2018,6 +2039,11 @@ impl Gen {
         }
         if self.f.coop {
             body.extend(self.coop_phase());
+        }
+        if let Some(shape) = self.f.sgm {
+            let (stmts, len) = self.sgm_phase(shape);
+            body.extend(stmts);
+            self.sgm_len = len;
         }
         self.budget = 14;
         body.extend(self.block(ctx, 8));

@@ -3,14 +3,14 @@
 //! operator and builtin the generator supports appears on every type it supports.
 
 use dianran_fuzz::ast::{Expr, ExprKind, Stmt, Ty};
-use dianran_fuzz::gen::{generate, SUPPORTED};
+use dianran_fuzz::gen::{generate, SGM_SHAPES, SUPPORTED};
 use dianran_fuzz::rng::program_seed;
 use std::collections::HashSet;
 
 const PROGRAMS: u64 = 300;
 
 /// Each feature, and how to spot it in a program's text.
-const FEATURES: [(&str, &[&str]); 9] = [
+const FEATURES: [(&str, &[&str]); 10] = [
     ("loops", &["loop {", "for (", "while ("]),
     ("switches", &["switch ("]),
     ("barriers", &["workgroupBarrier()", "storageBarrier()"]),
@@ -20,6 +20,7 @@ const FEATURES: [(&str, &[&str]); 9] = [
     ("cooperative matrices", &["coopMultiplyAdd"]),
     ("matrices", &["mat2x", "mat3x", "mat4x"]),
     ("f16", &["enable f16;"]),
+    ("subgroup matrices", &["subgroupMatrixStore"]),
 ];
 
 #[test]
@@ -59,7 +60,7 @@ fn programs_are_valid_deterministic_and_cover_the_features() {
         .collect();
     println!("features over {PROGRAMS} programs: {}; rich: {rich}", report.join(", "));
     // Every feature shows up often enough to be exercised in a short campaign.
-    let floors = [0.8, 0.5, 0.5, 0.5, 0.4, 0.4, 0.1, 0.3, 0.3];
+    let floors = [0.8, 0.5, 0.5, 0.5, 0.4, 0.4, 0.1, 0.3, 0.3, 0.08];
     for (k, (name, _)) in FEATURES.iter().enumerate() {
         assert!(share(k) >= floors[k], "{name} in only {:.0}% of programs", 100.0 * share(k));
     }
@@ -153,4 +154,54 @@ fn every_operator_and_builtin_on_every_type() {
         missing.len(),
         missing.join(", ")
     );
+}
+
+/// Every subgroup-matrix shape and type pair of [`SGM_SHAPES`], in every layout and form
+/// (row- and column-major loads and stores, the deprecated `bool` forms, multiplies with and
+/// without an accumulator, scalar operations), appears among the first programs, and every
+/// such program passes the frontend (Dawn's rules as dianran checks them).
+#[test]
+fn subgroup_matrix_programs_cover_every_shape_and_form() {
+    let mut shapes: HashSet<String> = HashSet::new();
+    let mut forms: HashSet<&str> = HashSet::new();
+    let marks = [
+        "row_major>(",
+        "col_major>(",
+        ", true, (",
+        ", false, (",
+        "subgroupMatrixMultiply<",
+        "subgroupMatrixMultiplyAccumulate(",
+        "subgroupMatrixScalarAdd(",
+        "subgroupMatrixScalarSubtract(",
+        "subgroupMatrixScalarMultiply(",
+        "subgroupMatrixStore<",
+        "subgroupMatrixStore(",
+        "arrayLength(&out_m) - ",
+    ];
+    for i in 0..3000 {
+        let seed = program_seed(3, i);
+        let text = generate(seed).wgsl();
+        if !text.contains("subgroupMatrixStore") {
+            continue;
+        }
+        if let Err(d) = dianran_frontend::parse("gen.wgsl", &text, &Default::default()) {
+            panic!("seed {seed}: the frontend rejects the program:\n{d}\n{text}");
+        }
+        for s in SGM_SHAPES {
+            let left = format!("subgroup_matrix_left<{}, {}, {}>", s.elem, s.k, s.m);
+            let result = format!("subgroup_matrix_result<{}, {}, {}>", s.result, s.n, s.m);
+            let multiply = format!("subgroupMatrixMultiply<{}>", s.result);
+            if text.contains(&left) && (text.contains(&result) || text.contains(&multiply)) {
+                shapes.insert(format!("{s:?}"));
+            }
+        }
+        forms.extend(marks.iter().filter(|m| text.contains(*m)));
+        if shapes.len() == SGM_SHAPES.len() && forms.len() == marks.len() {
+            return;
+        }
+    }
+    let missing: Vec<String> =
+        SGM_SHAPES.iter().map(|s| format!("{s:?}")).filter(|s| !shapes.contains(s)).collect();
+    let absent: Vec<&&str> = marks.iter().filter(|m| !forms.contains(*m)).collect();
+    panic!("never generated: shapes {missing:?}, forms {absent:?}");
 }

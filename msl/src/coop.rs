@@ -195,13 +195,17 @@ impl FnWriter<'_> {
     }
 
     /// The address of the tile's first element as a pointer to matrix elements: a Dawn load
-    /// from an array of another element type casts it.
+    /// from an array of another element type (`f32` matrices from `array<vec2<f16>>`, `f16`
+    /// ones from `array<u32>`) casts it.
     fn tile_base(&self, t: &Tile<'_>) -> String {
         let place = self.place(t.ptr);
-        if t.scale == 1 {
+        let types = &self.w.m.types;
+        let own = matches!(types.get(self.b.ty(t.ptr)),
+            Type::Pointer { base, .. } if *types.get(*base) == Type::Scalar(t.scalar));
+        if t.scale == 1 && own {
             return format!("&{place}");
         }
-        let q = match self.w.m.types.get(self.b.ty(t.ptr)) {
+        let q = match types.get(self.b.ty(t.ptr)) {
             Type::Pointer { space: ir::AddressSpace::Workgroup, .. } => "threadgroup",
             Type::Pointer { space: ir::AddressSpace::Storage { writable: false }, .. } => {
                 "const device"
