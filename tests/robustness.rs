@@ -128,6 +128,7 @@ const NOT_COMPILED: &[(&str, &str, &str)] = &[
     ("f64_math.wgsl", "msl", "Metal has no double"),
     ("sgm_int8_tile.wgsl", "msl", "integer subgroup matrices (docs/subgroup-matrix.md)"),
     ("sgm_gemm_i8.wgsl", "msl", "integer subgroup matrices (docs/subgroup-matrix.md)"),
+    ("sgm_short_i8.wgsl", "msl", "integer subgroup matrices (docs/subgroup-matrix.md)"),
 ];
 
 /// The untruncated inputs: every sample compiles with the frontend and prints on every target

@@ -37,7 +37,7 @@ use dianran_ptx::abi::layout;
 use dianran_ptx::codegen::align::KnownAlign;
 use dianran_ptx::lowering_common::ScalarLowering;
 use dianran_ptx::lowering_common::{
-    CoopAccess, CoopLowering, CoopShape as Shape, FragForm, MmaOperands,
+    cut_short, pad_short, CoopAccess, CoopLowering, CoopShape as Shape, FragForm, MmaOperands,
 };
 use inkwell::types::{BasicMetadataTypeEnum, BasicType, BasicTypeEnum};
 use inkwell::values::{
@@ -154,7 +154,7 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
     }
 
     /// Runs `fast` when the whole tile lies below `limit` for every lane (its last element,
-    /// `(n - 1) * stride + n - 1` for an n x n tile, is; a uniform `vote`), `slow` otherwise.
+    /// `(major - 1) * stride + minor - 1`, is; a uniform `vote`), `slow` otherwise.
     fn when_inside(
         &mut self,
         f: &Frag<'ctx>,
@@ -164,10 +164,13 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
         slow: impl FnMut(&mut Self) -> R<Vec<V<'ctx>>>,
     ) -> R<Vec<V<'ctx>>> {
         let i64t = self.cx.i64_type();
-        let k = u64::from(f.shape.n - 1);
+        let (rows, cols) = f.shape.dims();
+        let (major, minor) = if f.row_major { (rows, cols) } else { (cols, rows) };
+        let (major, minor) = (u64::from(major - 1), u64::from(minor - 1));
         let z = |v: IntValue<'ctx>| self.ok(self.b.build_int_z_extend(v, i64t, ""));
-        let m = self.ok(self.b.build_int_nuw_mul(z(f.stride)?, i64t.const_int(k, false), ""))?;
-        let last = self.ok(self.b.build_int_nuw_add(m, i64t.const_int(k, false), ""))?;
+        let m =
+            self.ok(self.b.build_int_nuw_mul(z(f.stride)?, i64t.const_int(major, false), ""))?;
+        let last = self.ok(self.b.build_int_nuw_add(m, i64t.const_int(minor, false), ""))?;
         let inside = self.ok(self.b.build_int_compare(IntPredicate::ULT, last, z(limit)?, ""))?;
         let ok = self.vote_all(inside)?;
         self.diverge(ok, n, fast, slow)
@@ -754,6 +757,14 @@ impl<'ctx> CoopLowering for Lower<'_, 'ctx> {
         self.float_only(ops.a)?;
         self.float_only(ops.c)?;
         let (sa, sc, [av, bv, cv]) = (ops.a, ops.c, ops.frags);
+        if sa.short {
+            // M = 8: the 16-row product with zero rows 8..16 in A and C, keeping rows 0..8
+            // (as the PTX backend does).
+            let (za, zc) = (self.const_of(sa.scalar(), 0.0), self.const_of(sc.scalar(), 0.0));
+            let frags = [pad_short(sa, &av, za), bv, pad_short(sc, &cv, zc)];
+            let d = self.coop_mma(MmaOperands { a: sa.full(), c: sc.full(), frags })?;
+            return Ok(cut_short(sc, &d));
+        }
         let c_f16 = sc.scalar() == Scalar::F16;
         match (sa.n, sa.scalar()) {
             (16, Scalar::F16) => self.coop_mma16_f16(&av, &bv, &cv, c_f16),
@@ -780,6 +791,7 @@ mod tests {
                     n,
                     tf32: false,
                     packed: false,
+                    short: false,
                 };
                 let mut seen = vec![vec![0u32; n as usize]; n as usize];
                 for lane in 0..32u32 {

@@ -1,5 +1,5 @@
 //! Cooperative matrices as Metal `simdgroup_matrix` 8×8 tiles; a 16×16 matrix is a struct of
-//! 2×2 tiles.
+//! 2×2 tiles, Dawn's 8-row, 16-column one a struct of 1×2.
 
 use crate::body::{FnWriter, Res};
 use dianran_frontend::ir::{self, Scalar, Type, TypeId, ValueId};
@@ -10,8 +10,8 @@ use dianran_frontend::printer::syntax::Syntax;
 struct Tile<'a> {
     /// The matrix's name in the output.
     matrix: &'a str,
-    /// 8x8 tiles per side.
-    tiles: usize,
+    /// 8x8 tiles down and across.
+    tiles: Grid,
     scalar: Scalar,
     ptr: ValueId,
     stride: ValueId,
@@ -20,27 +20,36 @@ struct Tile<'a> {
     row_major: bool,
 }
 
+/// A matrix's 8×8 tiles: (rows of tiles, columns of tiles).
+type Grid = (usize, usize);
+
+/// The name of tile (i, j) of matrix `m` with `grid` tiles: `m` itself when it is one tile,
+/// else its member `t[i][j]`.
+fn tile_of(m: &str, grid: Grid, i: usize, j: usize) -> String {
+    if grid == (1, 1) {
+        m.to_string()
+    } else {
+        format!("{m}.t[{i}][{j}]")
+    }
+}
+
 impl Tile<'_> {
     /// The name of tile (i, j): the matrix itself when it is one 8×8 tile, else its member
     /// `t[i][j]`.
     fn tile(&self, i: usize, j: usize) -> String {
-        if self.tiles == 1 {
-            self.matrix.to_string()
-        } else {
-            format!("{}.t[{i}][{j}]", self.matrix)
-        }
+        tile_of(self.matrix, self.tiles, i, j)
     }
 }
 
 impl FnWriter<'_> {
-    /// Number of 8×8 tiles per side (1 or 2) and the scalar of a cooperative matrix type.
-    pub(crate) fn coop_shape(&self, t: TypeId, span: ir::Span) -> Res<(usize, Scalar)> {
+    /// The 8×8 tiles (down, across) and the scalar of a cooperative matrix type.
+    pub(crate) fn coop_shape(&self, t: TypeId, span: ir::Span) -> Res<(Grid, Scalar)> {
         match self.w.m.types.get(t) {
             Type::CoopMatrix { elem, .. } if !elem.is_float() => Err(self.unsupported(
                 "integer subgroup matrices (Metal's simdgroup matrices hold half and float)",
                 span,
             )),
-            Type::CoopMatrix { columns: 8, rows: 8, elem, .. } => Ok((1, elem.scalar())),
+            Type::CoopMatrix { columns: 8, rows: 8, elem, .. } => Ok(((1, 1), elem.scalar())),
             Type::CoopMatrix { columns: 16, rows: 16, elem, .. } => {
                 let scalar = &elem.scalar();
                 self.helper(if *scalar == Scalar::F16 {
@@ -48,7 +57,17 @@ impl FnWriter<'_> {
                 } else {
                     "dr_coop16_float"
                 });
-                Ok((2, *scalar))
+                Ok(((2, 2), *scalar))
+            }
+            // Dawn's M = 8 shapes (8x16x16): 8 rows, 16 columns.
+            Type::CoopMatrix { columns: 16, rows: 8, elem, .. } => {
+                let scalar = &elem.scalar();
+                self.helper(if *scalar == Scalar::F16 {
+                    "dr_coop8x16_half"
+                } else {
+                    "dr_coop8x16_float"
+                });
+                Ok(((1, 2), *scalar))
             }
             _ => {
                 Err(self
@@ -58,8 +77,8 @@ impl FnWriter<'_> {
     }
 
     /// Declares the matrix `r` (filled by the statements that follow); returns its name and
-    /// tiles per side.
-    fn declare_matrix(&mut self, r: ValueId, depth: usize, span: ir::Span) -> Res<(String, usize)> {
+    /// tiles.
+    fn declare_matrix(&mut self, r: ValueId, depth: usize, span: ir::Span) -> Res<(String, Grid)> {
         let name = self.b.new_name(r);
         let (tiles, _) = self.coop_shape(self.b.ty(r), span)?;
         let text = self.var_decl(&name, self.b.ty(r), None);
@@ -144,8 +163,8 @@ impl FnWriter<'_> {
             (format!("({})", self.tile_base(t)), self.tile_stride(t), self.val(limit));
         let d = depth;
         self.b.line(d, &format!("threadgroup {ty}* _coop_s = (threadgroup {ty}*){STAGE};"));
-        for i in 0..t.tiles {
-            for j in 0..t.tiles {
+        for i in 0..t.tiles.0 {
+            for j in 0..t.tiles.1 {
                 let tile = t.tile(i, j);
                 let (row, col) =
                     (format!("{}u + _coop_e / 8u", 8 * i), format!("{}u + _coop_e % 8u", 8 * j));
@@ -183,12 +202,13 @@ impl FnWriter<'_> {
         }
     }
 
-    /// `simd_all(last < limit)`: the matrix's last element, `(n - 1) * stride + n - 1` for an
-    /// n x n matrix, lies inside its array (in 64 bits, so no stride wraps).
+    /// `simd_all(last < limit)`: the matrix's last element, `(major - 1) * stride + minor -
+    /// 1`, lies inside its array (in 64 bits, so no stride wraps).
     fn tile_inside(&self, t: &Tile<'_>, limit: ValueId) -> String {
-        let k = 8 * t.tiles - 1;
+        let (rows, cols) = (8 * t.tiles.0 - 1, 8 * t.tiles.1 - 1);
+        let (major, minor) = if t.row_major { (rows, cols) } else { (cols, rows) };
         format!(
-            "simd_all(ulong({}) * {k}ul + {k}ul < ulong({}))",
+            "simd_all(ulong({}) * {major}ul + {minor}ul < ulong({}))",
             self.tile_stride(t),
             self.val(limit)
         )
@@ -249,9 +269,9 @@ impl FnWriter<'_> {
         let (_, scalar) = self.coop_shape(self.b.ty(r), span)?;
         let ty = if scalar == Scalar::F16 { "half" } else { "float" };
         let fill = format!("make_filled_simdgroup_matrix<{ty}, 8, 8>({ty}({}))", self.val(v));
-        for i in 0..tiles {
-            for j in 0..tiles {
-                let t = if tiles == 1 { name.clone() } else { format!("{name}.t[{i}][{j}]") };
+        for i in 0..tiles.0 {
+            for j in 0..tiles.1 {
+                let t = tile_of(&name, tiles, i, j);
                 self.b.line(depth, &format!("{t} = {fill};"));
             }
         }
@@ -276,11 +296,9 @@ impl FnWriter<'_> {
         let (m, s) = (self.val(m), self.val(s));
         let diag = |x: &str| format!("simdgroup_matrix<{ty}, 8, 8>({ty}({x}))");
         let filled = |x: &str| format!("make_filled_simdgroup_matrix<{ty}, 8, 8>({ty}({x}))");
-        for i in 0..tiles {
-            for j in 0..tiles {
-                let sel =
-                    |n: &str| if tiles == 1 { n.to_string() } else { format!("{n}.t[{i}][{j}]") };
-                let (d, x) = (sel(&name), sel(&m));
+        for i in 0..tiles.0 {
+            for j in 0..tiles.1 {
+                let (d, x) = (tile_of(&name, tiles, i, j), tile_of(&m, tiles, i, j));
                 let text = match op {
                     ir::BinaryOperator::Add => format!(
                         "simdgroup_multiply_accumulate({d}, {x}, {}, {});",
@@ -300,8 +318,8 @@ impl FnWriter<'_> {
         Ok(())
     }
 
-    /// `r = coopMultiplyAdd(a, b, c)`: `simdgroup_multiply_accumulate` per tile, two per tile
-    /// of a 16×16 result.
+    /// `r = coopMultiplyAdd(a, b, c)`: `simdgroup_multiply_accumulate` per tile of the result
+    /// and 8-wide step of K (one for 8×8, two per tile of a 16×16 or 8×16 result).
     pub(crate) fn coop_multiply_add(
         &mut self,
         r: ValueId,
@@ -310,33 +328,34 @@ impl FnWriter<'_> {
         span: ir::Span,
     ) -> Res<()> {
         let (name, tiles) = self.declare_matrix(r, depth, span)?;
+        let (ta, _) = self.coop_shape(self.b.ty(a), span)?;
+        let (tb, _) = self.coop_shape(self.b.ty(b), span)?;
         let (a, b, c) = (self.val(a), self.val(b), self.val(c));
-        if tiles == 1 {
-            self.b.line(depth, &format!("simdgroup_multiply_accumulate({name}, {a}, {b}, {c});"));
-            return Ok(());
-        }
-        // D(i,j) = A(i,0)·B(0,j) + C(i,j), then += A(i,1)·B(1,j).
-        for i in 0..2 {
-            for j in 0..2 {
-                self.b.line(depth, &format!(
-                    "simdgroup_multiply_accumulate({name}.t[{i}][{j}], {a}.t[{i}][0], {b}.t[0][{j}], {c}.t[{i}][{j}]);"
-                ));
-                self.b.line(depth, &format!(
-                    "simdgroup_multiply_accumulate({name}.t[{i}][{j}], {a}.t[{i}][1], {b}.t[1][{j}], {name}.t[{i}][{j}]);"
-                ));
+        // D(i,j) = A(i,0)·B(0,j) + C(i,j), then += A(i,k)·B(k,j) for each further k.
+        for i in 0..tiles.0 {
+            for j in 0..tiles.1 {
+                let d = tile_of(&name, tiles, i, j);
+                for k in 0..ta.1 {
+                    let acc = if k == 0 { tile_of(&c, tiles, i, j) } else { d.clone() };
+                    let (x, y) = (tile_of(&a, ta, i, k), tile_of(&b, tb, k, j));
+                    self.b.line(
+                        depth,
+                        &format!("simdgroup_multiply_accumulate({d}, {x}, {y}, {acc});"),
+                    );
+                }
             }
         }
         Ok(())
     }
 }
 
-/// The 8×8 tiles of a `tiles`×`tiles` grid with the element offset of each tile's first
-/// element: row-major memory puts tile (i, j) at `8i·stride + 8j`, column-major at
-/// `8j·stride + 8i` (and is loaded transposed).
-fn coop_tiles(tiles: usize, row_major: bool, stride: &str) -> Vec<(usize, usize, String)> {
+/// The 8×8 tiles of a grid with the element offset of each tile's first element: row-major
+/// memory puts tile (i, j) at `8i·stride + 8j`, column-major at `8j·stride + 8i` (and is
+/// loaded transposed).
+fn coop_tiles(tiles: Grid, row_major: bool, stride: &str) -> Vec<(usize, usize, String)> {
     let mut out = Vec::new();
-    for i in 0..tiles {
-        for j in 0..tiles {
+    for i in 0..tiles.0 {
+        for j in 0..tiles.1 {
             let (major, minor) = if row_major { (i, j) } else { (j, i) };
             out.push((i, j, format!("({}u * {stride} + {}u)", 8 * major, 8 * minor)));
         }

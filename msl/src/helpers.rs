@@ -24,6 +24,8 @@ pub(crate) fn helper_text(name: &str) -> &'static str {
         "dr_ballot" => "inline uint4 dr_ballot(bool p) {\n    ulong bits = static_cast<ulong>(static_cast<simd_vote::vote_t>(simd_ballot(p)));\n    return uint4(uint(bits), uint(bits >> 32), 0u, 0u);\n}\n",
         "dr_coop16_half" => "// A 16x16 cooperative matrix as 2x2 tiles of Metal's 8x8 simdgroup matrices.\nstruct dr_coop16_half {\n    simdgroup_half8x8 t[2][2];\n};\n",
         "dr_coop16_float" => "struct dr_coop16_float {\n    simdgroup_float8x8 t[2][2];\n};\n",
+        "dr_coop8x16_half" => "// An 8-row, 16-column cooperative matrix as 1x2 tiles of Metal's 8x8 simdgroup matrices.\nstruct dr_coop8x16_half {\n    simdgroup_half8x8 t[1][2];\n};\n",
+        "dr_coop8x16_float" => "struct dr_coop8x16_float {\n    simdgroup_float8x8 t[1][2];\n};\n",
         _ => "",
     }
 }

@@ -87,14 +87,14 @@ pub fn type_name(types: &Types, ty: TypeId, structs: &dyn Fn(TypeId) -> String) 
     }
 }
 
-/// The MSL type of a cooperative matrix: one 8×8 `simdgroup_matrix`, or the four-tile struct
-/// for 16×16.
+/// The MSL type of a cooperative matrix: one 8×8 `simdgroup_matrix`, the two-tile struct for
+/// 8 rows by 16 columns, or the four-tile struct for 16×16.
 pub fn coop_type(columns: u8, rows: u8, scalar: Scalar, _role: CoopRole) -> String {
     let s = scalar_name(scalar);
-    if columns == 8 && rows == 8 {
-        format!("simdgroup_{s}8x8")
-    } else {
-        format!("dr_coop16_{s}")
+    match (columns, rows) {
+        (8, 8) => format!("simdgroup_{s}8x8"),
+        (16, 8) => format!("dr_coop8x16_{s}"),
+        _ => format!("dr_coop16_{s}"),
     }
 }
 
@@ -152,10 +152,10 @@ pub fn const_text(types: &Types, c: &ConstValue, structs: &dyn Fn(TypeId) -> Str
             Type::CoopMatrix { columns, rows, elem, .. } => {
                 let s = scalar_name(elem.scalar());
                 let tile = format!("make_filled_simdgroup_matrix<{s}, 8, 8>({s}(0))");
-                if *columns == 8 && *rows == 8 {
-                    tile
-                } else {
-                    format!("dr_coop16_{s}{{{{{{{tile}, {tile}}}, {{{tile}, {tile}}}}}}}")
+                match (*columns, *rows) {
+                    (8, 8) => tile,
+                    (16, 8) => format!("dr_coop8x16_{s}{{{{{{{tile}, {tile}}}}}}}"),
+                    _ => format!("dr_coop16_{s}{{{{{{{tile}, {tile}}}, {{{tile}, {tile}}}}}}}"),
                 }
             }
             _ => format!("{}{{}}", type_name(types, *t, structs)),

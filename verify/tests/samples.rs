@@ -39,6 +39,9 @@ const TESTED_ELSEWHERE: &[&str] = &[
     "sgm_gemm_i8.wgsl",
     // verify/tests/subgroup_matrix_f16.rs
     "sgm_gemm_f16.wgsl",
+    // verify/tests/subgroup_matrix_short.rs
+    "sgm_short_f16.wgsl",
+    "sgm_short_i8.wgsl",
 ];
 
 /// The names of the `.wgsl` files in `tests/samples/`, sorted, each with its source.

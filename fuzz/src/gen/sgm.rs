@@ -32,9 +32,9 @@ const fn sh(m: u32, n: u32, k: u32, elem: &'static str, result: &'static str) ->
     Shape { m, n, k, elem, result }
 }
 
-/// Every shape and type pair the generator writes: the 8 × 8 matrices of every element type
-/// with every result type Dawn allows for it, 16 × 16 × 16 `f16` and 16 × 16 × 32 int8
-/// (docs/subgroup-matrix.md, "Targets").
+/// Every shape and type pair the generator writes (M × N × K): the 8 × 8 × 8 matrices of every
+/// element type with every result type Dawn allows for it, 8 × 16 × 16 and 16 × 16 × 16 `f16`,
+/// 8 × 16 × 32 and 16 × 16 × 32 int8 (docs/subgroup-matrix.md, "Targets").
 pub const SHAPES: &[Shape] = &[
     sh(8, 8, 8, "f16", "f16"),
     sh(8, 8, 8, "f16", "f32"),
@@ -51,6 +51,12 @@ pub const SHAPES: &[Shape] = &[
     sh(8, 8, 8, "i32", "u32"),
     sh(8, 8, 8, "u32", "u32"),
     sh(8, 8, 8, "u32", "i32"),
+    sh(8, 16, 16, "f16", "f16"),
+    sh(8, 16, 16, "f16", "f32"),
+    sh(8, 16, 32, "i8", "i32"),
+    sh(8, 16, 32, "u8", "u8"),
+    sh(8, 16, 32, "u8", "i32"),
+    sh(8, 16, 32, "i8", "i8"),
     sh(16, 16, 16, "f16", "f16"),
     sh(16, 16, 16, "f16", "f32"),
     sh(16, 16, 32, "i8", "i32"),

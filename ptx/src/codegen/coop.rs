@@ -50,7 +50,8 @@ use super::lower::{Lower, Ptr, Space};
 use super::regalloc::{BlockId, RegKind, Target, Term, VRegId};
 use crate::abi::layout::{element_stride, kind_of};
 use crate::lowering_common::{
-    CoopAccess, CoopLowering, CoopShape as Shape, CoopShape, FragForm, MmaOperands,
+    cut_short, pad_short, CoopAccess, CoopLowering, CoopShape as Shape, CoopShape, FragForm,
+    MmaOperands,
 };
 use crate::model::{
     build, CmpOp, Instruction, Opcode, Operand, Rounding, ShflMode, SpecialReg, Type as PT,
@@ -1087,6 +1088,14 @@ impl CoopLowering for Lower<'_> {
 
     fn coop_mma(&mut self, ops: MmaOperands<VRegId>) -> R<Vec<VRegId>> {
         let (sa, sc, [av, bv, cv]) = (ops.a, ops.c, ops.frags);
+        if sa.short {
+            // M = 8: the 16-row product with zero rows 8..16 in A and C (the same `mma`
+            // instructions; half their rows are wasted), keeping rows 0..8.
+            let (za, zc) = (self.imm_of(sa.scalar(), 0.0), self.imm_of(sc.scalar(), 0.0));
+            let frags = [pad_short(sa, &av, za), bv, pad_short(sc, &cv, zc)];
+            let d = self.coop_mma(MmaOperands { a: sa.full(), c: sc.full(), frags })?;
+            return Ok(cut_short(sc, &d));
+        }
         if sa.packed {
             return Ok(self.coop_mma_k32(&av, &bv, &cv, sa.elem, sc.elem));
         }
@@ -1165,7 +1174,14 @@ mod tests {
             for lane in 0..32u32 {
                 let (g, t) = (lane >> 2, lane % 4);
                 for i in 0..8 {
-                    let sh = Shape { role, elem: CoopElem::F16, n: 16, tf32: false, packed: false };
+                    let sh = Shape {
+                        role,
+                        elem: CoopElem::F16,
+                        n: 16,
+                        tf32: false,
+                        packed: false,
+                        short: false,
+                    };
                     let (r, c) = sh.elem_coords(i);
                     let (row, col) =
                         if role == CoopRole::B { (2 * t + r, g + c) } else { (g + r, 2 * t + c) };
@@ -1205,7 +1221,14 @@ mod tests {
             for lane in 0..32u32 {
                 let (g, t) = (lane >> 2, lane % 4);
                 for i in 0..8 {
-                    let sh = Shape { role, elem: CoopElem::F32, n: 16, tf32: true, packed: false };
+                    let sh = Shape {
+                        role,
+                        elem: CoopElem::F32,
+                        n: 16,
+                        tf32: true,
+                        packed: false,
+                        short: false,
+                    };
                     let (r, c) = sh.elem_coords(i);
                     let (row, col) =
                         if role == CoopRole::B { (t + r, g + c) } else { (g + r, t + c) };
@@ -1234,7 +1257,8 @@ mod tests {
         for tf32 in [false, true] {
             for role in [CoopRole::A, CoopRole::B, CoopRole::C] {
                 let tf32 = tf32 && role != CoopRole::C;
-                let sh = Shape { role, elem: CoopElem::F32, n: 8, tf32, packed: false };
+                let sh =
+                    Shape { role, elem: CoopElem::F32, n: 8, tf32, packed: false, short: false };
                 let mut seen = [[0u32; 8]; 8];
                 for lane in 0..32u32 {
                     let (g, t) = (lane >> 2, lane % 4);
@@ -1269,7 +1293,14 @@ mod tests {
     fn pairs_are_ldmatrix_sub_matrices() {
         for n in [8u32, 16] {
             for role in [CoopRole::A, CoopRole::B, CoopRole::C] {
-                let sh = Shape { role, elem: CoopElem::F16, n, tf32: false, packed: false };
+                let sh = Shape {
+                    role,
+                    elem: CoopElem::F16,
+                    n,
+                    tf32: false,
+                    packed: false,
+                    short: false,
+                };
                 for lane in 0..32u32 {
                     let (g, t) = (lane >> 2, lane % 4);
                     for i in 0..sh.count() {

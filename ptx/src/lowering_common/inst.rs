@@ -63,10 +63,15 @@ impl<P> CoopAccess<P> {
     /// The form a load takes, with the alignment in bytes that form needs of the address
     /// and of `stride * element size` (a backend proves it or checks it at run time, falling
     /// back to [`FragForm::Elements`], which needs none): `ldmatrix` for f16 in workgroup
-    /// memory (`in_shared`), pairs where a lane's two elements are adjacent.
+    /// memory (`in_shared`, not for 8-row tiles), pairs where a lane's two elements are
+    /// adjacent.
     pub fn load_form(&self, in_shared: bool) -> (FragForm, u32) {
         let packed_ldmatrix = self.shape.words_contiguous(self.row_major);
-        if in_shared && (self.shape.elem == ir::CoopElem::F16 || packed_ldmatrix) {
+        // An 8-row (short) tile is read by pairs or elements: `ldmatrix` forms its 16 rows.
+        if in_shared
+            && !self.shape.short
+            && (self.shape.elem == ir::CoopElem::F16 || packed_ldmatrix)
+        {
             (FragForm::Ldmatrix, 16)
         } else {
             self.store_form()

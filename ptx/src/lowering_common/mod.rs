@@ -478,6 +478,10 @@ pub struct CoopShape {
     /// An i8/u8 A (16 rows x 32 columns) or B (32 x 16) in the layout of `mma.m16n8k32`:
     /// 16 elements per lane, held as 4 words of 4 bytes each (the `mma` operand registers).
     pub packed: bool,
+    /// Dawn's M = 8 shapes: an A or C of 8 rows, held as the rows 0..8 of the 16-row
+    /// fragment ([`CoopShape::full`]); a product pads rows 8..16 with zeros
+    /// ([`pad_short`]) and keeps rows 0..8 of the result.
+    pub short: bool,
 }
 
 /// Why a cooperative matrix type has no [`CoopShape`].
@@ -527,7 +531,14 @@ impl CoopShape {
                 };
                 if ok {
                     let tf32 = *scalar == Scalar::F32 && *role != CoopRole::C;
-                    return Ok(CoopShape { role: *role, elem: *elem, n: 16, tf32, packed: false });
+                    return Ok(CoopShape {
+                        role: *role,
+                        elem: *elem,
+                        n: 16,
+                        tf32,
+                        packed: false,
+                        short: false,
+                    });
                 }
                 if *scalar == Scalar::F32 {
                     return Err(CoopShapeError::ExactF32);
@@ -536,12 +547,17 @@ impl CoopShape {
             }
             Type::CoopMatrix { columns: 8, rows: 8, elem, role } => {
                 let tf32 = *elem == CoopElem::F32 && *role != CoopRole::C && tf32;
-                Ok(CoopShape { role: *role, elem: *elem, n: 8, tf32, packed: false })
+                Ok(CoopShape { role: *role, elem: *elem, n: 8, tf32, packed: false, short: false })
             }
             // Integer tensor cores: 16x16 results of 16x32 by 32x16 byte matrices.
-            Type::CoopMatrix { columns: 16, rows: 16, elem, role: CoopRole::C } => {
-                Ok(CoopShape { role: CoopRole::C, elem: *elem, n: 16, tf32: false, packed: false })
-            }
+            Type::CoopMatrix { columns: 16, rows: 16, elem, role: CoopRole::C } => Ok(CoopShape {
+                role: CoopRole::C,
+                elem: *elem,
+                n: 16,
+                tf32: false,
+                packed: false,
+                short: false,
+            }),
             Type::CoopMatrix { columns, rows, elem, role }
                 if elem.is_byte()
                     && matches!(
@@ -549,16 +565,57 @@ impl CoopShape {
                         (CoopRole::A, 32, 16) | (CoopRole::B, 16, 32)
                     ) =>
             {
-                Ok(CoopShape { role: *role, elem: *elem, n: 16, tf32: false, packed: true })
+                Ok(CoopShape {
+                    role: *role,
+                    elem: *elem,
+                    n: 16,
+                    tf32: false,
+                    packed: true,
+                    short: false,
+                })
+            }
+            // Dawn's M = 8 shapes (8x16x16 f16, 8x16x32 i8/u8): the top half of a 16-row A
+            // or C.
+            Type::CoopMatrix { columns: 16, rows: 8, elem: CoopElem::F16, role: CoopRole::A } => {
+                let (role, elem) = (CoopRole::A, CoopElem::F16);
+                Ok(CoopShape { role, elem, n: 16, tf32: false, packed: false, short: true })
+            }
+            Type::CoopMatrix { columns: 32, rows: 8, elem, role: CoopRole::A }
+                if elem.is_byte() =>
+            {
+                let (role, elem) = (CoopRole::A, *elem);
+                Ok(CoopShape { role, elem, n: 16, tf32: false, packed: true, short: true })
+            }
+            Type::CoopMatrix { columns: 16, rows: 8, elem, role: CoopRole::C } => {
+                let (role, elem) = (CoopRole::C, *elem);
+                Ok(CoopShape { role, elem, n: 16, tf32: false, packed: false, short: true })
             }
             _ => Err(CoopShapeError::Unsupported),
         }
     }
 
-    /// Register components per lane: [`CoopShape::elems`], or 4 words for `packed`.
+    /// The 16-row shape a short one is the top half of (itself when not short).
+    pub fn full(self) -> CoopShape {
+        CoopShape { short: false, ..self }
+    }
+
+    /// For a short shape: the register components of the full fragment that its components
+    /// are, in order (the full fragment's components that hold rows 0..8).
+    pub fn short_slots(self) -> Vec<usize> {
+        // Row 8 + g is bit 1 of an element index (bit 0 of a packed word's).
+        let b = if self.packed { 0 } else { 1 };
+        (0..self.count()).map(|j| (insert_zero_bit(j, b)) as usize).collect()
+    }
+
+    /// Register components per lane: [`CoopShape::elems`], or 4 words for `packed` (2 when
+    /// `short`).
     pub fn count(self) -> u32 {
         if self.packed {
-            4
+            if self.short {
+                2
+            } else {
+                4
+            }
         } else {
             self.elems()
         }
@@ -572,11 +629,12 @@ impl CoopShape {
 
     /// (rows, columns) of the matrix.
     pub fn dims(self) -> (u32, u32) {
-        match (self.packed, self.role) {
+        let (rows, cols) = match (self.packed, self.role) {
             (true, CoopRole::A) => (16, 32),
             (true, _) => (32, 16),
             _ => (self.n, self.n),
-        }
+        };
+        (if self.short { 8 } else { rows }, cols)
     }
 
     /// The lane's base (row, column) is `(g, u*t)` (A and C) or `(u*t, g)` (B) for this `u`:
@@ -608,6 +666,11 @@ impl CoopShape {
     /// (`(g, 2t)` for A and C, `(2t, g)` for B; with `tf32`, `(g, t)` for A and `(t, g)` for
     /// B).
     pub fn elem_coords(self, i: u32) -> (u32, u32) {
+        if self.short {
+            // Element i of the top half is element i' of the full fragment, with the row-8 bit
+            // (bit 2 of a packed fragment's element, bit 1 otherwise) clear.
+            return self.full().elem_coords(insert_zero_bit(i, if self.packed { 2 } else { 1 }));
+        }
         if self.packed {
             // PTX ISA, mma.m16n8k32 .s8/.u8: A a_i at (g + 8*((i>>2)&1), 4t + (i&3) +
             // 16*(i>>3)); B (per 8-column n-tile i>>3, j = i&7) at (4t + (j&3) + 16*(j>>2), g).
@@ -639,6 +702,26 @@ impl CoopShape {
             }
         }
     }
+}
+
+/// `x` with a zero bit inserted at bit `b` (the bits from `b` up move one place left).
+fn insert_zero_bit(x: u32, b: u32) -> u32 {
+    (x & ((1 << b) - 1)) | ((x >> b) << (b + 1))
+}
+
+/// A short fragment's components in the full fragment ([`CoopShape::short_slots`]), `zero`
+/// in the components of rows 8..16.
+pub fn pad_short<V: Copy>(shape: CoopShape, comps: &[V], zero: V) -> Vec<V> {
+    let mut out = vec![zero; shape.full().count() as usize];
+    for (&k, &c) in shape.short_slots().iter().zip(comps) {
+        out[k] = c;
+    }
+    out
+}
+
+/// The components of rows 0..8 of a full fragment of short shape `shape`'s full shape.
+pub fn cut_short<V: Copy>(shape: CoopShape, comps: &[V]) -> Vec<V> {
+    shape.short_slots().iter().filter_map(|&k| comps.get(k).copied()).collect()
 }
 
 /// The shape of cooperative matrix value `v` and its lane fragment, checked to hold
@@ -677,6 +760,8 @@ pub fn mma_operands<L: ScalarLowering>(
         || sa.n != sb.n
         || sb.n != sc.n
         || sa.packed != sb.packed
+        || sa.short != sc.short
+        || sb.short
     {
         return Err(l.internal("coopMultiplyAdd operand roles"));
     }
@@ -731,8 +816,14 @@ mod tests {
     fn a_fragment_of_m16n8k16_matches_the_ptx_layout() {
         // PTX ISA, mma.m16n8k16 .f16 A: a0,a1 at (g, 2t..), a2,a3 at (g+8, 2t..), a4,a5 at
         // (g, 2t+8..), a6,a7 at (g+8, 2t+8..).
-        let sh =
-            CoopShape { role: CoopRole::A, elem: CoopElem::F16, n: 16, tf32: false, packed: false };
+        let sh = CoopShape {
+            role: CoopRole::A,
+            elem: CoopElem::F16,
+            n: 16,
+            tf32: false,
+            packed: false,
+            short: false,
+        };
         let want = [(0, 0), (0, 1), (8, 0), (8, 1), (0, 8), (0, 9), (8, 8), (8, 9)];
         let got: Vec<(u32, u32)> = (0..8).map(|i| sh.elem_coords(i)).collect();
         assert_eq!(got, want);
