@@ -100,7 +100,7 @@ pub fn rewrite(text: &str) -> Result<Rewrite, Vec<Diagnostic>> {
         .at(Span { start: at as u32, end: (at + PREFIX.len()) as u32 })
         .help("rename this declaration")]);
     }
-    let tu = wgsl_parse::parse_str(text).map_err(|e| {
+    let tu = wgsl_parse::parse_str(&mask_builtins(text)).map_err(|e| {
         vec![Diagnostic::error(DiagKind::Parse, format!("{}", e.error))
             .at(Span { start: e.span.start as u32, end: e.span.end.max(e.span.start) as u32 })
             .note("files that enable subgroup matrices are read by dianran's extension parser (wgsl-parse 0.3), which does not know every recent WGSL feature")]
@@ -922,6 +922,36 @@ fn product_allowed(operand: CoopElem, result: CoopElem) -> bool {
     }
 }
 
+/// `text` with the built-in values wgsl-parse 0.3 does not know, `subgroup_id` (which Dawn's
+/// extension adds) and `num_subgroups`, spelled as known ones of the same length inside
+/// `@builtin(...)`, so the parser reads the file and every span stays where it was. Only the
+/// parser sees this copy: naga reads the real names.
+fn mask_builtins(text: &str) -> std::borrow::Cow<'_, str> {
+    const MASKS: [(&str, &str); 2] =
+        [("subgroup_id", "sample_mask"), ("num_subgroups", "subgroup_size")];
+    let mut out = std::borrow::Cow::Borrowed(text);
+    let mut from = 0;
+    while let Some(at) = text[from..].find("@builtin").map(|i| from + i) {
+        from = at + "@builtin".len();
+        let rest = &text[from..];
+        let Some(open) =
+            rest.find(|c: char| !c.is_whitespace()).filter(|&i| rest[i..].starts_with('('))
+        else {
+            continue;
+        };
+        let after = &rest[open + 1..];
+        let Some(start) = after.find(|c: char| !c.is_whitespace()) else { continue };
+        let name_at = from + open + 1 + start;
+        for (name, mask) in MASKS {
+            let Some(tail) = text[name_at..].strip_prefix(name) else { continue };
+            if !tail.starts_with(|c: char| c.is_alphanumeric() || c == '_') {
+                out.to_mut().replace_range(name_at..name_at + name.len(), mask);
+            }
+        }
+    }
+    out
+}
+
 /// The byte after the `>` closing the template list that starts at the first `<` at or
 /// after `from` (only whitespace before it).
 fn template_end(text: &str, from: usize) -> Option<usize> {
@@ -949,6 +979,7 @@ fn template_end(text: &str, from: usize) -> Option<usize> {
 
 #[cfg(test)]
 mod tests {
+    use super::mask_builtins;
     use crate::{compile, DiagKind, Options};
 
     const HEAD: &str = "enable chromium_experimental_subgroup_matrix;\n\
@@ -1026,5 +1057,35 @@ mod tests {
                    @compute @workgroup_size(1) fn main() { b[0] = 1u; }";
         let p = crate::parse("t.wgsl", src, &Options::default()).expect("valid");
         assert!(p.sgm.is_none());
+    }
+
+    #[test]
+    fn subgroup_id_is_read_although_the_extension_parser_lacks_it() {
+        let text = "fn f(@builtin( subgroup_id ) a: u32, @builtin(num_subgroups) b: u32,\n\
+                    @builtin(subgroup_idx) c: u32) {} // @builtin(subgroup_id";
+        let masked = mask_builtins(text);
+        assert_eq!(masked.len(), text.len());
+        assert!(masked.contains("@builtin( sample_mask ) a"), "{masked}");
+        assert!(masked.contains("@builtin(subgroup_size) b"), "{masked}");
+        // Not a whole name: left alone. In a comment it is masked too, which the parser
+        // ignores.
+        assert!(masked.contains("@builtin(subgroup_idx) c"), "{masked}");
+        assert!(masked.ends_with("// @builtin(sample_mask"), "{masked}");
+        // Cut-off text never panics.
+        for cut in ["@builtin", "@builtin(", "@builtin( ", "@builtin(subgroup_i", "@builtin(中文"]
+        {
+            assert_eq!(mask_builtins(cut), cut);
+        }
+        // The whole file compiles, with the real built-ins.
+        let src = "enable chromium_experimental_subgroup_matrix;\n\
+                   @group(0) @binding(0) var<storage, read_write> out: array<f32>;\n\
+                   @compute @workgroup_size(64)\n\
+                   fn main(@builtin(subgroup_id) sg: u32, @builtin(num_subgroups) n: u32) {\n\
+                     let m = subgroup_matrix_result<f32, 8, 8>(f32(n));\n\
+                     subgroupMatrixStore<row_major>(&out, sg * 64u, m, 8u);\n\
+                   }";
+        let m = crate::compile("t.wgsl", src, &Options::default()).expect("valid");
+        let f = &m.entry_points[0];
+        assert_eq!(f.name, "main");
     }
 }
