@@ -37,7 +37,8 @@ pub struct Args {
     /// Workgroups per dimension, `X[,Y[,Z]]` (default: the file's `// dispatch:` comment, else 1).
     #[arg(long, value_parser = parse_dispatch)]
     pub dispatch: Option<[u32; 3]>,
-    /// Elements of each runtime-sized array.
+    /// Elements of each runtime-sized array (a buffer is rounded up to whole 4-byte words, as
+    /// WebGPU requires: 551 `f16` elements become 552).
     #[arg(long, default_value_t = 1024)]
     pub len: u32,
     /// Seed of the random buffer contents.

@@ -112,7 +112,10 @@ pub fn entry_bindings(m: &ir::Module, entry: &str) -> Result<Vec<BindingInfo>, D
 }
 
 /// Zero-filled buffers for every binding `entry` uses; a runtime-sized array gets
-/// `runtime_len` elements.
+/// `runtime_len` elements. Sizes are rounded up to a multiple of 4 bytes, as WebGPU requires
+/// of a storage binding: an `array<f16>` of odd length gets one more element, on every
+/// executor alike (wgpu would otherwise pad the buffer for lavapipe alone, and `arrayLength`
+/// would differ).
 pub fn default_buffers(
     m: &ir::Module,
     entry: &str,
@@ -121,7 +124,7 @@ pub fn default_buffers(
     let mut out = Buffers::new();
     for b in entry_bindings(m, entry)? {
         let extra = b.runtime_stride.map_or(0u64, |s| u64::from(s) * u64::from(runtime_len));
-        let total = u64::from(b.size) + extra;
+        let total = (u64::from(b.size) + extra).next_multiple_of(4);
         if total > (1u64 << 31) {
             return Err(Diagnostic::error(
                 DiagKind::Limit,
@@ -132,4 +135,22 @@ pub fn default_buffers(
         out.insert((b.group, b.binding), vec![0u8; total as usize]);
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn odd_f16_runtime_arrays_fill_whole_words() {
+        let src = "enable f16;\n\
+                   @group(0) @binding(0) var<storage, read_write> h: array<f16>;\n\
+                   @compute @workgroup_size(1) fn main() { h[0] = f16(arrayLength(&h)); }";
+        let m = dianran_frontend::compile("t.wgsl", src, &Default::default()).expect("valid");
+        let b = default_buffers(&m, "main", 551).expect("buffers");
+        // 551 halves are 1102 bytes; the binding gets 1104, so arrayLength is 552 everywhere.
+        assert_eq!(b[&(0, 0)].len(), 1104);
+        let b = default_buffers(&m, "main", 550).expect("buffers");
+        assert_eq!(b[&(0, 0)].len(), 1100);
+    }
 }
