@@ -300,10 +300,19 @@ impl<'a> Env<'a> {
         }
     }
 
-    /// A matrix type named by `subgroup_matrix_*<T, C, R>`; `Err` says what is wrong.
+    /// A matrix type named by `subgroup_matrix_*<T, C, R>` or by an alias of one (`alias
+    /// Left = subgroup_matrix_left<f32, 8, 8>;`); `Err` says what is wrong.
     pub fn matrix(&self, t: &TypeExpression) -> Option<Result<MatTy, String>> {
+        self.matrix_depth(t, 0)
+    }
+
+    fn matrix_depth(&self, t: &TypeExpression, depth: u32) -> Option<Result<MatTy, String>> {
         let name = t.ident.name().clone();
-        let kind = Kind::parse(&name)?;
+        let Some(kind) = Kind::parse(&name) else {
+            // An alias names the type it stands for (a cycle is naga's error to report).
+            let a = self.aliases.get(&name).filter(|_| t.template_args.is_none() && depth < 16)?;
+            return self.matrix_depth(a, depth + 1);
+        };
         let Some(args) = t.template_args.as_ref().filter(|a| a.len() == 3) else {
             return Some(Err(format!(
                 "`{name}` takes three template arguments: <T, columns, rows>"

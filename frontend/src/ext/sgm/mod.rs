@@ -420,10 +420,15 @@ impl<'a> Walker<'a> {
 
     fn call(&mut self, c: Call<'a>) {
         let name = c.call.ty.ident.name().clone();
-        if let Some(kind) = Kind::parse(&name) {
+        if Kind::parse(&name).is_some() {
             if c.call.ty.template_args.is_some() {
-                self.construct(&c, kind);
+                self.construct(&c);
             }
+            return;
+        }
+        // A value constructor through an alias of a matrix type (`Res(0.0)`).
+        if c.call.ty.template_args.is_none() && self.env.matrix(&c.call.ty).is_some() {
+            self.construct(&c);
             return;
         }
         match name.as_str() {
@@ -498,7 +503,7 @@ impl<'a> Walker<'a> {
         }
     }
 
-    fn construct(&mut self, c: &Call<'a>, _kind: Kind) {
+    fn construct(&mut self, c: &Call<'a>) {
         let m = match self.env.matrix(&c.call.ty) {
             Some(Ok(m)) => m,
             Some(Err(msg)) => {
@@ -1057,6 +1062,30 @@ mod tests {
                    @compute @workgroup_size(1) fn main() { b[0] = 1u; }";
         let p = crate::parse("t.wgsl", src, &Options::default()).expect("valid");
         assert!(p.sgm.is_none());
+    }
+
+    #[test]
+    fn aliases_of_matrix_types_name_them_everywhere() {
+        // As real kernels write them: template arguments, value constructors, array elements.
+        let src = "enable chromium_experimental_subgroup_matrix;\n\
+                   alias Left = subgroup_matrix_left<f32, 8, 8>;\n\
+                   alias L2 = Left;\n\
+                   alias Res = subgroup_matrix_result<f32, 8, 8>;\n\
+                   @group(0) @binding(0) var<storage, read_write> buf: array<f32>;\n\
+                   @compute @workgroup_size(32) fn main() {\n\
+                     var a: array<L2, 2>;\n\
+                     a[1] = subgroupMatrixLoad<Left>(&buf, 0u, false, 8u);\n\
+                     let r = subgroupMatrixLoad<subgroup_matrix_right<f32, 8, 8>, col_major>(&buf, 64u, 8u);\n\
+                     let c = subgroupMatrixMultiplyAccumulate(a[1], r, Res(2.0));\n\
+                     subgroupMatrixStore(&buf, 128u, subgroupMatrixScalarAdd(c, 1.0), false, 8u);\n\
+                     subgroupMatrixStore<row_major>(&buf, 192u, Res(), 8u);\n\
+                   }";
+        let m = compile("t.wgsl", src, &Options::default()).expect("aliases resolve");
+        assert!(m.uses_cooperative_matrices());
+        // A misspelt alias is still an error at the call.
+        let bad = src.replace("subgroupMatrixLoad<Left>", "subgroupMatrixLoad<Lef>");
+        let e = compile("t.wgsl", &bad, &Options::default()).expect_err("unknown type");
+        assert!(e.render().contains("subgroup matrix type"), "{}", e.render());
     }
 
     #[test]
