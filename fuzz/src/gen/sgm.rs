@@ -214,12 +214,7 @@ impl Gen {
         let c = self.rng.below(5);
         let u = Ty::S(S::U32);
         // A tile that ends past the array now and then (its outside elements read zero).
-        let off = if self.rng.chance(12) {
-            let back = 1 + self.rng.below(p.extent.max(2) - 1);
-            format!("(arrayLength(&{array}) - {back}u + csg * {spread}u)")
-        } else {
-            format!("(csg * {spread}u + {c}u)")
-        };
+        let off = self.sgm_offset(array, p.extent, (spread, c), 12);
         let need = subgroups * spread + c + p.extent;
         let stride = self.sgm_stride(p.stride);
         let ptr = Expr::lit(format!("&{array}"), u.clone());
@@ -263,6 +258,24 @@ impl Gen {
         Place { scale, stride, extent: (major - 1) * stride + least }
     }
 
+    /// The offset of subgroup `csg`'s tile (`extent` array elements long) in `array`:
+    /// `csg * step + c`, or, one time in `100 / percent`, a start `1..extent` elements before
+    /// the end of the array (plus `csg * step`), so the tile runs past the end.
+    fn sgm_offset(
+        &mut self,
+        array: &str,
+        extent: u32,
+        (step, c): (u32, u32),
+        percent: u32,
+    ) -> String {
+        if self.rng.chance(percent) {
+            let back = 1 + self.rng.below(extent.max(2) - 1);
+            format!("(arrayLength(&{array}) - {back}u + csg * {step}u)")
+        } else {
+            format!("(csg * {step}u + {c}u)")
+        }
+    }
+
     /// A stride of at least `stride`'s value: the constant, or now and then a runtime value
     /// (a uniform's field), which Dawn checks only at run time.
     fn sgm_stride(&mut self, stride: u32) -> String {
@@ -284,13 +297,9 @@ impl Gen {
         // last.
         let region = p.extent + c;
         let u = Ty::S(S::U32);
-        let off = if self.rng.chance(10) {
-            // Subgroup 0's tile is cut by the end of `out_m`; the others start past it.
-            let back = 1 + self.rng.below(p.extent.max(2) - 1);
-            format!("(arrayLength(&out_m) - {back}u + csg * {region}u)")
-        } else {
-            format!("(csg * {region}u + {c}u)")
-        };
+        // Now and then subgroup 0's tile is cut by the end of `out_m`; the others start past
+        // it.
+        let off = self.sgm_offset("out_m", p.extent, (region, c), 10);
         let stride = self.sgm_stride(p.stride);
         let ptr = Expr::lit("&out_m", u.clone());
         let stmt = if self.rng.chance(25) {
