@@ -829,4 +829,36 @@ mod tests {
         assert_eq!(got, want);
         assert_eq!(sh.count(), 8);
     }
+
+    /// An 8-row (short) A or C: every element of its 8 rows is owned by exactly one (lane,
+    /// element) pair; its components are the full fragment's components of rows 0..8
+    /// (the ISA's positions written out here: f16 A and C a0,a1,a4,a5; int8 A words 0 and 2);
+    /// padding puts them back in place with zeros between.
+    #[test]
+    fn short_fragments_are_the_top_rows_of_the_full_ones() {
+        let short =
+            |role, elem, packed| CoopShape { role, elem, n: 16, tf32: false, packed, short: true };
+        let cases = [
+            (short(CoopRole::A, CoopElem::F16, false), (8, 16), 2, vec![0, 1, 4, 5]),
+            (short(CoopRole::C, CoopElem::F32, false), (8, 16), 2, vec![0, 1, 4, 5]),
+            (short(CoopRole::A, CoopElem::I8, true), (8, 32), 4, vec![0, 2]),
+        ];
+        for (sh, dims, step, slots) in cases {
+            assert_eq!(sh.dims(), dims);
+            assert_eq!(sh.short_slots(), slots);
+            let mut seen = vec![vec![0u32; dims.1 as usize]; dims.0 as usize];
+            for lane in 0..32u32 {
+                let (g, t) = (lane >> 2, lane % 4);
+                for i in 0..sh.elems() {
+                    let (r, c) = sh.elem_coords(i);
+                    seen[(g + r) as usize][(step * t + c) as usize] += 1;
+                }
+            }
+            assert!(seen.iter().flatten().all(|&n| n == 1), "{sh:?}: {seen:?}");
+            let padded = pad_short(sh, &(1..=slots.len()).collect::<Vec<_>>(), 0);
+            assert_eq!(padded.len(), sh.full().count() as usize);
+            assert_eq!(cut_short(sh, &padded), (1..=slots.len()).collect::<Vec<_>>());
+            assert_eq!(padded.iter().filter(|&&x| x == 0).count(), padded.len() - slots.len());
+        }
+    }
 }
