@@ -40,6 +40,7 @@ pub const PAIRS: &[Pair] = &[
     Pair { sample: "saxpy_vec4.wgsl", cuda_file: "saxpy_vec4.cu", cuda_entry: "saxpy_vec4" },
     Pair { sample: "softmax_rows.wgsl", cuda_file: "softmax_rows.cu", cuda_entry: "softmax_rows" },
     Pair { sample: "sgm_gemm_i8.wgsl", cuda_file: "sgm_gemm_i8.cu", cuda_entry: "sgm_gemm_i8" },
+    Pair { sample: "sgm_gemm_f16.wgsl", cuda_file: "sgm_gemm_f16.cu", cuda_entry: "sgm_gemm_f16" },
 ];
 
 /// The pairs whose kernels call math builtins: the benches also compare both math modes

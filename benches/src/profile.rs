@@ -36,6 +36,8 @@ pub const SIZES: &[Sizes] = &[
     Sizes { sample: "gemm_small_m.wgsl", dims: [8, 128, 64], runtime_len: 128 * 128 },
     // 32x32 blocks: the header's 2 x 3 workgroups are N = 64, M = 96.
     Sizes { sample: "sgm_gemm_i8.wgsl", dims: [96, 64, 64], runtime_len: 96 * 64 },
+    // The header's 3 x 2 workgroups are N = 96, M = 64.
+    Sizes { sample: "sgm_gemm_f16.wgsl", dims: [64, 96, 64], runtime_len: 96 * 64 },
 ];
 
 /// Elements of a runtime-sized array where [`SIZES`] says nothing: four times `dianran run`'s

@@ -371,3 +371,21 @@ fn sgm_gemm_i8_equivalent() {
         assert_eq!(u32s(&params[3]), want, "C {m}x{n}x{k}");
     }
 }
+
+#[test]
+fn sgm_gemm_f16_equivalent() {
+    // Partial blocks in M and N (the sample's header problem), K ending inside a slab; whole
+    // blocks over several slabs.
+    for (seed, m, n, k) in [(32, 40, 72, 40), (33, 64, 64, 64)] {
+        let mut rng = Rng(seed);
+        let (a, af) = halves(&mut rng, m * k);
+        let (b, bf) = halves(&mut rng, k * n);
+        let mut params = vec![dims(m, n, k), a, b, vec![0; 4 * m * n]];
+        let grid = [n.div_ceil(32) as u32, m.div_ceil(32) as u32, 1];
+        if run("sgm_gemm_f16.wgsl", &mut params, grid, [128, 1, 1]).is_none() {
+            return;
+        }
+        let (want, mag) = matmul_ref(&af, &bf, m, n, k);
+        check_gemm(&format!("C {m}x{n}x{k}"), &f32s(&params[3]), &want, &mag);
+    }
+}
