@@ -1,7 +1,9 @@
 //! GEMM throughput at 4096³ on a CUDA device, in one run: our `gemm_tiled_f16.wgsl` compiled
 //! by dianran, and its CUDA C++ equivalent (`cuda/gemm_tiled_f16.cu`, inline-PTX `ldmatrix`
 //! and `mma.sync`) compiled by NVRTC, with the ratio and the fraction of the device's dense
-//! f16 tensor peak. Both results are spot-checked against an f64 CPU reference. Then the
+//! f16 tensor peak; then the same for the GEMM written with Dawn's subgroup matrices
+//! (`sgm_gemm_f16.wgsl` against `cuda/sgm_gemm_f16.cu`: the same buffers, 32x32 blocks).
+//! Every result is spot-checked against an f64 CPU reference. Then the
 //! memory-bound pair (saxpy and a row softmax, [`bandwidth`]) in GB/s against the DRAM peak.
 //! Ends with `SUMMARY<TAB>what<TAB>value` lines that `verify/gpu-check.sh --bench` gathers
 //! into its summary table. Without a device: `skipped: no CUDA device`.
@@ -10,7 +12,7 @@ use std::collections::BTreeMap;
 
 use dianran_benches::bandwidth;
 use dianran_benches::device::{gemm_tflops, peak_f16_tensor_tflops, Gpu, Rng};
-use dianran_benches::kernels::GEMM;
+use dianran_benches::kernels::{Pair, GEMM, PAIRS};
 use dianran_benches::table::{ratio, Table};
 use half::f16;
 
@@ -66,6 +68,54 @@ fn buffers(inp: &Inputs) -> BTreeMap<(u32, u32), Vec<u8>> {
     buffers
 }
 
+/// Prints the table of one GEMM pair's runs (ours, NVRTC's) and adds their summary lines.
+fn gemm_rows(
+    pair: &Pair,
+    what: &str,
+    runs: &[(&str, Result<dianran_benches::device::Timing, String>)],
+    inp: &Inputs,
+    peak: Option<f64>,
+    summary: &mut Vec<String>,
+) {
+    let head = format!("{what} 4096³ f16->f32 ({})", pair.sample);
+    let mut t = Table::new(&[&head, "ms/launch", "TFLOP/s", "of peak", "result"]);
+    let mut tflops = Vec::new();
+    for (who, run) in runs {
+        match run {
+            Ok(r) => {
+                let tf = gemm_tflops(M as u64, N as u64, K as u64, r.seconds);
+                tflops.push(tf);
+                let of_peak =
+                    peak.map(|p| format!("{:.1}%", 100.0 * tf / p)).unwrap_or_else(|| "-".into());
+                let result = match check(inp, &r.output) {
+                    Ok(()) => "ok".to_string(),
+                    Err(e) => format!("WRONG: {e}"),
+                };
+                summary.push(format!(
+                    "{what} 4096^3 f16 {who}\t{tf:.1} TFLOP/s, {of_peak} of peak, result {result}"
+                ));
+                t.row(vec![
+                    who.to_string(),
+                    format!("{:.3}", r.seconds * 1e3),
+                    format!("{tf:.1}"),
+                    of_peak,
+                    result,
+                ]);
+            }
+            Err(e) => {
+                let first = e.lines().next().unwrap_or("");
+                summary.push(format!("{what} 4096^3 f16 {who}\tfailed: {first}"));
+                t.row(vec![who.to_string(), "-".into(), "-".into(), "-".into(), first.into()]);
+            }
+        }
+    }
+    print!("{}", t.render());
+    if let [ours, theirs] = tflops[..] {
+        println!("{what} dianran/NVRTC throughput: {}", ratio(ours, theirs));
+        summary.push(format!("{what} dianran/NVRTC throughput\t{}", ratio(ours, theirs)));
+    }
+}
+
 fn main() {
     let gpu = match Gpu::open() {
         Ok(g) => g,
@@ -100,48 +150,21 @@ fn main() {
         a: (0..M * K).map(|_| f16::from_f32(rng.unit())).collect(),
         b: (0..K * N).map(|_| f16::from_f32(rng.unit())).collect(),
     };
-    let (bufs, grid) = (buffers(&inp), [(N / 64) as u32, (M / 64) as u32, 1]);
-    let runs = [
-        ("dianran", bandwidth::time_ours(&gpu, sm, &GEMM, &bufs, (0, 3), grid, REPS)),
-        ("NVRTC", bandwidth::time_theirs(&gpu, sm, &GEMM, &bufs, (0, 3), grid, [128, 1, 1], REPS)),
-    ];
-    let mut t = Table::new(&["GEMM 4096³ f16->f32", "ms/launch", "TFLOP/s", "of peak", "result"]);
-    let mut tflops = Vec::new();
+    let bufs = buffers(&inp);
     // `SUMMARY<TAB>what<TAB>value` lines feed verify/gpu-check.sh's summary table.
     let mut summary = Vec::new();
-    for (who, run) in &runs {
-        match run {
-            Ok(r) => {
-                let tf = gemm_tflops(M as u64, N as u64, K as u64, r.seconds);
-                tflops.push(tf);
-                let of_peak =
-                    peak.map(|p| format!("{:.1}%", 100.0 * tf / p)).unwrap_or_else(|| "-".into());
-                let result = match check(&inp, &r.output) {
-                    Ok(()) => "ok".to_string(),
-                    Err(e) => format!("WRONG: {e}"),
-                };
-                summary.push(format!(
-                    "GEMM 4096^3 f16 {who}\t{tf:.1} TFLOP/s, {of_peak} of peak, result {result}"
-                ));
-                t.row(vec![
-                    who.to_string(),
-                    format!("{:.3}", r.seconds * 1e3),
-                    format!("{tf:.1}"),
-                    of_peak,
-                    result,
-                ]);
-            }
-            Err(e) => {
-                let first = e.lines().next().unwrap_or("");
-                summary.push(format!("GEMM 4096^3 f16 {who}\tfailed: {first}"));
-                t.row(vec![who.to_string(), "-".into(), "-".into(), "-".into(), first.into()]);
-            }
-        }
-    }
-    print!("{}", t.render());
-    if let [ours, theirs] = tflops[..] {
-        println!("dianran/NVRTC throughput: {}", ratio(ours, theirs));
-        summary.push(format!("GEMM dianran/NVRTC throughput\t{}", ratio(ours, theirs)));
+    let sgm = PAIRS.iter().find(|p| p.sample == "sgm_gemm_f16.wgsl");
+    for (pair, block, what) in [(Some(&GEMM), 64, "GEMM"), (sgm, 32, "subgroup-matrix GEMM")] {
+        let Some(pair) = pair else { continue };
+        let grid = [(N / block) as u32, (M / block) as u32, 1];
+        let runs = [
+            ("dianran", bandwidth::time_ours(&gpu, sm, pair, &bufs, (0, 3), grid, REPS)),
+            (
+                "NVRTC",
+                bandwidth::time_theirs(&gpu, sm, pair, &bufs, (0, 3), grid, [128, 1, 1], REPS),
+            ),
+        ];
+        gemm_rows(pair, what, &runs, &inp, peak, &mut summary);
     }
     summary.extend(bandwidth::run(&gpu, sm, &info));
     for line in summary {
