@@ -203,7 +203,7 @@ pub fn check(job: &Job<'_>, input: &Buffers, opts: &Options<'_>) -> Report {
     let job_of = |unfused_ref: bool| if unfused_ref { unfused.clone() } else { owned.clone() };
     let run_on = |o: Arc<OwnedJob>, exec: Executor, size: u32| -> Result<Outputs, ExecError> {
         let (i, t) = (input.clone(), textures.clone());
-        bounded(exec.name(), limit, move || {
+        crate::executors::bounded_run(exec, limit, move || {
             crate::textured::run_textured(exec, &o.job(size), &i, &t)
         })?
     };

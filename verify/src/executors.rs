@@ -247,7 +247,25 @@ pub fn bounded<T: Send + 'static>(
     }
 }
 
-/// [`run`] with a time limit ([`bounded`]). The job is copied for the thread.
+/// [`bounded`] for a run on `exec`. A lavapipe run past its limit keeps running inside Mesa,
+/// which cannot cancel it, and holds the device; later lavapipe runs of this process then say
+/// so at once (`lavapipe::note_timed_out`) instead of each waiting out its own limit.
+pub fn bounded_run<T: Send + 'static>(
+    exec: Executor,
+    limit: std::time::Duration,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, ExecError> {
+    let r = bounded(exec.name(), limit, f);
+    #[cfg(feature = "lavapipe")]
+    if matches!(r, Err(ExecError::Timeout(_)))
+        && matches!(exec, Executor::Lavapipe | Executor::LavapipeOut)
+    {
+        crate::lavapipe::note_timed_out();
+    }
+    r
+}
+
+/// [`run`] with a time limit ([`bounded_run`]). The job is copied for the thread.
 pub fn run_limited(
     exec: Executor,
     job: &Job<'_>,
@@ -257,7 +275,7 @@ pub fn run_limited(
     let owned = OwnedJob::new(job);
     let size = job.subgroup_size;
     let input = input.clone();
-    bounded(exec.name(), limit, move || run(exec, &owned.job(size), &input))?
+    bounded_run(exec, limit, move || run(exec, &owned.job(size), &input))?
 }
 
 /// Whether `exec` runs the PTX dianran compiles (its bounds depend on the PTX options).

@@ -68,6 +68,9 @@ pub enum LavapipeError {
     /// The driver lost the device during this run (lavapipe does on some valid kernels while
     /// compiling them). Not a failure of the kernel; the next run gets a new device.
     DeviceLost(String),
+    /// An earlier run of this process passed its time limit and still holds the device (Mesa
+    /// cannot cancel a compile or a dispatch); this run did not start.
+    Busy,
 }
 
 impl fmt::Display for LavapipeError {
@@ -92,11 +95,26 @@ impl fmt::Display for LavapipeError {
                 f,
                 "the Vulkan driver lost the device ({m}); not a dianran failure, but nothing to compare"
             ),
+            LavapipeError::Busy => write!(
+                f,
+                "not run: an earlier lavapipe run passed its time limit and still holds the Vulkan driver (Mesa cannot cancel it)"
+            ),
         }
     }
 }
 
 impl std::error::Error for LavapipeError {}
+
+/// Set when a run past its caller's time limit may still hold the device ([`note_timed_out`]);
+/// cleared when a run finishes.
+static STUCK: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Records that a caller stopped waiting for a lavapipe run: until some run finishes, a run
+/// that finds the device taken reports [`LavapipeError::Busy`] at once instead of queueing
+/// behind a compile that may never end.
+pub fn note_timed_out() {
+    STUCK.store(true, std::sync::atomic::Ordering::SeqCst);
+}
 
 /// How long one dispatch may take before [`LavapipeError::Timeout`].
 pub const TIMEOUT: Duration = Duration::from_secs(120);
@@ -306,7 +324,18 @@ fn run_wgsl_with(
 ) -> Result<(), LavapipeError> {
     let mut r = runner()?;
     // A panic in another run leaves the lock poisoned but the device usable.
-    let mut serial = r.lock.lock().unwrap_or_else(|p| p.into_inner());
+    let mut serial = match r.lock.try_lock() {
+        Ok(g) => g,
+        Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+        Err(std::sync::TryLockError::WouldBlock)
+            if STUCK.load(std::sync::atomic::Ordering::SeqCst) =>
+        {
+            return Err(LavapipeError::Busy)
+        }
+        Err(std::sync::TryLockError::WouldBlock) => {
+            r.lock.lock().unwrap_or_else(|p| p.into_inner())
+        }
+    };
     if r.is_lost() {
         // Lost by the run this one waited for: take the replacement.
         drop(serial);
@@ -314,6 +343,7 @@ fn run_wgsl_with(
         serial = r.lock.lock().unwrap_or_else(|p| p.into_inner());
     }
     let result = run_on(&r, wgsl, entry, dispatch, buffers, bindings, constants, handles, textures);
+    STUCK.store(false, std::sync::atomic::Ordering::SeqCst);
     drop(serial);
     if r.is_lost() {
         // Whatever the run reported (usually "buffer is invalid"), the cause is the loss.
@@ -692,6 +722,28 @@ fn double_it(@builtin(global_invocation_id) id: vec3<u32>) {
         assert_eq!(padded_size(8, s), 8);
         assert_eq!(padded_size(4, LavaBindingKind::Uniform), 16);
         assert_eq!(padded_size(17, LavaBindingKind::Uniform), 32);
+    }
+
+    #[test]
+    fn a_run_past_its_limit_makes_later_runs_say_busy_until_it_ends() {
+        quiet_mesa_warnings();
+        if !crate::tools::require_that(available(), "no Vulkan adapter") {
+            return;
+        }
+        // Alone on the device: other tests' runs would see it busy.
+        let _only = TEST_DEVICE.write().unwrap_or_else(|p| p.into_inner());
+        let r = runner().unwrap_or_else(|e| panic!("{e}"));
+        // A stand-in for a run stuck inside Mesa after its caller's limit: the lock is held.
+        let held = r.lock.lock().unwrap_or_else(|p| p.into_inner());
+        note_timed_out();
+        let e = run_double(&[1, 2], 0, 1).expect_err("the device is taken");
+        assert!(matches!(e, LavapipeError::Busy), "{e}");
+        assert!(e.to_string().contains("the Vulkan driver"), "{e}");
+        drop(held);
+        // Free again: the run goes ahead and clears the mark.
+        let (out, _) = run_double(&[1, 2], 0, 1).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(out, [2, 4]);
+        assert!(!STUCK.load(std::sync::atomic::Ordering::SeqCst));
     }
 
     #[test]
