@@ -57,6 +57,9 @@ impl<'ctx> ScalarLowering for Lower<'_, 'ctx> {
     fn dot_comps(&mut self, s: Scalar, a: &[V<'ctx>], b: &[V<'ctx>]) -> R<V<'ctx>> {
         self.dot(s, a, b)
     }
+    fn zero_comp(&mut self, s: Scalar) -> V<'ctx> {
+        self.const_of(s, 0.0)
+    }
     fn select_comp(&mut self, _: Scalar, p: IntValue<'ctx>, a: V<'ctx>, b: V<'ctx>) -> R<V<'ctx>> {
         self.select(p, a, b)
     }

@@ -37,7 +37,7 @@ use dianran_ptx::abi::layout;
 use dianran_ptx::codegen::align::KnownAlign;
 use dianran_ptx::lowering_common::ScalarLowering;
 use dianran_ptx::lowering_common::{
-    cut_short, pad_short, CoopAccess, CoopLowering, CoopShape as Shape, FragForm, MmaOperands,
+    CoopAccess, CoopLowering, CoopShape as Shape, FragForm, MmaOperands,
 };
 use inkwell::types::{BasicMetadataTypeEnum, BasicType, BasicTypeEnum};
 use inkwell::values::{
@@ -757,14 +757,6 @@ impl<'ctx> CoopLowering for Lower<'_, 'ctx> {
         self.float_only(ops.a)?;
         self.float_only(ops.c)?;
         let (sa, sc, [av, bv, cv]) = (ops.a, ops.c, ops.frags);
-        if sa.short {
-            // M = 8: the 16-row product with zero rows 8..16 in A and C, keeping rows 0..8
-            // (as the PTX backend does).
-            let (za, zc) = (self.const_of(sa.scalar(), 0.0), self.const_of(sc.scalar(), 0.0));
-            let frags = [pad_short(sa, &av, za), bv, pad_short(sc, &cv, zc)];
-            let d = self.coop_mma(MmaOperands { a: sa.full(), c: sc.full(), frags })?;
-            return Ok(cut_short(sc, &d));
-        }
         let c_f16 = sc.scalar() == Scalar::F16;
         match (sa.n, sa.scalar()) {
             (16, Scalar::F16) => self.coop_mma16_f16(&av, &bv, &cv, c_f16),

@@ -54,6 +54,9 @@ impl ScalarLowering for Lower<'_> {
     fn dot_comps(&mut self, s: Scalar, a: &[VRegId], b: &[VRegId]) -> R<VRegId> {
         Ok(self.dot(s, a, b))
     }
+    fn zero_comp(&mut self, s: Scalar) -> VRegId {
+        self.imm_of(s, 0.0)
+    }
     fn select_comp(&mut self, s: Scalar, p: VRegId, a: VRegId, b: VRegId) -> R<VRegId> {
         Ok(self.select(s, p, a, b))
     }

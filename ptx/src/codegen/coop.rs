@@ -50,8 +50,7 @@ use super::lower::{Lower, Ptr, Space};
 use super::regalloc::{BlockId, RegKind, Target, Term, VRegId};
 use crate::abi::layout::{element_stride, kind_of};
 use crate::lowering_common::{
-    cut_short, pad_short, CoopAccess, CoopLowering, CoopShape as Shape, CoopShape, FragForm,
-    MmaOperands,
+    CoopAccess, CoopLowering, CoopShape as Shape, CoopShape, FragForm, MmaOperands,
 };
 use crate::model::{
     build, CmpOp, Instruction, Opcode, Operand, Rounding, ShflMode, SpecialReg, Type as PT,
@@ -1088,14 +1087,6 @@ impl CoopLowering for Lower<'_> {
 
     fn coop_mma(&mut self, ops: MmaOperands<VRegId>) -> R<Vec<VRegId>> {
         let (sa, sc, [av, bv, cv]) = (ops.a, ops.c, ops.frags);
-        if sa.short {
-            // M = 8: the 16-row product with zero rows 8..16 in A and C (the same `mma`
-            // instructions; half their rows are wasted), keeping rows 0..8.
-            let (za, zc) = (self.imm_of(sa.scalar(), 0.0), self.imm_of(sc.scalar(), 0.0));
-            let frags = [pad_short(sa, &av, za), bv, pad_short(sc, &cv, zc)];
-            let d = self.coop_mma(MmaOperands { a: sa.full(), c: sc.full(), frags })?;
-            return Ok(cut_short(sc, &d));
-        }
         if sa.packed {
             return Ok(self.coop_mma_k32(&av, &bv, &cv, sa.elem, sc.elem));
         }

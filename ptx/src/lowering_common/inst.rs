@@ -4,7 +4,9 @@
 //! [`InstLowering`] (how to emit each primitive) and calls [`lower_inst`] for every
 //! instruction that is not control flow.
 
-use super::{coop_fragment, mma_operands, CoopShape, MmaOperands, Ptr, ScalarLowering};
+use super::{
+    coop_fragment, cut_short, mma_operands, pad_short, CoopShape, MmaOperands, Ptr, ScalarLowering,
+};
 use crate::abi::layout;
 use dianran_frontend::ir::{self, GlobalId, Inst, LocalId, Op, TypeId, ValueId};
 use dianran_frontend::Diagnostic;
@@ -104,7 +106,8 @@ pub trait CoopLowering: ScalarLowering + Sized {
     fn coop_load(&mut self, a: CoopAccess<PtrOf<Self>>) -> R<Vec<Self::Value>>;
     /// `coopStore` / `coopStoreT` of fragment components `v`.
     fn coop_store(&mut self, a: CoopAccess<PtrOf<Self>>, v: &[Self::Value]) -> R<()>;
-    /// `coopMultiplyAdd(a, b, c)` = a·b + c.
+    /// `coopMultiplyAdd(a, b, c)` = a·b + c, with 16-row A and C ([`coop_product`] pads the
+    /// 8-row ones before calling this).
     fn coop_mma(&mut self, ops: MmaOperands<Self::Value>) -> R<Vec<Self::Value>>;
     /// A fragment with every element `v` (clamped to a byte element's range).
     fn coop_fill(&mut self, shape: CoopShape, v: Self::Value) -> R<Vec<Self::Value>>;
@@ -117,6 +120,21 @@ pub trait CoopLowering: ScalarLowering + Sized {
         frag: &[Self::Value],
         s: Self::Value,
     ) -> R<Vec<Self::Value>>;
+}
+
+/// `a·b + c` through [`CoopLowering::coop_mma`]. Dawn's 8-row (short) A and C are padded to
+/// the 16-row fragments with zeros and rows 0..8 of the 16-row product kept: no NVIDIA
+/// instruction has M = 8 with these N and K, and both backends then see full shapes only.
+pub fn coop_product<L: CoopLowering>(l: &mut L, ops: MmaOperands<L::Value>) -> R<Vec<L::Value>> {
+    let (sa, sc) = (ops.a, ops.c);
+    if !sa.short {
+        return l.coop_mma(ops);
+    }
+    let [av, bv, cv] = ops.frags;
+    let (za, zc) = (l.zero_comp(sa.scalar()), l.zero_comp(sc.scalar()));
+    let frags = [pad_short(sa, &av, za), bv, pad_short(sc, &cv, zc)];
+    let d = l.coop_mma(MmaOperands { a: sa.full(), c: sc.full(), frags })?;
+    Ok(cut_short(sc, &d))
 }
 
 /// How a backend emits the primitives [`lower_inst`] selects.
@@ -262,7 +280,7 @@ pub fn lower_inst<L: InstLowering>(l: &mut L, inst: &Inst) -> R<()> {
         }
         Op::CoopMultiplyAdd(a, b, c) => {
             let ops = mma_operands(l, *a, *b, *c)?;
-            Some(Val::Comps(l.coop_mma(ops)?))
+            Some(Val::Comps(coop_product(l, ops)?))
         }
         Op::CoopFill(x) => {
             let shape = l.coop_layout(result_ty(l, inst, "coop_fill")?)?;

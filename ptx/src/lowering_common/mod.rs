@@ -17,8 +17,8 @@ mod frames;
 mod inst;
 mod subgroup;
 pub use inst::{
-    entry_input, entry_prologue, global_home, lower_inst, ArrayLength, CoopAccess, CoopLowering,
-    FragForm, GlobalHome, InstLowering, PtrOf, Val, ValOf,
+    coop_product, entry_input, entry_prologue, global_home, lower_inst, ArrayLength, CoopAccess,
+    CoopLowering, FragForm, GlobalHome, InstLowering, PtrOf, Val, ValOf,
 };
 
 pub use frames::{Exit, Frame, Frames};
@@ -76,6 +76,8 @@ pub trait ScalarLowering {
     /// The dot product of `a` and `b` (components of scalar type `s`), each product and sum
     /// rounded on its own for floats (`dot` is contracted in the SSA, `docs/math.md`).
     fn dot_comps(&mut self, s: Scalar, a: &[Self::Value], b: &[Self::Value]) -> R<Self::Value>;
+    /// The zero of scalar type `s` as a component (an immediate where the backend has them).
+    fn zero_comp(&mut self, s: Scalar) -> Self::Value;
     /// `p ? a : b` for components of scalar type `s`.
     fn select_comp(
         &mut self,
@@ -479,8 +481,8 @@ pub struct CoopShape {
     /// 16 elements per lane, held as 4 words of 4 bytes each (the `mma` operand registers).
     pub packed: bool,
     /// Dawn's M = 8 shapes: an A or C of 8 rows, held as the rows 0..8 of the 16-row
-    /// fragment ([`CoopShape::full`]); a product pads rows 8..16 with zeros
-    /// ([`pad_short`]) and keeps rows 0..8 of the result.
+    /// fragment ([`CoopShape::full`]); a product pads rows 8..16 with zeros and keeps rows
+    /// 0..8 of the result ([`coop_product`]), so backends multiply full shapes only.
     pub short: bool,
 }
 
