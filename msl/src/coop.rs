@@ -44,36 +44,30 @@ impl Tile<'_> {
 impl FnWriter<'_> {
     /// The 8×8 tiles (down, across) and the scalar of a cooperative matrix type.
     pub(crate) fn coop_shape(&self, t: TypeId, span: ir::Span) -> Res<(Grid, Scalar)> {
-        match self.w.m.types.get(t) {
-            Type::CoopMatrix { elem, .. } if !elem.is_float() => Err(self.unsupported(
+        let other =
+            || self.unsupported("a cooperative matrix of this shape (Metal has 8x8 tiles)", span);
+        let Type::CoopMatrix { columns, rows, elem, .. } = *self.w.m.types.get(t) else {
+            return Err(other());
+        };
+        if !elem.is_float() {
+            return Err(self.unsupported(
                 "integer subgroup matrices (Metal's simdgroup matrices hold half and float)",
                 span,
-            )),
-            Type::CoopMatrix { columns: 8, rows: 8, elem, .. } => Ok(((1, 1), elem.scalar())),
-            Type::CoopMatrix { columns: 16, rows: 16, elem, .. } => {
-                let scalar = &elem.scalar();
-                self.helper(if *scalar == Scalar::F16 {
-                    "dr_coop16_half"
-                } else {
-                    "dr_coop16_float"
-                });
-                Ok(((2, 2), *scalar))
-            }
-            // Dawn's M = 8 shapes (8x16x16): 8 rows, 16 columns.
-            Type::CoopMatrix { columns: 16, rows: 8, elem, .. } => {
-                let scalar = &elem.scalar();
-                self.helper(if *scalar == Scalar::F16 {
-                    "dr_coop8x16_half"
-                } else {
-                    "dr_coop8x16_float"
-                });
-                Ok(((1, 2), *scalar))
-            }
-            _ => {
-                Err(self
-                    .unsupported("a cooperative matrix of this shape (Metal has 8x8 tiles)", span))
-            }
+            ));
         }
+        // Larger shapes are structs of tiles (`types::coop_type` names them): 16x16, and
+        // Dawn's M = 8 shapes (8x16x16: 8 rows, 16 columns).
+        let (grid, helper) = match (columns, rows) {
+            (8, 8) => ((1, 1), None),
+            (16, 16) => ((2, 2), Some(["dr_coop16_float", "dr_coop16_half"])),
+            (16, 8) => ((1, 2), Some(["dr_coop8x16_float", "dr_coop8x16_half"])),
+            _ => return Err(other()),
+        };
+        let scalar = elem.scalar();
+        if let Some(names) = helper {
+            self.helper(names[usize::from(scalar == Scalar::F16)]);
+        }
+        Ok((grid, scalar))
     }
 
     /// Declares the matrix `r` (filled by the statements that follow); returns its name and

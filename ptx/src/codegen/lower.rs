@@ -639,9 +639,8 @@ impl<'a> Lower<'a> {
         let (t, e) = (yielded(then_, results.len())?, yielded(else_, results.len())?);
         let plain = |v: &ValueId| {
             matches!(self.types.get(self.ty(*v)), Type::Scalar(_) | Type::Vector { .. })
-                .then_some(())
         };
-        if results.is_empty() || results.iter().chain(t).chain(e).any(|v| plain(v).is_none()) {
+        if results.is_empty() || !results.iter().chain(t).chain(e).all(plain) {
             return None;
         }
         Some(t.iter().copied().zip(e.iter().copied()).collect())
