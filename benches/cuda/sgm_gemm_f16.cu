@@ -41,15 +41,7 @@ sgm_gemm_f16(const Dims* dims, const unsigned int* a, const unsigned int* b, flo
         mma16x16(acc, ra, rb);
         __syncthreads();
     }
-    // Accumulator (g, 2t + e) and (g + 8, 2t + e) of each 8-column half.
-    unsigned int g = lane >> 2, t = lane & 3u;
-    for (int h = 0; h < 2; h++) {
-        float* p = block + (16u * ti + g) * 32u + 16u * tj + 8u * h + 2u * t;
-        p[0] = acc[h][0];
-        p[1] = acc[h][1];
-        p[256] = acc[h][2];
-        p[257] = acc[h][3];
-    }
+    store_tile(block + 16u * ti * 32u + 16u * tj, acc, 32u, lane);
     __syncthreads();
     for (unsigned int i = lid; i < 1024u; i += 128u) {
         unsigned int rr = row0 + i / 32u, cc = col0 + i % 32u;
