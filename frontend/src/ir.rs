@@ -923,6 +923,10 @@ pub enum Op {
     Barrier(Barrier),
     /// `workgroupUniformLoad(ptr)`: barrier, load, barrier.
     WorkgroupUniformLoad(ValueId),
+    /// Whether the bool operand is true on every invocation of the workgroup; a workgroup
+    /// barrier (execution only). No WGSL spells it: loop versioning (`passes::version_loops`)
+    /// makes its decision with it, so it only appears in PTX/LLVM's inlined functions.
+    WorkgroupAll(ValueId),
 
     // ---- subgroups ----
     /// `subgroupBallot([pred])`: `vec4<u32>` of active lanes (with `pred` true).
@@ -1255,7 +1259,7 @@ impl Op {
             Const(_) | GlobalAddr(_) | LocalAddr(_) | Barrier(_) => {}
             Unary(_, a) | Extract(a, _) | Swizzle(a, _) | Convert(a, _) | Bitcast(a) => f(*a),
             Relational(_, a) | Derivative(_, _, a) | Load(a) | AccessIndex(a, _) => f(*a),
-            ArrayLength(a) | WorkgroupUniformLoad(a) | Splat(a) => f(*a),
+            ArrayLength(a) | WorkgroupUniformLoad(a) | WorkgroupAll(a) | Splat(a) => f(*a),
             Binary(_, a, b) | ExtractDyn(a, b) | Access(a, b) => {
                 f(*a);
                 f(*b)
@@ -1372,7 +1376,7 @@ impl Op {
             Const(_) | GlobalAddr(_) | LocalAddr(_) | Barrier(_) => {}
             Unary(_, a) | Extract(a, _) | Swizzle(a, _) | Convert(a, _) | Bitcast(a) => m(a),
             Relational(_, a) | Derivative(_, _, a) | Load(a) | AccessIndex(a, _) => m(a),
-            ArrayLength(a) | WorkgroupUniformLoad(a) | Splat(a) => m(a),
+            ArrayLength(a) | WorkgroupUniformLoad(a) | WorkgroupAll(a) | Splat(a) => m(a),
             Binary(_, a, b) | ExtractDyn(a, b) | Access(a, b) => {
                 m(a);
                 m(b)
@@ -1531,6 +1535,7 @@ impl Op {
                 | AtomicCompareExchange { .. }
                 | Barrier(_)
                 | WorkgroupUniformLoad(_)
+                | WorkgroupAll(_)
                 | SubgroupBallot(_)
                 | SubgroupCollective { .. }
                 | SubgroupGather { .. }

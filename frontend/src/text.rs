@@ -307,6 +307,7 @@ impl Printer<'_> {
             Op::ArrayLength(p) => format!("array_length {}", v(p)),
             Op::Barrier(b) => format!("barrier {:?}", b),
             Op::WorkgroupUniformLoad(p) => format!("workgroup_uniform_load {}", v(p)),
+            Op::WorkgroupAll(p) => format!("workgroup_all {}", v(p)),
             Op::SubgroupBallot(p) => match p {
                 Some(p) => format!("subgroup_ballot {}", v(p)),
                 None => "subgroup_ballot".into(),

@@ -823,6 +823,11 @@ impl<'a> FnVerifier<'a> {
                 self.same(res()?, base, "workgroup_uniform_load result")?;
                 Produces::Value
             }
+            Op::WorkgroupAll(v) => {
+                self.want(self.tyof(*v), &Type::Scalar(Scalar::Bool), "workgroup_all operand")?;
+                self.want(res()?, &Type::Scalar(Scalar::Bool), "workgroup_all result")?;
+                Produces::Value
+            }
             Op::SubgroupBallot(p) => {
                 if let Some(p) = p {
                     self.want(self.tyof(*p), &Type::Scalar(Scalar::Bool), "ballot predicate")?;

@@ -946,6 +946,17 @@ impl<'ctx> InstLowering for Lower<'_, 'ctx> {
         }
     }
 
+    /// `llvm.nvvm.barrier0.and`: `bar.red.and.pred` on a 0/1 word.
+    fn workgroup_all(&mut self, p: V<'ctx>) -> R<V<'ctx>> {
+        let i32t = self.cx.i32_type();
+        let w = self.ok(self.b.build_int_z_extend(p.into_int_value(), i32t, ""))?;
+        let r = self.call("llvm.nvvm.barrier0.and", Some(i32t.into()), &[w.into()])?;
+        let r = r.ok_or_else(|| self.internal("llvm.nvvm.barrier0.and returned nothing"))?;
+        Ok(self
+            .ok(self.b.build_int_compare(IntPredicate::NE, r.into_int_value(), self.u32c(0), ""))?
+            .into())
+    }
+
     fn offset(&mut self, p: Ptr<'ctx>, off: u32, ty: TypeId) -> R<Ptr<'ctx>> {
         self.offset_ptr(p, off, ty)
     }

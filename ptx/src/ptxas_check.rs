@@ -209,6 +209,7 @@ fn all_forms() -> Module {
         build::atom_cas(StateSpace::Shared, Type::B32, r(21), Operand::addr(rd(8), 0), r(5), r(6)),
         build::red(StateSpace::Global, AtomOp::Add, Type::U32, ga(0), r(5)),
         build::bar_sync(0),
+        build::bar_red_and(p(7), p(1)),
         build::membar(Scope::Gl),
         build::membar(Scope::Cta),
         build::fence(MemSem::AcqRel, Scope::Gpu),

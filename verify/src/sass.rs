@@ -8,7 +8,8 @@
 //! the address range from the target to the last branch back to it. A loop is *innermost*
 //! when no other loop lies inside its range; the *main loop* of a kernel with tensor-core ops
 //! is the loop holding tensor-core ops with no other such loop inside it (in a GEMM, the loop
-//! over K, even when an inner loop copies the next tile). For it, "instructions per tensor
+//! over K, even when an inner loop copies the next tile; of two such loops with as many tensor
+//! ops, the shorter: the check-free copy of a versioned loop). For it, "instructions per tensor
 //! op" is the loop's static instruction count over its tensor-core op count: the overhead
 //! each `mma` carries in the steady state.
 //!
@@ -642,13 +643,16 @@ pub fn loops(k: &Kernel) -> Vec<Loop> {
         out[j].innermost = !out.iter().any(|other| inside(&out[j], other));
     }
     // The main loop: tensor ops, and no loop with tensor ops inside it; the one with the most
-    // tensor ops when there are several.
+    // tensor ops when there are several, and of those the shortest: a versioned loop (the
+    // check-free copy and the checked one, `docs/bounds.md`) counts as its check-free copy,
+    // which every workgroup whose accesses the hoisted test proves runs.
     let candidates: Vec<usize> = (0..out.len())
         .filter(|&j| out[j].mix.tensor > 0)
         .filter(|&j| !out.iter().any(|o| o.mix.tensor > 0 && inside(&out[j], o)))
         .collect();
     let best = candidates.iter().copied().reduce(|a, b| {
-        if out[b].mix.tensor > out[a].mix.tensor {
+        let (ta, tb) = (out[a].mix.tensor, out[b].mix.tensor);
+        if tb > ta || (tb == ta && out[b].mix.total < out[a].mix.total) {
             b
         } else {
             a

@@ -813,3 +813,18 @@ fn early_return_before_a_barrier() {
         assert_eq!(w[t as usize], want, "thread {t}");
     }
 }
+
+#[test]
+fn barrier_reduces_a_predicate_over_the_cta() {
+    // Three warps: `%p1` fails on thread 70 only, `%p2` holds everywhere, `!%p3` everywhere.
+    let body = "\
+        setp.ne.u32 %p1, %r0, 70;\n setp.lt.u32 %p2, %r0, 1000;\n setp.eq.u32 %p3, %r0, 1000;\n\
+        bar.red.and.pred %p4, 0, %p1;\n bar.red.and.pred %p5, 0, %p2;\n bar.red.and.pred %p6, 0, !%p3;\n\
+        selp.u32 %r1, 1, 0, %p4;\n selp.u32 %r2, 1, 0, %p5;\n selp.u32 %r3, 1, 0, %p6;\n\
+        mul.wide.u32 %rd3, %r0, 16;\n add.s64 %rd3, %rd1, %rd3;\n\
+        st.global.v2.u32 [%rd3], {%r1, %r2};\n st.global.u32 [%rd3+8], %r3;\n";
+    let w = words(&exec(96, "", body, Vec::new(), 96 * 16));
+    for t in 0..96usize {
+        assert_eq!(&w[4 * t..4 * t + 3], &[0, 1, 1], "thread {t}");
+    }
+}

@@ -22,6 +22,7 @@ mod ranges;
 mod rotate;
 mod sr;
 mod util;
+mod version;
 
 pub use bounds::{bounds, entry_counts, BoundsCounts};
 pub use contract::contract;
@@ -35,6 +36,7 @@ pub use mem2reg::mem2reg;
 pub use ranges::fold_ranges;
 pub use rotate::rotate_loops;
 pub use sr::{strength_reduce, MAX_NEW_STATE};
+pub use version::{version_loops, MAX_LOOP};
 
 use crate::{
     ir::{FuncId, Function, Module},
@@ -116,7 +118,7 @@ pub fn contract_checked(m: &mut Module) -> Result<(), Diagnostic> {
 /// The passes for a function with its calls inlined (function `id` of `m`, see
 /// [`inline_calls`]), for backends whose address arithmetic never faults (PTX, LLVM):
 /// [`fold_ranges`] (bounds-policy clamps and guards the caller's values prove unnecessary),
-/// [`merge_guards`] with pointer formation speculated, then loop invariants move with [`Speculate::Addresses`], then [`strength_reduce`],
+/// [`merge_guards`] with pointer formation speculated, then loop invariants move with [`Speculate::Addresses`], then [`version_loops`] (bounds checks hoisted out of counted loops), [`strength_reduce`],
 /// [`rotate_loops`], CSE and DCE. In debug builds and tests the result is checked with the verifier (in a copy
 /// of `m` holding it as function `id`); an error is a bug in a pass.
 pub fn optimize_inlined(m: &Module, id: FuncId, f: &mut Function) -> Result<(), Diagnostic> {
@@ -127,6 +129,9 @@ pub fn optimize_inlined(m: &Module, id: FuncId, f: &mut Function) -> Result<(), 
     // then hoist the hoisted comparisons out of loops.
     merge_guards_function(&m.globals, f, Speculate::Addresses);
     licm_function(&m.types, &m.globals, f, Speculate::Addresses);
+    // After LICM, which moves the checks' lengths and invariant index parts out of the loop,
+    // and before strength reduction, which would hide the counter in new loop state.
+    version_loops(&m.types, f);
     strength_reduce(&m.types, f);
     // After strength reduction, so that the duplicated header tests the reduced state.
     rotate_loops(f);

@@ -293,7 +293,9 @@ pub fn plan_entry(m: &ir::Module, ep: &ir::EntryPoint) -> Result<EntryPlan, Diag
     pairs.sort_by_key(|p| p.0);
     let pairs = pairs.into_iter().map(|(_, t, s, n)| (t, s, n)).collect();
     // Loop invariants and induction variables across the inlined calls; after the plan, which
-    // keeps describing the entry as written (the passes add only integer arithmetic).
+    // keeps describing the entry as written (the passes add integer arithmetic, and loop
+    // versioning a decision that needs no binding: `bar.red`, or `subgroupAll` in a loop that
+    // already holds subgroup or cooperative operations).
     dianran_frontend::passes::optimize_inlined(m, ep.function, &mut inlined).map_err(in_entry)?;
     Ok(EntryPlan {
         function: inlined,

@@ -136,6 +136,9 @@ pub(crate) struct Lower<'a> {
     /// address plus a lane offset of `ldmatrix_offsets`), computed once in the entry block,
     /// by (array, lane offset register) ([`Lower::coop_ldmatrix`]).
     pub ldmatrix_bases: HashMap<(GlobalId, VRegId), VRegId>,
+    /// Predicates with the same value on every thread of the CTA (`bar.red` results): a
+    /// branch on one is `bra.uni`.
+    pub uniform_preds: Vec<VRegId>,
 }
 
 /// IEEE binary16 bits of an f32, rounded to nearest even (overflow to infinity).
@@ -211,6 +214,7 @@ impl<'a> Lower<'a> {
             facts: Default::default(),
             ldmatrix_offsets: HashMap::default(),
             ldmatrix_bases: HashMap::default(),
+            uniform_preds: Vec::new(),
         }
     }
 
@@ -772,6 +776,11 @@ impl InstLowering for Lower<'_> {
                 let tb = self.mf.new_block();
                 let eb = self.mf.new_block();
                 let merge = self.merge_block(results)?;
+                // Without `.uni`, ptxas cannot tell that no warp diverges here and adds a
+                // `WARPSYNC` before the barriers of a versioned loop (`passes::version_loops`).
+                if self.uniform_preds.contains(&c) {
+                    self.mf.uniform_branches.push(self.cur);
+                }
                 self.set_term(Term::Branch {
                     cond: c,
                     then_: Target { block: tb, args: vec![] },
@@ -981,6 +990,12 @@ impl InstLowering for Lower<'_> {
             self.push(build::bar_sync(0));
         }
         Ok(())
+    }
+
+    fn workgroup_all(&mut self, p: VRegId) -> Result<VRegId, Diagnostic> {
+        let all = self.def(RegKind::Pred, |d| build::bar_red_and(d, p));
+        self.uniform_preds.push(all);
+        Ok(all)
     }
 
     fn offset(&mut self, p: Ptr, off: u32, ty: TypeId) -> Result<Ptr, Diagnostic> {

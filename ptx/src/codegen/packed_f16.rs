@@ -278,7 +278,7 @@ fn forward_packs(mf: &mut MFunction, seeds: &mut Vec<Reg>) {
 /// Renames the registers `i` reads (not the one it writes) through `rename`.
 fn rename_uses(i: &mut Instruction, rename: &HashMap<Reg, Reg>) {
     let map = |r: &mut Reg| rename_reg(r, rename);
-    let writes = i.op.writes_first_operand();
+    let writes = i.writes_first_operand();
     if let Some(g) = &mut i.guard {
         map(&mut g.reg);
     }

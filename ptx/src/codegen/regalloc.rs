@@ -111,6 +111,8 @@ pub struct MFunction {
     pub blocks: Vec<MBlock>,
     /// Kind of every virtual register, indexed by [`VRegId`].
     pub kinds: Vec<RegKind>,
+    /// Blocks whose `Branch` has the same outcome on every thread (`bra.uni`).
+    pub uniform_branches: Vec<BlockId>,
 }
 
 impl MFunction {
@@ -162,6 +164,8 @@ pub enum ATerm {
         then_: usize,
         /// Block index when false.
         else_: usize,
+        /// Whether every thread takes the same side (`bra.uni`).
+        uniform: bool,
     },
 }
 
@@ -602,7 +606,15 @@ fn check_allocation(
     for (i, &b) in order.iter().enumerate() {
         new_index[b] = i as u32;
     }
-    let mut sorted = MFunction { blocks: Vec::with_capacity(n), kinds: f.kinds.clone() };
+    let mut sorted = MFunction {
+        blocks: Vec::with_capacity(n),
+        kinds: f.kinds.clone(),
+        uniform_branches: f
+            .uniform_branches
+            .iter()
+            .map(|b| BlockId(new_index[b.0 as usize]))
+            .collect(),
+    };
     for &b in &order {
         let mut block = f.blocks[b].clone();
         for t in block.term.targets_mut() {
@@ -772,7 +784,12 @@ fn assemble(
                 let Some(cond) = cond else {
                     return Err(AllocError("branch without condition".into()));
                 };
-                ATerm::Branch { cond, then_: then_.block.0 as usize, else_: else_.block.0 as usize }
+                ATerm::Branch {
+                    cond,
+                    then_: then_.block.0 as usize,
+                    else_: else_.block.0 as usize,
+                    uniform: f.uniform_branches.contains(&BlockId(bi as u32)),
+                }
             }
         };
         blocks.push(ABlock { insts, term });
@@ -819,8 +836,10 @@ pub fn to_statements(a: Allocated, label: &dyn Fn(usize) -> String) -> Vec<State
                     out.push(bra(t));
                 }
             }
-            ATerm::Branch { cond, then_, else_ } => {
-                out.push(Statement::Inst(build::bra(&label(resolved[then_])).guarded(cond, false)));
+            ATerm::Branch { cond, then_, else_, uniform } => {
+                let to = label(resolved[then_]);
+                let b = if uniform { build::bra_uni(&to) } else { build::bra(&to) };
+                out.push(Statement::Inst(b.guarded(cond, false)));
                 if else_ != bi + 1 {
                     out.push(bra(else_));
                 }

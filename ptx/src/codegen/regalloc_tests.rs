@@ -90,7 +90,7 @@ fn run_allocated(a: &Allocated) -> Vec<u64> {
         b = match &block.term {
             ATerm::Ret => return log,
             ATerm::Jump(t) => *t,
-            ATerm::Branch { cond, then_, else_ } => {
+            ATerm::Branch { cond, then_, else_, .. } => {
                 if regs[cond] != 0 {
                     *then_
                 } else {

@@ -169,6 +169,9 @@ pub trait InstLowering: CoopLowering {
     fn workgroup_barrier(&mut self) -> R<()>;
     /// The barrier statement `b` (`workgroupBarrier`, `storageBarrier`, `subgroupBarrier`...).
     fn barrier(&mut self, b: ir::Barrier) -> R<()>;
+    /// A workgroup barrier that also tells whether the bool `p` is true on every invocation of
+    /// the workgroup ([`ir::Op::WorkgroupAll`]).
+    fn workgroup_all(&mut self, p: Self::Value) -> R<Self::Value>;
     /// An atomic read-modify-write; the old value.
     fn atomic(&mut self, p: &PtrOf<Self>, op: ir::AtomicOp, v: Self::Value) -> R<Self::Value>;
     /// `atomicCompareExchangeWeak`: the old value and whether it equalled `compare`.
@@ -241,6 +244,10 @@ pub fn lower_inst<L: InstLowering>(l: &mut L, inst: &Inst) -> R<()> {
         Op::Barrier(b) => {
             l.barrier(*b)?;
             None
+        }
+        Op::WorkgroupAll(p) => {
+            let p = super::scalar(l, *p)?;
+            Some(Val::Comps(vec![l.workgroup_all(p)?]))
         }
         Op::Atomic { ptr, op, value } => {
             let p = l.pointer(*ptr)?;

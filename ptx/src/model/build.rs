@@ -271,6 +271,13 @@ pub fn bar_sync(id: u32) -> Instruction {
     Instruction::new(Opcode::Bar, vec![flag(Flag::Sync)], vec![Operand::Imm(i64::from(id))])
 }
 
+/// `bar.red.and.pred d, 0, p`: barrier 0, and `d` = whether `p` is true on every thread of
+/// the CTA.
+pub fn bar_red_and(d: Reg, p: impl Into<Operand>) -> Instruction {
+    let m = [flag(Flag::Red), Modifier::Bool(BoolOp::And)];
+    typed(Opcode::Bar, &m, Type::Pred, vec![d.into(), Operand::Imm(0), p.into()])
+}
+
 /// `membar.SCOPE` (`Cta`, `Gl` or `Sys`).
 pub fn membar(scope: Scope) -> Instruction {
     Instruction::new(Opcode::Membar, vec![Modifier::Scope(scope)], vec![])
@@ -540,6 +547,7 @@ mod tests {
                 "setp.neu.and.f32 \t%p1, %r1, %r2, !%p2;",
             ),
             (bar_sync(0), "bar.sync \t0;"),
+            (bar_red_and(Reg::pred(1), Reg::pred(2)), "bar.red.and.pred \t%p1, 0, %p2;"),
             (fence(MemSem::AcqRel, Scope::Gpu), "fence.acq_rel.gpu;"),
             (
                 shfl_sync(ShflMode::Bfly, r(1), r(2), Operand::imm(1), Operand::imm(31), r(3)),

@@ -149,6 +149,7 @@ pub fn check_instruction(i: &Instruction) -> Result<(), PtxError> {
         O::Mma => 4,
         // `dp4a.atype.btype`: one type per packed operand.
         O::Cvt | O::Set | O::Tex | O::Tld4 | O::Dp4a => 2,
+        O::Bar | O::Barrier if i.has_flag(Flag::Red) => 1,
         O::Bar
         | O::Barrier
         | O::Membar
@@ -177,6 +178,12 @@ pub fn check_instruction(i: &Instruction) -> Result<(), PtxError> {
     let pred = Some(RegKind::Pred);
     match i.op {
         O::Ret | O::Exit | O::Trap | O::Membar | O::Fence => arity(i, 0, 0),
+        // `bar.red.and.pred d, a{, b}, {!}c`.
+        O::Bar | O::Barrier if i.has_flag(Flag::Red) => {
+            arity(i, 3, 4)?;
+            dest(i, op(0), pred)?;
+            fits(i, op(n - 1), pred, "predicate")
+        }
         O::Bar | O::Barrier => arity(i, 1, 2),
         O::Bra => {
             arity(i, 1, 1)?;

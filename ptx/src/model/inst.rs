@@ -213,6 +213,8 @@ named_enum! {
         B => "b",
         /// `.zero` (`suld`/`sust`: out-of-range loads return zero, stores are dropped).
         Zero => "zero",
+        /// `.red`: a barrier that also reduces a predicate over the CTA (`bar.red.and.pred`).
+        Red => "red",
     }
 }
 
@@ -302,6 +304,8 @@ bitflags::bitflags! {
         const B = 1 << 27;
         /// `.zero`.
         const ZERO = 1 << 28;
+        /// `.red`.
+        const RED = 1 << 29;
     }
 }
 
@@ -420,7 +424,8 @@ impl Modifier {
     /// combine in `setp` and an operation in `atom`; `.lo` a comparison in `setp` and the low
     /// half in `mul`; `.uni` a vote mode in `vote` and a branch hint in `bra`.
     pub fn parse(op: Opcode, s: &str) -> Option<Modifier> {
-        let compare = matches!(op, Opcode::Setp | Opcode::Set);
+        // `bar.red.and`/`.or` combine predicates like `setp`'s `.and`.
+        let compare = matches!(op, Opcode::Setp | Opcode::Set | Opcode::Bar);
         let reduce = matches!(op, Opcode::Atom | Opcode::Red | Opcode::Redux);
         // Texture spellings first: `.r`/`.b` are components of `tld4`, not `shf.r`/`sust.b`.
         if op == Opcode::Tld4 {
@@ -775,6 +780,13 @@ impl Instruction {
         }
     }
 
+    /// Whether the first operand is a destination: [`Opcode::writes_first_operand`], and the
+    /// reducing barriers (`bar.red.and.pred d, 0, p`) that the opcode alone does not tell.
+    pub fn writes_first_operand(&self) -> bool {
+        self.op.writes_first_operand()
+            || (matches!(self.op, Opcode::Bar | Opcode::Barrier) && self.has_flag(Flag::Red))
+    }
+
     /// Calls `f` on every register the instruction names, in the order of
     /// [`Instruction::for_each_reg`], with whether the instruction writes it (registers of a
     /// destination operand) or reads it (the guard, sources and address bases).
@@ -782,7 +794,7 @@ impl Instruction {
         if let Some(g) = self.guard {
             f(g.reg, false);
         }
-        let writes = self.op.writes_first_operand();
+        let writes = self.writes_first_operand();
         for (i, o) in self.operands.iter().enumerate() {
             let def = writes && i == 0;
             o.for_each_reg(&mut |r| f(r, def));

@@ -168,6 +168,17 @@ fn run_cta(cta: &mut Cta, n: usize, opts: &EmuOptions) -> Result<(), EmuError> {
                 ),
             ));
         }
+        // `bar.red.and.pred d, a, p`: every waiting thread learns whether `p` holds on all.
+        if let Some(i) = cta.prog.insts.get(first).filter(|i| i.has(Flag::Red)) {
+            let last = i.ops.len().saturating_sub(1);
+            let mut all = true;
+            for &t in &waiting {
+                all &= cta.pred(t, i.opd(last)?, i)?;
+            }
+            for &t in &waiting {
+                cta.dst(t, i, 0, u64::from(all))?;
+            }
+        }
         for t in waiting {
             th.st[t] = St::Run;
             th.pc[t] += 1;
@@ -395,7 +406,10 @@ fn run_warp(
                         p.p.issue(InstClass::of(i), active);
                     }
                 }
-                if let Some(o) = i.ops.get(1) {
+                // `bar a, b` / `bar.red d, a, b, c`: `b` is the thread count.
+                let count_at = if i.has(Flag::Red) { 2 } else { 1 };
+                let counted = i.ops.len() > count_at + usize::from(i.has(Flag::Red));
+                if let Some(o) = i.ops.get(count_at).filter(|_| counted) {
                     let t0 = lo + group.trailing_zeros() as usize;
                     let count = cta.val(t0, o, Type::U32, i)?;
                     if count as usize != th.pc.len().div_ceil(32) * 32 {

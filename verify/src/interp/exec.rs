@@ -575,6 +575,15 @@ impl<'m> Machine<'m> {
                 })?;
                 Ok(lanes)
             }
+            Op::WorkgroupAll(v) => {
+                self.check_uniform(&lanes, "workgroup_all")?;
+                let all = lanes.iter().all(|&l| fr.word(l as usize, *v) != 0);
+                self.per_lane(fr, inst, &lanes, |_, _, _, out| {
+                    out.push(u32::from(all));
+                    Ok(())
+                })?;
+                Ok(lanes)
+            }
             Op::SubgroupBallot(_) | Op::SubgroupCollective { .. } | Op::SubgroupGather { .. } => {
                 self.subgroup_op(fr, inst, &lanes)?;
                 Ok(lanes)
@@ -1115,6 +1124,7 @@ impl<'m> Machine<'m> {
             }
             Op::Barrier(_)
             | Op::WorkgroupUniformLoad(_)
+            | Op::WorkgroupAll(_)
             | Op::SubgroupBallot(_)
             | Op::SubgroupCollective { .. }
             | Op::SubgroupGather { .. }
