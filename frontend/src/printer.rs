@@ -66,6 +66,9 @@ pub struct Body<'a> {
     /// the continuing block before the body: the variable (declared before the loop) each is
     /// copied into right after its definition.
     pub carry: HashMap<ValueId, String>,
+    /// Negations printed inside the `if` they decide (`if !(x)`), not bound first: the
+    /// negation's value and `x` ([`syntax::Syntax::inlines_negated_conditions`]).
+    pub negated: HashMap<ValueId, ValueId>,
     /// The text printed so far.
     pub out: String,
 }
@@ -88,7 +91,38 @@ impl<'a> Body<'a> {
             targets: Vec::new(),
             copy_of: HashMap::new(),
             carry: HashMap::new(),
+            negated: HashMap::new(),
             out: String::new(),
+        }
+    }
+
+    /// Fills [`Body::negated`]: each `v = !x` used once, as the condition of an `if` whose
+    /// `else` arm is empty and `then` arm is not.
+    pub fn find_negated_conditions(&mut self) {
+        fn count(b: &Block, uses: &mut HashMap<ValueId, u32>, conds: &mut Vec<ValueId>) {
+            for i in &b.insts {
+                i.op.for_each_operand(|v| *uses.entry(v).or_default() += 1);
+                if let Op::If { cond, then_, else_, .. } = &i.op {
+                    if !is_trivial(then_) && is_trivial(else_) {
+                        conds.push(*cond);
+                    }
+                }
+                for nb in i.op.blocks() {
+                    count(nb, uses, conds);
+                }
+            }
+            for a in b.term.args() {
+                *uses.entry(*a).or_default() += 1;
+            }
+        }
+        let (mut uses, mut conds) = (HashMap::new(), Vec::new());
+        count(&self.f.body, &mut uses, &mut conds);
+        for c in conds {
+            if let (Some(Op::Unary(crate::ir::UnaryOperator::LogicalNot, x)), Some(1)) =
+                (self.defs.get(&c), uses.get(&c))
+            {
+                self.negated.insert(c, *x);
+            }
         }
     }
 

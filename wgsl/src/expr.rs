@@ -273,6 +273,10 @@ impl<'a> Syntax<'a> for FnWriter<'a> {
         true
     }
 
+    fn inlines_negated_conditions(&self) -> bool {
+        true
+    }
+
     fn condition(&self, expr: &str) -> String {
         expr.to_string()
     }

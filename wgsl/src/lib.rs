@@ -107,4 +107,40 @@ mod tests {
         assert!(first.contains("var s: S;") && !first.contains("s = S()"), "{first}");
         assert_eq!(print(&first), first);
     }
+
+    fn print(src: &str) -> String {
+        let m = dianran_frontend::compile("t.wgsl", src, &Default::default())
+            .unwrap_or_else(|d| panic!("{}", d.render()));
+        crate::write_module(&m, &Default::default()).unwrap_or_else(|d| panic!("{d:?}"))
+    }
+
+    /// A `for` loop's exit test prints as `if !(c) { break; }`, which reads back as an `if` on
+    /// a negation with an empty `else`: it prints the same way, not as `let v = !(c);` first.
+    #[test]
+    fn negated_conditions_print_inside_their_if() {
+        let src = "@group(0) @binding(0) var<storage, read_write> o: array<u32, 8>;\n\
+            @compute @workgroup_size(1) fn main() {\n\
+              for (var i = 0u; i < o[0]; i++) { o[1] += i; }\n\
+              let d = o[2] == 3u;\n\
+              if (!d) { o[3] = 1u; }\n\
+              o[4] = 2u;\n\
+            }\n";
+        let first = print(src);
+        assert!(!first.contains("= !("), "{first}");
+        assert_eq!(print(&first), first);
+    }
+
+    /// A struct the source only builds in an expression the passes fold away is not declared:
+    /// the printed text would not name it, and reading it back would drop it.
+    #[test]
+    fn structs_print_only_when_the_text_names_them() {
+        let src = "struct S { a: f32, b: f32 }\n\
+            struct T { x: u32 }\n\
+            @group(0) @binding(0) var<storage, read_write> o: array<f32, 4>;\n\
+            @group(0) @binding(1) var<storage, read_write> t: T;\n\
+            @compute @workgroup_size(1) fn main() { o[0] = S(1.0, 2.0).b; t.x = 1u; }\n";
+        let first = print(src);
+        assert!(!first.contains("struct S") && first.contains("struct T"), "{first}");
+        assert_eq!(print(&first), first);
+    }
 }

@@ -105,11 +105,66 @@ impl<'a> Writer<'a> {
         }
     }
 
+    /// The struct types the printed text names: those of constants, globals, parameters,
+    /// results, locals and every value an instruction defines, and the structs inside them.
+    /// A struct the source only used in expressions the passes folded away (`S().l`) is not
+    /// printed: the printed text would not use it, and reading it back would drop it.
+    fn used_structs(&self) -> std::collections::HashSet<TypeId> {
+        fn consts(c: &ir::ConstValue, out: &mut Vec<TypeId>) {
+            match c {
+                ir::ConstValue::Zero(t) => out.push(*t),
+                ir::ConstValue::Composite(t, parts) => {
+                    out.push(*t);
+                    parts.iter().for_each(|p| consts(p, out));
+                }
+                _ => {}
+            }
+        }
+        fn block(f: &ir::Function, b: &ir::Block, out: &mut Vec<TypeId>) {
+            out.extend(b.params.iter().map(|&v| f.ty(v)));
+            for i in &b.insts {
+                out.extend(i.result.iter().map(|&v| f.ty(v)));
+                out.extend(i.op.region_results().iter().map(|&v| f.ty(v)));
+                if let ir::Op::Const(c) = &i.op {
+                    consts(c, out);
+                }
+                for nb in i.op.blocks() {
+                    block(f, nb, out);
+                }
+            }
+        }
+        let mut stack: Vec<TypeId> = Vec::new();
+        for c in &self.m.constants {
+            stack.push(c.ty);
+            consts(&c.value, &mut stack);
+        }
+        stack.extend(self.m.globals.iter().map(|g| g.ty));
+        for f in &self.m.functions {
+            stack.extend(f.params.iter().map(|p| f.ty(p.value)));
+            stack.extend(f.result.iter().map(|r| r.ty));
+            stack.extend(f.locals.iter().map(|l| l.ty));
+            block(f, &f.body, &mut stack);
+        }
+        let mut seen = std::collections::HashSet::new();
+        while let Some(t) = stack.pop() {
+            if !seen.insert(t) {
+                continue;
+            }
+            match self.m.types.get(t) {
+                Type::Struct { members, .. } => stack.extend(members.iter().map(|m| m.ty)),
+                Type::Array { base, .. } | Type::Pointer { base, .. } => stack.push(*base),
+                _ => {}
+            }
+        }
+        seen
+    }
+
     fn structs(&self, out: &mut String) {
+        let used = self.used_structs();
         for (id, ty) in self.m.types.iter() {
             let Type::Struct { members, size, align, .. } = ty else { continue };
             let name = self.names.struct_name(id);
-            if name.starts_with("__") {
+            if name.starts_with("__") || !used.contains(&id) {
                 continue;
             }
             if self.matrices() == MatrixSpelling::Portable && self.holds_matrix(id) {

@@ -93,6 +93,13 @@ pub trait Syntax<'a> {
     fn omits_zero_initializers(&self) -> bool {
         false
     }
+    /// Whether an `if` on `!x` (a negation used only there) with an empty `else` prints as
+    /// `if !(x) { .. }` instead of binding the negation first: the form an `if` with an empty
+    /// `then` prints as, so that reading either back and printing it again gives the same
+    /// text.
+    fn inlines_negated_conditions(&self) -> bool {
+        false
+    }
 
     // ---- control flow ----
 

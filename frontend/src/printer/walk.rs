@@ -28,6 +28,9 @@ pub trait Walk<'a>: Syntax<'a> {
             self.body_mut().line(1, &text);
             self.body_mut().locals.push(name);
         }
+        if self.inlines_negated_conditions() {
+            self.body_mut().find_negated_conditions();
+        }
         let skip = if self.omits_zero_initializers() { self.zero_prologue(&f.body) } else { 0 };
         self.block_from(&f.body, skip, 1, &Ctx::Body)?;
         self.body_mut().out.push_str("}\n");
@@ -158,6 +161,10 @@ pub trait Walk<'a>: Syntax<'a> {
                 return Ok(())
             }
             Op::GlobalAddr(_) | Op::Const(_) => return Ok(()),
+            // Printed inside its `if` (`Body::negated`).
+            Op::Unary(..) if inst.result.is_some_and(|r| self.body().negated.contains_key(&r)) => {
+                return Ok(())
+            }
             Op::If { cond, then_, else_, results } => {
                 return self.if_region(*cond, then_, else_, results, depth)
             }
@@ -245,7 +252,11 @@ pub trait Walk<'a>: Syntax<'a> {
     ) -> Res<()> {
         let vars = self.declare_vars(depth, results);
         let ctx = Ctx::Arm(vars);
-        let cond = self.val(cond);
+        let negated = self.body().negated.get(&cond).copied();
+        let cond = match negated {
+            Some(x) => format!("!({})", self.val(x)),
+            None => self.val(cond),
+        };
         if is_trivial(then_) && !is_trivial(else_) {
             let text = format!("if {} {{", self.condition(&format!("!({cond})")));
             self.body_mut().line(depth, &text);

@@ -523,6 +523,17 @@ impl<'a> Walker<'a> {
                 "pass nothing for a zero matrix or one value to fill it with",
             );
         }
+        // A zero matrix is the opaque struct's zero value, as in `array<T, 4>()[1]` or a
+        // `var` without initializer: one form for every zero matrix, so that printed WGSL
+        // (which spells a zero matrix `T()`) reads back to what it was printed from.
+        if c.call.arguments.is_empty() {
+            self.edits.push(Edit::new(
+                c.span.start as usize,
+                c.span.end as usize,
+                format!("{}()", m.struct_name()),
+            ));
+            return;
+        }
         let s = m.elem.scalar_name();
         let stub = self.stub(
             "fill",
@@ -531,19 +542,11 @@ impl<'a> Walker<'a> {
             &m.struct_name(),
             &format!("return {}();", m.struct_name()),
         );
-        if c.call.arguments.is_empty() {
-            self.edits.push(Edit::new(
-                c.span.start as usize,
-                c.span.end as usize,
-                format!("{stub}({s}())"),
-            ));
-        } else {
-            self.edits.push(Edit::new(
-                c.span.start as usize,
-                c.arg(0).start as usize,
-                format!("{stub}("),
-            ));
-        }
+        self.edits.push(Edit::new(
+            c.span.start as usize,
+            c.arg(0).start as usize,
+            format!("{stub}("),
+        ));
     }
 
     /// Checks the pointer argument of a load or store; returns the array element's type.
