@@ -1169,6 +1169,10 @@ pub struct Enables {
     /// `enable chromium_experimental_subgroup_matrix;` or `enable subgroup_matrix;` (Dawn's
     /// subgroup matrices, read by the frontend's extension layer).
     pub subgroup_matrix: bool,
+    /// The severity of a `diagnostic(SEVERITY, chromium.subgroup_matrix_uniformity);`
+    /// directive (`off`, `info`, `warning` or `error`), kept so that printed Dawn WGSL says
+    /// the same to Dawn (dianran does not run that analysis).
+    pub subgroup_matrix_uniformity: Option<&'static str>,
 }
 
 /// A lowered module.

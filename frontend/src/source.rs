@@ -98,6 +98,19 @@ fn block_comment_len(text: &str) -> usize {
     bytes.len()
 }
 
+/// The severity of `diagnostic(SEVERITY, chromium.subgroup_matrix_uniformity)`, given the
+/// tokens between `diagnostic` and `;` (whitespace and comments between them ignored).
+fn uniformity_severity(source: &str, body: &[Token]) -> Option<&'static str> {
+    let (first, last) = (body.first()?, body.last()?);
+    let text: String = source[first.start..last.end].split_whitespace().collect();
+    let rule = text.strip_prefix('(')?.strip_suffix(')')?;
+    let (severity, name) = rule.split_once(',')?;
+    if name.trim_end_matches(',') != "chromium.subgroup_matrix_uniformity" {
+        return None;
+    }
+    ["off", "info", "warning", "error"].into_iter().find(|s| *s == severity)
+}
+
 /// Returns the text naga should parse (with `subgroups` removed from `enable` directives) and
 /// the enable-extensions the source names.
 ///
@@ -124,6 +137,11 @@ pub fn preprocess(source: &str) -> (String, Enables) {
             body.push(t);
         }
         let Some(semicolon) = terminated else { break };
+        if word == "diagnostic" {
+            enables.subgroup_matrix_uniformity =
+                uniformity_severity(source, &body).or(enables.subgroup_matrix_uniformity);
+            continue;
+        }
         if word != "enable" || !is_name_list(&body) {
             continue;
         }
@@ -348,8 +366,37 @@ mod tests {
                 f16: true,
                 subgroups: true,
                 cooperative_matrix: true,
-                subgroup_matrix: false
+                subgroup_matrix: false,
+                subgroup_matrix_uniformity: None
             }
+        );
+    }
+
+    #[test]
+    fn dawn_uniformity_diagnostic_is_recorded() {
+        let sev = |text: &str| pre(text).1.subgroup_matrix_uniformity;
+        let enable = "enable chromium_experimental_subgroup_matrix;";
+        assert_eq!(
+            sev(&format!("diagnostic(off, chromium.subgroup_matrix_uniformity);{enable}")),
+            Some("off")
+        );
+        assert_eq!(
+            sev(&format!(
+                "{enable} diagnostic( warning ,chromium . subgroup_matrix_uniformity ,);"
+            )),
+            Some("warning")
+        );
+        assert_eq!(sev(&format!("{enable} diagnostic(off, derivative_uniformity);")), None);
+        assert_eq!(
+            sev(&format!("{enable} diagnostic(loud, chromium.subgroup_matrix_uniformity);")),
+            None
+        );
+        // Only the directive prologue: after the first declaration it is not a directive.
+        assert_eq!(
+            sev(&format!(
+                "{enable} const c = 1; diagnostic(off, chromium.subgroup_matrix_uniformity);"
+            )),
+            None
         );
     }
 

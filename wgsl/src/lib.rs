@@ -130,6 +130,26 @@ mod tests {
         assert_eq!(print(&first), first);
     }
 
+    /// Dawn's uniformity rule for subgroup matrices, set by a directive, is printed back with
+    /// the extension (not in the portable form, which has no subgroup matrices).
+    #[test]
+    fn dawn_uniformity_directive_prints_back() {
+        let src = "enable chromium_experimental_subgroup_matrix;\n\
+            diagnostic(off, chromium.subgroup_matrix_uniformity);\n\
+            @group(0) @binding(0) var<storage, read_write> o: array<f32>;\n\
+            @compute @workgroup_size(32) fn main() {\n\
+              let m = subgroupMatrixLoad<subgroup_matrix_left<f32, 8, 8>, row_major>(&o, 0u, 8u);\n\
+              subgroupMatrixStore<row_major>(&o, 64u, m, 8u);\n\
+            }\n";
+        let first = print(src);
+        assert!(first.contains("diagnostic(off, chromium.subgroup_matrix_uniformity);"), "{first}");
+        assert_eq!(print(&first), first);
+        let m = dianran_frontend::compile("t.wgsl", src, &Default::default()).expect("compiles");
+        let opts = crate::Options { portable_matrices: true, ..Default::default() };
+        let portable = crate::write_module(&m, &opts).expect("prints");
+        assert!(!portable.contains("diagnostic"), "{portable}");
+    }
+
     /// A struct the source only builds in an expression the passes fold away is not declared:
     /// the printed text would not name it, and reading it back would drop it.
     #[test]

@@ -100,6 +100,13 @@ impl<'a> Writer<'a> {
             let _ = writeln!(out, "enable {e};");
             any = true;
         }
+        // Dawn's uniformity rule for its matrices, as the source set it (dianran does not run
+        // that analysis, so printed Dawn WGSL keeps what Dawn would accept).
+        let severity = self.m.enables.subgroup_matrix_uniformity;
+        if let Some(sev) = severity.filter(|_| self.matrices() == MatrixSpelling::Dawn && coop) {
+            let _ = writeln!(out, "diagnostic({sev}, chromium.subgroup_matrix_uniformity);");
+            any = true;
+        }
         if any {
             out.push('\n');
         }
