@@ -4,7 +4,9 @@
 //! the test, including an index that wraps `u32` (which the check-free copy must never see):
 //! every executor's output equals plain Rust applying the bounds policy (a buffer read past
 //! the end is zero), and the inlined SSA and the PTX show the two copies and the decision
-//! (`bar.red.and.pred` where the loop holds a workgroup barrier).
+//! (`bar.red.and.pred` where the loop holds a workgroup barrier). A third kernel, whose loop
+//! holds a subgroup reduction (so each subgroup decides together, `subgroupAll`), is compared
+//! between the interpreter and both PTX backends on the emulator.
 
 use dianran_frontend::ir::{Block, Op};
 use dianran_verify::executors::{self, Executor, Job};
@@ -96,27 +98,37 @@ fn input() -> Buffers {
     .collect()
 }
 
-/// Every executor that runs the checks' PTX or the reference, on `src` over three workgroups
-/// of 64; their `out` must equal `want`.
-fn every_executor_gives(name: &str, src: &str, want: &[u32]) {
-    let m = dianran_frontend::compile(name, src, &Default::default()).expect("compiles");
-    let job = Job::new(name, src, &m, "main", [3, 1, 1]);
-    let mut execs = vec![Executor::Interp];
+/// The executors that run our PTX and LLVM's on the emulator, where their tools are here.
+fn ptx_executors() -> Vec<Executor> {
+    let mut execs = Vec::new();
     if dianran_verify::tools::require("ptxas", dianran_verify::tools::ptxas()).is_some() {
         execs.push(Executor::Emu);
     }
     if cfg!(feature = "llvm") {
         execs.push(Executor::LlvmEmu);
     }
-    for exec in execs {
-        let out = match executors::run(exec, &job, &input()) {
-            Ok(b) => b,
-            Err(executors::ExecError::Skipped(why)) if exec == Executor::LlvmEmu => {
-                println!("skipped: llvm-emu: {why}");
-                continue;
-            }
-            Err(e) => panic!("{}: {e}", exec.name()),
-        };
+    execs
+}
+
+/// `exec`'s buffers after `job` on [`input`]; `None` when LLVM's backend is not built in.
+fn run(exec: Executor, job: &Job) -> Option<Buffers> {
+    match executors::run(exec, job, &input()) {
+        Ok(b) => Some(b),
+        Err(executors::ExecError::Skipped(why)) if exec == Executor::LlvmEmu => {
+            println!("skipped: llvm-emu: {why}");
+            None
+        }
+        Err(e) => panic!("{}: {e}", exec.name()),
+    }
+}
+
+/// Every executor that runs the checks' PTX or the reference, on `src` over three workgroups
+/// of 64; their `out` must equal `want`.
+fn every_executor_gives(name: &str, src: &str, want: &[u32]) {
+    let m = dianran_frontend::compile(name, src, &Default::default()).expect("compiles");
+    let job = Job::new(name, src, &m, "main", [3, 1, 1]);
+    for exec in std::iter::once(Executor::Interp).chain(ptx_executors()) {
+        let Some(out) = run(exec, &job) else { continue };
         let got: Vec<u32> = out[&(0, 2)]
             .chunks_exact(4)
             .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
@@ -127,7 +139,25 @@ fn every_executor_gives(name: &str, src: &str, want: &[u32]) {
     }
 }
 
-/// The entry as the PTX backend receives it; (loops, `workgroup_all`s, `subgroupAll`s).
+/// Per subgroup: a subgroup sum of `a[b + i]` in every iteration.
+const PER_SUBGROUP: &str = "
+enable subgroups;
+@group(0) @binding(0) var<storage, read> a: array<u32>;
+@group(0) @binding(1) var<storage, read> base: array<u32>;
+@group(0) @binding(2) var<storage, read_write> out: array<u32>;
+@group(0) @binding(3) var<uniform> n: vec4<u32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+    let b = base[g.x];
+    var s = 0u;
+    for (var i = 0u; i < n.x; i++) {
+        s = s * 31u + subgroupAdd(a[b + i]);
+    }
+    out[g.x] = s;
+}
+";
+
+/// The entry as the PTX backend receives it; (loops, `workgroup_all`s).
 fn versioned_shape(src: &str) -> (usize, usize) {
     let m = dianran_frontend::compile("t.wgsl", src, &Default::default()).expect("compiles");
     let id = m.entry_points[0].function;
@@ -177,4 +207,21 @@ fn per_workgroup_versions_agree_with_plain_rust() {
         })
         .collect();
     every_executor_gives("per_workgroup.wgsl", PER_WORKGROUP, &want);
+}
+
+#[test]
+fn per_subgroup_versions_agree_between_interpreter_and_emulator() {
+    assert_eq!(versioned_shape(PER_SUBGROUP), (2, 0), "(loops, workgroup_all)");
+    let m = dianran_frontend::compile("s.wgsl", PER_SUBGROUP, &Default::default()).unwrap();
+    let ptx = dianran_ptx::codegen::compile_module(&m, &Default::default());
+    assert!(ptx.text.contains("vote.sync.all.pred"), "{}", ptx.text);
+    let job = Job::new("s.wgsl", PER_SUBGROUP, &m, "main", [3, 1, 1]);
+    let reference = executors::run(Executor::Interp, &job, &input()).expect("interp");
+    for exec in ptx_executors() {
+        let Some(out) = run(exec, &job) else { continue };
+        if let Err(e) = dianran_verify::agree::compare(&m, "main", &reference, &out) {
+            panic!("{} differs from the interpreter: {e}", exec.name());
+        }
+    }
+    assert!(reference[&(0, 2)].iter().any(|&x| x != 0));
 }
