@@ -21,6 +21,7 @@
 //! `break_if` (with the continuing block's yielded state, the next body params) or through the
 //! guard's `else` (with `init`) gives the loop's results the same values as before.
 
+use super::util::clone_inst;
 use crate::ir::*;
 use rustc_hash::FxHashMap as HashMap;
 
@@ -214,31 +215,4 @@ fn collect_consts(b: &Block, out: &mut HashMap<ValueId, ConstValue>) {
 fn is_pure_if(op: &Op) -> bool {
     let mut size = 0;
     matches!(op, Op::If { .. }) && pure_inst(op, &mut size)
-}
-
-/// A copy of `i` with fresh results, operands renamed through `map` (which learns the copies).
-fn clone_inst(i: &Inst, map: &mut HashMap<ValueId, ValueId>, f: &mut Function) -> Inst {
-    let mut op = i.op.clone();
-    op.map_operands(|v| map.get(&v).copied().unwrap_or(v));
-    for b in op.blocks_mut() {
-        let old = std::mem::take(&mut b.insts);
-        b.insts = old.iter().map(|j| clone_inst(j, map, f)).collect();
-        for a in b.term.args_mut() {
-            *a = map.get(a).copied().unwrap_or(*a);
-        }
-    }
-    let result = i.result.map(|r| fresh(r, map, f));
-    if let Op::If { results, .. } = &mut op {
-        for r in results.iter_mut() {
-            *r = fresh(*r, map, f);
-        }
-    }
-    Inst { result, op, span: i.span }
-}
-
-fn fresh(v: ValueId, map: &mut HashMap<ValueId, ValueId>, f: &mut Function) -> ValueId {
-    let name = f.values[v.index()].name.clone();
-    let n = f.new_value(f.ty(v), name);
-    map.insert(v, n);
-    n
 }

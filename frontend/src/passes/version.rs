@@ -41,7 +41,7 @@
 //! compiled, so the code grows by one loop), and only loops without calls or derivatives. It
 //! runs on the PTX and LLVM backends' inlined functions (`optimize_inlined`).
 
-use super::util::Subst;
+use super::util::{clone_inst, Subst};
 use crate::ir::*;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
@@ -420,46 +420,6 @@ fn settle_block(b: &mut Block, trues: &HashSet<ValueId>, subst: &mut Subst) {
         b.insts.push(i);
     }
     subst.apply_term(&mut b.term);
-}
-
-/// A copy of `i` (regions included) in which every value it defines is fresh; `map` learns
-/// the copies, and operands defined outside `i` stay as they are.
-fn clone_inst(i: &Inst, map: &mut HashMap<ValueId, ValueId>, f: &mut Function) -> Inst {
-    let mut op = i.op.clone();
-    // Regions first: `break_if` names a value of the continuing block.
-    for b in op.blocks_mut() {
-        clone_block(b, map, f);
-    }
-    op.map_operands(|v| map.get(&v).copied().unwrap_or(v));
-    if let Op::If { results, .. }
-    | Op::Switch { results, .. }
-    | Op::Loop { results, .. }
-    | Op::Inline { results, .. } = &mut op
-    {
-        for r in results.iter_mut() {
-            *r = fresh(*r, map, f);
-        }
-    }
-    let result = i.result.map(|r| fresh(r, map, f));
-    Inst { result, op, span: i.span }
-}
-
-fn clone_block(b: &mut Block, map: &mut HashMap<ValueId, ValueId>, f: &mut Function) {
-    for p in b.params.iter_mut() {
-        *p = fresh(*p, map, f);
-    }
-    let old = std::mem::take(&mut b.insts);
-    b.insts = old.iter().map(|j| clone_inst(j, map, f)).collect();
-    for a in b.term.args_mut() {
-        *a = map.get(a).copied().unwrap_or(*a);
-    }
-}
-
-fn fresh(v: ValueId, map: &mut HashMap<ValueId, ValueId>, f: &mut Function) -> ValueId {
-    let name = f.values[v.index()].name.clone();
-    let n = f.new_value(f.ty(v), name);
-    map.insert(v, n);
-    n
 }
 
 #[cfg(test)]
