@@ -671,6 +671,24 @@ impl Function {
     pub fn ty(&self, v: ValueId) -> TypeId {
         self.values[v.index()].ty
     }
+    /// How many times each value is used (operands, terminator arguments), over the whole
+    /// body, indexed by [`ValueId`].
+    pub fn use_counts(&self) -> Vec<u32> {
+        fn walk(b: &Block, n: &mut [u32]) {
+            for inst in &b.insts {
+                inst.op.for_each_operand(|v| n[v.index()] += 1);
+                for nb in inst.op.blocks() {
+                    walk(nb, n);
+                }
+            }
+            for v in b.term.args() {
+                n[v.index()] += 1;
+            }
+        }
+        let mut n = vec![0; self.values.len()];
+        walk(&self.body, &mut n);
+        n
+    }
 }
 
 /// A straight-line list of instructions ending in a terminator.

@@ -99,27 +99,24 @@ impl<'a> Body<'a> {
     /// Fills [`Body::negated`]: each `v = !x` used once, as the condition of an `if` whose
     /// `else` arm is empty and `then` arm is not.
     pub fn find_negated_conditions(&mut self) {
-        fn count(b: &Block, uses: &mut HashMap<ValueId, u32>, conds: &mut Vec<ValueId>) {
+        fn conds_of(b: &Block, conds: &mut Vec<ValueId>) {
             for i in &b.insts {
-                i.op.for_each_operand(|v| *uses.entry(v).or_default() += 1);
                 if let Op::If { cond, then_, else_, .. } = &i.op {
                     if !is_trivial(then_) && is_trivial(else_) {
                         conds.push(*cond);
                     }
                 }
                 for nb in i.op.blocks() {
-                    count(nb, uses, conds);
+                    conds_of(nb, conds);
                 }
             }
-            for a in b.term.args() {
-                *uses.entry(*a).or_default() += 1;
-            }
         }
-        let (mut uses, mut conds) = (HashMap::new(), Vec::new());
-        count(&self.f.body, &mut uses, &mut conds);
+        let uses = self.f.use_counts();
+        let mut conds = Vec::new();
+        conds_of(&self.f.body, &mut conds);
         for c in conds {
             if let (Some(Op::Unary(crate::ir::UnaryOperator::LogicalNot, x)), Some(1)) =
-                (self.defs.get(&c), uses.get(&c))
+                (self.defs.get(&c), uses.get(c.index()))
             {
                 self.negated.insert(c, *x);
             }

@@ -20,24 +20,6 @@ pub fn contract(m: &mut Module) {
     }
 }
 
-/// How many times each value is used (operands, terminator arguments), over the whole body.
-fn use_counts(f: &Function) -> Vec<u32> {
-    fn walk(b: &Block, n: &mut [u32]) {
-        for inst in &b.insts {
-            inst.op.for_each_operand(|v| n[v.index()] += 1);
-            for nb in inst.op.blocks() {
-                walk(nb, n);
-            }
-        }
-        for v in b.term.args() {
-            n[v.index()] += 1;
-        }
-    }
-    let mut n = vec![0; f.values.len()];
-    walk(&f.body, &mut n);
-    n
-}
-
 /// Whether `t` is a float scalar or vector type.
 fn is_float_value(types: &Types, t: TypeId) -> bool {
     match types.get(t) {
@@ -47,7 +29,7 @@ fn is_float_value(types: &Types, t: TypeId) -> bool {
 }
 
 fn contract_function(types: &Types, f: &mut Function) {
-    let uses = use_counts(f);
+    let uses = f.use_counts();
     if contract_block(types, &mut f.values, &uses, &mut f.body) {
         super::dce::dce_function(f);
     }
