@@ -406,10 +406,13 @@ fn run_warp(
                         p.p.issue(InstClass::of(i), active);
                     }
                 }
-                // `bar a, b` / `bar.red d, a, b, c`: `b` is the thread count.
-                let count_at = if i.has(Flag::Red) { 2 } else { 1 };
-                let counted = i.ops.len() > count_at + usize::from(i.has(Flag::Red));
-                if let Some(o) = i.ops.get(count_at).filter(|_| counted) {
+                // The optional thread count `b`: `bar a, b` or `bar.red d, a, b, c`.
+                let count = match i.has(Flag::Red) {
+                    true if i.ops.len() == 4 => i.ops.get(2),
+                    true => None,
+                    false => i.ops.get(1),
+                };
+                if let Some(o) = count {
                     let t0 = lo + group.trailing_zeros() as usize;
                     let count = cta.val(t0, o, Type::U32, i)?;
                     if count as usize != th.pc.len().div_ceil(32) * 32 {
