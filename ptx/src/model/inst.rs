@@ -424,8 +424,7 @@ impl Modifier {
     /// combine in `setp` and an operation in `atom`; `.lo` a comparison in `setp` and the low
     /// half in `mul`; `.uni` a vote mode in `vote` and a branch hint in `bra`.
     pub fn parse(op: Opcode, s: &str) -> Option<Modifier> {
-        // `bar.red.and`/`.or` combine predicates like `setp`'s `.and`.
-        let compare = matches!(op, Opcode::Setp | Opcode::Set | Opcode::Bar);
+        let compare = matches!(op, Opcode::Setp | Opcode::Set);
         let reduce = matches!(op, Opcode::Atom | Opcode::Red | Opcode::Redux);
         // Texture spellings first: `.r`/`.b` are components of `tld4`, not `shf.r`/`sust.b`.
         if op == Opcode::Tld4 {
@@ -454,6 +453,12 @@ impl Modifier {
         if reduce {
             if let Some(a) = AtomOp::from_name(s) {
                 return Some(Modifier::Atom(a));
+            }
+        }
+        // `bar.red.and`/`.or` combine predicates as `setp`'s `.and` does (no comparison).
+        if op == Opcode::Bar {
+            if let Some(b) = BoolOp::from_name(s) {
+                return Some(Modifier::Bool(b));
             }
         }
         if op == Opcode::Vote {
@@ -1081,6 +1086,8 @@ mod tests {
     fn modifier_context() {
         assert_eq!(Modifier::parse(Opcode::Setp, "and"), Some(Modifier::Bool(BoolOp::And)));
         assert_eq!(Modifier::parse(Opcode::Atom, "and"), Some(Modifier::Atom(AtomOp::And)));
+        assert_eq!(Modifier::parse(Opcode::Bar, "and"), Some(Modifier::Bool(BoolOp::And)));
+        assert_eq!(Modifier::parse(Opcode::Bar, "lt"), None);
         assert_eq!(Modifier::parse(Opcode::Setp, "lo"), Some(Modifier::Cmp(CmpOp::Lo)));
         assert_eq!(Modifier::parse(Opcode::Mul, "lo"), Some(Modifier::Flag(Flag::Lo)));
         assert_eq!(Modifier::parse(Opcode::Vote, "uni"), Some(Modifier::Vote(VoteMode::Uni)));
