@@ -36,6 +36,8 @@
 //! and the output depends only on the shader texts and options, so an unchanged input gives
 //! a byte-identical file (which is not even rewritten).
 
+mod host;
+
 use crate::api::{self, Compiled, Options};
 use crate::reflect::{Binding, Entry, Field, Layout, PtxParam};
 use dianran_frontend::{Diagnostic, Diagnostics};
@@ -47,10 +49,21 @@ use std::path::{Path, PathBuf};
 pub const OUTPUT_FILE: &str = "dianran_shaders.rs";
 
 /// A set of shader files to compile in a build script.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Shaders {
     files: Vec<PathBuf>,
     options: Options,
+    launchers: bool,
+}
+
+impl Default for Shaders {
+    fn default() -> Self {
+        Shaders {
+            files: Vec::new(),
+            options: Options::default(),
+            launchers: cfg!(feature = "cuda"),
+        }
+    }
 }
 
 /// Why a build-time compile failed.
@@ -148,6 +161,14 @@ impl Shaders {
         self
     }
 
+    /// Whether each module gets `Kernels`, its typed CUDA launchers (docs/host.md). On by
+    /// default when this build dependency has the `cuda` feature; the crate including the
+    /// file then needs `dianran` with `cuda` too.
+    pub fn cuda_launchers(mut self, on: bool) -> Self {
+        self.launchers = on;
+        self
+    }
+
     /// Compiles every file and renders the Rust module text, without printing or writing
     /// anything.
     pub fn generate(&self) -> Result<Generated, BuildError> {
@@ -168,7 +189,7 @@ impl Shaders {
             let display = path_text(path);
             let compiled =
                 api::compile(&display, &source, &self.options).map_err(BuildError::Shader)?;
-            let (text, w) = render_module(&module, &display, &compiled);
+            let (text, w) = render_module(&module, &display, &compiled, self.launchers);
             modules.push(text);
             warnings.extend(w);
         }
@@ -282,15 +303,23 @@ fn render_file(modules: &[String]) -> String {
 /// The generated file for one compiled shader, as `dianran generate FILE` prints it.
 pub fn generate_one(path_display: &str, compiled: &Compiled) -> Generated {
     let module = module_name(Path::new(path_display));
-    let (text, warnings) = render_module(&module, path_display, compiled);
+    let (text, warnings) = render_module(&module, path_display, compiled, cfg!(feature = "cuda"));
     Generated { code: render_file(&[text]), warnings }
 }
 
 /// Names the module itself defines; an entry point with one of these names gets a `_`.
 const MODULE_ITEMS: &[&str] = &["WGSL", "MSL", "PTX", "SOURCE", "BINDINGS", "ENTRIES"];
 
-fn render_module(module: &str, path: &str, c: &Compiled) -> (String, Vec<String>) {
-    let mut warnings = Vec::new();
+fn render_module(module: &str, path: &str, c: &Compiled, launchers: bool) -> (String, Vec<String>) {
+    let mut warnings: Vec<String> = c
+        .module
+        .warnings
+        .iter()
+        .map(|w| match &w.context {
+            Some(ctx) => format!("{path}: {} (in '{ctx}')", w.message),
+            None => format!("{path}: {}", w.message),
+        })
+        .collect();
     let mut text_const = |target: &str, r: &Result<String, Diagnostics>| match r {
         Ok(t) => t.clone(),
         Err(d) => {
@@ -350,6 +379,10 @@ fn render_module(module: &str, path: &str, c: &Compiled) -> (String, Vec<String>
         "    pub const ENTRIES: &[::dianran::reflect::Entry] = &[{}];",
         idents.join(", ")
     );
+    let structs = host::structs(&mut o, &c.module, &mut used);
+    if launchers {
+        host::launchers(&mut o, c, &structs, &idents);
+    }
     o.push_str("}\n");
     (o, warnings)
 }

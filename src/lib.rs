@@ -41,10 +41,14 @@ pub mod api;
 pub mod build;
 #[cfg(feature = "cli")]
 pub mod cli;
+/// `bytemuck`, re-exported for the `Pod`/`Zeroable` host structs `dianran::build` generates.
+pub use bytemuck;
 /// Launching compiled entries through the CUDA driver (the `cuda` cargo feature):
 /// `dianran-runtime`'s launcher.
 #[cfg(feature = "cuda")]
 pub use dianran_runtime::launch;
+/// `half`, re-exported for the `f16` fields of generated host structs.
+pub use half;
 pub mod reflect;
 
 pub use api::{compile, Compiled, Options};

@@ -1212,6 +1212,9 @@ pub struct Module {
     /// docs/bounds.md): executors may then form pointers from indices out of range, which
     /// the pass's guards never let a load or store use.
     pub bounds_checked: bool,
+    /// Warnings the frontend found (Dawn's uniformity rule at severity `warning` or `info`),
+    /// for the tools to print; the module compiles as written.
+    pub warnings: Vec<crate::Diagnostic>,
 }
 
 impl Module {

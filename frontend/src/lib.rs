@@ -15,6 +15,7 @@ pub mod passes;
 pub mod printer;
 pub mod source;
 pub mod text;
+pub mod uniformity;
 pub mod verifier;
 
 pub use diag::{DiagKind, Diagnostic, Diagnostics};
@@ -76,7 +77,18 @@ pub fn lower(parsed: &Parsed) -> Result<ir::Module, Diagnostics> {
 pub fn compile(file_name: &str, source: &str, opts: &Options) -> Result<ir::Module, Diagnostics> {
     let parsed = parse(file_name, source, opts)?;
     let mut module = lower(&parsed)?;
-    run_passes(&mut module, opts).map_err(|d| Diagnostics::new(file_name, source, vec![d]))?;
+    let internal = |d| Diagnostics::new(file_name, source, vec![d]);
+    passes::optimize(&mut module).map_err(internal)?;
+    if module.enables.subgroup_matrix {
+        // On SSA, before the bounds policy adds guards of its own around accesses.
+        let scopes = parsed.sgm.as_ref().map_or(&[][..], |r| &r.uniformity_scopes[..]);
+        let found = uniformity::check(&module, scopes);
+        if !found.errors.is_empty() {
+            return Err(Diagnostics::new(file_name, source, found.errors));
+        }
+        module.warnings = found.warnings;
+    }
+    run_late_passes(&mut module, opts).map_err(internal)?;
     Ok(module)
 }
 
@@ -86,6 +98,11 @@ pub fn compile(file_name: &str, source: &str, opts: &Options) -> Result<ir::Modu
 /// fuzzer) call this so that they check what users get. An error is a bug in a pass.
 pub fn run_passes(module: &mut ir::Module, opts: &Options) -> Result<(), Diagnostic> {
     passes::optimize(module)?;
+    run_late_passes(module, opts)
+}
+
+/// The passes of [`run_passes`] after [`passes::optimize`].
+fn run_late_passes(module: &mut ir::Module, opts: &Options) -> Result<(), Diagnostic> {
     if opts.bounds_checks == BoundsChecks::On {
         passes::bounds_checked(module)?;
     }

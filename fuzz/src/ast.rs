@@ -562,6 +562,11 @@ impl Program {
         for e in &self.enables {
             let _ = writeln!(out, "enable {e};");
         }
+        if self.enables.contains(&"chromium_experimental_subgroup_matrix") {
+            // Tiles are placed by subgroup (`idx / 32`), which Dawn's workgroup-uniformity
+            // rule cannot prove uniform; real kernels turn it off the same way.
+            out.push_str("diagnostic(off, chromium.subgroup_matrix_uniformity);\n");
+        }
         out.push('\n');
         for s in &self.structs {
             let _ = writeln!(out, "struct {} {{", s.name);

@@ -36,14 +36,19 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod device;
 pub mod textures;
 
+pub use cudarc::driver::{
+    CudaContext, CudaSlice, CudaStream, CudaView, CudaViewMut, DeviceRepr, ValidAsZeroBits,
+};
+pub use device::{DeviceArg, DeviceBuffer, Target};
 pub use textures::{SamplerArg, TextureArg};
 
 use crate::cuda::{self, describe_error, CudaError};
 use crate::reflect::Entry;
 use cudarc::driver::sys;
-use cudarc::driver::{CudaContext, CudaSlice, DriverError, LaunchConfig, PushKernelArg};
+use cudarc::driver::{DriverError, LaunchConfig, PushKernelArg};
 use cudarc::nvrtc::Ptx;
 use std::ffi::CString;
 use std::fmt;
@@ -134,6 +139,25 @@ pub enum LaunchError {
     },
     /// A grid dimension is zero.
     EmptyGrid([u32; 3]),
+    /// An argument names a binding the entry does not have.
+    UnknownBinding {
+        /// The name given.
+        name: String,
+    },
+    /// A buffer the entry may write was lent immutably ([`DeviceArg::read`]).
+    ReadOnlyBuffer {
+        /// `@group`.
+        group: u32,
+        /// `@binding`.
+        binding: u32,
+        /// The variable's name in the shader.
+        name: String,
+    },
+    /// The entry uses a texture or sampler, which only [`CudaModule::launch_full`] binds.
+    NeedsHostPath {
+        /// The texture's or sampler's name in the shader.
+        name: String,
+    },
     /// The launch was refused (grid too large, too many resources, ...).
     Launch(String),
     /// The kernel failed while running (illegal address, trap, ...).
@@ -185,6 +209,17 @@ impl fmt::Display for LaunchError {
             LaunchError::EmptyGrid(g) => {
                 write!(f, "grid {g:?} has a zero dimension; every dispatch count must be at least 1")
             }
+            LaunchError::UnknownBinding { name } => {
+                write!(f, "the entry has no binding named '{name}'")
+            }
+            LaunchError::ReadOnlyBuffer { group, binding, name } => write!(
+                f,
+                "@group({group}) @binding({binding}) ('{name}') may be written by the entry; lend it mutably (DeviceArg::write)"
+            ),
+            LaunchError::NeedsHostPath { name } => write!(
+                f,
+                "the entry uses the texture or sampler '{name}'; launch it with CudaModule::launch_full"
+            ),
             LaunchError::Launch(m) => write!(f, "kernel launch failed: {m}"),
             LaunchError::Execution(m) => write!(f, "kernel failed while running: {m}"),
             LaunchError::Driver { op, error } => write!(f, "CUDA driver error while {op}: {error}"),
@@ -213,6 +248,7 @@ fn context_error(e: CudaError) -> LaunchError {
 pub struct CudaModule {
     ctx: Arc<CudaContext>,
     module: Arc<cudarc::driver::CudaModule>,
+    device: device::Cache,
 }
 
 impl CudaModule {
@@ -226,7 +262,13 @@ impl CudaModule {
             error: describe_error(&e),
             log: cuda::jit_error_log(&ctx, &src),
         })?;
-        Ok(CudaModule { ctx, module })
+        Ok(CudaModule { ctx, module, device: device::Cache::default() })
+    }
+
+    /// The CUDA context the module is loaded in (device 0's primary context): make streams
+    /// and device buffers for [`CudaModule::launch_on`] from it.
+    pub fn context(&self) -> &Arc<CudaContext> {
+        &self.ctx
     }
 
     /// Runs `entry` on a grid of `grid` workgroups (blocks of the entry's workgroup size),
@@ -289,7 +331,9 @@ impl CudaModule {
         if grid.contains(&0) {
             return Err(LaunchError::EmptyGrid(grid));
         }
-        let slots = plan(entry, buffers)?;
+        let bound: Vec<(u32, u32, usize)> =
+            buffers.iter().map(|b| (b.group, b.binding, b.data.len())).collect();
+        let slots = plan(entry, &bound)?;
         let objects = textures::plan_objects(entry, textures, samplers)?;
         self.ctx.bind_to_thread().map_err(driver("binding the context"))?;
         let mut res = DeviceTextures::default();
@@ -331,7 +375,9 @@ impl CudaModule {
             device.push(buf);
         }
         if entry.ptx_uses_sizes {
-            let sizes = sizes_bytes(&slots, buffers)?;
+            let lens: Vec<Option<usize>> =
+                slots.iter().map(|s| s.and_then(|i| bound.get(i)).map(|b| b.2)).collect();
+            let sizes = sizes_bytes(entry, &lens)?;
             device.push(stream.clone_htod(&sizes).map_err(driver("copying buffer sizes"))?);
         }
         let [x, y, z] = entry.workgroup_size.map(|d| d.max(1));
@@ -422,18 +468,19 @@ fn immediates_value(entry: &Entry, immediates: &[u8]) -> Result<Vec<u8>, LaunchE
     Ok(v)
 }
 
-/// For each PTX buffer parameter, the index of the buffer bound to it (`None`: placeholder
-/// with nothing bound). Checks presence, duplicates and sizes.
-fn plan(entry: &Entry, buffers: &[BufferArg<'_>]) -> Result<Vec<Option<usize>>, LaunchError> {
-    for (i, a) in buffers.iter().enumerate() {
-        let dup = buffers.iter().skip(i + 1).any(|b| (b.group, b.binding) == (a.group, a.binding));
+/// For each PTX buffer parameter, the index in `bound` (group, binding, byte length) of the
+/// buffer bound to it (`None`: placeholder with nothing bound). Checks presence, duplicates
+/// and sizes. Both launch paths (host bytes, device memory) plan with it.
+fn plan(entry: &Entry, bound: &[(u32, u32, usize)]) -> Result<Vec<Option<usize>>, LaunchError> {
+    for (i, a) in bound.iter().enumerate() {
+        let dup = bound.iter().skip(i + 1).any(|b| (b.0, b.1) == (a.0, a.1));
         if dup {
-            return Err(LaunchError::DuplicateBuffer { group: a.group, binding: a.binding });
+            return Err(LaunchError::DuplicateBuffer { group: a.0, binding: a.1 });
         }
     }
     let mut slots = Vec::with_capacity(entry.ptx_params.len());
     for p in entry.ptx_params.iter() {
-        let found = buffers.iter().position(|b| (b.group, b.binding) == (p.group, p.binding));
+        let found = bound.iter().position(|b| (b.0, b.1) == (p.group, p.binding));
         let info = entry.binding(p.group, p.binding);
         match (found, info) {
             (None, Some(info)) if p.used && p.sampler.is_none() && info.kind.is_buffer() => {
@@ -444,8 +491,8 @@ fn plan(entry: &Entry, buffers: &[BufferArg<'_>]) -> Result<Vec<Option<usize>>, 
                 })
             }
             (Some(i), Some(info)) => {
-                if let (Some(layout), Some(b)) = (&info.layout, buffers.get(i)) {
-                    layout.check_len(b.data.len() as u64).map_err(|e| LaunchError::BufferSize {
+                if let (Some(layout), Some(b)) = (&info.layout, bound.get(i)) {
+                    layout.check_len(b.2 as u64).map_err(|e| LaunchError::BufferSize {
                         group: p.group,
                         binding: p.binding,
                         name: info.name.to_string(),
@@ -460,19 +507,19 @@ fn plan(entry: &Entry, buffers: &[BufferArg<'_>]) -> Result<Vec<Option<usize>>, 
     Ok(slots)
 }
 
-/// The `p_sizes` array: one little-endian `u32` byte size per buffer parameter.
-fn sizes_bytes(slots: &[Option<usize>], buffers: &[BufferArg<'_>]) -> Result<Vec<u8>, LaunchError> {
-    let mut out = Vec::with_capacity(slots.len() * 4);
-    for slot in slots {
-        let Some(b) = slot.and_then(|i| buffers.get(i)) else {
-            out.extend_from_slice(&0u32.to_le_bytes());
-            continue;
-        };
-        let len = u32::try_from(b.data.len()).map_err(|_| LaunchError::BufferSize {
-            group: b.group,
-            binding: b.binding,
-            name: String::new(),
-            detail: format!("{} bytes is more than arrayLength can describe (4 GiB)", b.data.len()),
+/// The `p_sizes` array: one little-endian `u32` byte size per buffer parameter (`lens`, the
+/// bound buffer's length per parameter; 0 for a placeholder).
+fn sizes_bytes(entry: &Entry, lens: &[Option<usize>]) -> Result<Vec<u8>, LaunchError> {
+    let mut out = Vec::with_capacity(lens.len() * 4);
+    for (p, len) in entry.ptx_params.iter().zip(lens) {
+        let len = len.unwrap_or(0);
+        let len = u32::try_from(len).map_err(|_| LaunchError::BufferSize {
+            group: p.group,
+            binding: p.binding,
+            name: entry
+                .binding(p.group, p.binding)
+                .map_or_else(String::new, |b| b.name.to_string()),
+            detail: format!("{len} bytes is more than arrayLength can describe (4 GiB)"),
         })?;
         out.extend_from_slice(&len.to_le_bytes());
     }
@@ -552,27 +599,22 @@ mod tests {
     #[test]
     fn plan_checks_buffers_before_the_driver() {
         let e = entry(0);
-        let mut data = vec![0u8; 40];
-        let mut params = vec![0u8; 8];
-        let mut short = vec![0u8; 4];
         // binding 1 is a placeholder: nothing bound, slot None.
-        let args = [BufferArg::new(0, 0, &mut data), BufferArg::new(0, 2, &mut params)];
+        let args = [(0, 0, 40), (0, 2, 8)];
         assert_eq!(plan(&e, &args), Ok(vec![Some(0), None, Some(1)]));
-        let sizes = sizes_bytes(&[Some(0), None, Some(1)], &args).unwrap();
+        let sizes = sizes_bytes(&e, &[Some(40), None, Some(8)]).unwrap();
         assert_eq!(sizes, [40, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0]);
-        let args = [BufferArg::new(0, 0, &mut data)];
-        assert!(matches!(plan(&e, &args), Err(LaunchError::MissingBuffer { binding: 2, .. })));
-        let mut odd = vec![0u8; 10];
-        let args = [BufferArg::new(0, 0, &mut odd), BufferArg::new(0, 2, &mut short)];
-        match plan(&e, &args) {
+        assert!(matches!(
+            plan(&e, &[(0, 0, 40)]),
+            Err(LaunchError::MissingBuffer { binding: 2, .. })
+        ));
+        match plan(&e, &[(0, 0, 10), (0, 2, 4)]) {
             Err(LaunchError::BufferSize { binding: 0, detail, .. }) => {
                 assert_eq!(detail, "10 bytes given, the type needs a multiple of 4 bytes")
             }
             other => panic!("{other:?}"),
         }
-        let mut a = vec![0u8; 8];
-        let mut b = vec![0u8; 8];
-        let args = [BufferArg::new(0, 2, &mut a), BufferArg::new(0, 2, &mut b)];
+        let args = [(0, 2, 8), (0, 2, 8)];
         assert_eq!(plan(&e, &args), Err(LaunchError::DuplicateBuffer { group: 0, binding: 2 }));
     }
 }

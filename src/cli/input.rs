@@ -70,6 +70,10 @@ impl SourceArgs {
     pub fn compile(&self) -> Result<(Source, ir::Module), Failure> {
         let src = self.read()?;
         let module = dianran_frontend::compile(&src.name, &src.text, &self.options())?;
+        if !module.warnings.is_empty() {
+            let list = module.warnings.clone();
+            eprint!("{}", dianran_frontend::Diagnostics::new(&src.name, &src.text, list).render());
+        }
         Ok((src, module))
     }
 }

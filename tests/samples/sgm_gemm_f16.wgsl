@@ -15,6 +15,9 @@
 // through a workgroup tile so that only elements inside C are written.
 enable f16;
 enable chromium_experimental_subgroup_matrix;
+// Tiles are placed by subgroup (local_invocation_index / 32), which Dawn's workgroup
+// uniformity rule cannot prove uniform; ONNX Runtime and llama.cpp turn it off the same way.
+diagnostic(off, chromium.subgroup_matrix_uniformity);
 
 struct Dims { m: u32, n: u32, k: u32, pad: u32 }
 

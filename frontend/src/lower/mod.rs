@@ -88,6 +88,7 @@ pub fn lower_module(parsed: &Parsed) -> Result<ir::Module, Vec<Diagnostic>> {
         entry_points,
         enables: parsed.enables,
         bounds_checked: false,
+        warnings: Vec::new(),
     };
     if let Some(sgm) = sgm {
         // The helpers stood in for builtins naga lacks; every call became an operation.

@@ -85,6 +85,9 @@ pub struct Rewrite {
     pub structs: FxHashMap<String, MatTy>,
     /// Helper function name → what it stands for.
     pub stubs: FxHashMap<String, Stub>,
+    /// Functions and statements whose `@diagnostic` attribute sets the severity of
+    /// `chromium.subgroup_matrix_uniformity` ([`crate::uniformity`]).
+    pub uniformity_scopes: Vec<crate::uniformity::Scope>,
 }
 
 /// The prefix of every name the rewrite adds; user names may not start with it.
@@ -117,7 +120,10 @@ pub fn rewrite(text: &str) -> Result<Rewrite, Vec<Diagnostic>> {
     };
     for d in &tu.global_declarations {
         match d.node() {
-            GlobalDeclaration::Function(f) => w.function(f),
+            GlobalDeclaration::Function(f) => {
+                w.scope(&f.attributes, d.span());
+                w.function(f)
+            }
             GlobalDeclaration::Declaration(decl) => {
                 if let Some(init) = &decl.initializer {
                     w.expr(init);
@@ -285,7 +291,33 @@ impl<'a> Walker<'a> {
         self.env.pop();
     }
 
+    /// Records a `@diagnostic(SEVERITY, chromium.subgroup_matrix_uniformity)` among `attrs`
+    /// as a scope over `at`.
+    fn scope(&mut self, attrs: &ast::Attributes, at: wgsl_parse::span::Span) {
+        for a in attrs {
+            let ast::Attribute::Diagnostic(d) = a.node() else { continue };
+            let rule: String = d.rule.chars().filter(|c| !c.is_whitespace()).collect();
+            if rule != crate::uniformity::RULE {
+                continue;
+            }
+            if let Some(severity) = crate::uniformity::Severity::parse(&d.severity.to_string()) {
+                self.out
+                    .uniformity_scopes
+                    .push(crate::uniformity::Scope { span: span(at), severity });
+            }
+        }
+    }
+
     fn stmt(&mut self, s: &'a StatementNode) {
+        match s.node() {
+            Statement::Compound(b) => self.scope(&b.attributes, s.span()),
+            Statement::If(i) => self.scope(&i.attributes, s.span()),
+            Statement::Switch(sw) => self.scope(&sw.attributes, s.span()),
+            Statement::Loop(l) => self.scope(&l.attributes, s.span()),
+            Statement::For(f) => self.scope(&f.attributes, s.span()),
+            Statement::While(w) => self.scope(&w.attributes, s.span()),
+            _ => {}
+        }
         match s.node() {
             Statement::Compound(b) => self.block(b),
             Statement::Assignment(a) => {
@@ -1108,8 +1140,10 @@ mod tests {
         {
             assert_eq!(mask_builtins(cut), cut);
         }
-        // The whole file compiles, with the real built-ins.
+        // The whole file compiles, with the real built-ins (tiles placed by subgroup, which
+        // the uniformity rule cannot prove uniform: it is off).
         let src = "enable chromium_experimental_subgroup_matrix;\n\
+                   diagnostic(off, chromium.subgroup_matrix_uniformity);\n\
                    @group(0) @binding(0) var<storage, read_write> out: array<f32>;\n\
                    @compute @workgroup_size(64)\n\
                    fn main(@builtin(subgroup_id) sg: u32, @builtin(num_subgroups) n: u32) {\n\
