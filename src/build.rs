@@ -340,7 +340,9 @@ fn render_module(module: &str, path: &str, c: &Compiled, launchers: bool) -> (St
 
     let mut o = String::new();
     let _ = writeln!(o, "/// Shaders compiled by dianran from `{}`.", doc_text(path));
-    o.push_str("#[allow(non_upper_case_globals, non_snake_case, dead_code)]\n");
+    o.push_str(
+        "#[allow(non_upper_case_globals, non_snake_case, dead_code, clippy::too_many_arguments)]\n",
+    );
     let _ = writeln!(o, "pub mod {module} {{");
     let _ = writeln!(o, "    /// The shader file, as given to the build.");
     let _ = writeln!(o, "    pub const SOURCE: &str = {};", str_lit(path));

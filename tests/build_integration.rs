@@ -4,7 +4,14 @@
 //! rebuilds, a broken shader fails the build with the rendered diagnostic, and a target that
 //! cannot express an entry gives a `cargo:warning`.
 //!
-//! The crate builds in `target/build-integration` (kept between runs, so only the first run
+//! A second crate compiles every sample shader with typed CUDA launchers
+//! (docs/host.md): rustc checks the generated `#[repr(C)]` structs against the compiler's
+//! layouts (the interpreter's and every executor's) through their const assertions, and the
+//! typed launchers against cudarc's types; its tests launch through them where a CUDA device
+//! exists and print `skipped: no CUDA device` elsewhere. The examples (`examples/`) build and
+//! run the same way.
+//!
+//! The crates build in `target/build-integration` (kept between runs, so only the first run
 //! compiles dianran's dependencies there) with `--offline`.
 
 use std::path::{Path, PathBuf};
@@ -78,9 +85,14 @@ struct Run {
 }
 
 fn cargo(dir: &Path, target: &Path, args: &[&str]) -> Run {
+    cargo_env(dir, target, args, &[])
+}
+
+fn cargo_env(dir: &Path, target: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
     let out = Command::new(cargo)
         .args(args)
+        .envs(env.iter().copied())
         .arg("--offline")
         .current_dir(dir)
         .env("CARGO_TARGET_DIR", target)
@@ -158,4 +170,123 @@ fn fresh_crate_uses_the_build_integration() {
     assert!(run.stderr.contains("data[id.x] * 2u"), "no source snippet:\n{}", run.stderr);
 
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+const SAMPLES_BUILD: &str = r#"
+fn main() -> Result<(), dianran::build::BuildError> {
+    let mut files: Vec<_> = std::fs::read_dir("shaders")
+        .expect("shaders/")
+        .map(|e| e.expect("a directory entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "wgsl"))
+        .collect();
+    files.sort();
+    let mut shaders = dianran::build::Shaders::new().cuda_launchers(true);
+    for f in files {
+        shaders = shaders.file(f);
+    }
+    shaders.compile()?;
+    Ok(())
+}
+"#;
+
+const SAMPLES_LIB: &str = r#"
+include!(concat!(env!("OUT_DIR"), "/dianran_shaders.rs"));
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dianran::launch::LaunchError;
+
+    /// The host structs have the sizes the entry tables report for their bindings.
+    #[test]
+    fn host_structs_match_the_reflected_layouts() {
+        let p = saxpy_vec4::Params { alpha: 2.0, count: 3 };
+        let layout = saxpy_vec4::main.bindings[0].layout.as_ref().expect("a layout");
+        assert_eq!(dianran::bytemuck::bytes_of(&p).len() as u64, u64::from(layout.size));
+        assert_eq!(dianran::bytemuck::bytes_of(&p)[4..8], 3u32.to_le_bytes());
+    }
+
+    /// saxpy through its typed launcher: device-resident buffers, one stream, no copies.
+    #[test]
+    fn typed_launcher_runs_or_skips() {
+        let k = match saxpy_vec4::Kernels::load() {
+            Err(LaunchError::NoDevice) => {
+                println!("skipped: no CUDA device");
+                return;
+            }
+            k => k.expect("load"),
+        };
+        let stream = k.module().context().default_stream();
+        let n = 1024usize;
+        let x = stream.clone_htod(&vec![1.5f32; n]).expect("x");
+        let mut y = stream.clone_htod(&vec![2.0f32; n]).expect("y");
+        let params = saxpy_vec4::Params { alpha: 3.0, count: (n / 4) as u32 };
+        for _ in 0..10 {
+            k.main(&stream, [1, 1, 1], &params, &x, &mut y).expect("launch");
+        }
+        let out = stream.clone_dtoh(&y).expect("read back");
+        assert!(out.iter().all(|v| *v == 2.0 + 10.0 * 4.5), "{:?}", &out[..4]);
+    }
+}
+"#;
+
+#[test]
+fn samples_generate_host_code_that_compiles() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let target = root.join("target").join("build-integration");
+    let dir = target.join(format!("samples-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let manifest = format!(
+        "[package]\nname = \"sample-shaders\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\
+         publish = false\n\n[workspace]\n\n\
+         [dependencies]\ndianran = {{ path = {root:?}, default-features = false, features = [\"cuda\"] }}\n\n\
+         [build-dependencies]\ndianran = {{ path = {root:?}, default-features = false }}\n\n\
+         [profile.dev]\ndebug = false\n",
+        root = root.display().to_string()
+    );
+    write(&dir.join("Cargo.toml"), &manifest);
+    if let Ok(lock) = std::fs::read_to_string(root.join("Cargo.lock")) {
+        write(&dir.join("Cargo.lock"), &lock);
+    }
+    write(&dir.join("build.rs"), SAMPLES_BUILD);
+    write(&dir.join("src/lib.rs"), SAMPLES_LIB);
+    let samples = root.join("tests").join("samples");
+    let mut n = 0;
+    for e in std::fs::read_dir(&samples).unwrap_or_else(|e| panic!("{}: {e}", samples.display())) {
+        let path = e.unwrap_or_else(|e| panic!("{e}")).path();
+        if path.extension().is_some_and(|x| x == "wgsl") {
+            let name = path.file_name().unwrap_or_default();
+            let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
+            write(&dir.join("shaders").join(name), &text);
+            n += 1;
+        }
+    }
+    assert!(n > 50, "only {n} samples");
+    let run = cargo(&dir, &target, &["test"]);
+    assert!(run.ok, "cargo test failed:\n{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains("test tests::typed_launcher_runs_or_skips ... ok"),
+        "{}",
+        run.stdout
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The example crates (`examples/`) build, pass their tests and run: on a machine without a
+/// CUDA device they print `skipped: no CUDA device`, with one they check their results.
+#[test]
+fn examples_build_and_run() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let target = root.join("target").join("build-integration");
+    for name in ["cuda-double", "cuda-pipeline"] {
+        let dir = root.join("examples").join(name);
+        // The fixtures' profile (no debug info), so the dependencies compile once for all.
+        let run = cargo_env(&dir, &target, &["test"], &[("CARGO_PROFILE_DEV_DEBUG", "false")]);
+        assert!(run.ok, "{name}: cargo test failed:\n{}\n{}", run.stdout, run.stderr);
+        let run = cargo_env(&dir, &target, &["run", "-q"], &[("CARGO_PROFILE_DEV_DEBUG", "false")]);
+        assert!(run.ok, "{name}: cargo run failed:\n{}\n{}", run.stdout, run.stderr);
+        let skipped = run.stdout.lines().any(|l| l == "skipped: no CUDA device");
+        let checked = run.stdout.contains("CUDA: ") || run.stdout.contains("results match the CPU");
+        assert!(skipped || checked, "{name}: neither skipped nor checked:\n{}", run.stdout);
+    }
 }

@@ -37,23 +37,25 @@
 //! ```
 
 pub mod device;
+pub mod plan;
 pub mod textures;
 
 pub use cudarc::driver::{
-    CudaContext, CudaSlice, CudaStream, CudaView, CudaViewMut, DeviceRepr, ValidAsZeroBits,
+    CudaContext, CudaSlice, CudaStream, CudaView, CudaViewMut, DeviceRepr, DriverError,
+    ValidAsZeroBits,
 };
 pub use device::{DeviceArg, DeviceBuffer, Target};
+pub use plan::{BoundBuffer, LaunchPlan, ParamValue};
 pub use textures::{SamplerArg, TextureArg};
 
 use crate::cuda::{self, describe_error, CudaError};
 use crate::reflect::Entry;
 use cudarc::driver::sys;
-use cudarc::driver::{DriverError, LaunchConfig, PushKernelArg};
+use cudarc::driver::{LaunchConfig, PushKernelArg};
 use cudarc::nvrtc::Ptx;
 use std::ffi::CString;
 use std::fmt;
 use std::sync::Arc;
-use textures::ObjectPlan;
 
 /// True when the CUDA driver library loads and reports at least one device.
 pub fn available() -> bool {
@@ -229,6 +231,14 @@ impl fmt::Display for LaunchError {
 
 impl std::error::Error for LaunchError {}
 
+/// A failed cudarc call of the caller's own (an upload, a read-back on a stream), so code
+/// around the typed launchers can use `?` throughout.
+impl From<DriverError> for LaunchError {
+    fn from(e: DriverError) -> Self {
+        LaunchError::Driver { op: "calling the driver".to_string(), error: describe_error(&e) }
+    }
+}
+
 fn driver(op: &str) -> impl FnOnce(DriverError) -> LaunchError + '_ {
     move |e| LaunchError::Driver { op: op.to_string(), error: describe_error(&e) }
 }
@@ -323,122 +333,95 @@ impl CudaModule {
         samplers: &[SamplerArg],
         immediates: &[u8],
     ) -> Result<(), LaunchError> {
-        let value = immediates_value(entry, immediates)?;
-        let ptx_name = entry
-            .ptx_name
-            .as_deref()
-            .ok_or_else(|| LaunchError::NotInPtx { entry: entry.name.to_string() })?;
-        if grid.contains(&0) {
-            return Err(LaunchError::EmptyGrid(grid));
-        }
-        let bound: Vec<(u32, u32, usize)> =
-            buffers.iter().map(|b| (b.group, b.binding, b.data.len())).collect();
-        let slots = plan(entry, &bound)?;
-        let objects = textures::plan_objects(entry, textures, samplers)?;
+        let bound: Vec<BoundBuffer> = buffers
+            .iter()
+            .map(|b| BoundBuffer { group: b.group, binding: b.binding, len: b.data.len() })
+            .collect();
+        let plan = LaunchPlan::new(entry, grid, &bound, textures, samplers, immediates)?;
         self.ctx.bind_to_thread().map_err(driver("binding the context"))?;
-        let mut res = DeviceTextures::default();
-        for (k, o) in objects.iter().enumerate() {
-            let handle = match *o {
-                ObjectPlan::Buffer(_) | ObjectPlan::CompareWord { .. } => 0,
-                ObjectPlan::Texture { texture, sampler, compare } => {
-                    let t = textures.get(texture).ok_or(LaunchError::InvalidPtx)?;
-                    let arr = res.array(texture, t.texture, false)?;
-                    let mut s = sampler.and_then(|i| samplers.get(i)).map(|s| s.sampler);
-                    if compare {
-                        s = s.map(|s| crate::texture::compare_object_sampler(&s));
-                    }
-                    let desc = textures::texture_descriptor(t.texture.format, s.as_ref());
-                    res.texture_object(arr, desc)?
-                }
-                ObjectPlan::Surface { texture } => {
-                    let t = textures.get(texture).ok_or(LaunchError::InvalidPtx)?;
-                    let arr = res.array(texture, t.texture, true)?;
-                    res.surface_object(arr)?
-                }
-            };
-            res.handles.push((k, handle));
-        }
         let func = self
             .module
-            .load_function(ptx_name)
-            .map_err(|_| LaunchError::MissingKernel { ptx_name: ptx_name.to_string() })?;
+            .load_function(&plan.ptx_name)
+            .map_err(|_| LaunchError::MissingKernel { ptx_name: plan.ptx_name.clone() })?;
         let stream = self.ctx.default_stream();
-        let mut device: Vec<CudaSlice<u8>> = Vec::with_capacity(slots.len() + 1);
-        let handles: Vec<u64> = res.handles.iter().map(|(_, h)| *h).collect();
-        for slot in &slots {
-            let buf = match slot.and_then(|i| buffers.get(i)) {
-                Some(b) if !b.data.is_empty() => stream.clone_htod(&*b.data),
-                // Placeholders and empty buffers still get a valid pointer.
-                _ => stream.alloc_zeros::<u8>(16),
-            }
-            .map_err(driver("copying a buffer to the device"))?;
-            device.push(buf);
+        // Device memory and objects for the plan's parameters, in its order.
+        let mut res = DeviceTextures::default();
+        let mut device: Vec<Option<CudaSlice<u8>>> = Vec::with_capacity(plan.params.len());
+        let mut handles: Vec<u64> = Vec::with_capacity(plan.params.len());
+        for p in &plan.params {
+            let (dev, handle) = match p {
+                ParamValue::Buffer(i) => {
+                    let b = buffers.get(*i).ok_or(LaunchError::InvalidPtx)?;
+                    (Some(stream.clone_htod(&*b.data)), 0)
+                }
+                ParamValue::Placeholder => (Some(stream.alloc_zeros::<u8>(16)), 0),
+                ParamValue::Sizes(b) => (Some(stream.clone_htod(b)), 0),
+                ParamValue::Texture { texture, sampler } => {
+                    let t = textures.get(*texture).ok_or(LaunchError::InvalidPtx)?;
+                    let arr = res.array(*texture, t.texture, false)?;
+                    let desc = textures::texture_descriptor(t.texture.format, sampler.as_ref());
+                    (None, res.texture_object(arr, desc)?)
+                }
+                ParamValue::Surface { texture } => {
+                    let t = textures.get(*texture).ok_or(LaunchError::InvalidPtx)?;
+                    let arr = res.array(*texture, t.texture, true)?;
+                    (None, res.surface_object(arr)?)
+                }
+                ParamValue::CompareWord(_) | ParamValue::Immediates(_) => (None, 0),
+            };
+            device.push(dev.transpose().map_err(driver("copying a buffer to the device"))?);
+            handles.push(handle);
         }
-        if entry.ptx_uses_sizes {
-            let lens: Vec<Option<usize>> =
-                slots.iter().map(|s| s.and_then(|i| bound.get(i)).map(|b| b.2)).collect();
-            let sizes = sizes_bytes(entry, &lens)?;
-            device.push(stream.clone_htod(&sizes).map_err(driver("copying buffer sizes"))?);
-        }
-        let [x, y, z] = entry.workgroup_size.map(|d| d.max(1));
+        let [x, y, z] = plan.block;
         let cfg = LaunchConfig {
             grid_dim: (grid[0], grid[1], grid[2]),
             block_dim: (x, y, z),
             shared_mem_bytes: 0,
         };
-        // Compare words by value (docs/textures.md); zero elsewhere, unused.
-        let words: Vec<u32> = objects
-            .iter()
-            .map(|o| match *o {
-                ObjectPlan::CompareWord { sampler } => {
-                    samplers.get(sampler).map_or(0, |s| crate::texture::compare_word(&s.sampler))
-                }
-                _ => 0,
-            })
-            .collect();
         {
             let mut launch = stream.launch_builder(&func);
-            // Objects go where the plan says; every other parameter (buffers, placeholders,
-            // the trailing `p_sizes`) is its device allocation.
-            for (k, buf) in device.iter_mut().enumerate() {
-                match (objects.get(k), handles.get(k)) {
-                    (Some(ObjectPlan::Texture { .. } | ObjectPlan::Surface { .. }), Some(h)) => {
-                        launch.arg(h);
-                    }
-                    (Some(ObjectPlan::CompareWord { .. }), _) => {
-                        launch.arg(&words[k]);
-                    }
-                    _ => {
+            for ((p, dev), h) in plan.params.iter().zip(device.iter_mut()).zip(&handles) {
+                match (p, dev) {
+                    (_, Some(buf)) => {
                         launch.arg(buf);
+                    }
+                    (ParamValue::CompareWord(w), None) => {
+                        launch.arg(w);
+                    }
+                    // By value: the driver copies the parameter's size (these padded bytes)
+                    // from the address of their first byte.
+                    (ParamValue::Immediates(v), None) => {
+                        if let Some(first) = v.first() {
+                            launch.arg(first);
+                        }
+                    }
+                    (_, None) => {
+                        launch.arg(h);
                     }
                 }
             }
-            // By value: the driver copies the parameter's size (these padded bytes) from the
-            // address of their first byte.
-            if let Some(first) = value.first() {
-                launch.arg(first);
-            }
             // SAFETY: the kernel takes exactly these `.u64` device pointers and texture or
-            // surface objects and `.u32` compare words (docs/textures.md, from the entry
-            // table), then the immediate bytes by value, and every buffer's length was checked
-            // against its binding's layout, so in-bounds shader accesses stay inside the
-            // allocations. An out-of-bounds access can only fault on the device, reported
-            // below as `Execution`.
+            // surface objects, `.u32` compare words and the immediate bytes by value, in the
+            // plan's order (the entry table's ABI, docs/abi.md), and every buffer's length
+            // was checked against its binding's layout, so in-bounds shader accesses stay
+            // inside the allocations. A fault can only come from the device, reported below
+            // as `Execution`.
             unsafe { launch.launch(cfg) }.map_err(|e| LaunchError::Launch(describe_error(&e)))?;
         }
         stream.synchronize().map_err(|e| LaunchError::Execution(describe_error(&e)))?;
-        for o in &objects {
-            let ObjectPlan::Surface { texture } = *o else { continue };
+        for p in &plan.params {
+            let ParamValue::Surface { texture } = *p else { continue };
             let Some(t) = textures.get_mut(texture) else { continue };
             let writes = entry.binding(t.group, t.binding).is_some_and(|i| i.access.writes());
             if writes {
                 res.read_back(texture, t.texture)?;
             }
         }
-        for (slot, dev) in slots.iter().zip(&device) {
-            let Some(b) = slot.and_then(|i| buffers.get_mut(i)) else { continue };
+        for (p, dev) in plan.params.iter().zip(&device) {
+            let (ParamValue::Buffer(i), Some(dev)) = (p, dev) else { continue };
+            let Some(b) = buffers.get_mut(*i) else { continue };
             let writes = entry.binding(b.group, b.binding).is_some_and(|info| info.access.writes());
-            if !writes || b.data.is_empty() {
+            if !writes {
                 continue;
             }
             let bytes =
@@ -626,8 +609,6 @@ struct DeviceTextures {
     arrays: Vec<(usize, sys::CUmipmappedArray)>,
     textures: Vec<sys::CUtexObject>,
     surfaces: Vec<sys::CUsurfObject>,
-    /// (parameter index, object handle).
-    handles: Vec<(usize, u64)>,
 }
 
 fn check(r: sys::CUresult, op: &str) -> Result<(), LaunchError> {

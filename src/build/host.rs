@@ -71,8 +71,9 @@ impl Structs {
         })
     }
 
-    /// The element type of `CudaSlice<T>` for a buffer of type `ty`: a generated struct, or
-    /// the scalar of a vector, matrix or scalar (padding included in the count).
+    /// The element type of `CudaSlice<T>` for a buffer of type `ty`: a generated struct, the
+    /// scalar of a vector, matrix or scalar (padding included in the count), or `u8` for a
+    /// struct ending in a runtime-sized array.
     pub(super) fn device_elem(&self, m: &Module, ty: TypeId) -> Option<String> {
         match m.types.get(ty) {
             Type::Array { base, .. } => self.device_elem(m, *base),
@@ -80,7 +81,11 @@ impl Structs {
             | Type::Atomic(s)
             | Type::Vector { scalar: s, .. }
             | Type::Matrix { scalar: s, .. } => device_scalar(*s).map(str::to_string),
-            Type::Struct { .. } => self.names.get(&ty.index()).cloned(),
+            // A struct with a runtime-sized tail has no Rust type: its bytes (header and
+            // elements, WGSL's layout), checked against the layout at launch.
+            Type::Struct { .. } => {
+                Some(self.names.get(&ty.index()).cloned().unwrap_or_else(|| "u8".to_string()))
+            }
             _ => None,
         }
     }

@@ -2,7 +2,7 @@
 //! and shows the WGSL and MSL the same build produced.
 
 use cuda_double::shaders::double;
-use dianran::launch::{BufferArg, CudaModule, LaunchError};
+use dianran::launch::LaunchError;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -45,24 +45,20 @@ fn main() -> ExitCode {
     }
 }
 
-/// Doubles 1000 floats plus an offset on the GPU and checks the result on the CPU.
+/// Doubles 1000 floats plus an offset on the GPU and checks the result on the CPU: the data
+/// goes to the device once, the typed launcher queues the kernel on a stream, and the result
+/// comes back once.
 fn run() -> Result<(), LaunchError> {
-    let module = CudaModule::load(double::PTX)?;
+    let kernels = double::Kernels::load()?;
+    let stream = kernels.module().context().default_stream();
     let input: Vec<f32> = (0..1000).map(|i| i as f32 * 0.5 - 100.0).collect();
-    let mut data: Vec<u8> = input.iter().flat_map(|v| v.to_le_bytes()).collect();
-    let offset = 1.5f32;
-    let count = input.len() as u32;
-    let mut params: Vec<u8> = [offset.to_le_bytes(), count.to_le_bytes()].concat();
+    let mut data = stream.clone_htod(&input)?;
+    let params = double::Params { offset: 1.5, count: input.len() as u32 };
     let [wx, _, _] = double::加倍.workgroup_size;
-    let groups = count.div_ceil(wx);
-    module.launch(
-        &double::加倍,
-        [groups, 1, 1],
-        &mut [BufferArg::new(0, 0, &mut data), BufferArg::new(0, 1, &mut params)],
-    )?;
-    let got: Vec<f32> =
-        data.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
-    let wrong = input.iter().zip(&got).filter(|(x, y)| **x * 2.0 + offset != **y).count();
+    let groups = params.count.div_ceil(wx);
+    kernels.加倍(&stream, [groups, 1, 1], &mut data, &params)?;
+    let got = stream.clone_dtoh(&data)?;
+    let wrong = input.iter().zip(&got).filter(|(x, y)| **x * 2.0 + params.offset != **y).count();
     if wrong == 0 {
         println!(
             "CUDA: {} values doubled correctly (first: {} -> {})",

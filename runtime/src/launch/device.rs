@@ -7,13 +7,15 @@
 //! the device on the stream at each launch. Nothing is synchronized and nothing comes back to
 //! the host: results stay on the device for the next launch.
 //!
-//! The parameter list is the launch ABI's (`dianran_ptx::abi`, docs/abi.md), built from the
-//! entry table exactly as the host-bytes path builds it ([`super::plan`]): one device pointer
+//! The parameter list is the launch ABI's (`dianran_ptx::abi`, docs/abi.md): the same
+//! [`LaunchPlan`] the host-bytes path carries out, built from the entry table: one device pointer
 //! per buffer parameter, a placeholder for an unused one, the sizes block for `arrayLength`
-//! (kept on the device per distinct set of sizes, so a loop of launches uploads it once), then
+//! (kept on the device per distinct set of sizes, as uniform values passed by value are per
+//! distinct value, so a loop of launches uploads each once), then
 //! the immediates by value. Textures and samplers need the host path
 //! ([`super::CudaModule::launch_full`]), which builds their CUDA arrays.
 
+use super::plan::{BoundBuffer, LaunchPlan, ParamValue};
 use super::{CudaModule, LaunchError};
 use crate::cuda::describe_error;
 use crate::reflect::Entry;
@@ -139,13 +141,17 @@ impl<'a> DeviceArg<'a> {
 }
 
 /// What a module keeps between launches on device memory: kernel handles, the placeholder
-/// for unused buffer parameters and the sizes blocks already on the device.
+/// for unused buffer parameters, and the small host blocks already on the device (sizes
+/// blocks and uniform values), by content.
 #[derive(Debug, Default)]
 pub(super) struct Cache {
     functions: Mutex<HashMap<String, CudaFunction>>,
     placeholder: Mutex<Option<CudaSlice<u8>>>,
-    sizes: Mutex<HashMap<Vec<u8>, CudaSlice<u8>>>,
+    values: Mutex<HashMap<Vec<u8>, CudaSlice<u8>>>,
 }
+
+/// Host blocks kept on the device at most (each a few bytes to a few hundred).
+const MAX_CACHED_VALUES: usize = 1024;
 
 /// Cache entries are reused, never edited, so a poisoned lock still holds good data.
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -171,7 +177,7 @@ impl Cache {
 }
 
 /// The (group, binding) of each argument, names resolved through the entry's bindings.
-fn resolve(entry: &Entry, args: &[DeviceArg<'_>]) -> Result<Vec<(u32, u32, usize)>, LaunchError> {
+fn resolve(entry: &Entry, args: &[DeviceArg<'_>]) -> Result<Vec<BoundBuffer>, LaunchError> {
     args.iter()
         .map(|a| {
             let (group, binding) = match a.target {
@@ -183,7 +189,7 @@ fn resolve(entry: &Entry, args: &[DeviceArg<'_>]) -> Result<Vec<(u32, u32, usize
                     .map(|b| (b.group, b.binding))
                     .ok_or_else(|| LaunchError::UnknownBinding { name: name.to_string() })?,
             };
-            Ok((group, binding, a.buffer.len()))
+            Ok(BoundBuffer { group, binding, len: a.buffer.len() })
         })
         .collect()
 }
@@ -205,69 +211,63 @@ impl CudaModule {
         args: &mut [DeviceArg<'_>],
         immediates: &[u8],
     ) -> Result<(), LaunchError> {
-        let value = super::immediates_value(entry, immediates)?;
-        let ptx_name = entry
-            .ptx_name
-            .as_deref()
-            .ok_or_else(|| LaunchError::NotInPtx { entry: entry.name.to_string() })?;
-        if grid.contains(&0) {
-            return Err(LaunchError::EmptyGrid(grid));
-        }
         let bound = resolve(entry, args)?;
-        let slots = super::plan(entry, &bound)?;
-        for p in entry.ptx_params.iter() {
-            let info = entry.binding(p.group, p.binding);
-            if p.used && (p.sampler.is_some() || info.is_some_and(|i| !i.kind.is_buffer())) {
-                return Err(LaunchError::NeedsHostPath {
-                    name: info.map_or_else(|| p.name.to_string(), |i| i.name.to_string()),
-                });
-            }
-        }
-        for (i, (group, binding, _)) in bound.iter().enumerate() {
-            let Some(info) = entry.binding(*group, *binding) else { continue };
+        for (i, b) in bound.iter().enumerate() {
+            let Some(info) = entry.binding(b.group, b.binding) else { continue };
             if info.access.writes() && !args.get(i).is_some_and(|a| a.buffer.writable()) {
                 return Err(LaunchError::ReadOnlyBuffer {
-                    group: *group,
-                    binding: *binding,
+                    group: b.group,
+                    binding: b.binding,
                     name: info.name.to_string(),
                 });
             }
         }
-        let func = self.device.function(&self.module, ptx_name)?;
+        let plan = LaunchPlan::new(entry, grid, &bound, &[], &[], immediates).map_err(|e| {
+            // A texture or sampler the kernel uses is "missing" here by construction.
+            match e {
+                LaunchError::MissingBuffer { name, group, binding }
+                    if !entry.binding(group, binding).is_some_and(|b| b.kind.is_buffer()) =>
+                {
+                    LaunchError::NeedsHostPath { name }
+                }
+                e => e,
+            }
+        })?;
+        let func = self.device.function(&self.module, &plan.ptx_name)?;
         self.ctx.bind_to_thread().map_err(super::driver("binding the context"))?;
 
-        // Host values go to the device first, on the stream.
-        let mut hosts: Vec<Option<CudaSlice<u8>>> = Vec::with_capacity(args.len());
-        for a in args.iter() {
-            hosts.push(match &a.buffer {
-                DeviceBuffer::Host(b) if !b.is_empty() => {
-                    Some(stream.clone_htod(b).map_err(super::driver("copying a uniform value"))?)
-                }
+        // Host blocks (uniform values, the sizes block) go to the device first, on the
+        // stream. They are read-only once uploaded, so a cached copy serves every later launch
+        // with the same bytes; ever-new values (a step counter) are bounded by clearing.
+        let host_blocks: Vec<&[u8]> = args
+            .iter()
+            .filter_map(|a| match &a.buffer {
+                DeviceBuffer::Host(b) if !b.is_empty() => Some(b.as_slice()),
                 _ => None,
-            });
+            })
+            .chain(plan.params.iter().filter_map(|p| match p {
+                ParamValue::Sizes(b) => Some(b.as_slice()),
+                _ => None,
+            }))
+            .collect();
+        let mut values = lock(&self.device.values);
+        if values.len() + host_blocks.len() > MAX_CACHED_VALUES {
+            values.clear();
+        }
+        for b in &host_blocks {
+            if !values.contains_key(*b) {
+                let dev = stream.clone_htod(*b).map_err(super::driver("copying a host value"))?;
+                values.insert(b.to_vec(), dev);
+            }
         }
         let mut placeholder = lock(&self.device.placeholder);
-        let needs_placeholder = slots.iter().any(Option::is_none) || bound.iter().any(|b| b.2 == 0);
-        if needs_placeholder && placeholder.is_none() {
+        if plan.params.contains(&ParamValue::Placeholder) && placeholder.is_none() {
             let p =
                 stream.alloc_zeros::<u8>(16).map_err(super::driver("allocating a placeholder"))?;
             *placeholder = Some(p);
         }
-        let mut sizes_cache = lock(&self.device.sizes);
-        let sizes_key = if entry.ptx_uses_sizes {
-            let lens: Vec<Option<usize>> =
-                slots.iter().map(|s| s.and_then(|i| bound.get(i)).map(|b| b.2)).collect();
-            let key = super::sizes_bytes(entry, &lens)?;
-            if !sizes_cache.contains_key(&key) {
-                let dev = stream.clone_htod(&key).map_err(super::driver("copying buffer sizes"))?;
-                sizes_cache.insert(key.clone(), dev);
-            }
-            Some(key)
-        } else {
-            None
-        };
 
-        let [x, y, z] = entry.workgroup_size.map(|d| d.max(1));
+        let [x, y, z] = plan.block;
         let cfg = LaunchConfig {
             grid_dim: (grid[0], grid[1], grid[2]),
             block_dim: (x, y, z),
@@ -276,34 +276,44 @@ impl CudaModule {
         let mut buffers: Vec<Option<&mut DeviceBuffer<'_>>> =
             args.iter_mut().map(|a| Some(&mut a.buffer)).collect();
         let mut launch = stream.launch_builder(&func);
-        for slot in &slots {
-            let taken =
-                slot.and_then(|i| buffers.get_mut(i).and_then(Option::take).map(|b| (i, b)));
-            match taken {
-                Some((_, DeviceBuffer::Read(v))) if !v.is_empty() => {
-                    launch.arg(&*v);
-                }
-                Some((_, DeviceBuffer::Write(v))) if !v.is_empty() => {
-                    launch.arg(v);
-                }
-                Some((i, DeviceBuffer::Host(_))) if hosts.get(i).is_some_and(Option::is_some) => {
-                    if let Some(Some(h)) = hosts.get(i) {
-                        launch.arg(h);
+        for p in &plan.params {
+            match p {
+                ParamValue::Buffer(i) => match buffers.get_mut(*i).and_then(Option::take) {
+                    Some(DeviceBuffer::Read(v)) => {
+                        launch.arg(&*v);
                     }
-                }
-                // Placeholders and empty buffers still get a valid pointer (allocated above).
-                _ => {
+                    Some(DeviceBuffer::Write(v)) => {
+                        launch.arg(v);
+                    }
+                    Some(DeviceBuffer::Host(b)) => {
+                        if let Some(dev) = values.get(b.as_slice()) {
+                            launch.arg(dev);
+                        }
+                    }
+                    None => return Err(LaunchError::InvalidPtx),
+                },
+                ParamValue::Placeholder => {
                     if let Some(p) = placeholder.as_ref() {
                         launch.arg(p);
                     }
                 }
+                ParamValue::Sizes(key) => {
+                    if let Some(dev) = values.get(key) {
+                        launch.arg(dev);
+                    }
+                }
+                // By value: the driver copies the parameter's size from the first byte.
+                ParamValue::Immediates(v) => {
+                    if let Some(first) = v.first() {
+                        launch.arg(first);
+                    }
+                }
+                ParamValue::Texture { .. }
+                | ParamValue::Surface { .. }
+                | ParamValue::CompareWord(_) => {
+                    return Err(LaunchError::NeedsHostPath { name: plan.ptx_name.clone() })
+                }
             }
-        }
-        if let Some(dev) = sizes_key.as_ref().and_then(|k| sizes_cache.get(k)) {
-            launch.arg(dev);
-        }
-        if let Some(first) = value.first() {
-            launch.arg(first);
         }
         // SAFETY: the kernel takes exactly these `.u64` device pointers, the sizes block and
         // the immediate bytes by value (the entry table's ABI), and every buffer's length was
