@@ -312,7 +312,9 @@ fn the_pipeline_example_step_on_the_emulator() {
     let c = compile(include_str!("../../examples/cuda-pipeline/shaders/mlp.wgsl"));
     let (rows, cols) = (4usize, 64usize);
     let vals = |n: usize, seed: u32| -> Vec<f32> {
-        (0..n).map(|i| ((i as u32 * 2_654_435_761 ^ seed) % 1000) as f32 / 500.0 - 1.0).collect()
+        (0..n)
+            .map(|i| (((i as u32).wrapping_mul(2_654_435_761) ^ seed) % 1000) as f32 / 500.0 - 1.0)
+            .collect()
     };
     let (x, gamma, beta) = (vals(rows * cols, 1), vals(cols, 2), vals(cols, 3));
     let (w, bias) =
