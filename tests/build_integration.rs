@@ -262,6 +262,15 @@ fn samples_generate_host_code_that_compiles() {
         }
     }
     assert!(n > 50, "only {n} samples");
+    // The README's typed-launcher example, verbatim, as a binary of the crate.
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap_or_else(|e| panic!("{e}"));
+    let example = readme
+        .split_once("// src/main.rs\n")
+        .and_then(|(_, rest)| rest.split_once("```"))
+        .map(|(code, _)| code)
+        .unwrap_or_else(|| panic!("README.md has no `// src/main.rs` block"));
+    assert!(example.contains("saxpy_vec4::Kernels::load()"), "{example}");
+    write(&dir.join("src/bin/readme.rs"), example);
     let run = cargo(&dir, &target, &["test"]);
     assert!(run.ok, "cargo test failed:\n{}\n{}", run.stdout, run.stderr);
     assert!(
@@ -269,6 +278,10 @@ fn samples_generate_host_code_that_compiles() {
         "{}",
         run.stdout
     );
+    let run = cargo(&dir, &target, &["run", "-q", "--bin", "readme"]);
+    assert!(run.ok, "the README example failed:\n{}\n{}", run.stdout, run.stderr);
+    let out = run.stdout.trim();
+    assert!(out == "skipped: no CUDA device" || out == "y[0] = 3002", "{out}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

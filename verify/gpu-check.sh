@@ -7,7 +7,8 @@
 # cooperative-matrix form tests with the CUDA driver as a third executor, and the precise-math
 # accuracy test (device results bit-identical to the emulator's). With --bench it also times
 # the 4096^3 GEMM (ours vs NVRTC, TFLOP/s and fraction of the tensor peak) and the bandwidth
-# kernels (GB/s against the memory peak) through `cargo bench --bench gemm_device`.
+# kernels (GB/s against the memory peak) through `cargo bench --bench gemm_device`, and the
+# launch overhead of the typed launchers against raw cudarc (`--bench launch_overhead`).
 # Prints one line per sample, then one summary table; exits 1 if any executor that ran
 # disagrees or a check failed. Budget: under 8 minutes with --bench on a 16-core machine
 # (everything is built in one cargo step first; the sample loop stops at SAMPLE_BUDGET_S).
@@ -64,7 +65,8 @@ cargo test --release --no-run -p dianran-verify --test coop_forms --test math_ac
     | tail -n 1
 if [ "$mode" = "--bench" ]; then
     tools/setup.sh >/dev/null 2>&1 || true
-    cargo bench --no-run -p dianran-benches --bench gemm_device 2>&1 | tail -n 1
+    cargo bench --no-run -p dianran-benches --bench gemm_device --bench launch_overhead 2>&1 \
+        | tail -n 1
 fi
 echo "built in $((SECONDS - start)) s"
 bin="$root/target/release/dianran"
@@ -167,6 +169,12 @@ if [ "$mode" = "--bench" ]; then
     printf '%s\n' "$bench_out" | grep -v '^SUMMARY' | tail -n 30
     bench_lines=$(printf '%s\n' "$bench_out" | grep -P '^SUMMARY\t' | cut -f2-)
     [ -n "$bench_lines" ] || bench_lines="device bench	no result (see above)"
+    echo "== launch overhead: launch_on (typed launchers) vs raw cudarc (docs/host.md)"
+    launch_out=$(timeout 90 cargo bench -p dianran-benches --bench launch_overhead 2>&1)
+    printf '%s\n' "$launch_out" | grep -v '^SUMMARY' | grep -E 'time:|launch|skipped' | tail -n 8
+    launch_line=$(printf '%s\n' "$launch_out" | grep -P '^SUMMARY\t' | cut -f2-)
+    bench_lines=$(printf '%s\n%s' "$bench_lines" \
+        "${launch_line:-launch overhead	no result (see above)}")
 fi
 
 echo

@@ -132,6 +132,18 @@ pub enum LaunchError {
         /// What is wrong (`12 bytes given, the type needs a multiple of 8 bytes`).
         detail: String,
     },
+    /// A device buffer's element type cannot hold its binding's type: its size does not
+    /// divide the binding's element stride or fixed size (`launch_on`).
+    BufferType {
+        /// `@group`.
+        group: u32,
+        /// `@binding`.
+        binding: u32,
+        /// The variable's name in the shader.
+        name: String,
+        /// What is wrong.
+        detail: String,
+    },
     /// The immediate data given does not have the size of the entry's `var<immediate>`.
     ImmediatesSize {
         /// [`Entry::ptx_immediates`]: the variable's size in bytes (0: none).
@@ -203,6 +215,10 @@ impl fmt::Display for LaunchError {
             LaunchError::BufferSize { group, binding, name, detail } => write!(
                 f,
                 "buffer for @group({group}) @binding({binding}) ('{name}') has the wrong size: {detail}"
+            ),
+            LaunchError::BufferType { group, binding, name, detail } => write!(
+                f,
+                "buffer for @group({group}) @binding({binding}) ('{name}') has the wrong element type: {detail}"
             ),
             LaunchError::ImmediatesSize { expected, given } => write!(
                 f,

@@ -76,6 +76,9 @@ pub struct DeviceArg<'a> {
     pub target: Target<'a>,
     /// Its memory.
     pub buffer: DeviceBuffer<'a>,
+    /// The size of the caller's element type (`CudaSlice<T>`: `size_of::<T>()`; 1 for bytes
+    /// and host values), checked against the binding's element stride.
+    pub elem_size: usize,
 }
 
 fn bytes_of<T>(s: &CudaSlice<T>) -> CudaView<'_, u8> {
@@ -107,13 +110,18 @@ fn whole_slice_refused() -> ! {
 impl<'a> DeviceArg<'a> {
     /// A buffer the entry only reads, at (`group`, `binding`).
     pub fn read<T>(group: u32, binding: u32, s: &'a CudaSlice<T>) -> Self {
-        DeviceArg { target: Target::At { group, binding }, buffer: DeviceBuffer::Read(bytes_of(s)) }
+        DeviceArg {
+            target: Target::At { group, binding },
+            buffer: DeviceBuffer::Read(bytes_of(s)),
+            elem_size: size_of::<T>(),
+        }
     }
     /// A buffer the entry may write, at (`group`, `binding`).
     pub fn write<T>(group: u32, binding: u32, s: &'a mut CudaSlice<T>) -> Self {
         DeviceArg {
             target: Target::At { group, binding },
             buffer: DeviceBuffer::Write(bytes_of_mut(s)),
+            elem_size: size_of::<T>(),
         }
     }
     /// A host value (a uniform's struct), copied to the device at each launch.
@@ -121,21 +129,31 @@ impl<'a> DeviceArg<'a> {
         DeviceArg {
             target: Target::At { group, binding },
             buffer: DeviceBuffer::Host(bytemuck::bytes_of(v).to_vec()),
+            elem_size: 1,
         }
     }
     /// [`DeviceArg::read`] by the binding's name in the shader.
     pub fn named_read<T>(name: &'a str, s: &'a CudaSlice<T>) -> Self {
-        DeviceArg { target: Target::Named(name), buffer: DeviceBuffer::Read(bytes_of(s)) }
+        DeviceArg {
+            target: Target::Named(name),
+            buffer: DeviceBuffer::Read(bytes_of(s)),
+            elem_size: size_of::<T>(),
+        }
     }
     /// [`DeviceArg::write`] by the binding's name in the shader.
     pub fn named_write<T>(name: &'a str, s: &'a mut CudaSlice<T>) -> Self {
-        DeviceArg { target: Target::Named(name), buffer: DeviceBuffer::Write(bytes_of_mut(s)) }
+        DeviceArg {
+            target: Target::Named(name),
+            buffer: DeviceBuffer::Write(bytes_of_mut(s)),
+            elem_size: size_of::<T>(),
+        }
     }
     /// [`DeviceArg::value`] by the binding's name in the shader.
     pub fn named_value<T: bytemuck::Pod>(name: &'a str, v: &T) -> Self {
         DeviceArg {
             target: Target::Named(name),
             buffer: DeviceBuffer::Host(bytemuck::bytes_of(v).to_vec()),
+            elem_size: 1,
         }
     }
 }
@@ -174,6 +192,21 @@ impl Cache {
         map.insert(name.to_string(), f.clone());
         Ok(f)
     }
+}
+
+/// Why elements of `elem` bytes cannot hold a value of `layout` (their size must divide its
+/// fixed part and its runtime-sized elements), or `None` when they can.
+pub(crate) fn element_mismatch(layout: &crate::reflect::Layout, elem: usize) -> Option<String> {
+    let elem = u32::try_from(elem).ok().filter(|e| *e > 1)?;
+    let parts = [layout.size, layout.runtime_stride.unwrap_or(0)];
+    let bad = parts.iter().any(|p| *p % elem != 0);
+    bad.then(|| {
+        let unit = layout.runtime_stride.map_or(String::new(), |s| format!(", {s}-byte elements"));
+        format!(
+            "{elem}-byte elements cannot hold {} ({} bytes fixed{unit})",
+            layout.type_name, layout.size
+        )
+    })
 }
 
 /// The (group, binding) of each argument, names resolved through the entry's bindings.
@@ -219,6 +252,19 @@ impl CudaModule {
                     group: b.group,
                     binding: b.binding,
                     name: info.name.to_string(),
+                });
+            }
+        }
+        for (a, b) in args.iter().zip(&bound) {
+            let Some(info) = entry.binding(b.group, b.binding) else { continue };
+            if let Some(detail) =
+                info.layout.as_ref().and_then(|l| element_mismatch(l, a.elem_size))
+            {
+                return Err(LaunchError::BufferType {
+                    group: b.group,
+                    binding: b.binding,
+                    name: info.name.to_string(),
+                    detail,
                 });
             }
         }
@@ -321,5 +367,40 @@ impl CudaModule {
         // allocations (and the bounds policy keeps every access in bounds).
         unsafe { launch.launch(cfg) }.map_err(|e| LaunchError::Launch(describe_error(&e)))?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::element_mismatch;
+    use crate::reflect::Layout;
+    use std::borrow::Cow;
+
+    fn layout(size: u32, stride: Option<u32>) -> Layout {
+        Layout {
+            type_name: Cow::Borrowed("T"),
+            size,
+            align: 4,
+            runtime_stride: stride,
+            fields: Cow::Borrowed(&[]),
+        }
+    }
+
+    #[test]
+    fn element_sizes_must_tile_the_binding() {
+        // array<vec4<f32>>: f32 (4) and [f32; 4] (16) elements fit, [f32; 3] (12) and f64
+        // (8) of a 12-byte stride do not.
+        assert_eq!(element_mismatch(&layout(0, Some(16)), 4), None);
+        assert_eq!(element_mismatch(&layout(0, Some(16)), 16), None);
+        assert!(element_mismatch(&layout(0, Some(16)), 12).is_some());
+        assert!(element_mismatch(&layout(0, Some(12)), 8).is_some());
+        // struct { count: u32, items: array<u32> } as u32 words or bytes; not as u64.
+        assert_eq!(element_mismatch(&layout(4, Some(4)), 4), None);
+        assert_eq!(element_mismatch(&layout(4, Some(4)), 1), None);
+        assert!(element_mismatch(&layout(4, Some(4)), 8).is_some());
+        // A uniform struct of 8 bytes as one `Params` or two words.
+        assert_eq!(element_mismatch(&layout(8, None), 8), None);
+        assert_eq!(element_mismatch(&layout(8, None), 4), None);
+        assert!(element_mismatch(&layout(8, None), 16).is_some());
     }
 }
