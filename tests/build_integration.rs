@@ -111,26 +111,34 @@ fn compiled_fresh(run: &Run) -> bool {
     run.stderr.lines().any(|l| l.trim_start().starts_with("Compiling fresh-shaders"))
 }
 
-#[test]
-fn fresh_crate_uses_the_build_integration() {
+/// A fresh crate `name` in `target/build-integration/NAME-PID` depending on dianran by path
+/// (`features` appended to the normal dependency) and as a build-dependency, with the
+/// workspace's lock file (the same versions, all available offline). Returns (dianran's root,
+/// the shared target directory, the crate's directory).
+fn new_crate(name: &str, features: &str) -> (PathBuf, PathBuf, PathBuf) {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let target = root.join("target").join("build-integration");
-    let dir = target.join(format!("fresh-{}", std::process::id()));
+    let dir = target.join(format!("{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let manifest = format!(
-        "[package]\nname = \"fresh-shaders\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\
+        "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\
          publish = false\n\n[workspace]\n\n\
-         [dependencies]\ndianran = {{ path = {root:?}, default-features = false }}\n\n\
+         [dependencies]\ndianran = {{ path = {root:?}, default-features = false{features} }}\n\n\
          [build-dependencies]\ndianran = {{ path = {root:?}, default-features = false }}\n\n\
          # Build dependencies share their compiled units with the crate's.\n\
          [profile.dev]\ndebug = false\n",
         root = root.display().to_string()
     );
     write(&dir.join("Cargo.toml"), &manifest);
-    // The workspace's lock file pins the same dependency versions (all available offline).
     if let Ok(lock) = std::fs::read_to_string(root.join("Cargo.lock")) {
         write(&dir.join("Cargo.lock"), &lock);
     }
+    (root, target, dir)
+}
+
+#[test]
+fn fresh_crate_uses_the_build_integration() {
+    let (_, target, dir) = new_crate("fresh-shaders", "");
     write(&dir.join("build.rs"), BUILD);
     write(&dir.join("src/main.rs"), MAIN);
     write(&dir.join("shaders/double.wgsl"), SHADER);
@@ -232,22 +240,7 @@ mod tests {
 
 #[test]
 fn samples_generate_host_code_that_compiles() {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let target = root.join("target").join("build-integration");
-    let dir = target.join(format!("samples-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let manifest = format!(
-        "[package]\nname = \"sample-shaders\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\
-         publish = false\n\n[workspace]\n\n\
-         [dependencies]\ndianran = {{ path = {root:?}, default-features = false, features = [\"cuda\"] }}\n\n\
-         [build-dependencies]\ndianran = {{ path = {root:?}, default-features = false }}\n\n\
-         [profile.dev]\ndebug = false\n",
-        root = root.display().to_string()
-    );
-    write(&dir.join("Cargo.toml"), &manifest);
-    if let Ok(lock) = std::fs::read_to_string(root.join("Cargo.lock")) {
-        write(&dir.join("Cargo.lock"), &lock);
-    }
+    let (root, target, dir) = new_crate("sample-shaders", ", features = [\"cuda\"]");
     write(&dir.join("build.rs"), SAMPLES_BUILD);
     write(&dir.join("src/lib.rs"), SAMPLES_LIB);
     let samples = root.join("tests").join("samples");
