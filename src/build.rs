@@ -308,7 +308,7 @@ pub fn generate_one(path_display: &str, compiled: &Compiled) -> Generated {
 }
 
 /// Names the module itself defines; an entry point with one of these names gets a `_`.
-const MODULE_ITEMS: &[&str] = &["WGSL", "MSL", "PTX", "SOURCE", "BINDINGS", "ENTRIES"];
+const MODULE_ITEMS: &[&str] = &["WGSL", "MSL", "PTX", "SOURCE", "BINDINGS", "ENTRIES", "Kernels"];
 
 fn render_module(module: &str, path: &str, c: &Compiled, launchers: bool) -> (String, Vec<String>) {
     let mut warnings: Vec<String> = c

@@ -37,20 +37,22 @@
 //! ```
 
 pub mod device;
+pub mod device_texture;
 pub mod plan;
 pub mod textures;
 
+pub use crate::texture::{SamplerDesc, TextureData};
 pub use cudarc::driver::{
     CudaContext, CudaSlice, CudaStream, CudaView, CudaViewMut, DeviceRepr, DriverError,
     ValidAsZeroBits,
 };
 pub use device::{DeviceArg, DeviceBuffer, Target};
+pub use device_texture::DeviceTexture;
 pub use plan::{BoundBuffer, LaunchPlan, ParamValue};
 pub use textures::{SamplerArg, TextureArg};
 
 use crate::cuda::{self, describe_error, CudaError};
 use crate::reflect::Entry;
-use cudarc::driver::sys;
 use cudarc::driver::{LaunchConfig, PushKernelArg};
 use cudarc::nvrtc::Ptx;
 use std::ffi::CString;
@@ -167,11 +169,6 @@ pub enum LaunchError {
         /// The variable's name in the shader.
         name: String,
     },
-    /// The entry uses a texture or sampler, which only [`CudaModule::launch_full`] binds.
-    NeedsHostPath {
-        /// The texture's or sampler's name in the shader.
-        name: String,
-    },
     /// The launch was refused (grid too large, too many resources, ...).
     Launch(String),
     /// The kernel failed while running (illegal address, trap, ...).
@@ -232,11 +229,7 @@ impl fmt::Display for LaunchError {
             }
             LaunchError::ReadOnlyBuffer { group, binding, name } => write!(
                 f,
-                "@group({group}) @binding({binding}) ('{name}') may be written by the entry; lend it mutably (DeviceArg::write)"
-            ),
-            LaunchError::NeedsHostPath { name } => write!(
-                f,
-                "the entry uses the texture or sampler '{name}'; launch it with CudaModule::launch_full"
+                "@group({group}) @binding({binding}) ('{name}') may be written by the entry; lend it mutably (DeviceArg::write, DeviceArg::storage_texture)"
             ),
             LaunchError::Launch(m) => write!(f, "kernel launch failed: {m}"),
             LaunchError::Execution(m) => write!(f, "kernel failed while running: {m}"),
@@ -353,18 +346,38 @@ impl CudaModule {
             .iter()
             .map(|b| BoundBuffer { group: b.group, binding: b.binding, len: b.data.len() })
             .collect();
-        let plan = LaunchPlan::new(entry, grid, &bound, textures, samplers, immediates)?;
+        let keys: Vec<(u32, u32)> = textures.iter().map(|t| (t.group, t.binding)).collect();
+        let plan = LaunchPlan::new(entry, grid, &bound, &keys, samplers, immediates)?;
         self.ctx.bind_to_thread().map_err(driver("binding the context"))?;
         let func = self
             .module
             .load_function(&plan.ptx_name)
             .map_err(|_| LaunchError::MissingKernel { ptx_name: plan.ptx_name.clone() })?;
         let stream = self.ctx.default_stream();
-        // Device memory and objects for the plan's parameters, in its order.
-        let mut res = DeviceTextures::default();
+        // Device memory and objects for the plan's parameters, in its order. Each texture is
+        // uploaded once (a storage texture's array also backs surfaces).
+        let storage: Vec<bool> = (0..textures.len())
+            .map(|k| plan.params.contains(&ParamValue::Surface { texture: k }))
+            .collect();
+        let mut uploaded: Vec<Option<DeviceTexture>> = (0..textures.len()).map(|_| None).collect();
         let mut device: Vec<Option<CudaSlice<u8>>> = Vec::with_capacity(plan.params.len());
         let mut handles: Vec<u64> = Vec::with_capacity(plan.params.len());
         for p in &plan.params {
+            let texture = match p {
+                ParamValue::Texture { texture, .. } | ParamValue::Surface { texture } => {
+                    Some(*texture)
+                }
+                _ => None,
+            };
+            if let Some(k) = texture.filter(|k| uploaded.get(*k).is_some_and(Option::is_none)) {
+                let t = textures.get(k).ok_or(LaunchError::InvalidPtx)?;
+                let on = storage.get(k).copied().unwrap_or(false);
+                let dev = DeviceTexture::upload(&self.ctx, t.texture, on)?;
+                if let Some(slot) = uploaded.get_mut(k) {
+                    *slot = Some(dev);
+                }
+            }
+            let uploaded_at = |k: usize| uploaded.get(k).and_then(Option::as_ref);
             let (dev, handle) = match p {
                 ParamValue::Buffer(i) => {
                     let b = buffers.get(*i).ok_or(LaunchError::InvalidPtx)?;
@@ -373,15 +386,12 @@ impl CudaModule {
                 ParamValue::Placeholder => (Some(stream.alloc_zeros::<u8>(16)), 0),
                 ParamValue::Sizes(b) => (Some(stream.clone_htod(b)), 0),
                 ParamValue::Texture { texture, sampler } => {
-                    let t = textures.get(*texture).ok_or(LaunchError::InvalidPtx)?;
-                    let arr = res.array(*texture, t.texture, false)?;
-                    let desc = textures::texture_descriptor(t.texture.format, sampler.as_ref());
-                    (None, res.texture_object(arr, desc)?)
+                    let t = uploaded_at(*texture).ok_or(LaunchError::InvalidPtx)?;
+                    (None, t.texture_object(sampler.as_ref())?)
                 }
                 ParamValue::Surface { texture } => {
-                    let t = textures.get(*texture).ok_or(LaunchError::InvalidPtx)?;
-                    let arr = res.array(*texture, t.texture, true)?;
-                    (None, res.surface_object(arr)?)
+                    let t = uploaded_at(*texture).ok_or(LaunchError::InvalidPtx)?;
+                    (None, t.surface_object()?)
                 }
                 ParamValue::CompareWord(_) | ParamValue::Immediates(_) => (None, 0),
             };
@@ -425,12 +435,11 @@ impl CudaModule {
             unsafe { launch.launch(cfg) }.map_err(|e| LaunchError::Launch(describe_error(&e)))?;
         }
         stream.synchronize().map_err(|e| LaunchError::Execution(describe_error(&e)))?;
-        for p in &plan.params {
-            let ParamValue::Surface { texture } = *p else { continue };
-            let Some(t) = textures.get_mut(texture) else { continue };
+        for (k, dev) in uploaded.iter().enumerate() {
+            let (Some(dev), Some(t)) = (dev, textures.get_mut(k)) else { continue };
             let writes = entry.binding(t.group, t.binding).is_some_and(|i| i.access.writes());
-            if writes {
-                res.read_back(texture, t.texture)?;
+            if writes && dev.is_storage() {
+                dev.download(t.texture)?;
             }
         }
         for (p, dev) in plan.params.iter().zip(&device) {
@@ -615,158 +624,5 @@ mod tests {
         }
         let args = [(0, 2, 8), (0, 2, 8)];
         assert_eq!(plan(&e, &args), Err(LaunchError::DuplicateBuffer { group: 0, binding: 2 }));
-    }
-}
-
-/// The arrays and objects of one launch, destroyed on drop.
-#[derive(Default)]
-struct DeviceTextures {
-    /// (texture index, mipmapped array).
-    arrays: Vec<(usize, sys::CUmipmappedArray)>,
-    textures: Vec<sys::CUtexObject>,
-    surfaces: Vec<sys::CUsurfObject>,
-}
-
-fn check(r: sys::CUresult, op: &str) -> Result<(), LaunchError> {
-    if r == sys::CUresult::CUDA_SUCCESS {
-        Ok(())
-    } else {
-        Err(LaunchError::Driver { op: op.to_string(), error: format!("{r:?}") })
-    }
-}
-
-/// A `cuMemcpy3D` between host bytes and level `level` of an array (`to_array`: upload).
-fn copy_level(
-    arr: sys::CUarray,
-    t: &crate::texture::TextureData,
-    level: u32,
-    host: *mut u8,
-    to_array: bool,
-) -> Result<(), LaunchError> {
-    let (w, h, d) = textures::level_copy_extent(t, level);
-    // SAFETY: an all-zero CUDA_MEMCPY3D is the documented starting point (null pointers,
-    // zero offsets); the fields that matter are set below.
-    let mut c: sys::CUDA_MEMCPY3D = unsafe { std::mem::zeroed() };
-    if to_array {
-        c.srcMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_HOST;
-        c.srcHost = host as *const std::ffi::c_void;
-        c.srcPitch = w;
-        c.srcHeight = h;
-        c.dstMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_ARRAY;
-        c.dstArray = arr;
-    } else {
-        c.srcMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_ARRAY;
-        c.srcArray = arr;
-        c.dstMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_HOST;
-        c.dstHost = host as *mut std::ffi::c_void;
-        c.dstPitch = w;
-        c.dstHeight = h;
-    }
-    c.WidthInBytes = w;
-    c.Height = h;
-    c.Depth = d;
-    // SAFETY: `host` points at this level's `w * h * d` bytes inside the texture's data
-    // (TextureData's layout: levels tightly packed), and `arr` is that level's array.
-    check(unsafe { sys::cuMemcpy3D_v2(&c) }, "copying texture texels")
-}
-
-impl DeviceTextures {
-    /// The mipmapped array of texture `index`, created and filled on first use.
-    fn array(
-        &mut self,
-        index: usize,
-        t: &crate::texture::TextureData,
-        surface: bool,
-    ) -> Result<sys::CUmipmappedArray, LaunchError> {
-        if let Some((_, a)) = self.arrays.iter().find(|(i, _)| *i == index) {
-            return Ok(*a);
-        }
-        let desc = textures::array_descriptor(t, surface)
-            .map_err(|e| LaunchError::Driver { op: "describing a texture".into(), error: e })?;
-        let mut h: sys::CUmipmappedArray = std::ptr::null_mut();
-        // SAFETY: out-pointer and descriptor are valid for the call.
-        check(
-            unsafe { sys::cuMipmappedArrayCreate(&mut h, &desc, t.mip_levels) },
-            "creating a CUDA array",
-        )?;
-        self.arrays.push((index, h));
-        let mut data = t.data.clone();
-        for level in 0..t.mip_levels {
-            let arr = level_array(h, level)?;
-            let off = t.level_offset(level) as usize;
-            let ptr = data.get_mut(off..).map_or(std::ptr::null_mut(), |s| s.as_mut_ptr());
-            copy_level(arr, t, level, ptr, true)?;
-        }
-        Ok(h)
-    }
-
-    fn texture_object(
-        &mut self,
-        h: sys::CUmipmappedArray,
-        desc: sys::CUDA_TEXTURE_DESC,
-    ) -> Result<u64, LaunchError> {
-        // SAFETY: all-zero is a valid resource descriptor to fill in (flags must be 0).
-        let mut res: sys::CUDA_RESOURCE_DESC = unsafe { std::mem::zeroed() };
-        res.resType = sys::CUresourcetype::CU_RESOURCE_TYPE_MIPMAPPED_ARRAY;
-        res.res.mipmap =
-            sys::CUDA_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_2 { hMipmappedArray: h };
-        let mut obj: sys::CUtexObject = 0;
-        // SAFETY: valid descriptors and out-pointer; no resource view.
-        check(
-            unsafe { sys::cuTexObjectCreate(&mut obj, &res, &desc, std::ptr::null()) },
-            "creating a texture object",
-        )?;
-        self.textures.push(obj);
-        Ok(obj)
-    }
-
-    fn surface_object(&mut self, h: sys::CUmipmappedArray) -> Result<u64, LaunchError> {
-        let arr = level_array(h, 0)?;
-        // SAFETY: as in `texture_object`.
-        let mut res: sys::CUDA_RESOURCE_DESC = unsafe { std::mem::zeroed() };
-        res.resType = sys::CUresourcetype::CU_RESOURCE_TYPE_ARRAY;
-        res.res.array = sys::CUDA_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_1 { hArray: arr };
-        let mut obj: sys::CUsurfObject = 0;
-        // SAFETY: valid descriptor (an array created with SURFACE_LDST) and out-pointer.
-        check(unsafe { sys::cuSurfObjectCreate(&mut obj, &res) }, "creating a surface object")?;
-        self.surfaces.push(obj);
-        Ok(obj)
-    }
-
-    /// Copies level 0 of texture `index` back into `t`.
-    fn read_back(
-        &self,
-        index: usize,
-        t: &mut crate::texture::TextureData,
-    ) -> Result<(), LaunchError> {
-        let Some((_, h)) = self.arrays.iter().find(|(i, _)| *i == index) else { return Ok(()) };
-        let arr = level_array(*h, 0)?;
-        let ptr = t.data.as_mut_ptr();
-        copy_level(arr, t, 0, ptr, false)
-    }
-}
-
-fn level_array(h: sys::CUmipmappedArray, level: u32) -> Result<sys::CUarray, LaunchError> {
-    let mut arr: sys::CUarray = std::ptr::null_mut();
-    // SAFETY: `h` is a live mipmapped array with more than `level` levels.
-    check(unsafe { sys::cuMipmappedArrayGetLevel(&mut arr, h, level) }, "reading a mip level")?;
-    Ok(arr)
-}
-
-impl Drop for DeviceTextures {
-    fn drop(&mut self) {
-        // SAFETY: each handle was created by this launch and is destroyed once; errors while
-        // tearing down are ignored (nothing can be done about them here).
-        unsafe {
-            for &t in &self.textures {
-                let _ = sys::cuTexObjectDestroy(t);
-            }
-            for &s in &self.surfaces {
-                let _ = sys::cuSurfObjectDestroy(s);
-            }
-            for &(_, a) in &self.arrays {
-                let _ = sys::cuMipmappedArrayDestroy(a);
-            }
-        }
     }
 }

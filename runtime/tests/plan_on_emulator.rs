@@ -7,9 +7,7 @@
 //! block, objects for textures, words and immediates by value.
 
 use dianran::verify::emu::{self, EmuOptions, TexObject};
-use dianran_runtime::launch::{
-    BoundBuffer, LaunchError, LaunchPlan, ParamValue, SamplerArg, TextureArg,
-};
+use dianran_runtime::launch::{BoundBuffer, LaunchError, LaunchPlan, ParamValue, SamplerArg};
 use dianran_runtime::reflect::Entry;
 use dianran_runtime::texture::{
     AddressMode, Filter, SamplerDesc, TexDim, TexelFormat, TextureData,
@@ -276,16 +274,10 @@ fn textures_samplers_and_surfaces() {
     let samplers = [SamplerArg { group: 0, binding: 1, sampler: nearest }];
     let mut buffers = vec![vec![0u8; 3 * 16]];
     let bound = [at(2, &buffers[0])];
-    let plan = {
-        let (mut t2, mut img2, mut u2) = (t.clone(), img.clone(), u.clone());
-        let textures = [
-            TextureArg { group: 0, binding: 0, texture: &mut t2 },
-            TextureArg { group: 0, binding: 3, texture: &mut img2 },
-            TextureArg { group: 0, binding: 4, texture: &mut u2 },
-        ];
-        LaunchPlan::new(e, [1, 1, 1], &bound, &textures, &samplers, &[])
-            .unwrap_or_else(|e| panic!("{e}"))
-    };
+    // Textures by (group, binding): the order the plan's texture indices count in.
+    let keys = [(0, 0), (0, 3), (0, 4)];
+    let plan = LaunchPlan::new(e, [1, 1, 1], &bound, &keys, &samplers, &[])
+        .unwrap_or_else(|e| panic!("{e}"));
     assert!(plan.params.contains(&ParamValue::Surface { texture: 1 }), "{plan:?}");
     assert!(plan.params.contains(&ParamValue::Texture { texture: 0, sampler: Some(nearest) }));
     run(&c, &plan, &mut buffers, &mut [&mut t, &mut img, &mut u]);

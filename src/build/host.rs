@@ -121,13 +121,21 @@ fn host_structs(m: &Module) -> Vec<TypeId> {
     out
 }
 
+/// Rust's primitive type names, which a generated struct must not shadow.
+const PRIMITIVES: &[&str] = &[
+    "bool", "char", "str", "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64",
+    "i128", "isize", "f16", "f32", "f64", "f128",
+];
+
 /// Writes the structs into `o` (indented for the shader's module); returns their names.
 pub(super) fn structs(o: &mut String, m: &Module, used: &mut BTreeSet<String>) -> Structs {
     let mut s = Structs { names: BTreeMap::new() };
     for ty in host_structs(m) {
         let Type::Struct { name, members, size, align } = m.types.get(ty) else { continue };
         let mut ident = rust_ident(name);
-        while used.contains(ident.trim_start_matches("r#")) {
+        // Not a primitive's name: the generated code spells `u8`, `u32`, ... plainly.
+        while used.contains(ident.trim_start_matches("r#")) || PRIMITIVES.contains(&ident.as_str())
+        {
             ident.push('_');
         }
         // Fields first: a struct that cannot be written is left out, and so are the structs
@@ -143,11 +151,12 @@ pub(super) fn structs(o: &mut String, m: &Module, used: &mut BTreeSet<String>) -
                 break;
             };
             if mem.offset > at {
-                fields.push((format!("_pad{pads}"), format!("[u8; {}]", mem.offset - at), None));
+                fields.push((format!("__pad{pads}"), format!("[u8; {}]", mem.offset - at), None));
                 pads += 1;
             }
             let mut f = rust_ident(&mem.name);
-            while f.starts_with("_pad") || !field_names.insert(f.clone()) {
+            // Pads are `__padN`: WGSL names cannot start with `__`, so no member takes them.
+            while !field_names.insert(f.clone()) {
                 f.push('_');
             }
             fields.push((f, rty, Some(mem.offset)));
@@ -162,7 +171,7 @@ pub(super) fn structs(o: &mut String, m: &Module, used: &mut BTreeSet<String>) -
             continue;
         }
         if *size > at {
-            fields.push((format!("_pad{pads}"), format!("[u8; {}]", size - at), None));
+            fields.push((format!("__pad{pads}"), format!("[u8; {}]", size - at), None));
         }
         used.insert(ident.trim_start_matches("r#").to_string());
         let _ = writeln!(
@@ -214,26 +223,47 @@ struct Param {
 fn launcher_params(c: &Compiled, s: &Structs, e: &Entry) -> Result<Vec<Param>, String> {
     let m = &c.module;
     let mut out = Vec::new();
-    let mut names = BTreeSet::from(["self".to_string(), "stream".to_string(), "grid".to_string()]);
-    for p in e.ptx_params.iter().filter(|p| p.used) {
-        let Some(b) = e.binding(p.group, p.binding) else { continue };
-        if !b.kind.is_buffer() || p.sampler.is_some() {
-            return Err(format!(
-                "it uses the {} '{}'",
-                if b.kind == BindingKind::Sampler { "sampler" } else { "texture" },
-                b.name
-            ));
+    let mut names = BTreeSet::from(["self", "stream", "grid", "immediates"].map(String::from));
+    for b in e.bindings.iter() {
+        let (g_, b_) = (b.group, b.binding);
+        let used = e.ptx_params.iter().any(|p| p.used && (p.group, p.binding) == (g_, b_));
+        if b.kind.is_buffer() && !used {
+            continue;
         }
+        let mut ident = rust_ident(&b.name);
+        while !names.insert(ident.trim_start_matches("r#").to_string()) {
+            ident.push('_');
+        }
+        let object = |ctor: &str, rust: &str, ident: String| Param {
+            arg: format!("::dianran::launch::DeviceArg::{ctor}({g_}, {b_}, {ident})"),
+            ident,
+            rust: rust.to_string(),
+        };
+        match b.kind {
+            BindingKind::Texture => {
+                out.push(object("texture", "&::dianran::launch::DeviceTexture", ident));
+                continue;
+            }
+            BindingKind::StorageTexture if b.access.writes() => {
+                out.push(object("storage_texture", "&mut ::dianran::launch::DeviceTexture", ident));
+                continue;
+            }
+            BindingKind::StorageTexture => {
+                out.push(object("texture", "&::dianran::launch::DeviceTexture", ident));
+                continue;
+            }
+            BindingKind::Sampler => {
+                out.push(object("sampler", "&::dianran::launch::SamplerDesc", ident));
+                continue;
+            }
+            BindingKind::Uniform | BindingKind::Storage => {}
+        }
+        let p = b;
         let g = m
             .globals
             .iter()
             .find(|g| g.binding.is_some_and(|rb| (rb.group, rb.binding) == (p.group, p.binding)))
             .ok_or_else(|| format!("binding '{}' is not in the module", b.name))?;
-        let mut ident = rust_ident(&b.name);
-        while !names.insert(ident.trim_start_matches("r#").to_string()) {
-            ident.push('_');
-        }
-        let (g_, b_) = (p.group, p.binding);
         let param = if b.kind == BindingKind::Uniform {
             let rust = s
                 .rust(m, g.ty)

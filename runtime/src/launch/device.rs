@@ -4,21 +4,27 @@
 //! The arguments are cudarc's own types: a [`CudaSlice`] or a view of one, lent immutably
 //! for a binding the entry only reads and mutably for one it may write, so the Rust compiler
 //! and cudarc's stream events see every access. A uniform can also be a host value, copied to
-//! the device on the stream at each launch. Nothing is synchronized and nothing comes back to
-//! the host: results stay on the device for the next launch.
+//! the device on the stream (once per distinct value). Nothing is synchronized and nothing
+//! comes back to the host: results stay on the device for the next launch. Textures written
+//! by a kernel are read back with [`DeviceTexture::download`]; cudarc's events do not cover
+//! CUDA arrays, so a texture shared between streams is the caller's to order.
 //!
 //! The parameter list is the launch ABI's (`dianran_ptx::abi`, docs/abi.md): the same
 //! [`LaunchPlan`] the host-bytes path carries out, built from the entry table: one device pointer
 //! per buffer parameter, a placeholder for an unused one, the sizes block for `arrayLength`
 //! (kept on the device per distinct set of sizes, as uniform values passed by value are per
 //! distinct value, so a loop of launches uploads each once), then
-//! the immediates by value. Textures and samplers need the host path
-//! ([`super::CudaModule::launch_full`]), which builds their CUDA arrays.
+//! the immediates by value. Textures are [`DeviceTexture`]s uploaded once; their texture and
+//! surface objects are made once per sampler state and kept with them, and a comparison
+//! pair's word comes from its sampler.
 
+use super::device_texture::DeviceTexture;
 use super::plan::{BoundBuffer, LaunchPlan, ParamValue};
+use super::textures::SamplerArg;
 use super::{CudaModule, LaunchError};
 use crate::cuda::describe_error;
-use crate::reflect::Entry;
+use crate::reflect::{BindingKind, Entry};
+use crate::texture::SamplerDesc;
 use cudarc::driver::{
     CudaFunction, CudaSlice, CudaStream, CudaView, CudaViewMut, LaunchConfig, PushKernelArg,
 };
@@ -39,7 +45,7 @@ pub enum Target<'a> {
     Named(&'a str),
 }
 
-/// The memory behind one argument.
+/// What one argument binds: memory, a texture or a sampler.
 #[derive(Debug)]
 pub enum DeviceBuffer<'a> {
     /// Device memory the kernel only reads.
@@ -48,15 +54,22 @@ pub enum DeviceBuffer<'a> {
     Write(CudaViewMut<'a, u8>),
     /// Host bytes (a uniform's value) copied to the device at launch.
     Host(Vec<u8>),
+    /// A texture on the device, only read (sampled, depth, or a read-only storage texture).
+    Texture(&'a DeviceTexture),
+    /// A storage texture the kernel may write.
+    StorageTexture(&'a mut DeviceTexture),
+    /// A sampler's state (`sampler` or `sampler_comparison`).
+    Sampler(SamplerDesc),
 }
 
 impl DeviceBuffer<'_> {
-    /// Bytes the kernel sees.
+    /// Bytes the kernel sees (0 for textures and samplers).
     pub fn len(&self) -> usize {
         match self {
             DeviceBuffer::Read(v) => v.len(),
             DeviceBuffer::Write(v) => v.len(),
             DeviceBuffer::Host(b) => b.len(),
+            _ => 0,
         }
     }
     /// True when [`DeviceBuffer::len`] is zero.
@@ -65,7 +78,11 @@ impl DeviceBuffer<'_> {
     }
     /// Whether the kernel may write through it.
     pub fn writable(&self) -> bool {
-        matches!(self, DeviceBuffer::Write(_))
+        matches!(self, DeviceBuffer::Write(_) | DeviceBuffer::StorageTexture(_))
+    }
+    /// Whether it is memory (as opposed to a texture or sampler).
+    pub fn is_memory(&self) -> bool {
+        matches!(self, DeviceBuffer::Read(_) | DeviceBuffer::Write(_) | DeviceBuffer::Host(_))
     }
 }
 
@@ -116,8 +133,13 @@ impl<'a> DeviceArg<'a> {
             elem_size: size_of::<T>(),
         }
     }
-    /// A buffer the entry may write, at (`group`, `binding`).
-    pub fn write<T>(group: u32, binding: u32, s: &'a mut CudaSlice<T>) -> Self {
+    /// A buffer the entry may write, at (`group`, `binding`). Its elements take whatever
+    /// bytes the kernel stores, so every bit pattern must be a valid `T`.
+    pub fn write<T: bytemuck::AnyBitPattern>(
+        group: u32,
+        binding: u32,
+        s: &'a mut CudaSlice<T>,
+    ) -> Self {
         DeviceArg {
             target: Target::At { group, binding },
             buffer: DeviceBuffer::Write(bytes_of_mut(s)),
@@ -132,6 +154,32 @@ impl<'a> DeviceArg<'a> {
             elem_size: 1,
         }
     }
+    /// A texture the entry reads (sampled, depth, or read-only storage), at (`group`,
+    /// `binding`).
+    pub fn texture(group: u32, binding: u32, t: &'a DeviceTexture) -> Self {
+        DeviceArg {
+            target: Target::At { group, binding },
+            buffer: DeviceBuffer::Texture(t),
+            elem_size: 1,
+        }
+    }
+    /// A storage texture the entry may write, at (`group`, `binding`); uploaded with
+    /// `storage` ([`DeviceTexture::upload`]).
+    pub fn storage_texture(group: u32, binding: u32, t: &'a mut DeviceTexture) -> Self {
+        DeviceArg {
+            target: Target::At { group, binding },
+            buffer: DeviceBuffer::StorageTexture(t),
+            elem_size: 1,
+        }
+    }
+    /// A sampler's state, at (`group`, `binding`).
+    pub fn sampler(group: u32, binding: u32, s: &SamplerDesc) -> Self {
+        DeviceArg {
+            target: Target::At { group, binding },
+            buffer: DeviceBuffer::Sampler(*s),
+            elem_size: 1,
+        }
+    }
     /// [`DeviceArg::read`] by the binding's name in the shader.
     pub fn named_read<T>(name: &'a str, s: &'a CudaSlice<T>) -> Self {
         DeviceArg {
@@ -141,7 +189,7 @@ impl<'a> DeviceArg<'a> {
         }
     }
     /// [`DeviceArg::write`] by the binding's name in the shader.
-    pub fn named_write<T>(name: &'a str, s: &'a mut CudaSlice<T>) -> Self {
+    pub fn named_write<T: bytemuck::AnyBitPattern>(name: &'a str, s: &'a mut CudaSlice<T>) -> Self {
         DeviceArg {
             target: Target::Named(name),
             buffer: DeviceBuffer::Write(bytes_of_mut(s)),
@@ -164,9 +212,17 @@ impl<'a> DeviceArg<'a> {
 #[derive(Debug, Default)]
 pub(super) struct Cache {
     functions: Mutex<HashMap<String, CudaFunction>>,
-    placeholder: Mutex<Option<CudaSlice<u8>>>,
-    values: Mutex<HashMap<Vec<u8>, CudaSlice<u8>>>,
+    /// By stream: every use of a cached block is on the stream that allocated it, so
+    /// freeing it (which waits on that stream) cannot overtake a kernel still reading it.
+    placeholder: Mutex<HashMap<StreamKey, CudaSlice<u8>>>,
+    values: Mutex<HashMap<BlockKey, CudaSlice<u8>>>,
 }
+
+/// A stream's handle as a key. Unique while a cached block lives: the block holds its stream.
+type StreamKey = usize;
+
+/// A cached host block: its stream and its bytes.
+type BlockKey = (StreamKey, Vec<u8>);
 
 /// Host blocks kept on the device at most (each a few bytes to a few hundred).
 const MAX_CACHED_VALUES: usize = 1024;
@@ -210,19 +266,16 @@ pub(crate) fn element_mismatch(layout: &crate::reflect::Layout, elem: usize) -> 
 }
 
 /// The (group, binding) of each argument, names resolved through the entry's bindings.
-fn resolve(entry: &Entry, args: &[DeviceArg<'_>]) -> Result<Vec<BoundBuffer>, LaunchError> {
+fn resolve(entry: &Entry, args: &[DeviceArg<'_>]) -> Result<Vec<(u32, u32)>, LaunchError> {
     args.iter()
-        .map(|a| {
-            let (group, binding) = match a.target {
-                Target::At { group, binding } => (group, binding),
-                Target::Named(name) => entry
-                    .bindings
-                    .iter()
-                    .find(|b| b.name == name)
-                    .map(|b| (b.group, b.binding))
-                    .ok_or_else(|| LaunchError::UnknownBinding { name: name.to_string() })?,
-            };
-            Ok(BoundBuffer { group, binding, len: a.buffer.len() })
+        .map(|a| match a.target {
+            Target::At { group, binding } => Ok((group, binding)),
+            Target::Named(name) => entry
+                .bindings
+                .iter()
+                .find(|b| b.name == name)
+                .map(|b| (b.group, b.binding))
+                .ok_or_else(|| LaunchError::UnknownBinding { name: name.to_string() }),
         })
         .collect()
 }
@@ -234,8 +287,12 @@ impl CudaModule {
     /// back, no synchronization (cudarc's stream events order it after earlier work on the
     /// same buffers). Every argument is checked against its binding before anything reaches
     /// the driver: presence, duplicates, its size against the binding's layout, and that a
-    /// buffer the entry may write was lent mutably ([`DeviceArg::write`]). Entries with
-    /// textures or samplers take [`CudaModule::launch_full`].
+    /// buffer or storage texture the entry may write was lent mutably ([`DeviceArg::write`],
+    /// [`DeviceArg::storage_texture`]), that each argument's kind fits its binding's, and
+    /// that a `CudaSlice<T>`'s element size divides the binding's element stride.
+    ///
+    /// `entry` must describe this module's PTX (the generated constants of the same shader):
+    /// the kernel's name is checked, its parameter list is taken on trust.
     pub fn launch_on(
         &self,
         stream: &Arc<CudaStream>,
@@ -244,41 +301,87 @@ impl CudaModule {
         args: &mut [DeviceArg<'_>],
         immediates: &[u8],
     ) -> Result<(), LaunchError> {
-        let bound = resolve(entry, args)?;
-        for (i, b) in bound.iter().enumerate() {
-            let Some(info) = entry.binding(b.group, b.binding) else { continue };
-            if info.access.writes() && !args.get(i).is_some_and(|a| a.buffer.writable()) {
-                return Err(LaunchError::ReadOnlyBuffer {
-                    group: b.group,
-                    binding: b.binding,
-                    name: info.name.to_string(),
-                });
-            }
-        }
-        for (a, b) in args.iter().zip(&bound) {
-            let Some(info) = entry.binding(b.group, b.binding) else { continue };
-            if let Some(detail) =
-                info.layout.as_ref().and_then(|l| element_mismatch(l, a.elem_size))
-            {
-                return Err(LaunchError::BufferType {
-                    group: b.group,
-                    binding: b.binding,
-                    name: info.name.to_string(),
-                    detail,
-                });
-            }
-        }
-        let plan = LaunchPlan::new(entry, grid, &bound, &[], &[], immediates).map_err(|e| {
-            // A texture or sampler the kernel uses is "missing" here by construction.
-            match e {
-                LaunchError::MissingBuffer { name, group, binding }
-                    if !entry.binding(group, binding).is_some_and(|b| b.kind.is_buffer()) =>
-                {
-                    LaunchError::NeedsHostPath { name }
+        let at = resolve(entry, args)?;
+        // Memory, textures and samplers, each with the index of its argument.
+        let mut bound: Vec<BoundBuffer> = Vec::new();
+        let mut bound_arg: Vec<usize> = Vec::new();
+        let mut tex_keys: Vec<(u32, u32)> = Vec::new();
+        let mut tex_arg: Vec<usize> = Vec::new();
+        let mut samplers: Vec<SamplerArg> = Vec::new();
+        for (i, (a, &(group, binding))) in args.iter().zip(&at).enumerate() {
+            let info = entry.binding(group, binding);
+            let name = || info.map_or_else(String::new, |b| b.name.to_string());
+            let kind_error = |detail: &str| LaunchError::BufferType {
+                group,
+                binding,
+                name: name(),
+                detail: detail.to_string(),
+            };
+            if let Some(info) = info {
+                if info.access.writes() && !a.buffer.writable() {
+                    return Err(LaunchError::ReadOnlyBuffer { group, binding, name: name() });
                 }
-                e => e,
+                let fits = match &a.buffer {
+                    DeviceBuffer::Texture(_) | DeviceBuffer::StorageTexture(_) => {
+                        matches!(info.kind, BindingKind::Texture | BindingKind::StorageTexture)
+                    }
+                    DeviceBuffer::Sampler(_) => info.kind == BindingKind::Sampler,
+                    _ => info.kind.is_buffer(),
+                };
+                if !fits {
+                    return Err(kind_error(&format!("the binding is a {:?}", info.kind)));
+                }
+                let needs_surface = info.kind == BindingKind::StorageTexture;
+                let t = match &a.buffer {
+                    DeviceBuffer::Texture(t) => Some(&**t),
+                    DeviceBuffer::StorageTexture(t) => Some(&**t),
+                    _ => None,
+                };
+                if needs_surface && t.is_some_and(|t| !t.is_storage()) {
+                    return Err(kind_error(
+                        "a storage texture needs a DeviceTexture uploaded with `storage`",
+                    ));
+                }
+                if let Some(detail) =
+                    info.layout.as_ref().and_then(|l| element_mismatch(l, a.elem_size))
+                {
+                    return Err(kind_error(&detail));
+                }
             }
-        })?;
+            match &a.buffer {
+                DeviceBuffer::Texture(_) | DeviceBuffer::StorageTexture(_) => {
+                    tex_keys.push((group, binding));
+                    tex_arg.push(i);
+                }
+                DeviceBuffer::Sampler(sampler) => {
+                    samplers.push(SamplerArg { group, binding, sampler: *sampler })
+                }
+                _ => {
+                    bound.push(BoundBuffer { group, binding, len: a.buffer.len() });
+                    bound_arg.push(i);
+                }
+            }
+        }
+        let plan = LaunchPlan::new(entry, grid, &bound, &tex_keys, &samplers, immediates)?;
+        // Texture and surface objects, made once per texture and sampler state and kept
+        // with the texture.
+        let mut handles: Vec<u64> = Vec::with_capacity(plan.params.len());
+        for p in &plan.params {
+            let texture = |k: &usize| match tex_arg.get(*k).and_then(|i| args.get(*i)) {
+                Some(DeviceArg { buffer: DeviceBuffer::Texture(t), .. }) => Some(&**t),
+                Some(DeviceArg { buffer: DeviceBuffer::StorageTexture(t), .. }) => Some(&**t),
+                _ => None,
+            };
+            handles.push(match p {
+                ParamValue::Texture { texture: k, sampler } => {
+                    texture(k).ok_or(LaunchError::InvalidPtx)?.texture_object(sampler.as_ref())?
+                }
+                ParamValue::Surface { texture: k } => {
+                    texture(k).ok_or(LaunchError::InvalidPtx)?.surface_object()?
+                }
+                _ => 0,
+            });
+        }
         let func = self.device.function(&self.module, &plan.ptx_name)?;
         self.ctx.bind_to_thread().map_err(super::driver("binding the context"))?;
 
@@ -296,22 +399,24 @@ impl CudaModule {
                 _ => None,
             }))
             .collect();
+        let key = stream.cu_stream() as StreamKey;
         let mut values = lock(&self.device.values);
         if values.len() + host_blocks.len() > MAX_CACHED_VALUES {
             values.clear();
         }
         for b in &host_blocks {
-            if !values.contains_key(*b) {
-                let dev = stream.clone_htod(*b).map_err(super::driver("copying a host value"))?;
-                values.insert(b.to_vec(), dev);
+            if let std::collections::hash_map::Entry::Vacant(slot) = values.entry((key, b.to_vec()))
+            {
+                slot.insert(stream.clone_htod(*b).map_err(super::driver("copying a host value"))?);
             }
         }
-        let mut placeholder = lock(&self.device.placeholder);
-        if plan.params.contains(&ParamValue::Placeholder) && placeholder.is_none() {
+        let mut placeholders = lock(&self.device.placeholder);
+        if plan.params.contains(&ParamValue::Placeholder) && !placeholders.contains_key(&key) {
             let p =
                 stream.alloc_zeros::<u8>(16).map_err(super::driver("allocating a placeholder"))?;
-            *placeholder = Some(p);
+            placeholders.insert(key, p);
         }
+        let placeholder = placeholders.get(&key);
 
         let [x, y, z] = plan.block;
         let cfg = LaunchConfig {
@@ -322,29 +427,32 @@ impl CudaModule {
         let mut buffers: Vec<Option<&mut DeviceBuffer<'_>>> =
             args.iter_mut().map(|a| Some(&mut a.buffer)).collect();
         let mut launch = stream.launch_builder(&func);
-        for p in &plan.params {
+        for (p, handle) in plan.params.iter().zip(&handles) {
             match p {
-                ParamValue::Buffer(i) => match buffers.get_mut(*i).and_then(Option::take) {
-                    Some(DeviceBuffer::Read(v)) => {
-                        launch.arg(&*v);
-                    }
-                    Some(DeviceBuffer::Write(v)) => {
-                        launch.arg(v);
-                    }
-                    Some(DeviceBuffer::Host(b)) => {
-                        if let Some(dev) = values.get(b.as_slice()) {
-                            launch.arg(dev);
+                ParamValue::Buffer(i) => {
+                    match bound_arg.get(*i).and_then(|a| buffers.get_mut(*a)).and_then(Option::take)
+                    {
+                        Some(DeviceBuffer::Read(v)) => {
+                            launch.arg(&*v);
                         }
+                        Some(DeviceBuffer::Write(v)) => {
+                            launch.arg(v);
+                        }
+                        Some(DeviceBuffer::Host(b)) => {
+                            if let Some(dev) = values.get(&(key, b.clone())) {
+                                launch.arg(dev);
+                            }
+                        }
+                        _ => return Err(LaunchError::InvalidPtx),
                     }
-                    None => return Err(LaunchError::InvalidPtx),
-                },
+                }
                 ParamValue::Placeholder => {
-                    if let Some(p) = placeholder.as_ref() {
+                    if let Some(p) = placeholder {
                         launch.arg(p);
                     }
                 }
-                ParamValue::Sizes(key) => {
-                    if let Some(dev) = values.get(key) {
+                ParamValue::Sizes(k) => {
+                    if let Some(dev) = values.get(&(key, k.clone())) {
                         launch.arg(dev);
                     }
                 }
@@ -354,10 +462,11 @@ impl CudaModule {
                         launch.arg(first);
                     }
                 }
-                ParamValue::Texture { .. }
-                | ParamValue::Surface { .. }
-                | ParamValue::CompareWord(_) => {
-                    return Err(LaunchError::NeedsHostPath { name: plan.ptx_name.clone() })
+                ParamValue::Texture { .. } | ParamValue::Surface { .. } => {
+                    launch.arg(handle);
+                }
+                ParamValue::CompareWord(w) => {
+                    launch.arg(w);
                 }
             }
         }

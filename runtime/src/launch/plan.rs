@@ -9,7 +9,7 @@
 //! object per texture, a compare word per comparison pair, then the sizes block for
 //! `arrayLength` and the immediates by value.
 
-use super::textures::{plan_objects, ObjectPlan, SamplerArg, TextureArg};
+use super::textures::{plan_objects_at, ObjectPlan, SamplerArg};
 use super::LaunchError;
 use crate::reflect::Entry;
 use crate::texture::{compare_object_sampler, compare_word, SamplerDesc};
@@ -77,8 +77,9 @@ pub struct BoundBuffer {
 }
 
 impl LaunchPlan {
-    /// Plans a launch of `entry` over `grid` workgroups with `buffers`, `textures`,
-    /// `samplers` and `immediates` (the bytes of the entry's `var<immediate>`, unpadded).
+    /// Plans a launch of `entry` over `grid` workgroups with `buffers`, the textures bound at
+    /// `textures` (group, binding), `samplers` and `immediates` (the bytes of the entry's
+    /// `var<immediate>`, unpadded).
     /// Everything is checked here, before any driver call: the entry is in the PTX, the grid
     /// is not empty, every buffer, texture and sampler the kernel uses is bound once, every
     /// buffer's length fits its binding's layout, the immediates have the variable's size,
@@ -87,7 +88,7 @@ impl LaunchPlan {
         entry: &Entry,
         grid: [u32; 3],
         buffers: &[BoundBuffer],
-        textures: &[TextureArg<'_>],
+        textures: &[(u32, u32)],
         samplers: &[SamplerArg],
         immediates: &[u8],
     ) -> Result<Self, LaunchError> {
@@ -102,7 +103,7 @@ impl LaunchPlan {
         let bound: Vec<(u32, u32, usize)> =
             buffers.iter().map(|b| (b.group, b.binding, b.len)).collect();
         let slots = super::plan(entry, &bound)?;
-        let objects = plan_objects(entry, textures, samplers)?;
+        let objects = plan_objects_at(entry, textures, samplers)?;
         let sampler = |i: usize| samplers.get(i).map(|s| s.sampler);
         let mut params = Vec::with_capacity(slots.len() + 2);
         for (slot, object) in slots.iter().zip(&objects) {

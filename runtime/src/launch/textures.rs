@@ -192,7 +192,17 @@ pub fn plan_objects(
     textures: &[TextureArg<'_>],
     samplers: &[SamplerArg],
 ) -> Result<Vec<ObjectPlan>, LaunchError> {
-    let tex_at = |g: u32, b: u32| textures.iter().position(|t| (t.group, t.binding) == (g, b));
+    let keys: Vec<(u32, u32)> = textures.iter().map(|t| (t.group, t.binding)).collect();
+    plan_objects_at(entry, &keys, samplers)
+}
+
+/// [`plan_objects`] with the textures given by their (group, binding) only.
+pub fn plan_objects_at(
+    entry: &Entry,
+    textures: &[(u32, u32)],
+    samplers: &[SamplerArg],
+) -> Result<Vec<ObjectPlan>, LaunchError> {
+    let tex_at = |g: u32, b: u32| textures.iter().position(|t| *t == (g, b));
     let missing = |g: u32, b: u32| LaunchError::MissingBuffer {
         group: g,
         binding: b,
