@@ -214,6 +214,19 @@ mod tests {
         assert_eq!(dianran::bytemuck::bytes_of(&p)[4..8], 3u32.to_le_bytes());
     }
 
+    /// WGSL's layout of `Wide`: `a` at 0 (132 bytes), `b` at 192 (align 64), `c` at 204,
+    /// size 256 (rounded up to the alignment of 64).
+    #[test]
+    fn edge_layouts() {
+        use host_layout_edges::{u8_, Wide};
+        assert_eq!(core::mem::size_of::<Wide>(), 256);
+        assert_eq!(core::mem::offset_of!(Wide, b), 192);
+        assert_eq!(core::mem::offset_of!(Wide, c), 204);
+        assert_eq!(core::mem::size_of::<u8_>(), 4);
+        let k = host_layout_edges::Kernels_ { _pad: 1, x: 2.0 };
+        assert_eq!(dianran::bytemuck::bytes_of(&k)[..4], 1u32.to_le_bytes());
+    }
+
     /// saxpy through its typed launcher: device-resident buffers, one stream, no copies.
     #[test]
     fn typed_launcher_runs_or_skips() {
@@ -238,6 +251,23 @@ mod tests {
 }
 "#;
 
+/// Names and layouts that once broke the generated host code: a struct named like a Rust
+/// primitive (`u8`) or like the generated `Kernels`, a member named `_pad`, an array longer
+/// than 32 elements and 60 bytes of padding (`Pod` for every length), a binding named like
+/// the launcher's `immediates` parameter.
+const HOST_LAYOUT_EDGES: &str = "
+struct u8 { a: u32 }
+struct Kernels { _pad: u32, x: f32 }
+struct Wide { a: array<f32, 33>, @align(64) b: vec3<f32>, c: u8 }
+struct Imm { v: f32 }
+var<immediate> imm: Imm;
+@group(0) @binding(0) var<storage, read_write> immediates: array<Wide>;
+@group(0) @binding(1) var<uniform> k: Kernels;
+@compute @workgroup_size(1) fn main() {
+    immediates[0].a[32] = k.x + imm.v + f32(immediates[0].c.a);
+}
+";
+
 #[test]
 fn samples_generate_host_code_that_compiles() {
     let (root, target, dir) = new_crate("sample-shaders", ", features = [\"cuda\"]");
@@ -255,6 +285,7 @@ fn samples_generate_host_code_that_compiles() {
         }
     }
     assert!(n > 50, "only {n} samples");
+    write(&dir.join("shaders/host_layout_edges.wgsl"), HOST_LAYOUT_EDGES);
     // The README's typed-launcher example, verbatim, as a binary of the crate.
     let readme = std::fs::read_to_string(root.join("README.md")).unwrap_or_else(|e| panic!("{e}"));
     let example = readme
