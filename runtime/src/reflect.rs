@@ -142,7 +142,8 @@ pub struct Binding {
     pub binding: u32,
     /// Buffer, texture or sampler.
     pub kind: BindingKind,
-    /// Access the shader has.
+    /// Access the shader has: as declared in a module's binding list; in an entry's, what
+    /// that entry's code does (a `read_write` binding it only reads is [`Access::Read`]).
     pub access: Access,
     /// Byte layout of a buffer's type; `None` for textures and samplers.
     pub layout: Option<Layout>,

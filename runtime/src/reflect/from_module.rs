@@ -133,6 +133,74 @@ pub fn used_globals(m: &ir::Module, entry: FuncId) -> BTreeSet<GlobalId> {
     globals
 }
 
+/// The globals an entry's code may write, directly or through calls: those a store, an
+/// atomic, a `textureStore` or a cooperative-matrix store reaches through a pointer (or
+/// texture handle) derived from them. Conservative: a derived pointer handed to anything but
+/// a known read (a load, an access, `arrayLength`, a texture read or query) counts as a
+/// write, calls and inlined bodies included, so a global left out is certainly only read.
+pub fn written_globals(m: &ir::Module, entry: FuncId) -> BTreeSet<GlobalId> {
+    fn walk(
+        m: &ir::Module,
+        b: &ir::Block,
+        root: &mut std::collections::HashMap<ir::ValueId, GlobalId>,
+        out: &mut BTreeSet<GlobalId>,
+        calls: &mut Vec<FuncId>,
+    ) {
+        for inst in &b.insts {
+            let derived = match &inst.op {
+                Op::GlobalAddr(g) => Some(*g),
+                Op::AccessIndex(p, _) | Op::Access(p, _) => root.get(p).copied(),
+                // A texture or sampler handle is a load of its global.
+                Op::Load(p) => root.get(p).copied().filter(|g| {
+                    m.globals.get(g.index()).is_some_and(|g| g.space == AddressSpace::Handle)
+                }),
+                _ => None,
+            };
+            if let (Some(r), Some(g)) = (inst.result, derived) {
+                root.insert(r, g);
+            }
+            let reads_only = matches!(
+                &inst.op,
+                Op::AccessIndex(..)
+                    | Op::Access(..)
+                    | Op::Load(_)
+                    | Op::ArrayLength(_)
+                    | Op::WorkgroupUniformLoad(_)
+                    | Op::CoopLoad { .. }
+                    | Op::ImageLoad { .. }
+                    | Op::ImageSample { .. }
+                    | Op::ImageQuery(..)
+            );
+            if !reads_only {
+                inst.op.for_each_operand(|v| {
+                    if let Some(g) = root.get(&v) {
+                        out.insert(*g);
+                    }
+                });
+            }
+            if let Op::Call(f, _) = &inst.op {
+                calls.push(*f);
+            }
+            for blk in inst.op.blocks() {
+                walk(m, blk, root, out, calls);
+            }
+        }
+    }
+    let mut out = BTreeSet::new();
+    let mut seen = BTreeSet::new();
+    let mut todo = vec![entry];
+    while let Some(f) = todo.pop() {
+        if !seen.insert(f) {
+            continue;
+        }
+        let Some(func) = m.functions.get(f.index()) else { continue };
+        let mut calls = Vec::new();
+        walk(m, &func.body, &mut Default::default(), &mut out, &mut calls);
+        todo.extend(calls);
+    }
+    out
+}
+
 /// What the PTX code generator reported for one entry, in the reflection's terms
 /// ([`ptx_facts`] reads them off a compiled entry).
 #[derive(Clone, Debug, Default)]
@@ -274,10 +342,23 @@ fn entry_of(
         .filter_map(|g| m.globals.get(g.index()).and_then(|g| g.binding))
         .map(|rb| (rb.group, rb.binding))
         .collect();
+    // An entry's access is what its code does: a `read_write` binding it only reads is
+    // read-only for it (launchers lend it immutably, the host path copies nothing back).
+    let written: BTreeSet<(u32, u32)> = written_globals(m, ep.function)
+        .iter()
+        .filter_map(|g| m.globals.get(g.index()).and_then(|g| g.binding))
+        .map(|rb| (rb.group, rb.binding))
+        .collect();
     let entry_bindings: Vec<Binding> = bindings
         .iter()
         .filter(|b| used_bindings.contains(&(b.group, b.binding)))
         .cloned()
+        .map(|mut b| {
+            if b.access.writes() && !written.contains(&(b.group, b.binding)) {
+                b.access = Access::Read;
+            }
+            b
+        })
         .collect();
     let ptx_params = facts
         .as_ref()
@@ -323,6 +404,39 @@ mod tests {
             .unwrap_or_else(|d| panic!("{}", d.render()));
         let names = ModuleNames::new(&m);
         (m, names)
+    }
+
+    #[test]
+    fn entry_access_is_what_the_entry_does() {
+        let (m, names) = compile(
+            "@group(0) @binding(0) var<storage, read_write> a: array<u32>;
+            @group(0) @binding(1) var<storage, read_write> b: array<u32>;
+            @group(0) @binding(2) var<storage, read_write> c: array<atomic<u32>>;
+            @group(0) @binding(3) var img: texture_storage_2d<r32uint, write>;
+            fn put(v: u32) { a[0] = v; }
+            @compute @workgroup_size(1) fn reads() { b[0] = a[0] + arrayLength(&a); }
+            @compute @workgroup_size(1) fn helper() { put(2u); }
+            @compute @workgroup_size(1) fn atomics() { b[1] = atomicLoad(&c[0]); atomicAdd(&c[1], 1u); }
+            @compute @workgroup_size(1) fn stores() {
+                textureStore(img, vec2<i32>(0), vec4<u32>(a[1]));
+            }",
+        );
+        let bindings = module_bindings(&m, &names);
+        let access = |entry: &str| -> Vec<(String, Access)> {
+            let ep = m.entry_point(entry).unwrap_or_else(|| panic!("no {entry}"));
+            let e = entry_of(&m, &names, &bindings, ep, None, false);
+            e.bindings.iter().map(|b| (b.name.to_string(), b.access)).collect()
+        };
+        let own = |v: &[(&str, Access)]| -> Vec<(String, Access)> {
+            v.iter().map(|(n, a)| (n.to_string(), *a)).collect()
+        };
+        assert_eq!(access("reads"), own(&[("a", Access::Read), ("b", Access::ReadWrite)]));
+        // In a called function.
+        assert_eq!(access("helper"), own(&[("a", Access::ReadWrite)]));
+        assert_eq!(access("atomics"), own(&[("b", Access::ReadWrite), ("c", Access::ReadWrite)]));
+        assert_eq!(access("stores"), own(&[("a", Access::Read), ("img", Access::Write)]));
+        // The module's list keeps the declarations.
+        assert!(bindings.iter().filter(|b| b.name != "img").all(|b| b.access == Access::ReadWrite));
     }
 
     #[test]
