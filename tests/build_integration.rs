@@ -223,6 +223,9 @@ mod tests {
         assert_eq!(core::mem::offset_of!(Wide, b), 192);
         assert_eq!(core::mem::offset_of!(Wide, c), 204);
         assert_eq!(core::mem::size_of::<u8_>(), 4);
+        // One launcher per entry, each with its own entry's immediate type.
+        let _ = naga_immediates_layout::Kernels::whole_vector;
+        let _ = naga_immediates_layout::Kernels::scalar_then_struct;
         let k = host_layout_edges::Kernels_ { _pad: 1, x: 2.0 };
         assert_eq!(dianran::bytemuck::bytes_of(&k)[..4], 1u32.to_le_bytes());
     }
@@ -286,6 +289,10 @@ fn samples_generate_host_code_that_compiles() {
     }
     assert!(n > 50, "only {n} samples");
     write(&dir.join("shaders/host_layout_edges.wgsl"), HOST_LAYOUT_EDGES);
+    // Several `var<immediate>`s, one per entry: each launcher takes its own entry's type.
+    let imm = root.join("tests/realworld/naga_immediates_layout.wgsl");
+    let text = std::fs::read_to_string(&imm).unwrap_or_else(|e| panic!("{}: {e}", imm.display()));
+    write(&dir.join("shaders/naga_immediates_layout.wgsl"), &text);
     // The README's typed-launcher example, verbatim, as a binary of the crate.
     let readme = std::fs::read_to_string(root.join("README.md")).unwrap_or_else(|e| panic!("{e}"));
     let example = readme

@@ -296,13 +296,15 @@ fn launcher_params(c: &Compiled, s: &Structs, e: &Entry) -> Result<Vec<Param>, S
     Ok(out)
 }
 
-/// The immediate data's host type of an entry that has some.
-fn immediates_type(c: &Compiled, s: &Structs) -> Option<String> {
-    let mut imm = c.module.globals.iter().filter(|g| g.space == AddressSpace::Immediate);
-    let g = imm.next()?;
-    if imm.next().is_some() {
-        return None;
-    }
+/// The host type of the `var<immediate>` entry `e` uses (each entry uses at most one; a
+/// module may declare several).
+fn immediates_type(c: &Compiled, s: &Structs, e: &Entry) -> Option<String> {
+    let ep = c.module.entry_point(&e.name)?;
+    let used = crate::reflect::from_module::used_globals(&c.module, ep.function);
+    let g = used
+        .iter()
+        .filter_map(|g| c.module.globals.get(g.index()))
+        .find(|g| g.space == AddressSpace::Immediate)?;
     s.rust(&c.module, g.ty)
 }
 
@@ -324,7 +326,6 @@ pub(super) fn launchers(o: &mut String, c: &Compiled, s: &Structs, idents: &[Str
     o.push_str("            ::std::result::Result::Ok(Kernels { module: ::dianran::launch::CudaModule::load(PTX)? })\n        }\n");
     o.push_str("        /// The loaded module: its context makes streams and buffers; `launch_on` binds by name.\n");
     o.push_str("        pub fn module(&self) -> &::dianran::launch::CudaModule {\n            &self.module\n        }\n");
-    let imm = immediates_type(c, s);
     let mut methods = BTreeSet::from(["load".to_string(), "module".to_string()]);
     for (e, ident) in c.entries.iter().zip(idents) {
         if e.ptx_name.is_none() {
@@ -341,9 +342,9 @@ pub(super) fn launchers(o: &mut String, c: &Compiled, s: &Structs, idents: &[Str
                 continue;
             }
         };
-        let imm_param = match (e.ptx_immediates, &imm) {
+        let imm_param = match (e.ptx_immediates, immediates_type(c, s, e)) {
             (0, _) => None,
-            (_, Some(t)) => Some(t.clone()),
+            (_, Some(t)) => Some(t),
             (_, None) => {
                 let _ = writeln!(
                     o,
