@@ -119,6 +119,17 @@ pub fn used_globals(m: &ir::Module, entry: FuncId) -> BTreeSet<GlobalId> {
         }
     }
     let mut globals = BTreeSet::new();
+    for_each_reachable(m, entry, |body, calls| walk(body, &mut globals, calls));
+    globals
+}
+
+/// Calls `visit` on the body of `entry` and of every function reachable from it, each once;
+/// `visit` pushes the functions a body calls.
+fn for_each_reachable(
+    m: &ir::Module,
+    entry: FuncId,
+    mut visit: impl FnMut(&ir::Block, &mut Vec<FuncId>),
+) {
     let mut seen = BTreeSet::new();
     let mut todo = vec![entry];
     while let Some(f) = todo.pop() {
@@ -127,10 +138,9 @@ pub fn used_globals(m: &ir::Module, entry: FuncId) -> BTreeSet<GlobalId> {
         }
         let Some(func) = m.functions.get(f.index()) else { continue };
         let mut calls = Vec::new();
-        walk(&func.body, &mut globals, &mut calls);
+        visit(&func.body, &mut calls);
         todo.extend(calls);
     }
-    globals
 }
 
 /// The globals an entry's code may write, directly or through calls: those a store, an
@@ -187,17 +197,9 @@ pub fn written_globals(m: &ir::Module, entry: FuncId) -> BTreeSet<GlobalId> {
         }
     }
     let mut out = BTreeSet::new();
-    let mut seen = BTreeSet::new();
-    let mut todo = vec![entry];
-    while let Some(f) = todo.pop() {
-        if !seen.insert(f) {
-            continue;
-        }
-        let Some(func) = m.functions.get(f.index()) else { continue };
-        let mut calls = Vec::new();
-        walk(m, &func.body, &mut Default::default(), &mut out, &mut calls);
-        todo.extend(calls);
-    }
+    for_each_reachable(m, entry, |body, calls| {
+        walk(m, body, &mut Default::default(), &mut out, calls)
+    });
     out
 }
 
