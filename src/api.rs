@@ -87,6 +87,9 @@ pub struct Compiled {
     pub entries: Vec<Entry>,
     /// Every `@group @binding` resource of the module, sorted by (group, binding).
     pub bindings: Vec<Binding>,
+    /// What the frontend warns about (the module's [`ir::Module::warnings`]), located in the
+    /// source; empty when there is nothing to say.
+    pub warnings: Diagnostics,
 }
 
 impl Compiled {
@@ -137,7 +140,8 @@ pub fn compile(name: &str, source: &str, opts: &Options) -> Result<Compiled, Dia
         &|n| facts.iter().find(|(name, _)| name == n).map(|(_, f)| f.clone()),
         &|n| msl_sizes.iter().any(|(name, sizes)| name == n && *sizes),
     );
-    Ok(Compiled { name: name.to_string(), module, wgsl, msl, ptx, entries, bindings })
+    let warnings = diags(module.warnings.clone());
+    Ok(Compiled { name: name.to_string(), module, wgsl, msl, ptx, entries, bindings, warnings })
 }
 
 /// PTX text and, per compiled entry (by source name), what the reflection needs.

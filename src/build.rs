@@ -311,15 +311,8 @@ pub fn generate_one(path_display: &str, compiled: &Compiled) -> Generated {
 const MODULE_ITEMS: &[&str] = &["WGSL", "MSL", "PTX", "SOURCE", "BINDINGS", "ENTRIES", "Kernels"];
 
 fn render_module(module: &str, path: &str, c: &Compiled, launchers: bool) -> (String, Vec<String>) {
-    let mut warnings: Vec<String> = c
-        .module
-        .warnings
-        .iter()
-        .map(|w| match &w.context {
-            Some(ctx) => format!("{path}: {} (in '{ctx}')", w.message),
-            None => format!("{path}: {}", w.message),
-        })
-        .collect();
+    let mut warnings: Vec<String> =
+        c.warnings.list.iter().map(|w| one_line(&c.warnings, w)).collect();
     let mut text_const = |target: &str, r: &Result<String, Diagnostics>| match r {
         Ok(t) => t.clone(),
         Err(d) => {

@@ -476,19 +476,19 @@ fn immediates_value(entry: &Entry, immediates: &[u8]) -> Result<Vec<u8>, LaunchE
     Ok(v)
 }
 
-/// For each PTX buffer parameter, the index in `bound` (group, binding, byte length) of the
-/// buffer bound to it (`None`: placeholder with nothing bound). Checks presence, duplicates
-/// and sizes. Both launch paths (host bytes, device memory) plan with it.
-fn plan(entry: &Entry, bound: &[(u32, u32, usize)]) -> Result<Vec<Option<usize>>, LaunchError> {
+/// For each PTX buffer parameter, the index in `bound` of the buffer bound to it (`None`:
+/// placeholder with nothing bound). Checks presence, duplicates and sizes ([`LaunchPlan`]
+/// plans buffers with it).
+fn plan(entry: &Entry, bound: &[BoundBuffer]) -> Result<Vec<Option<usize>>, LaunchError> {
     for (i, a) in bound.iter().enumerate() {
-        let dup = bound.iter().skip(i + 1).any(|b| (b.0, b.1) == (a.0, a.1));
+        let dup = bound.iter().skip(i + 1).any(|b| (b.group, b.binding) == (a.group, a.binding));
         if dup {
-            return Err(LaunchError::DuplicateBuffer { group: a.0, binding: a.1 });
+            return Err(LaunchError::DuplicateBuffer { group: a.group, binding: a.binding });
         }
     }
     let mut slots = Vec::with_capacity(entry.ptx_params.len());
     for p in entry.ptx_params.iter() {
-        let found = bound.iter().position(|b| (b.0, b.1) == (p.group, p.binding));
+        let found = bound.iter().position(|b| (b.group, b.binding) == (p.group, p.binding));
         let info = entry.binding(p.group, p.binding);
         match (found, info) {
             (None, Some(info)) if p.used && p.sampler.is_none() && info.kind.is_buffer() => {
@@ -500,7 +500,7 @@ fn plan(entry: &Entry, bound: &[(u32, u32, usize)]) -> Result<Vec<Option<usize>>
             }
             (Some(i), Some(info)) => {
                 if let (Some(layout), Some(b)) = (&info.layout, bound.get(i)) {
-                    layout.check_len(b.2 as u64).map_err(|e| LaunchError::BufferSize {
+                    layout.check_len(b.len as u64).map_err(|e| LaunchError::BufferSize {
                         group: p.group,
                         binding: p.binding,
                         name: info.name.to_string(),
@@ -608,21 +608,22 @@ mod tests {
     fn plan_checks_buffers_before_the_driver() {
         let e = entry(0);
         // binding 1 is a placeholder: nothing bound, slot None.
-        let args = [(0, 0, 40), (0, 2, 8)];
+        let at = |binding, len| BoundBuffer { group: 0, binding, len };
+        let args = [at(0, 40), at(2, 8)];
         assert_eq!(plan(&e, &args), Ok(vec![Some(0), None, Some(1)]));
         let sizes = sizes_bytes(&e, &[Some(40), None, Some(8)]).unwrap();
         assert_eq!(sizes, [40, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0]);
         assert!(matches!(
-            plan(&e, &[(0, 0, 40)]),
+            plan(&e, &[at(0, 40)]),
             Err(LaunchError::MissingBuffer { binding: 2, .. })
         ));
-        match plan(&e, &[(0, 0, 10), (0, 2, 4)]) {
+        match plan(&e, &[at(0, 10), at(2, 4)]) {
             Err(LaunchError::BufferSize { binding: 0, detail, .. }) => {
                 assert_eq!(detail, "10 bytes given, the type needs a multiple of 4 bytes")
             }
             other => panic!("{other:?}"),
         }
-        let args = [(0, 2, 8), (0, 2, 8)];
+        let args = [at(2, 8), at(2, 8)];
         assert_eq!(plan(&e, &args), Err(LaunchError::DuplicateBuffer { group: 0, binding: 2 }));
     }
 }

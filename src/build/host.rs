@@ -234,64 +234,40 @@ fn launcher_params(c: &Compiled, s: &Structs, e: &Entry) -> Result<Vec<Param>, S
         while !names.insert(ident.trim_start_matches("r#").to_string()) {
             ident.push('_');
         }
-        let object = |ctor: &str, rust: &str, ident: String| Param {
-            arg: format!("::dianran::launch::DeviceArg::{ctor}({g_}, {b_}, {ident})"),
-            ident,
-            rust: rust.to_string(),
+        let global = || {
+            m.globals
+                .iter()
+                .find(|g| g.binding.is_some_and(|rb| (rb.group, rb.binding) == (g_, b_)))
+                .ok_or_else(|| format!("binding '{}' is not in the module", b.name))
         };
-        match b.kind {
-            BindingKind::Texture => {
-                out.push(object("texture", "&::dianran::launch::DeviceTexture", ident));
-                continue;
-            }
+        let elem = || {
+            s.device_elem(m, global()?.ty)
+                .ok_or_else(|| format!("the buffer '{}' has no device element type", b.name))
+        };
+        let launch = "::dianran::launch";
+        let (ctor, rust) = match b.kind {
+            BindingKind::Texture => ("texture", format!("&{launch}::DeviceTexture")),
             BindingKind::StorageTexture if b.access.writes() => {
-                out.push(object("storage_texture", "&mut ::dianran::launch::DeviceTexture", ident));
-                continue;
+                ("storage_texture", format!("&mut {launch}::DeviceTexture"))
             }
-            BindingKind::StorageTexture => {
-                out.push(object("texture", "&::dianran::launch::DeviceTexture", ident));
-                continue;
+            BindingKind::StorageTexture => ("texture", format!("&{launch}::DeviceTexture")),
+            BindingKind::Sampler => ("sampler", format!("&{launch}::SamplerDesc")),
+            BindingKind::Uniform => {
+                let rust = s
+                    .rust(m, global()?.ty)
+                    .ok_or_else(|| format!("the uniform '{}' has no host type", b.name))?;
+                ("value", format!("&{rust}"))
             }
-            BindingKind::Sampler => {
-                out.push(object("sampler", "&::dianran::launch::SamplerDesc", ident));
-                continue;
+            BindingKind::Storage if b.access.writes() => {
+                ("write", format!("&mut {launch}::CudaSlice<{}>", elem()?))
             }
-            BindingKind::Uniform | BindingKind::Storage => {}
-        }
-        let p = b;
-        let g = m
-            .globals
-            .iter()
-            .find(|g| g.binding.is_some_and(|rb| (rb.group, rb.binding) == (p.group, p.binding)))
-            .ok_or_else(|| format!("binding '{}' is not in the module", b.name))?;
-        let param = if b.kind == BindingKind::Uniform {
-            let rust = s
-                .rust(m, g.ty)
-                .ok_or_else(|| format!("the uniform '{}' has no host type", b.name))?;
-            Param {
-                arg: format!("::dianran::launch::DeviceArg::value({g_}, {b_}, {ident})"),
-                ident,
-                rust: format!("&{rust}"),
-            }
-        } else {
-            let elem = s
-                .device_elem(m, g.ty)
-                .ok_or_else(|| format!("the buffer '{}' has no device element type", b.name))?;
-            if b.access.writes() {
-                Param {
-                    arg: format!("::dianran::launch::DeviceArg::write({g_}, {b_}, {ident})"),
-                    ident,
-                    rust: format!("&mut ::dianran::launch::CudaSlice<{elem}>"),
-                }
-            } else {
-                Param {
-                    arg: format!("::dianran::launch::DeviceArg::read({g_}, {b_}, {ident})"),
-                    ident,
-                    rust: format!("&::dianran::launch::CudaSlice<{elem}>"),
-                }
-            }
+            BindingKind::Storage => ("read", format!("&{launch}::CudaSlice<{}>", elem()?)),
         };
-        out.push(param);
+        out.push(Param {
+            arg: format!("{launch}::DeviceArg::{ctor}({g_}, {b_}, {ident})"),
+            ident,
+            rust,
+        });
     }
     Ok(out)
 }

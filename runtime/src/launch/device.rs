@@ -80,9 +80,13 @@ impl DeviceBuffer<'_> {
     pub fn writable(&self) -> bool {
         matches!(self, DeviceBuffer::Write(_) | DeviceBuffer::StorageTexture(_))
     }
-    /// Whether it is memory (as opposed to a texture or sampler).
-    pub fn is_memory(&self) -> bool {
-        matches!(self, DeviceBuffer::Read(_) | DeviceBuffer::Write(_) | DeviceBuffer::Host(_))
+    /// The texture it binds, read-only or storage.
+    pub fn texture(&self) -> Option<&DeviceTexture> {
+        match self {
+            DeviceBuffer::Texture(t) => Some(t),
+            DeviceBuffer::StorageTexture(t) => Some(t),
+            _ => None,
+        }
     }
 }
 
@@ -146,7 +150,8 @@ impl<'a> DeviceArg<'a> {
             elem_size: size_of::<T>(),
         }
     }
-    /// A host value (a uniform's struct), copied to the device at each launch.
+    /// A host value (a uniform's struct), copied to the device on the launch's stream (once
+    /// per distinct value: later launches with the same bytes reuse the copy).
     pub fn value<T: bytemuck::Pod>(group: u32, binding: u32, v: &T) -> Self {
         DeviceArg {
             target: Target::At { group, binding },
@@ -182,27 +187,15 @@ impl<'a> DeviceArg<'a> {
     }
     /// [`DeviceArg::read`] by the binding's name in the shader.
     pub fn named_read<T>(name: &'a str, s: &'a CudaSlice<T>) -> Self {
-        DeviceArg {
-            target: Target::Named(name),
-            buffer: DeviceBuffer::Read(bytes_of(s)),
-            elem_size: size_of::<T>(),
-        }
+        DeviceArg { target: Target::Named(name), ..Self::read(0, 0, s) }
     }
     /// [`DeviceArg::write`] by the binding's name in the shader.
     pub fn named_write<T: bytemuck::AnyBitPattern>(name: &'a str, s: &'a mut CudaSlice<T>) -> Self {
-        DeviceArg {
-            target: Target::Named(name),
-            buffer: DeviceBuffer::Write(bytes_of_mut(s)),
-            elem_size: size_of::<T>(),
-        }
+        DeviceArg { target: Target::Named(name), ..Self::write(0, 0, s) }
     }
     /// [`DeviceArg::value`] by the binding's name in the shader.
     pub fn named_value<T: bytemuck::Pod>(name: &'a str, v: &T) -> Self {
-        DeviceArg {
-            target: Target::Named(name),
-            buffer: DeviceBuffer::Host(bytemuck::bytes_of(v).to_vec()),
-            elem_size: 1,
-        }
+        DeviceArg { target: Target::Named(name), ..Self::value(0, 0, v) }
     }
 }
 
@@ -332,12 +325,7 @@ impl CudaModule {
                     return Err(kind_error(&format!("the binding is a {:?}", info.kind)));
                 }
                 let needs_surface = info.kind == BindingKind::StorageTexture;
-                let t = match &a.buffer {
-                    DeviceBuffer::Texture(t) => Some(&**t),
-                    DeviceBuffer::StorageTexture(t) => Some(&**t),
-                    _ => None,
-                };
-                if needs_surface && t.is_some_and(|t| !t.is_storage()) {
+                if needs_surface && a.buffer.texture().is_some_and(|t| !t.is_storage()) {
                     return Err(kind_error(
                         "a storage texture needs a DeviceTexture uploaded with `storage`",
                     ));
@@ -367,10 +355,8 @@ impl CudaModule {
         // with the texture.
         let mut handles: Vec<u64> = Vec::with_capacity(plan.params.len());
         for p in &plan.params {
-            let texture = |k: &usize| match tex_arg.get(*k).and_then(|i| args.get(*i)) {
-                Some(DeviceArg { buffer: DeviceBuffer::Texture(t), .. }) => Some(&**t),
-                Some(DeviceArg { buffer: DeviceBuffer::StorageTexture(t), .. }) => Some(&**t),
-                _ => None,
+            let texture = |k: &usize| {
+                tex_arg.get(*k).and_then(|i| args.get(*i)).and_then(|a| a.buffer.texture())
             };
             handles.push(match p {
                 ParamValue::Texture { texture: k, sampler } => {

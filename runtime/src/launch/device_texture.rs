@@ -114,10 +114,7 @@ fn shape_of(t: &TextureData) -> TextureData {
 }
 
 fn bind(ctx: &Arc<CudaContext>) -> Result<(), LaunchError> {
-    ctx.bind_to_thread().map_err(|e| LaunchError::Driver {
-        op: "binding the context".into(),
-        error: crate::cuda::describe_error(&e),
-    })
+    ctx.bind_to_thread().map_err(super::driver("binding the context"))
 }
 
 impl DeviceTexture {

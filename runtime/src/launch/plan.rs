@@ -9,7 +9,7 @@
 //! object per texture, a compare word per comparison pair, then the sizes block for
 //! `arrayLength` and the immediates by value.
 
-use super::textures::{plan_objects_at, ObjectPlan, SamplerArg};
+use super::textures::{plan_objects, ObjectPlan, SamplerArg};
 use super::LaunchError;
 use crate::reflect::Entry;
 use crate::texture::{compare_object_sampler, compare_word, SamplerDesc};
@@ -100,16 +100,14 @@ impl LaunchPlan {
         if grid.contains(&0) {
             return Err(LaunchError::EmptyGrid(grid));
         }
-        let bound: Vec<(u32, u32, usize)> =
-            buffers.iter().map(|b| (b.group, b.binding, b.len)).collect();
-        let slots = super::plan(entry, &bound)?;
-        let objects = plan_objects_at(entry, textures, samplers)?;
+        let slots = super::plan(entry, buffers)?;
+        let objects = plan_objects(entry, textures, samplers)?;
         let sampler = |i: usize| samplers.get(i).map(|s| s.sampler);
         let mut params = Vec::with_capacity(slots.len() + 2);
         for (slot, object) in slots.iter().zip(&objects) {
             params.push(match *object {
                 ObjectPlan::Buffer(_) => match slot {
-                    Some(i) if bound.get(*i).is_some_and(|b| b.2 > 0) => ParamValue::Buffer(*i),
+                    Some(i) if buffers.get(*i).is_some_and(|b| b.len > 0) => ParamValue::Buffer(*i),
                     _ => ParamValue::Placeholder,
                 },
                 ObjectPlan::Texture { texture, sampler: s, compare } => ParamValue::Texture {
@@ -130,7 +128,7 @@ impl LaunchPlan {
         }
         if entry.ptx_uses_sizes {
             let lens: Vec<Option<usize>> =
-                slots.iter().map(|s| s.and_then(|i| bound.get(i)).map(|b| b.2)).collect();
+                slots.iter().map(|s| s.and_then(|i| buffers.get(i)).map(|b| b.len)).collect();
             params.push(ParamValue::Sizes(super::sizes_bytes(entry, &lens)?));
         }
         if !value.is_empty() {
@@ -141,14 +139,6 @@ impl LaunchPlan {
             params,
             grid,
             block: entry.workgroup_size.map(|d| d.max(1)),
-        })
-    }
-
-    /// The buffer indices the kernel receives pointers to, in parameter order.
-    pub fn buffers(&self) -> impl Iterator<Item = usize> + '_ {
-        self.params.iter().filter_map(|p| match p {
-            ParamValue::Buffer(i) => Some(*i),
-            _ => None,
         })
     }
 }

@@ -184,20 +184,11 @@ pub enum ObjectPlan {
     },
 }
 
-/// Matches the entry's parameters with the given textures and samplers (buffers are
-/// matched by [`super::CudaModule::launch`]'s own plan; here their slots are
-/// `Buffer(None)`). Errors: a texture or sampler the kernel reads that was not given.
+/// Matches the entry's parameters with the textures bound at `textures` (group, binding)
+/// and the samplers (buffers are matched by [`super::LaunchPlan`]'s own plan; here their
+/// slots are `Buffer(None)`). Errors: a texture or sampler the kernel reads that was not
+/// given.
 pub fn plan_objects(
-    entry: &Entry,
-    textures: &[TextureArg<'_>],
-    samplers: &[SamplerArg],
-) -> Result<Vec<ObjectPlan>, LaunchError> {
-    let keys: Vec<(u32, u32)> = textures.iter().map(|t| (t.group, t.binding)).collect();
-    plan_objects_at(entry, &keys, samplers)
-}
-
-/// [`plan_objects`] with the textures given by their (group, binding) only.
-pub fn plan_objects_at(
     entry: &Entry,
     textures: &[(u32, u32)],
     samplers: &[SamplerArg],
