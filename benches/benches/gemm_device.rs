@@ -2,7 +2,9 @@
 //! by dianran, and its CUDA C++ equivalent (`cuda/gemm_tiled_f16.cu`, inline-PTX `ldmatrix`
 //! and `mma.sync`) compiled by NVRTC, with the ratio and the fraction of the device's dense
 //! f16 tensor peak; then the same for the GEMM written with Dawn's subgroup matrices
-//! (`sgm_gemm_f16.wgsl` against `cuda/sgm_gemm_f16.cu`: the same buffers, 32x32 blocks).
+//! (`sgm_gemm_f16.wgsl` against `cuda/sgm_gemm_f16.cu`: the same buffers, 32x32 blocks), and
+//! for the one written with a workgroup matrix (`tile_gemm.wgsl`, against gemm_tiled_f16's
+//! CUDA equivalent: the same buffers and blocks).
 //! Every result is spot-checked against an f64 CPU reference. Then the
 //! memory-bound pair (saxpy and a row softmax, [`bandwidth`]) in GB/s against the DRAM peak.
 //! Ends with `SUMMARY<TAB>what<TAB>value` lines that `verify/gpu-check.sh --bench` gathers
@@ -154,7 +156,13 @@ fn main() {
     // `SUMMARY<TAB>what<TAB>value` lines feed verify/gpu-check.sh's summary table.
     let mut summary = Vec::new();
     let sgm = PAIRS.iter().find(|p| p.sample == "sgm_gemm_f16.wgsl");
-    for (pair, block, what) in [(Some(&GEMM), 64, "GEMM"), (sgm, 32, "subgroup-matrix GEMM")] {
+    let tile = PAIRS.iter().find(|p| p.sample == "tile_gemm.wgsl");
+    let gemms = [
+        (Some(&GEMM), 64, "GEMM"),
+        (sgm, 32, "subgroup-matrix GEMM"),
+        (tile, 64, "workgroup-matrix GEMM"),
+    ];
+    for (pair, block, what) in gemms {
         let Some(pair) = pair else { continue };
         let grid = [(N / block) as u32, (M / block) as u32, 1];
         let runs = [

@@ -41,6 +41,9 @@ pub const PAIRS: &[Pair] = &[
     Pair { sample: "softmax_rows.wgsl", cuda_file: "softmax_rows.cu", cuda_entry: "softmax_rows" },
     Pair { sample: "sgm_gemm_i8.wgsl", cuda_file: "sgm_gemm_i8.cu", cuda_entry: "sgm_gemm_i8" },
     Pair { sample: "sgm_gemm_f16.wgsl", cuda_file: "sgm_gemm_f16.cu", cuda_entry: "sgm_gemm_f16" },
+    // The same GEMM as gemm_tiled_f16 (buffers, staging, 64 x 64 blocks) on one workgroup
+    // matrix: its CUDA equivalent is gemm_tiled_f16's.
+    Pair { sample: "tile_gemm.wgsl", cuda_file: "gemm_tiled_f16.cu", cuda_entry: "gemm_tiled_f16" },
 ];
 
 /// The pairs whose kernels call math builtins: the benches also compare both math modes

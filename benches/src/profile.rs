@@ -32,6 +32,7 @@ pub struct Sizes {
 /// output blocks (so the counters measure the main loop, not the edge handling).
 pub const SIZES: &[Sizes] = &[
     Sizes { sample: "gemm_tiled_f16.wgsl", dims: [128, 128, 64], runtime_len: 128 * 128 },
+    Sizes { sample: "tile_gemm.wgsl", dims: [128, 128, 64], runtime_len: 128 * 128 },
     Sizes { sample: "gemm_bias_relu.wgsl", dims: [64, 128, 64], runtime_len: 128 * 128 },
     Sizes { sample: "gemm_small_m.wgsl", dims: [8, 128, 64], runtime_len: 128 * 128 },
     // 32x32 blocks: the header's 2 x 3 workgroups are N = 64, M = 96.

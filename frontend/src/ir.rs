@@ -1187,6 +1187,9 @@ pub struct Enables {
     /// `enable chromium_experimental_subgroup_matrix;` or `enable subgroup_matrix;` (Dawn's
     /// subgroup matrices, read by the frontend's extension layer).
     pub subgroup_matrix: bool,
+    /// `enable dianran_workgroup_matrix;` (dianran's workgroup matrices, read by the
+    /// frontend's extension layer, `docs/workgroup-matrix.md`).
+    pub workgroup_matrix: bool,
     /// The severity of a `diagnostic(SEVERITY, chromium.subgroup_matrix_uniformity);`
     /// directive (`off`, `info`, `warning` or `error`), kept so that printed Dawn WGSL says
     /// the same to Dawn (dianran does not run that analysis).
@@ -1215,9 +1218,59 @@ pub struct Module {
     /// Warnings the frontend found (Dawn's uniformity rule at severity `warning` or `info`),
     /// for the tools to print; the module compiles as written.
     pub warnings: Vec<crate::Diagnostic>,
+    /// dianran's workgroup matrices: the extension layer's helper functions and what each
+    /// stands for (`docs/workgroup-matrix.md`). Their bodies are the portable form; a backend
+    /// with a native form lowers calls to them itself.
+    pub tiles: Vec<TileHelper>,
+}
+
+/// A workgroup-matrix operation (`docs/workgroup-matrix.md`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TileOp {
+    /// The filled constructor `workgroup_matrix_result<f32, 64, 64>(v)`: `(value) -> tile`.
+    Fill,
+    /// `workgroupMatrixLoad`: `(offset, stride, columns, rows) -> tile`.
+    Load,
+    /// `workgroupMatrixStore`: `(offset, tile, stride, columns, rows)`.
+    Store,
+    /// `workgroupMatrixMultiplyAccumulate`: `(left offset, left stride, right offset, right
+    /// stride, accumulator) -> tile`.
+    MultiplyAccumulate,
+}
+
+/// An array a workgroup-matrix helper reads or writes: a module-scope variable, or a member
+/// (path) of one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TileArray {
+    /// The variable.
+    pub global: GlobalId,
+    /// Member indices from the variable to the array (empty: the variable is the array).
+    pub members: Vec<u32>,
+    /// The element type (`f32` or `f16`).
+    pub elem: Scalar,
+}
+
+/// What one helper function of the workgroup-matrix extension stands for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TileHelper {
+    /// The helper.
+    pub function: FuncId,
+    /// The operation; its arguments are the helper's parameters (see [`TileOp`]).
+    pub op: TileOp,
+    /// K of a product, 0 otherwise.
+    pub k: u32,
+    /// The arrays (left then right for a product), in argument order.
+    pub arrays: Vec<TileArray>,
+    /// The majorness of each array's tile.
+    pub row_major: Vec<bool>,
 }
 
 impl Module {
+    /// What function `f` stands for, when it is a workgroup-matrix helper.
+    pub fn tile_helper(&self, f: FuncId) -> Option<&TileHelper> {
+        self.tiles.iter().find(|t| t.function == f)
+    }
+
     /// A function by handle.
     pub fn function(&self, f: FuncId) -> &Function {
         &self.functions[f.index()]

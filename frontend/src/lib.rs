@@ -79,7 +79,7 @@ pub fn compile(file_name: &str, source: &str, opts: &Options) -> Result<ir::Modu
     let mut module = lower(&parsed)?;
     let internal = |d| Diagnostics::new(file_name, source, vec![d]);
     passes::optimize(&mut module).map_err(internal)?;
-    if module.enables.subgroup_matrix {
+    if module.enables.subgroup_matrix || module.enables.workgroup_matrix {
         // On SSA, before the bounds policy adds guards of its own around accesses.
         let scopes = parsed.sgm.as_ref().map_or(&[][..], |r| &r.uniformity_scopes[..]);
         let found = uniformity::check(&module, scopes);

@@ -37,9 +37,12 @@ fn validator() -> Validator {
 pub fn parse(file_name: &str, source: &str, opts: &Options) -> Result<Parsed, Diagnostics> {
     let fail = |list: Vec<Diagnostic>| Diagnostics::new(file_name, source, list);
     let (text, enables) = source::preprocess(source);
-    // Dawn's subgroup matrices: rewritten into WGSL naga reads, with a source map.
-    let sgm = match enables.subgroup_matrix {
-        true => Some(ext::sgm::rewrite(&text).map_err(fail)?),
+    // Dawn's subgroup matrices and dianran's workgroup matrices: rewritten into WGSL naga
+    // reads, with a source map.
+    let exts =
+        ext::sgm::Exts { subgroup: enables.subgroup_matrix, workgroup: enables.workgroup_matrix };
+    let sgm = match exts.subgroup || exts.workgroup {
+        true => Some(ext::sgm::rewrite(&text, exts).map_err(fail)?),
         false => None,
     };
     let text = sgm.as_ref().map_or(text, |r| r.text.clone());

@@ -155,13 +155,17 @@ pub fn preprocess(source: &str) -> (String, Enables) {
                 "chromium_experimental_subgroup_matrix" | "subgroup_matrix" => {
                     enables.subgroup_matrix = true
                 }
+                "dianran_workgroup_matrix" => enables.workgroup_matrix = true,
                 _ => {}
             }
         }
         let is_subgroups = |t: &Token| {
             matches!(
                 &source[t.start..t.end],
-                "subgroups" | "chromium_experimental_subgroup_matrix" | "subgroup_matrix"
+                "subgroups"
+                    | "chromium_experimental_subgroup_matrix"
+                    | "subgroup_matrix"
+                    | "dianran_workgroup_matrix"
             )
         };
         if names.iter().all(is_subgroups) {
@@ -367,6 +371,7 @@ mod tests {
                 subgroups: true,
                 cooperative_matrix: true,
                 subgroup_matrix: false,
+                workgroup_matrix: false,
                 subgroup_matrix_uniformity: None
             }
         );

@@ -27,7 +27,14 @@
 //! right), `subgroupMatrixScalar*` (matrix and scalar) and filled constructors (the value).
 //! The severity is the innermost `@diagnostic(SEVERITY, chromium.subgroup_matrix_uniformity)`
 //! attribute around the call, else the directive's, else `error`.
+//!
+//! dianran's workgroup matrices (`docs/workgroup-matrix.md`) follow the same rule with
+//! severity `error` always: their helpers ([`crate::ir::Module::tiles`]) run in
+//! workgroup-uniform control flow with workgroup-uniform arguments (tiles excepted: a tile is
+//! the workgroup's). An entry point that reaches one must have exactly
+//! [`crate::ext::sgm::tile::INVOCATIONS`] invocations per workgroup.
 
+use crate::ext::sgm::tile;
 use crate::ir::{
     AddressSpace, Block, Function, ImageClass, Module, Op, Span, Terminator, Type, ValueId,
 };
@@ -88,7 +95,8 @@ pub fn check(m: &Module, scopes: &[Scope]) -> Findings {
     let global =
         m.enables.subgroup_matrix_uniformity.and_then(Severity::parse).unwrap_or(Severity::Error);
     let mut out = Findings::default();
-    if !m.enables.subgroup_matrix || (global == Severity::Off && scopes.is_empty()) {
+    let subgroup = m.enables.subgroup_matrix && !(global == Severity::Off && scopes.is_empty());
+    if !subgroup && !m.enables.workgroup_matrix {
         return out;
     }
     let mut seen = rustc_hash::FxHashSet::default();
@@ -96,7 +104,41 @@ pub fn check(m: &Module, scopes: &[Scope]) -> Findings {
     for ep in &m.entry_points {
         // Inlining fails only on limits the backends report themselves.
         let Ok(f) = crate::passes::inline_calls(m, ep.function) else { continue };
+        if let Some(at) = first_tile_call(m, &f.body) {
+            let n: u32 = ep.workgroup_size.iter().product();
+            if n != tile::INVOCATIONS {
+                out.errors.push(
+                    Diagnostic::error(
+                        DiagKind::Check,
+                        format!(
+                            "workgroup matrices need exactly {} invocations per workgroup; entry point `{}` has {n}",
+                            tile::INVOCATIONS,
+                            ep.name
+                        ),
+                    )
+                    .at(at)
+                    .in_fn(&f.name)
+                    .help("declare @workgroup_size(128) (or any sizes whose product is 128)"),
+                );
+            }
+        }
         for v in analyse(m, &f) {
+            if v.hard {
+                if seen.insert((v.span, v.message.clone())) {
+                    let mut d = Diagnostic::error(DiagKind::Check, v.message)
+                        .at(v.span)
+                        .in_fn(&f.name)
+                        .help("every invocation of the workgroup must make this call, with the same arguments: move it out of the branch, or compute the values from uniform ones (workgroupUniformLoad reads workgroup memory uniformly)");
+                    if let Some((at, why)) = v.cause {
+                        d = d.label(at, why);
+                    }
+                    out.errors.push(d);
+                }
+                continue;
+            }
+            if !subgroup {
+                continue;
+            }
             let severity = scopes
                 .iter()
                 .filter(|s| s.span.start <= v.span.start && v.span.end <= s.span.end)
@@ -137,6 +179,16 @@ struct Violation {
     span: Span,
     message: String,
     cause: Option<(Span, String)>,
+    /// A workgroup-matrix rule: an error whatever the severities say.
+    hard: bool,
+}
+
+/// The span of the first workgroup-matrix helper inlined in `b`, if any.
+fn first_tile_call(m: &Module, b: &Block) -> Option<Span> {
+    b.insts.iter().find_map(|inst| match &inst.op {
+        Op::Inline { callee, .. } if m.tile_helper(*callee).is_some() => Some(inst.span),
+        op => op.blocks().into_iter().find_map(|b| first_tile_call(m, b)),
+    })
 }
 
 /// Why something is non-uniform: where it started and what it is.
@@ -208,6 +260,8 @@ struct Analysis<'a> {
     loop_counter: usize,
     changed: bool,
     report: Option<Vec<Violation>>,
+    /// Violations found now are workgroup-matrix rules.
+    hard: bool,
 }
 
 fn analyse(m: &Module, f: &Function) -> Vec<Violation> {
@@ -222,6 +276,7 @@ fn analyse(m: &Module, f: &Function) -> Vec<Violation> {
         loop_counter: 0,
         changed: false,
         report: None,
+        hard: false,
     };
     for p in &f.params {
         if let Some(why) = a.param_source(p.value, p.binding.as_ref()) {
@@ -338,7 +393,7 @@ impl Analysis<'_> {
     fn violation(&mut self, span: Span, message: String, cause: Cause) {
         if let Some(r) = &mut self.report {
             let cause = located(cause, span).map(|(s, w)| (s, w.to_string()));
-            r.push(Violation { span, message, cause });
+            r.push(Violation { span, message, cause, hard: self.hard });
         }
     }
 
@@ -449,7 +504,20 @@ impl Analysis<'_> {
                 exits.return_nu = bx.return_nu.or(cx.return_nu);
                 return exits;
             }
-            Op::Inline { body, args, results, .. } => {
+            Op::Inline { body, args, results, callee } => {
+                let op = self.m.tile_helper(*callee).map(|t| t.op);
+                if let Some(op) = op {
+                    let names = op.arg_names();
+                    let checked: Vec<(&str, ValueId)> = args
+                        .iter()
+                        .enumerate()
+                        .filter(|(i, _)| !op.tile_args().contains(i))
+                        .map(|(i, v)| (names.get(i).copied().unwrap_or("argument"), *v))
+                        .collect();
+                    self.hard = true;
+                    self.require(inst.span, op.user_name(), cf, &checked);
+                    self.hard = false;
+                }
                 let flags = self.args(args);
                 self.results(&body.params, &flags, cf);
                 let x = self.block(body, cf);

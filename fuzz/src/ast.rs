@@ -71,7 +71,8 @@ pub enum Ty {
     Atomic(S),
     /// `coop_mat16x16<T, R>` (size, element, role).
     Coop(u8, S, Role),
-    /// A Dawn subgroup matrix type, by its spelling (`subgroup_matrix_left<i8, 32, 16>`).
+    /// An extension matrix type by its spelling: Dawn's subgroup matrices
+    /// (`subgroup_matrix_left<i8, 32, 16>`) and dianran's workgroup matrices.
     Sgm(String),
     /// A pointer (`ptr<space, T>`); only in parameter lists.
     Ptr(&'static str, Box<Ty>),

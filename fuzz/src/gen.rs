@@ -37,6 +37,7 @@ use crate::ast::{
 use crate::rng::Rng;
 
 mod sgm;
+mod tile;
 pub use sgm::{Shape as SgmShape, SHAPES as SGM_SHAPES};
 
 /// Elements each invocation owns in every output array.
@@ -60,6 +61,8 @@ pub struct Features {
     pub workgroup: bool,
     /// Matrices.
     pub matrices: bool,
+    /// dianran's workgroup matrices (implies f16 and workgroups of 128).
+    pub tile: bool,
 }
 
 /// A variable in scope.
@@ -114,6 +117,8 @@ struct Gen {
     dispatch: [u32; 3],
     /// The runtime array length the subgroup-matrix phase reads and writes within.
     sgm_len: u32,
+    /// The runtime array length the tile phase reads and writes within.
+    tile_len: u32,
 }
 
 /// Value types that locals can have.
@@ -225,6 +230,7 @@ impl Gen {
             atomics: rng.chance(65),
             workgroup: rng.chance(65),
             matrices: rng.chance(45),
+            tile: false,
         };
         // Subgroup operations and cooperative matrices want whole subgroups of 32 (PTX) and
         // of 8 (lavapipe); other programs get any shape.
@@ -244,6 +250,16 @@ impl Gen {
             ])
         };
         let dispatch = *rng.pick(&[[1, 1, 1], [2, 1, 1], [1, 2, 1], [3, 1, 1], [2, 2, 1]]);
+        // Workgroup matrices are drawn from a generator of their own, so that every program
+        // without them is the one the seed made before they existed.
+        let mut f = f;
+        let mut wg = wg;
+        let mut tile_rng = Rng::new(seed ^ 0x7469_6c65);
+        if tile_rng.chance(6) {
+            f.tile = true;
+            f.f16 = true;
+            wg = if subgroups || tile_rng.chance(50) { [128, 1, 1] } else { [64, 2, 1] };
+        }
         Gen {
             rng,
             seed,
@@ -261,6 +277,7 @@ impl Gen {
             wg,
             dispatch,
             sgm_len: 0,
+            tile_len: 0,
         }
     }
 
@@ -302,6 +319,9 @@ impl Gen {
         if self.f.sgm.is_some() {
             enables.push("chromium_experimental_subgroup_matrix");
         }
+        if self.f.tile {
+            enables.push("dianran_workgroup_matrix");
+        }
         self.declare_types_and_buffers();
         let n_helpers = 1 + self.rng.below(2);
         for _ in 0..n_helpers {
@@ -311,11 +331,15 @@ impl Gen {
         // Cooperative loads of subgroup `csg` read 16 rows of up to 24 elements from element
         // `8 csg + 3`: 379 past the last subgroup's start.
         let runtime_len = if self.f.coop {
-            self.invocations() * 8 + 384
+            (self.invocations() * 8 + 384).max(self.tile_len)
         } else {
             // A multiple of 4: a runtime array of f16 then fills whole words of its buffer,
             // so `arrayLength` is the same on every executor.
-            (self.invocations() * SLOTS).max(256).max(self.sgm_len).next_multiple_of(4)
+            (self.invocations() * SLOTS)
+                .max(256)
+                .max(self.sgm_len)
+                .max(self.tile_len)
+                .next_multiple_of(4)
         };
         Program {
             seed: self.seed,
@@ -404,6 +428,9 @@ impl Gen {
             self.buffer("storage, read", "in_si", rt(Ty::S(S::I32)), (0, 6));
             let (s, _) = sgm::out_array(shape.result);
             self.buffer("storage, read_write", "out_m", rt(Ty::S(s)), (1, 7));
+        }
+        if self.f.tile {
+            self.buffer("storage, read_write", "out_t", rt(Ty::S(S::F32)), (1, 8));
         }
         // Private variables with constant initializers.
         for _ in 0..self.rng.below(3) {
@@ -2031,6 +2058,12 @@ impl Gen {
         body.push(Stmt::Let("idx".into(), Expr::lit(wl, u.clone())));
         self.declare("idx", &u, false);
         let ctx = Ctx { entry: true, ..Ctx::default() };
+        // First: workgroup matrices are called in uniform control flow.
+        if self.f.tile {
+            let (stmts, len) = self.tile_phase();
+            body.extend(stmts);
+            self.tile_len = len;
+        }
         if self.f.workgroup {
             body.extend(self.workgroup_phase());
         }

@@ -205,3 +205,56 @@ fn subgroup_matrix_programs_cover_every_shape_and_form() {
     let absent: Vec<&&str> = marks.iter().filter(|m| !forms.contains(*m)).collect();
     panic!("never generated: shapes {missing:?}, forms {absent:?}");
 }
+
+/// Every form of the workgroup-matrix phase (zero, filled and loaded tiles, bounds, both K,
+/// every majorness pair, f32 and f16 operands) appears among the first programs, and every
+/// such program compiles, the extension's uniformity and workgroup-size rules included.
+#[test]
+fn workgroup_matrix_programs_cover_every_form_and_compile() {
+    let tile = "workgroup_matrix_result<f32, 64, 64>";
+    let zero = format!("{tile}()");
+    let filled = format!("{tile}(");
+    let mut forms: HashSet<String> = HashSet::new();
+    let mut marks: Vec<String> = [
+        "workgroupMatrixLoad<row_major>(",
+        "workgroupMatrixLoad<col_major>(",
+        "workgroupMatrixStore<row_major>(",
+        "workgroupMatrixStore<col_major>(",
+        "workgroupMatrixMultiplyAccumulate<16, ",
+        "workgroupMatrixMultiplyAccumulate<32, ",
+        "row_major, row_major>(&in_f",
+        "row_major, col_major>(&in_h",
+        "col_major, row_major>(",
+        "col_major, col_major>(",
+        "(uni.k % 64u + 1u)",
+        "(uni.k % 1u + ",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    marks.push(zero.clone());
+    let mut programs = 0;
+    for i in 0..2000 {
+        let seed = program_seed(4, i);
+        let text = generate(seed).wgsl();
+        if !text.contains("enable dianran_workgroup_matrix;") {
+            continue;
+        }
+        programs += 1;
+        if let Err(d) = dianran_frontend::compile("gen.wgsl", &text, &Default::default()) {
+            panic!("seed {seed}: the frontend rejects the program:\n{d}\n{text}");
+        }
+        forms.extend(marks.iter().filter(|m| text.contains(m.as_str())).cloned());
+        if text.replace(&zero, "").contains(&filled) {
+            forms.insert("filled".into());
+        }
+        if forms.len() == marks.len() + 1 && programs >= 20 {
+            return;
+        }
+    }
+    let absent: Vec<&String> = marks.iter().filter(|m| !forms.contains(*m)).collect();
+    panic!(
+        "{programs} programs; never generated: {absent:?}, filled: {}",
+        forms.contains("filled")
+    );
+}

@@ -21,7 +21,7 @@ pub struct WgslArgs {
     #[arg(long)]
     pub naga: bool,
     /// Print subgroup and cooperative matrices as plain WGSL (arrays and loops) that any
-    /// WGSL implementation runs.
+    /// WGSL implementation runs, and workgroup matrices as their portable form.
     #[arg(long)]
     pub portable: bool,
     /// Write the output here instead of stdout.

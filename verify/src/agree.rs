@@ -22,7 +22,7 @@
 //! | [`Precision::PreciseMath`] | math builtins (`exp`, `log`, `pow`, trigonometry, `tanh`, `inverseSqrt`, ...) on the PTX executors in the default (precise) mode | 8 ULP, or 1e-6 absolute | 2 ULP, or 1e-3 absolute |
 //! | [`Precision::FastMath`] | math builtins on the PTX executors under `--fast-math` | 2^-11 relative, or 2^-11 absolute | 2^-8 relative, or 1e-2 absolute |
 //! | [`Precision::Approximate`] | math builtins on lavapipe (Vulkan) | 2^-11 relative, or 2^-11 absolute | 2^-8 relative, or 1e-2 absolute |
-//! | [`Precision::Accumulated`] | cooperative-matrix products (`coopMultiplyAdd`), float subgroup sums and products (their order is the implementation's) | 2^-10 relative, or 1e-4 absolute | 2^-8 relative, or 1e-2 absolute |
+//! | [`Precision::Accumulated`] | cooperative-matrix products (`coopMultiplyAdd`), workgroup-matrix products, float subgroup sums and products (their order is the implementation's) | 2^-10 relative, or 1e-4 absolute | 2^-8 relative, or 1e-2 absolute |
 //! | [`Precision::Tf32`] | f32 x f32 cooperative products compiled with `--tf32`, PTX executors | 2^-9 relative, or 2^-7 absolute | as cooperative products |
 //!
 //! Why these numbers:
@@ -229,10 +229,12 @@ pub fn precision(m: &ir::Module, entry: &str) -> Precision {
     }
 }
 
-/// Whether `m` sums in an order the implementation chooses: cooperative-matrix products and
-/// float subgroup sums.
+/// Whether `m` sums in an order the implementation chooses: cooperative-matrix and
+/// workgroup-matrix products (the PTX backend's tensor-core form of the latter,
+/// `docs/workgroup-matrix.md`) and float subgroup sums.
 fn accumulates(m: &ir::Module) -> bool {
     any_op(m, &|_, op| matches!(op, Op::CoopMultiplyAdd(..)))
+        || m.tiles.iter().any(|t| t.op == ir::TileOp::MultiplyAccumulate)
         || any_op(m, &|f, op| float_subgroup_sum(m, f, op))
 }
 

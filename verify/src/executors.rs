@@ -831,6 +831,11 @@ pub fn lavapipe_skips(job: &Job<'_>, exec: Executor) -> Option<String> {
     // skipped: `coop_matmul_16` updates a tile in place, which each of lavapipe's narrower
     // subgroups would repeat, and the tiled GEMMs outrun the time limit as scalar loops.
     let portable = exec == Executor::LavapipeOut && job.module.enables.subgroup_matrix;
+    // Workgroup matrices are dianran's own extension: the source means nothing to wgpu, and
+    // the printed WGSL is their portable form (`docs/workgroup-matrix.md`).
+    if exec == Executor::Lavapipe && job.module.enables.workgroup_matrix {
+        return Some("not applicable: `enable dianran_workgroup_matrix;` is dianran's own extension (lavapipe-out runs the portable form)".into());
+    }
     if job.module.uses_cooperative_matrices() && !portable {
         return Some("lavapipe has no cooperative matrices".into());
     }

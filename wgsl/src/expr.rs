@@ -5,6 +5,7 @@ use crate::module::{binding_text, Writer};
 use crate::types::{shaped, MatrixSpelling};
 use crate::unsupported;
 use crate::wide;
+use dianran_frontend::ext::sgm::tile;
 use dianran_frontend::ir::{
     self, CollectiveOperation, ConstValue, FuncId, Function, GatherMode, Inst, Op, SampleLevel,
     SubgroupOperation, SwitchCase, Type, TypeId, ValueId,
@@ -137,6 +138,56 @@ impl FnWriter<'_> {
     }
 }
 
+impl FnWriter<'_> {
+    /// `&name.member...` of a workgroup-matrix array.
+    fn tile_array(&self, a: &ir::TileArray) -> String {
+        let m = self.w.m;
+        let mut text =
+            format!("&{}", self.w.names.globals.get(a.global.index()).cloned().unwrap_or_default());
+        let mut ty = m.globals.get(a.global.index()).map(|g| g.ty);
+        for &i in &a.members {
+            let member = ty.and_then(|t| match m.types.get(t) {
+                Type::Struct { members, .. } => members.get(i as usize),
+                _ => None,
+            });
+            ty = member.map(|x| x.ty);
+            let _ = write!(text, ".{}", escape(member.map_or("?", |x| x.name.as_str())));
+        }
+        text
+    }
+
+    /// The workgroup-matrix builtin a helper call stands for (`docs/workgroup-matrix.md`).
+    fn tile_call(&self, h: &ir::TileHelper, args: &[ValueId]) -> String {
+        let a: Vec<String> = args.iter().map(|v| self.val(*v)).collect();
+        let array = |i: usize| h.arrays.get(i).map(|x| self.tile_array(x)).unwrap_or_default();
+        let major = |i: usize| majorness(h.row_major.get(i).copied().unwrap_or(true));
+        match h.op {
+            ir::TileOp::Fill => format!("{}({})", tile::TYPE_WGSL, a.join(", ")),
+            ir::TileOp::Load => {
+                format!("workgroupMatrixLoad<{}>({}, {})", major(0), array(0), a.join(", "))
+            }
+            ir::TileOp::Store => {
+                format!("workgroupMatrixStore<{}>({}, {})", major(0), array(0), a.join(", "))
+            }
+            ir::TileOp::MultiplyAccumulate => {
+                let part =
+                    |r: std::ops::Range<usize>| a.get(r).map(|x| x.join(", ")).unwrap_or_default();
+                format!(
+                    "workgroupMatrixMultiplyAccumulate<{}, {}, {}>({}, {}, {}, {}, {})",
+                    h.k,
+                    major(0),
+                    major(1),
+                    array(0),
+                    part(0..2),
+                    array(1),
+                    part(2..4),
+                    part(4..5)
+                )
+            }
+        }
+    }
+}
+
 pub(crate) fn write_function(
     w: &Writer<'_>,
     id: FuncId,
@@ -150,6 +201,10 @@ pub(crate) fn write_function(
     }
     let mut params = Vec::new();
     for p in &f.params {
+        // The index the extension layer added for its helpers, which print as builtins.
+        if w.tiles() && entry.is_some() && p.name == tile::LID_PARAM {
+            continue;
+        }
         let name = fw.b.namer.name(&p.name);
         let b = p.binding.as_ref().map(|b| format!("{} ", binding_text(b))).unwrap_or_default();
         params.push(format!("{b}{name}: {}", w.ty(f.ty(p.value))));
@@ -366,6 +421,10 @@ impl<'a> Syntax<'a> for FnWriter<'a> {
         kind: CollectiveOperation,
     ) -> Option<&'static str> {
         subgroup_name(op, kind)
+    }
+
+    fn skip_store(&self, ptr: ValueId) -> bool {
+        matches!(self.b.defs.get(&ptr), Some(Op::GlobalAddr(g)) if self.w.is_tile_lid(*g))
     }
 
     fn statement(&mut self, inst: &Inst, depth: usize) -> Res<bool> {
@@ -615,6 +674,11 @@ impl<'a> Syntax<'a> for FnWriter<'a> {
             }
             Op::CoopMultiplyAdd(a, b, c) => {
                 format!("coopMultiplyAdd({}, {}, {})", v(a), v(b), v(c))
+            }
+            Op::Call(fid, args) if self.w.tiles() && self.w.m.tile_helper(*fid).is_some() => {
+                let h =
+                    self.w.m.tile_helper(*fid).ok_or_else(|| self.unsupported("a helper", span))?;
+                self.tile_call(h, args)
             }
             Op::Call(fid, args) => {
                 let name = self

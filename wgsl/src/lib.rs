@@ -32,7 +32,9 @@ pub struct Options {
     pub omit_subgroups_enable: bool,
     /// Print cooperative matrices (naga's or Dawn's) as plain WGSL: arrays and loops every
     /// invocation runs alike (`portable` module), which any WGSL implementation runs, at
-    /// any subgroup size. The bounds policy's limits are kept.
+    /// any subgroup size. The bounds policy's limits are kept. dianran's workgroup matrices
+    /// then print as the extension layer's helpers (their portable form) instead of the
+    /// extension's own syntax (`docs/workgroup-matrix.md`).
     pub portable_matrices: bool,
 }
 

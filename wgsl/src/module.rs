@@ -2,6 +2,7 @@
 
 use crate::types::{const_text, type_name, MatrixSpelling};
 use crate::Options;
+use dianran_frontend::ext::sgm::tile;
 use dianran_frontend::ir::{self, FuncId, IoBinding, Stage, Type, TypeId};
 use dianran_frontend::names::{escape, ModuleNames};
 use dianran_frontend::Diagnostic;
@@ -26,11 +27,36 @@ impl<'a> Writer<'a> {
     }
 
     pub fn ty(&self, t: TypeId) -> String {
-        type_name(&self.m.types, t, &|id| self.names.struct_name(id), self.matrices())
+        type_name(&self.m.types, t, &|id| self.struct_name(id), self.matrices())
     }
 
     pub fn constant(&self, c: &ir::ConstValue) -> String {
-        const_text(&self.m.types, c, &|id| self.names.struct_name(id), self.matrices())
+        const_text(&self.m.types, c, &|id| self.struct_name(id), self.matrices())
+    }
+
+    /// A struct's printed name; the workgroup-matrix tile is the extension's type.
+    fn struct_name(&self, id: TypeId) -> String {
+        if self.is_tile(id) {
+            return tile::TYPE_WGSL.to_string();
+        }
+        self.names.struct_name(id)
+    }
+
+    /// Whether workgroup matrices print in the extension's own syntax: the module has them
+    /// and the portable form was not asked for (`docs/workgroup-matrix.md`).
+    pub fn tiles(&self) -> bool {
+        !self.opts.portable_matrices && !self.m.tiles.is_empty()
+    }
+
+    /// Whether `id` is the extension layer's tile struct, printed as the extension's type.
+    pub fn is_tile(&self, id: TypeId) -> bool {
+        self.tiles()
+            && matches!(self.m.types.get(id), Type::Struct { name, .. } if name == tile::TILE)
+    }
+
+    /// Whether global `g` is the extension layer's invocation index (not printed).
+    pub fn is_tile_lid(&self, g: ir::GlobalId) -> bool {
+        self.tiles() && self.m.globals.get(g.index()).is_some_and(|x| x.name == tile::LID)
     }
 
     pub fn write(self) -> Result<String, Vec<Diagnostic>> {
@@ -50,6 +76,10 @@ impl<'a> Writer<'a> {
         let mut errors = Vec::new();
         for (i, f) in self.m.functions.iter().enumerate() {
             let id = FuncId(i as u32);
+            // The helpers print as the builtins they stand for.
+            if self.tiles() && self.m.tile_helper(id).is_some() {
+                continue;
+            }
             match crate::expr::write_function(&self, id, f, entries.get(&id).copied()) {
                 Ok(text) => {
                     out.push('\n');
@@ -98,6 +128,10 @@ impl<'a> Writer<'a> {
         };
         if let Some(e) = extension.filter(|_| coop) {
             let _ = writeln!(out, "enable {e};");
+            any = true;
+        }
+        if self.tiles() {
+            out.push_str("enable dianran_workgroup_matrix;\n");
             any = true;
         }
         // Dawn's uniformity rule for its matrices, as the source set it (dianran does not run
@@ -171,7 +205,7 @@ impl<'a> Writer<'a> {
         for (id, ty) in self.m.types.iter() {
             let Type::Struct { members, size, align, .. } = ty else { continue };
             let name = self.names.struct_name(id);
-            if name.starts_with("__") || !used.contains(&id) {
+            if name.starts_with("__") || !used.contains(&id) || self.is_tile(id) {
                 continue;
             }
             if self.matrices() == MatrixSpelling::Portable && self.holds_matrix(id) {
@@ -234,6 +268,9 @@ impl<'a> Writer<'a> {
 
     fn globals(&self, out: &mut String) {
         for (i, g) in self.m.globals.iter().enumerate() {
+            if self.is_tile_lid(ir::GlobalId(i as u32)) {
+                continue;
+            }
             let name = &self.names.globals[i];
             if let Some(b) = g.binding {
                 let _ = write!(out, "@group({}) @binding({}) ", b.group, b.binding);

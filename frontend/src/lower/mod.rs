@@ -89,12 +89,63 @@ pub fn lower_module(parsed: &Parsed) -> Result<ir::Module, Vec<Diagnostic>> {
         enables: parsed.enables,
         bounds_checked: false,
         warnings: Vec::new(),
+        tiles: Vec::new(),
     };
     if let Some(sgm) = sgm {
         // The helpers stood in for builtins naga lacks; every call became an operation.
         drop_functions(&mut m, |f| sgm.stubs.contains_key(f.name.as_str()));
+        m.tiles = tile_helpers(&m, &sgm.tile_helpers)?;
     }
     Ok(m)
+}
+
+/// The workgroup-matrix helpers of `m` with their arrays resolved to IR variables and member
+/// indices (`specs` names them as the rewrite wrote them).
+fn tile_helpers(
+    m: &ir::Module,
+    specs: &[(String, crate::ext::sgm::tile::TileSpec)],
+) -> Result<Vec<ir::TileHelper>, Vec<Diagnostic>> {
+    let internal = |what: String| {
+        vec![Diagnostic::error(crate::DiagKind::Internal, what)
+            .help("report this as a dianran bug together with the shader")]
+    };
+    let mut out = Vec::new();
+    for (name, spec) in specs {
+        let Some(i) = m.functions.iter().position(|f| &f.name == name) else {
+            return Err(internal(format!("workgroup-matrix helper `{name}` was not lowered")));
+        };
+        let mut arrays = Vec::new();
+        for (root, members, elem) in &spec.arrays {
+            let Some(g) = m.globals.iter().position(|g| &g.name == root) else {
+                return Err(internal(format!("array `{root}` of `{name}` was not lowered")));
+            };
+            let mut ty = m.globals[g].ty;
+            let mut path = Vec::new();
+            for mname in members {
+                let ir::Type::Struct { members: ms, .. } = m.types.get(ty) else {
+                    return Err(internal(format!("`{root}` has no member `{mname}`")));
+                };
+                let Some(k) = ms.iter().position(|x| &x.name == mname) else {
+                    return Err(internal(format!("`{root}` has no member `{mname}`")));
+                };
+                path.push(k as u32);
+                ty = ms[k].ty;
+            }
+            let elem = match elem {
+                crate::ext::sgm::Num::F16 => ir::Scalar::F16,
+                _ => ir::Scalar::F32,
+            };
+            arrays.push(ir::TileArray { global: ir::GlobalId(g as u32), members: path, elem });
+        }
+        out.push(ir::TileHelper {
+            function: FuncId(i as u32),
+            op: spec.op,
+            k: spec.k,
+            arrays,
+            row_major: spec.row_major.clone(),
+        });
+    }
+    Ok(out)
 }
 
 /// Removes the functions `gone` selects, which nothing may call, renumbering the rest.

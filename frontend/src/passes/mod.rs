@@ -33,7 +33,7 @@ pub use guards::{merge_guards, merge_guards_function};
 pub use inline::inline_calls;
 pub use licm::{licm, licm_function, Speculate};
 pub use mem2reg::mem2reg;
-pub use ranges::fold_ranges;
+pub use ranges::{fold_ranges, ValueRanges};
 pub use rotate::rotate_loops;
 pub use sr::{strength_reduce, MAX_NEW_STATE};
 pub use version::{version_loops, MAX_LOOP};

@@ -198,6 +198,32 @@ enum Def {
     Max(ValueId, ValueId),
 }
 
+/// The `u32` intervals of the analysis for an entry function with its calls inlined, for a
+/// backend that checks bounds of operations it lowers itself (the PTX backend's
+/// workgroup-matrix products, `docs/workgroup-matrix.md`).
+pub struct ValueRanges<'a>(Ranges<'a>);
+
+impl<'a> ValueRanges<'a> {
+    /// The intervals of `f`, entry function `id` of `m` with its calls inlined.
+    pub fn new(m: &'a Module, id: FuncId, f: &'a Function) -> Self {
+        let mut r = Ranges {
+            types: &m.types,
+            values: &f.values,
+            defs: HashMap::default(),
+            known: HashMap::default(),
+            aliases: HashMap::default(),
+            invocation: super::util::invocation_ranges(&m.entry_points, id.index(), f),
+        };
+        r.collect(&f.body);
+        ValueRanges(r)
+    }
+
+    /// The inclusive interval of `u32` value `v`, when one is known.
+    pub fn range(&mut self, v: ValueId) -> Option<(u64, u64)> {
+        self.0.range(v, 0)
+    }
+}
+
 struct Ranges<'a> {
     types: &'a Types,
     values: &'a [ValueData],

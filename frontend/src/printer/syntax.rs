@@ -142,6 +142,12 @@ pub trait Syntax<'a> {
     /// cooperative matrix operations, multi-statement forms) and returns `true`; returns
     /// `false` for an instruction that is an expression (see [`Syntax::expr`]).
     fn statement(&mut self, inst: &Inst, depth: usize) -> Result<bool, Box<Diagnostic>>;
+    /// Whether a store through `ptr` is left out of the text: one the printed form's own
+    /// constructs stand for (the invocation index a workgroup-matrix entry records, when the
+    /// WGSL printer prints the extension itself).
+    fn skip_store(&self, _ptr: ValueId) -> bool {
+        false
+    }
     /// The expression computing `op` (whose value is `result`), for the operations the shared
     /// walker does not print itself.
     fn expr(&self, op: &Op, result: Option<ValueId>, span: Span)

@@ -175,6 +175,7 @@ pub trait Walk<'a>: Syntax<'a> {
                 return self.loop_region(init, body, continuing, *break_if, results, depth)
             }
             Op::Inline { .. } => return Err(self.unsupported("an inlined call region", span)),
+            Op::Store { ptr, .. } if self.skip_store(*ptr) => return Ok(()),
             Op::Store { ptr, value } => {
                 let (place, value) = (self.place(*ptr), self.val(*value));
                 let text = if self.pointee_is_atomic(*ptr) {

@@ -63,6 +63,8 @@ use dianran_frontend::Diagnostic;
 
 type R<T> = Result<T, Diagnostic>;
 
+pub(super) mod tile;
+
 /// A checked fragment access's shared values ([`Lower::coop_checked_base`]).
 struct CheckedBase {
     /// The lane's first element's offset from the tile's first element, in elements (u64).

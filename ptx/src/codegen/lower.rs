@@ -139,6 +139,14 @@ pub(crate) struct Lower<'a> {
     /// Predicates with the same value on every thread of the CTA (`bar.red` results): a
     /// branch on one is `bra.uni`.
     pub uniform_preds: Vec<VRegId>,
+    /// Workgroup matrices take the tensor-core form in this entry (`super::coop::tile`).
+    pub native_tiles: bool,
+    /// The lane's first tile row and column, and the warp's first row, computed once.
+    pub tile_lane: Option<(VRegId, VRegId)>,
+    pub tile_warp_row: Option<VRegId>,
+    /// Value intervals of the entry, for proving workgroup-matrix operands inside their
+    /// arrays (only computed for entries with native tiles).
+    pub tile_ranges: Option<dianran_frontend::passes::ValueRanges<'a>>,
 }
 
 /// IEEE binary16 bits of an f32, rounded to nearest even (overflow to infinity).
@@ -215,6 +223,10 @@ impl<'a> Lower<'a> {
             ldmatrix_offsets: HashMap::default(),
             ldmatrix_bases: HashMap::default(),
             uniform_preds: Vec::new(),
+            native_tiles: false,
+            tile_lane: None,
+            tile_warp_row: None,
+            tile_ranges: None,
         }
     }
 
@@ -858,7 +870,10 @@ impl InstLowering for Lower<'_> {
                 self.frames.pop();
                 self.cur = merge;
             }
-            Op::Inline { body, args, results, .. } => {
+            Op::Inline { body, args, results, callee } => {
+                if self.tile_inline(*callee, args, results)? {
+                    return Ok(());
+                }
                 for (p, a) in body.params.iter().zip(args) {
                     let v = self.val(*a)?.clone();
                     self.vals.insert(*p, v);

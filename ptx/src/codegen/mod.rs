@@ -236,6 +236,10 @@ fn compile_entry(
         }
     }
     let mut lw = Lower::new(m, f, &layout, &ep.name, sm);
+    lw.native_tiles = coop::tile::native(m, f);
+    if lw.native_tiles {
+        lw.tile_ranges = Some(dianran_frontend::passes::ValueRanges::new(m, ep.function, f));
+    }
     lw.tf32 = opts.tf32;
     lw.fast_math = opts.fast_math;
     lw.inject = opts.inject;

@@ -62,6 +62,8 @@ impl Num {
 pub enum Ty {
     /// A subgroup matrix.
     Mat(MatTy),
+    /// dianran's workgroup matrix, `workgroup_matrix_result<f32, 64, 64>` (`super::tile`).
+    Tile,
     /// A numeric scalar (`n == 1`) or vector.
     Num {
         /// Component type.
@@ -239,6 +241,11 @@ impl<'a> Env<'a> {
         }
     }
 
+    /// Whether `name` is a module-scope declaration here (no local shadows it).
+    pub fn is_module_scope(&self, name: &str) -> bool {
+        self.scopes.iter().all(|s| !s.contains_key(name)) && self.globals.contains_key(name)
+    }
+
     fn lookup(&self, name: &str) -> Option<&Typed> {
         self.scopes.iter().rev().find_map(|s| s.get(name)).or_else(|| self.globals.get(name))
     }
@@ -343,6 +350,21 @@ impl<'a> Env<'a> {
         }
     }
 
+    /// Whether `t` names the workgroup matrix type (`workgroup_matrix_result<f32, 64, 64>`,
+    /// directly or through aliases): `None` when it names something else, `Err` when it
+    /// spells the type with arguments other than the one supported.
+    pub fn tile(&self, t: &TypeExpression) -> Option<Result<(), String>> {
+        let mut t = t;
+        for _ in 0..16 {
+            let name = t.ident.name().clone();
+            if name == super::tile::TYPE {
+                return Some(super::tile::check_type_args(self, t));
+            }
+            t = self.aliases.get(&name).filter(|_| t.template_args.is_none())?;
+        }
+        None
+    }
+
     /// The type a type expression names.
     pub fn ty(&self, t: &TypeExpression) -> Ty {
         self.ty_depth(t, 0)
@@ -354,6 +376,9 @@ impl<'a> Env<'a> {
         }
         if let Some(m) = self.matrix(t) {
             return m.map(Ty::Mat).unwrap_or(Ty::Unknown);
+        }
+        if let Some(r) = self.tile(t) {
+            return r.map_or(Ty::Unknown, |()| Ty::Tile);
         }
         let name = t.ident.name().clone();
         let arg_ty = |i: usize| -> Ty {
@@ -426,19 +451,25 @@ impl<'a> Env<'a> {
         }
     }
 
-    /// Whether a type holds a matrix: directly, in an array, or in a struct member.
+    /// Whether a type holds a subgroup matrix: directly, in an array, or in a struct member.
     pub fn holds_matrix(&self, t: &Ty) -> bool {
-        self.holds_matrix_depth(t, 0)
+        self.holds(t, &|t| matches!(t, Ty::Mat(_)), 0)
     }
 
-    fn holds_matrix_depth(&self, t: &Ty, depth: u32) -> bool {
+    /// Whether a type holds a workgroup matrix, as [`Env::holds_matrix`].
+    pub fn holds_tile(&self, t: &Ty) -> bool {
+        self.holds(t, &|t| *t == Ty::Tile, 0)
+    }
+
+    fn holds(&self, t: &Ty, is: &dyn Fn(&Ty) -> bool, depth: u32) -> bool {
         match t {
             _ if depth > 32 => false,
-            Ty::Mat(_) => true,
-            Ty::Array(e, _) => self.holds_matrix_depth(e, depth + 1),
-            Ty::Struct(s) => self.structs.get(s).is_some_and(|ms| {
-                ms.iter().any(|(_, m)| self.holds_matrix_depth(&self.ty(m), depth + 1))
-            }),
+            _ if is(t) => true,
+            Ty::Array(e, _) => self.holds(e, is, depth + 1),
+            Ty::Struct(s) => self
+                .structs
+                .get(s)
+                .is_some_and(|ms| ms.iter().any(|(_, m)| self.holds(&self.ty(m), is, depth + 1))),
             _ => false,
         }
     }
@@ -540,6 +571,7 @@ impl<'a> Env<'a> {
                 }
             }
             "subgroupMatrixMultiplyAccumulate" => arg(2),
+            "workgroupMatrixLoad" | "workgroupMatrixMultiplyAccumulate" => Ty::Tile,
             "subgroupMatrixScalarAdd"
             | "subgroupMatrixScalarSubtract"
             | "subgroupMatrixScalarMultiply" => arg(0),

@@ -20,6 +20,7 @@
 
 mod env;
 mod matrix;
+pub mod tile;
 
 pub use env::Num;
 pub use matrix::{Kind, MatTy};
@@ -88,19 +89,31 @@ pub struct Rewrite {
     /// Functions and statements whose `@diagnostic` attribute sets the severity of
     /// `chromium.subgroup_matrix_uniformity` ([`crate::uniformity`]).
     pub uniformity_scopes: Vec<crate::uniformity::Scope>,
+    /// The workgroup-matrix helpers ([`tile`]): name and what it stands for.
+    pub tile_helpers: Vec<(String, tile::TileSpec)>,
+}
+
+/// The extensions a file enables; the rewrite runs when one is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Exts {
+    /// Dawn's subgroup matrices.
+    pub subgroup: bool,
+    /// dianran's workgroup matrices ([`tile`]).
+    pub workgroup: bool,
 }
 
 /// The prefix of every name the rewrite adds; user names may not start with it.
 pub const PREFIX: &str = "_dr_sgm";
 
-/// Rewrites `text` (the enable directive already blanked).
-pub fn rewrite(text: &str) -> Result<Rewrite, Vec<Diagnostic>> {
-    if let Some(at) = user_prefix(text) {
+/// Rewrites `text` (the enable directives already blanked) for the extensions `exts`
+/// enables.
+pub fn rewrite(text: &str, exts: Exts) -> Result<Rewrite, Vec<Diagnostic>> {
+    if let Some((at, len)) = user_prefix(text) {
         return Err(vec![Diagnostic::error(
             DiagKind::Check,
-            format!("names starting with `{PREFIX}` are reserved by dianran"),
+            format!("names starting with `{}` are reserved by dianran", &text[at..at + len]),
         )
-        .at(Span { start: at as u32, end: (at + PREFIX.len()) as u32 })
+        .at(Span { start: at as u32, end: (at + len) as u32 })
         .help("rename this declaration")]);
     }
     let tu = wgsl_parse::parse_str(&mask_builtins(text)).map_err(|e| {
@@ -117,11 +130,20 @@ pub fn rewrite(text: &str) -> Result<Rewrite, Vec<Diagnostic>> {
         stub_decls: String::new(),
         stub_names: FxHashMap::default(),
         out: Rewrite::default(),
+        exts,
+        tile_helpers: FxHashMap::default(),
+        lid_members: lid_members(&tu),
     };
     for d in &tu.global_declarations {
         match d.node() {
             GlobalDeclaration::Function(f) => {
                 w.scope(&f.attributes, d.span());
+                w.wgm_entry(f, d.span());
+                let types = f.parameters.iter().map(|p| &p.ty).chain(f.return_type.as_ref());
+                for t in types {
+                    let t = w.env.ty(t);
+                    w.wgm_place(&t, span(d.span()), true);
+                }
                 w.function(f)
             }
             GlobalDeclaration::Declaration(decl) => {
@@ -129,6 +151,12 @@ pub fn rewrite(text: &str) -> Result<Rewrite, Vec<Diagnostic>> {
                     w.expr(init);
                 }
                 w.check_global(decl, d.span());
+            }
+            GlobalDeclaration::Struct(st) => {
+                for m in &st.members {
+                    let t = w.env.ty(&m.ty);
+                    w.wgm_place(&t, span(d.span()), false);
+                }
             }
             _ => {}
         }
@@ -141,6 +169,9 @@ pub fn rewrite(text: &str) -> Result<Rewrite, Vec<Diagnostic>> {
     for m in &w.mats {
         tail.push_str(&m.struct_decl());
         w.out.structs.insert(m.struct_name(), *m);
+    }
+    if exts.workgroup {
+        tail.push_str(&w.wgm_declarations());
     }
     tail.push_str(&w.stub_decls);
     w.edits.push(Edit::new(text.len(), text.len(), tail));
@@ -163,7 +194,14 @@ pub fn user_facing(d: &mut Diagnostic, r: &Rewrite) {
     for (s, _) in &mut d.labels {
         *s = r.map.span(*s);
     }
+    let mut helpers: Vec<&(String, tile::TileSpec)> = r.tile_helpers.iter().collect();
+    // Longest first: `_dr_wgm_load1` is a prefix of `_dr_wgm_load12`.
+    helpers.sort_by_key(|(h, _)| std::cmp::Reverse(h.len()));
     let rename = |text: &mut String| {
+        for (h, spec) in &helpers {
+            *text = text.replace(h.as_str(), spec.op.user_name());
+        }
+        *text = text.replace(tile::TILE, tile::TYPE_WGSL);
         if !text.contains(PREFIX) {
             return;
         }
@@ -199,9 +237,29 @@ pub fn user_facing(d: &mut Diagnostic, r: &Rewrite) {
     }
 }
 
-/// Byte offset of the first identifier (outside comments) that starts with [`PREFIX`].
-fn user_prefix(text: &str) -> Option<usize> {
-    crate::source::identifiers(text).find(|&(s, e)| text[s..e].starts_with(PREFIX)).map(|(s, _)| s)
+/// Byte offset and length of the reserved prefix ([`PREFIX`], [`tile::PREFIX`]) that the first
+/// identifier (outside comments) using one starts with.
+fn user_prefix(text: &str) -> Option<(usize, usize)> {
+    crate::source::identifiers(text).find_map(|(s, e)| {
+        [PREFIX, tile::PREFIX].into_iter().find(|p| text[s..e].starts_with(p)).map(|p| (s, p.len()))
+    })
+}
+
+/// Struct name → the member carrying `@builtin(local_invocation_index)`.
+fn lid_members(tu: &ast::TranslationUnit) -> FxHashMap<String, String> {
+    let mut out = FxHashMap::default();
+    for d in &tu.global_declarations {
+        let GlobalDeclaration::Struct(s) = d.node() else { continue };
+        for m in &s.members {
+            let lid = m.attributes.iter().any(|a| {
+                matches!(a.node(), ast::Attribute::Builtin(ast::BuiltinValue::LocalInvocationIndex))
+            });
+            if lid {
+                out.insert(s.ident.name().clone(), m.ident.name().clone());
+            }
+        }
+    }
+    out
 }
 
 fn span(s: wgsl_parse::span::Span) -> Span {
@@ -219,6 +277,11 @@ struct Walker<'a> {
     /// Helper signature → name.
     stub_names: FxHashMap<String, String>,
     out: Rewrite,
+    exts: Exts,
+    /// Workgroup-matrix helpers: (kind, signature and body) → name.
+    tile_helpers: FxHashMap<(&'static str, String), String>,
+    /// Struct name → its `local_invocation_index` member.
+    lid_members: FxHashMap<String, String>,
 }
 
 /// A builtin call's parts: its span and its arguments' spans.
@@ -402,6 +465,7 @@ impl<'a> Walker<'a> {
                 if let Ty::Mat(m) = &t.ty {
                     self.note_mat(*m);
                 }
+                self.wgm_place(&t.ty, span(s.span()), true);
                 if matches!(d.kind, ast::DeclarationKind::Const) {
                     if let Some(v) = d.initializer.as_ref().and_then(|i| self.env.int(i)) {
                         self.env.bind_const(d.ident.name().clone(), v);
@@ -439,6 +503,10 @@ impl<'a> Walker<'a> {
     /// A global `var` may hold matrices only in the private address space.
     fn check_global(&mut self, decl: &ast::Declaration, at: wgsl_parse::span::Span) {
         let t = self.env.declared(decl, true);
+        self.wgm_place(&t.ty, span(at), false);
+        if self.env.holds_tile(&t.ty) {
+            return;
+        }
         if self.env.holds_matrix(&t.ty)
             && !matches!(t.place, Some((AddressSpace::Private, _)) | None)
         {
@@ -452,6 +520,18 @@ impl<'a> Walker<'a> {
 
     fn call(&mut self, c: Call<'a>) {
         let name = c.call.ty.ident.name().clone();
+        if self.wgm_call(&c, &name) {
+            return;
+        }
+        if (name.starts_with("subgroupMatrix") || Kind::parse(&name).is_some())
+            && !self.exts.subgroup
+        {
+            return self.error(
+                c.span,
+                "subgroup matrices need `enable chromium_experimental_subgroup_matrix;`",
+                "add the directive at the top of the file",
+            );
+        }
         if Kind::parse(&name).is_some() {
             if c.call.ty.template_args.is_some() {
                 self.construct(&c);
@@ -908,10 +988,22 @@ impl<'a> Walker<'a> {
         let text = self.text;
         let inside = |edits: &[Edit], at: usize| edits.iter().any(|e| e.start <= at && at < e.end);
         let found: Vec<(usize, usize)> = crate::source::identifiers(text)
-            .filter(|&(s, e)| Kind::parse(&text[s..e]).is_some())
+            .filter(|&(s, e)| Kind::parse(&text[s..e]).is_some() || &text[s..e] == tile::TYPE)
             .collect();
         for (s, e) in found {
             if inside(&self.edits, s) {
+                continue;
+            }
+            if &text[s..e] == tile::TYPE {
+                self.wgm_type(s, e);
+                continue;
+            }
+            if !self.exts.subgroup {
+                self.error(
+                    Span { start: s as u32, end: e as u32 },
+                    "subgroup matrices need `enable chromium_experimental_subgroup_matrix;`",
+                    "add the directive at the top of the file",
+                );
                 continue;
             }
             let Some(close) = template_end(text, e) else {
