@@ -42,6 +42,10 @@ const TESTED_ELSEWHERE: &[&str] = &[
     // verify/tests/subgroup_matrix_short.rs
     "sgm_short_f16.wgsl",
     "sgm_short_i8.wgsl",
+    // verify/tests/workgroup_matrix.rs
+    "tile_gemm.wgsl",
+    "tile_gemm_bias_relu.wgsl",
+    "tile_gemm_f32.wgsl",
 ];
 
 /// The names of the `.wgsl` files in `tests/samples/`, sorted, each with its source.

@@ -1,7 +1,8 @@
 //! Every sample the frontend accepts prints as WGSL that naga parses and validates, and
-//! printing is deterministic. Modules that use Dawn's subgroup matrices print Dawn's
-//! syntax, which naga cannot read, so their text is checked by the frontend that reads it
-//! (naga plus dianran's extension layer) instead.
+//! printing is deterministic. Modules that use Dawn's subgroup matrices or dianran's
+//! workgroup matrices print the extension's syntax, which naga cannot read, so their text
+//! is checked by the frontend that reads it (naga plus dianran's extension layer); the
+//! portable form of workgroup matrices (`Options::portable_matrices`) goes to naga too.
 
 use std::path::PathBuf;
 
@@ -42,10 +43,20 @@ fn printed_wgsl_of_every_sample_validates() {
         match dianran_wgsl::write_module(&module, &opts) {
             Ok(text) => {
                 printed += 1;
-                let checked = if module.enables.subgroup_matrix {
+                let extension = module.enables.subgroup_matrix || module.enables.workgroup_matrix;
+                let checked = if extension {
+                    let portable = dianran_wgsl::Options { portable_matrices: true, ..opts };
                     dianran_frontend::compile(&name, &text, &Default::default())
                         .map(drop)
                         .map_err(|d| d.to_string())
+                        .and_then(|()| {
+                            if !module.enables.workgroup_matrix {
+                                return Ok(());
+                            }
+                            dianran_wgsl::write_module(&module, &portable)
+                                .map_err(|ds| format!("{ds:?}"))
+                                .and_then(|t| validate(&t))
+                        })
                 } else {
                     validate(&text)
                 };

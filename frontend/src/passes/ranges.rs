@@ -36,15 +36,7 @@ const MAX: u64 = u32::MAX as u64;
 /// Applies the folds of the module docs to function `f` (entry function `id` of `m` with its
 /// calls inlined); returns whether anything changed.
 pub fn fold_ranges(m: &Module, id: FuncId, f: &mut Function) -> bool {
-    let mut r = Ranges {
-        types: &m.types,
-        values: &f.values,
-        defs: HashMap::default(),
-        known: HashMap::default(),
-        aliases: HashMap::default(),
-        invocation: super::util::invocation_ranges(&m.entry_points, id.index(), f),
-    };
-    r.collect(&f.body);
+    let ValueRanges(mut r) = ValueRanges::new(m, id, f);
     let mut subst: HashMap<ValueId, ValueId> = HashMap::default();
     let mut consts: HashMap<ValueId, bool> = HashMap::default();
     // The clamps and guards this pass may fold.

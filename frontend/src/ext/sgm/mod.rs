@@ -676,20 +676,7 @@ impl<'a> Walker<'a> {
             self.error(at, format!("the first argument of `{what}` must be a pointer to a workgroup or storage array"), "pass `&array_variable` or a pointer parameter");
             return None;
         };
-        if !matches!(space, AddressSpace::Storage | AddressSpace::Workgroup) {
-            self.error(
-                at,
-                format!("`{what}` reads and writes only workgroup and storage arrays"),
-                "copy the data to a `var<workgroup>` array first",
-            );
-            return None;
-        }
-        if store && access == AccessMode::Read {
-            self.error(
-                at,
-                "this storage buffer is read-only",
-                "declare the buffer `var<storage, read_write>`",
-            );
+        if !self.memory_ok((space, access), store, at, what) {
             return None;
         }
         let Ty::Array(elem, len) = *inner else {
@@ -713,6 +700,34 @@ impl<'a> Walker<'a> {
             return None;
         }
         Some((*elem, len))
+    }
+
+    /// Whether an array in `space` with `access` may be read (and, with `store`, written) by a
+    /// matrix builtin `what`; an error at `at` when not.
+    fn memory_ok(
+        &mut self,
+        (space, access): (AddressSpace, AccessMode),
+        store: bool,
+        at: Span,
+        what: &str,
+    ) -> bool {
+        if !matches!(space, AddressSpace::Storage | AddressSpace::Workgroup) {
+            self.error(
+                at,
+                format!("`{what}` reads and writes only workgroup and storage arrays"),
+                "copy the data to a `var<workgroup>` array first",
+            );
+            return false;
+        }
+        if store && access == AccessMode::Read {
+            self.error(
+                at,
+                "this storage buffer is read-only",
+                "declare the buffer `var<storage, read_write>`",
+            );
+            return false;
+        }
+        true
     }
 
     /// The rules Dawn checks when the offset or stride is a constant.

@@ -26,10 +26,7 @@ use super::env::{Env, Num, Ty};
 use super::{ident_of, span, Call, Walker};
 use crate::ir::{Span, TileOp};
 use std::fmt::Write as _;
-use wgsl_parse::syntax::{
-    self as ast, AccessMode, AddressSpace, Expression, ExpressionNode, TypeExpression,
-    UnaryOperator,
-};
+use wgsl_parse::syntax::{self as ast, Expression, ExpressionNode, TypeExpression, UnaryOperator};
 
 /// The type's name in WGSL.
 pub const TYPE: &str = "workgroup_matrix_result";
@@ -264,19 +261,7 @@ impl<'a> Walker<'a> {
             );
             return None;
         };
-        if !matches!(space, AddressSpace::Storage | AddressSpace::Workgroup) {
-            self.wgm_error(
-                at,
-                format!("`{what}` reads and writes only workgroup and storage arrays"),
-            );
-            return None;
-        }
-        if store && access == AccessMode::Read {
-            self.error(
-                at,
-                "this storage buffer is read-only",
-                "declare the buffer `var<storage, read_write>`",
-            );
+        if !self.memory_ok((space, access), store, at, what) {
             return None;
         }
         let elem = match *pointee {

@@ -284,12 +284,17 @@ impl Lower<'_> {
         self.def(RegKind::B32, |d| build::add(PT::U32, d, m, off))
     }
 
-    /// For every register of the lane's tile: its row and column (registers), and `f` of
-    /// them; the results in register order.
+    /// For every register `i` of the lane's tile, the element it holds in a tile at `off`
+    /// with `stride` in array `arr`: the predicate "inside the (columns, rows) bound and,
+    /// under the bounds policy, inside the array", and the element's address; `f` of them,
+    /// the results in register order.
     fn tile_each(
         &mut self,
-        mut f: impl FnMut(&mut Self, usize, VRegId, VRegId) -> R<Option<VRegId>>,
-    ) -> R<Vec<VRegId>> {
+        arr: &ArrayAt,
+        [off, stride, cols, rows]: [VRegId; 4],
+        row_major: bool,
+        mut f: impl FnMut(&mut Self, usize, VRegId, VRegId) -> Option<VRegId>,
+    ) -> Vec<VRegId> {
         let (row0, col0) = self.tile_lane();
         let c = CoopShape {
             role: CoopRole::C,
@@ -300,11 +305,11 @@ impl Lower<'_> {
             short: false,
         };
         let mut out = Vec::new();
-        let mut rows: Vec<(u32, VRegId)> = Vec::new();
+        let mut rows_at: Vec<(u32, VRegId)> = Vec::new();
         for blk in 0..4u32 {
             for i in 0..8u32 {
                 let (dr, dc) = c.elem_coords(i);
-                let row = match rows.iter().find(|(k, _)| *k == dr) {
+                let row = match rows_at.iter().find(|(k, _)| *k == dr) {
                     Some(&(_, r)) => r,
                     None => {
                         let r = if dr == 0 {
@@ -314,7 +319,7 @@ impl Lower<'_> {
                                 build::add(PT::U32, d, row0, Operand::Imm(i64::from(dr)))
                             })
                         };
-                        rows.push((dr, r));
+                        rows_at.push((dr, r));
                         r
                     }
                 };
@@ -322,34 +327,35 @@ impl Lower<'_> {
                 let col = self.def(RegKind::B32, |d| {
                     build::add(PT::U32, d, col0, Operand::Imm(i64::from(dc)))
                 });
-                if let Some(v) = f(self, (8 * blk + i) as usize, row, col)? {
+                let r_in =
+                    self.def(RegKind::Pred, |d| build::setp(CmpOp::Lt, PT::U32, d, row, rows));
+                let c_in =
+                    self.def(RegKind::Pred, |d| build::setp(CmpOp::Lt, PT::U32, d, col, cols));
+                let mut p = self.pred_op(Opcode::And, r_in, c_in);
+                let idx = self.tile_index((off, stride), row, col, row_major);
+                if let Some(q) = self.tile_inside(arr, idx) {
+                    p = self.tile_and(Some(p), q);
+                }
+                let addr = self.tile_addr(arr, idx);
+                if let Some(v) = f(self, (8 * blk + i) as usize, p, addr) {
                     out.push(v);
                 }
             }
         }
-        Ok(out)
+        out
     }
 
     /// `workgroupMatrixLoad`: every element inside the bound and the array is read, the
     /// others are zero.
     fn tile_load(&mut self, h: &TileHelper, args: &[ValueId]) -> R<Vec<VRegId>> {
-        let [off, stride, cols, rows] = self.tile_args4(args)?;
+        let scalars = self.tile_args4(args)?;
         let arr =
             self.tile_array(h.arrays.first().ok_or_else(|| self.internal("load without array"))?)?;
         let row_major = h.row_major.first().copied().unwrap_or(true);
         let zero = self.imm_u32(0);
-        self.tile_each(|l, _, row, col| {
-            let r_in = l.def(RegKind::Pred, |d| build::setp(CmpOp::Lt, PT::U32, d, row, rows));
-            let c_in = l.def(RegKind::Pred, |d| build::setp(CmpOp::Lt, PT::U32, d, col, cols));
-            let mut p = l.pred_op(Opcode::And, r_in, c_in);
-            let idx = l.tile_index((off, stride), row, col, row_major);
-            if let Some(q) = l.tile_inside(&arr, idx) {
-                p = l.tile_and(Some(p), q);
-            }
-            let addr = l.tile_addr(&arr, idx);
-            let sp = arr.space.state_space();
-            let elem = arr.elem;
-            Ok(Some(l.if_then(p, RegKind::B32, zero, |l| {
+        let (sp, elem) = (arr.space.state_space(), arr.elem);
+        Ok(self.tile_each(&arr, scalars, row_major, |l, _, p, addr| {
+            Some(l.if_then(p, RegKind::B32, zero, |l| {
                 if elem == Scalar::F16 {
                     let h =
                         l.def(RegKind::B16, |d| build::ld(sp, PT::B16, d, Operand::addr(addr, 0)));
@@ -357,8 +363,8 @@ impl Lower<'_> {
                 } else {
                     l.def(RegKind::B32, |d| build::ld(sp, PT::F32, d, Operand::addr(addr, 0)))
                 }
-            })))
-        })
+            }))
+        }))
     }
 
     /// `workgroupMatrixStore`: every element inside the bound and the array is written.
@@ -372,23 +378,14 @@ impl Lower<'_> {
         if v.len() != REGS {
             return Err(self.internal("tile registers"));
         }
-        let [off, stride, cols, rows] = [off, stride, cols, rows].map(|x| self.scalar(x));
-        let (off, stride, cols, rows) = (off?, stride?, cols?, rows?);
+        let scalars = self.tile_args4(&[off, stride, cols, rows])?;
         let arr =
             self.tile_array(h.arrays.first().ok_or_else(|| self.internal("store without array"))?)?;
         let row_major = h.row_major.first().copied().unwrap_or(true);
-        self.tile_each(|l, i, row, col| {
-            let r_in = l.def(RegKind::Pred, |d| build::setp(CmpOp::Lt, PT::U32, d, row, rows));
-            let c_in = l.def(RegKind::Pred, |d| build::setp(CmpOp::Lt, PT::U32, d, col, cols));
-            let mut p = l.pred_op(Opcode::And, r_in, c_in);
-            let idx = l.tile_index((off, stride), row, col, row_major);
-            if let Some(q) = l.tile_inside(&arr, idx) {
-                p = l.tile_and(Some(p), q);
-            }
-            let addr = l.tile_addr(&arr, idx);
-            let sp = arr.space.state_space();
+        let (sp, elem) = (arr.space.state_space(), arr.elem);
+        self.tile_each(&arr, scalars, row_major, |l, i, p, addr| {
             let x = v[i];
-            if arr.elem == Scalar::F16 {
+            if elem == Scalar::F16 {
                 let h = l.def(RegKind::B16, |d| {
                     build::cvt(Some(crate::model::Rounding::Rn), false, PT::F16, PT::F32, d, x)
                 });
@@ -396,8 +393,8 @@ impl Lower<'_> {
             } else {
                 l.push(build::st(sp, PT::F32, Operand::addr(addr, 0), x).guarded(p, false));
             }
-            Ok(None)
-        })?;
+            None
+        });
         Ok(())
     }
 
