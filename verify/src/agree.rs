@@ -23,7 +23,7 @@
 //! | [`Precision::FastMath`] | math builtins on the PTX executors under `--fast-math` | 2^-11 relative, or 2^-11 absolute | 2^-8 relative, or 1e-2 absolute |
 //! | [`Precision::Approximate`] | math builtins on lavapipe (Vulkan) | 2^-11 relative, or 2^-11 absolute | 2^-8 relative, or 1e-2 absolute |
 //! | [`Precision::Accumulated`] | cooperative-matrix products (`coopMultiplyAdd`), workgroup-matrix products, float subgroup sums and products (their order is the implementation's) | 2^-10 relative, or 1e-4 absolute | 2^-8 relative, or 1e-2 absolute |
-//! | [`Precision::Tf32`] | f32 x f32 cooperative products compiled with `--tf32`, PTX executors | 2^-9 relative, or 2^-7 absolute | as cooperative products |
+//! | [`Precision::Tf32`] | f32 x f32 cooperative and workgroup-matrix products compiled with `--tf32`, PTX executors | 2^-9 relative, or 2^-7 absolute | as cooperative products |
 //!
 //! Why these numbers:
 //!
@@ -274,7 +274,10 @@ pub fn precision_for(m: &ir::Module, entry: &str, ptx: Option<PtxMode>) -> Preci
         }),
         _ => false,
     };
-    if mode.tf32 && any_op(m, &f32_product) {
+    let f32_tiles = m.tiles.iter().any(|t| {
+        t.op == ir::TileOp::MultiplyAccumulate && t.arrays.iter().all(|a| a.elem == Scalar::F32)
+    });
+    if mode.tf32 && (any_op(m, &f32_product) || f32_tiles) {
         return Precision::Tf32;
     }
     match precision(m, entry) {

@@ -250,3 +250,82 @@ fn tile_gemm_bias_relu_small() {
     tile_gemm_bias_relu(0x62, 5, 3, 32);
     tile_gemm_bias_relu(0x63, 64, 128, 32);
 }
+
+/// `--tf32`: a product of f32 by f32 workgroup matrices on TF32 tensor cores. Without the
+/// option the PTX is the portable form (no `mma`); with it, 2 k-steps of `mma.m16n8k8.tf32`
+/// per 16-deep step, 16-column block and 8-column half, the PTX assembles for sm_80 and
+/// sm_90, and on the emulator every element is within the TF32 bound `2^-9 sum_k |a b|` of
+/// the interpreter's exact-f32 result (and some differ: the inputs are not TF32-exact).
+#[test]
+fn tf32_products_run_on_tf32_tensor_cores() {
+    const SRC: &str = "enable dianran_workgroup_matrix;
+@group(0) @binding(0) var<storage, read> a: array<f32>; // 64 x 32, row-major
+@group(0) @binding(1) var<storage, read> b: array<f32>; // B's 64 x 32 transpose
+@group(0) @binding(2) var<storage, read_write> c: array<f32>; // 64 x 64
+@compute @workgroup_size(128)
+fn main() {
+    var acc = workgroup_matrix_result<f32, 64, 64>(0.5);
+    acc = workgroupMatrixMultiplyAccumulate<32, row_major, col_major>(&a, 0u, 32u, &b, 0u, 32u, acc);
+    workgroupMatrixStore<row_major>(&c, 0u, acc, 64u);
+}
+";
+    let off = dianran_frontend::Options {
+        bounds_checks: dianran_frontend::BoundsChecks::Off,
+        ..Default::default()
+    };
+    let m = dianran_frontend::compile("tf32.wgsl", SRC, &off).unwrap_or_else(|d| panic!("{d}"));
+    let compile = |tf32: bool, sm: u32| {
+        let opts = dianran_ptx::codegen::Options { sm, tf32, ..Default::default() };
+        let out = dianran_ptx::codegen::compile_module(&m, &opts);
+        assert!(out.diagnostics.is_empty(), "{:?}", out.diagnostics);
+        out
+    };
+    let plain = compile(false, 80);
+    assert!(!plain.text.contains("mma.sync"), "without --tf32 the f32 product is portable");
+    for sm in [80, 90] {
+        let out = compile(true, sm);
+        assert!(out.entries.iter().all(|e| e.tf32()));
+        let mma = out.text.matches("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32").count();
+        assert_eq!(mma, 2 * 4 * 2 * 2, "2 steps x 4 blocks x 2 halves x 2 k-steps");
+        if dianran_verify::tools::require("ptxas", dianran_verify::tools::ptxas()).is_some() {
+            if let Err(e) = dianran_verify::ptxas::check(&out.text, sm) {
+                panic!("ptxas sm_{sm}: {e}");
+            }
+        }
+    }
+    let a: Vec<f32> = (0..2048).map(|i| ((i * 37 % 2048) as f32 - 1023.3) / 1031.0).collect();
+    let b: Vec<f32> = (0..2048).map(|i| ((i * 91 % 2048) as f32 - 1000.7) / 1043.0).collect();
+    let mut want = group0(vec![(0, f32_bytes(&a)), (1, f32_bytes(&b)), (2, zeros(4 * 4096))]);
+    let opts = dianran_verify::interp::InterpOptions::default();
+    if let Err(d) = dianran_verify::interp::run(&m, "main", [1, 1, 1], &mut want, &opts) {
+        panic!("interpreter: {d:?}");
+    }
+    let ptx = compile(true, 80);
+    let [info] = ptx.entries.as_slice() else { panic!("{:?}", ptx.diagnostics) };
+    let mut params = vec![f32_bytes(&a), f32_bytes(&b), zeros(4 * 4096)];
+    let emu_opts = dianran_verify::emu::EmuOptions::default();
+    let (name, block) = (&info.ptx_name, info.workgroup_size);
+    if let Err(e) =
+        dianran_verify::emu::run(&ptx.text, name, &mut params, [1, 1, 1], block, &emu_opts)
+    {
+        panic!("emulator: {e}");
+    }
+    let (got, exp) = (f32s(&params[2]), f32s(out(&want, 2)));
+    let mut differs = false;
+    for r in 0..64 {
+        for col in 0..64 {
+            let terms: f32 = (0..32).map(|k| (a[r * 32 + k] * b[col * 32 + k]).abs()).sum();
+            // The interpreter's result is the reference's exact f32 sum started at 0.5.
+            let mut s = 0.5f32;
+            for k in 0..32 {
+                s = a[r * 32 + k].mul_add(b[col * 32 + k], s);
+            }
+            let (x, y) = (got[r * 64 + col], exp[r * 64 + col]);
+            assert_eq!(y.to_bits(), s.to_bits(), "interpreter C[{r}][{col}]");
+            let bound = terms / 512.0 + 1e-6;
+            assert!((x - y).abs() <= bound, "C[{r}][{col}]: emu {x}, interp {y}, bound {bound}");
+            differs |= x != y;
+        }
+    }
+    assert!(differs, "TF32 rounds the inputs: some results must differ from exact f32");
+}

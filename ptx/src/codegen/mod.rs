@@ -236,7 +236,7 @@ fn compile_entry(
         }
     }
     let mut lw = Lower::new(m, f, &layout, &ep.name, sm);
-    lw.native_tiles = coop::tile::native(m, f);
+    lw.native_tiles = coop::tile::native(m, f, opts.tf32);
     if lw.native_tiles {
         lw.tile_ranges = Some(dianran_frontend::passes::ValueRanges::new(m, ep.function, f));
     }

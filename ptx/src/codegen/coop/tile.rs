@@ -14,7 +14,10 @@
 //!
 //! A product walks K in steps of 16: one A fragment (rows `16w..`, columns `k..k + 15`) and
 //! four B fragments per step, each loaded as cooperative loads are (`ldmatrix` from aligned
-//! workgroup memory, elements otherwise), and four `mma.m16n8k16` pairs. Loads and stores of
+//! workgroup memory, elements otherwise), and four `mma.m16n8k16` pairs. With `--tf32`,
+//! products of `f32` by `f32` take the same form on TF32 tensor cores: fragments in the
+//! `mma.m16n8k8.tf32` layout, loaded element by element, two k-steps of `mma.m16n8k8` per
+//! 16-deep step and 16-column block. Loads and stores of
 //! a tile go element by element, each predicated on the (columns, rows) bound and on the
 //! bounds policy. Operands are read under the policy too: when the compiler cannot prove
 //! every element of a product inside its array, the fragments are loaded element by element
@@ -38,23 +41,26 @@ type R<T> = Result<T, Diagnostic>;
 const REGS: usize = 32;
 
 /// Whether entry function `f`'s tiles take the tensor-core form: it calls workgroup-matrix
-/// helpers, and every product among them multiplies `f16` by `f16`.
-pub(crate) fn native(m: &ir::Module, f: &ir::Function) -> bool {
-    fn walk(m: &ir::Module, b: &Block, any: &mut bool) -> bool {
+/// helpers, and every product among them multiplies `f16` by `f16`, or (with `tf32`, TF32
+/// tensor cores allowed) `f32` by `f32`.
+pub(crate) fn native(m: &ir::Module, f: &ir::Function, tf32: bool) -> bool {
+    fn walk(m: &ir::Module, b: &Block, tf32: bool, any: &mut bool) -> bool {
         b.insts.iter().all(|inst| match &inst.op {
             Op::Inline { callee, body, .. } => match m.tile_helper(*callee) {
                 Some(h) => {
                     *any = true;
+                    let all = |s: Scalar| h.arrays.iter().all(|a| a.elem == s);
                     h.op != TileOp::MultiplyAccumulate
-                        || h.arrays.iter().all(|a| a.elem == Scalar::F16)
+                        || all(Scalar::F16)
+                        || (tf32 && all(Scalar::F32))
                 }
-                None => walk(m, body, any),
+                None => walk(m, body, tf32, any),
             },
-            op => op.blocks().into_iter().all(|b| walk(m, b, any)),
+            op => op.blocks().into_iter().all(|b| walk(m, b, tf32, any)),
         })
     }
     let mut any = false;
-    walk(m, &f.body, &mut any) && any
+    walk(m, &f.body, tf32, &mut any) && any
 }
 
 /// Whether an element offset keeps 16-byte rows aligned (elements of `size` bytes): a
@@ -541,14 +547,11 @@ impl Lower<'_> {
     ) -> R<Vec<VRegId>> {
         let mut c = p.c.clone();
         let w16 = self.tile_warp_row();
-        let shape = |role| CoopShape {
-            role,
-            elem: CoopElem::F16,
-            n: 16,
-            tf32: false,
-            packed: false,
-            short: false,
-        };
+        // f16 operands, or f32 ones on TF32 tensor cores (`native` admits no other).
+        let f32_ops = a.elem == Scalar::F32;
+        let elem = if f32_ops { CoopElem::F32 } else { CoopElem::F16 };
+        let shape =
+            |role| CoopShape { role, elem, n: 16, tf32: f32_ops, packed: false, short: false };
         let (pa, pb) = (&p.a, &p.b);
         // A's rows start at 16w: the warp's part of the offset.
         let a_x = if pa.row_major {
@@ -614,7 +617,11 @@ impl Lower<'_> {
                     b_free,
                 )?;
                 let at = 8 * n as usize;
-                let d = self.coop_mma16_f16(&af, &bf, &c[at..at + 8], false);
+                let d = if f32_ops {
+                    self.coop_mma_tf32(&af, &bf, &c[at..at + 8], Scalar::F32)
+                } else {
+                    self.coop_mma16_f16(&af, &bf, &c[at..at + 8], false)
+                };
                 c.splice(at..at + 8, d);
             }
         }
@@ -635,7 +642,9 @@ impl Lower<'_> {
         shape: CoopShape,
         free: bool,
     ) -> R<Vec<VRegId>> {
+        // `ldmatrix` moves 16-bit elements.
         let aligned = arr.space == Space::Shared
+            && shape.elem == CoopElem::F16
             && arr.align >= 16
             && stride_k.is_some_and(|s| (s * arr.size).is_multiple_of(16))
             && (delta * i64::from(arr.size)) % 16 == 0
