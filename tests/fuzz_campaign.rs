@@ -8,7 +8,12 @@ use std::path::PathBuf;
 use std::process::Command;
 
 /// Runs `dianran fuzz ARGS --out DIR`; returns (exit code, stdout, stderr, DIR).
+/// The campaigns of this file run one at a time: each starts one worker per CPU plus one,
+/// and two at once on CI's two cores left a program's executor short of its time limit.
+static ONE_CAMPAIGN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn fuzz(name: &str, args: &[&str]) -> (Option<i32>, String, String, PathBuf) {
+    let _one = ONE_CAMPAIGN.lock().unwrap_or_else(|e| e.into_inner());
     let out = std::env::temp_dir().join(format!("dianran-fuzz-test-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&out);
     let root = env!("CARGO_MANIFEST_DIR");
@@ -59,7 +64,21 @@ fn fixed_seed_campaign_finds_nothing() {
     }
     let (code, stdout, stderr, out) = fuzz(
         "clean",
-        &["--seed", "2026", "--count", "100", "--seconds", "240", "--mutate-every", "5"],
+        // `--timeout 60`: an executor's limit per program. Program 35 (an int8 subgroup-matrix
+        // product, whose portable form lavapipe compiles for about 8 s on an idle machine)
+        // ran past the default 20 s on CI's two busy cores.
+        &[
+            "--seed",
+            "2026",
+            "--count",
+            "100",
+            "--seconds",
+            "240",
+            "--mutate-every",
+            "5",
+            "--timeout",
+            "60",
+        ],
     );
     let summary = counts(&stdout);
     assert_eq!(
