@@ -37,7 +37,8 @@ fn check(
     let module = dianran_frontend::compile(sample, &src, &Default::default())
         .unwrap_or_else(|d| panic!("{sample}: frontend failed:\n{d}"));
     let job = Job::new(sample, &src, &module, &entry, dispatch);
-    let mut execs = vec![Executor::Interp];
+    // The interpreter runs first (below, for the printed WGSL too); these after it.
+    let mut execs = Vec::new();
     if dianran_verify::tools::require("ptxas", dianran_verify::tools::ptxas()).is_some() {
         execs.push(Executor::Emu);
     }
@@ -83,16 +84,8 @@ fn check(
     let reference = executors::run(Executor::Interp, &job, input)
         .unwrap_or_else(|e| panic!("{sample} on the interpreter: {e}"));
     assert_eq!(bits(&reread), bits(&reference), "{sample}: the printed WGSL computes otherwise");
-    for exec in execs {
-        let bufs = match executors::run(exec, &job, input) {
-            Ok(b) => b,
-            Err(ExecError::Skipped(why)) if exec == Executor::LlvmEmu => {
-                println!("skipped: llvm-emu: {why}");
-                continue;
-            }
-            Err(e) => panic!("{sample} on {}: {e}", exec.name()),
-        };
-        let got = f32s(out(&bufs, binding));
+    let compare = |exec: Executor, bufs: &Buffers| {
+        let got = f32s(out(bufs, binding));
         assert_eq!(got.len(), want.len(), "{sample} on {}", exec.name());
         let exact = exact.contains(&exec);
         let bad: Vec<String> = (0..want.len())
@@ -107,6 +100,18 @@ fn check(
             .map(|i| format!("  [{i}] expected {:e}, got {:e}", want[i], got[i]))
             .collect();
         assert!(bad.is_empty(), "{sample} on {}:\n{}", exec.name(), bad.join("\n"));
+    };
+    compare(Executor::Interp, &reference);
+    for exec in execs {
+        let bufs = match executors::run(exec, &job, input) {
+            Ok(b) => b,
+            Err(ExecError::Skipped(why)) if exec == Executor::LlvmEmu => {
+                println!("skipped: llvm-emu: {why}");
+                continue;
+            }
+            Err(e) => panic!("{sample} on {}: {e}", exec.name()),
+        };
+        compare(exec, &bufs);
     }
 }
 

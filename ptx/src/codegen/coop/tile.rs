@@ -149,7 +149,7 @@ impl Lower<'_> {
     }
 
     /// Computes `make` once in the entry block (which dominates every use).
-    fn in_entry_block(&mut self, make: impl FnOnce(&mut Self) -> VRegId) -> VRegId {
+    fn in_entry_block<T>(&mut self, make: impl FnOnce(&mut Self) -> T) -> T {
         let here = self.cur;
         self.cur = BlockId(0);
         let v = make(self);
@@ -163,20 +163,20 @@ impl Lower<'_> {
             return rc;
         }
         let w16 = self.tile_warp_row();
-        let here = self.cur;
-        self.cur = BlockId(0);
-        let lane = self.sreg(SpecialReg::Laneid);
-        let g = self.def(RegKind::B32, |d| {
-            build::binary(Opcode::Shr, &[], PT::U32, d, lane, Operand::Imm(2))
+        let rc = self.in_entry_block(|l| {
+            let lane = l.sreg(SpecialReg::Laneid);
+            let g = l.def(RegKind::B32, |d| {
+                build::binary(Opcode::Shr, &[], PT::U32, d, lane, Operand::Imm(2))
+            });
+            let row = l.def(RegKind::B32, |d| build::add(PT::U32, d, w16, g));
+            let t = l.def(RegKind::B32, |d| {
+                build::binary(Opcode::And, &[], PT::B32, d, lane, Operand::Imm(3))
+            });
+            let col = l.def(RegKind::B32, |d| {
+                build::binary(Opcode::Shl, &[], PT::B32, d, t, Operand::Imm(1))
+            });
+            (row, col)
         });
-        let row = self.def(RegKind::B32, |d| build::add(PT::U32, d, w16, g));
-        let t = self.def(RegKind::B32, |d| {
-            build::binary(Opcode::And, &[], PT::B32, d, lane, Operand::Imm(3))
-        });
-        let col = self
-            .def(RegKind::B32, |d| build::binary(Opcode::Shl, &[], PT::B32, d, t, Operand::Imm(1)));
-        self.cur = here;
-        let rc = (row, col);
         self.tile_lane = Some(rc);
         rc
     }
