@@ -51,6 +51,10 @@ pub struct Options {
     /// [`BoundsChecks::Off`] leaves indices as written (an index out of range is then
     /// undefined behaviour on the GPU).
     pub bounds_checks: BoundsChecks,
+    /// Print workgroup matrices in MSL on `simdgroup_matrix` 8 × 8 pieces (GPUs without
+    /// Metal 4) rather than Metal 4's tensor operation (the CLI's `msl --no-metal4`,
+    /// `docs/workgroup-matrix.md`).
+    pub no_metal4: bool,
 }
 
 impl Default for Options {
@@ -63,6 +67,7 @@ impl Default for Options {
             overrides: Vec::new(),
             no_fma: false,
             bounds_checks: BoundsChecks::On,
+            no_metal4: false,
         }
     }
 }
@@ -120,7 +125,7 @@ pub fn compile(name: &str, source: &str, opts: &Options) -> Result<Compiled, Dia
 
     let msl_out = dianran_msl::write_module_with(
         &module,
-        &dianran_msl::Options { fast_math: opts.fast_math },
+        &dianran_msl::Options { fast_math: opts.fast_math, no_metal4: opts.no_metal4 },
     );
     let msl_sizes: Vec<(String, bool)> =
         msl_out.entries.iter().map(|e| (e.name.clone(), e.uses_sizes)).collect();

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 /// Samples covering compute, vertex, fragment, textures, atomics, subgroups, f16,
-/// cooperative matrices, and the kernels the benches time (the GEMM and the memory-bound
+/// cooperative matrices, workgroup matrices (Metal 4 in MSL), and the kernels the benches time (the GEMM and the memory-bound
 /// pair).
 const GOLDEN: &[&str] = &[
     "double_unicode",
@@ -22,6 +22,7 @@ const GOLDEN: &[&str] = &[
     "gemm_tiled_f16",
     "saxpy_vec4",
     "softmax_rows",
+    "tile_gemm_bias_relu",
 ];
 
 fn root() -> PathBuf {
@@ -113,7 +114,10 @@ fn math_modes_match_golden_files() {
         assert!(ptx.diagnostics.is_empty() && ptx.text.is_ascii());
         failures
             .extend(check(&root().join(format!("tests/golden/ptx/{name}{suffix}.ptx")), &ptx.text));
-        let msl = dianran_msl::write_module_with(&module, &dianran_msl::Options { fast_math });
+        let msl = dianran_msl::write_module_with(
+            &module,
+            &dianran_msl::Options { fast_math, ..Default::default() },
+        );
         assert!(msl.errors.is_empty());
         failures.extend(check(
             &root().join(format!("tests/golden/msl/{name}{suffix}.metal")),

@@ -200,21 +200,33 @@ fn targets(name: &str, m: &ir::Module, opts: &Options) -> Result<String, Failure
             return Err(Failure::new(Kind::PtxasError, "ptxas", e.to_string()));
         }
     }
-    let msl = dianran_msl::write_module(m);
-    // Metal's simdgroup matrices hold only floats: MSL refuses integer subgroup matrices by
-    // design (docs/subgroup-matrix.md), so there is no MSL to check for them.
-    let refused = integer_matrices(m)
-        && !msl.errors.is_empty()
-        && msl.errors.iter().all(|d| d.kind == dianran_frontend::DiagKind::Unsupported);
-    if let Some(d) = msl.errors.first().filter(|_| !refused) {
-        return Err(Failure::new(Kind::CompileError, "msl", d.message.clone()));
+    // Workgroup matrices print on Metal 4 by default and on simdgroup matrices with `no_metal4`: both
+    // forms are checked.
+    let mut forms = vec![dianran_msl::Options::default()];
+    if !m.tiles.is_empty() {
+        forms.push(dianran_msl::Options { no_metal4: true, ..Default::default() });
     }
-    if let Some(c) = opts.clang.as_ref().filter(|_| !refused) {
-        let dir = dianran_verify::msl_check::stub_dir()
-            .map_err(|e| Failure::new(Kind::CompileError, "msl-clang", e.to_string()))?;
-        let file = format!("{}-{}", name.replace(['/', '.'], "_"), std::process::id());
-        dianran_verify::msl_check::syntax_check(c, &dir, &msl.text, &file)
-            .map_err(|e| Failure::new(Kind::CompileError, "msl-clang", e))?;
+    for mopts in forms {
+        let msl = dianran_msl::write_module_with(m, &mopts);
+        // Metal's simdgroup matrices hold only floats: MSL refuses integer subgroup matrices
+        // by design (docs/subgroup-matrix.md), so there is no MSL to check for them; Metal 4
+        // takes one workgroup-matrix product configuration per module (the simdgroup form is
+        // checked then).
+        let by_design = |d: &dianran_frontend::Diagnostic| {
+            d.kind == dianran_frontend::DiagKind::Unsupported
+                && (integer_matrices(m) || d.message.contains("one product configuration"))
+        };
+        let refused = !msl.errors.is_empty() && msl.errors.iter().all(by_design);
+        if let Some(d) = msl.errors.first().filter(|_| !refused) {
+            return Err(Failure::new(Kind::CompileError, "msl", d.message.clone()));
+        }
+        if let Some(c) = opts.clang.as_ref().filter(|_| !refused) {
+            let dir = dianran_verify::msl_check::stub_dir()
+                .map_err(|e| Failure::new(Kind::CompileError, "msl-clang", e.to_string()))?;
+            let file = format!("{}-{}", name.replace(['/', '.'], "_"), std::process::id());
+            dianran_verify::msl_check::syntax_check(c, &dir, &msl.text, &file)
+                .map_err(|e| Failure::new(Kind::CompileError, "msl-clang", e))?;
+        }
     }
     let wopts = dianran_wgsl::Options { omit_subgroups_enable: true, ..Default::default() };
     let printed = dianran_wgsl::write_module(m, &wopts).map_err(|ds| {

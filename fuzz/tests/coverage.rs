@@ -258,3 +258,52 @@ fn workgroup_matrix_programs_cover_every_form_and_compile() {
         forms.contains("filled")
     );
 }
+
+/// Generated workgroup-matrix programs print as MSL in both forms (Metal 4's `matmul2d`, the
+/// portable one with `no_metal4`) and pass the clang check against the Metal stub: random
+/// arrays, element types, majorness, K and bounds reach the Metal 4 printer.
+#[test]
+fn workgroup_matrix_programs_print_valid_msl_in_both_forms() {
+    let Some(clang) = dianran_verify::tools::require("clang++", dianran_verify::tools::clang())
+    else {
+        return;
+    };
+    let dir = dianran_verify::msl_check::stub_dir().expect("the stub is writable");
+    let (mut programs, mut metal4) = (0, 0);
+    for i in 0..2000 {
+        let seed = program_seed(4, i);
+        let text = generate(seed).wgsl();
+        if !text.contains("enable dianran_workgroup_matrix;") {
+            continue;
+        }
+        let m = dianran_frontend::compile("gen.wgsl", &text, &Default::default())
+            .unwrap_or_else(|d| panic!("seed {seed}: the frontend rejects the program:\n{d}"));
+        for no_metal4 in [false, true] {
+            let out = dianran_msl::write_module_with(
+                &m,
+                &dianran_msl::Options { no_metal4, ..Default::default() },
+            );
+            // Refused by design: Metal 4 takes one product configuration per module, and MSL
+            // has no integer subgroup matrices (docs/subgroup-matrix.md).
+            let by_design = |d: &dianran_frontend::Diagnostic| {
+                d.message.contains("one product configuration")
+                    || d.message.contains("integer subgroup matrices")
+            };
+            if !out.errors.is_empty() && out.errors.iter().all(by_design) {
+                continue;
+            }
+            assert!(out.errors.is_empty(), "seed {seed}: {:?}\n{text}", out.errors);
+            metal4 += usize::from(out.metal4);
+            let name = format!("wgm_{seed}_{no_metal4}");
+            if let Err(e) = dianran_verify::msl_check::syntax_check(&clang, &dir, &out.text, &name)
+            {
+                panic!("seed {seed} (no_metal4: {no_metal4}):\n{e}\n{text}\n{}", out.text);
+            }
+        }
+        programs += 1;
+        if programs >= 12 && metal4 >= 8 {
+            return;
+        }
+    }
+    panic!("{programs} programs, {metal4} printed on Metal 4");
+}

@@ -51,6 +51,23 @@ pub(crate) fn write_function(
     if let Some(what) = crate::wide::missing_in_metal(w.m, f, &global_tys) {
         return Err(fw.unsupported(what, f.span));
     }
+    // Entries that reach a workgroup matrix are refused when the module mixes product
+    // configurations; the other functions print the portable form.
+    if let (Some(Err(why)), Some(true), Some(_)) =
+        (w.tile.as_ref().map(|p| &p.product), w.reaches_tiles.get(id.index()), entry)
+    {
+        return Err(Box::new(
+            Diagnostic::error(
+                dianran_frontend::DiagKind::Unsupported,
+                format!(
+                    "Metal 4 workgroup matrices take one product configuration per module, {why}"
+                ),
+            )
+            .at(f.span)
+            .in_fn(&f.name)
+            .help("print with `--no-metal4` (simdgroup matrices take any mix), or use one configuration"),
+        ));
+    }
     let mut prologue = String::new();
     let (proto, header) = match entry {
         None => {
@@ -262,6 +279,17 @@ pub(crate) fn write_function(
         }
     };
     fw.b.out.push_str(&header);
+    if let (Some(Ok(form)), Some(h), None) =
+        (w.tile.as_ref().map(|p| &p.product), w.m.tile_helper(id), entry)
+    {
+        let params: Vec<String> =
+            f.params.iter().filter_map(|p| fw.b.params.get(&p.value).cloned()).collect();
+        let text = crate::tile::helper_body(w, form, h, &params).map_err(|why| {
+            fw.unsupported(&format!("this workgroup-matrix call ({why})"), f.span)
+        })?;
+        fw.b.out.push_str(&text);
+        return Ok((proto, fw.b.out));
+    }
     fw.b.out.push_str(" {\n");
     fw.b.out.push_str(&prologue);
     fw.function_body()?;

@@ -21,6 +21,9 @@
 //!   division and square root, Metal's precise accuracy table) unless [`Options::fast_math`]
 //!   asks for `metal::fast::`; `half` math has one variant.
 //!
+//! Workgroup matrices print on Metal 4's tensor operations (`tile.rs`) unless
+//! [`Options::no_metal4`] asks for `simdgroup_matrix` pieces.
+//!
 //! Cooperative matrices map to `simdgroup_matrix` 8×8 tiles; a 16×16 matrix is four tiles. A
 //! tile partly outside its array (the bounds policy's `limit`) goes through a per-simdgroup
 //! staging slot in threadgroup memory, which the entry declares and passes to helpers as
@@ -33,6 +36,7 @@ mod helpers;
 pub mod layout;
 mod module;
 mod syntax;
+mod tile;
 mod types;
 mod wide;
 
@@ -58,6 +62,10 @@ pub struct MslOutput {
     pub entries: Vec<EntryInfo>,
     /// Entry points that could not be expressed in MSL (the rest still printed).
     pub errors: Vec<Diagnostic>,
+    /// The text uses Metal 4's tensor operations (workgroup matrices): compile it as MSL 4.0
+    /// (`MTLLanguageVersion4_0`) for a device in `MTLGPUFamilyMetal4`, and dispatch each
+    /// entry that uses them with threadgroups of `threadExecutionWidth × 4` = 128 threads.
+    pub metal4: bool,
 }
 
 /// The Metal buffer index (`[[buffer(n)]]`) of the sizes buffer used by `arrayLength`.
@@ -76,6 +84,9 @@ pub struct Options {
     /// because Metal compiles with fast math unless the host asks otherwise (see
     /// `docs/math.md` for what each guarantees).
     pub fast_math: bool,
+    /// Print workgroup matrices on Metal 3's `simdgroup_matrix` 8 × 8 pieces (GPUs without
+    /// Metal 4) instead of Metal 4's `matmul2d` tensor operation (`docs/workgroup-matrix.md`).
+    pub no_metal4: bool,
 }
 
 /// Prints `m` as MSL with precise math. An entry point (or function) that uses something MSL
@@ -86,7 +97,7 @@ pub fn write_module(m: &ir::Module) -> MslOutput {
 
 /// [`write_module`] with [`Options`].
 pub fn write_module_with(m: &ir::Module, opts: &Options) -> MslOutput {
-    let mut w = module::Writer::new(m);
+    let mut w = module::Writer::new(m, tile::plan(m, opts.no_metal4));
     w.fast_math = opts.fast_math;
     w.write()
 }

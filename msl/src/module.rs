@@ -28,10 +28,16 @@ pub(crate) struct Writer<'a> {
     pub helpers: std::cell::RefCell<BTreeSet<&'static str>>,
     /// f32 math through `metal::fast::` rather than `metal::precise::`.
     pub fast_math: bool,
+    /// Workgroup matrices on Metal 4 (`tile.rs`); `None` prints their portable form.
+    pub tile: Option<crate::tile::Plan>,
+    /// Functions that call a workgroup-matrix helper, directly or through calls.
+    pub reaches_tiles: Vec<bool>,
 }
 
 impl<'a> Writer<'a> {
-    pub fn new(m: &'a ir::Module) -> Self {
+    /// A printer for `m`, workgroup matrices printed as `tile` says (`None`: the portable
+    /// form).
+    pub fn new(m: &'a ir::Module, tile: Option<crate::tile::Plan>) -> Self {
         let names = ModuleNames::new(m);
         let n = m.functions.len();
         let mut uses = vec![BTreeSet::new(); n];
@@ -42,6 +48,12 @@ impl<'a> Writer<'a> {
             let mut needs = Needs::default();
             scan(&f.body, &mut uses[i], &mut calls[i], &mut needs);
             (uses_sizes[i], uses_stage[i]) = (needs.sizes, needs.stage);
+            // The simdgroup form of workgroup matrices stages pieces (`tile.rs`).
+            if matches!(tile.as_ref().map(|p| &p.product), Some(Ok(crate::tile::Form::Simdgroup)))
+                && m.tile_helper(FuncId(i as u32)).is_some_and(|h| h.op != ir::TileOp::Fill)
+            {
+                uses_stage[i] = true;
+            }
         }
         // Propagate through calls to a fixed point (WGSL has no recursion; bound anyway).
         for _ in 0..=n {
@@ -73,6 +85,22 @@ impl<'a> Writer<'a> {
                 break;
             }
         }
+        let mut reaches_tiles: Vec<bool> =
+            (0..n).map(|i| m.tile_helper(FuncId(i as u32)).is_some()).collect();
+        for _ in 0..=n {
+            let mut changed = false;
+            for i in 0..n {
+                if !reaches_tiles[i]
+                    && calls[i].iter().any(|c| reaches_tiles.get(c.index()) == Some(&true))
+                {
+                    reaches_tiles[i] = true;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
         let mut packed = HashSet::new();
         for (id, ty) in m.types.iter() {
             if let Type::Struct { members, size, .. } = ty {
@@ -92,6 +120,8 @@ impl<'a> Writer<'a> {
             packed,
             helpers: Default::default(),
             fast_math: false,
+            tile,
+            reaches_tiles,
         }
     }
 
@@ -111,7 +141,32 @@ impl<'a> Writer<'a> {
         type_name(&self.m.types, t, &|id| self.struct_name(id))
     }
 
+    /// Whether `t` is the workgroup-matrix tile type printed natively (Metal 4's cooperative
+    /// tensor or simdgroup matrices) rather than as the portable struct.
+    pub fn is_native_tile(&self, t: TypeId) -> bool {
+        self.tile.as_ref().is_some_and(|p| p.ty == t && p.product.is_ok())
+    }
+
     pub fn constant(&self, c: &ir::ConstValue) -> String {
+        // A tile constant is a fill (every slot the same value): the cooperative tensor has
+        // no aggregate initializer.
+        match c {
+            ir::ConstValue::Zero(t) if self.is_native_tile(*t) => {
+                return "_dr_wgm_splat(0.0f)".into()
+            }
+            ir::ConstValue::Composite(t, parts) if self.is_native_tile(*t) => {
+                let first = match parts.first() {
+                    Some(ir::ConstValue::Composite(_, e)) => e.first().cloned(),
+                    Some(ir::ConstValue::Zero(_)) | None => None,
+                    Some(v) => Some(v.clone()),
+                };
+                return match first {
+                    Some(v) => format!("_dr_wgm_splat({})", self.constant(&v)),
+                    None => "_dr_wgm_splat(0.0f)".into(),
+                };
+            }
+            _ => {}
+        }
         const_text(&self.m.types, c, &|id| self.struct_name(id))
     }
 
@@ -165,13 +220,31 @@ impl<'a> Writer<'a> {
             }
         }
         let mut out = String::from("#include <metal_stdlib>\n");
-        if self.m.uses_cooperative_matrices() {
+        let simdgroup_tiles = matches!(
+            self.tile.as_ref().map(|p| &p.product),
+            Some(Ok(crate::tile::Form::Simdgroup))
+        );
+        if self.m.uses_cooperative_matrices() || simdgroup_tiles {
             out.push_str("#include <metal_simdgroup_matrix>\n");
+        }
+        let form = self.tile.as_ref().and_then(|p| p.product.as_ref().ok());
+        let metal4 = matches!(form, Some(crate::tile::Form::Metal4(_)));
+        if metal4 {
+            out.push_str(crate::tile::HEADER);
         }
         out.push_str("using namespace metal;\n\n");
         for h in self.helpers.borrow().iter() {
             out.push_str(crate::helpers::helper_text(h));
             out.push('\n');
+        }
+        match form {
+            Some(crate::tile::Form::Metal4(p)) => {
+                out.push_str(&crate::tile::declarations(p, self.fast_math))
+            }
+            Some(crate::tile::Form::Simdgroup) => {
+                out.push_str(&crate::tile::simdgroup_declarations())
+            }
+            None => {}
         }
         out.push_str(&body);
         if !protos.is_empty() {
@@ -179,7 +252,7 @@ impl<'a> Writer<'a> {
         }
         out.push_str(&defs);
         let _ = failed_helpers;
-        MslOutput { text: out, entries: infos, errors }
+        MslOutput { text: out, entries: infos, errors, metal4 }
     }
 
     pub fn fn_name(&self, id: FuncId) -> String {
@@ -189,6 +262,10 @@ impl<'a> Writer<'a> {
     fn structs(&self, out: &mut String) {
         for (id, ty) in self.m.types.iter() {
             let Type::Struct { members, size, align, .. } = ty else { continue };
+            // On Metal 4 the tile is the product's cooperative tensor (`tile.rs`).
+            if self.is_native_tile(id) {
+                continue;
+            }
             // Metal has no `double`: every function that touches this struct is left out with
             // a diagnostic, so the struct would only be a compile error.
             if crate::wide::holds(&self.m.types, id, false, 0) {

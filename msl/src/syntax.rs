@@ -60,6 +60,10 @@ impl<'a> Syntax<'a> for FnWriter<'a> {
     }
 
     fn var_decl(&self, name: &str, ty: TypeId, init: Option<&str>) -> String {
+        if self.w.is_native_tile(ty) && matches!(init, None | Some("{}")) {
+            // Metal 4's cooperative tensor comes from the operation, not from `{}`.
+            return format!("_dr_wgm_tile {name} = _dr_wgm_splat(0.0f);");
+        }
         match init {
             Some(init) => format!("{} {name} = {init};", self.w.ty(ty)),
             None => format!("{} {name};", self.w.ty(ty)),

@@ -1,4 +1,4 @@
-//! Every MSL the printer emits for the samples passes `clang++ -fsyntax-only -std=c++17`
+//! Every MSL the printer emits for the samples passes `clang++ -fsyntax-only -std=c++20`
 //! against the Metal stub header in `msl/stub/` (types, address-space keywords and functions
 //! the printer uses; attributes ignored). This catches syntax and type errors; it is not a
 //! Metal compiler. The check itself is `dianran_verify::msl_check`.
@@ -64,9 +64,15 @@ fn printed_msl_of_every_sample_passes_clang_syntax_check() {
                     continue;
                 }
             };
-        // Precise math (the default) and fast math print different calls; both must compile.
-        for fast_math in [false, true] {
-            let out = dianran_msl::write_module_with(&module, &dianran_msl::Options { fast_math });
+        // Precise math (the default) and fast math print different calls; both must compile,
+        // and workgroup matrices also in their portable form (`--no-metal4`).
+        let mut modes = vec![(false, false), (true, false)];
+        if !module.tiles.is_empty() {
+            modes.push((false, true));
+        }
+        for (fast_math, no_metal4) in modes {
+            let opts = dianran_msl::Options { fast_math, no_metal4 };
+            let out = dianran_msl::write_module_with(&module, &opts);
             for d in out.errors.iter().filter(|_| !fast_math) {
                 // A construct MSL cannot express is a diagnostic, not a failure of this test;
                 // the printed remainder must still be valid.
@@ -80,7 +86,11 @@ fn printed_msl_of_every_sample_passes_clang_syntax_check() {
             }
             checked += 1;
             if let Err(e) = syntax_check(&clang, &dir, &out.text, &name) {
-                let mode = if fast_math { " (fast math)" } else { "" };
+                let mode = match (fast_math, no_metal4) {
+                    (true, _) => " (fast math)",
+                    (_, true) => " (--no-metal4)",
+                    _ => "",
+                };
                 failures.push(format!("{name}{mode}:\n{e}"));
             }
         }
@@ -92,4 +102,33 @@ fn printed_msl_of_every_sample_passes_clang_syntax_check() {
         failures.len(),
         failures.join("\n")
     );
+}
+
+/// The Metal 4 stub is a check that can fail: a product whose operand is not a tensor, or
+/// run on a temporary, is rejected, while the form the printer writes is accepted.
+#[test]
+fn metal4_stub_rejects_misused_tensor_operations() {
+    let Some(clang) = dianran_verify::tools::require("clang++", dianran_verify::tools::clang())
+    else {
+        return;
+    };
+    let dir = stub_dir().join("metal4");
+    let _ = std::fs::create_dir_all(&dir);
+    write_stub(&dir).expect("temp dir is writable");
+    let program = |run: &str| {
+        format!(
+            "#include <metal_stdlib>\n#include <metal_tensor>\n#include <MetalPerformancePrimitives/MetalPerformancePrimitives.h>\nusing namespace metal;\nusing Op = mpp::tensor_ops::matmul2d<mpp::tensor_ops::matmul2d_descriptor(64, 64, 32, false, true, false, mpp::tensor_ops::matmul2d_descriptor::mode::multiply_accumulate), metal::execution_simdgroups<4>>;\nusing L = metal::tensor<device half, metal::dextents<int32_t, 2>, metal::tensor_inline>;\nusing R = metal::tensor<threadgroup half, metal::dextents<int32_t, 2>, metal::tensor_inline>;\nkernel void k(device half* a [[buffer(0)]], threadgroup half* b) {{\n    Op op;\n    auto acc = op.get_destination_cooperative_tensor<L, R, float>();\n    L ta(a, metal::dextents<int32_t, 2>(32, 64), metal::array<int32_t, 2>{{1, 32}});\n    R tb(b, metal::dextents<int32_t, 2>(32, 64));\n    {run}\n}}\n"
+        )
+    };
+    syntax_check(&clang, &dir, &program("op.run(ta, tb, acc);"), "good")
+        .expect("the printer's form is accepted");
+    for bad in
+        ["op.run(ta, a, acc);", "op.run(L(a, metal::dextents<int32_t, 2>(32, 64)), tb, acc);"]
+    {
+        assert!(
+            syntax_check(&clang, &dir, &program(bad), "bad").is_err(),
+            "the stub must reject `{bad}`"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

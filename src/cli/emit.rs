@@ -38,6 +38,10 @@ pub struct MslArgs {
     /// Call `metal::fast::` f32 math and plain `/` instead of `metal::precise::`.
     #[arg(long)]
     pub fast_math: bool,
+    /// Print workgroup matrices on `simdgroup_matrix` 8x8 pieces (GPUs without Metal 4)
+    /// instead of Metal 4's `matmul2d` tensor operation (MSL 4.0, `MTLGPUFamilyMetal4`).
+    #[arg(long)]
+    pub no_metal4: bool,
     /// Write the output here instead of stdout.
     #[arg(short = 'o', value_name = "OUT")]
     pub out: Option<PathBuf>,
@@ -147,7 +151,7 @@ pub fn msl(args: &MslArgs) -> Result<String, Failure> {
     let (src, module) = args.source.compile()?;
     let out = dianran_msl::write_module_with(
         &module,
-        &dianran_msl::Options { fast_math: args.fast_math },
+        &dianran_msl::Options { fast_math: args.fast_math, no_metal4: args.no_metal4 },
     );
     let failed = report(&src, out.errors);
     let text = deliver(out.text, &args.out)?;

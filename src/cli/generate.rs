@@ -51,6 +51,7 @@ pub fn execute(args: &Args) -> Result<String, Failure> {
         overrides: args.source.overrides.clone(),
         no_fma: args.source.no_fma,
         bounds_checks: args.source.bounds_checks,
+        no_metal4: false,
     };
     let compiled = api::compile(&src.name, &src.text, &opts)?;
     let generated = build::generate_one(&src.name, &compiled);

@@ -1,7 +1,9 @@
-//! The clang syntax check of printed MSL (docs/verification.md): `clang++ -fsyntax-only -std=c++17`
+//! The clang syntax check of printed MSL (docs/verification.md): `clang++ -fsyntax-only -std=c++20`
 //! against a stub of the Metal headers (`msl/stub/`: the types, address-space keywords and
-//! functions the printer uses; attributes ignored). It catches syntax and type errors; it is
-//! not a Metal compiler.
+//! functions the printer uses; attributes ignored), Metal 4's `<metal_tensor>` and
+//! `matmul2d` (Metal Performance Primitives) included. C++20 because Metal 4's operation
+//! takes its descriptor, a class, as a template argument. It catches syntax and type errors;
+//! it is not a Metal compiler.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -73,15 +75,36 @@ fn vector_specializations() -> String {
     out
 }
 
-/// Writes the stub headers (`metal_stdlib`, `metal_simdgroup_matrix`) into `dir`.
+/// Writes the stub headers (`metal_stdlib`, `metal_simdgroup_matrix`, `metal_tensor`,
+/// `MetalPerformancePrimitives/MetalPerformancePrimitives.h`) into `dir`.
 pub fn write_stub(dir: &Path) -> std::io::Result<()> {
+    // One writer at a time: a half-written file read by a second writer would be rewritten.
+    static WRITING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one = WRITING.lock().unwrap_or_else(|e| e.into_inner());
     let base = include_str!("../../msl/stub/metal_stub_base.h");
     let header = base.replace("// @VECTORS@", &vector_specializations());
-    std::fs::write(dir.join("metal_stdlib"), header)?;
-    std::fs::write(
-        dir.join("metal_simdgroup_matrix"),
+    write_if_changed(&dir.join("metal_stdlib"), &header)?;
+    write_if_changed(
+        &dir.join("metal_simdgroup_matrix"),
         include_str!("../../msl/stub/metal_simdgroup_matrix.h"),
+    )?;
+    write_if_changed(&dir.join("metal_tensor"), include_str!("../../msl/stub/metal_tensor.h"))?;
+    let mpp = dir.join("MetalPerformancePrimitives");
+    std::fs::create_dir_all(&mpp)?;
+    write_if_changed(
+        &mpp.join("MetalPerformancePrimitives.h"),
+        include_str!("../../msl/stub/MetalPerformancePrimitives.h"),
     )
+}
+
+/// Writes `text` to `path` unless it already holds it: rewriting would change the file's
+/// time, and clang refuses a precompiled header older than the header it was built from
+/// (tests in one process write the same stub concurrently).
+fn write_if_changed(path: &Path, text: &str) -> std::io::Result<()> {
+    if std::fs::read_to_string(path).is_ok_and(|old| old == text) {
+        return Ok(());
+    }
+    std::fs::write(path, text)
 }
 
 /// A directory with the stub headers, for this process (written once).
@@ -99,7 +122,7 @@ pub fn stub_dir() -> std::io::Result<PathBuf> {
 
 /// clang's flags for Metal-as-C++ (the header and the sources alike).
 const FLAGS: [&str; 7] = [
-    "-std=c++17",
+    "-std=c++20",
     "-fdeclspec",
     "-Wno-unknown-attributes",
     "-Wno-user-defined-literals",
