@@ -4,7 +4,8 @@
 //! f16 tensor peak; then the same for the GEMM written with Dawn's subgroup matrices
 //! (`sgm_gemm_f16.wgsl` against `cuda/sgm_gemm_f16.cu`: the same buffers, 32x32 blocks), and
 //! for the one written with a workgroup matrix (`tile_gemm.wgsl`, against gemm_tiled_f16's
-//! CUDA equivalent: the same buffers and blocks).
+//! CUDA equivalent: the same buffers and blocks; on Hopper also its `--sm 90a` PTX, on
+//! `wgmma`).
 //! Every result is spot-checked against an f64 CPU reference. Then the
 //! memory-bound pair (saxpy and a row softmax, [`bandwidth`]) in GB/s against the DRAM peak.
 //! Ends with `SUMMARY<TAB>what<TAB>value` lines that `verify/gpu-check.sh --bench` gathers
@@ -86,7 +87,7 @@ fn gemm_rows(
         match run {
             Ok(r) => {
                 let tf = gemm_tflops(M as u64, N as u64, K as u64, r.seconds);
-                tflops.push(tf);
+                tflops.push((*who, tf));
                 let of_peak =
                     peak.map(|p| format!("{:.1}%", 100.0 * tf / p)).unwrap_or_else(|| "-".into());
                 let result = match check(inp, &r.output) {
@@ -112,9 +113,12 @@ fn gemm_rows(
         }
     }
     print!("{}", t.render());
-    if let [ours, theirs] = tflops[..] {
-        println!("{what} dianran/NVRTC throughput: {}", ratio(ours, theirs));
-        summary.push(format!("{what} dianran/NVRTC throughput\t{}", ratio(ours, theirs)));
+    let of = |who: &str| tflops.iter().find(|(w, _)| *w == who).map(|(_, tf)| *tf);
+    if let Some(theirs) = of("NVRTC") {
+        for (who, ours) in tflops.iter().filter(|(w, _)| w.starts_with("dianran")) {
+            println!("{what} {who}/NVRTC throughput: {}", ratio(*ours, theirs));
+            summary.push(format!("{what} {who}/NVRTC throughput\t{}", ratio(*ours, theirs)));
+        }
     }
 }
 
@@ -165,13 +169,20 @@ fn main() {
     for (pair, block, what) in gemms {
         let Some(pair) = pair else { continue };
         let grid = [(N / block) as u32, (M / block) as u32, 1];
-        let runs = [
+        let mut runs = vec![
             ("dianran", bandwidth::time_ours(&gpu, sm, pair, &bufs, (0, 3), grid, REPS)),
             (
                 "NVRTC",
                 bandwidth::time_theirs(&gpu, sm, pair, &bufs, (0, 3), grid, [128, 1, 1], REPS),
             ),
         ];
+        // Hopper (compute capability 9.0 exactly: sm_90a code runs on no other): the
+        // workgroup-matrix GEMM on `wgmma` as well (docs/hopper.md).
+        if what == "workgroup-matrix GEMM" && info.cc == (9, 0) {
+            let sm90a = dianran_ptx::model::SM_90A;
+            let t = bandwidth::time_ours(&gpu, sm90a, pair, &bufs, (0, 3), grid, REPS);
+            runs.push(("dianran sm_90a", t));
+        }
         gemm_rows(pair, what, &runs, &inp, peak, &mut summary);
     }
     summary.extend(bandwidth::run(&gpu, sm, &info));

@@ -51,7 +51,7 @@ fn assemble(module: &Module, sm: u32, tag: &str) -> Result<bool, String> {
     let src = dir.join("k.ptx");
     std::fs::write(&src, &text).map_err(|e| e.to_string())?;
     let out = Command::new(&ptxas)
-        .arg(format!("-arch=sm_{sm}"))
+        .arg(format!("-arch={}", crate::model::sm_name(sm)))
         .arg(&src)
         .arg("-o")
         .arg(dir.join("k.cubin"))

@@ -53,8 +53,9 @@ pub struct PtxArgs {
     /// FILE and overrides.
     #[command(flatten)]
     pub source: SourceArgs,
-    /// Target architecture: 80 (sm_80, the default) or 90 (sm_90).
-    #[arg(long, default_value_t = 80, value_parser = parse_sm)]
+    /// Target architecture: 80 (sm_80, the default), 90 (sm_90) or 90a (sm_90a: Hopper's
+    /// `wgmma` for workgroup matrices).
+    #[arg(long, default_value_t = 80, value_parser = crate::cli::generate::parse_sm)]
     pub sm: u32,
     /// Compile f32 x f32 cooperative-matrix products on TF32 tensor cores (inputs rounded to
     /// a 10-bit mantissa, f32 accumulation). Without it 16x16 ones are a diagnostic and 8x8
@@ -100,15 +101,6 @@ pub enum Backend {
     Dianran,
     /// LLVM's NVPTX backend (the `llvm` cargo feature).
     Llvm,
-}
-
-/// `--sm`: 80 or 90.
-fn parse_sm(s: &str) -> Result<u32, String> {
-    match s.trim_start_matches("sm_") {
-        "80" => Ok(80),
-        "90" => Ok(90),
-        other => Err(format!("unsupported target '{other}': use 80 or 90")),
-    }
 }
 
 /// Writes `text` to `out` (returning nothing for stdout) or returns it for stdout.

@@ -31,12 +31,14 @@ pub struct Args {
     pub no_subgroups_enable: bool,
 }
 
-/// Parses `80`, `90`, `sm_80` or `sm_90`.
+/// Parses `80`, `90`, `90a` (with or without `sm_`): the `sm` number of
+/// `dianran_ptx::codegen::Options` (`90a` is [`dianran_ptx::model::SM_90A`]).
 pub fn parse_sm(s: &str) -> Result<u32, String> {
     match s.trim().trim_start_matches("sm_") {
         "80" => Ok(80),
         "90" => Ok(90),
-        _ => Err(format!("'{s}' is not a supported target; use 80 or 90")),
+        "90a" => Ok(dianran_ptx::model::SM_90A),
+        _ => Err(format!("'{s}' is not a supported target; use 80, 90 or 90a")),
     }
 }
 
@@ -96,5 +98,7 @@ mod tests {
         assert_eq!(parse_sm("80"), Ok(80));
         assert_eq!(parse_sm("sm_90"), Ok(90));
         assert!(parse_sm("75").is_err());
+        assert_eq!(parse_sm("90a"), Ok(dianran_ptx::model::SM_90A));
+        assert_eq!(dianran_ptx::model::sm_name(parse_sm("sm_90a").unwrap_or(0)), "sm_90a");
     }
 }

@@ -77,6 +77,10 @@ pub struct Args {
     /// ones are computed exactly on the FMA units.
     #[arg(long)]
     pub tf32: bool,
+    /// PTX target for the PTX executors: 80, 90 or 90a (Hopper's `wgmma` for workgroup
+    /// matrices; the emulator runs it).
+    #[arg(long, default_value = "80", value_parser = crate::cli::generate::parse_sm)]
+    pub sm: u32,
     /// Compile math builtins to PTX's approximate instructions (PTX executors only).
     #[arg(long)]
     pub fast_math: bool,
@@ -200,6 +204,7 @@ pub fn execute(args: &Args) -> Result<String, Failure> {
             overrides: &args.source.overrides,
             subgroup_size: args.subgroup_size,
             tf32: args.tf32,
+            sm: args.sm,
             fast_math: args.fast_math,
             ..Job::new(&src.name, &src.text, &module, &args.entry, args.dispatch)
         };

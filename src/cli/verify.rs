@@ -56,8 +56,8 @@ pub struct Args {
     /// Describe the sampler at @group(G) @binding(B): ADDRESS,FILTER[,COMPARE] (repeatable).
     #[arg(long = "sampler", value_name = "G:B=ADDRESS,FILTER[,COMPARE]", value_parser = SamplerSpec::parse)]
     pub samplers: Vec<SamplerSpec>,
-    /// PTX target for the PTX executors (80 or 90).
-    #[arg(long, default_value_t = 80)]
+    /// PTX target for the PTX executors: 80, 90 or 90a (Hopper's `wgmma`).
+    #[arg(long, default_value = "80", value_parser = crate::cli::generate::parse_sm)]
     pub sm: u32,
     /// Compile f32 x f32 cooperative-matrix products on TF32 tensor cores (inputs rounded to
     /// a 10-bit mantissa, f32 accumulation). Without it 16x16 ones are a diagnostic and 8x8

@@ -122,7 +122,7 @@ pub struct Job<'a> {
     pub dispatch: [u32; 3],
     /// Subgroup size for the interpreter.
     pub subgroup_size: u32,
-    /// PTX target (80 or 90).
+    /// PTX target: 80, 90 or `dianran_ptx::model::SM_90A`.
     pub sm: u32,
     /// f32 cooperative products use TF32 tensor cores (`--tf32`) in the PTX the PTX executors
     /// compile; their results then compare with the TF32 bound

@@ -131,7 +131,7 @@ fn assemble_opt(
     // `kernel.ptx, line N` rather than a random temporary path.
     let out = Command::new(ptxas)
         .current_dir(&dir.path)
-        .arg(format!("-arch=sm_{sm}"))
+        .arg(format!("-arch={}", dianran_ptx::model::sm_name(sm)))
         .args(opt)
         .arg("-v")
         .arg(ptx_name)

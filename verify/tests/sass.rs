@@ -242,3 +242,33 @@ fn workgroup_matrix_gemm_loop_is_within_a_tenth_of_the_hand_tuned_one() {
         assert_eq!(portable[0].mix.tensor, 0, "sm_{sm}: the f32 operand takes the portable form");
     }
 }
+
+/// `--sm 90a` (docs/hopper.md): the workgroup-matrix GEMM's product is Hopper's `wgmma`, two
+/// `HGMMA.64x64x16` per 32-deep slab in the main loop (where sm_80 and sm_90 have 16 HMMA),
+/// and ptxas assembles it for sm_90a; the bias/ReLU sample, whose operands come straight from
+/// storage, has HGMMA too.
+#[test]
+fn workgroup_matrix_gemm_on_sm_90a_is_hgmma() {
+    if tools_present().is_none() {
+        return;
+    }
+    let root = tools::workspace_root().expect("workspace root");
+    let sm = dianran_ptx::model::SM_90A;
+    for (name, per_loop) in [("tile_gemm.wgsl", Some(2)), ("tile_gemm_bias_relu.wgsl", None)] {
+        let src = std::fs::read_to_string(root.join("tests/samples").join(name)).expect("sample");
+        let m = dianran_frontend::compile(name, &src, &Default::default())
+            .unwrap_or_else(|d| panic!("{d}"));
+        let opts = dianran_ptx::codegen::Options { sm, ..Default::default() };
+        let out = dianran_ptx::codegen::compile_module(&m, &opts);
+        assert!(out.diagnostics.is_empty(), "{name}: {:?}", out.diagnostics);
+        assert!(out.text.contains(".target sm_90a\n"), "{name}");
+        assert!(out.text.contains("wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16"), "{name}");
+        assert!(!out.text.contains("mma.sync"), "{name}: no mma.sync left");
+        let mix = sass::of_ptx(&out.text, sm).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(mix[0].mix.tensor > 0, "{name}: no HGMMA");
+        if let Some(n) = per_loop {
+            let l = mix[0].main_loop().unwrap_or_else(|| panic!("{name}: no main loop"));
+            assert_eq!(l.mix.tensor, n, "{name}: {l:?}");
+        }
+    }
+}

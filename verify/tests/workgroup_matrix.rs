@@ -1,7 +1,8 @@
 //! The GEMM samples written with dianran's workgroup matrices (`tests/samples/tile_gemm.wgsl`,
 //! `tile_gemm_f32.wgsl`, `tile_gemm_bias_relu.wgsl`, `docs/workgroup-matrix.md`) against plain
-//! Rust on every executor that runs them: the interpreter, the PTX emulator, LLVM's PTX on the
-//! emulator and lavapipe running the printed (portable) WGSL.
+//! Rust on every executor that runs them: the interpreter, the PTX emulator (the PTX for
+//! sm_80 and for sm_90a, Hopper's `wgmma`), LLVM's PTX on the emulator and lavapipe running
+//! the printed (portable) WGSL.
 //!
 //! The reference semantics fix the order: each element starts from the accumulator and adds
 //! `fma(a_ik, b_kj, s)` for k = 0, 1, ..., which `f32::mul_add` computes exactly, so the
@@ -112,6 +113,14 @@ fn check(
             Err(e) => panic!("{sample} on {}: {e}", exec.name()),
         };
         compare(exec, &bufs);
+    }
+    // `--sm 90a`: f16 products on Hopper's `wgmma` (docs/hopper.md), run by the emulator,
+    // held to the same bound as the `mma.sync` form (exact where the form stays portable).
+    if dianran_verify::tools::require("ptxas", dianran_verify::tools::ptxas()).is_some() {
+        let hopper = Job { sm: dianran_ptx::model::SM_90A, ..job };
+        let bufs = executors::run(Executor::Emu, &hopper, input)
+            .unwrap_or_else(|e| panic!("{sample} on emu (sm_90a): {e}"));
+        compare(Executor::Emu, &bufs);
     }
 }
 

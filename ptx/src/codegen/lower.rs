@@ -147,6 +147,9 @@ pub(crate) struct Lower<'a> {
     /// Value intervals of the entry, for proving workgroup-matrix operands inside their
     /// arrays (only computed for entries with native tiles).
     pub tile_ranges: Option<dianran_frontend::passes::ValueRanges<'a>>,
+    /// Bytes of the workgroup-memory staging area (`super::coop::wgmma::STAGE`) the
+    /// entry's `wgmma` products need (sm_90a; 0: none).
+    pub tile_stage_bytes: u32,
 }
 
 /// IEEE binary16 bits of an f32, rounded to nearest even (overflow to infinity).
@@ -227,6 +230,7 @@ impl<'a> Lower<'a> {
             tile_lane: None,
             tile_warp_row: None,
             tile_ranges: None,
+            tile_stage_bytes: 0,
         }
     }
 

@@ -119,7 +119,13 @@ pub struct StageTimes {
 
 /// Compiles every compute entry point of `m` to PTX (docs/ptx.md).
 pub fn compile_module(m: &ir::Module, opts: &Options) -> CompiledPtx {
-    let sm = if opts.sm >= 90 { 90 } else { 80 };
+    // sm_80, sm_90 or sm_90a (the `a` only on 90).
+    let target = crate::model::Target::from_sm(opts.sm);
+    let sm = match (target.sm >= 90, target.arch_specific) {
+        (true, true) => crate::model::SM_90A,
+        (true, false) => 90,
+        _ => 80,
+    };
     let mut diagnostics = Vec::new();
     let mut entries = Vec::new();
     let mut bodies = Vec::new();
@@ -246,6 +252,7 @@ fn compile_entry(
     lw.prologue()?;
     lw.body()?;
     let depot = lw.depot_size;
+    let stage_bytes = lw.tile_stage_bytes;
     let used_tf32 = lw.used_tf32;
     let used_fast_math = lw.used_fast_math;
     if u64::from(depot) > MAX_LOCAL_BYTES {
@@ -293,6 +300,13 @@ fn compile_entry(
     entry.reqntid = Some([x.max(1), y.max(1), z.max(1)]);
     if depot > 0 {
         entry.vars.push(VarDecl::local_bytes("__local_depot", 16, u64::from(depot)));
+    }
+    if stage_bytes > 0 {
+        entry.vars.push(VarDecl::shared_bytes(
+            coop::tile::wgmma::STAGE.to_string(),
+            coop::tile::wgmma::STAGE_ALIGN,
+            u64::from(stage_bytes),
+        ));
     }
     entry.body = regalloc::to_statements(alloc, &|i| format!("$L__BB{i}"));
     check_entry_after(&entry, "register allocation", &ep.name, f.span)?;

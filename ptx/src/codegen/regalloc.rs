@@ -388,6 +388,78 @@ struct View {
     to_view: Vec<u32>,
 }
 
+/// The register occurrences (numbered as [`Instruction::for_each_reg`] numbers them) of an
+/// instruction with a tied brace list: `outputs` must be allocated element by element like
+/// `inputs`.
+struct Tied {
+    outputs: std::ops::Range<u32>,
+    inputs: std::ops::Range<u32>,
+}
+
+/// The tied lists of `m` ([`tied`]) as register occurrences.
+fn tied_occurrences(m: &MInst) -> Option<Tied> {
+    let (d, c) = tied(m)?;
+    let mut at = u32::from(m.guard.is_some());
+    let (mut outputs, mut inputs) = (0..0, 0..0);
+    for (i, o) in m.operands.iter().enumerate() {
+        let mut n = 0u32;
+        o.for_each_reg(&mut |_| n += 1);
+        if i == d {
+            outputs = at..at + n;
+        }
+        if i == c {
+            inputs = at..at + n;
+        }
+        at += n;
+    }
+    (outputs.len() == inputs.len()).then_some(Tied { outputs, inputs })
+}
+
+/// `(d, c)`: the operands of an instruction whose brace list `d` (written) must take the
+/// registers of brace list `c` (read), element by element: an in-place accumulator. The
+/// only one is the code generator's whole `wgmma` product,
+/// `wgmma.mma_async {d..}, (descA0, descB0, descA1, ..), {c..}` (one instruction, so the
+/// allocator puts nothing between its steps and the wait that completes them); [`expand`]
+/// writes it out after allocation.
+pub(crate) fn tied(m: &MInst) -> Option<(usize, usize)> {
+    use crate::model::{Flag, Opcode, Operand};
+    match m.operands.as_slice() {
+        [_, Operand::List(_), _] if m.op == Opcode::Wgmma && m.has_flag(Flag::MmaAsync) => {
+            Some((0, 2))
+        }
+        _ => None,
+    }
+}
+
+/// `m` as PTX instructions: a tied `wgmma` product ([`tied`]), its lists holding the same
+/// registers, becomes `wgmma.fence`, one `wgmma.mma_async` per descriptor pair,
+/// `wgmma.commit_group` and `wgmma.wait_group 0`; anything else stays as it is.
+fn expand(m: MInst, out: &mut Vec<AInst>) -> Result<(), AllocError> {
+    use crate::model::{Flag, Operand};
+    let Some((d, c)) = tied(&m) else {
+        out.push(AInst::Inst(m));
+        return Ok(());
+    };
+    let (Some(Operand::Vector(acc)), Some(Operand::List(descs))) =
+        (m.operands.get(d), m.operands.get(1))
+    else {
+        return Err(AllocError("malformed wgmma product".into()));
+    };
+    if m.operands.get(d) != m.operands.get(c) {
+        return Err(AllocError(format!("tied operands got different registers in `{m}`")));
+    }
+    out.push(AInst::Inst(build::wgmma_sync(Flag::WgFence)));
+    for pair in descs.chunks(2) {
+        let mut ops = vec![Operand::Vector(acc.clone())];
+        ops.extend(pair.iter().cloned());
+        ops.extend([1, 1, 1, 0, 0].map(Operand::Imm));
+        out.push(AInst::Inst(MInst::new(m.op, m.mods.clone(), ops)));
+    }
+    out.push(AInst::Inst(build::wgmma_sync(Flag::CommitGroup)));
+    out.push(AInst::Inst(build::wgmma_wait(0)));
+    Ok(())
+}
+
 impl View {
     fn new(f: &MFunction, pred_run: bool) -> Self {
         let ours = |v: VRegId| (f.kind(v) == RegKind::Pred) == pred_run;
@@ -436,6 +508,35 @@ impl View {
                 view.kinds.push(Slot::Inst);
                 // Operand k of this run stands for the k-th register occurrence of the
                 // instruction (guard, then operands in order), which `assemble` rewrites.
+                if let Some(t) = tied_occurrences(m) {
+                    // The tied inputs first (regalloc2 encodes a reuse index below 32), then
+                    // every other occurrence; element j of the outputs reuses input j.
+                    let base = view.operands.len();
+                    let mut k = 0u32;
+                    let mut input_pos = Vec::new();
+                    m.for_each_reg(|r| {
+                        if t.inputs.contains(&k) && ours(r) {
+                            input_pos.push(view.operands.len() - base);
+                            view.operands.push(ra::Operand::reg_use(vr(r)));
+                            view.slots.push(k);
+                        }
+                        k += 1;
+                    });
+                    let mut k = 0u32;
+                    m.for_each_reg_access(|r, def| {
+                        if ours(r) && !t.inputs.contains(&k) {
+                            let out = t.outputs.clone().position(|o| o == k);
+                            view.operands.push(match (out.and_then(|j| input_pos.get(j)), def) {
+                                (Some(&p), _) => ra::Operand::reg_reuse_def(vr(r), p),
+                                (None, true) => ra::Operand::any_def(vr(r)),
+                                (None, false) => ra::Operand::any_use(vr(r)),
+                            });
+                            view.slots.push(k);
+                        }
+                        k += 1;
+                    });
+                    continue;
+                }
                 let mut k = 0u32;
                 m.for_each_reg_access(|r, def| {
                     if ours(r) {
@@ -771,7 +872,7 @@ fn assemble(
                     *r = phys_regs[k];
                     k += 1;
                 });
-                insts.push(AInst::Inst(m));
+                expand(m, &mut insts)?;
             }
             while let Some((_, e)) = next_edit.next_if(|e| e.0 <= after) {
                 insts.push(e);

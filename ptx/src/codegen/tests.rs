@@ -107,7 +107,7 @@ pub(super) fn ptxas(text: &str, sm: u32, tag: &str) -> Option<Result<(), String>
     let out = dir.join(format!("{tag}_sm{sm}.cubin"));
     std::fs::write(&src, text).ok()?;
     let r = std::process::Command::new(exe)
-        .arg(format!("-arch=sm_{sm}"))
+        .arg(format!("-arch={}", crate::model::sm_name(sm)))
         .arg(&src)
         .arg("-o")
         .arg(&out)

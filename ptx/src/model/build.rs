@@ -389,6 +389,53 @@ pub fn mma_sync(
     )
 }
 
+/// The modifiers of `wgmma.mma_async.sync.aligned.m64nNk16.f32.f16.f16` (N = `2 * regs`).
+pub fn wgmma_f16_mods(regs: usize) -> Vec<Modifier> {
+    vec![
+        flag(Flag::MmaAsync),
+        flag(Flag::Sync),
+        flag(Flag::Aligned),
+        Modifier::Shape { m: 64, n: (regs * 2) as u8, k: 16 },
+        ty(Type::F32),
+        ty(Type::F16),
+        ty(Type::F16),
+    ]
+}
+
+/// `wgmma.mma_async.sync.aligned.m64nNk16.f32.f16.f16 {d..}, desc_a, desc_b, 1, 1, 1, 0, 0`
+/// (N = `d.len() * 2`): `d += A · B` with both operands K-major in shared memory, read
+/// through the matrix descriptors.
+pub fn wgmma_f16(d: &[Reg], desc_a: Reg, desc_b: Reg) -> Instruction {
+    let ops = vec![
+        Operand::vector(d),
+        Operand::Reg(desc_a),
+        Operand::Reg(desc_b),
+        Operand::Imm(1),
+        Operand::Imm(1),
+        Operand::Imm(1),
+        Operand::Imm(0),
+        Operand::Imm(0),
+    ];
+    Instruction::new(Opcode::Wgmma, wgmma_f16_mods(d.len()), ops)
+}
+
+/// `wgmma.fence.sync.aligned`, `wgmma.commit_group.sync.aligned`.
+pub fn wgmma_sync(what: Flag) -> Instruction {
+    Instruction::new(Opcode::Wgmma, vec![flag(what), flag(Flag::Sync), flag(Flag::Aligned)], vec![])
+}
+
+/// `wgmma.wait_group.sync.aligned n`.
+pub fn wgmma_wait(n: u32) -> Instruction {
+    let m = vec![flag(Flag::WaitGroup), flag(Flag::Sync), flag(Flag::Aligned)];
+    Instruction::new(Opcode::Wgmma, m, vec![Operand::Imm(i64::from(n))])
+}
+
+/// `fence.proxy.async`: this thread's generic-proxy writes (shared memory `st`) become
+/// visible to the async proxy (`wgmma` operand reads).
+pub fn fence_proxy_async() -> Instruction {
+    Instruction::new(Opcode::Fence, vec![flag(Flag::Proxy), flag(Flag::Async)], vec![])
+}
+
 /// `ldmatrix.sync.aligned.m8n8.xN{.trans}.shared.b16 {d..}, [addr]` (N = `d.len()`).
 pub fn ldmatrix(trans: bool, d: &[Reg], addr: Operand) -> Instruction {
     let mut m = vec![

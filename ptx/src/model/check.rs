@@ -147,6 +147,9 @@ pub fn check_instruction(i: &Instruction) -> Result<(), PtxError> {
     let types: Vec<Type> = i.types().collect();
     let want_types = match i.op {
         O::Mma => 4,
+        // `wgmma.mma_async...dtype.atype.btype`; the fences and groups have none.
+        O::Wgmma if i.has_flag(Flag::MmaAsync) => 3,
+        O::Wgmma => 0,
         // `dp4a.atype.btype`: one type per packed operand.
         O::Cvt | O::Set | O::Tex | O::Tld4 | O::Dp4a => 2,
         O::Bar | O::Barrier if i.has_flag(Flag::Red) => 1,
@@ -178,6 +181,7 @@ pub fn check_instruction(i: &Instruction) -> Result<(), PtxError> {
     let pred = Some(RegKind::Pred);
     match i.op {
         O::Ret | O::Exit | O::Trap | O::Membar | O::Fence => arity(i, 0, 0),
+        O::Wgmma => wgmma(i),
         // `bar.red.and.pred d, a{, b}, {!}c`.
         O::Bar | O::Barrier if i.has_flag(Flag::Red) => {
             arity(i, 3, 4)?;
@@ -480,6 +484,53 @@ impl Module {
         crate::print::check_module(self)?;
         self.funcs.iter().filter(|f| f.defined).try_for_each(|f| check_entry(&f.def))?;
         self.entries.iter().try_for_each(check_entry)
+    }
+}
+
+/// `wgmma`: `.mma_async` takes `{d..}, descA, descB, scale-d, imm-scale-a, imm-scale-b,
+/// imm-trans-a, imm-trans-b` (before register allocation the code generator writes a whole
+/// product as one `{d..}, (descriptors..), {c..}`, `codegen::regalloc::tied`);
+/// `.wait_group` an immediate; `.fence` and `.commit_group` nothing.
+fn wgmma(i: &Instruction) -> Result<(), PtxError> {
+    let b64 = Some(RegKind::B64);
+    let is_imm = |o: &Operand| matches!(o, Operand::Imm(_));
+    let regs = |o: &Operand| match o {
+        Operand::Vector(v) => {
+            v.iter().all(|r| matches!(r, Operand::Reg(x) if x.kind == RegKind::B32))
+        }
+        _ => false,
+    };
+    if i.has_flag(Flag::MmaAsync) {
+        if let [d, Operand::List(descs), c] = i.operands.as_slice() {
+            return if regs(d) && regs(c) {
+                descs.iter().try_for_each(|o| fits(i, o, b64, "descriptor"))
+            } else {
+                Err(invalid(i, "the accumulator must be a brace list of .b32 registers"))
+            };
+        }
+        arity(i, 8, 8)?;
+        let ops = &i.operands;
+        if !regs(&ops[0]) {
+            return Err(invalid(i, "the accumulator must be a brace list of .b32 registers"));
+        }
+        fits(i, &ops[1], b64, "descriptor")?;
+        fits(i, &ops[2], b64, "descriptor")?;
+        match &ops[3] {
+            Operand::Imm(0 | 1) => {}
+            o => fits(i, o, Some(RegKind::Pred), "scale-d")?,
+        }
+        if ops[4..8].iter().all(is_imm) {
+            Ok(())
+        } else {
+            Err(invalid(i, "imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b are immediates"))
+        }
+    } else if i.has_flag(Flag::WaitGroup) {
+        match i.operands.as_slice() {
+            [n] if is_imm(n) => Ok(()),
+            _ => Err(invalid(i, "wgmma.wait_group takes an immediate")),
+        }
+    } else {
+        arity(i, 0, 0)
     }
 }
 

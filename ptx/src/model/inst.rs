@@ -47,6 +47,7 @@ named_enum! {
         Copysign => "copysign", Dp4a => "dp4a", Testp => "testp", Mma => "mma", Ldmatrix => "ldmatrix",
         Call => "call", Shf => "shf", Addc => "addc", Subc => "subc", Madc => "madc",
         Tex => "tex", Tld4 => "tld4", Txq => "txq", Suld => "suld", Sust => "sust", Suq => "suq",
+        Wgmma => "wgmma",
     }
 }
 
@@ -215,12 +216,26 @@ named_enum! {
         Zero => "zero",
         /// `.red`: a barrier that also reduces a predicate over the CTA (`bar.red.and.pred`).
         Red => "red",
+        /// `.mma_async` (`wgmma.mma_async`: a warpgroup product from shared-memory
+        /// descriptors, completed by `wgmma.wait_group`).
+        MmaAsync => "mma_async",
+        /// `.fence` (`wgmma.fence`: orders register accesses before `wgmma.mma_async`).
+        WgFence => "fence",
+        /// `.commit_group` (`wgmma.commit_group`).
+        CommitGroup => "commit_group",
+        /// `.wait_group` (`wgmma.wait_group N`).
+        WaitGroup => "wait_group",
+        /// `.proxy` (`fence.proxy.async`).
+        Proxy => "proxy",
+        /// `.async` (`fence.proxy.async`: generic-proxy writes visible to the async proxy).
+        Async => "async",
     }
 }
 
 impl Opcode {
     /// Whether the first operand is written (a destination) rather than read. Stores,
-    /// reductions, barriers, fences and control flow write no register.
+    /// reductions, barriers, fences and control flow write no register; of `wgmma`, only
+    /// `.mma_async` does ([`Instruction::writes_first_operand`]).
     pub fn writes_first_operand(self) -> bool {
         !matches!(
             self,
@@ -236,6 +251,7 @@ impl Opcode {
                 | Opcode::Trap
                 | Opcode::Call
                 | Opcode::Sust
+                | Opcode::Wgmma
         )
     }
 }
@@ -245,7 +261,7 @@ bitflags::bitflags! {
     /// an executor asks about (`.ftz`, `.sat`, `.approx`, ...) in one test instead of a scan
     /// of the modifier list. One bit per [`Flag`], in [`Flag::ALL`] order.
     #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-    pub struct Flags: u32 {
+    pub struct Flags: u64 {
         /// `.ftz`.
         const FTZ = 1 << 0;
         /// `.noftz`.
@@ -306,6 +322,18 @@ bitflags::bitflags! {
         const ZERO = 1 << 28;
         /// `.red`.
         const RED = 1 << 29;
+        /// `.mma_async`.
+        const MMA_ASYNC = 1 << 30;
+        /// `.fence` (`wgmma.fence`).
+        const WG_FENCE = 1 << 31;
+        /// `.commit_group`.
+        const COMMIT_GROUP = 1 << 32;
+        /// `.wait_group`.
+        const WAIT_GROUP = 1 << 33;
+        /// `.proxy`.
+        const PROXY = 1 << 34;
+        /// `.async`.
+        const ASYNC = 1 << 35;
     }
 }
 
@@ -313,7 +341,7 @@ impl Flag {
     /// This flag's bit in [`Flags`].
     pub fn bit(self) -> Flags {
         let pos = Flag::ALL.iter().position(|&f| f == self).unwrap_or(0);
-        Flags::from_bits_truncate(1 << pos)
+        Flags::from_bits_truncate(1u64 << pos)
     }
 }
 
@@ -790,6 +818,7 @@ impl Instruction {
     pub fn writes_first_operand(&self) -> bool {
         self.op.writes_first_operand()
             || (matches!(self.op, Opcode::Bar | Opcode::Barrier) && self.has_flag(Flag::Red))
+            || (self.op == Opcode::Wgmma && self.has_flag(Flag::MmaAsync))
     }
 
     /// Calls `f` on every register the instruction names, in the order of

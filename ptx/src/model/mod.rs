@@ -30,6 +30,35 @@ pub struct Target {
     pub arch_specific: bool,
 }
 
+impl Target {
+    /// The bit of an `sm` number (`codegen::Options::sm`, the CLI's `--sm`) that asks for
+    /// the architecture-specific target: `SM_90A` is `90 | ARCH_SPECIFIC`.
+    pub const ARCH_SPECIFIC: u32 = 1 << 16;
+
+    /// The target an `sm` number names (`80`, `90`, or [`SM_90A`]).
+    pub fn from_sm(sm: u32) -> Target {
+        Target { sm: sm & !Target::ARCH_SPECIFIC, arch_specific: sm & Target::ARCH_SPECIFIC != 0 }
+    }
+
+    /// The `sm` number of this target (the inverse of [`Target::from_sm`]).
+    pub fn to_sm(self) -> u32 {
+        self.sm | if self.arch_specific { Target::ARCH_SPECIFIC } else { 0 }
+    }
+
+    /// The name ptxas and `.target` use: `sm_80`, `sm_90a`.
+    pub fn name(self) -> String {
+        format!("sm_{}{}", self.sm, if self.arch_specific { "a" } else { "" })
+    }
+}
+
+/// `sm_90a`: Hopper with its architecture-specific instructions (`wgmma`), as an `sm` number.
+pub const SM_90A: u32 = 90 | Target::ARCH_SPECIFIC;
+
+/// The name of an `sm` number: `sm_80`, `sm_90`, `sm_90a`.
+pub fn sm_name(sm: u32) -> String {
+    Target::from_sm(sm).name()
+}
+
 /// A memory variable: `.shared .align 16 .b8 ys_tile[1024];`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct VarDecl {
@@ -362,13 +391,13 @@ impl Default for Module {
 }
 
 impl Module {
-    /// An empty module with docs/ptx.md's header: `.version 8.0`, `.target sm_<sm>`,
-    /// `.address_size 64`.
+    /// An empty module with docs/ptx.md's header: `.version 8.0`, `.target sm_<sm>`
+    /// (`sm_90a` for [`SM_90A`]), `.address_size 64`.
     pub fn new(sm: u32) -> Module {
         Module {
             comments: Vec::new(),
             version: Version { major: 8, minor: 0 },
-            target: Target { sm, arch_specific: false },
+            target: Target::from_sm(sm),
             address_size: 64,
             globals: Vec::new(),
             funcs: Vec::new(),

@@ -60,6 +60,8 @@ pub(crate) enum Class {
     Barrier,
     /// Runs once all lanes of the member mask wait at it.
     Collective,
+    /// `wgmma.mma_async`: runs once the four warps of the warpgroup wait at it.
+    Warpgroup,
 }
 
 /// The static parameter traffic of a `call`: all `.param` variables have fixed addresses in
@@ -670,6 +672,7 @@ fn decode_inst(
         | Opcode::Redux
         | Opcode::Mma
         | Opcode::Ldmatrix => Class::Collective,
+        Opcode::Wgmma if d.has(Flag::MmaAsync) => Class::Warpgroup,
         _ => Class::Lane,
     };
     Ok(d)

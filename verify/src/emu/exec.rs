@@ -37,6 +37,8 @@ pub(crate) struct Cta<'a> {
     pub undefined: Option<u64>,
     /// The counters, when the launch is profiled.
     pub prof: Option<Box<Profiler>>,
+    /// `wgmma` products in flight (`super::wgmma`).
+    pub wg: super::wgmma::Async,
 }
 
 /// The counters of a profiled launch and a reusable list of one instruction's accesses.
@@ -54,8 +56,17 @@ fn f32b(x: f32) -> u64 {
 }
 
 impl Cta<'_> {
-    /// Register `slot` of thread `t`; an error if never written.
+    /// Register `slot` of thread `t`; an error if never written, or if it is the accumulator
+    /// of a `wgmma` product not yet waited for.
     pub fn rd(&self, t: usize, slot: u32, i: &DInst) -> Result<u64, EmuError> {
+        if self.wg.is_pending(t * self.prog.nslots + slot as usize) {
+            return Err(super::wgmma::pending_error(self, t, slot, i, false));
+        }
+        self.rd_raw(t, slot, i)
+    }
+
+    /// [`Cta::rd`] without the `wgmma` rule (the product itself accumulates).
+    pub fn rd_raw(&self, t: usize, slot: u32, i: &DInst) -> Result<u64, EmuError> {
         let idx = t * self.prog.nslots + slot as usize;
         match (self.def.get(idx), self.regs.get(idx)) {
             (Some(true), Some(v)) => Ok(*v),
@@ -73,6 +84,11 @@ impl Cta<'_> {
                 ),
             )),
         }
+    }
+
+    /// Writes register `slot` of thread `t` (a `wgmma` accumulator in flight included).
+    pub fn wr_raw(&mut self, t: usize, slot: u32, v: u64) {
+        self.wr(t, slot, v);
     }
 
     /// Writes register `slot` of thread `t`, truncated to the register's width.
@@ -151,6 +167,9 @@ impl Cta<'_> {
     pub fn dst(&mut self, t: usize, i: &DInst, k: usize, v: u64) -> Result<(), EmuError> {
         match i.opd(k)? {
             Opd::Reg(s) => {
+                if self.wg.is_pending(t * self.prog.nslots + *s as usize) {
+                    return Err(super::wgmma::pending_error(self, t, *s, i, true));
+                }
                 self.wr(t, *s, v);
                 Ok(())
             }
@@ -271,6 +290,7 @@ impl Cta<'_> {
             }
             Opcode::Trap => return Err(i.err(EmuErrorKind::Trap, "trap executed")),
             Opcode::Membar | Opcode::Fence => {}
+            Opcode::Wgmma => super::wgmma::lane(self, t, i)?,
             Opcode::Activemask => {
                 // Filled in by the warp scheduler, which knows the active lanes.
                 return Err(i.unsupported());

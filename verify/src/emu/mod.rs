@@ -8,8 +8,10 @@
 //! SIMT stack of the hardware, so `activemask` after an `if` sees the whole warp again).
 //! Warp-collective instructions (`shfl.sync`, `vote.sync`, `redux.sync`, `bar.warp.sync`,
 //! `mma.sync`, `ldmatrix`) run once every lane of the member mask waits at them; a warp
-//! runs until all its lanes have exited or wait at `bar.sync`, and the barrier opens when
-//! every live thread of the CTA waits at the same one. Scheduling is deterministic.
+//! runs until all its lanes have exited or wait at `bar.sync` or `wgmma.mma_async`, the
+//! barrier opens when every live thread of the CTA waits at the same one, and a
+//! `wgmma.mma_async` runs when its whole warpgroup of 128 threads waits at it (`wgmma.rs`,
+//! with the asynchronous-group rules). Scheduling is deterministic.
 //!
 //! Memory: `.u64` kernel parameters are device pointers to the host buffers (buffer `i`
 //! lives at global address `(i + 1) << 32`), other kernel parameters hold their buffer's
@@ -49,6 +51,7 @@ mod num;
 mod profile;
 mod texture;
 mod warp;
+mod wgmma;
 
 use std::fmt;
 

@@ -121,7 +121,7 @@ impl InstClass {
         match i.op {
             Opcode::Ld | Opcode::St | Opcode::Atom | Opcode::Red => InstClass::of_space(i.space),
             Opcode::Ldmatrix => InstClass::Shared,
-            Opcode::Mma => InstClass::Tensor,
+            Opcode::Mma | Opcode::Wgmma => InstClass::Tensor,
             Opcode::Mov => InstClass::Move,
             Opcode::Cvt => InstClass::Convert,
             Opcode::Sqrt

@@ -18,6 +18,8 @@ enum St {
     Bar,
     /// Waits at the collective its pc points to.
     Coll,
+    /// Waits at the warpgroup-collective `wgmma.mma_async` its pc points to.
+    Wg,
     Exit,
 }
 
@@ -95,7 +97,9 @@ pub(crate) fn launch(
         prof: prof.as_ref().map(|_| {
             Box::new(Profiler { p: Profile::default(), accesses: Vec::with_capacity(32) })
         }),
+        wg: Default::default(),
     };
+    let uses_wgmma = prog.insts.iter().any(|i| i.op == Opcode::Wgmma);
     for z in 0..grid[2] {
         for y in 0..grid[1] {
             for x in 0..grid[0] {
@@ -105,6 +109,9 @@ pub(crate) fn launch(
                 cta.mem.local.iter_mut().for_each(|b| *b = 0);
                 cta.mem.tparams.iter_mut().for_each(|b| *b = 0);
                 cta.cc.iter_mut().for_each(|c| *c = false);
+                if uses_wgmma {
+                    cta.wg.reset(n, prog.nslots);
+                }
                 run_cta(&mut cta, n, opts)?;
             }
         }
@@ -128,6 +135,10 @@ fn run_cta(cta: &mut Cta, n: usize, opts: &EmuOptions) -> Result<(), EmuError> {
         }
         if let Some(t) = th.st.iter().position(|s| *s == St::Coll) {
             return Err(stuck_collective(cta, &th, t, n));
+        }
+        if th.st.contains(&St::Wg) {
+            fire_warpgroups(cta, &mut th, n)?;
+            continue;
         }
         if let Some(t) = th.st.iter().position(|s| *s == St::Run) {
             let line = |pc: usize| cta.prog.insts.get(pc).and_then(|i| i.line);
@@ -187,6 +198,50 @@ fn run_cta(cta: &mut Cta, n: usize, opts: &EmuOptions) -> Result<(), EmuError> {
             p.p.barriers += 1;
         }
     }
+}
+
+/// Runs every `wgmma.mma_async` whose warpgroup (128 consecutive threads) waits at it
+/// whole; an error when threads wait at one that can never run (a warpgroup split between
+/// instructions or with exited threads, or a CTA that is no whole number of warpgroups).
+fn fire_warpgroups(cta: &mut Cta, th: &mut Threads, n: usize) -> Result<(), EmuError> {
+    let mut fired = false;
+    for lo in (0..n).step_by(128) {
+        let hi = (lo + 128).min(n);
+        let Some(w) = (lo..hi).find(|&t| th.st[t] == St::Wg) else { continue };
+        let pc = th.pc[w];
+        let whole = hi - lo == 128 && (lo..hi).all(|t| th.st[t] == St::Wg && th.pc[t] == pc);
+        if !whole {
+            continue;
+        }
+        let i = cta.prog.insts.get(pc).ok_or_else(|| {
+            EmuError::new(EmuErrorKind::Launch, None, "wgmma outside the program")
+        })?;
+        super::wgmma::mma_async(cta, i, lo)?;
+        if let Some(p) = cta.prof.as_mut() {
+            p.p.mma += 1;
+        }
+        for t in lo..hi {
+            th.st[t] = St::Run;
+            th.pc[t] += 1;
+        }
+        fired = true;
+    }
+    if fired {
+        return Ok(());
+    }
+    let t = th.st.iter().position(|s| *s == St::Wg).unwrap_or(0);
+    let line = cta.prog.insts.get(th.pc[t]).and_then(|i| i.line);
+    Err(EmuError::new(
+        EmuErrorKind::Deadlock,
+        line,
+        format!(
+            "thread {:?} of CTA {:?} waits at wgmma.mma_async, which the 128 threads of its warpgroup (threads {}..{}) never all reach (a CTA of {n} threads; .sync.aligned needs whole warpgroups executing it together)",
+            cta.tid.get(t).copied().unwrap_or_default(),
+            cta.ctaid,
+            t / 128 * 128,
+            t / 128 * 128 + 128
+        ),
+    ))
 }
 
 /// The error for a collective that can never complete.
@@ -431,6 +486,18 @@ fn run_warp(
                             th.pc[t] += 1;
                         }
                     }
+                }
+            }
+            Class::Warpgroup => {
+                if cta.prof.is_some() {
+                    let active = count_guarded(cta, group, lo, i)?;
+                    if let Some(p) = cta.prof.as_mut() {
+                        p.p.issue(InstClass::of(i), active);
+                    }
+                }
+                for_lanes(group, lo, |t| th.st[t] = St::Wg);
+                if i.guard.is_some() {
+                    return Err(i.err(EmuErrorKind::Unsupported, "a guarded wgmma.mma_async"));
                 }
             }
             Class::Collective => {

@@ -35,6 +35,8 @@ use dianran_frontend::ir::{
 };
 use dianran_frontend::Diagnostic;
 
+pub(in crate::codegen) mod wgmma;
+
 type R<T> = Result<T, Diagnostic>;
 
 /// Registers of a tile per lane.
@@ -545,10 +547,13 @@ impl Lower<'_> {
         a_free: bool,
         b_free: bool,
     ) -> R<Vec<VRegId>> {
-        let mut c = p.c.clone();
-        let w16 = self.tile_warp_row();
         // f16 operands, or f32 ones on TF32 tensor cores (`native` admits no other).
         let f32_ops = a.elem == Scalar::F32;
+        if self.sm == crate::model::SM_90A && !f32_ops {
+            return self.tile_product_wgmma(a, b, p, a_free, b_free);
+        }
+        let mut c = p.c.clone();
+        let w16 = self.tile_warp_row();
         let elem = if f32_ops { CoopElem::F32 } else { CoopElem::F16 };
         let shape =
             |role| CoopShape { role, elem, n: 16, tf32: f32_ops, packed: false, short: false };
