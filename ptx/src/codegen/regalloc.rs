@@ -418,13 +418,14 @@ fn tied_occurrences(m: &MInst) -> Option<Tied> {
 /// `(d, c)`: the operands of an instruction whose brace list `d` (written) must take the
 /// registers of brace list `c` (read), element by element: an in-place accumulator. The
 /// only one is the code generator's whole `wgmma` product,
-/// `wgmma.mma_async {d..}, (descA0, descB0, descA1, ..), {c..}` (one instruction, so the
+/// `wgmma.mma_async {d..}, (descA0, descB0, descA1, ..), {c..}, trans-a, trans-b` (one
+/// instruction, so the
 /// allocator puts nothing between its steps and the wait that completes them); [`expand`]
 /// writes it out after allocation.
 pub(crate) fn tied(m: &MInst) -> Option<(usize, usize)> {
     use crate::model::{Flag, Opcode, Operand};
     match m.operands.as_slice() {
-        [_, Operand::List(_), _] if m.op == Opcode::Wgmma && m.has_flag(Flag::MmaAsync) => {
+        [_, Operand::List(_), _, _, _] if m.op == Opcode::Wgmma && m.has_flag(Flag::MmaAsync) => {
             Some((0, 2))
         }
         _ => None,
@@ -440,8 +441,8 @@ fn expand(m: MInst, out: &mut Vec<AInst>) -> Result<(), AllocError> {
         out.push(AInst::Inst(m));
         return Ok(());
     };
-    let (Some(Operand::Vector(acc)), Some(Operand::List(descs))) =
-        (m.operands.get(d), m.operands.get(1))
+    let (Some(Operand::Vector(acc)), Some(Operand::List(descs)), Some(ta), Some(tb)) =
+        (m.operands.get(d), m.operands.get(1), m.operands.get(3), m.operands.get(4))
     else {
         return Err(AllocError("malformed wgmma product".into()));
     };
@@ -452,7 +453,8 @@ fn expand(m: MInst, out: &mut Vec<AInst>) -> Result<(), AllocError> {
     for pair in descs.chunks(2) {
         let mut ops = vec![Operand::Vector(acc.clone())];
         ops.extend(pair.iter().cloned());
-        ops.extend([1, 1, 1, 0, 0].map(Operand::Imm));
+        ops.extend([1, 1, 1].map(Operand::Imm));
+        ops.extend([ta.clone(), tb.clone()]);
         out.push(AInst::Inst(MInst::new(m.op, m.mods.clone(), ops)));
     }
     out.push(AInst::Inst(build::wgmma_sync(Flag::CommitGroup)));

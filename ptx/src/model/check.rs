@@ -489,7 +489,8 @@ impl Module {
 
 /// `wgmma`: `.mma_async` takes `{d..}, descA, descB, scale-d, imm-scale-a, imm-scale-b,
 /// imm-trans-a, imm-trans-b` (before register allocation the code generator writes a whole
-/// product as one `{d..}, (descriptors..), {c..}`, `codegen::regalloc::tied`);
+/// product as one `{d..}, (descriptors..), {c..}, imm-trans-a, imm-trans-b`,
+/// `codegen::regalloc::tied`);
 /// `.wait_group` an immediate; `.fence` and `.commit_group` nothing.
 fn wgmma(i: &Instruction) -> Result<(), PtxError> {
     let b64 = Some(RegKind::B64);
@@ -501,8 +502,8 @@ fn wgmma(i: &Instruction) -> Result<(), PtxError> {
         _ => false,
     };
     if i.has_flag(Flag::MmaAsync) {
-        if let [d, Operand::List(descs), c] = i.operands.as_slice() {
-            return if regs(d) && regs(c) {
+        if let [d, Operand::List(descs), c, ta, tb] = i.operands.as_slice() {
+            return if regs(d) && regs(c) && is_imm(ta) && is_imm(tb) {
                 descs.iter().try_for_each(|o| fits(i, o, b64, "descriptor"))
             } else {
                 Err(invalid(i, "the accumulator must be a brace list of .b32 registers"))

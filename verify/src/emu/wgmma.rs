@@ -8,10 +8,12 @@
 //! * Operands come from shared memory through 64-bit matrix descriptors: bits 0-13 the start
 //!   address, 16-29 the leading-dimension byte offset (LBO), 32-45 the stride-dimension byte
 //!   offset (SBO), all in 16-byte units; bits 62-63 the swizzle mode. Only mode 0 (no
-//!   swizzle, "interleave") and K-major operands (`imm-trans` 0) are modelled: element
-//!   (row `r`, k) of a 64 × 16 (A) or N × 16 (B, stored as its transpose) operand of 16-bit
-//!   elements is at `start + (r % 8) * 16 + (r / 8) * SBO + (k % 8) * 2 + (k / 8) * LBO`.
-//!   Anything else is an `Unsupported` error, never a guess.
+//!   swizzle, "interleave") is modelled: element (row `r`, k) of a 64 × 16 (A) or N × 16 (B,
+//!   as its transpose) operand of 16-bit elements is at
+//!   `start + (r % 8) * 16 + (r / 8) * SBO + (k % 8) * 2 + (k / 8) * LBO` when K-major
+//!   (`imm-trans` 0), `start + (r % 8) * 2 + (r / 8) * SBO + (k % 8) * 16 + (k / 8) * LBO`
+//!   when MN-major (`imm-trans` 1: 8 consecutive rows contiguous). A swizzled descriptor is
+//!   an `Unsupported` error, never a guess.
 //! * The accumulator fragment (`.f32`, N/2 registers): thread `t` of the warpgroup (warp
 //!   `w = t / 32`, lane `l`) holds in register `i` row `16w + l/4 + 8((i/2) % 2)`, column
 //!   `8(i/4) + 2(l % 4) + i % 2`. Products of `f16` are exact; each element's sum (with the
@@ -98,6 +100,20 @@ impl Desc {
     fn at(self, r: u64, k: u64) -> u64 {
         self.start + (r % 8) * 16 + (r / 8) * self.sbo + (k % 8) * 2 + (k / 8) * self.lbo
     }
+
+    /// The same for an MN-major operand (`imm-trans` 1).
+    fn at_mn(self, r: u64, k: u64) -> u64 {
+        self.start + (r % 8) * 2 + (r / 8) * self.sbo + (k % 8) * 16 + (k / 8) * self.lbo
+    }
+
+    /// Element (`r`, `k`) of an operand, MN-major when `trans`.
+    fn elem(self, trans: bool, r: u64, k: u64) -> u64 {
+        if trans {
+            self.at_mn(r, k)
+        } else {
+            self.at(r, k)
+        }
+    }
 }
 
 /// An immediate operand.
@@ -143,12 +159,11 @@ pub(crate) fn mma_async(cta: &mut Cta, i: &DInst, lo: usize) -> Result<(), EmuEr
     if ![scale_a, scale_b].iter().all(|s| *s == 1 || *s == -1) {
         return Err(i.err(EmuErrorKind::Unsupported, "imm-scale-a/b must be 1 or -1"));
     }
-    if imm(i, 6)? != 0 || imm(i, 7)? != 0 {
-        return Err(i.err(
-            EmuErrorKind::Unsupported,
-            "transposed (MN-major) wgmma operands are not modelled",
-        ));
+    let (trans_a, trans_b) = (imm(i, 6)?, imm(i, 7)?);
+    if ![trans_a, trans_b].iter().all(|t| *t == 0 || *t == 1) {
+        return Err(i.err(EmuErrorKind::Unsupported, "imm-trans-a/b must be 0 or 1"));
     }
+    let (trans_a, trans_b) = (trans_a == 1, trans_b == 1);
     // The descriptors and scale-d must be the same on every thread.
     let mut first = None;
     for t in lo..lo + 128 {
@@ -180,13 +195,13 @@ pub(crate) fn mma_async(cta: &mut Cta, i: &DInst, lo: usize) -> Result<(), EmuEr
     let mut a = vec![[0f64; 16]; 64];
     for (r, row) in a.iter_mut().enumerate() {
         for (kk, x) in row.iter_mut().enumerate() {
-            *x = scale_a as f64 * half(cta, da.at(r as u64, kk as u64))?;
+            *x = scale_a as f64 * half(cta, da.elem(trans_a, r as u64, kk as u64))?;
         }
     }
     let mut b = vec![[0f64; 16]; n];
     for (c, col) in b.iter_mut().enumerate() {
         for (kk, x) in col.iter_mut().enumerate() {
-            *x = scale_b as f64 * half(cta, db.at(c as u64, kk as u64))?;
+            *x = scale_b as f64 * half(cta, db.elem(trans_b, c as u64, kk as u64))?;
         }
     }
     let nslots = cta.prog.nslots;
@@ -271,6 +286,15 @@ mod tests {
         elems * 2
     }
 
+    /// The same for an MN-major operand: `((T, 1, m), (8, k)) : ((1, T, SBO), (1T, LBO))`.
+    fn cute_mn_major(r: u64, k: u64, lbo: u64, sbo: u64) -> u64 {
+        let t = 8;
+        let (r0, r1) = (r % t, r / t);
+        let (k0, k1) = (k % 8, k / 8);
+        let elems = r0 + r1 * (sbo / 2) + k0 * t + k1 * (lbo / 2);
+        elems * 2
+    }
+
     /// (row, column) of accumulator register `v` of thread `t` (0..128) of an m64nN `.f32`
     /// product, from CUTLASS's `CLayout_64xN = ((4, 8, 4), (2, 2, N/8)) : ((128, 1, 16), (64,
     /// 8, 512))` (`cute/atom/mma_traits_sm90_gmma.hpp`), a column-major 64 × N index.
@@ -291,6 +315,7 @@ mod tests {
             for r in 0..64 {
                 for k in 0..16 {
                     assert_eq!(d.at(r, k), 128 + cute_k_major(r, k, lbo, sbo), "({r}, {k})");
+                    assert_eq!(d.at_mn(r, k), 128 + cute_mn_major(r, k, lbo, sbo), "({r}, {k})");
                 }
             }
         }
@@ -300,6 +325,11 @@ mod tests {
     /// into shared memory, run one `m64n64k16` product from zero (or read an accumulator
     /// early, `early`), and store every thread's 32 registers in (thread, register) order.
     fn kernel(desc_a: u64, desc_b: u64, early: bool) -> String {
+        kernel_t(desc_a, desc_b, early, (0, 0))
+    }
+
+    /// [`kernel`] with `imm-trans-a`, `imm-trans-b`.
+    fn kernel_t(desc_a: u64, desc_b: u64, early: bool, (ta, tb): (u32, u32)) -> String {
         let regs: Vec<String> = (0..32).map(|i| format!("%f{i}")).collect();
         let mut body = String::new();
         for (n, at) in [0, 8, 16, 24].iter().enumerate() {
@@ -315,7 +345,7 @@ mod tests {
         );
         body += "\twgmma.fence.sync.aligned;\n";
         body += &format!(
-            "\twgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{{}}}, %rd21, %rd22, 0, 1, 1, 0, 0;\n",
+            "\twgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{{}}}, %rd21, %rd22, 0, 1, 1, {ta}, {tb};\n",
             regs.join(", ")
         );
         body += "\twgmma.commit_group.sync.aligned;\n";
@@ -346,6 +376,13 @@ mod tests {
     /// plain Rust product.
     #[test]
     fn mma_async_m64n64k16_against_cutlass_layouts() {
+        for trans in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+            product_against_cutlass(trans);
+        }
+    }
+
+    /// One product with operands K-major (0) or MN-major (1) as `trans` says.
+    fn product_against_cutlass((ta, tb): (u32, u32)) {
         let a = |r: usize, k: usize| ((r * 3 + k * 5) % 7) as f32 - 3.0;
         let b = |n: usize, k: usize| ((n * 5 + k * 3) % 9) as f32 - 4.0;
         let (a_lbo, a_sbo, b_lbo, b_sbo) = (1024u64, 128u64, 128u64, 256u64);
@@ -356,13 +393,20 @@ mod tests {
                     let bits = f16::from_f32(v).to_bits().to_le_bytes();
                     img[at as usize..at as usize + 2].copy_from_slice(&bits);
                 };
-                put(&mut image, cute_k_major(r as u64, k as u64, a_lbo, a_sbo), a(r, k));
-                put(&mut image, 2048 + cute_k_major(r as u64, k as u64, b_lbo, b_sbo), b(r, k));
+                let at = |trans: u32, lbo: u64, sbo: u64| {
+                    if trans == 1 {
+                        cute_mn_major(r as u64, k as u64, lbo, sbo)
+                    } else {
+                        cute_k_major(r as u64, k as u64, lbo, sbo)
+                    }
+                };
+                put(&mut image, at(ta, a_lbo, a_sbo), a(r, k));
+                put(&mut image, 2048 + at(tb, b_lbo, b_sbo), b(r, k));
             }
         }
         let desc =
             |start: u64, lbo: u64, sbo: u64| (start >> 4) | ((lbo >> 4) << 16) | ((sbo >> 4) << 32);
-        let text = kernel(desc(0, a_lbo, a_sbo), desc(2048, b_lbo, b_sbo), false);
+        let text = kernel_t(desc(0, a_lbo, a_sbo), desc(2048, b_lbo, b_sbo), false, (ta, tb));
         // The kernel is real PTX: ptxas takes it for sm_90a.
         if let Some(p) = crate::tools::require("ptxas", crate::tools::ptxas()) {
             if let Err(e) = crate::ptxas::check_with(&p, &text, dianran_ptx::model::SM_90A) {
@@ -384,7 +428,7 @@ mod tests {
                 ]);
                 let (row, col) = cutlass_c(t, v);
                 let want: f32 = (0..16).map(|k| a(row, k) * b(col, k)).sum();
-                assert_eq!(got, want, "thread {t} register {v}: D[{row}][{col}]");
+                assert_eq!(got, want, "trans {ta}, {tb}: thread {t} register {v}: D[{row}][{col}]");
             }
         }
     }
