@@ -104,6 +104,9 @@ pub struct Options {
     pub timeout: Duration,
     /// A deliberate code-generator bug.
     pub inject: Option<InjectedBug>,
+    /// The PTX target: 80, 90 or `dianran_ptx::model::SM_90A` (workgroup-matrix products on
+    /// `wgmma`).
+    pub sm: u32,
 }
 
 impl Options {
@@ -121,6 +124,7 @@ impl Options {
             clang: dianran_verify::tools::clang(),
             timeout: Duration::from_secs(30),
             inject: None,
+            sm: 80,
         }
     }
 }
@@ -190,13 +194,14 @@ fn check_unguarded(
 
 /// PTX (and ptxas), MSL (and clang), WGSL (and naga); returns the PTX.
 fn targets(name: &str, m: &ir::Module, opts: &Options) -> Result<String, Failure> {
-    let popts = dianran_ptx::codegen::Options { inject: opts.inject, ..Default::default() };
+    let popts =
+        dianran_ptx::codegen::Options { inject: opts.inject, sm: opts.sm, ..Default::default() };
     let ptx = dianran_ptx::codegen::compile_module(m, &popts);
     if let Some(d) = ptx.diagnostics.first() {
         return Err(Failure::new(Kind::CompileError, "ptx", d.message.clone()));
     }
     if let Some(p) = &opts.ptxas {
-        if let Err(e) = dianran_verify::ptxas::check_with(p, &ptx.text, 80) {
+        if let Err(e) = dianran_verify::ptxas::check_with(p, &ptx.text, opts.sm) {
             return Err(Failure::new(Kind::PtxasError, "ptxas", e.to_string()));
         }
     }
@@ -263,6 +268,7 @@ fn executors_agree(
     let job = Job {
         // The PTX checked above (with an injected bug, when asked for).
         ptx: Some(ptx),
+        sm: opts.sm,
         ..Job::new(name, wgsl, m, entry, dispatch)
     };
     let report =

@@ -307,3 +307,49 @@ fn workgroup_matrix_programs_print_valid_msl_in_both_forms() {
     }
     panic!("{programs} programs, {metal4} printed on Metal 4");
 }
+
+/// Generated workgroup-matrix programs agree with the interpreter on the emulator when their
+/// PTX targets `sm_90a` (f16 products on Hopper's `wgmma`, `docs/hopper.md`): random arrays,
+/// majorness, K, bounds and data, and ptxas assembles every one for `sm_90a`.
+#[test]
+fn workgroup_matrix_programs_agree_on_sm_90a() {
+    let Some(ptxas) = dianran_verify::tools::require("ptxas", dianran_verify::tools::ptxas())
+    else {
+        return;
+    };
+    let opts = dianran_fuzz::check::Options {
+        executors: vec![dianran_verify::executors::Executor::Emu],
+        ptxas: Some(ptxas),
+        clang: None,
+        timeout: std::time::Duration::from_secs(120),
+        inject: None,
+        sm: dianran_ptx::model::SM_90A,
+    };
+    let mut programs = 0;
+    for i in 0..2000 {
+        let seed = program_seed(4, i);
+        let p = generate(seed);
+        let text = p.wgsl();
+        if !text.contains("enable dianran_workgroup_matrix;") {
+            continue;
+        }
+        let m = dianran_frontend::compile("gen.wgsl", &text, &Default::default())
+            .unwrap_or_else(|d| panic!("seed {seed}: {d}"));
+        let popts =
+            dianran_ptx::codegen::Options { sm: dianran_ptx::model::SM_90A, ..Default::default() };
+        // Programs without an f16 product print the portable form, as at sm_80.
+        if !dianran_ptx::codegen::compile_module(&m, &popts).text.contains("wgmma.mma_async") {
+            continue;
+        }
+        if let Err(f) =
+            dianran_fuzz::check::check("gen.wgsl", &text, p.dispatch, p.runtime_len, seed, &opts)
+        {
+            panic!("seed {seed}: {} at {}: {}\n{text}", f.kind.name(), f.stage, f.detail);
+        }
+        programs += 1;
+        if programs >= 3 {
+            return;
+        }
+    }
+    panic!("only {programs} programs with wgmma");
+}
