@@ -424,31 +424,33 @@ fn tied_occurrences(m: &MInst) -> Option<Tied> {
 /// writes it out after allocation.
 pub(crate) fn tied(m: &MInst) -> Option<(usize, usize)> {
     use crate::model::{Flag, Opcode, Operand};
+    if m.op != Opcode::Wgmma {
+        return None;
+    }
     match m.operands.as_slice() {
-        [_, Operand::List(_), _, _, _] if m.op == Opcode::Wgmma && m.has_flag(Flag::MmaAsync) => {
-            Some((0, 2))
-        }
+        [_, Operand::List(_), _, _, _] if m.has_flag(Flag::MmaAsync) => Some((0, 2)),
         _ => None,
     }
 }
 
 /// `m` as PTX instructions: a tied `wgmma` product ([`tied`]), its lists holding the same
-/// registers, becomes `wgmma.fence`, one `wgmma.mma_async` per descriptor pair,
-/// `wgmma.commit_group` and `wgmma.wait_group 0`; anything else stays as it is.
+/// registers, becomes `wgmma.fence`, one `wgmma.mma_async` per descriptor pair and
+/// `wgmma.commit_group` (the wait is a separate instruction, `coop::tile::wgmma`); anything
+/// else stays as it is.
 fn expand(m: MInst, out: &mut Vec<AInst>) -> Result<(), AllocError> {
     use crate::model::{Flag, Operand};
     let Some((d, c)) = tied(&m) else {
         out.push(AInst::Inst(m));
         return Ok(());
     };
+    if m.operands.get(d) != m.operands.get(c) {
+        return Err(AllocError(format!("tied operands got different registers in `{m}`")));
+    }
     let (Some(Operand::Vector(acc)), Some(Operand::List(descs)), Some(ta), Some(tb)) =
         (m.operands.get(d), m.operands.get(1), m.operands.get(3), m.operands.get(4))
     else {
         return Err(AllocError("malformed wgmma product".into()));
     };
-    if m.operands.get(d) != m.operands.get(c) {
-        return Err(AllocError(format!("tied operands got different registers in `{m}`")));
-    }
     out.push(AInst::Inst(build::wgmma_sync(Flag::WgFence)));
     for pair in descs.chunks(2) {
         let mut ops = vec![Operand::Vector(acc.clone())];
@@ -458,7 +460,6 @@ fn expand(m: MInst, out: &mut Vec<AInst>) -> Result<(), AllocError> {
         out.push(AInst::Inst(MInst::new(m.op, m.mods.clone(), ops)));
     }
     out.push(AInst::Inst(build::wgmma_sync(Flag::CommitGroup)));
-    out.push(AInst::Inst(build::wgmma_wait(0)));
     Ok(())
 }
 

@@ -382,9 +382,13 @@ impl Lower<'_> {
         else {
             return Err(self.internal("workgroupMatrixStore arguments"));
         };
-        let v = self.comps(tile)?;
+        let mut v = self.comps(tile)?;
         if v.len() != REGS {
             return Err(self.internal("tile registers"));
+        }
+        if self.sm == crate::model::SM_90A {
+            // A `wgmma` product may still be writing it.
+            v = self.tile_wgmma_wait(&v);
         }
         let scalars = self.tile_args4(&[off, stride, cols, rows])?;
         let arr =
@@ -553,6 +557,10 @@ impl Lower<'_> {
             return self.tile_product_wgmma(a, b, p, a_free, b_free);
         }
         let mut c = p.c.clone();
+        if self.sm == crate::model::SM_90A {
+            // TF32 on `mma.sync`: an f16 product on `wgmma` may still be writing it.
+            c = self.tile_wgmma_wait(&c);
+        }
         let w16 = self.tile_warp_row();
         let elem = if f32_ops { CoopElem::F32 } else { CoopElem::F16 };
         let shape =

@@ -25,6 +25,7 @@
 
 use super::{ArrayAt, Product, R, REGS};
 use crate::codegen::lower::Lower;
+use crate::codegen::regalloc::Term;
 use crate::codegen::regalloc::{RegKind, VRegId};
 use crate::lowering_common::{InstLowering, ScalarLowering};
 use crate::model::{build, Instruction, Opcode, Operand, Type as PT};
@@ -90,11 +91,14 @@ impl Lower<'_> {
                 k_major: !p.b.row_major,
             },
         ];
-        // The accumulator in registers of its own: each must be a distinct register, as
-        // `wgmma` writes them in place (a fill repeats one).
-        let mut c: Vec<VRegId> =
-            p.c.iter().map(|&r| self.def(RegKind::B32, |d| build::mov(PT::B32, d, r))).collect();
+        let mut c = p.c.clone();
         for chunk in 0..p.k / kc {
+            // The previous product (this tile's or another's) is complete: its accumulator
+            // may be read and the staging area written.
+            c = self.tile_wgmma_wait(&c);
+            // `wgmma` writes its accumulator in place: each element in a register of its own
+            // (a fill repeats one).
+            c = c.iter().map(|&r| self.def(RegKind::B32, |d| build::mov(PT::B32, d, r))).collect();
             // The previous chunk's (or product's) reads of the area are complete everywhere.
             self.push(build::bar_sync(0));
             for st in &stagings {
@@ -134,6 +138,7 @@ impl Lower<'_> {
             ));
             c = d;
         }
+        self.tile_pending.push(c.clone());
         Ok(c)
     }
 
@@ -276,6 +281,32 @@ impl Lower<'_> {
         self.def(RegKind::B32, |d| {
             build::mad_lo(PT::U32, d, k_hi, Operand::Imm(i64::from(CORE)), x)
         })
+    }
+
+    /// `acc` once every `wgmma` product has completed: `wgmma.wait_group 0`. A product
+    /// returns with its group in flight, so that the kernel's code up to the next reader
+    /// overlaps the tensor work; whatever reads a tile, or writes the staging area, waits
+    /// first, and so does a block that passes a tile in flight to another (`set_term`). The
+    /// wait names no register: the allocator's moves for the reader (or the edge) come after
+    /// it, where a tied operand would have put them before.
+    pub(in crate::codegen) fn tile_wgmma_wait(&mut self, acc: &[VRegId]) -> Vec<VRegId> {
+        self.tile_pending.clear();
+        self.push(build::wgmma_wait(0));
+        acc.to_vec()
+    }
+
+    /// Terminator `t` of the current block, after a wait when it passes a tile in flight to
+    /// another block (whose parameters the allocator may fill with moves) or leaves the
+    /// kernel.
+    pub(in crate::codegen) fn tile_wait_at_edge(&mut self, t: Term) -> Term {
+        let passes = self
+            .tile_pending
+            .iter()
+            .any(|tile| t.targets().iter().any(|x| x.args.iter().any(|a| tile.contains(a))));
+        if passes || matches!(t, Term::Ret) {
+            self.tile_wgmma_wait(&[]);
+        }
+        t
     }
 
     /// The `f16` bits of element `idx` of `arr` (a `.b16` register); unless `free`, zero
