@@ -419,9 +419,8 @@ fn tied_occurrences(m: &MInst) -> Option<Tied> {
 /// registers of brace list `c` (read), element by element: an in-place accumulator. The
 /// only one is the code generator's whole `wgmma` product,
 /// `wgmma.mma_async {d..}, (descA0, descB0, descA1, ..), {c..}, trans-a, trans-b` (one
-/// instruction, so the
-/// allocator puts nothing between its steps and the wait that completes them); [`expand`]
-/// writes it out after allocation.
+/// instruction from `wgmma.fence` to `wgmma.commit_group`, so the allocator puts nothing
+/// between its steps); [`expand`] writes it out after allocation.
 pub(crate) fn tied(m: &MInst) -> Option<(usize, usize)> {
     use crate::model::{Flag, Opcode, Operand};
     if m.op != Opcode::Wgmma {
