@@ -238,7 +238,7 @@ impl FnWriter<'_> {
             .w
             .metal_index(g)?
             .ok_or_else(|| self.unsupported("arrayLength of an unbound variable", span))?;
-        Ok(format!("((_buffer_sizes[{idx}] - {offset}u) / {stride}u)"))
+        Ok(crate::module::buffer_elements(idx, offset, stride))
     }
 }
 

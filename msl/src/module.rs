@@ -12,6 +12,12 @@ use dianran_frontend::{DiagKind, Diagnostic};
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fmt::Write;
 
+/// The element count of a runtime-sized array at byte `offset` of the buffer at Metal index
+/// `idx`, elements `stride` bytes apart: `arrayLength`, read from `_buffer_sizes`.
+pub(crate) fn buffer_elements(idx: u32, offset: u32, stride: u32) -> String {
+    format!("((_buffer_sizes[{idx}] - {offset}u) / {stride}u)")
+}
+
 pub(crate) struct Writer<'a> {
     pub m: &'a ir::Module,
     pub names: ModuleNames,

@@ -222,7 +222,7 @@ impl ArrayAccess {
                     .metal_index(a.global)
                     .map_err(|d| d.message)?
                     .ok_or("a runtime-sized array without a binding")?;
-                Some(format!("((_buffer_sizes[{idx}] - {offset}u) / {stride}u)"))
+                Some(crate::module::buffer_elements(idx, offset, *stride))
             }
         };
         let read_only = g.space == AddressSpace::Storage { writable: false };

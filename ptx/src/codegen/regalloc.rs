@@ -450,13 +450,13 @@ fn expand(m: MInst, out: &mut Vec<AInst>) -> Result<(), AllocError> {
     else {
         return Err(AllocError("malformed wgmma product".into()));
     };
+    let trans = [ta, tb].map(|t| matches!(t, Operand::Imm(1)));
     out.push(AInst::Inst(build::wgmma_sync(Flag::WgFence)));
     for pair in descs.chunks(2) {
-        let mut ops = vec![Operand::Vector(acc.clone())];
-        ops.extend(pair.iter().cloned());
-        ops.extend([1, 1, 1].map(Operand::Imm));
-        ops.extend([ta.clone(), tb.clone()]);
-        out.push(AInst::Inst(MInst::new(m.op, m.mods.clone(), ops)));
+        let [a, b] = pair else {
+            return Err(AllocError("wgmma descriptors come in pairs".into()));
+        };
+        out.push(AInst::Inst(build::wgmma_f16(acc, [a.clone(), b.clone()], trans)));
     }
     out.push(AInst::Inst(build::wgmma_sync(Flag::CommitGroup)));
     Ok(())

@@ -402,20 +402,13 @@ pub fn wgmma_f16_mods(regs: usize) -> Vec<Modifier> {
     ]
 }
 
-/// `wgmma.mma_async.sync.aligned.m64nNk16.f32.f16.f16 {d..}, desc_a, desc_b, 1, 1, 1, 0, 0`
-/// (N = `d.len() * 2`): `d += A · B` with both operands K-major in shared memory, read
-/// through the matrix descriptors.
-pub fn wgmma_f16(d: &[Reg], desc_a: Reg, desc_b: Reg) -> Instruction {
-    let ops = vec![
-        Operand::vector(d),
-        Operand::Reg(desc_a),
-        Operand::Reg(desc_b),
-        Operand::Imm(1),
-        Operand::Imm(1),
-        Operand::Imm(1),
-        Operand::Imm(0),
-        Operand::Imm(0),
-    ];
+/// `wgmma.mma_async.sync.aligned.m64nNk16.f32.f16.f16 {d..}, desc_a, desc_b, 1, 1, 1,
+/// trans_a, trans_b` (N = `2 * d.len()`): `d += A · B` with both operands in shared memory,
+/// read through the matrix descriptors, each K-major (`trans` 0) or MN-major (1).
+pub fn wgmma_f16(d: &[Operand], [desc_a, desc_b]: [Operand; 2], trans: [bool; 2]) -> Instruction {
+    let mut ops = vec![Operand::Vector(d.to_vec()), desc_a, desc_b];
+    ops.extend([1, 1, 1].map(Operand::Imm));
+    ops.extend(trans.map(|t| Operand::Imm(i64::from(t))));
     Instruction::new(Opcode::Wgmma, wgmma_f16_mods(d.len()), ops)
 }
 

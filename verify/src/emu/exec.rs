@@ -86,11 +86,6 @@ impl Cta<'_> {
         }
     }
 
-    /// Writes register `slot` of thread `t` (a `wgmma` accumulator in flight included).
-    pub fn wr_raw(&mut self, t: usize, slot: u32, v: u64) {
-        self.wr(t, slot, v);
-    }
-
     /// Writes register `slot` of thread `t`, truncated to the register's width.
     pub fn wr(&mut self, t: usize, slot: u32, v: u64) {
         let idx = t * self.prog.nslots + slot as usize;

@@ -214,7 +214,8 @@ pub(crate) fn mma_async(cta: &mut Cta, i: &DInst, lo: usize) -> Result<(), EmuEr
             for kk in 0..16 {
                 acc += a[row][kk] * b[col][kk];
             }
-            cta.wr_raw(t, slot, Fmt::F32.round(acc, Rounding::Rn));
+            // `wr`, unlike `dst`, writes an accumulator in flight.
+            cta.wr(t, slot, Fmt::F32.round(acc, Rounding::Rn));
             let idx = t * nslots + slot as usize;
             if let Some(p) = cta.wg.pending.get_mut(idx) {
                 *p = true;

@@ -188,13 +188,8 @@ impl Lower<'_> {
         if let Some(r) = self.tile_warp_row {
             return r;
         }
+        let lid = self.tile_lid();
         let r = self.in_entry_block(|l| {
-            let u = l.types_u32();
-            let lid = l
-                .builtin_input(ir::BuiltIn::LocalInvocationIndex, u, 1)
-                .ok()
-                .and_then(|v| v.first().copied())
-                .unwrap_or_else(|| l.imm_u32(0));
             let w = l.def(RegKind::B32, |d| {
                 build::binary(Opcode::Shr, &[], PT::U32, d, lid, Operand::Imm(5))
             });
@@ -382,13 +377,13 @@ impl Lower<'_> {
         else {
             return Err(self.internal("workgroupMatrixStore arguments"));
         };
-        let mut v = self.comps(tile)?;
+        let v = self.comps(tile)?;
         if v.len() != REGS {
             return Err(self.internal("tile registers"));
         }
         if self.sm == crate::model::SM_90A {
             // A `wgmma` product may still be writing it.
-            v = self.tile_wgmma_wait(&v);
+            self.tile_wgmma_wait();
         }
         let scalars = self.tile_args4(&[off, stride, cols, rows])?;
         let arr =
@@ -559,7 +554,7 @@ impl Lower<'_> {
         let mut c = p.c.clone();
         if self.sm == crate::model::SM_90A {
             // TF32 on `mma.sync`: an f16 product on `wgmma` may still be writing it.
-            c = self.tile_wgmma_wait(&c);
+            self.tile_wgmma_wait();
         }
         let w16 = self.tile_warp_row();
         let elem = if f32_ops { CoopElem::F32 } else { CoopElem::F16 };

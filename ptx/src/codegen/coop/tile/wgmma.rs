@@ -95,7 +95,7 @@ impl Lower<'_> {
         for chunk in 0..p.k / kc {
             // The previous product (this tile's or another's) is complete: its accumulator
             // may be read and the staging area written.
-            c = self.tile_wgmma_wait(&c);
+            self.tile_wgmma_wait();
             // `wgmma` writes its accumulator in place: each element in a register of its own
             // (a fill repeats one).
             c = c.iter().map(|&r| self.def(RegKind::B32, |d| build::mov(PT::B32, d, r))).collect();
@@ -283,16 +283,15 @@ impl Lower<'_> {
         })
     }
 
-    /// `acc` once every `wgmma` product has completed: `wgmma.wait_group 0`. A product
+    /// Waits until every `wgmma` product has completed: `wgmma.wait_group 0`. A product
     /// returns with its group in flight, so that the kernel's code up to the next reader
     /// overlaps the tensor work; whatever reads a tile, or writes the staging area, waits
     /// first, and so does a block that passes a tile in flight to another (`set_term`). The
     /// wait names no register: the allocator's moves for the reader (or the edge) come after
     /// it, where a tied operand would have put them before.
-    pub(in crate::codegen) fn tile_wgmma_wait(&mut self, acc: &[VRegId]) -> Vec<VRegId> {
+    pub(in crate::codegen) fn tile_wgmma_wait(&mut self) {
         self.tile_pending.clear();
         self.push(build::wgmma_wait(0));
-        acc.to_vec()
     }
 
     /// Terminator `t` of the current block, after a wait when it passes a tile in flight to
@@ -304,7 +303,7 @@ impl Lower<'_> {
             .iter()
             .any(|tile| t.targets().iter().any(|x| x.args.iter().any(|a| tile.contains(a))));
         if passes || matches!(t, Term::Ret) {
-            self.tile_wgmma_wait(&[]);
+            self.tile_wgmma_wait();
         }
         t
     }
@@ -326,8 +325,8 @@ impl Lower<'_> {
         }
     }
 
-    /// `local_invocation_index`, computed once in the entry block.
-    fn tile_lid(&mut self) -> VRegId {
+    /// `local_invocation_index`, read in the entry block.
+    pub(super) fn tile_lid(&mut self) -> VRegId {
         self.in_entry_block(|l| {
             let u = l.types_u32();
             l.builtin_input(dianran_frontend::ir::BuiltIn::LocalInvocationIndex, u, 1)
