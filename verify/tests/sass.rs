@@ -269,6 +269,11 @@ fn workgroup_matrix_gemm_on_sm_90a_is_hgmma() {
         if let Some(n) = per_loop {
             let l = mix[0].main_loop().unwrap_or_else(|| panic!("{name}: no main loop"));
             assert_eq!(l.mix.tensor, n, "{name}: {l:?}");
+            // Double-buffered staging: the loop keeps one group in flight (`wait_group 1`
+            // before its copies); the one full wait is the store's, after the loop.
+            let waits =
+                |n: u32| out.text.matches(&format!("wgmma.wait_group.sync.aligned \t{n};")).count();
+            assert_eq!((waits(1), waits(0)), (1, 1), "{name}: waits");
         }
     }
 }

@@ -343,3 +343,101 @@ fn main() {
     }
     assert!(differs, "TF32 rounds the inputs: some results must differ from exact f32");
 }
+
+/// `--sm 90a` stages `wgmma` operands in workgroup memory (docs/hopper.md): in two buffers
+/// when they fit beside the entry's own variables, in one when only that fits, and a
+/// diagnostic (not a ptxas failure) when not even one does. Two products of K = 128 (two
+/// 64-deep chunks each, so chunks alternate buffers within a product and across products)
+/// run on the emulator against plain Rust with each staging.
+#[test]
+fn hopper_staging_fits_beside_workgroup_memory() {
+    let source = |pad: usize| {
+        format!(
+            "enable f16;
+enable dianran_workgroup_matrix;
+@group(0) @binding(0) var<storage, read> a: array<f16>; // 64 x 128, row-major
+@group(0) @binding(1) var<storage, read> b: array<f16>; // 128 x 64, row-major
+@group(0) @binding(2) var<storage, read_write> c: array<f32>; // 64 x 64
+@group(0) @binding(3) var<storage, read_write> d: array<f32>; // 128
+var<workgroup> pad: array<f32, {pad}>;
+@compute @workgroup_size(128)
+fn main(@builtin(local_invocation_index) i: u32) {{
+    pad[i] = f32(i);
+    workgroupBarrier();
+    d[i] = pad[127u - i];
+    var acc = workgroup_matrix_result<f32, 64, 64>(0.25);
+    acc = workgroupMatrixMultiplyAccumulate<128, row_major, row_major>(&a, 0u, 128u, &b, 0u, 64u, acc);
+    acc = workgroupMatrixMultiplyAccumulate<128, row_major, row_major>(&a, 0u, 128u, &b, 0u, 64u, acc);
+    workgroupMatrixStore<row_major>(&c, 0u, acc, 64u);
+}}
+"
+        )
+    };
+    let mut rng = Rng::new(0x71);
+    let a: Vec<f16> = rng.vec(64 * 128, |r| f16::from_f32(r.f32_in(-1.0, 1.0)));
+    let b: Vec<f16> = rng.vec(128 * 64, |r| f16::from_f32(r.f32_in(-1.0, 1.0)));
+    let module = |pad: usize| {
+        dianran_frontend::compile("stage.wgsl", &source(pad), &Default::default())
+            .unwrap_or_else(|d| panic!("{d}"))
+    };
+    let compile = |pad: usize| {
+        let m = module(pad);
+        let opts =
+            dianran_ptx::codegen::Options { sm: dianran_ptx::model::SM_90A, ..Default::default() };
+        dianran_ptx::codegen::compile_module(&m, &opts)
+    };
+    // 4 KiB of the entry's own: two buffers of 16 KiB and the phase word; 24 KiB: one.
+    for (pad, stage, double) in [(1024, 32784, true), (6144, 16384, false)] {
+        let ptx = compile(pad);
+        assert!(ptx.diagnostics.is_empty(), "{pad}: {:?}", ptx.diagnostics);
+        let decl = format!(".shared .align 1024 .b8 _dr_wgm_stage[{stage}];");
+        assert!(ptx.text.contains(&decl), "{pad}: {decl}");
+        assert_eq!(ptx.text.contains("wgmma.wait_group.sync.aligned \t1;"), double, "{pad}");
+        if dianran_verify::tools::require("ptxas", dianran_verify::tools::ptxas()).is_none() {
+            continue;
+        }
+        if let Err(e) = dianran_verify::ptxas::check(&ptx.text, dianran_ptx::model::SM_90A) {
+            panic!("ptxas ({pad}): {e}");
+        }
+        let (src, m) = (source(pad), module(pad));
+        let job = Job {
+            sm: dianran_ptx::model::SM_90A,
+            ..Job::new("stage.wgsl", &src, &m, "main", [1, 1, 1])
+        };
+        let input = group0(vec![
+            (0, f16_bytes(&a)),
+            (1, f16_bytes(&b)),
+            (2, zeros(4 * 4096)),
+            (3, zeros(4 * 128)),
+        ]);
+        let bufs = executors::run(Executor::Emu, &job, &input)
+            .unwrap_or_else(|e| panic!("emulator ({pad}): {e}"));
+        let got = f32s(out(&bufs, 2));
+        for r in 0..64 {
+            for col in 0..64 {
+                let (mut s, mut mag) = (0.25f32, 0.25f32);
+                for _ in 0..2 {
+                    for k in 0..128 {
+                        let x = a[r * 128 + k].to_f32() * b[k * 64 + col].to_f32();
+                        s += x;
+                        mag += x.abs();
+                    }
+                }
+                let g = got[r * 64 + col];
+                assert!(
+                    (g - s).abs() <= 2.0 * REL * mag,
+                    "{pad}: C[{r}][{col}] = {g}, expected {s}"
+                );
+            }
+        }
+        let pads = f32s(out(&bufs, 3));
+        assert!((0..128).all(|i| pads[i] == (127 - i) as f32), "{pad}: the entry's own array");
+    }
+    // 40 KiB of its own leaves no room for one 16 KiB buffer.
+    let ptx = compile(10240);
+    assert!(
+        ptx.diagnostics.iter().any(|d| d.message.contains("wgmma products need 16384 more")),
+        "{:?}",
+        ptx.diagnostics
+    );
+}

@@ -147,12 +147,8 @@ pub(crate) struct Lower<'a> {
     /// Value intervals of the entry, for proving workgroup-matrix operands inside their
     /// arrays (only computed for entries with native tiles).
     pub tile_ranges: Option<dianran_frontend::passes::ValueRanges<'a>>,
-    /// Bytes of the workgroup-memory staging area (`super::coop::wgmma::STAGE`) the
-    /// entry's `wgmma` products need (sm_90a; 0: none).
-    pub tile_stage_bytes: u32,
-    /// Tiles (their registers) a `wgmma` product may still be writing (sm_90a): a block
-    /// that passes one to another waits first (`set_term`).
-    pub tile_pending: Vec<Vec<VRegId>>,
+    /// How the entry stages its `wgmma` products' operands (sm_90a; `None`: it has none).
+    pub tile_stage: Option<super::coop::tile::wgmma::Stage>,
 }
 
 /// IEEE binary16 bits of an f32, rounded to nearest even (overflow to infinity).
@@ -233,8 +229,7 @@ impl<'a> Lower<'a> {
             tile_lane: None,
             tile_warp_row: None,
             tile_ranges: None,
-            tile_stage_bytes: 0,
-            tile_pending: Vec::new(),
+            tile_stage: None,
         }
     }
 
@@ -404,10 +399,7 @@ impl<'a> Lower<'a> {
         Ok(all)
     }
 
-    pub(crate) fn set_term(&mut self, mut t: Term) {
-        if !self.tile_pending.is_empty() {
-            t = self.tile_wait_at_edge(t);
-        }
+    pub(crate) fn set_term(&mut self, t: Term) {
         if let Some(b) = self.mf.blocks.get_mut(self.cur.0 as usize) {
             b.term = t;
         }

@@ -36,6 +36,7 @@ mod subgroup;
 pub mod texture;
 mod triangles;
 mod vectorize;
+mod wgmma_waits;
 mod wide;
 
 use crate::abi::{
@@ -246,13 +247,30 @@ fn compile_entry(
     if lw.native_tiles {
         lw.tile_ranges = Some(dianran_frontend::passes::ValueRanges::new(m, ep.function, f));
     }
+    if lw.native_tiles && sm == crate::model::SM_90A {
+        let used: u64 = shared.iter().map(|g| u64::from(shared_words(m, *g)) * 4).sum();
+        let room = u32::try_from(crate::abi::MAX_SHARED_BYTES.saturating_sub(used)).unwrap_or(0);
+        lw.tile_stage = coop::tile::wgmma::Stage::plan(m, f, room).map_err(|need| {
+            Diagnostic::error(
+                DiagKind::Limit,
+                format!(
+                    "entry '{}' uses {used} bytes of workgroup memory; its wgmma products need {need} more, and PTX allows {} in all",
+                    ep.name,
+                    crate::abi::MAX_SHARED_BYTES
+                ),
+            )
+            .at(f.span)
+            .in_fn(ep.name.clone())
+            .help("use smaller workgroup arrays, or compile for sm_90 (mma.sync needs no staging)")
+        })?;
+    }
     lw.tf32 = opts.tf32;
     lw.fast_math = opts.fast_math;
     lw.inject = opts.inject;
     lw.prologue()?;
     lw.body()?;
     let depot = lw.depot_size;
-    let stage_bytes = lw.tile_stage_bytes;
+    let stage_bytes = lw.tile_stage.map_or(0, |s| s.bytes());
     let used_tf32 = lw.used_tf32;
     let used_fast_math = lw.used_fast_math;
     if u64::from(depot) > MAX_LOCAL_BYTES {
@@ -279,8 +297,9 @@ fn compile_entry(
     times.select += start.elapsed();
     let start = Instant::now();
     // Debug builds validate the SSA form and run regalloc2's checker on the allocation.
-    let alloc = regalloc::allocate_owned(mf, cfg!(debug_assertions))
+    let mut alloc = regalloc::allocate_owned(mf, cfg!(debug_assertions))
         .map_err(|e| crate::abi::internal(&e.0, &ep.name, f.span))?;
+    wgmma_waits::insert_waits(&mut alloc);
     times.regalloc += start.elapsed();
     let start = Instant::now();
     let params = plan.all_params();

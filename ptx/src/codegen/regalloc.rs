@@ -198,6 +198,9 @@ impl std::fmt::Display for AllocError {
 /// Number of allocatable registers per class (hw_enc 0..=62).
 const NUM_PREGS: usize = 63;
 
+/// The first of the fixed registers of a tied accumulator ([`tied`]): 31..=62, the top 32.
+const TIED_BASE: usize = NUM_PREGS - 32;
+
 /// The machine environment both runs use: 63 registers per class, no scratch register
 /// (regalloc2 then picks a free register, or a spill slot, i.e. another name, for cycles).
 pub fn machine_env() -> ra::MachineEnv {
@@ -420,7 +423,9 @@ fn tied_occurrences(m: &MInst) -> Option<Tied> {
 /// only one is the code generator's whole `wgmma` product,
 /// `wgmma.mma_async {d..}, (descA0, descB0, descA1, ..), {c..}, trans-a, trans-b` (one
 /// instruction from `wgmma.fence` to `wgmma.commit_group`, so the allocator puts nothing
-/// between its steps); [`expand`] writes it out after allocation.
+/// between its steps); [`expand`] writes it out after allocation. Element `j` of both lists
+/// is the fixed register `TIED_BASE + j` (the same for every product: a tile carried
+/// around a loop needs no move, which would touch the accumulator in flight).
 pub(crate) fn tied(m: &MInst) -> Option<(usize, usize)> {
     use crate::model::{Flag, Opcode, Operand};
     if m.op != Opcode::Wgmma {
@@ -434,8 +439,8 @@ pub(crate) fn tied(m: &MInst) -> Option<(usize, usize)> {
 
 /// `m` as PTX instructions: a tied `wgmma` product ([`tied`]), its lists holding the same
 /// registers, becomes `wgmma.fence`, one `wgmma.mma_async` per descriptor pair and
-/// `wgmma.commit_group` (the wait is a separate instruction, `coop::tile::wgmma`); anything
-/// else stays as it is.
+/// `wgmma.commit_group` (waits are separate: `coop::tile::wgmma` for the staging buffers,
+/// `codegen::wgmma_waits` for the accumulators); anything else stays as it is.
 fn expand(m: MInst, out: &mut Vec<AInst>) -> Result<(), AllocError> {
     use crate::model::{Flag, Operand};
     let Some((d, c)) = tied(&m) else {
@@ -511,27 +516,24 @@ impl View {
                 // Operand k of this run stands for the k-th register occurrence of the
                 // instruction (guard, then operands in order), which `assemble` rewrites.
                 if let Some(t) = tied_occurrences(m) {
-                    // The tied inputs first (regalloc2 encodes a reuse index below 32), then
-                    // every other occurrence; element j of the outputs reuses input j.
-                    let base = view.operands.len();
-                    let mut k = 0u32;
-                    let mut input_pos = Vec::new();
-                    m.for_each_reg(|r| {
-                        if t.inputs.contains(&k) && ours(r) {
-                            input_pos.push(view.operands.len() - base);
-                            view.operands.push(ra::Operand::reg_use(vr(r)));
-                            view.slots.push(k);
-                        }
-                        k += 1;
-                    });
+                    // Element j of the inputs and of the outputs is the fixed register
+                    // `TIED_BASE + j`: in place, and the same registers for every product,
+                    // so a tile carried around a loop stays where its product left it (no
+                    // moves that would touch an accumulator in flight).
                     let mut k = 0u32;
                     m.for_each_reg_access(|r, def| {
-                        if ours(r) && !t.inputs.contains(&k) {
-                            let out = t.outputs.clone().position(|o| o == k);
-                            view.operands.push(match (out.and_then(|j| input_pos.get(j)), def) {
-                                (Some(&p), _) => ra::Operand::reg_reuse_def(vr(r), p),
-                                (None, true) => ra::Operand::any_def(vr(r)),
-                                (None, false) => ra::Operand::any_use(vr(r)),
+                        if ours(r) {
+                            let at = |range: &std::ops::Range<u32>| {
+                                range
+                                    .clone()
+                                    .position(|o| o == k)
+                                    .map(|j| ra::PReg::new(TIED_BASE + j, class(r.kind)))
+                            };
+                            view.operands.push(match (at(&t.inputs), at(&t.outputs), def) {
+                                (Some(p), _, _) => ra::Operand::reg_fixed_use(vr(r), p),
+                                (_, Some(p), _) => ra::Operand::reg_fixed_def(vr(r), p),
+                                (None, None, true) => ra::Operand::any_def(vr(r)),
+                                (None, None, false) => ra::Operand::any_use(vr(r)),
                             });
                             view.slots.push(k);
                         }

@@ -423,10 +423,11 @@ pub fn wgmma_wait(n: u32) -> Instruction {
     Instruction::new(Opcode::Wgmma, m, vec![Operand::Imm(i64::from(n))])
 }
 
-/// `fence.proxy.async`: this thread's generic-proxy writes (shared memory `st`) become
-/// visible to the async proxy (`wgmma` operand reads).
+/// `fence.proxy.async.shared::cta`: this thread's generic-proxy writes to the CTA's shared
+/// memory (`st`) become visible to the async proxy (`wgmma` operand reads).
 pub fn fence_proxy_async() -> Instruction {
-    Instruction::new(Opcode::Fence, vec![flag(Flag::Proxy), flag(Flag::Async)], vec![])
+    let m = vec![flag(Flag::Proxy), flag(Flag::Async), flag(Flag::SharedCta)];
+    Instruction::new(Opcode::Fence, m, vec![])
 }
 
 /// `ldmatrix.sync.aligned.m8n8.xN{.trans}.shared.b16 {d..}, [addr]` (N = `d.len()`).

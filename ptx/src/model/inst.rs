@@ -229,6 +229,9 @@ named_enum! {
         Proxy => "proxy",
         /// `.async` (`fence.proxy.async`: generic-proxy writes visible to the async proxy).
         Async => "async",
+        /// `.shared::cta` (`fence.proxy.async.shared::cta`: the fence covers the CTA's shared
+        /// memory only, `MEMBAR.ALL.CTA` where the unqualified fence is `MEMBAR.ALL.GPU`).
+        SharedCta => "shared::cta",
     }
 }
 
@@ -334,6 +337,8 @@ bitflags::bitflags! {
         const PROXY = 1 << 34;
         /// `.async`.
         const ASYNC = 1 << 35;
+        /// `.shared::cta` (`fence.proxy.async`).
+        const SHARED_CTA = 1 << 36;
     }
 }
 
@@ -508,6 +513,9 @@ impl Modifier {
             if let Some(p) = PrmtMode::from_name(s) {
                 return Some(Modifier::Prmt(p));
             }
+        }
+        if op == Opcode::Fence && s == "shared::cta" {
+            return Some(Modifier::Flag(Flag::SharedCta));
         }
         if let Some(t) = Type::from_name(s) {
             return Some(Modifier::Type(t));

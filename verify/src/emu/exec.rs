@@ -227,6 +227,11 @@ impl Cta<'_> {
         v: u64,
         i: &DInst,
     ) -> Result<(), EmuError> {
+        if space == StateSpace::Shared {
+            if let Some(b) = self.wg.overwrites(a, size) {
+                return Err(super::wgmma::overwrite_error(self, t, b, i));
+            }
+        }
         self.mem.store(space, a, size, v, t).map_err(|m| self.oob(t, i, m))
     }
 

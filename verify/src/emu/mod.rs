@@ -104,6 +104,8 @@ pub enum EmuErrorKind {
     StepLimit,
     /// `trap` was executed.
     Trap,
+    /// Memory an asynchronous operation still reads is overwritten (`wgmma` operands).
+    Race,
 }
 
 /// An emulation error with the 1-based PTX line of the instruction, when known.

@@ -7,13 +7,16 @@
 //!   `.sync.aligned` requires; every thread must pass the same descriptors.
 //! * Operands come from shared memory through 64-bit matrix descriptors: bits 0-13 the start
 //!   address, 16-29 the leading-dimension byte offset (LBO), 32-45 the stride-dimension byte
-//!   offset (SBO), all in 16-byte units; bits 62-63 the swizzle mode. Only mode 0 (no
-//!   swizzle, "interleave") is modelled: element (row `r`, k) of a 64 × 16 (A) or N × 16 (B,
-//!   as its transpose) operand of 16-bit elements is at
+//!   offset (SBO), all in 16-byte units; bits 62-63 the swizzle mode (0 none, 1 128-byte,
+//!   2 64-byte, 3 32-byte). Without swizzling ("interleave") element (row `r`, k) of a
+//!   64 × 16 (A) or N × 16 (B, as its transpose) operand of 16-bit elements is at
 //!   `start + (r % 8) * 16 + (r / 8) * SBO + (k % 8) * 2 + (k / 8) * LBO` when K-major
 //!   (`imm-trans` 0), `start + (r % 8) * 2 + (r / 8) * SBO + (k % 8) * 16 + (k / 8) * LBO`
-//!   when MN-major (`imm-trans` 1: 8 consecutive rows contiguous). A swizzled descriptor is
-//!   an `Unsupported` error, never a guess.
+//!   when MN-major (`imm-trans` 1: 8 consecutive rows contiguous). With a swizzle of `w`
+//!   16-byte chunks per row, a K-major row is `16w` contiguous bytes (element at
+//!   `(r % 8) * 16w + (r / 8) * SBO + 2k`), an MN-major one `w` groups of 8 rows, and the
+//!   address's chunk bits 4.. exclusive-or its bits 7.. (`Desc`). A matrix base offset
+//!   other than 0 is an `Unsupported` error, never a guess.
 //! * The accumulator fragment (`.f32`, N/2 registers): thread `t` of the warpgroup (warp
 //!   `w = t / 32`, lane `l`) holds in register `i` row `16w + l/4 + 8((i/2) % 2)`, column
 //!   `8(i/4) + 2(l % 4) + i % 2`. Products of `f16` are exact; each element's sum (with the
@@ -24,22 +27,43 @@
 //!   the thread's uncommitted products into a group, `wgmma.wait_group N` completes all but
 //!   the `N` most recent groups. Any other instruction that reads or writes a pending
 //!   register is an error naming it (PTX leaves that undefined); a later `wgmma.mma_async`
-//!   may accumulate into it.
+//!   may accumulate into it (PTX orders accesses to one accumulator by products of the same
+//!   shape), and the register then stays pending until that product's group completes.
+//! * The operands are read at once too, but the hardware reads them while the product is in
+//!   flight: a store to a byte of shared memory that a product reads is an error until every
+//!   thread of its warpgroup has completed the product's group (`wgmma.wait_group`), so a
+//!   kernel must wait, and make the other warps' waits visible with a barrier, before it
+//!   overwrites an operand.
 
 use super::decode::{DInst, Opd};
 use super::exec::Cta;
 use super::num::Fmt;
 use super::{EmuError, EmuErrorKind};
 use dianran_ptx::{Flag, Rounding, StateSpace, Type};
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
+
+/// Products of one thread: the register slots they write and the products' serial numbers.
+#[derive(Clone, Debug, Default)]
+struct Group {
+    slots: Vec<u32>,
+    products: Vec<u64>,
+}
 
 /// One thread's products in flight.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Pending {
-    /// Register slots written by products not yet committed.
-    uncommitted: Vec<u32>,
+    /// Products not yet committed.
+    uncommitted: Group,
     /// Committed groups, oldest first.
-    groups: VecDeque<Vec<u32>>,
+    groups: VecDeque<Group>,
+}
+
+/// The shared-memory bytes one warpgroup product reads, until all its threads have waited.
+#[derive(Clone, Debug, Default)]
+struct Reads {
+    bytes: Vec<u64>,
+    /// Threads of the warpgroup that have not completed the product's group yet.
+    waiting: usize,
 }
 
 /// The asynchronous state of a CTA's threads: per thread its groups, and per register
@@ -51,6 +75,12 @@ pub(crate) struct Async {
     pending: Vec<bool>,
     /// Whether any register is pending (the register accessors test this first).
     pub any: bool,
+    /// Products whose operands some thread of the warpgroup has not waited for, by serial
+    /// number.
+    reads: HashMap<u64, Reads>,
+    /// Shared-memory bytes those products read, with how many of them read each.
+    read_bytes: HashMap<u64, u32>,
+    next_product: u64,
 }
 
 impl Async {
@@ -61,6 +91,50 @@ impl Async {
         self.pending.clear();
         self.pending.resize(n * nslots, false);
         self.any = false;
+        self.reads.clear();
+        self.read_bytes.clear();
+        self.next_product = 0;
+    }
+
+    /// Whether a store of `size` bytes at shared address `a` overwrites an operand of a
+    /// product in flight: the first such byte.
+    pub(crate) fn overwrites(&self, a: u64, size: usize) -> Option<u64> {
+        if self.read_bytes.is_empty() {
+            return None;
+        }
+        (a..a + size as u64).find(|b| self.read_bytes.contains_key(b))
+    }
+
+    /// Thread `t` has completed the products of `g`: registers no newer product writes stop
+    /// being pending, and a product all its threads have waited for releases its operands.
+    fn complete(&mut self, t: usize, nslots: usize, g: Group) {
+        for slot in g.slots {
+            let newer = self.threads.get(t).is_some_and(|th| {
+                th.uncommitted.slots.contains(&slot)
+                    || th.groups.iter().any(|x| x.slots.contains(&slot))
+            });
+            if !newer {
+                if let Some(p) = self.pending.get_mut(t * nslots + slot as usize) {
+                    *p = false;
+                }
+            }
+        }
+        for id in g.products {
+            let done = self.reads.get_mut(&id).is_some_and(|r| {
+                r.waiting = r.waiting.saturating_sub(1);
+                r.waiting == 0
+            });
+            if done {
+                for b in self.reads.remove(&id).map(|r| r.bytes).unwrap_or_default() {
+                    if let Some(n) = self.read_bytes.get_mut(&b) {
+                        *n -= 1;
+                        if *n == 0 {
+                            self.read_bytes.remove(&b);
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// Whether register `idx` (`thread * nslots + slot`) is pending.
@@ -69,41 +143,71 @@ impl Async {
     }
 }
 
-/// A matrix descriptor's fields, in bytes.
+/// A matrix descriptor's fields, in bytes, and its swizzle as the number of 16-byte chunks
+/// in a swizzled row (`w`: 1 without swizzling, 2, 4, 8 for the 32-, 64- and 128-byte
+/// modes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Desc {
     start: u64,
     lbo: u64,
     sbo: u64,
+    w: u64,
 }
 
-/// The fields of descriptor `bits`, or its swizzle mode when that is not 0.
-fn fields(bits: u64) -> Result<Desc, u64> {
+/// The fields of descriptor `bits` (PTX ISA "Matrix Descriptor Format"; CUTLASS's
+/// `GmmaDescriptor`): start address bits 0-13, LBO 16-29, SBO 32-45 (bytes / 16), the
+/// matrix base offset 49-51, the layout type 62-63 (0 interleave, 1 128-byte swizzle, 2
+/// 64-byte, 3 32-byte). A base offset other than 0 is refused (the pattern would not start
+/// at the operand's aligned address).
+fn fields(bits: u64) -> Result<Desc, String> {
     let field = |at: u32| ((bits >> at) & 0x3fff) << 4;
-    match bits >> 62 {
-        0 => Ok(Desc { start: field(0), lbo: field(16), sbo: field(32) }),
-        swizzle => Err(swizzle),
+    if (bits >> 49) & 7 != 0 {
+        return Err(format!("matrix base offset {} is not modelled (only 0)", (bits >> 49) & 7));
     }
+    let w = match bits >> 62 {
+        0 => 1,
+        1 => 8,
+        2 => 4,
+        _ => 2,
+    };
+    Ok(Desc { start: field(0), lbo: field(16), sbo: field(32), w })
 }
 
 fn decode(bits: u64, i: &DInst) -> Result<Desc, EmuError> {
-    fields(bits).map_err(|swizzle| {
-        i.err(
-            EmuErrorKind::Unsupported,
-            format!("wgmma descriptor {bits:#018x}: swizzle mode {swizzle} is not modelled (only 0, no swizzle)"),
-        )
+    fields(bits).map_err(|why| {
+        i.err(EmuErrorKind::Unsupported, format!("wgmma descriptor {bits:#018x}: {why}"))
     })
 }
 
 impl Desc {
-    /// The shared-memory byte address of 16-bit element (`r`, `k`) of a K-major operand.
+    /// The shared-memory byte address of 16-bit element (`r`, `k`) of a K-major operand:
+    /// the canonical layouts `((8,m),(T,2)):((1T,SBO),(1,LBO))` without swizzling and
+    /// `((8,m),(T,2)):((wT,SBO),(1,T))` with (T = 8 elements, 16 bytes), then the swizzle.
     fn at(self, r: u64, k: u64) -> u64 {
-        self.start + (r % 8) * 16 + (r / 8) * self.sbo + (k % 8) * 2 + (k / 8) * self.lbo
+        let along_k = if self.w == 1 { (k % 8) * 2 + (k / 8) * self.lbo } else { k * 2 };
+        self.swizzle(self.start + (r % 8) * 16 * self.w + (r / 8) * self.sbo + along_k)
     }
 
-    /// The same for an MN-major operand (`imm-trans` 1).
+    /// The same for an MN-major operand (`imm-trans` 1): `((T,1,m),(8,k)):((1,T,SBO),(1T,LBO))`
+    /// without swizzling, `((T,w,m),(8,k)):((1,T,LBO),(wT,SBO))` with.
     fn at_mn(self, r: u64, k: u64) -> u64 {
-        self.start + (r % 8) * 2 + (r / 8) * self.sbo + (k % 8) * 16 + (k / 8) * self.lbo
+        let x = if self.w == 1 {
+            (r % 8) * 2 + (r / 8) * self.sbo + (k % 8) * 16 + (k / 8) * self.lbo
+        } else {
+            let w = self.w;
+            (r % 8) * 2
+                + ((r / 8) % w) * 16
+                + (r / (8 * w)) * self.lbo
+                + (k % 8) * 16 * w
+                + (k / 8) * self.sbo
+        };
+        self.swizzle(self.start + x)
+    }
+
+    /// CUTLASS's `Swizzle<log2 w, 4, 3>` on the byte address: the 16-byte chunk bits (4..)
+    /// exclusive-or the bits 7.. of the 128-byte row, `log2 w` of them.
+    fn swizzle(self, a: u64) -> u64 {
+        a ^ ((a >> 3) & ((self.w - 1) << 4))
     }
 
     /// Element (`r`, `k`) of an operand, MN-major when `trans`.
@@ -188,8 +292,10 @@ pub(crate) fn mma_async(cta: &mut Cta, i: &DInst, lo: usize) -> Result<(), EmuEr
     }
     let (da, db, scale_d) = first.unwrap_or_default();
     let (da, db) = (decode(da, i)?, decode(db, i)?);
-    let half = |cta: &mut Cta, addr: u64| -> Result<f64, EmuError> {
+    let mut bytes = Vec::with_capacity(2 * 16 * (64 + n));
+    let mut half = |cta: &mut Cta, addr: u64| -> Result<f64, EmuError> {
         let bits = cta.load(lo, StateSpace::Shared, addr, 2, i)?;
+        bytes.extend([addr, addr + 1]);
         Ok(Fmt::F16.get(bits))
     };
     let mut a = vec![[0f64; 16]; 64];
@@ -204,8 +310,17 @@ pub(crate) fn mma_async(cta: &mut Cta, i: &DInst, lo: usize) -> Result<(), EmuEr
             *x = scale_b as f64 * half(cta, db.elem(trans_b, c as u64, kk as u64))?;
         }
     }
+    let id = cta.wg.next_product;
+    cta.wg.next_product += 1;
+    for &b in &bytes {
+        *cta.wg.read_bytes.entry(b).or_insert(0) += 1;
+    }
+    cta.wg.reads.insert(id, Reads { bytes, waiting: 128 });
     let nslots = cta.prog.nslots;
     for t in lo..lo + 128 {
+        if let Some(th) = cta.wg.threads.get_mut(t) {
+            th.uncommitted.products.push(id);
+        }
         let (w, l) = ((t - lo) / 32, (t - lo) % 32);
         for (ri, &slot) in dregs.iter().enumerate() {
             let row = 16 * w + l / 4 + 8 * ((ri / 2) % 2);
@@ -221,7 +336,7 @@ pub(crate) fn mma_async(cta: &mut Cta, i: &DInst, lo: usize) -> Result<(), EmuEr
                 *p = true;
             }
             if let Some(th) = cta.wg.threads.get_mut(t) {
-                th.uncommitted.push(slot);
+                th.uncommitted.slots.push(slot);
             }
         }
     }
@@ -240,13 +355,9 @@ pub(crate) fn lane(cta: &mut Cta, t: usize, i: &DInst) -> Result<(), EmuError> {
         Ok(())
     } else if i.has(Flag::WaitGroup) {
         let keep = usize::try_from(imm(i, 0)?).unwrap_or(0);
-        let Some(th) = cta.wg.threads.get_mut(t) else { return Ok(()) };
-        while th.groups.len() > keep {
-            for slot in th.groups.pop_front().unwrap_or_default() {
-                if let Some(p) = cta.wg.pending.get_mut(t * nslots + slot as usize) {
-                    *p = false;
-                }
-            }
+        while cta.wg.threads.get(t).is_some_and(|th| th.groups.len() > keep) {
+            let g = cta.wg.threads.get_mut(t).and_then(|th| th.groups.pop_front());
+            cta.wg.complete(t, nslots, g.unwrap_or_default());
         }
         Ok(())
     } else if i.has(Flag::WgFence) {
@@ -254,6 +365,18 @@ pub(crate) fn lane(cta: &mut Cta, t: usize, i: &DInst) -> Result<(), EmuError> {
     } else {
         Err(i.unsupported())
     }
+}
+
+/// The error for a store to shared byte `b`, an operand of a product in flight.
+pub(crate) fn overwrite_error(cta: &Cta, t: usize, b: u64, i: &DInst) -> EmuError {
+    i.err(
+        EmuErrorKind::Race,
+        format!(
+            "writes shared byte {b:#x}, an operand of a wgmma.mma_async that not every thread of its warpgroup has waited for (thread {:?} of CTA {:?})",
+            cta.tid.get(t).copied().unwrap_or_default(),
+            cta.ctaid
+        ),
+    )
 }
 
 /// The error for an access to a pending accumulator register.
@@ -296,6 +419,32 @@ mod tests {
         elems * 2
     }
 
+    /// CUTLASS's `Swizzle<log2 w, 4, 3>` on a byte offset (`cute/swizzle.hpp`: the bits
+    /// selected by the mask `(w - 1) << 7` move down by 3 and exclusive-or into bits 4..).
+    fn cute_swizzle(x: u64, w: u64) -> u64 {
+        x ^ ((x & ((w - 1) << 7)) >> 3)
+    }
+
+    /// A K-major operand swizzled with `w` chunks per row, before the swizzle:
+    /// `((8, m), (T, 2)) : ((wT, SBO), (1, T))`.
+    fn cute_k_major_sw(r: u64, k: u64, w: u64, sbo: u64) -> u64 {
+        let t = 8;
+        let elems = (r % 8) * w * t + (r / 8) * (sbo / 2) + (k % t) + (k / t) * t;
+        elems * 2
+    }
+
+    /// An MN-major operand swizzled with `w` chunks per row, before the swizzle:
+    /// `((T, w, m), (8, k)) : ((1, T, LBO), (wT, SBO))`.
+    fn cute_mn_major_sw(r: u64, k: u64, w: u64, lbo: u64, sbo: u64) -> u64 {
+        let t = 8;
+        let elems = (r % t)
+            + ((r / t) % w) * t
+            + (r / (t * w)) * (lbo / 2)
+            + (k % 8) * w * t
+            + (k / 8) * (sbo / 2);
+        elems * 2
+    }
+
     /// (row, column) of accumulator register `v` of thread `t` (0..128) of an m64nN `.f32`
     /// product, from CUTLASS's `CLayout_64xN = ((4, 8, 4), (2, 2, N/8)) : ((128, 1, 16), (64,
     /// 8, 512))` (`cute/atom/mma_traits_sm90_gmma.hpp`), a column-major 64 × N index.
@@ -310,9 +459,23 @@ mod tests {
     fn descriptor_addresses_are_the_canonical_layout() {
         for (lbo, sbo) in [(128, 256), (1024, 128), (256, 512)] {
             let bits = (128 >> 4) | ((lbo >> 4) << 16) | ((sbo >> 4) << 32);
-            let d = super::Desc { start: 128, lbo, sbo };
+            let d = super::Desc { start: 128, lbo, sbo, w: 1 };
             assert_eq!(super::fields(bits), Ok(d));
-            assert_eq!(super::fields(bits | 1 << 62), Err(1), "128-byte swizzle is refused");
+            assert!(super::fields(bits | 1 << 49).is_err(), "a base offset is refused");
+            for (mode, w) in [(1u64, 8u64), (2, 4), (3, 2)] {
+                let d = super::fields(bits | mode << 62).expect("swizzled");
+                assert_eq!(d.w, w);
+                for r in 0..64 {
+                    for k in 0..16 {
+                        // The start (128) is inside the swizzle period: the pattern is the
+                        // absolute address's.
+                        let k_major = cute_swizzle(128 + cute_k_major_sw(r, k, w, sbo), w);
+                        assert_eq!(d.at(r, k), k_major, "{mode} ({r}, {k})");
+                        let mn = cute_swizzle(128 + cute_mn_major_sw(r, k, w, lbo, sbo), w);
+                        assert_eq!(d.at_mn(r, k), mn, "{mode} ({r}, {k})");
+                    }
+                }
+            }
             for r in 0..64 {
                 for k in 0..16 {
                     assert_eq!(d.at(r, k), 128 + cute_k_major(r, k, lbo, sbo), "({r}, {k})");
@@ -322,24 +485,37 @@ mod tests {
         }
     }
 
-    /// The kernel: 128 threads copy a 4 KiB image of A (bytes 0..2048) and B (2048..4096)
-    /// into shared memory, run one `m64n64k16` product from zero (or read an accumulator
-    /// early, `early`), and store every thread's 32 registers in (thread, register) order.
-    fn kernel(desc_a: u64, desc_b: u64, early: bool) -> String {
-        kernel_t(desc_a, desc_b, early, (0, 0))
+    /// Bytes of the shared-memory image the test kernels copy: A in the first half, B in
+    /// the second.
+    const IMAGE: usize = 16384;
+
+    /// The kernel: 128 threads copy an image of A (bytes 0..IMAGE / 2) and B (the rest) into
+    /// shared memory (1024-byte aligned: the 128-byte swizzle's period), run one `m64n64k16` product from zero, run `between` (PTX lines)
+    /// before `wgmma.wait_group 0`, and store every thread's 32 registers in (thread,
+    /// register) order.
+    fn kernel(desc_a: u64, desc_b: u64, between: &str) -> String {
+        kernel_t(desc_a, desc_b, between, (0, 0))
+    }
+
+    /// A second product accumulating into the first's registers, in a group of its own.
+    fn chained(ta: u32, tb: u32) -> String {
+        let regs: Vec<String> = (0..32).map(|i| format!("%f{i}")).collect();
+        format!(
+            "\twgmma.fence.sync.aligned;\n\twgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{{}}}, %rd21, %rd22, 1, 1, 1, {ta}, {tb};\n\twgmma.commit_group.sync.aligned;\n",
+            regs.join(", ")
+        )
     }
 
     /// [`kernel`] with `imm-trans-a`, `imm-trans-b`.
-    fn kernel_t(desc_a: u64, desc_b: u64, early: bool, (ta, tb): (u32, u32)) -> String {
+    fn kernel_t(desc_a: u64, desc_b: u64, between: &str, (ta, tb): (u32, u32)) -> String {
         let regs: Vec<String> = (0..32).map(|i| format!("%f{i}")).collect();
         let mut body = String::new();
-        for (n, at) in [0, 8, 16, 24].iter().enumerate() {
+        for at in (0..IMAGE / 128).step_by(8) {
             body += &format!(
-                "\tld.global.u64 %rd{0}, [%rd4+{at}];\n\tst.shared.u64 [%r3+{at}], %rd{0};\n",
-                10 + n
+                "\tld.global.u64 %rd10, [%rd4+{at}];\n\tst.shared.u64 [%r3+{at}], %rd10;\n"
             );
         }
-        body += "\tfence.proxy.async;\n\tbar.sync 0;\n";
+        body += "\tfence.proxy.async.shared::cta;\n\tbar.sync 0;\n";
         body += &format!(
             "\tmov.u32 %r4, smem;\n\tshr.u32 %r4, %r4, 4;\n\tcvt.u64.u32 %rd20, %r4;\n\
              \tadd.s64 %rd21, %rd20, {desc_a};\n\tadd.s64 %rd22, %rd20, {desc_b};\n"
@@ -350,9 +526,7 @@ mod tests {
             regs.join(", ")
         );
         body += "\twgmma.commit_group.sync.aligned;\n";
-        if early {
-            body += "\tmov.b32 %r9, %f3;\n";
-        }
+        body += between;
         body += "\twgmma.wait_group.sync.aligned 0;\n";
         for (i, r) in regs.iter().enumerate() {
             body += &format!("\tst.global.f32 [%rd5+{}], {r};\n", 4 * i);
@@ -361,13 +535,14 @@ mod tests {
             ".version 8.0\n.target sm_90a\n.address_size 64\n\n.visible .entry k(\n\
              \t.param .u64 p0,\n\t.param .u64 p1\n)\n.reqntid 128, 1, 1\n{{\n\
              \t.reg .b32 %r<16>;\n\t.reg .f32 %f<32>;\n\t.reg .b64 %rd<32>;\n\
-             \t.shared .align 128 .b8 smem[4096];\n\
+             \t.shared .align 1024 .b8 smem[{IMAGE}];\n\
              \tld.param.u64 %rd1, [p0];\n\tcvta.to.global.u64 %rd1, %rd1;\n\
              \tld.param.u64 %rd2, [p1];\n\tcvta.to.global.u64 %rd2, %rd2;\n\
-             \tmov.u32 %r0, %tid.x;\n\tmul.wide.u32 %rd3, %r0, 32;\n\tadd.s64 %rd4, %rd2, %rd3;\n\
+             \tmov.u32 %r0, %tid.x;\n\tmul.wide.u32 %rd3, %r0, {per};\n\tadd.s64 %rd4, %rd2, %rd3;\n\
              \tmul.wide.u32 %rd6, %r0, 128;\n\tadd.s64 %rd5, %rd1, %rd6;\n\
-             \tmov.u32 %r1, smem;\n\tmul.lo.u32 %r2, %r0, 32;\n\tadd.u32 %r3, %r1, %r2;\n\
-             {body}\tret;\n}}\n"
+             \tmov.u32 %r1, smem;\n\tmul.lo.u32 %r2, %r0, {per};\n\tadd.u32 %r3, %r1, %r2;\n\
+             {body}\tret;\n}}\n",
+            per = IMAGE / 128
         )
     }
 
@@ -377,37 +552,64 @@ mod tests {
     /// plain Rust product.
     #[test]
     fn mma_async_m64n64k16_against_cutlass_layouts() {
-        for trans in [(0, 0), (1, 0), (0, 1), (1, 1)] {
-            product_against_cutlass(trans);
+        for w in [1, 2, 4, 8] {
+            for trans in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+                product_against_cutlass(trans, w, "", 1.0);
+            }
         }
     }
 
-    /// One product with operands K-major (0) or MN-major (1) as `trans` says.
-    fn product_against_cutlass((ta, tb): (u32, u32)) {
+    /// A product may accumulate into registers an earlier one has in flight (PTX orders
+    /// accumulator accesses among products of one shape): the second product doubles the
+    /// first's result.
+    #[test]
+    fn a_product_accumulates_into_an_accumulator_in_flight() {
+        product_against_cutlass((0, 1), 1, &chained(0, 1), 2.0);
+    }
+
+    /// One product with operands K-major (0) or MN-major (1) as `trans` says, swizzled with
+    /// `w` 16-byte chunks per row (1: none), `between` run before the wait; the registers
+    /// must hold `factor` times the product.
+    fn product_against_cutlass((ta, tb): (u32, u32), w: u64, between: &str, factor: f32) {
         let a = |r: usize, k: usize| ((r * 3 + k * 5) % 7) as f32 - 3.0;
         let b = |n: usize, k: usize| ((n * 5 + k * 3) % 9) as f32 - 4.0;
-        let (a_lbo, a_sbo, b_lbo, b_sbo) = (1024u64, 128u64, 128u64, 256u64);
-        let mut image = vec![0u8; 4096];
+        // (LBO, SBO) of A and B. Without swizzling, both fields matter for either
+        // majorness; with it, SBO is the next 8 rows (K-major) or the next 8 columns of K
+        // (MN-major: LBO, the next 8w rows, lies past 16 columns of K).
+        let swizzled = |trans: u32| if trans == 0 { (16, 128 * w) } else { (256 * w, 128 * w) };
+        let ((a_lbo, a_sbo), (b_lbo, b_sbo)) = if w == 1 {
+            ((1024u64, 128u64), (128u64, 256u64))
+        } else {
+            (swizzled(ta), swizzled(tb))
+        };
+        let mode = match w {
+            1 => 0u64,
+            2 => 3,
+            4 => 2,
+            _ => 1,
+        };
+        let half = IMAGE as u64 / 2;
+        let mut image = vec![0u8; IMAGE];
         for r in 0..64 {
             for k in 0..16 {
                 let put = |img: &mut Vec<u8>, at: u64, v: f32| {
                     let bits = f16::from_f32(v).to_bits().to_le_bytes();
                     img[at as usize..at as usize + 2].copy_from_slice(&bits);
                 };
-                let at = |trans: u32, lbo: u64, sbo: u64| {
-                    if trans == 1 {
-                        cute_mn_major(r as u64, k as u64, lbo, sbo)
-                    } else {
-                        cute_k_major(r as u64, k as u64, lbo, sbo)
-                    }
+                let at = |trans: u32, lbo: u64, sbo: u64| match (trans, w) {
+                    (1, 1) => cute_mn_major(r as u64, k as u64, lbo, sbo),
+                    (_, 1) => cute_k_major(r as u64, k as u64, lbo, sbo),
+                    (1, _) => cute_swizzle(cute_mn_major_sw(r as u64, k as u64, w, lbo, sbo), w),
+                    _ => cute_swizzle(cute_k_major_sw(r as u64, k as u64, w, sbo), w),
                 };
                 put(&mut image, at(ta, a_lbo, a_sbo), a(r, k));
-                put(&mut image, 2048 + at(tb, b_lbo, b_sbo), b(r, k));
+                put(&mut image, half + at(tb, b_lbo, b_sbo), b(r, k));
             }
         }
-        let desc =
-            |start: u64, lbo: u64, sbo: u64| (start >> 4) | ((lbo >> 4) << 16) | ((sbo >> 4) << 32);
-        let text = kernel_t(desc(0, a_lbo, a_sbo), desc(2048, b_lbo, b_sbo), false, (ta, tb));
+        let desc = |start: u64, lbo: u64, sbo: u64| {
+            (start >> 4) | ((lbo >> 4) << 16) | ((sbo >> 4) << 32) | (mode << 62)
+        };
+        let text = kernel_t(desc(0, a_lbo, a_sbo), desc(half, b_lbo, b_sbo), between, (ta, tb));
         // The kernel is real PTX: ptxas takes it for sm_90a.
         if let Some(p) = crate::tools::require("ptxas", crate::tools::ptxas()) {
             if let Err(e) = crate::ptxas::check_with(&p, &text, dianran_ptx::model::SM_90A) {
@@ -428,28 +630,59 @@ mod tests {
                     bufs[0][at + 3],
                 ]);
                 let (row, col) = cutlass_c(t, v);
-                let want: f32 = (0..16).map(|k| a(row, k) * b(col, k)).sum();
-                assert_eq!(got, want, "trans {ta}, {tb}: thread {t} register {v}: D[{row}][{col}]");
+                let want = factor * (0..16).map(|k| a(row, k) * b(col, k)).sum::<f32>();
+                assert_eq!(
+                    got, want,
+                    "trans {ta}, {tb}, swizzle {w}: thread {t} register {v}: D[{row}][{col}]"
+                );
             }
         }
     }
 
+    /// The kernel with `between` before its wait, run on zero data: the emulator's result.
+    fn run_between(between: &str) -> Result<(), super::super::EmuError> {
+        let desc = (128u64 >> 4) << 16 | (256u64 >> 4) << 32;
+        let text = kernel(desc, desc + (2048 >> 4), between);
+        let mut bufs = vec![vec![0u8; 128 * 32 * 4], vec![0u8; IMAGE]];
+        run(&text, "k", &mut bufs, [1, 1, 1], [128, 1, 1], &EmuOptions::default())
+    }
+
     #[test]
     fn reading_an_accumulator_before_the_wait_is_an_error() {
-        let desc = (128u64 >> 4) << 16 | (256u64 >> 4) << 32;
-        let text = kernel(desc, desc + (2048 >> 4), true);
-        let mut bufs = vec![vec![0u8; 128 * 32 * 4], vec![0u8; 4096]];
-        let e = run(&text, "k", &mut bufs, [1, 1, 1], [128, 1, 1], &EmuOptions::default())
+        let e = run_between("\tmov.b32 %r9, %f3;\n")
             .expect_err("the read of %f3 before wgmma.wait_group");
         assert!(e.to_string().contains("no wgmma.wait_group has completed"), "{e}");
+    }
+
+    /// `wait_group 1` completes the older of two groups; a register the newer product
+    /// accumulates into stays pending.
+    #[test]
+    fn a_chained_accumulator_stays_pending_until_its_last_group() {
+        let between = chained(0, 0) + "\twgmma.wait_group.sync.aligned 1;\n\tmov.b32 %r9, %f3;\n";
+        let e = run_between(&between).expect_err("%f3 is still pending under the second group");
+        assert!(e.to_string().contains("no wgmma.wait_group has completed"), "{e}");
+    }
+
+    /// Storing to an operand before the product's group is complete everywhere is a race
+    /// (the hardware reads operands while the product is in flight); after the wait and a
+    /// barrier the same store is fine.
+    #[test]
+    fn overwriting_an_operand_in_flight_is_a_race() {
+        let store = "\tst.shared.u32 [%r1+64], %r0;\n";
+        let e = run_between(store).expect_err("the store to A before wgmma.wait_group");
+        assert_eq!(e.kind, super::super::EmuErrorKind::Race, "{e}");
+        let after = format!("\twgmma.wait_group.sync.aligned 0;\n\tbar.sync 0;\n{store}");
+        if let Err(e) = run_between(&after) {
+            panic!("{e}");
+        }
     }
 
     #[test]
     fn a_warpgroup_short_of_threads_never_runs_wgmma() {
         let desc = (128u64 >> 4) << 16 | (256u64 >> 4) << 32;
-        let text = kernel(desc, desc + (2048 >> 4), false)
-            .replace(".reqntid 128, 1, 1", ".reqntid 96, 1, 1");
-        let mut bufs = vec![vec![0u8; 96 * 32 * 4], vec![0u8; 4096]];
+        let text =
+            kernel(desc, desc + (2048 >> 4), "").replace(".reqntid 128, 1, 1", ".reqntid 96, 1, 1");
+        let mut bufs = vec![vec![0u8; 96 * 32 * 4], vec![0u8; IMAGE]];
         let e = run(&text, "k", &mut bufs, [1, 1, 1], [96, 1, 1], &EmuOptions::default())
             .expect_err("96 threads are no warpgroup");
         assert!(e.to_string().contains("warpgroup"), "{e}");

@@ -381,10 +381,6 @@ impl Lower<'_> {
         if v.len() != REGS {
             return Err(self.internal("tile registers"));
         }
-        if self.sm == crate::model::SM_90A {
-            // A `wgmma` product may still be writing it.
-            self.tile_wgmma_wait();
-        }
         let scalars = self.tile_args4(&[off, stride, cols, rows])?;
         let arr =
             self.tile_array(h.arrays.first().ok_or_else(|| self.internal("store without array"))?)?;
@@ -552,10 +548,6 @@ impl Lower<'_> {
             return self.tile_product_wgmma(a, b, p, a_free, b_free);
         }
         let mut c = p.c.clone();
-        if self.sm == crate::model::SM_90A {
-            // TF32 on `mma.sync`: an f16 product on `wgmma` may still be writing it.
-            self.tile_wgmma_wait();
-        }
         let w16 = self.tile_warp_row();
         let elem = if f32_ops { CoopElem::F32 } else { CoopElem::F16 };
         let shape =
