@@ -628,7 +628,21 @@ impl Lower<'_> {
                     let mul = |l: &mut Self, a: VRegId, b: VRegId| {
                         l.binop(Opcode::Mul, &[RN], PT::F32, a, b)
                     };
-                    Ok(match l.fconsts.get(&x[1]).copied() {
+                    // Constant arguments fold, with the arithmetic the device would do.
+                    let k = |l: &Self, v: VRegId| l.fconsts.get(&v).copied();
+                    if let (Some(a), Some(n)) = (k(l, x[0]), k(l, x[1])) {
+                        let r = match n {
+                            1.0 => a,
+                            2.0 => a * a,
+                            3.0 => a * a * a,
+                            -1.0 => 1.0 / a,
+                            _ => math::eval(fun, &[a, n]).unwrap_or(f32::NAN),
+                        };
+                        if !r.is_nan() {
+                            return Ok(l.imm_f32(r));
+                        }
+                    }
+                    Ok(match k(l, x[1]) {
                         Some(1.0) => x[0],
                         Some(2.0) => mul(l, x[0], x[0]),
                         Some(3.0) => {
@@ -648,6 +662,17 @@ impl Lower<'_> {
             }
             _ if math::FUNCTIONS.contains(&fun) => self.per_comp(args, |l, s, x| {
                 Ok(l.via_f32(s, x, |l, y| {
+                    // Constant arguments fold: the CPU evaluates the same algorithm with the
+                    // device's arithmetic (`math::eval`), so the constant is the device's
+                    // result bit for bit. NaN results are left to the device (its NaN
+                    // bits are the hardware's).
+                    let ks: Option<Vec<f32>> =
+                        y.iter().map(|v| l.fconsts.get(v).copied()).collect();
+                    if let Some(r) = ks.and_then(|ks| math::eval(fun, &ks)) {
+                        if !r.is_nan() {
+                            return l.imm_f32(r);
+                        }
+                    }
                     let a = Opnd::R(y[0]);
                     let r = match y.get(1) {
                         Some(&b) => math::binary(l, fun, a, Opnd::R(b)),
