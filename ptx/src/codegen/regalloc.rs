@@ -226,6 +226,16 @@ pub fn prepare(mut f: MFunction) -> Result<MFunction, AllocError> {
     if f.blocks.is_empty() {
         return Err(AllocError("function has no blocks".into()));
     }
+    // A tied accumulator takes fixed registers from `TIED_BASE` up, and in place.
+    let tied_fits = |m: &MInst| {
+        tied_occurrences(m).is_some_and(|t| t.outputs.len() <= NUM_PREGS - TIED_BASE)
+            || tied(m).is_none()
+    };
+    if !f.blocks.iter().all(|b| b.insts.iter().all(tied_fits)) {
+        return Err(AllocError(
+            "a tied accumulator that is no list of at most 32 registers".into(),
+        ));
+    }
     let n = f.blocks.len();
     // Jump threading: a block that holds nothing but `bra T` (no params, no args) is skipped
     // by its predecessors. Chains are followed a bounded number of steps (cycles of empty

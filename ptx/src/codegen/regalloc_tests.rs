@@ -397,3 +397,65 @@ fn checker_rejects_a_wrong_allocation() {
     let e = check_output(&view, &env, &out).expect_err("the swapped uses are wrong");
     assert!(e.0.contains("checker"), "{e}");
 }
+
+/// A `wgmma` product of `n` accumulator registers as instruction selection builds it
+/// (`coop::tile::wgmma`): `n` initial values, two descriptors, the tied instruction.
+fn tied_product(n: usize) -> MFunction {
+    let mut f = MFunction::default();
+    let mut insts = Vec::new();
+    let c: Vec<VRegId> = (0..n)
+        .map(|i| {
+            let r = f.new_vreg(RegKind::B32);
+            insts.push(build::mov(Type::U32, r, Operand::Imm(i as i64)));
+            r
+        })
+        .collect();
+    let descs: Vec<Operand> = (0..2)
+        .map(|i| {
+            let r = f.new_vreg(RegKind::B64);
+            insts.push(build::mov(Type::U64, r, Operand::Imm(i)));
+            Operand::Reg(r)
+        })
+        .collect();
+    let d: Vec<VRegId> = (0..n).map(|_| f.new_vreg(RegKind::B32)).collect();
+    insts.push(Instruction::new(
+        Opcode::Wgmma,
+        build::wgmma_f16_mods(n),
+        vec![
+            Operand::vector(&d),
+            Operand::List(descs),
+            Operand::vector(&c),
+            Operand::Imm(0),
+            Operand::Imm(0),
+        ],
+    ));
+    for &r in &d {
+        insts.push(build::st(StateSpace::Global, Type::U32, Operand::addr(r, 0), r));
+    }
+    f.blocks.push(MBlock { params: Vec::new(), insts, term: Term::Ret });
+    f
+}
+
+/// A tied accumulator is the fixed registers 31.. in order, in place; one longer than the
+/// 32 fixed registers is an error, not a panic.
+#[test]
+fn tied_accumulators_take_the_fixed_registers() {
+    let a = allocate(&tied_product(32), true).expect("32 registers");
+    let wgmma: Vec<&Instruction> = a
+        .blocks
+        .iter()
+        .flat_map(|b| &b.insts)
+        .filter_map(|i| match i {
+            AInst::Inst(m) if m.op == Opcode::Wgmma && m.has_flag(crate::model::Flag::MmaAsync) => {
+                Some(m)
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(wgmma.len(), 1, "one 16-deep step");
+    let mut regs = Vec::new();
+    wgmma[0].operands[0].for_each_reg(&mut |r| regs.push(r.num));
+    assert_eq!(regs, (31..63).collect::<Vec<u32>>());
+    let e = allocate(&tied_product(33), true).expect_err("33 registers");
+    assert!(e.0.contains("tied accumulator"), "{}", e.0);
+}
