@@ -99,25 +99,8 @@ struct Kernel {
     name: String,
     source: String,
     dispatch: [u32; 3],
-    runtime_len: u32,
-    /// (group, binding, little-endian bytes) written at the start of the buffer.
-    presets: Vec<(u32, u32, Vec<u8>)>,
-}
-
-fn parse_preset(spec: &str) -> Option<(u32, u32, Vec<u8>)> {
-    let (gb, words) = spec.split_once(':')?;
-    let (g, b) = gb.split_once(',')?;
-    let mut bytes = Vec::new();
-    for w in words.split_whitespace() {
-        let (ty, v) = w.split_once(':')?;
-        match ty {
-            "u" => bytes.extend(v.parse::<u32>().ok()?.to_le_bytes()),
-            "i" => bytes.extend(v.parse::<i32>().ok()?.to_le_bytes()),
-            "f" => bytes.extend(v.parse::<f32>().ok()?.to_le_bytes()),
-            _ => return None,
-        }
-    }
-    Some((g.trim().parse().ok()?, b.trim().parse().ok()?, bytes))
+    /// The header: `runtime_len` and the buffer presets are read from it.
+    header: samples::SampleHeader,
 }
 
 fn kernels() -> Vec<Kernel> {
@@ -135,23 +118,7 @@ fn kernels() -> Vec<Kernel> {
             let source = std::fs::read_to_string(&p).expect("readable kernel");
             let name = p.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
             let header = samples::header(&source).unwrap_or_else(|e| panic!("{name}: {e}"));
-            let mut k = Kernel {
-                name,
-                source,
-                dispatch: header.dispatch.unwrap_or([1, 1, 1]),
-                runtime_len: RUNTIME_LEN,
-                presets: vec![],
-            };
-            for line in k.source.lines() {
-                if let Some(n) = line.strip_prefix("// runtime-len:") {
-                    k.runtime_len = n.trim().parse().expect("runtime-len is a number");
-                } else if let Some(spec) = line.strip_prefix("// buffer ") {
-                    let preset = parse_preset(spec);
-                    assert!(preset.is_some(), "{}: bad buffer line `{line}`", k.name);
-                    k.presets.extend(preset);
-                }
-            }
-            k
+            Kernel { name, source, dispatch: header.dispatch.unwrap_or([1, 1, 1]), header }
         })
         .collect()
 }
@@ -191,16 +158,9 @@ impl Outcome {
 }
 
 fn buffers_for(k: &Kernel, m: &ir::Module, entry: &str) -> Result<Buffers, String> {
-    let mut bufs = random_buffers(m, entry, k.runtime_len, SEED).map_err(|d| d.message)?;
-    for (g, b, bytes) in &k.presets {
-        let Some(buf) = bufs.get_mut(&(*g, *b)) else {
-            return Err(format!("preset for ({g}, {b}): entry does not use that binding"));
-        };
-        let Some(dst) = buf.get_mut(..bytes.len()) else {
-            return Err(format!("preset for ({g}, {b}) is longer than the buffer"));
-        };
-        dst.copy_from_slice(bytes);
-    }
+    let len = k.header.runtime_len.unwrap_or(RUNTIME_LEN);
+    let mut bufs = random_buffers(m, entry, len, SEED).map_err(|d| d.message)?;
+    k.header.apply_presets(&mut bufs)?;
     Ok(bufs)
 }
 

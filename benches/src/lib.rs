@@ -9,7 +9,9 @@
 //! * the PTX emulator's counters (instructions, global sectors, shared bank conflicts, `mma`,
 //!   `ldmatrix`, barriers) of our PTX and NVRTC's on the same inputs ([`profile`]);
 //! * the SASS instruction mix (nvdisasm) of our PTX against NVRTC's and LLVM's ([`sass`]);
-//! * what WebGPU's bounds policy costs, checks on against `--bounds-checks off` ([`bounds`]).
+//! * what WebGPU's bounds policy costs, checks on against `--bounds-checks off` ([`bounds`]);
+//! * what math costs per math-heavy kernel, precise and fast, against LLVM and NVRTC
+//!   ([`mathcost`]).
 //!
 //! This library holds what the bench targets share: the kernel pairs ([`kernels`]), our
 //! pipeline ([`pipeline`]) and its stages timed one by one ([`stages`]), NVRTC loading ([`nvrtc`]), the CUDA GEMM timer ([`device`]) and
@@ -20,6 +22,7 @@ pub mod bandwidth;
 pub mod bounds;
 pub mod device;
 pub mod kernels;
+pub mod mathcost;
 pub mod nvrtc;
 pub mod pipeline;
 pub mod profile;

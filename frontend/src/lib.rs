@@ -10,6 +10,7 @@ pub mod ext;
 pub mod ir;
 pub mod lower;
 pub mod names;
+pub mod packing;
 pub mod parse;
 pub mod passes;
 pub mod printer;

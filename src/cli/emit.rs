@@ -63,8 +63,9 @@ pub struct PtxArgs {
     #[arg(long)]
     pub tf32: bool,
     /// Lower math builtins to PTX's approximate instructions (`ex2.approx`, `sin.approx`,
-    /// ...): faster, with the hardware's bounds; `pow` of a negative base is NaN. Without it
-    /// math is precise (CUDA-library accuracy, see docs/math.md).
+    /// ...) and f32 division to `div.full` (2 ulp): faster, with the hardware's bounds; `pow`
+    /// of a negative base is NaN. Without it math is precise (CUDA-library accuracy, see
+    /// docs/math.md).
     #[arg(long)]
     pub fast_math: bool,
     /// Write the output here instead of stdout.

@@ -9,6 +9,8 @@
 //! // unordered: 0:2      a binding whose order depends on scheduling (any number)
 //! // racy: REASON        every entry's result depends on scheduling
 //! // racy(ENTRY): REASON one entry's result depends on scheduling
+//! // runtime-len: 4096   elements per runtime-sized array of the test inputs
+//! // buffer 0,1: u:16 f:0.5   words written at the start of binding (0, 1) (any number)
 //! ```
 //!
 //! The last two kinds say what of a nondeterministic kernel is deterministic, and the agreement
@@ -21,9 +23,11 @@
 //! `// texture:` and `// sampler:` take the spellings of `--texture`/`--sampler`
 //! ([`crate::texture::bindings`]), without a data file, and may appear once per binding.
 //! Any other key counts on any line that starts with it after leading blanks; when it appears
-//! twice, the first line wins. Keys only one caller uses (such as the real-world tests'
-//! `// runtime-len:`) stay with that caller.
+//! twice, the first line wins. `// runtime-len:` and `// buffer` are the inputs of the
+//! real-world kernel tests and of the math-cost bench: [`SampleHeader::apply_presets`] writes
+//! the words over seeded random contents (`u:` u32, `i:` i32, `f:` f32, little-endian).
 
+use crate::buffers::Buffers;
 use crate::texture::{SamplerSpec, TextureSpec};
 use std::fmt;
 
@@ -44,9 +48,28 @@ pub struct SampleHeader {
     pub unordered: Vec<(u32, u32)>,
     /// `// racy:` (entry `None`) and `// racy(ENTRY):` lines: (entry, reason).
     pub racy: Vec<(Option<String>, String)>,
+    /// `// runtime-len: N`: elements per runtime-sized array of the test inputs.
+    pub runtime_len: Option<u32>,
+    /// `// buffer G,B: WORDS` lines: (group, binding, the words' little-endian bytes).
+    pub presets: Vec<(u32, u32, Vec<u8>)>,
 }
 
 impl SampleHeader {
+    /// Writes the `// buffer` words at the start of their bindings in `bufs`; an error when
+    /// the entry does not use a binding or the words do not fit.
+    pub fn apply_presets(&self, bufs: &mut Buffers) -> Result<(), String> {
+        for (g, b, bytes) in &self.presets {
+            let Some(buf) = bufs.get_mut(&(*g, *b)) else {
+                return Err(format!("preset for ({g}, {b}): entry does not use that binding"));
+            };
+            let Some(dst) = buf.get_mut(..bytes.len()) else {
+                return Err(format!("preset for ({g}, {b}) is longer than the buffer"));
+            };
+            dst.copy_from_slice(bytes);
+        }
+        Ok(())
+    }
+
     /// What of `entry`'s results is deterministic, as the agreement engine compares it.
     pub fn nondeterminism(&self, entry: &str) -> Nondeterminism {
         let racy = self
@@ -91,6 +114,8 @@ const TEXTURE: &str = "// texture:";
 const SAMPLER: &str = "// sampler:";
 const UNORDERED: &str = "// unordered:";
 const RACY: &str = "// racy";
+const RUNTIME_LEN: &str = "// runtime-len:";
+const BUFFER: &str = "// buffer ";
 
 /// Reads the `// dispatch:` and `// entry:` lines of `source`.
 ///
@@ -130,6 +155,19 @@ pub fn header(source: &str) -> Result<SampleHeader, HeaderError> {
                 };
                 out.unordered.push(key);
             }
+        } else if let Some(rest) = line.strip_prefix(RUNTIME_LEN) {
+            let n =
+                rest.trim().parse().map_err(|_| bad(format!("`{RUNTIME_LEN}` needs a number")))?;
+            out.runtime_len.get_or_insert(n);
+        } else if let Some(rest) = line.strip_prefix(BUFFER) {
+            // Only `// buffer G,B: ...` is this key; `// buffer of floats` is a comment.
+            if !rest.starts_with(|c: char| c.is_ascii_digit()) {
+                continue;
+            }
+            let preset = parse_preset(rest).ok_or_else(|| {
+                bad(format!("expected `{BUFFER}G,B: u:N i:N f:X ...`, got '{line}'"))
+            })?;
+            out.presets.push(preset);
         } else if let Some(rest) = line.strip_prefix(RACY) {
             let (entry, why) = match rest.strip_prefix('(') {
                 Some(r) => match r.split_once("):") {
@@ -149,6 +187,23 @@ pub fn header(source: &str) -> Result<SampleHeader, HeaderError> {
         }
     }
     Ok(out)
+}
+
+/// `G,B: u:16 i:-1 f:0.5`: the binding and the words' little-endian bytes.
+fn parse_preset(spec: &str) -> Option<(u32, u32, Vec<u8>)> {
+    let (gb, words) = spec.split_once(':')?;
+    let (g, b) = gb.split_once(',')?;
+    let mut bytes = Vec::new();
+    for w in words.split_whitespace() {
+        let (ty, v) = w.split_once(':')?;
+        match ty {
+            "u" => bytes.extend(v.parse::<u32>().ok()?.to_le_bytes()),
+            "i" => bytes.extend(v.parse::<i32>().ok()?.to_le_bytes()),
+            "f" => bytes.extend(v.parse::<f32>().ok()?.to_le_bytes()),
+            _ => return None,
+        }
+    }
+    Some((g.trim().parse().ok()?, b.trim().parse().ok()?, bytes))
 }
 
 /// Parses a workgroup count `X[,Y[,Z]]` (blanks around numbers allowed); missing dimensions
@@ -191,6 +246,26 @@ mod tests {
         assert_eq!(header("  // dispatch:  7 , 3 ").map(|h| h.dispatch), Ok(Some([7, 3, 1])));
         assert_eq!(parse_dispatch("5"), Ok([5, 1, 1]));
         assert_eq!(parse_dispatch("2, 3, 4"), Ok([2, 3, 4]));
+    }
+
+    #[test]
+    fn runtime_len_and_buffer_presets() {
+        let src = "// runtime-len: 64\n// buffer 0,1: u:1000 i:-2 f:0.5\n// buffer of floats\n";
+        let h = header(src).expect("valid header");
+        assert_eq!(h.runtime_len, Some(64));
+        let mut bytes = 1000u32.to_le_bytes().to_vec();
+        bytes.extend((-2i32).to_le_bytes());
+        bytes.extend(0.5f32.to_le_bytes());
+        assert_eq!(h.presets, vec![(0, 1, bytes.clone())]);
+        let mut bufs = Buffers::new();
+        bufs.insert((0, 1), vec![0xAA; 16]);
+        h.apply_presets(&mut bufs).expect("fits");
+        assert_eq!(bufs[&(0, 1)][..12], bytes[..]);
+        assert_eq!(bufs[&(0, 1)][12..], [0xAA; 4]);
+        bufs.insert((0, 1), vec![0; 8]);
+        assert!(h.apply_presets(&mut bufs).is_err(), "12 bytes do not fit in 8");
+        assert!(header("// buffer 0,1: q:3").is_err());
+        assert!(header("// runtime-len: many").is_err());
     }
 
     #[test]
@@ -252,7 +327,7 @@ mod tests {
 
     #[test]
     fn other_comments_are_ignored() {
-        let h = header("// runtime-len: 64\n// dispatcher: 3\n// entry point below\n");
+        let h = header("// buffer of floats\n// dispatcher: 3\n// entry point below\n");
         assert_eq!(h, Ok(SampleHeader::default()));
     }
 }

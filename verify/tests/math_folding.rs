@@ -132,3 +132,117 @@ fn dawn_style_vector_calls_fold() {
     let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
     assert_eq!(bits(&got), bits(&want));
 }
+
+/// The packing builtins fold in the frontend (`dianran_frontend::packing`, WGSL's formulas):
+/// a kernel packing or unpacking constants stores constants, equal bit for bit to what the
+/// PTX computes on the emulator from the same values in a buffer.
+#[test]
+fn packing_builtins_fold_to_the_device_result() {
+    let header = "@group(0) @binding(0) var<storage, read> inp: array<f32>;\n\
+                  @group(0) @binding(1) var<storage, read_write> out: array<f32>;\n\
+                  @compute @workgroup_size(1)\nfn main() {\n";
+    let f4 = [0.3f32, -0.7, 1.5, 0.5];
+    let f2 = [0.123f32, -65519.0];
+    let i4 = [300u32, (-300i32) as u32, 5, 0x7F];
+    let word = 0x80FF_7F01u32;
+    // (call, type of its argument, the argument's words, words of the result)
+    let cases: Vec<(&str, &str, Vec<u32>, usize)> = vec![
+        ("pack4x8snorm", "vec4<f32>", f4.iter().map(|x| x.to_bits()).collect(), 1),
+        ("pack4x8unorm", "vec4<f32>", f4.iter().map(|x| x.to_bits()).collect(), 1),
+        ("pack2x16snorm", "vec2<f32>", f2.iter().map(|x| x.to_bits()).collect(), 1),
+        ("pack2x16unorm", "vec2<f32>", f2.iter().map(|x| x.to_bits()).collect(), 1),
+        ("pack2x16float", "vec2<f32>", f2.iter().map(|x| x.to_bits()).collect(), 1),
+        ("pack4xI8", "vec4<i32>", i4.to_vec(), 1),
+        ("pack4xU8", "vec4<u32>", i4.to_vec(), 1),
+        ("pack4xI8Clamp", "vec4<i32>", i4.to_vec(), 1),
+        ("pack4xU8Clamp", "vec4<u32>", i4.to_vec(), 1),
+        ("unpack4x8snorm", "u32", vec![word], 4),
+        ("unpack4x8unorm", "u32", vec![word], 4),
+        ("unpack2x16snorm", "u32", vec![word], 2),
+        ("unpack2x16unorm", "u32", vec![word], 2),
+        ("unpack2x16float", "u32", vec![0x3C00_C400], 2),
+        ("unpack4xI8", "u32", vec![word], 4),
+        ("unpack4xU8", "u32", vec![word], 4),
+    ];
+    for (name, ty, words, n) in cases {
+        let scalar = ty.trim_end_matches('>').rsplit('<').next().unwrap_or(ty);
+        let lanes = words.len();
+        let lit = |w: u32| match scalar {
+            "f32" => format!("{:?}", f32::from_bits(w)),
+            "i32" => format!("{}i", w as i32),
+            _ => format!("{w}u"),
+        };
+        let from = |k: usize| format!("bitcast<{scalar}>(inp[{k}])");
+        let (cons, run_arg) = if lanes == 1 {
+            (lit(words[0]), from(0))
+        } else {
+            let c: Vec<String> = words.iter().map(|&w| lit(w)).collect();
+            let r: Vec<String> = (0..lanes).map(from).collect();
+            (format!("{ty}({})", c.join(", ")), format!("{ty}({})", r.join(", ")))
+        };
+        let store = |arg: &str| {
+            if n == 1 {
+                format!("    out[0] = bitcast<f32>({name}({arg}));\n")
+            } else {
+                let mut s = format!("    let r = {name}({arg});\n");
+                for k in 0..n {
+                    s += &format!("    out[{k}] = bitcast<f32>(r[{k}]);\n");
+                }
+                s
+            }
+        };
+        let constant = format!("{header}    var a: {ty} = {cons};\n{}}}\n", store("a"));
+        let runtime = format!("{header}{}}}\n", store(&run_arg));
+        let inp: Vec<f32> = words.iter().map(|&w| f32::from_bits(w)).collect();
+        let (ptx, got) = run(&constant, &inp, n);
+        let (_, want) = run(&runtime, &inp, n);
+        assert!(
+            !ptx.contains("cvt.") && !ptx.contains("bfe.") && !ptx.contains("max."),
+            "{name}: arithmetic left in the constant kernel:\n{ptx}"
+        );
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&got), bits(&want), "{name}({cons})");
+    }
+}
+
+/// `ldexp`, `frexp` and `modf` of constants fold in the PTX backend with the library's own
+/// sequence on the CPU (`math::Native`): the stored constants equal what the same PTX
+/// computes on the emulator from a buffer (a subnormal `ldexp` result and a negative `modf`
+/// among them).
+#[test]
+fn ldexp_frexp_modf_fold_to_the_device_result() {
+    let header = "@group(0) @binding(0) var<storage, read> inp: array<f32>;\n\
+                  @group(0) @binding(1) var<storage, read_write> out: array<f32>;\n\
+                  @compute @workgroup_size(1)\nfn main() {\n";
+    let cases: [(f32, i32); 4] = [(3.5, 4), (-0.7, -140), (1.0e30, 90), (-2.75, 0)];
+    let body = |x: &str, n: &str, k: usize| {
+        format!(
+            "    out[{}] = ldexp({x}, {n});\n    let f{k} = frexp({x});\n    out[{}] = f{k}.fract;\n    \
+             out[{}] = bitcast<f32>(f{k}.exp);\n    let m{k} = modf({x});\n    \
+             out[{}] = m{k}.fract;\n    out[{}] = m{k}.whole;\n",
+            5 * k,
+            5 * k + 1,
+            5 * k + 2,
+            5 * k + 3,
+            5 * k + 4
+        )
+    };
+    let (mut constant, mut runtime, mut inp) = (String::new(), String::new(), Vec::new());
+    for (k, (x, n)) in cases.iter().enumerate() {
+        constant += &format!("    var x{k}: f32 = {x:?};\n    var n{k}: i32 = {n}i;\n");
+        constant += &body(&format!("x{k}"), &format!("n{k}"), k);
+        let (ix, inn) = (inp.len(), inp.len() + 1);
+        runtime += &body(&format!("inp[{ix}]"), &format!("bitcast<i32>(inp[{inn}])"), k);
+        inp.push(*x);
+        inp.push(f32::from_bits(*n as u32));
+    }
+    let n = 5 * cases.len();
+    let (ptx, got) = run(&format!("{header}{constant}}}\n"), &inp, n);
+    let (_, want) = run(&format!("{header}{runtime}}}\n"), &inp, n);
+    assert!(
+        !ptx.contains("setp.") && !ptx.contains("cvt.") && !ptx.contains("mul."),
+        "arithmetic left in the constant kernel:\n{ptx}"
+    );
+    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(&got), bits(&want));
+}

@@ -6,7 +6,9 @@
 //! `f32` (exact: 24 bits hold an f16 result before its single rounding). What could differ
 //! between targets is left alone: results that are NaN (payloads differ), float `%`, float
 //! `min`/`max`/`clamp` on NaN or signed zeros, int-to-float conversions that round, and all
-//! transcendental functions.
+//! transcendental functions (the PTX backend folds those itself, with the device's arithmetic).
+//! The packing builtins fold by WGSL's formulas ([`crate::packing`], which the interpreter
+//! uses too), except with a NaN lane in or out.
 //!
 //! Identities are applied only where they are exact for every input: `x + 0`, `x * 1`,
 //! `x * 0`, `x - x` for integers; `x * 1.0`, `x / 1.0`, `x - 0.0`, `x + (-0.0)` for floats
@@ -426,6 +428,11 @@ impl Folder<'_> {
                     .collect::<Option<Vec<_>>>()?;
                 self.build_comps(rty, out).map(Folded::Const)
             }
+            Op::Math(fun, args) if is_packing(*fun) => {
+                let [a] = args.as_slice() else { return None };
+                let out = packing(*fun, &self.comps(self.konst(*a)?)?)?;
+                self.build_comps(rty, out).map(Folded::Const)
+            }
             Op::Math(fun, args) => {
                 let mut cols = Vec::new();
                 for a in args {
@@ -816,6 +823,71 @@ fn convert(c: &ConstValue, to: Scalar) -> Option<ConstValue> {
 }
 
 /// Exact integer math and the float functions whose result cannot differ between targets.
+/// The packing builtins, which map a whole vector to a word or back (not per component).
+fn is_packing(fun: MathFunction) -> bool {
+    use MathFunction as M;
+    matches!(
+        fun,
+        M::Pack4x8snorm
+            | M::Pack4x8unorm
+            | M::Pack2x16snorm
+            | M::Pack2x16unorm
+            | M::Pack2x16float
+            | M::Pack4xI8
+            | M::Pack4xU8
+            | M::Pack4xI8Clamp
+            | M::Pack4xU8Clamp
+            | M::Unpack4x8snorm
+            | M::Unpack4x8unorm
+            | M::Unpack2x16snorm
+            | M::Unpack2x16unorm
+            | M::Unpack2x16float
+            | M::Unpack4xI8
+            | M::Unpack4xU8
+    )
+}
+
+/// A packing builtin of constant components, by WGSL's formulas ([`crate::packing`], the
+/// interpreter's too); not folded: a NaN lane in (implementation-defined) or out (payloads).
+fn packing(fun: MathFunction, comps: &[ConstValue]) -> Option<Vec<ConstValue>> {
+    use crate::packing::{pack_float, pack_int, unpack_float, unpack_int};
+    use ConstValue as C;
+    let floats: Option<Vec<f32>> = comps
+        .iter()
+        .map(|c| if let C::F32(x) = c { Some(f32::from_bits(*x)) } else { None })
+        .collect();
+    if let Some(xs) = floats {
+        if xs.iter().any(|x| x.is_nan()) {
+            return None;
+        }
+        return Some(vec![C::U32(pack_float(fun, &xs)?)]);
+    }
+    let words: Vec<u32> = comps
+        .iter()
+        .map(|c| match c {
+            C::U32(x) => Some(*x),
+            C::I32(x) => Some(*x as u32),
+            _ => None,
+        })
+        .collect::<Option<_>>()?;
+    if let Some(w) = pack_int(fun, &words) {
+        return Some(vec![C::U32(w)]);
+    }
+    let [x] = words[..] else { return None };
+    if let Some(lanes) = unpack_float(fun, x) {
+        if lanes.iter().any(|v| v.is_nan()) {
+            return None;
+        }
+        return Some(lanes.into_iter().map(|v| C::F32(v.to_bits())).collect());
+    }
+    let lanes = unpack_int(fun, x)?;
+    Some(if fun == MathFunction::Unpack4xI8 {
+        lanes.iter().map(|&v| C::I32(v as i32)).collect()
+    } else {
+        lanes.iter().map(|&v| C::U32(v)).collect()
+    })
+}
+
 fn math(fun: MathFunction, xs: &[&ConstValue]) -> Option<ConstValue> {
     use ConstValue as C;
     use MathFunction as M;

@@ -5,7 +5,7 @@ use super::lower::Lower;
 use super::regalloc::{RegKind, VRegId};
 use crate::abi::layout::{self, arith_ty, kind_of};
 use crate::lowering_common::{self, CoopShape, ScalarLowering};
-use crate::model::{build, CmpOp, Opcode, Operand, Rounding, TestpOp, Type as PT};
+use crate::model::{build, CmpOp, Flag, Opcode, Operand, Rounding, TestpOp, Type as PT};
 use dianran_frontend::ir::{
     BinaryOperator as B, Op, RelationalFunction, Scalar, Type, TypeId, Types, UnaryOperator as U,
     ValueId,
@@ -223,6 +223,17 @@ impl Lower<'_> {
         Ok(out)
     }
 
+    /// A source-level f32 division: `div.rn.f32` (correctly rounded), or under `--fast-math`
+    /// `div.full.f32` (at most 2 ulp over the whole range, as nvcc's `--use_fast_math` makes
+    /// `/`), which needs no slow-path subroutine.
+    fn div_f32(&mut self, a: VRegId, b: VRegId) -> VRegId {
+        if self.fast_math {
+            self.used_fast_math = true;
+            return self.binop(Opcode::Div, &[Flag::Full.into()], PT::F32, a, b);
+        }
+        self.binop(Opcode::Div, &[Rounding::Rn.into()], PT::F32, a, b)
+    }
+
     pub(crate) fn binary_scalar(&mut self, op: B, s: Scalar, a: VRegId, b: VRegId) -> R<VRegId> {
         if s.is_64() {
             return self.binary64(op, s, a, b);
@@ -238,11 +249,20 @@ impl Lower<'_> {
             B::Multiply if float => self.bin(Opcode::Mul, s, a, b),
             B::Multiply => self.def(RegKind::B32, |d| build::mul_lo(t, d, a, b)),
             B::Divide if s == Scalar::F32 => {
-                self.binop(Opcode::Div, &[Rounding::Rn.into()], PT::F32, a, b)
+                match self.fconsts.get(&b).copied().and_then(exact_recip) {
+                    // `x / 2^k` is `x * 2^-k`: both round the same exact value once (zeros,
+                    // infinities, NaN and subnormal results included), and `div.rn` would cost a
+                    // slow-path subroutine per site.
+                    Some(r) => {
+                        let k = self.imm_f32(r);
+                        self.binop(Opcode::Mul, &[Rounding::Rn.into()], PT::F32, a, k)
+                    }
+                    None => self.div_f32(a, b),
+                }
             }
             B::Divide if float => {
                 let (fa, fb) = (self.widen_f16(s, a), self.widen_f16(s, b));
-                let q = self.binop(Opcode::Div, &[Rounding::Rn.into()], PT::F32, fa, fb);
+                let q = self.div_f32(fa, fb);
                 self.narrow_f16(s, q)
             }
             B::Divide | B::Modulo if !float => {
@@ -512,4 +532,12 @@ impl Lower<'_> {
         let r = f(self, &ys);
         self.narrow_f16(s, r)
     }
+}
+
+/// `1/c` when it is exact and normal, i.e. `c` is a power of two in [2^-126, 2^126] (of
+/// either sign), so that `x / c` and `x * (1/c)` are the same operation.
+pub(crate) fn exact_recip(c: f32) -> Option<f32> {
+    let b = c.to_bits() & 0x7FFF_FFFF;
+    let exp = b >> 23;
+    (b & 0x7F_FFFF == 0 && (1..=253).contains(&exp)).then(|| 1.0 / c)
 }

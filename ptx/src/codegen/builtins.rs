@@ -8,7 +8,7 @@ use super::regalloc::{RegKind, Target, Term, VRegId};
 use crate::abi::layout::{self, arith_ty, kind_of};
 use crate::lowering_common;
 use crate::lowering_common::ScalarLowering;
-use crate::math;
+use crate::math::{self, Native};
 use crate::model::{build, CmpOp, Flag, Modifier, Opcode, Operand, Rounding, Type as PT};
 use dianran_frontend::ir::{
     BinaryOperator as B, MathFunction as M, Op, RelationalFunction, Scalar, Type, TypeId,
@@ -155,6 +155,19 @@ impl Lower<'_> {
             }),
             M::Pow => self.per_comp(args, |l, s, x| {
                 Ok(l.via_f32(s, x, |l, y| {
+                    // A constant exponent of 1, 2, 3 or -1 keeps its exact form (a negative
+                    // base is then no NaN, and it is faster than ex2/lg2).
+                    let mul = |l: &mut Self, a, b| l.binop(Opcode::Mul, &[RN], PT::F32, a, b);
+                    match l.fconsts.get(&y[1]).copied() {
+                        Some(1.0) => return y[0],
+                        Some(2.0) => return mul(l, y[0], y[0]),
+                        Some(3.0) => {
+                            let sq = mul(l, y[0], y[0]);
+                            return mul(l, sq, y[0]);
+                        }
+                        Some(-1.0) => return l.unop(Opcode::Rcp, &[APPROX], PT::F32, y[0]),
+                        _ => {}
+                    }
                     let t = l.unop(Opcode::Lg2, &[APPROX], PT::F32, y[0]);
                     let t = l.binop(Opcode::Mul, &[], PT::F32, y[1], t);
                     l.unop(Opcode::Ex2, &[APPROX], PT::F32, t)
@@ -684,6 +697,15 @@ impl Lower<'_> {
             })?,
             M::Ldexp => self.per_comp(args, |l, s, x| {
                 let xf = l.widen_f16(s, x[0]);
+                // Constant arguments fold with the device's arithmetic (`Native`).
+                let known = (l.fconsts.get(&xf).copied(), l.consts.get(&x[1]).copied());
+                if let (Some(a), Some(n)) = known {
+                    let r = math::ldexp(&mut Native, a, n);
+                    if !r.is_nan() {
+                        let r = l.imm_f32(r);
+                        return Ok(l.narrow_f16(s, r));
+                    }
+                }
                 let r = math::ldexp(l, Opnd::R(xf), Opnd::R(x[1]));
                 let r = l.reg(r);
                 Ok(l.narrow_f16(s, r))
@@ -693,7 +715,21 @@ impl Lower<'_> {
                 let mut first = Vec::new();
                 let mut second = Vec::new();
                 for v in self.comps(args[0])? {
-                    let v32 = Opnd::R(self.widen_f16(s, v));
+                    let v32 = self.widen_f16(s, v);
+                    // A constant argument folds with the device's arithmetic (`Native`).
+                    if let Some(x) = self.fconsts.get(&v32).copied().filter(|x| !x.is_nan()) {
+                        let (a, b) = if fun == M::Frexp {
+                            let (fr, e) = math::frexp(&mut Native, x);
+                            (self.imm_f32(fr), self.imm_u32(e))
+                        } else {
+                            let (fr, w) = math::modf(&mut Native, x);
+                            (self.imm_f32(fr), self.imm_f32(w))
+                        };
+                        first.push(a);
+                        second.push(b);
+                        continue;
+                    }
+                    let v32 = Opnd::R(v32);
                     let (a, b) = if fun == M::Frexp {
                         let (fr, e) = math::frexp(self, v32);
                         let fr = self.reg(fr);

@@ -64,9 +64,10 @@ pub struct Options {
     pub tf32: bool,
     /// Lower math builtins to PTX's approximate instructions (`ex2.approx`, `lg2.approx`,
     /// `sin.approx`, `cos.approx`, `tanh.approx`, `rsqrt.approx`; `pow` as
-    /// `ex2(y * lg2(x))`, NaN for negative bases) instead of the precise library
-    /// ([`crate::math`], the default). Faster, with the hardware's documented bounds
-    /// (`docs/math.md`).
+    /// `ex2(y * lg2(x))`, NaN for negative bases unless the exponent is a constant 1, 2, 3
+    /// or -1) instead of the precise library ([`crate::math`], the default), and f32/f16
+    /// division to `div.full.f32` (2 ulp) instead of `div.rn.f32`. Faster, with the
+    /// hardware's documented bounds (`docs/math.md`).
     pub fast_math: bool,
     /// A deliberate wrong instruction selection, for testing that the differential fuzzer
     /// catches one (`dianran fuzz --inject-bug`). Never set it otherwise.

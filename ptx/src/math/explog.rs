@@ -3,7 +3,7 @@
 
 use super::coeffs::{ATANH, EXP, EXP2, LN2_HI, LN2_LO, LOG2E_HI, LOG2E_LO};
 use super::ops::{Cmp, Ops};
-use super::{horner, keep_nan_clamp};
+use super::{horner, keep_nan_clamp, quotient, recip};
 
 /// `p * 2^j` for an integral `j` in [-151, 130], rounded once: the scale is applied in two
 /// exact halves so neither power of two leaves the normal range, and only the last
@@ -40,6 +40,11 @@ pub(crate) fn exp2<O: Ops>(o: &mut O, x: O::F) -> O::F {
 /// 2^-24 and their difference is below 1/2) and a degree-6 polynomial for `e^r`.
 pub(crate) fn exp_parts<O: Ops>(o: &mut O, x: O::F) -> (O::F, O::F) {
     let x = keep_nan_clamp(o, x, -104.0, 90.0);
+    exp_parts_in_range(o, x)
+}
+
+/// [`exp_parts`] for `x` already in [-104, 90] (or NaN).
+fn exp_parts_in_range<O: Ops>(o: &mut O, x: O::F) -> (O::F, O::F) {
     let l2e = o.cf(LOG2E_HI);
     let t = o.mul(x, l2e);
     let j = o.rint(t);
@@ -65,6 +70,17 @@ pub(crate) fn exp_scaled<O: Ops>(o: &mut O, x: O::F, k: i32) -> O::F {
         o.add(j, kk)
     };
     scale(o, p, j)
+}
+
+/// `e^x` for `x` in [-80, 80] (or NaN), where `p * 2^j` is normal: no clamp, and the scale
+/// is one exact integer addition to the exponent field (the same value [`exp`] computes).
+pub(crate) fn exp_normal<O: Ops>(o: &mut O, x: O::F) -> O::F {
+    let (p, j) = exp_parts_in_range(o, x);
+    let n = o.f2i(j);
+    let n = o.shl(n, 23);
+    let pb = o.bits(p);
+    let r = o.iadd(pb, n);
+    o.float(r)
 }
 
 /// `e^x`.
@@ -102,11 +118,11 @@ pub(crate) fn log_parts<O: Ops>(o: &mut O, x: O::F) -> (O::F, O::F) {
 /// The pieces of `log(1 + f)` for `f` in [sqrt(1/2) - 1, sqrt(2) - 1] (fdlibm's scheme):
 /// `log(1+f) = f - v` with `v = f^2/2 - s (f^2/2 + R)`, `s = f / (2 + f)` and
 /// `2 atanh(s) = 2s + s R(s^2)`. The division's rounding only reaches the small `s (...)`
-/// term. Returns `v`.
+/// term (`2 + f` is in [1.7, 2.5], the quotient's range). Returns `v`.
 fn log1p_v<O: Ops>(o: &mut O, f: O::F) -> O::F {
     let two = o.cf(2.0);
     let d = o.add(two, f);
-    let s = o.div(f, d);
+    let s = quotient(o, f, d);
     let z = o.mul(s, s);
     // R = 2 (a3 z + a5 z^2 + ...) = z * 2 * ATANH(z).
     let twice: Vec<f32> = ATANH.iter().map(|c| 2.0 * c).collect();
@@ -181,7 +197,9 @@ pub(crate) fn log2<O: Ops>(o: &mut O, x: O::F) -> O::F {
 
 /// `log(1 + u)` for `u >= -1` (NaN below, -inf at -1, +inf at +inf). When `1 + u` is in
 /// [sqrt(1/2), sqrt(2)) the kernel takes `u` itself (no rounding of `1 + u`); otherwise
-/// `log(m) + (u - (m - 1)) / m` with `m = 1 + u` rounded.
+/// `log(m) + (u - (m - 1)) / m` with `m = 1 + u` rounded (the numerator is zero once
+/// `m >= 2^24`, so the quotient is exact wherever `m` leaves its range; `m` zero or infinite
+/// is overridden by the special cases).
 pub(crate) fn log1p<O: Ops>(o: &mut O, u: O::F) -> O::F {
     let one = o.cf(1.0);
     let m = o.add(one, u);
@@ -192,7 +210,7 @@ pub(crate) fn log1p<O: Ops>(o: &mut O, u: O::F) -> O::F {
     let r = log_core(o, f, e);
     let m1 = o.sub(m, one);
     let d = o.sub(u, m1);
-    let c = o.div(d, m);
+    let c = quotient(o, d, m);
     let rc = o.add(r, c);
     let r = o.fsel(near, r, rc);
     log_specials(o, m, r)
@@ -228,7 +246,7 @@ fn half_log_m<O: Ops>(o: &mut O, mm: O::F) -> (O::F, O::F) {
     let two = o.cf(2.0);
     let m = o.add(mm, one);
     let p = o.add(m, one);
-    let r = o.div(one, p);
+    let r = recip(o, p);
     let qhi = o.mul(r, mm);
     // mm - qhi (2 + mm), exactly: the inner fma is exact (its result is below mm and a
     // multiple of ulp(qhi)), the outer one rounds a tiny value.

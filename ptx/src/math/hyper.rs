@@ -1,9 +1,21 @@
 //! Hyperbolic functions and their inverses.
 
 use super::coeffs::{LN2_HI, SINH, TANH};
-use super::explog::{exp, exp_scaled, log, log1p};
-use super::odd_poly;
+use super::explog::{exp_normal, exp_scaled, log, log1p};
 use super::ops::{Cmp, Ops};
+use super::{odd_poly, quotient, quotient_with, recip};
+
+/// `1/(4h)` for `h = e^|x| / 2` in [1/2, inf]: `h` is capped at 2^100 first (beyond it the
+/// term is far below half an ulp of `h`, and `h` may be infinite), which keeps the
+/// reciprocal in its range; the scaling by 1/4 is exact.
+fn quarter_over<O: Ops>(o: &mut O, h: O::F) -> O::F {
+    let cap = o.cf(f32::from_bits(0x7180_0000)); // 2^100
+    let big = o.fcmp(Cmp::Gt, h, cap);
+    let hc = o.fsel(big, cap, h);
+    let r = recip(o, hc);
+    let q = o.cf(0.25);
+    o.mul(r, q)
+}
 
 /// `sinh`: an odd polynomial below 1 (no cancellation near 0), `h - 1/(4h)` with
 /// `h = e^|x| / 2` (scaled exactly, so it overflows exactly where sinh does) above.
@@ -11,8 +23,7 @@ pub(crate) fn sinh<O: Ops>(o: &mut O, x: O::F) -> O::F {
     let ax = o.abs(x);
     let p = odd_poly(o, ax, &SINH);
     let h = exp_scaled(o, ax, -1);
-    let q = o.cf(0.25);
-    let inv = o.div(q, h);
+    let inv = quarter_over(o, h);
     let big = o.sub(h, inv);
     let one = o.cf(1.0);
     let small = o.fcmp(Cmp::Lt, ax, one);
@@ -24,22 +35,26 @@ pub(crate) fn sinh<O: Ops>(o: &mut O, x: O::F) -> O::F {
 pub(crate) fn cosh<O: Ops>(o: &mut O, x: O::F) -> O::F {
     let ax = o.abs(x);
     let h = exp_scaled(o, ax, -1);
-    let q = o.cf(0.25);
-    let inv = o.div(q, h);
+    let inv = quarter_over(o, h);
     o.add(h, inv)
 }
 
-/// `tanh`: an odd polynomial below 0.9, `1 - 2 / (e^(2|x|) + 1)` above (exactly 1 once the
-/// exponential overflows).
+/// `tanh`: an odd polynomial below 0.9, `1 - 2 / (e^(2|x|) + 1)` above, with `|x|` capped
+/// at 16 (tanh is 1.0 in f32 from 9.1 on; the cap keeps `e^(2|x|) + 1` below 2^47, in the
+/// reciprocal's range; a NaN passes the cap).
 pub(crate) fn tanh<O: Ops>(o: &mut O, x: O::F) -> O::F {
     let ax = o.abs(x);
     let p = odd_poly(o, ax, &TANH);
     let two = o.cf(2.0);
-    let a2 = o.mul(ax, two);
-    let e = exp(o, a2);
+    let cap = o.cf(16.0);
+    let over = o.fcmp(Cmp::Gt, ax, cap);
+    let ac = o.fsel(over, cap, ax);
+    let a2 = o.mul(ac, two);
+    let e = exp_normal(o, a2);
     let one = o.cf(1.0);
     let d = o.add(e, one);
-    let q = o.div(two, d);
+    let r = recip(o, d);
+    let q = o.mul(r, two);
     let big = o.sub(one, q);
     let lim = o.cf(0.9);
     let small = o.fcmp(Cmp::Lt, ax, lim);
@@ -58,7 +73,8 @@ fn log_twice<O: Ops>(o: &mut O, ax: O::F) -> O::F {
 }
 
 /// `asinh(x) = log1p(|x| + x^2 / (1 + sqrt(1 + x^2)))` (no cancellation near 0), with the
-/// sign of x; `log(2|x|)` for large |x|.
+/// sign of x; `log(2|x|)` for large |x| (where the quotient, out of its range, is not
+/// used).
 pub(crate) fn asinh<O: Ops>(o: &mut O, x: O::F) -> O::F {
     let ax = o.abs(x);
     let one = o.cf(1.0);
@@ -66,7 +82,7 @@ pub(crate) fn asinh<O: Ops>(o: &mut O, x: O::F) -> O::F {
     let t = o.add(sq, one);
     let t = o.sqrt(t);
     let t = o.add(t, one);
-    let t = o.div(sq, t);
+    let t = quotient(o, sq, t);
     let u = o.add(ax, t);
     let r = log1p(o, u);
     let big = log_twice(o, ax);
@@ -96,19 +112,27 @@ pub(crate) fn acosh<O: Ops>(o: &mut O, x: O::F) -> O::F {
 }
 
 /// `atanh(x) = log1p(2|x| / (1 - |x|)) / 2` with the sign of x; below 1/2 the argument is
-/// formed as `2|x| + 2|x| |x| / (1 - |x|)` (fdlibm), whose rounding is smaller.
+/// formed as `2|x| + 2|x| |x| / (1 - |x|)` (fdlibm), whose rounding is smaller. `1 - |x|` is
+/// at least 2^-24 below 1; `|x| = 1` gives infinity and `|x| > 1` NaN by selection.
 pub(crate) fn atanh<O: Ops>(o: &mut O, x: O::F) -> O::F {
     let ax = o.abs(x);
     let one = o.cf(1.0);
     let d = o.sub(one, ax);
     let t = o.add(ax, ax);
-    let big = o.div(t, d);
-    let q = o.div(ax, d);
+    let y = recip(o, d);
+    let big = quotient_with(o, t, d, y);
+    let q = quotient_with(o, ax, d, y);
     let small = o.fma(t, q, t);
     let h = o.cf(0.5);
     let lim = o.fcmp(Cmp::Lt, ax, h);
     let u = o.fsel(lim, small, big);
     let r = log1p(o, u);
     let r = o.mul(r, h);
+    let inf = o.cf(f32::INFINITY);
+    let pole = o.fcmp(Cmp::Eq, ax, one);
+    let r = o.fsel(pole, inf, r);
+    let nan = o.cf(f32::NAN);
+    let out = o.fcmp(Cmp::Gt, ax, one);
+    let r = o.fsel(out, nan, r);
     o.copysign(r, x)
 }

@@ -1,8 +1,8 @@
 //! Inverse trigonometric functions: `asin`, `acos`, `atan`, `atan2`.
 
 use super::coeffs::{ASIN, ATAN, PIO2_HI, PIO2_LO, PI_HI, PI_LO};
-use super::odd_poly;
 use super::ops::{Cmp, Ops};
+use super::{odd_poly, quotient, recip};
 
 /// `atan(t)` for `t` in [0, 1]: one odd minimax polynomial.
 fn atan01<O: Ops>(o: &mut O, t: O::F) -> O::F {
@@ -17,12 +17,16 @@ fn minus<O: Ops>(o: &mut O, hi: f32, lo: f32, v: O::F) -> O::F {
     o.sub(h, d)
 }
 
-/// `atan(x)`: `atan(1/|x|)` subtracted from pi/2 above 1, the sign of x.
+/// `atan(x)`: `atan(1/|x|)` subtracted from pi/2 above 1, the sign of x. The reciprocal is
+/// taken of `|x|` capped at 2^100 (beyond it `1/|x|` vanishes beside pi/2 anyway).
 pub(crate) fn atan<O: Ops>(o: &mut O, x: O::F) -> O::F {
     let ax = o.abs(x);
     let one = o.cf(1.0);
     let big = o.fcmp(Cmp::Gt, ax, one);
-    let inv = o.div(one, ax);
+    let cap = o.cf(f32::from_bits(0x7180_0000)); // 2^100
+    let over = o.fcmp(Cmp::Gt, ax, cap);
+    let ac = o.fsel(over, cap, ax);
+    let inv = recip(o, ac);
     let t = o.fsel(big, inv, ax);
     let p = atan01(o, t);
     let c = minus(o, PIO2_HI, PIO2_LO, p);
@@ -38,12 +42,15 @@ pub(crate) fn atan2<O: Ops>(o: &mut O, y: O::F, x: O::F) -> O::F {
     let y_big = o.fcmp(Cmp::Gt, ay, ax);
     let mn = o.fsel(y_big, ax, ay);
     let mx = o.fsel(y_big, ay, ax);
-    let t = o.div(mn, mx);
-    // inf/inf: the diagonal; 0/0: zero.
+    let t = ratio(o, mn, mx);
+    // x/inf: zero; inf/inf: the diagonal; 0/0: zero.
+    let zero = o.cf(0.0);
+    let inf = o.cf(f32::INFINITY);
+    let mx_inf = o.fcmp(Cmp::Eq, mx, inf);
+    let t = o.fsel(mx_inf, zero, t);
     let one = o.cf(1.0);
     let same = o.fcmp(Cmp::Eq, ax, ay);
     let t = o.fsel(same, one, t);
-    let zero = o.cf(0.0);
     let both0 = o.fcmp(Cmp::Eq, mx, zero);
     let t = o.fsel(both0, zero, t);
     let p = atan01(o, t);
@@ -63,6 +70,30 @@ pub(crate) fn atan2<O: Ops>(o: &mut O, y: O::F, x: O::F) -> O::F {
     o.fsel(nan, xy, r)
 }
 
+/// `mn / mx` for `0 <= mn <= mx` (finite, nonzero `mx`), scaled by a common power of two
+/// into the quotient's range, which does not change the ratio: by 2^-64 when `mx > 2^100`
+/// (where the scaled `mn` rounds into the subnormals the ratio is below 2^-162 and rounds to
+/// zero either way), by 2^64 when `mn < 2^-90` and `mx < 2^62` (a small numerator's
+/// residual `mn - mx q` would not be representable; with `mx >= 2^62` the ratio is below
+/// 2^-152 and the unscaled quotient is zero, as it should be).
+fn ratio<O: Ops>(o: &mut O, mn: O::F, mx: O::F) -> O::F {
+    let hi = o.cf(f32::from_bits(0x7180_0000)); // 2^100
+    let big = o.fcmp(Cmp::Gt, mx, hi);
+    let down = o.cf(f32::from_bits(0x1F80_0000)); // 2^-64
+    let one = o.cf(1.0);
+    let k = o.fsel(big, down, one);
+    let lo = o.cf(f32::from_bits(0x1280_0000)); // 2^-90
+    let tiny = o.fcmp(Cmp::Lt, mn, lo);
+    let mid = o.cf(f32::from_bits(0x5E80_0000)); // 2^62
+    let room = o.fcmp(Cmp::Lt, mx, mid);
+    let small = o.pand(tiny, room);
+    let up = o.cf(f32::from_bits(0x5F80_0000)); // 2^64
+    let k = o.fsel(small, up, k);
+    let mn = o.mul(mn, k);
+    let mx = o.mul(mx, k);
+    quotient(o, mn, mx)
+}
+
 /// `2 asin(sqrt(z))` for `z = (1 - |x|)/2` in [0, 1/4], carrying the rounding of the square
 /// root: `s + c` with `c = (z - s^2) / (2s)`. Returns `(2s, 2c + 2 s z P(z))` so the caller
 /// adds the large part last.
@@ -75,7 +106,7 @@ fn asin_half<O: Ops>(o: &mut O, ax: O::F) -> (O::F, O::F) {
     let ns = o.neg(s);
     let res = o.fma(ns, s, z);
     let s2 = o.add(s, s);
-    let c2 = o.div(res, s);
+    let c2 = quotient(o, res, s);
     // s = 0 (|x| = 1): no correction.
     let zero = o.cf(0.0);
     let sz = o.fcmp(Cmp::Eq, s, zero);

@@ -2,12 +2,20 @@
 
 use super::ops::{Cmp, Ops};
 
-/// `1 / sqrt(x)` from the correctly rounded square root and quotient (two roundings; at
-/// most one ulp). `+0` gives `+inf`, `-0` gives `-inf`.
+/// `1 / sqrt(x)` from the correctly rounded square root and reciprocal (two roundings; at
+/// most one ulp). The square root of a finite nonzero `x` is in [2^-75, 2^64], the
+/// reciprocal's range; `+0` gives `+inf`, `-0` gives `-inf` and `+inf` gives `+0` by
+/// selection.
 pub(crate) fn rsqrt<O: Ops>(o: &mut O, x: O::F) -> O::F {
     let s = o.sqrt(x);
-    let one = o.cf(1.0);
-    o.div(one, s)
+    let r = super::recip(o, s);
+    let zero = o.cf(0.0);
+    let inf = o.cf(f32::INFINITY);
+    let is_zero = o.fcmp(Cmp::Eq, s, zero);
+    let pole = o.copysign(inf, s);
+    let r = o.fsel(is_zero, pole, r);
+    let is_inf = o.fcmp(Cmp::Eq, s, inf);
+    o.fsel(is_inf, zero, r)
 }
 
 /// `x * 2^n` rounded once (C99 `ldexpf`, musl's scheme): at most two steps of 2^127 up or of

@@ -2,11 +2,12 @@
 //!
 //! Every function is written once against [`Ops`], an instruction set of exactly specified
 //! PTX operations (`.rn` arithmetic, conversions, integer and bit operations, `selp`, one
-//! branch): the code generator emits it inline as PTX, and [`Native`] evaluates the very same
-//! sequence on the CPU. Since none of these instructions is approximate, the CPU result is the
-//! GPU's bit for bit (NaN payloads aside), so the accuracy tests can sweep the whole f32 range
-//! natively and the PTX emulator confirms, on a sample, that the emitted PTX computes the same
-//! bits.
+//! branch) plus `rcp.approx`, which is only used through [`recip`]'s refinement, whose result
+//! is the same for every value the instruction's bound allows: the code generator emits it
+//! inline as PTX, and [`Native`] evaluates the very same sequence on the CPU. So the CPU result
+//! is the GPU's bit for bit (NaN payloads aside), the accuracy tests can sweep the whole f32
+//! range natively and the PTX emulator confirms, on a sample, that the emitted PTX computes the
+//! same bits.
 //!
 //! Design rules, per function (details in each module):
 //! * reduce the argument exactly or in extended precision (Cody-Waite with exact first steps,
@@ -29,10 +30,12 @@ mod inverse;
 mod misc;
 mod native;
 mod ops;
+mod recip;
 mod trig;
 
 pub use native::Native;
 pub use ops::{Cmp, Ops};
+pub(crate) use recip::{quotient, quotient_with, recip};
 
 use dianran_frontend::ir::MathFunction as M;
 

@@ -8,6 +8,15 @@ use super::ops::{Cmp, Ops};
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Native;
 
+/// `x` with a subnormal flushed to a zero of the same sign (PTX `.ftz`).
+fn ftz(x: f32) -> f32 {
+    if x.is_subnormal() {
+        0.0f32.copysign(x)
+    } else {
+        x
+    }
+}
+
 impl Ops for Native {
     type F = f32;
     type I = u32;
@@ -38,6 +47,11 @@ impl Ops for Native {
     }
     fn sqrt(&mut self, a: f32) -> f32 {
         a.sqrt()
+    }
+    fn rcp_approx(&mut self, a: f32) -> f32 {
+        // Any value within the bound gives the same refined result; this is the correctly
+        // rounded one, with `.ftz` on both sides.
+        ftz(1.0 / ftz(a))
     }
     fn neg(&mut self, a: f32) -> f32 {
         -a

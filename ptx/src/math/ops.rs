@@ -69,10 +69,11 @@ impl Cmp {
 
 /// The operations the precise math library is built from: one method per PTX instruction it
 /// uses, all of them exactly specified by IEEE 754 or the PTX ISA (round-to-nearest-even
-/// `add/sub/mul/fma/div/sqrt.rn.f32`, conversions, integer and bit operations, `selp`).
-/// Nothing here is an `.approx` instruction, so an implementation that executes these
-/// operations exactly (the [`super::Native`] evaluator, the PTX emulator) computes the same bits
-/// as the GPU.
+/// `add/sub/mul/fma/div/sqrt.rn.f32`, conversions, integer and bit operations, `selp`), except
+/// [`Ops::rcp_approx`], whose every use is refined to a result that does not depend on the
+/// approximation ([`super::recip`]). So an implementation that executes these operations
+/// exactly (the [`super::Native`] evaluator, the PTX emulator) computes the same bits as the
+/// GPU.
 ///
 /// Two implementations exist: [`super::Native`] evaluates on the CPU (used by the accuracy
 /// tests, which can sweep every f32 input), and the PTX code generator emits one instruction
@@ -110,6 +111,12 @@ pub trait Ops {
     fn div(&mut self, a: Self::F, b: Self::F) -> Self::F;
     /// `sqrt.rn.f32`
     fn sqrt(&mut self, a: Self::F) -> Self::F;
+    /// `rcp.approx.ftz.f32`: `1/a` within 1 ulp (the PTX ISA's bound), subnormal inputs and
+    /// results flushed to zero of the same sign. The one approximate operation: the library
+    /// only uses it through [`super::recip`], whose results are the same for every value the
+    /// bound allows, so an implementation may return any of them ([`super::Native`] returns
+    /// the correctly rounded one).
+    fn rcp_approx(&mut self, a: Self::F) -> Self::F;
     /// `neg.f32`
     fn neg(&mut self, a: Self::F) -> Self::F;
     /// `abs.f32`

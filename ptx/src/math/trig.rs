@@ -165,7 +165,9 @@ pub(crate) fn trig<O: Ops>(o: &mut O, x: O::F, which: Trig) -> O::F {
             let num = o.fsel(odd, cs, sn);
             let nsn = o.neg(sn);
             let den = o.fsel(odd, nsn, cs);
-            o.div(num, den)
+            // |den| is at least about 2^-30 (the reduced argument's distance from zero
+            // is bounded below for f32 inputs) and at most 1: the quotient's range.
+            super::quotient(o, num, den)
         }
     };
     // Infinities give NaN (NaN propagates by itself).

@@ -11,7 +11,7 @@ use super::value::{f2h, fget, fput, h2f, internal, type_name, unsupported};
 use dianran_frontend::ir::{
     BinaryOperator, MathFunction, RelationalFunction, Scalar, Type, TypeId, Types, UnaryOperator,
 };
-use dianran_frontend::Diagnostic;
+use dianran_frontend::{packing, Diagnostic};
 
 /// `op a` per component.
 pub(crate) fn unary(
@@ -676,67 +676,30 @@ pub(crate) fn math(
                 out.push((a0i & !mask) | (newb & mask));
             }
         }
-        M::Pack4x8snorm | M::Pack4x8unorm | M::Pack2x16snorm | M::Pack2x16unorm => {
-            let (bits, lo, scale) = match fun {
-                M::Pack4x8snorm => (8, -1.0f32, 127.0f32),
-                M::Pack4x8unorm => (8, 0.0, 255.0),
-                M::Pack2x16snorm => (16, -1.0, 32767.0),
-                _ => (16, 0.0, 65535.0),
-            };
-            let mut w = 0u32;
-            for (i, &x) in a0.iter().enumerate() {
-                let v = (0.5 + scale * fget(s, x).clamp(lo, 1.0)).floor() as i32 as u32;
-                w |= (v & ((1u32 << bits) - 1)) << (bits * i as u32);
-            }
-            out.push(w);
-        }
-        M::Pack2x16float => {
-            let mut w = 0u32;
-            for (i, &x) in a0.iter().enumerate() {
-                w |= f2h(fget(s, x)) << (16 * i);
-            }
-            out.push(w);
+        M::Pack4x8snorm
+        | M::Pack4x8unorm
+        | M::Pack2x16snorm
+        | M::Pack2x16unorm
+        | M::Pack2x16float => {
+            let xs: Vec<f32> = a0.iter().map(|&x| fget(s, x)).collect();
+            out.extend(packing::pack_float(fun, &xs));
         }
         M::Pack4xI8 | M::Pack4xU8 | M::Pack4xI8Clamp | M::Pack4xU8Clamp => {
-            let mut w = 0u32;
-            for (i, &x) in a0.iter().enumerate() {
-                let v = match fun {
-                    M::Pack4xI8Clamp => (x as i32).clamp(-128, 127) as u32,
-                    M::Pack4xU8Clamp => x.min(255),
-                    _ => x,
-                };
-                w |= (v & 0xff) << (8 * i);
-            }
-            out.push(w);
+            out.extend(packing::pack_int(fun, a0));
         }
-        M::Unpack4x8snorm | M::Unpack4x8unorm | M::Unpack2x16snorm | M::Unpack2x16unorm => {
-            let x = a0.first().copied().unwrap_or(0);
+        M::Unpack4x8snorm
+        | M::Unpack4x8unorm
+        | M::Unpack2x16snorm
+        | M::Unpack2x16unorm
+        | M::Unpack2x16float => {
             let rs = scal(types, rt);
-            for i in 0..(if matches!(fun, M::Unpack4x8snorm | M::Unpack4x8unorm) { 4 } else { 2 }) {
-                let v = match fun {
-                    M::Unpack4x8snorm => (f32::from((x >> (8 * i)) as u8 as i8) / 127.0).max(-1.0),
-                    M::Unpack4x8unorm => f32::from((x >> (8 * i)) as u8) / 255.0,
-                    M::Unpack2x16snorm => {
-                        (f32::from((x >> (16 * i)) as u16 as i16) / 32767.0).max(-1.0)
-                    }
-                    _ => f32::from((x >> (16 * i)) as u16) / 65535.0,
-                };
-                out.push(fput(rs, v));
-            }
-        }
-        M::Unpack2x16float => {
             let x = a0.first().copied().unwrap_or(0);
-            let rs = scal(types, rt);
-            out.push(fput(rs, h2f(x & 0xffff)));
-            out.push(fput(rs, h2f(x >> 16)));
+            let lanes = packing::unpack_float(fun, x).unwrap_or_default();
+            out.extend(lanes.into_iter().map(|v| fput(rs, v)));
         }
-        M::Unpack4xI8 => {
+        M::Unpack4xI8 | M::Unpack4xU8 => {
             let x = a0.first().copied().unwrap_or(0);
-            out.extend((0..4).map(|i| i32::from((x >> (8 * i)) as u8 as i8) as u32));
-        }
-        M::Unpack4xU8 => {
-            let x = a0.first().copied().unwrap_or(0);
-            out.extend((0..4).map(|i| (x >> (8 * i)) & 0xff));
+            out.extend(packing::unpack_int(fun, x).unwrap_or_default());
         }
         #[allow(unreachable_patterns)]
         _ => return Err(unsupported(format!("math function {fun:?}"))),
