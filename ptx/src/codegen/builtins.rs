@@ -134,7 +134,14 @@ impl Lower<'_> {
                 }))
             }),
             M::Sqrt => self.per_comp(args, |l, s, x| {
-                Ok(l.via_f32(s, x, |l, y| l.unop(Opcode::Sqrt, &[RN], PT::F32, y[0])))
+                Ok(l.via_f32(s, x, |l, y| {
+                    if l.fast_math {
+                        return l.unop(Opcode::Sqrt, &[RN], PT::F32, y[0]);
+                    }
+                    // `sqrt.rn`'s bits without its slow-path subroutine (docs/math.md).
+                    let r = math::sqrt_any(l, Opnd::R(y[0]));
+                    l.reg(r)
+                }))
             }),
             M::InverseSqrt => self.per_comp(args, |l, s, x| {
                 Ok(l.via_f32(s, x, |l, y| l.unop(Opcode::Rsqrt, &[APPROX], PT::F32, y[0])))

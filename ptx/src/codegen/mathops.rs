@@ -180,6 +180,10 @@ impl Ops for Lower<'_> {
     fn sqrt(&mut self, a: Opnd) -> Opnd {
         self.f1(Opcode::Sqrt, &RN_F32, a, |x| Native.sqrt(x))
     }
+    fn rsqrt_approx(&mut self, a: Opnd) -> Opnd {
+        let mods = [Flag::Approx.into(), Flag::Ftz.into(), PT::F32.into()];
+        self.f1(Opcode::Rsqrt, &mods, a, |x| Native.rsqrt_approx(x))
+    }
     fn rcp_approx(&mut self, a: Opnd) -> Opnd {
         let mods = [Flag::Approx.into(), Flag::Ftz.into(), PT::F32.into()];
         self.f1(Opcode::Rcp, &mods, a, |x| Native.rcp_approx(x))

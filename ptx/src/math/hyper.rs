@@ -3,7 +3,7 @@
 use super::coeffs::{LN2_HI, SINH, TANH};
 use super::explog::{exp_normal, exp_scaled, log, log1p};
 use super::ops::{Cmp, Ops};
-use super::{odd_poly, quotient, quotient_with, recip};
+use super::{odd_poly, quotient, quotient_with, recip, sqrt};
 
 /// `1/(4h)` for `h = e^|x| / 2` in [1/2, inf]: `h` is capped at 2^100 first (beyond it the
 /// term is far below half an ulp of `h`, and `h` may be infinite), which keeps the
@@ -80,7 +80,8 @@ pub(crate) fn asinh<O: Ops>(o: &mut O, x: O::F) -> O::F {
     let one = o.cf(1.0);
     let sq = o.mul(ax, ax);
     let t = o.add(sq, one);
-    let t = o.sqrt(t);
+    // In [1, 2^24] where the result is used (infinite beyond, in lanes `big` replaces).
+    let t = sqrt(o, t);
     let t = o.add(t, one);
     let t = quotient(o, sq, t);
     let u = o.add(ax, t);
@@ -99,7 +100,12 @@ pub(crate) fn acosh<O: Ops>(o: &mut O, x: O::F) -> O::F {
     let t = o.sub(x, one);
     let t2 = o.add(t, t);
     let w = o.fma(t, t, t2);
-    let w = o.sqrt(w);
+    // w is 0 at x = 1 (the refined root's one value out of range: selected) and at least
+    // 2^-22 above.
+    let root = sqrt(o, w);
+    let zero = o.cf(0.0);
+    let at_one = o.fcmp(Cmp::Eq, w, zero);
+    let w = o.fsel(at_one, zero, root);
     let u = o.add(t, w);
     let r = log1p(o, u);
     let big = log_twice(o, x);

@@ -2,7 +2,7 @@
 
 use super::coeffs::{ASIN, ATAN, PIO2_HI, PIO2_LO, PI_HI, PI_LO};
 use super::ops::{Cmp, Ops};
-use super::{odd_poly, quotient, recip};
+use super::{odd_poly, quotient, recip, sqrt};
 
 /// `atan(t)` for `t` in [0, 1]: one odd minimax polynomial.
 fn atan01<O: Ops>(o: &mut O, t: O::F) -> O::F {
@@ -102,14 +102,15 @@ fn asin_half<O: Ops>(o: &mut O, ax: O::F) -> (O::F, O::F) {
     let h = o.cf(0.5);
     let d = o.sub(one, ax);
     let z = o.mul(d, h);
-    let s = o.sqrt(z);
+    // z is 0 at |x| = 1 (selected: s = 0, no correction) and at least 2^-25 below.
+    let s = sqrt(o, z);
+    let zero = o.cf(0.0);
+    let sz = o.fcmp(Cmp::Eq, z, zero);
+    let s = o.fsel(sz, zero, s);
     let ns = o.neg(s);
     let res = o.fma(ns, s, z);
     let s2 = o.add(s, s);
     let c2 = quotient(o, res, s);
-    // s = 0 (|x| = 1): no correction.
-    let zero = o.cf(0.0);
-    let sz = o.fcmp(Cmp::Eq, s, zero);
     let c2 = o.fsel(sz, zero, c2);
     let p = super::horner(o, z, &ASIN);
     let pz = o.mul(p, z);

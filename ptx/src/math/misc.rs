@@ -2,20 +2,55 @@
 
 use super::ops::{Cmp, Ops};
 
+/// `x` times 2^64 when it is below 2^-100 (exact: into the refined square root's range), and
+/// whether it was.
+fn lift_tiny<O: Ops>(o: &mut O, x: O::F) -> (O::F, O::P) {
+    let lo = o.cf(f32::from_bits(0x0D80_0000)); // 2^-100
+    let tiny = o.fcmp(Cmp::Lt, x, lo);
+    let r = scale_if(o, x, tiny, f32::from_bits(0x5F80_0000)); // 2^64
+    (r, tiny)
+}
+
+/// `v * k` where `p` holds, else `v` (`k` a power of two).
+fn scale_if<O: Ops>(o: &mut O, v: O::F, p: O::P, k: f32) -> O::F {
+    let k = o.cf(k);
+    let one = o.cf(1.0);
+    let k = o.fsel(p, k, one);
+    o.mul(v, k)
+}
+
 /// `1 / sqrt(x)` from the correctly rounded square root and reciprocal (two roundings; at
-/// most one ulp). The square root of a finite nonzero `x` is in [2^-75, 2^64], the
-/// reciprocal's range; `+0` gives `+inf`, `-0` gives `-inf` and `+inf` gives `+0` by
-/// selection.
+/// most one ulp). Below 2^-100 `x` is scaled by 2^64 first and the result by 2^32 (both
+/// exact), which keeps the refined square root in its range and its root in the
+/// reciprocal's; `+0` gives `+inf`, `-0` gives `-inf` and `+inf` gives `+0` by selection.
 pub(crate) fn rsqrt<O: Ops>(o: &mut O, x: O::F) -> O::F {
-    let s = o.sqrt(x);
+    let (xs, tiny) = lift_tiny(o, x);
+    let s = super::sqrt(o, xs);
     let r = super::recip(o, s);
+    let r = scale_if(o, r, tiny, f32::from_bits(0x4F80_0000)); // 2^32
     let zero = o.cf(0.0);
     let inf = o.cf(f32::INFINITY);
-    let is_zero = o.fcmp(Cmp::Eq, s, zero);
-    let pole = o.copysign(inf, s);
+    let is_zero = o.fcmp(Cmp::Eq, x, zero);
+    let pole = o.copysign(inf, x);
     let r = o.fsel(is_zero, pole, r);
-    let is_inf = o.fcmp(Cmp::Eq, s, inf);
+    let is_inf = o.fcmp(Cmp::Eq, x, inf);
     o.fsel(is_inf, zero, r)
+}
+
+/// `sqrt(x)` over the whole f32 range, correctly rounded (`sqrt.rn.f32`'s bits without its
+/// slow-path subroutine): below 2^-100 (subnormals included) `x` is scaled by 2^64 and the
+/// root by 2^-32, both exact; zeros (with their sign), `+inf` and NaN pass through by
+/// selection; negative `x` gives NaN.
+pub fn sqrt_any<O: Ops>(o: &mut O, x: O::F) -> O::F {
+    let (xs, tiny) = lift_tiny(o, x);
+    let s = super::sqrt(o, xs);
+    let s = scale_if(o, s, tiny, f32::from_bits(0x2F80_0000)); // 2^-32
+    let zero = o.cf(0.0);
+    let inf = o.cf(f32::INFINITY);
+    let is_zero = o.fcmp(Cmp::Eq, x, zero);
+    let is_inf = o.fcmp(Cmp::Eq, x, inf);
+    let pass = o.por(is_zero, is_inf);
+    o.fsel(pass, x, s)
 }
 
 /// `x * 2^n` rounded once (C99 `ldexpf`, musl's scheme): at most two steps of 2^127 up or of

@@ -2,8 +2,9 @@
 //!
 //! Every function is written once against [`Ops`], an instruction set of exactly specified
 //! PTX operations (`.rn` arithmetic, conversions, integer and bit operations, `selp`, one
-//! branch) plus `rcp.approx`, which is only used through [`recip`]'s refinement, whose result
-//! is the same for every value the instruction's bound allows: the code generator emits it
+//! branch) plus `rcp.approx` and `rsqrt.approx`, which are only used through [`recip`]'s and
+//! [`sqrt`]'s refinements, whose results are the same for every value the instructions'
+//! bounds allow: the code generator emits it
 //! inline as PTX, and [`Native`] evaluates the very same sequence on the CPU. So the CPU result
 //! is the GPU's bit for bit (NaN payloads aside), the accuracy tests can sweep the whole f32
 //! range natively and the PTX emulator confirms, on a sample, that the emitted PTX computes the
@@ -35,7 +36,7 @@ mod trig;
 
 pub use native::Native;
 pub use ops::{Cmp, Ops};
-pub(crate) use recip::{quotient, quotient_with, recip};
+pub(crate) use recip::{quotient, quotient_with, recip, sqrt};
 
 use dianran_frontend::ir::MathFunction as M;
 
@@ -126,6 +127,12 @@ pub fn binary<O: Ops>(o: &mut O, fun: M, a: O::F, b: O::F) -> Option<O::F> {
         M::Atan2 => inverse::atan2(o, a, b),
         _ => return None,
     })
+}
+
+/// `sqrt(x)`, correctly rounded over the whole range, from the refined `rsqrt.approx`
+/// ([`misc::sqrt_any`]).
+pub fn sqrt_any<O: Ops>(o: &mut O, x: O::F) -> O::F {
+    misc::sqrt_any(o, x)
 }
 
 /// `ldexp(x, n)`: `x * 2^n` rounded once.

@@ -48,6 +48,10 @@ impl Ops for Native {
     fn sqrt(&mut self, a: f32) -> f32 {
         a.sqrt()
     }
+    fn rsqrt_approx(&mut self, a: f32) -> f32 {
+        // As for the reciprocal: any value within the bound refines to the same result.
+        ftz((1.0 / f64::from(ftz(a)).sqrt()) as f32)
+    }
     fn rcp_approx(&mut self, a: f32) -> f32 {
         // Any value within the bound gives the same refined result; this is the correctly
         // rounded one, with `.ftz` on both sides.

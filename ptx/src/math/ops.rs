@@ -70,8 +70,8 @@ impl Cmp {
 /// The operations the precise math library is built from: one method per PTX instruction it
 /// uses, all of them exactly specified by IEEE 754 or the PTX ISA (round-to-nearest-even
 /// `add/sub/mul/fma/div/sqrt.rn.f32`, conversions, integer and bit operations, `selp`), except
-/// [`Ops::rcp_approx`], whose every use is refined to a result that does not depend on the
-/// approximation ([`super::recip`]). So an implementation that executes these operations
+/// [`Ops::rcp_approx`] and [`Ops::rsqrt_approx`], whose every use is refined to a result that
+/// does not depend on the approximation ([`super::recip`], [`super::sqrt`]). So an implementation that executes these operations
 /// exactly (the [`super::Native`] evaluator, the PTX emulator) computes the same bits as the
 /// GPU.
 ///
@@ -117,6 +117,10 @@ pub trait Ops {
     /// bound allows, so an implementation may return any of them ([`super::Native`] returns
     /// the correctly rounded one).
     fn rcp_approx(&mut self, a: Self::F) -> Self::F;
+    /// `rsqrt.approx.ftz.f32`: `1/sqrt(a)` within 2^-22.9 relative (the PTX ISA's bound),
+    /// subnormals flushed. Used only through [`super::sqrt`], whose result is the same for
+    /// every value the bound allows.
+    fn rsqrt_approx(&mut self, a: Self::F) -> Self::F;
     /// `neg.f32`
     fn neg(&mut self, a: Self::F) -> Self::F;
     /// `abs.f32`

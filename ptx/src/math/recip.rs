@@ -1,5 +1,5 @@
-//! Reciprocals and quotients on the special-function unit, refined until the result no longer
-//! depends on the approximation.
+//! Reciprocals, quotients and square roots on the special-function unit, refined until the
+//! result no longer depends on the approximation.
 //!
 //! `div.rn.f32` is correctly rounded, but `ptxas` expands it into a fast path and a slow-path
 //! subroutine of about forty instructions per division site, which made every function that
@@ -24,6 +24,17 @@
 //! subnormal or flushed reciprocal), and `b = 0` or infinite gives NaN: every caller keeps its
 //! divisor in range or overrides those lanes, and says how.
 
+//!
+//! The square root follows the same idea (`ptxas` expands `sqrt.rn.f32` into a fast path and
+//! a slow-path subroutine too): from `y0 = rsqrt.approx.ftz(x)` (within 2^-22.9 relative),
+//! `s0 = x y0`, `h0 = y0 / 2`, the residual `r = 1/2 - s0 h0`, `s1 = s0 + s0 r`,
+//! `h1 = h0 + h0 r`, and one correction `s = s1 + (x - s1^2) h1`. For every `x` in
+//! [2^-100, 2^128) and every start the bound allows this is `RN(sqrt(x))`
+//! (`sqrt_is_correctly_rounded_for_every_allowed_start` checks all significands of both
+//! exponent parities at the ends and the middle of that range). A one-correction form from
+//! `y0` alone (`ptxas`'s fast path) fails for two significands with some starts, two
+//! corrections for one.
+
 use super::ops::{Cmp, Ops};
 
 /// `e` in the tie of step 2 (2^-24) and what it becomes (2^-24 + 2^-47).
@@ -46,6 +57,26 @@ pub(crate) fn recip_step<O: Ops>(o: &mut O, b: O::F, r0: O::F) -> O::F {
 pub(crate) fn recip<O: Ops>(o: &mut O, b: O::F) -> O::F {
     let r0 = o.rcp_approx(b);
     recip_step(o, b, r0)
+}
+
+/// `RN(sqrt(x))` for `x` in [2^-100, 2^128) (NaN for zero, infinity and negative `x`).
+pub(crate) fn sqrt<O: Ops>(o: &mut O, x: O::F) -> O::F {
+    let y0 = o.rsqrt_approx(x);
+    sqrt_step(o, x, y0)
+}
+
+/// The refinement of `sqrt` from a start `y0` near `1/sqrt(x)`.
+pub(crate) fn sqrt_step<O: Ops>(o: &mut O, x: O::F, y0: O::F) -> O::F {
+    let s0 = o.mul(x, y0);
+    let half = o.cf(0.5);
+    let h0 = o.mul(y0, half);
+    let ns0 = o.neg(s0);
+    let r = o.fma(ns0, h0, half);
+    let s1 = o.fma(s0, r, s0);
+    let h1 = o.fma(h0, r, h0);
+    let ns1 = o.neg(s1);
+    let d = o.fma(ns1, s1, x);
+    o.fma(d, h1, s1)
 }
 
 /// `a * (1/b)` corrected once: `RN(a/b)` when `b` is in [`recip`]'s range and `a/b` and
@@ -123,6 +154,52 @@ mod tests {
             );
             let b = f32::from_bits((eb << 23) | ((s >> 23) as u32 & 0x7F_FFFF));
             assert_eq!(quotient(&mut Native, a, b).to_bits(), (a / b).to_bits(), "{a:e} / {b:e}");
+        }
+    }
+
+    #[test]
+    fn sqrt_is_correctly_rounded_for_every_allowed_start() {
+        // x = 4^k m for m in [1, 4): the refinement scales exactly with 2^k, so whole
+        // binade pairs at the range's ends and middle stand for the rest.
+        let bound = 2f64.powf(-22.9);
+        for base in [-100i32, 0, 126] {
+            for parity in 0..2 {
+                let e = (base + parity + 127) as u32;
+                for m in 0u32..(1 << 23) {
+                    let x = f32::from_bits((e << 23) | m);
+                    let want = f64::from(x).sqrt() as f32;
+                    let exact = 1.0 / f64::from(x).sqrt();
+                    let rn = exact as f32;
+                    let mut c = f32::from_bits(rn.to_bits() - 3);
+                    for _ in 0..7 {
+                        if ((f64::from(c) - exact) / exact).abs() <= bound {
+                            let s = sqrt_step(&mut Native, x, c);
+                            assert_eq!(s.to_bits(), want.to_bits(), "sqrt({x:e}) from {c:e}");
+                        }
+                        c = next(c);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn sqrt_any_is_sqrt_rn_everywhere() {
+        // Every 251st bit pattern (all signs, subnormals, zeros, infinities, NaN).
+        let mut bits = 0u64;
+        while bits < 1 << 32 {
+            let x = f32::from_bits(bits as u32);
+            let got = super::super::sqrt_any(&mut Native, x);
+            let want = x.sqrt();
+            assert!(
+                got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
+                "sqrt({x:e}) = {got:e}, want {want:e}"
+            );
+            bits += 251;
+        }
+        for x in [0.0f32, -0.0, f32::INFINITY, f32::from_bits(1), f32::MIN_POSITIVE, f32::MAX] {
+            let got = super::super::sqrt_any(&mut Native, x);
+            assert_eq!(got.to_bits(), x.sqrt().to_bits(), "{x:e}");
         }
     }
 
