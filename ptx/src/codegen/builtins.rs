@@ -133,16 +133,7 @@ impl Lower<'_> {
                     l.def(RegKind::B32, |d| build::cvt(None, true, PT::F32, PT::F32, d, y[0]))
                 }))
             }),
-            M::Sqrt => self.per_comp(args, |l, s, x| {
-                Ok(l.via_f32(s, x, |l, y| {
-                    if l.fast_math {
-                        return l.unop(Opcode::Sqrt, &[RN], PT::F32, y[0]);
-                    }
-                    // `sqrt.rn`'s bits without its slow-path subroutine (docs/math.md).
-                    let r = math::sqrt_any(l, Opnd::R(y[0]));
-                    l.reg(r)
-                }))
-            }),
+            M::Sqrt => self.per_comp(args, |l, s, x| Ok(l.via_f32(s, x, |l, y| l.sqrt_f32(y[0])))),
             M::InverseSqrt => self.per_comp(args, |l, s, x| {
                 Ok(l.via_f32(s, x, |l, y| l.unop(Opcode::Rsqrt, &[APPROX], PT::F32, y[0])))
             }),
@@ -369,7 +360,7 @@ impl Lower<'_> {
                     }
                     Ok(out)
                 } else {
-                    let r = self.unop(Opcode::Sqrt, &[RN], PT::F32, d);
+                    let r = self.sqrt_f32(d);
                     Ok(vec![self.narrow_f16(s, r)])
                 }
             }
@@ -758,7 +749,7 @@ impl Lower<'_> {
                 let a = self.comps(args[0])?;
                 let a32: Vec<VRegId> = a.iter().map(|&v| self.widen_f16(s, v)).collect();
                 let d = self.dot(Scalar::F32, &a32, &a32);
-                let r = self.unop(Opcode::Sqrt, &[RN], PT::F32, d);
+                let r = self.sqrt_f32(d);
                 let mut out = Vec::new();
                 for &v in &a32 {
                     let t = self.binop(Opcode::Div, &[RN], PT::F32, v, r);
@@ -800,7 +791,11 @@ impl Lower<'_> {
         let k = op(self, Opcode::Sub, one, et);
         let zero = self.imm_of(w, 0.0);
         let total_reflection = self.bin_setp(CmpOp::Lt, w, k, zero);
-        let root = self.unop(Opcode::Sqrt, &[RN], arith_ty(w), k);
+        let root = if w == Scalar::F32 {
+            self.sqrt_f32(k)
+        } else {
+            self.unop(Opcode::Sqrt, &[RN], arith_ty(w), k)
+        };
         let ed = op(self, Opcode::Mul, e, d);
         let f = op(self, Opcode::Add, ed, root);
         let mut out = Vec::with_capacity(i.len());
@@ -892,6 +887,17 @@ impl Lower<'_> {
         let r = selp_b32(self, rr, r, big);
         // copysign(r, x)
         self.binop(Opcode::Copysign, &[], PT::F32, x, r)
+    }
+
+    /// A correctly rounded f32 square root: `sqrt.rn`'s bits from the refined `rsqrt.approx`
+    /// (`math::sqrt_any`, docs/math.md), without `sqrt.rn`'s slow-path subroutine; under
+    /// `--fast-math` `sqrt.rn.f32` itself.
+    pub(crate) fn sqrt_f32(&mut self, x: VRegId) -> VRegId {
+        if self.fast_math {
+            return self.unop(Opcode::Sqrt, &[RN], PT::F32, x);
+        }
+        let r = math::sqrt_any(self, Opnd::R(x));
+        self.reg(r)
     }
 
     /// atan2(y, x) from atan(y / x) with quadrant fix-ups.
