@@ -41,8 +41,10 @@ fn refract_compiles_in_both_math_modes() {
             o[g.x] = vec4<f32>(refract(v.xyz, vec3<f32>(0.0, 0.0, 1.0), v.w), 0.0);
         }";
     let text = ptx(src);
-    // One correctly rounded square root of k, a predicate for k < 0 choosing zero.
-    assert_eq!(text.matches("sqrt.rn.f32").count(), 1, "{text}");
+    // One correctly rounded square root of k (the refined `rsqrt.approx`, docs/math.md), a
+    // predicate for k < 0 choosing zero.
+    assert_eq!(text.matches("rsqrt.approx.ftz.f32").count(), 1, "{text}");
+    assert!(!text.contains("sqrt.rn.f32"), "{text}");
     assert!(text.contains("setp.lt.f32"), "{text}");
     let m = dianran_frontend::compile("t.wgsl", src, &Default::default()).expect("frontend");
     let fast = compile_module(&m, &Options { fast_math: true, ..Options::default() });
