@@ -155,16 +155,9 @@ impl Lower<'_> {
                 Ok(l.via_f32(s, x, |l, y| {
                     // A constant exponent of 1, 2, 3 or -1 keeps its exact form (a negative
                     // base is then no NaN, and it is faster than ex2/lg2).
-                    let mul = |l: &mut Self, a, b| l.binop(Opcode::Mul, &[RN], PT::F32, a, b);
-                    match l.fconsts.get(&y[1]).copied() {
-                        Some(1.0) => return y[0],
-                        Some(2.0) => return mul(l, y[0], y[0]),
-                        Some(3.0) => {
-                            let sq = mul(l, y[0], y[0]);
-                            return mul(l, sq, y[0]);
-                        }
-                        Some(-1.0) => return l.unop(Opcode::Rcp, &[APPROX], PT::F32, y[0]),
-                        _ => {}
+                    let n = l.fconsts.get(&y[1]).copied();
+                    if let Some(r) = l.pow_small_exponent(y[0], n, true) {
+                        return r;
                     }
                     let t = l.unop(Opcode::Lg2, &[APPROX], PT::F32, y[0]);
                     let t = l.binop(Opcode::Mul, &[], PT::F32, y[1], t);
@@ -636,9 +629,6 @@ impl Lower<'_> {
             // C99's special cases, within 1.5 ulp (docs/math.md).
             M::Pow if self.scalar_ty(args[0])? == Scalar::F32 => {
                 self.per_comp(args, |l, _, x| {
-                    let mul = |l: &mut Self, a: VRegId, b: VRegId| {
-                        l.binop(Opcode::Mul, &[RN], PT::F32, a, b)
-                    };
                     // Constant arguments fold, with the arithmetic the device would do.
                     let k = |l: &Self, v: VRegId| l.fconsts.get(&v).copied();
                     if let (Some(a), Some(n)) = (k(l, x[0]), k(l, x[1])) {
@@ -653,22 +643,12 @@ impl Lower<'_> {
                             return Ok(l.imm_f32(r));
                         }
                     }
-                    Ok(match k(l, x[1]) {
-                        Some(1.0) => x[0],
-                        Some(2.0) => mul(l, x[0], x[0]),
-                        Some(3.0) => {
-                            let sq = mul(l, x[0], x[0]);
-                            mul(l, sq, x[0])
-                        }
-                        Some(-1.0) => {
-                            l.binop(Opcode::Div, &[RN], PT::F32, Operand::ImmF32(0x3F80_0000), x[0])
-                        }
-                        _ => {
-                            let r = math::binary(l, fun, Opnd::R(x[0]), Opnd::R(x[1]));
-                            let r = r.unwrap_or(Opnd::R(x[0]));
-                            l.reg(r)
-                        }
-                    })
+                    if let Some(r) = l.pow_small_exponent(x[0], k(l, x[1]), false) {
+                        return Ok(r);
+                    }
+                    let r = math::binary(l, fun, Opnd::R(x[0]), Opnd::R(x[1]));
+                    let r = r.unwrap_or(Opnd::R(x[0]));
+                    Ok(l.reg(r))
                 })?
             }
             _ if math::FUNCTIONS.contains(&fun) => self.per_comp(args, |l, s, x| {
@@ -887,6 +867,23 @@ impl Lower<'_> {
         let r = selp_b32(self, rr, r, big);
         // copysign(r, x)
         self.binop(Opcode::Copysign, &[], PT::F32, x, r)
+    }
+
+    /// `pow(x, n)` for a constant `n` of 1, 2 or 3 as `x`, `x * x`, `x * x * x`, and of -1 as
+    /// `1 / x` (`rcp.approx` under `--fast-math`, else `div.rn`); `None` for any other `n`.
+    fn pow_small_exponent(&mut self, x: VRegId, n: Option<f32>, fast: bool) -> Option<VRegId> {
+        let mul = |l: &mut Self, a, b| l.binop(Opcode::Mul, &[RN], PT::F32, a, b);
+        Some(match n? {
+            1.0 => x,
+            2.0 => mul(self, x, x),
+            3.0 => {
+                let sq = mul(self, x, x);
+                mul(self, sq, x)
+            }
+            -1.0 if fast => self.unop(Opcode::Rcp, &[APPROX], PT::F32, x),
+            -1.0 => self.binop(Opcode::Div, &[RN], PT::F32, Operand::ImmF32(0x3F80_0000), x),
+            _ => return None,
+        })
     }
 
     /// A correctly rounded f32 square root: `sqrt.rn`'s bits from the refined `rsqrt.approx`

@@ -3,15 +3,13 @@
 use super::coeffs::{LN2_HI, SINH, TANH};
 use super::explog::{exp_normal, exp_scaled, log, log1p};
 use super::ops::{Cmp, Ops};
-use super::{odd_poly, quotient, quotient_with, recip, sqrt};
+use super::{keep_nan_cap, odd_poly, quotient, quotient_with, recip, sqrt};
 
 /// `1/(4h)` for `h = e^|x| / 2` in [1/2, inf]: `h` is capped at 2^100 first (beyond it the
 /// term is far below half an ulp of `h`, and `h` may be infinite), which keeps the
 /// reciprocal in its range; the scaling by 1/4 is exact.
 fn quarter_over<O: Ops>(o: &mut O, h: O::F) -> O::F {
-    let cap = o.cf(f32::from_bits(0x7180_0000)); // 2^100
-    let big = o.fcmp(Cmp::Gt, h, cap);
-    let hc = o.fsel(big, cap, h);
+    let hc = keep_nan_cap(o, h, f32::from_bits(0x7180_0000)); // 2^100
     let r = recip(o, hc);
     let q = o.cf(0.25);
     o.mul(r, q)
@@ -46,9 +44,7 @@ pub(crate) fn tanh<O: Ops>(o: &mut O, x: O::F) -> O::F {
     let ax = o.abs(x);
     let p = odd_poly(o, ax, &TANH);
     let two = o.cf(2.0);
-    let cap = o.cf(16.0);
-    let over = o.fcmp(Cmp::Gt, ax, cap);
-    let ac = o.fsel(over, cap, ax);
+    let ac = keep_nan_cap(o, ax, 16.0);
     let a2 = o.mul(ac, two);
     let e = exp_normal(o, a2);
     let one = o.cf(1.0);

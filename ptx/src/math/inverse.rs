@@ -2,7 +2,7 @@
 
 use super::coeffs::{ASIN, ATAN, PIO2_HI, PIO2_LO, PI_HI, PI_LO};
 use super::ops::{Cmp, Ops};
-use super::{odd_poly, quotient, recip, sqrt};
+use super::{keep_nan_cap, odd_poly, quotient, recip, sqrt};
 
 /// `atan(t)` for `t` in [0, 1]: one odd minimax polynomial.
 fn atan01<O: Ops>(o: &mut O, t: O::F) -> O::F {
@@ -23,9 +23,7 @@ pub(crate) fn atan<O: Ops>(o: &mut O, x: O::F) -> O::F {
     let ax = o.abs(x);
     let one = o.cf(1.0);
     let big = o.fcmp(Cmp::Gt, ax, one);
-    let cap = o.cf(f32::from_bits(0x7180_0000)); // 2^100
-    let over = o.fcmp(Cmp::Gt, ax, cap);
-    let ac = o.fsel(over, cap, ax);
+    let ac = keep_nan_cap(o, ax, f32::from_bits(0x7180_0000)); // 2^100
     let inv = recip(o, ac);
     let t = o.fsel(big, inv, ax);
     let p = atan01(o, t);

@@ -61,12 +61,17 @@ pub(crate) fn odd_poly<O: Ops>(o: &mut O, x: O::F, c: &[f32]) -> O::F {
     o.fma(xs, p, x)
 }
 
+/// `min(x, hi)` with NaN kept (a select on an ordered comparison, not `min`).
+pub(crate) fn keep_nan_cap<O: Ops>(o: &mut O, x: O::F, hi: f32) -> O::F {
+    let h = o.cf(hi);
+    let big = o.fcmp(Cmp::Gt, x, h);
+    o.fsel(big, h, x)
+}
+
 /// `x` clamped to [lo, hi] with NaN kept (selects on ordered comparisons, not `min`/`max`,
 /// which would drop the NaN).
 pub(crate) fn keep_nan_clamp<O: Ops>(o: &mut O, x: O::F, lo: f32, hi: f32) -> O::F {
-    let h = o.cf(hi);
-    let big = o.fcmp(Cmp::Gt, x, h);
-    let x = o.fsel(big, h, x);
+    let x = keep_nan_cap(o, x, hi);
     let l = o.cf(lo);
     let small = o.fcmp(Cmp::Lt, x, l);
     o.fsel(small, l, x)

@@ -23,7 +23,6 @@
 //! sequence is still a fixed function of `y`, but `y` may depend on the approximation (a
 //! subnormal or flushed reciprocal), and `b = 0` or infinite gives NaN: every caller keeps its
 //! divisor in range or overrides those lanes, and says how.
-
 //!
 //! The square root follows the same idea (`ptxas` expands `sqrt.rn.f32` into a fast path and
 //! a slow-path subroutine too): from `y0 = rsqrt.approx.ftz(x)` (within 2^-22.9 relative),
