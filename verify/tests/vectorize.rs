@@ -262,7 +262,8 @@ fn f16_pieces_selected_across_joins_and_carried_by_a_loop_stay_packed() {
     // `mov.b32 %r, {%h, %h}` before the store).
     assert_eq!(count(&ptx, "mov.b16"), 0, "{ptx}");
     assert!(!ptx.contains("%h"), "{ptx}");
-    assert_eq!(count(&ptx, "st.shared.v4.b32"), 1, "{ptx}");
+    // One store of the eight pieces per trip of the (unrolled) three-trip loop.
+    assert_eq!(count(&ptx, "st.shared.v4.b32"), 3, "{ptx}");
 }
 
 /// Frontend options without the bounds policy: the merging rules on unguarded accesses; the bounds policy's cost is measured by `cargo bench --bench bounds`.

@@ -374,19 +374,19 @@ fn q(n: i32) -> i32 {
 
 #[test]
 fn a_rotated_loop_from_a_constant_start_below_a_constant_bound_has_no_guard() {
-    // `i = 0; i < 8` always enters: the rotated loop stands at the top level with no guard
-    // `if`, tests only at the bottom, and still computes the same sum.
+    // `i = 0; i < 40` always enters: the rotated loop (too long to unroll) stands at the top
+    // level with no guard `if`, tests only at the bottom, and still computes the same sum.
     let src = r#"
 fn c(x: i32) -> i32 {
     var s = x;
-    for (var i = 0; i < 8; i++) {
+    for (var i = 0; i < 40; i++) {
         s = s * 2 + i;
     }
     return s;
 }"#;
-    let expect = |x: i32| (0..8).fold(x, |s: i32, i| s.wrapping_mul(2).wrapping_add(i));
-    // Hand check x = 0: 0, 1, 4, 11, 26, 57, 120, 247.
-    assert_eq!(expect(0), 247);
+    let expect = |x: i32| (0..40).fold(x, |s: i32, i| s.wrapping_mul(2).wrapping_add(i));
+    // Hand check x = 0: s_n = 2^n - n - 1 (s_8 = 247), and 2^40 - 41 wraps to -41.
+    assert_eq!(expect(0), -41);
     let m = reduced(src, "c", &[-3, 0, 1, 1 << 28], expect);
     let f = m.function(fid(&m, "c"));
     let text = module_text(&m);
@@ -394,4 +394,109 @@ fn c(x: i32) -> i32 {
     assert!(top_loop, "{text}");
     let guard = f.body.insts.iter().any(|i| matches!(i.op, Op::If { .. }));
     assert!(!guard, "{text}");
+}
+
+/// Loops in `f` (nested ones included).
+fn loops(f: &Function) -> usize {
+    count_insts(&f.body, &|op| matches!(op, Op::Loop { .. }))
+}
+
+#[test]
+fn short_counted_loops_are_unrolled() {
+    // Eight trips from constants, a halving counter (a workgroup reduction's shape) and a
+    // nest of 4 x 3 trips: no loop is left, and the interpreter's results are the plain
+    // Rust loops'.
+    let src = r#"
+fn c(x: i32) -> i32 {
+    var s = x;
+    for (var i = 0; i < 8; i++) {
+        s = s * 2 + i;
+    }
+    for (var h = 128u; h > 0u; h >>= 1u) {
+        if (s > x) { s -= i32(h); } else { s += i32(h) * 3; }
+    }
+    for (var j = 0; j < 4; j++) {
+        for (var k = j; k < j + 3; k++) {
+            s = s * 5 + k * j;
+        }
+    }
+    return s;
+}"#;
+    let expect = |x: i32| {
+        let mut s = (0..8).fold(x, |s: i32, i| s.wrapping_mul(2).wrapping_add(i));
+        let mut h = 128u32;
+        while h > 0 {
+            if s > x {
+                s = s.wrapping_sub(h as i32);
+            } else {
+                s = s.wrapping_add((h as i32).wrapping_mul(3));
+            }
+            h >>= 1;
+        }
+        for j in 0..4 {
+            for k in j..j + 3 {
+                s = s.wrapping_mul(5).wrapping_add(k * j);
+            }
+        }
+        s
+    };
+    // Hand check of the first loop, x = 0: 0, 1, 4, 11, 26, 57, 120, 247.
+    assert_eq!((0..8).fold(0, |s: i32, i| s * 2 + i), 247);
+    let m = reduced(src, "c", &[-3, 0, 1, 250, 1 << 28], expect);
+    let f = m.function(fid(&m, "c"));
+    assert_eq!(loops(f), 0, "{}", module_text(&m));
+}
+
+#[test]
+fn loops_the_unroller_leaves_alone_still_compute_the_same() {
+    // 17 trips (over MAX_TRIPS), a `break` and a `continue` in the body, a bound that is not
+    // constant, and a body too large for its trips: each keeps its loop.
+    assert_eq!(MAX_TRIPS, 16);
+    type Case = (&'static str, fn(i32) -> i32);
+    let cases: [Case; 4] = [
+        (
+            "fn c(x: i32) -> i32 { var s = x; for (var i = 0; i < 17; i++) { s = s * 3 + i; } return s; }",
+            |x| (0..17).fold(x, |s: i32, i| s.wrapping_mul(3).wrapping_add(i)),
+        ),
+        (
+            "fn c(x: i32) -> i32 { var s = x; for (var i = 0; i < 8; i++) { if (s > 100) { break; } s = s * 3 + i; } return s; }",
+            |x| {
+                let mut s = x;
+                for i in 0..8 {
+                    if s > 100 {
+                        break;
+                    }
+                    s = s.wrapping_mul(3).wrapping_add(i);
+                }
+                s
+            },
+        ),
+        (
+            "fn c(x: i32) -> i32 { var s = x; for (var i = 0; i < 8; i++) { if (i == x) { continue; } s = s * 3 + i; } return s; }",
+            |x| (0..8).filter(|&i| i != x).fold(x, |s: i32, i| s.wrapping_mul(3).wrapping_add(i)),
+        ),
+        (
+            "fn c(x: i32) -> i32 { var s = 1; for (var i = 0; i < x; i++) { s = s * 3 + i; } return s; }",
+            |x| (0..x.max(0)).fold(1, |s: i32, i| s.wrapping_mul(3).wrapping_add(i)),
+        ),
+    ];
+    for (src, expect) in cases {
+        let m = reduced(src, "c", &[-3, 0, 1, 5, 7, 250], expect);
+        let f = m.function(fid(&m, "c"));
+        assert_eq!(loops(f), 1, "{src}\n{}", module_text(&m));
+    }
+    // 16 trips of a body of about 20 instructions: more than MAX_COPIED in all.
+    let mut body = String::new();
+    for k in 0..10 {
+        body.push_str(&format!("s = s * {} + i;", k + 2));
+    }
+    let src = format!(
+        "fn c(x: i32) -> i32 {{ var s = x; for (var i = 0; i < 16; i++) {{ {body} }} return s; }}"
+    );
+    let expect = |x: i32| {
+        (0..16)
+            .fold(x, |s: i32, i| (0..10).fold(s, |s: i32, k| s.wrapping_mul(k + 2).wrapping_add(i)))
+    };
+    let m = reduced(&src, "c", &[-3, 0, 1, 250], expect);
+    assert_eq!(loops(m.function(fid(&m, "c"))), 1, "{}", module_text(&m));
 }

@@ -1,5 +1,5 @@
 //! SSA passes: mem2reg, constant folding, CSE, DCE, inlining, loop-invariant code motion,
-//! strength reduction, and the bounds policy with its check elimination and guard merging.
+//! strength reduction, full unrolling of short counted loops, and the bounds policy with its check elimination and guard merging.
 //!
 //! Each pass takes a verified module and leaves a verified module; [`optimize`] runs the
 //! standard pipeline and, in debug builds and tests, checks that promise with
@@ -21,6 +21,7 @@ mod mem2reg;
 mod ranges;
 mod rotate;
 mod sr;
+mod unroll;
 mod util;
 mod version;
 
@@ -36,6 +37,7 @@ pub use mem2reg::mem2reg;
 pub use ranges::{fold_ranges, ValueRanges};
 pub use rotate::rotate_loops;
 pub use sr::{strength_reduce, MAX_NEW_STATE};
+pub use unroll::{unroll_loops, MAX_COPIED, MAX_TRIPS};
 pub use version::{version_loops, MAX_LOOP};
 
 use crate::{
@@ -117,11 +119,17 @@ pub fn contract_checked(m: &mut Module) -> Result<(), Diagnostic> {
 
 /// The passes for a function with its calls inlined (function `id` of `m`, see
 /// [`inline_calls`]), for backends whose address arithmetic never faults (PTX, LLVM):
-/// [`fold_ranges`] (bounds-policy clamps and guards the caller's values prove unnecessary),
+/// [`unroll_loops`] (short counted loops become straight-line code), [`fold_ranges`] (bounds-policy clamps and guards the caller's values prove unnecessary),
 /// [`merge_guards`] with pointer formation speculated, then loop invariants move with [`Speculate::Addresses`], then [`version_loops`] (bounds checks hoisted out of counted loops), [`strength_reduce`],
 /// [`rotate_loops`], CSE and DCE. In debug builds and tests the result is checked with the verifier (in a copy
 /// of `m` holding it as function `id`); an error is a bug in a pass.
 pub fn optimize_inlined(m: &Module, id: FuncId, f: &mut Function) -> Result<(), Diagnostic> {
+    // First, so that range folding sees each copy's constants (a reduction's `lid < 64`
+    // guard then proves its `red[lid + 64]` clamp unnecessary).
+    if unroll_loops(f) {
+        cse::cse_function(f);
+        dce::dce_function(f);
+    }
     if fold_ranges(m, id, f) {
         dce::dce_function(f);
     }

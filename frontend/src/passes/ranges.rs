@@ -21,7 +21,9 @@
 //!   comparison.
 //!
 //! Values defined by block parameters (loop-carried values) have no interval: the analysis is
-//! one pass over definitions, not a fixed point.
+//! one pass over definitions, not a fixed point. A value defined in the `then` block of
+//! `if x < y` (or `if y > x`) sees its operand `x` below `y`'s largest value (`red[lid + 64u]`
+//! under `if lid < 64u`, as in an unrolled workgroup reduction, needs no clamp).
 
 use crate::ir::*;
 use naga::{BinaryOperator as B, MathFunction as M};
@@ -48,14 +50,14 @@ pub fn fold_ranges(m: &Module, id: FuncId, f: &mut Function) -> bool {
         .collect();
     for (v, def) in candidates {
         match def {
-            Def::Min(x, c) if r.is_u32(v) => match (r.range(x, 0), r.range(c, 0)) {
+            Def::Min(x, c) if r.is_u32(v) => match (r.operand(v, x, 0), r.operand(v, c, 0)) {
                 (Some((_, hi)), Some((clo, _))) if hi <= clo => {
                     subst.insert(v, x);
                 }
                 _ => {}
             },
             Def::Binary(B::Less, x, y) if r.is_u32(x) => {
-                if let (Some((_, xhi)), Some((ylo, _))) = (r.range(x, 0), r.range(y, 0)) {
+                if let (Some((_, xhi)), Some((ylo, _))) = (r.operand(v, x, 0), r.operand(v, y, 0)) {
                     if xhi < ylo {
                         consts.insert(v, true);
                     }
@@ -205,8 +207,10 @@ impl<'a> ValueRanges<'a> {
             known: HashMap::default(),
             aliases: HashMap::default(),
             invocation: super::util::invocation_ranges(&m.entry_points, id.index(), f),
+            guards: Vec::new(),
+            guarded: HashMap::default(),
         };
-        r.collect(&f.body);
+        r.collect(&f.body, None);
         ValueRanges(r)
     }
 
@@ -228,11 +232,18 @@ struct Ranges<'a> {
     /// The largest value of each `local_invocation_id` component and of
     /// `local_invocation_index`, by argument value (`util::invocation_ranges`).
     invocation: HashMap<ValueId, [u64; 3]>,
+    /// Guards `x < y` enclosing definitions: (enclosing guard, x, y), by index.
+    guards: Vec<(Option<usize>, ValueId, ValueId)>,
+    /// The innermost guard enclosing each definition that has one.
+    guarded: HashMap<ValueId, usize>,
 }
 
 impl Ranges<'_> {
-    fn collect(&mut self, b: &Block) {
+    fn collect(&mut self, b: &Block, guard: Option<usize>) {
         for inst in &b.insts {
+            if let (Some(r), Some(g)) = (inst.result, guard) {
+                self.guarded.insert(r, g);
+            }
             if let Some(r) = inst.result {
                 let def = match &inst.op {
                     Op::Const(ConstValue::U32(c)) => Some(Def::Const(u64::from(*c))),
@@ -253,10 +264,61 @@ impl Ranges<'_> {
                     self.aliases.insert(*p, *a);
                 }
             }
+            if let Op::If { cond, then_, else_, .. } = &inst.op {
+                let less = match self.defs.get(cond) {
+                    Some(&Def::Binary(B::Less, x, y)) => Some((x, y)),
+                    Some(&Def::Binary(B::Greater, y, x)) => Some((x, y)),
+                    _ => None,
+                };
+                let inner = match less {
+                    Some((x, y)) if self.is_u32(x) => {
+                        self.guards.push((guard, x, y));
+                        Some(self.guards.len() - 1)
+                    }
+                    _ => guard,
+                };
+                self.collect(then_, inner);
+                self.collect(else_, guard);
+                continue;
+            }
             for nb in inst.op.blocks() {
-                self.collect(nb);
+                self.collect(nb, guard);
             }
         }
+    }
+
+    /// The argument an inlined body's param `v` is bound to, through nested inlining.
+    fn unaliased(&self, mut v: ValueId) -> ValueId {
+        for _ in 0..64 {
+            match self.aliases.get(&v) {
+                Some(&a) => v = a,
+                None => break,
+            }
+        }
+        v
+    }
+
+    /// The interval of operand `x` of `v`'s definition: [`Self::range`] narrowed by the
+    /// guards `x < y` around the definition.
+    fn operand(&mut self, v: ValueId, x: ValueId, depth: u32) -> Option<Range> {
+        let mut r = self.range(x, depth);
+        let x = self.unaliased(x);
+        let mut g = self.guarded.get(&v).copied();
+        while let Some(i) = g {
+            let Some(&(outer, gx, gy)) = self.guards.get(i) else { break };
+            if self.unaliased(gx) == x {
+                if let Some((_, yhi)) = self.range(gy, depth) {
+                    let hi = yhi.checked_sub(1)?;
+                    r = match r {
+                        Some((lo, xhi)) if lo <= hi.min(xhi) => Some((lo, xhi.min(hi))),
+                        Some(_) => return None,
+                        None => Some((0, hi)),
+                    };
+                }
+            }
+            g = outer;
+        }
+        r
     }
 
     fn is_u32(&self, v: ValueId) -> bool {
@@ -307,7 +369,7 @@ impl Ranges<'_> {
                 self.invocation.get(&x).and_then(|r| r.get(c as usize)).map(|&m| (0, m))
             }
             Def::Binary(op, x, y) => {
-                let (rx, ry) = (self.range(x, d), self.range(y, d));
+                let (rx, ry) = (self.operand(v, x, d), self.operand(v, y, d));
                 match op {
                     B::And => match (rx, ry) {
                         (Some((_, a)), Some((_, b))) => Some((0, a.min(b))),
@@ -350,12 +412,12 @@ impl Ranges<'_> {
                     _ => None,
                 }
             }
-            Def::Min(x, y) => match (self.range(x, d), self.range(y, d)) {
+            Def::Min(x, y) => match (self.operand(v, x, d), self.operand(v, y, d)) {
                 (Some((a, b)), Some((c, e))) => Some((a.min(c), b.min(e))),
                 (Some((_, b)), None) | (None, Some((_, b))) => Some((0, b)),
                 _ => None,
             },
-            Def::Max(x, y) => match (self.range(x, d), self.range(y, d)) {
+            Def::Max(x, y) => match (self.operand(v, x, d), self.operand(v, y, d)) {
                 (Some((a, b)), Some((c, e))) => Some((a.max(c), b.max(e))),
                 _ => None,
             },
@@ -403,6 +465,25 @@ fn put(at: u32, v: u32) { tile[at] = v; tile[at + 7u] = v; }
         assert!(changed, "{t}");
         let main = &t[t.find(" main(").expect("main")..];
         assert_eq!(main.matches("math min").count(), 0, "{main}");
+    }
+
+    #[test]
+    fn an_index_under_a_guard_sees_the_guard() {
+        // Under `if l < 32u` (l < 256 in general), `l + 32u` is at most 63: no clamp into
+        // array<u32, 64>. Outside the guard, and under `l < 33u`, the clamp stays.
+        // The clamps come from a helper, which the bounds pass checks on its own.
+        let src = "var<workgroup> tile: array<u32, 64>;
+fn put(at: u32, v: u32) { tile[at] = v; }
+@compute @workgroup_size(256) fn main(@builtin(local_invocation_index) l: u32) {
+    if (l < 32u) { put(l + 32u, l); }
+    if (64u > l) { put(l, l); }
+    if (l < 33u) { put(l + 32u, 1u); }
+    put(l, 2u);
+}";
+        let (t, changed) = folded(src);
+        assert!(changed, "{t}");
+        let main = &t[t.find(" main(").expect("main")..];
+        assert_eq!(main.matches("math min").count(), 2, "{main}");
     }
 
     #[test]

@@ -21,7 +21,7 @@
 //! `break_if` (with the continuing block's yielded state, the next body params) or through the
 //! guard's `else` (with `init`) gives the loop's results the same values as before.
 
-use super::util::clone_inst;
+use super::util::{clone_inst, collect_consts};
 use crate::ir::*;
 use rustc_hash::FxHashMap as HashMap;
 
@@ -196,18 +196,6 @@ fn known_bool(
     match consts.get(&cond) {
         Some(ConstValue::Bool(b)) => Some(*b),
         _ => None,
-    }
-}
-
-/// Every `Const` instruction's value in `b` and its nested blocks.
-fn collect_consts(b: &Block, out: &mut HashMap<ValueId, ConstValue>) {
-    for i in &b.insts {
-        if let (Some(r), Op::Const(c)) = (i.result, &i.op) {
-            out.insert(r, c.clone());
-        }
-        for nb in i.op.blocks() {
-            collect_consts(nb, out);
-        }
     }
 }
 

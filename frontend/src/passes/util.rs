@@ -152,3 +152,15 @@ fn fresh(v: ValueId, map: &mut HashMap<ValueId, ValueId>, f: &mut Function) -> V
     map.insert(v, n);
     n
 }
+
+/// Every `Const` instruction's value in `b` and its nested blocks.
+pub(crate) fn collect_consts(b: &Block, out: &mut HashMap<ValueId, ConstValue>) {
+    for i in &b.insts {
+        if let (Some(r), Op::Const(c)) = (i.result, &i.op) {
+            out.insert(r, c.clone());
+        }
+        for nb in i.op.blocks() {
+            collect_consts(nb, out);
+        }
+    }
+}

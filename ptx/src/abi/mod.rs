@@ -317,6 +317,45 @@ pub fn shared_words(m: &ir::Module, g: GlobalId) -> u32 {
     m.globals.get(g.index()).map_or(1, |global| m.types.size_align(global.ty).0.max(1).div_ceil(4))
 }
 
+/// How an entry zeroes workgroup variable of `words` 32-bit words with `threads` invocations
+/// (WGSL zero-initializes workgroup memory): the variable is declared in whole 16-byte chunks
+/// and invocation `lid` clears chunks `lid + i * threads` with `st.shared.v4` for `i` in
+/// `0..rounds`; only a round that does not cover every invocation needs a bound check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ZeroPlan {
+    /// Declared size in bytes: `words * 4` rounded up to 16.
+    pub bytes: u32,
+    /// Bytes between one invocation's consecutive chunks (`threads * 16`).
+    pub step: u32,
+    /// Stores per invocation.
+    pub rounds: u32,
+    chunks: u32,
+    threads: u32,
+}
+
+impl ZeroPlan {
+    /// Up to this many rounds are emitted straight-line; more become a loop.
+    pub const MAX_UNROLLED: u32 = 4;
+
+    /// The plan for a variable of `words` words (see [`shared_words`]).
+    pub fn new(words: u32, threads: u32) -> Self {
+        let chunks = words.max(1).div_ceil(4);
+        let threads = threads.max(1);
+        ZeroPlan {
+            bytes: chunks.saturating_mul(16),
+            step: threads.saturating_mul(16),
+            rounds: chunks.div_ceil(threads),
+            chunks,
+            threads,
+        }
+    }
+
+    /// Whether every invocation's chunk of round `i` lies inside the variable.
+    pub fn full_round(&self, i: u32) -> bool {
+        i.saturating_add(1).saturating_mul(self.threads) <= self.chunks
+    }
+}
+
 /// Every global the function addresses (nested regions included), and whether it uses
 /// `arrayLength` and cooperative matrices.
 fn scan(block: &ir::Block, globals: &mut BTreeSet<GlobalId>, flags: &mut EntryFlags) {

@@ -420,7 +420,11 @@ impl Lower<'_> {
     pub(crate) fn wgsl_shift(&mut self, op: B, s: Scalar, a: VRegId, b: VRegId) -> VRegId {
         let wide = s.is_64();
         let (mask, kind) = if wide { (63, RegKind::B64) } else { (31, RegKind::B32) };
-        let m = self.binop(Opcode::And, &[], PT::B32, b, Operand::Imm(mask));
+        // A constant amount is masked here (the `and` of two immediates would reach the PTX).
+        let m: Operand = match self.consts.get(&b) {
+            Some(&c) => Operand::Imm(i64::from(c & mask)),
+            None => self.binop(Opcode::And, &[], PT::B32, b, Operand::Imm(i64::from(mask))).into(),
+        };
         let st = match (op, s) {
             (B::ShiftLeft, _) if wide => PT::B64,
             (B::ShiftLeft, _) => PT::B32,

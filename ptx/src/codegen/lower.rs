@@ -5,6 +5,7 @@
 use super::align::{self, KnownAlign};
 use super::regalloc::{BlockId, MFunction, RegKind, Target, Term, VRegId};
 use crate::abi::layout::{self, kind_of, leaves, Leaf};
+use crate::abi::ZeroPlan;
 use crate::lowering_common::{
     self, entry_prologue, global_home, ArrayLength, Exit, GlobalHome, InstLowering, ScalarLowering,
 };
@@ -149,6 +150,58 @@ pub(crate) struct Lower<'a> {
     pub tile_ranges: Option<dianran_frontend::passes::ValueRanges<'a>>,
     /// How the entry stages its `wgmma` products' operands (sm_90a; `None`: it has none).
     pub tile_stage: Option<super::coop::tile::wgmma::Stage>,
+    /// Indices `x + c` (`c` a `u32` constant) that cannot wrap ([`offset_indices`]).
+    pub offset_indices: HashMap<ValueId, (ValueId, u32)>,
+}
+
+/// The `u32` indices of `f` (entry `id` of `m`, calls inlined) of the form `x + c` with a
+/// constant `c` whose interval is known, so the addition cannot wrap: an element address
+/// `base + (x + c) * stride` is then `base + x * stride` plus the constant `c * stride`, which
+/// ptxas folds into the access's immediate offset (`red[lid + 32u]` is `[r + 128]`), where
+/// the 32-bit addition before the widening would keep it from doing so.
+pub(crate) fn offset_indices(
+    m: &ir::Module,
+    id: ir::FuncId,
+    f: &ir::Function,
+) -> HashMap<ValueId, (ValueId, u32)> {
+    fn walk(
+        b: &ir::Block,
+        consts: &mut HashMap<ValueId, u32>,
+        adds: &mut Vec<(ValueId, ValueId, ValueId)>,
+    ) {
+        for i in &b.insts {
+            match (&i.op, i.result) {
+                (Op::Const(ConstValue::U32(c)), Some(r)) => {
+                    consts.insert(r, *c);
+                }
+                (&Op::Binary(ir::BinaryOperator::Add, x, y), Some(r)) => adds.push((r, x, y)),
+                _ => {}
+            }
+            for nb in i.op.blocks() {
+                walk(nb, consts, adds);
+            }
+        }
+    }
+    let mut consts = HashMap::default();
+    let mut adds = Vec::new();
+    walk(&f.body, &mut consts, &mut adds);
+    let mut out = HashMap::default();
+    if adds.is_empty() {
+        return out;
+    }
+    let mut ranges = dianran_frontend::passes::ValueRanges::new(m, id, f);
+    for (r, x, y) in adds {
+        let split = match (consts.get(&x), consts.get(&y)) {
+            (None, Some(&c)) => (x, c),
+            (Some(&c), None) => (y, c),
+            _ => continue,
+        };
+        // An interval is only known for a sum that cannot wrap.
+        if ranges.range(r).is_some() {
+            out.insert(r, split);
+        }
+    }
+    out
 }
 
 /// IEEE binary16 bits of an f32, rounded to nearest even (overflow to infinity).
@@ -229,6 +282,7 @@ impl<'a> Lower<'a> {
             tile_lane: None,
             tile_warp_row: None,
             tile_ranges: None,
+            offset_indices: HashMap::default(),
             tile_stage: None,
         }
     }
@@ -471,22 +525,44 @@ impl<'a> Lower<'a> {
         let lid = self.builtin(ir::BuiltIn::LocalInvocationIndex, ty, u32::MAX)?;
         let lid = *lid.first().ok_or_else(|| self.internal("local index"))?;
         let zero = self.imm_u32(0);
-        let step = self.layout.threads.saturating_mul(4);
+        let zeros = [zero; 4];
+        // Invocation `lid` clears the 16-byte chunks `lid + i * threads`.
+        let off0 = self.def(RegKind::B32, |d| {
+            build::binary(Opcode::Shl, &[], PT::B32, d, lid, Operand::Imm(4))
+        });
+        let wide = self.def(RegKind::B64, |d| build::cvt(None, false, PT::U64, PT::U32, d, off0));
         for (name, words) in self.layout.zero_shared.clone() {
+            let plan = ZeroPlan::new(words, self.layout.threads);
             let base = self.symbol_addr(&name);
-            let off0 = self.def(RegKind::B32, |d| {
-                build::binary(Opcode::Shl, &[], PT::B32, d, lid, Operand::Imm(2))
-            });
+            let addr = self.def(RegKind::B64, |d| build::add(PT::S64, d, base, wide));
+            if plan.rounds <= ZeroPlan::MAX_UNROLLED {
+                // Straight-line: the trip count is known, so no loop and no induction variable.
+                for i in 0..plan.rounds {
+                    let start = i * plan.step;
+                    let a = Operand::addr(addr, i64::from(start));
+                    let st = build::st_vec(StateSpace::Shared, PT::U32, a, &zeros);
+                    if plan.full_round(i) {
+                        self.push(st);
+                    } else {
+                        let left = Operand::Imm(i64::from(plan.bytes - start));
+                        let p = self
+                            .def(RegKind::Pred, |p| build::setp(CmpOp::Lt, PT::U32, p, off0, left));
+                        self.push(st.guarded(p, false));
+                    }
+                }
+                continue;
+            }
             let head = self.mf.new_block();
             let body = self.mf.new_block();
             let done = self.mf.new_block();
             let off = self.mf.new_vreg(RegKind::B32);
+            let at = self.mf.new_vreg(RegKind::B64);
             if let Some(b) = self.mf.blocks.get_mut(head.0 as usize) {
-                b.params = vec![off];
+                b.params = vec![off, at];
             }
-            self.jump(head, vec![off0]);
+            self.jump(head, vec![off0, addr]);
             self.cur = head;
-            let bytes = Operand::Imm(i64::from(words * 4));
+            let bytes = Operand::Imm(i64::from(plan.bytes));
             let more = self.def(RegKind::Pred, |p| build::setp(CmpOp::Lt, PT::U32, p, off, bytes));
             self.set_term(Term::Branch {
                 cond: more,
@@ -494,13 +570,11 @@ impl<'a> Lower<'a> {
                 else_: Target { block: done, args: vec![] },
             });
             self.cur = body;
-            let wide =
-                self.def(RegKind::B64, |d| build::cvt(None, false, PT::U64, PT::U32, d, off));
-            let addr = self.def(RegKind::B64, |d| build::add(PT::S64, d, base, wide));
-            self.push(build::st(StateSpace::Shared, PT::U32, Operand::addr(addr, 0), zero));
-            let step = Operand::Imm(i64::from(step));
-            let next = self.def(RegKind::B32, |d| build::add(PT::S32, d, off, step));
-            self.jump(head, vec![next]);
+            self.push(build::st_vec(StateSpace::Shared, PT::U32, Operand::addr(at, 0), &zeros));
+            let step = Operand::Imm(i64::from(plan.step));
+            let next = self.def(RegKind::B32, |d| build::add(PT::S32, d, off, step.clone()));
+            let next_at = self.def(RegKind::B64, |d| build::add(PT::S64, d, at, step));
+            self.jump(head, vec![next, next_at]);
             self.cur = done;
         }
         self.push(build::bar_sync(0));
@@ -925,11 +999,16 @@ impl InstLowering for Lower<'_> {
         stride: u32,
         ety: TypeId,
     ) -> Result<Ptr, Diagnostic> {
-        let i = self.scalar(idx)?;
+        let split = self.offset_indices.get(&idx).copied();
+        let i = self.scalar(split.map_or(idx, |(x, _)| x))?;
         let st = Operand::Imm(i64::from(stride));
         let off = self.def(RegKind::B64, |d| build::mul_wide(PT::U32, d, i, st));
         let pa = p.addr;
-        let addr = self.def(RegKind::B64, |d| build::add(PT::S64, d, pa, off));
+        let mut addr = self.def(RegKind::B64, |d| build::add(PT::S64, d, pa, off));
+        if let Some((_, c)) = split {
+            let bytes = Operand::Imm(i64::from(c) * i64::from(stride));
+            addr = self.def(RegKind::B64, |d| build::add(PT::S64, d, addr, bytes));
+        }
         self.facts.access(addr, pa, p.align, stride, idx, &self.known);
         let align = p.align.min(align::lowbit(stride).saturating_mul(self.known.pow2(idx)));
         Ok(p.element(addr, ety, align))

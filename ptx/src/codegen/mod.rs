@@ -40,7 +40,8 @@ mod wgmma_waits;
 mod wide;
 
 use crate::abi::{
-    immediates_param, plan_entry, shared_words, EntryFlags, EntryInfo, ParamKind, MAX_LOCAL_BYTES,
+    immediates_param, plan_entry, shared_words, EntryFlags, EntryInfo, ParamKind, ZeroPlan,
+    MAX_LOCAL_BYTES,
 };
 use crate::model::{Entry, Module, Param, VarDecl};
 use crate::names;
@@ -183,9 +184,9 @@ pub fn compile_module(m: &ir::Module, opts: &Options) -> CompiledPtx {
         let (Some(global), Some(name)) = (m.globals.get(g.index()), shared_names.get(g)) else {
             continue;
         };
-        let (size, align) = m.types.size_align(global.ty);
-        // Whole words, so the zero-initialization loop can store u32s.
-        let bytes = size.max(1).div_ceil(4) * 4;
+        let align = m.types.size_align(global.ty).1;
+        // Whole 16-byte chunks, which the zero-initialization stores as `st.shared.v4`.
+        let bytes = ZeroPlan::new(shared_words(m, *g), 1).bytes;
         module.globals.push(VarDecl::shared_bytes(name.clone(), align.max(16), u64::from(bytes)));
     }
     module.entries = bodies;
@@ -245,6 +246,7 @@ fn compile_entry(
     }
     let mut lw = Lower::new(m, f, &layout, &ep.name, sm);
     lw.native_tiles = coop::tile::native(m, f, opts.tf32);
+    lw.offset_indices = lower::offset_indices(m, ep.function, f);
     if lw.native_tiles {
         lw.tile_ranges = Some(dianran_frontend::passes::ValueRanges::new(m, ep.function, f));
     }

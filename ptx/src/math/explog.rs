@@ -5,20 +5,28 @@ use super::coeffs::{ATANH, EXP, EXP2, LN2_HI, LN2_LO, LOG2E_HI, LOG2E_LO};
 use super::ops::{Cmp, Ops};
 use super::{horner, keep_nan_clamp, quotient, recip};
 
-/// `p * 2^j` for an integral `j` in [-151, 130], rounded once: the scale is applied in two
-/// exact halves so neither power of two leaves the normal range, and only the last
-/// multiplication can round (into the subnormal range, or to infinity).
-pub(crate) fn scale<O: Ops>(o: &mut O, p: O::F, j: O::F) -> O::F {
-    let n = o.f2i(j);
-    let n1 = o.shr_s(n, 1);
-    let n2 = o.isub(n, n1);
-    let k = o.ci(127);
-    let b1 = o.iadd(n1, k);
-    let b1 = o.shl(b1, 23);
-    let s1 = o.float(b1);
-    let b2 = o.iadd(n2, k);
-    let b2 = o.shl(b2, 23);
-    let s2 = o.float(b2);
+/// 1.5 * 2^23. For `|v| < 2^22`, `t = RN(v + ROUND_MAGIC)` is `v` rounded to the nearest
+/// integer `j` (ties to even) plus `ROUND_MAGIC`, exactly: `t - ROUND_MAGIC` is `j` as an f32
+/// and the bits of `t` are `0x4B40_0000 + j`, so the integer needs no conversion.
+const ROUND_MAGIC: f32 = 12_582_912.0;
+
+/// `p * 2^j` for `t = j + ROUND_MAGIC` with an integral `j` in [-151, 130], rounded once:
+/// the scale is applied in two exact halves, `2^floor(j/2)` then `2^ceil(j/2)`, so neither
+/// power of two leaves the normal range and only the last multiplication can round (into the
+/// subnormal range, or to infinity). The halves come from `t`'s bits: `0x4B40_0000` is even,
+/// so an arithmetic shift halves it exactly beside `j`, and its half (bits 21 and up) leaves
+/// the word when shifted into the exponent field. A NaN `p` stays NaN (whatever `t` is).
+pub(crate) fn scale<O: Ops>(o: &mut O, p: O::F, t: O::F) -> O::F {
+    let b = o.bits(t);
+    let lo = o.shr_s(b, 1);
+    let hi = o.isub(b, lo);
+    let one = o.ci(0x3F80_0000);
+    let s1 = o.shl(lo, 23);
+    let s1 = o.iadd(s1, one);
+    let s1 = o.float(s1);
+    let s2 = o.shl(hi, 23);
+    let s2 = o.iadd(s2, one);
+    let s2 = o.float(s2);
     let t = o.mul(p, s1);
     o.mul(t, s2)
 }
@@ -27,17 +35,21 @@ pub(crate) fn scale<O: Ops>(o: &mut O, p: O::F, j: O::F) -> O::F {
 /// polynomial for `2^f`, then the exact scale by `2^j`.
 pub(crate) fn exp2<O: Ops>(o: &mut O, x: O::F) -> O::F {
     let x = keep_nan_clamp(o, x, -151.0, 129.0);
-    let j = o.rint(x);
+    let m = o.cf(ROUND_MAGIC);
+    let t = o.add(x, m);
+    let j = o.sub(t, m);
     let f = o.sub(x, j);
     let p = horner(o, f, &EXP2);
     let one = o.cf(1.0);
     let p = o.fma(p, f, one);
-    scale(o, p, j)
+    scale(o, p, t)
 }
 
-/// `e^x` as `p * 2^j` (`p` in [sqrt(1/2), sqrt(2)], `j` integral in [-150, 130]): Cody-Waite
-/// reduction `x = j ln2 + r` (the first step is exact: `j * LN2_HI` and `x` are multiples of
-/// 2^-24 and their difference is below 1/2) and a degree-6 polynomial for `e^r`.
+/// `e^x` as `p * 2^j` (`p` in [sqrt(1/2), sqrt(2)] up to rounding, `j` integral in
+/// [-150, 130], returned as `t = j + ROUND_MAGIC` for [`scale`]): Cody-Waite reduction
+/// `x = j ln2 + r` with `j` the integer nearest `x * LOG2E_HI` (`|r|` at most ln2/2 and an
+/// ulp of the product; the first step is exact: `j * LN2_HI` and `x` are multiples of 2^-24
+/// and their difference is below 1/2) and a degree-6 polynomial for `e^r`.
 pub(crate) fn exp_parts<O: Ops>(o: &mut O, x: O::F) -> (O::F, O::F) {
     let x = keep_nan_clamp(o, x, -104.0, 90.0);
     exp_parts_in_range(o, x)
@@ -46,8 +58,9 @@ pub(crate) fn exp_parts<O: Ops>(o: &mut O, x: O::F) -> (O::F, O::F) {
 /// [`exp_parts`] for `x` already in [-104, 90] (or NaN).
 fn exp_parts_in_range<O: Ops>(o: &mut O, x: O::F) -> (O::F, O::F) {
     let l2e = o.cf(LOG2E_HI);
-    let t = o.mul(x, l2e);
-    let j = o.rint(t);
+    let m = o.cf(ROUND_MAGIC);
+    let t = o.fma(x, l2e, m);
+    let j = o.sub(t, m);
     let c1 = o.cf(-LN2_HI);
     let r = o.fma(j, c1, x);
     let c2 = o.cf(-LN2_LO);
@@ -57,26 +70,28 @@ fn exp_parts_in_range<O: Ops>(o: &mut O, x: O::F) -> (O::F, O::F) {
     let one = o.cf(1.0);
     let q = o.fma(p, r, one);
     let p = o.fma(q, r, one);
-    (p, j)
+    (p, t)
 }
 
 /// `e^x * 2^k` (`k` is -1 for the hyperbolic functions, 0 for `exp`), rounded once.
 pub(crate) fn exp_scaled<O: Ops>(o: &mut O, x: O::F, k: i32) -> O::F {
-    let (p, j) = exp_parts(o, x);
-    let j = if k == 0 {
-        j
+    let (p, t) = exp_parts(o, x);
+    let t = if k == 0 {
+        t
     } else {
         let kk = o.cf(k as f32);
-        o.add(j, kk)
+        o.add(t, kk)
     };
-    scale(o, p, j)
+    scale(o, p, t)
 }
 
-/// `e^x` for `x` in [-80, 80] (or NaN), where `p * 2^j` is normal: no clamp, and the scale
-/// is one exact integer addition to the exponent field (the same value [`exp`] computes).
+/// `e^x` for finite `x` in [-80, 80], where `p * 2^j` is normal: no clamp, and the scale is
+/// one exact integer addition to the exponent field (the same value [`exp`] computes; the
+/// magic number's bits leave the word in the shift). Not NaN-safe: a NaN `x` gives an
+/// arbitrary number, so callers select another value for NaN lanes.
 pub(crate) fn exp_normal<O: Ops>(o: &mut O, x: O::F) -> O::F {
-    let (p, j) = exp_parts_in_range(o, x);
-    let n = o.f2i(j);
+    let (p, t) = exp_parts_in_range(o, x);
+    let n = o.bits(t);
     let n = o.shl(n, 23);
     let pb = o.bits(p);
     let r = o.iadd(pb, n);
@@ -285,14 +300,14 @@ fn pow_core<O: Ops>(o: &mut O, ax: O::F, y: O::F) -> O::F {
     let plo = o.add(d, tlo);
     // e^phi (1 + plo), scaled by 2^-+1 while the correction is applied so that neither an
     // intermediate overflow nor a second rounding in the subnormal range can happen.
-    let (p, j) = exp_parts(o, phi);
+    let (p, t) = exp_parts(o, phi);
     let zero = o.cf(0.0);
     let pos = o.fcmp(Cmp::Gt, phi, zero);
     let m1 = o.cf(-1.0);
     let p1 = o.cf(1.0);
     let k = o.fsel(pos, m1, p1);
-    let jk = o.add(j, k);
-    let h = scale(o, p, jk);
+    let tk = o.add(t, k);
+    let h = scale(o, p, tk);
     let hc = o.fma(plo, h, h);
     let inf = o.cf(f32::INFINITY);
     let fin = o.fcmp(Cmp::Lt, h, inf);
