@@ -413,7 +413,7 @@ fn c(x: i32) -> i32 {
         s = s * 2 + i;
     }
     for (var h = 128u; h > 0u; h >>= 1u) {
-        if (s > x) { s -= i32(h); } else { s += i32(h) * 3; }
+        if (s > x) { s -= i32(h); } else { s += i32(h * 3u); }
     }
     for (var j = 0; j < 4; j++) {
         for (var k = j; k < j + 3; k++) {
@@ -429,7 +429,7 @@ fn c(x: i32) -> i32 {
             if s > x {
                 s = s.wrapping_sub(h as i32);
             } else {
-                s = s.wrapping_add((h as i32).wrapping_mul(3));
+                s = s.wrapping_add((h * 3) as i32);
             }
             h >>= 1;
         }
@@ -445,6 +445,22 @@ fn c(x: i32) -> i32 {
     let m = reduced(src, "c", &[-3, 0, 1, 250, 1 << 28], expect);
     let f = m.function(fid(&m, "c"));
     assert_eq!(loops(f), 0, "{}", module_text(&m));
+    // The copies' arithmetic on their constants is folded, in the `if` arms too (`h * 3u`).
+    let mut consts = std::collections::HashSet::new();
+    fn gather(b: &Block, out: &mut std::collections::HashSet<ValueId>) {
+        for i in &b.insts {
+            if let (Some(r), Op::Const(_)) = (i.result, &i.op) {
+                out.insert(r);
+            }
+            for nb in i.op.blocks() {
+                gather(nb, out);
+            }
+        }
+    }
+    gather(&f.body, &mut consts);
+    let both =
+        |op: &Op| matches!(op, Op::Binary(_, a, b) if consts.contains(a) && consts.contains(b));
+    assert_eq!(count_insts(&f.body, &both), 0, "{}", module_text(&m));
 }
 
 #[test]

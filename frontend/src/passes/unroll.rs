@@ -209,13 +209,17 @@ fn unrolled(
                     f: &mut Function,
                     consts: &mut HashMap<ValueId, ConstValue>| {
             let mut c = clone_inst(i, map, f);
-            // Arithmetic on this iteration's constants is folded here: the backends expect
-            // folded code, and the module's fold has already run.
+            // Arithmetic on this iteration's constants is folded here (the module's fold has
+            // already run): at the top level from the evaluation, in nested blocks from the
+            // copy's constants.
             if let (Some(r), Op::Binary(..)) = (i.result, &i.op) {
                 if let (Some(k), Some(nr)) = (known.get(&r), c.result) {
                     c.op = Op::Const(k.clone());
                     consts.insert(nr, k.clone());
                 }
+            }
+            for b in c.op.blocks_mut() {
+                fold_block(b, consts);
             }
             c
         };
@@ -276,6 +280,24 @@ fn evaluate(
     }
     eval(&s.continuing.insts, &mut known);
     known
+}
+
+/// Replaces the binary operations of `b`'s tree whose operands are both in `consts` by their
+/// values (which `consts` learns, so chains fold).
+fn fold_block(b: &mut Block, consts: &mut HashMap<ValueId, ConstValue>) {
+    for i in &mut b.insts {
+        if let (Some(r), &Op::Binary(o, x, y)) = (i.result, &i.op) {
+            if let (Some(cx), Some(cy)) = (consts.get(&x), consts.get(&y)) {
+                if let Some(k) = super::fold::binary(o, cx, cy) {
+                    i.op = Op::Const(k.clone());
+                    consts.insert(r, k);
+                }
+            }
+        }
+        for nb in i.op.blocks_mut() {
+            fold_block(nb, consts);
+        }
+    }
 }
 
 /// Whether `op` cannot leave the loop it sits in: its blocks (outside loops and switches of

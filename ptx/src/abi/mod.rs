@@ -261,7 +261,7 @@ pub fn plan_entry(m: &ir::Module, ep: &ir::EntryPoint) -> Result<EntryPlan, Diag
         }
     }
     // Static `.shared` data is limited to 48 KiB per block; ptxas would reject more.
-    let shared_bytes: u64 = shared.iter().map(|g| u64::from(shared_words(m, *g)) * 4).sum();
+    let shared_bytes: u64 = shared.iter().map(|g| u64::from(shared_declared_bytes(m, *g))).sum();
     if shared_bytes > MAX_SHARED_BYTES {
         return Err(Diagnostic::error(
             DiagKind::Limit,
@@ -309,6 +309,11 @@ pub fn plan_entry(m: &ir::Module, ep: &ir::EntryPoint) -> Result<EntryPlan, Diag
         threads,
         immediates,
     })
+}
+
+/// Bytes workgroup variable `g` is declared with in PTX (whole 16-byte chunks, [`ZeroPlan`]).
+pub fn shared_declared_bytes(m: &ir::Module, g: GlobalId) -> u32 {
+    ZeroPlan::new(shared_words(m, g), 1).bytes
 }
 
 /// Size of workgroup variable `g` in whole 32-bit words (at least one), as declared and

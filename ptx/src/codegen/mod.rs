@@ -40,8 +40,8 @@ mod wgmma_waits;
 mod wide;
 
 use crate::abi::{
-    immediates_param, plan_entry, shared_words, EntryFlags, EntryInfo, ParamKind, ZeroPlan,
-    MAX_LOCAL_BYTES,
+    immediates_param, plan_entry, shared_declared_bytes, shared_words, EntryFlags, EntryInfo,
+    ParamKind, MAX_LOCAL_BYTES,
 };
 use crate::model::{Entry, Module, Param, VarDecl};
 use crate::names;
@@ -186,7 +186,7 @@ pub fn compile_module(m: &ir::Module, opts: &Options) -> CompiledPtx {
         };
         let align = m.types.size_align(global.ty).1;
         // Whole 16-byte chunks, which the zero-initialization stores as `st.shared.v4`.
-        let bytes = ZeroPlan::new(shared_words(m, *g), 1).bytes;
+        let bytes = shared_declared_bytes(m, *g);
         module.globals.push(VarDecl::shared_bytes(name.clone(), align.max(16), u64::from(bytes)));
     }
     module.entries = bodies;
@@ -251,7 +251,7 @@ fn compile_entry(
         lw.tile_ranges = Some(dianran_frontend::passes::ValueRanges::new(m, ep.function, f));
     }
     if lw.native_tiles && sm == crate::model::SM_90A {
-        let used: u64 = shared.iter().map(|g| u64::from(shared_words(m, *g)) * 4).sum();
+        let used: u64 = shared.iter().map(|g| u64::from(shared_declared_bytes(m, *g))).sum();
         let room = u32::try_from(crate::abi::MAX_SHARED_BYTES.saturating_sub(used)).unwrap_or(0);
         lw.tile_stage = coop::tile::wgmma::Stage::plan(m, f, room).map_err(|need| {
             Diagnostic::error(
