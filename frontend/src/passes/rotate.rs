@@ -21,7 +21,7 @@
 //! `break_if` (with the continuing block's yielded state, the next body params) or through the
 //! guard's `else` (with `init`) gives the loop's results the same values as before.
 
-use super::util::{clone_inst, collect_consts};
+use super::util::{clone_inst, collect_consts, extend_known};
 use crate::ir::*;
 use rustc_hash::FxHashMap as HashMap;
 
@@ -66,11 +66,12 @@ fn pure_inst(op: &Op, size: &mut usize) -> bool {
     }
 }
 
-/// Whether `b` is an empty arm that only yields nothing / breaks with exactly `params`.
-fn is_continue_arm(b: &Block) -> bool {
+/// Whether `b` is an empty arm that only yields nothing / breaks with exactly `params` (the
+/// arms of a loop's header test; [`super::unroll`] reads the same shape).
+pub(super) fn is_continue_arm(b: &Block) -> bool {
     b.insts.is_empty() && b.term == Terminator::Yield(Vec::new())
 }
-fn is_break_arm(b: &Block, params: &[ValueId]) -> bool {
+pub(super) fn is_break_arm(b: &Block, params: &[ValueId]) -> bool {
     b.insts.is_empty() && b.term == Terminator::Break(params.to_vec())
 }
 
@@ -178,21 +179,7 @@ fn known_bool(
     consts: &HashMap<ValueId, ConstValue>,
 ) -> Option<bool> {
     let mut consts = consts.clone();
-    for i in insts {
-        let Some(r) = i.result else { continue };
-        let c = match &i.op {
-            Op::Const(c) => c.clone(),
-            Op::Binary(o, a, b) => match (consts.get(a), consts.get(b)) {
-                (Some(x), Some(y)) => match super::fold::binary(*o, x, y) {
-                    Some(c) => c,
-                    None => continue,
-                },
-                _ => continue,
-            },
-            _ => continue,
-        };
-        consts.insert(r, c);
-    }
+    extend_known(insts, &mut consts);
     match consts.get(&cond) {
         Some(ConstValue::Bool(b)) => Some(*b),
         _ => None,

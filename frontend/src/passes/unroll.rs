@@ -22,7 +22,8 @@
 //! most [`MAX_TRIPS`] iterations and its copies hold at most [`MAX_COPIED`] instructions in all
 //! (nested ones included), and a function grows by at most [`MAX_GROWTH`] instructions.
 
-use super::util::{clone_inst, collect_consts, Subst};
+use super::rotate::{is_break_arm, is_continue_arm};
+use super::util::{clone_inst, collect_consts, extend_known, known_value, Subst};
 use crate::ir::*;
 use rustc_hash::FxHashMap as HashMap;
 
@@ -96,9 +97,6 @@ fn unroll_in(
     changed
 }
 
-/// One iteration's known state (by body param) and the constants its top level computes.
-type Trip = (Vec<Option<ConstValue>>, HashMap<ValueId, ConstValue>);
-
 /// The shape of a loop this pass unrolls.
 struct Shape<'a> {
     init: &'a [ValueId],
@@ -127,11 +125,9 @@ fn shape(op: &Op) -> Option<Shape<'_>> {
     if !results.is_empty() {
         return None;
     }
-    let empty = |b: &Block| b.insts.is_empty() && b.term == Terminator::Yield(Vec::new());
-    let leaves = |b: &Block| b.insts.is_empty() && b.term == Terminator::Break(body.params.clone());
-    let exit_when_true = if empty(else_) && leaves(then_) {
+    let exit_when_true = if is_continue_arm(else_) && is_break_arm(then_, &body.params) {
         true
-    } else if empty(then_) && leaves(else_) {
+    } else if is_continue_arm(then_) && is_break_arm(else_, &body.params) {
         false
     } else {
         return None;
@@ -162,9 +158,8 @@ fn unrolled(
     }
     let size = size_of(&s.body.insts) + size_of(&s.continuing.insts);
 
-    // What is known in every iteration (the state and what the top level computes from it),
-    // until the test leaves.
-    let mut trips: Vec<Trip> = Vec::new();
+    // The known state of every iteration, until the test leaves.
+    let mut trips: Vec<Vec<Option<ConstValue>>> = Vec::new();
     let mut state: Vec<Option<ConstValue>> =
         s.init.iter().map(|v| consts.get(v).cloned()).collect();
     loop {
@@ -180,7 +175,7 @@ fn unrolled(
             return None;
         }
         let next: Vec<Option<ConstValue>> = s.next.iter().map(|v| known.get(v).cloned()).collect();
-        trips.push((std::mem::replace(&mut state, next), known));
+        trips.push(std::mem::replace(&mut state, next));
     }
     let grown = trips.len() * size;
     if grown > *budget {
@@ -190,7 +185,7 @@ fn unrolled(
 
     let mut out = Vec::new();
     let mut cur: Vec<ValueId> = s.init.to_vec();
-    for (state, known) in &trips {
+    for state in &trips {
         let mut map: HashMap<ValueId, ValueId> = HashMap::default();
         for ((&p, &v), c) in s.body.params.iter().zip(&cur).zip(state) {
             let v = match c {
@@ -204,27 +199,11 @@ fn unrolled(
             };
             map.insert(p, v);
         }
-        let copy = |i: &Inst,
-                    map: &mut HashMap<ValueId, ValueId>,
-                    f: &mut Function,
-                    consts: &mut HashMap<ValueId, ConstValue>| {
-            let mut c = clone_inst(i, map, f);
-            // Arithmetic on this iteration's constants is folded here (the module's fold has
-            // already run): at the top level from the evaluation, in nested blocks from the
-            // copy's constants.
-            if let (Some(r), Op::Binary(..)) = (i.result, &i.op) {
-                if let (Some(k), Some(nr)) = (known.get(&r), c.result) {
-                    c.op = Op::Const(k.clone());
-                    consts.insert(nr, k.clone());
-                }
-            }
-            for b in c.op.blocks_mut() {
-                fold_block(b, consts);
-            }
-            c
-        };
+        // Arithmetic on the copy's constants is folded as it is copied (the module's fold
+        // has already run).
         for i in header.iter().chain(rest) {
-            let c = copy(i, &mut map, f, consts);
+            let mut c = clone_inst(i, &mut map, f);
+            fold_copy(&mut c, consts);
             out.push(c);
         }
         for (&q, &a) in s.continuing.params.iter().zip(s.to_continuing) {
@@ -232,7 +211,8 @@ fn unrolled(
             map.insert(q, a);
         }
         for i in &s.continuing.insts {
-            let c = copy(i, &mut map, f, consts);
+            let mut c = clone_inst(i, &mut map, f);
+            fold_copy(&mut c, consts);
             out.push(c);
         }
         cur = s.next.iter().map(|v| map.get(v).copied().unwrap_or(*v)).collect();
@@ -254,48 +234,28 @@ fn evaluate(
             None => known.remove(&p),
         };
     }
-    let eval = |insts: &[Inst], known: &mut HashMap<ValueId, ConstValue>| {
-        for i in insts {
-            let Some(r) = i.result else { continue };
-            let c = match &i.op {
-                Op::Const(c) => Some(c.clone()),
-                Op::Binary(o, a, b) => match (known.get(a), known.get(b)) {
-                    (Some(x), Some(y)) => super::fold::binary(*o, x, y),
-                    _ => None,
-                },
-                _ => None,
-            };
-            match c {
-                Some(c) => known.insert(r, c),
-                None => known.remove(&r),
-            };
-        }
-    };
-    eval(&s.body.insts, &mut known);
+    extend_known(&s.body.insts, &mut known);
     for (&q, a) in s.continuing.params.iter().zip(s.to_continuing) {
         match known.get(a).cloned() {
             Some(c) => known.insert(q, c),
             None => known.remove(&q),
         };
     }
-    eval(&s.continuing.insts, &mut known);
+    extend_known(&s.continuing.insts, &mut known);
     known
 }
 
-/// Replaces the binary operations of `b`'s tree whose operands are both in `consts` by their
-/// values (which `consts` learns, so chains fold).
-fn fold_block(b: &mut Block, consts: &mut HashMap<ValueId, ConstValue>) {
-    for i in &mut b.insts {
-        if let (Some(r), &Op::Binary(o, x, y)) = (i.result, &i.op) {
-            if let (Some(cx), Some(cy)) = (consts.get(&x), consts.get(&y)) {
-                if let Some(k) = super::fold::binary(o, cx, cy) {
-                    i.op = Op::Const(k.clone());
-                    consts.insert(r, k);
-                }
-            }
-        }
-        for nb in i.op.blocks_mut() {
-            fold_block(nb, consts);
+/// Folds the copy `i` (regions included) where its operands are in `consts`: a binary
+/// operation of two constants becomes a `Const`, and `consts` learns every constant it meets,
+/// so chains fold.
+fn fold_copy(i: &mut Inst, consts: &mut HashMap<ValueId, ConstValue>) {
+    if let (Some(r), Some(k)) = (i.result, known_value(&i.op, consts)) {
+        i.op = Op::Const(k.clone());
+        consts.insert(r, k);
+    }
+    for b in i.op.blocks_mut() {
+        for j in &mut b.insts {
+            fold_copy(j, consts);
         }
     }
 }

@@ -164,3 +164,25 @@ pub(crate) fn collect_consts(b: &Block, out: &mut HashMap<ValueId, ConstValue>) 
         }
     }
 }
+
+/// The constant `op` computes from `known`: a `Const`'s value, or a binary operation of two
+/// known values (WGSL's semantics, [`super::fold::binary`]).
+pub(crate) fn known_value(op: &Op, known: &HashMap<ValueId, ConstValue>) -> Option<ConstValue> {
+    match op {
+        Op::Const(c) => Some(c.clone()),
+        Op::Binary(o, a, b) => super::fold::binary(*o, known.get(a)?, known.get(b)?),
+        _ => None,
+    }
+}
+
+/// Adds to `known` what the instructions of `insts` (not their nested blocks) compute from it
+/// ([`known_value`]).
+pub(crate) fn extend_known(insts: &[Inst], known: &mut HashMap<ValueId, ConstValue>) {
+    for i in insts {
+        if let Some(r) = i.result {
+            if let Some(c) = known_value(&i.op, known) {
+                known.insert(r, c);
+            }
+        }
+    }
+}

@@ -146,7 +146,7 @@ pub(crate) struct Lower<'a> {
     pub tile_lane: Option<(VRegId, VRegId)>,
     pub tile_warp_row: Option<VRegId>,
     /// Value intervals of the entry, for proving workgroup-matrix operands inside their
-    /// arrays (only computed for entries with native tiles).
+    /// arrays (only kept for entries with native tiles).
     pub tile_ranges: Option<dianran_frontend::passes::ValueRanges<'a>>,
     /// How the entry stages its `wgmma` products' operands (sm_90a; `None`: it has none).
     pub tile_stage: Option<super::coop::tile::wgmma::Stage>,
@@ -154,15 +154,14 @@ pub(crate) struct Lower<'a> {
     pub offset_indices: HashMap<ValueId, (ValueId, u32)>,
 }
 
-/// The `u32` indices of `f` (entry `id` of `m`, calls inlined) of the form `x + c` with a
-/// constant `c` whose interval is known, so the addition cannot wrap: an element address
+/// The `u32` indices of `f` of the form `x + c` with a constant `c` whose interval `ranges`
+/// (of `f`) knows, so the addition cannot wrap: an element address
 /// `base + (x + c) * stride` is then `base + x * stride` plus the constant `c * stride`, which
 /// ptxas folds into the access's immediate offset (`red[lid + 32u]` is `[r + 128]`), where
 /// the 32-bit addition before the widening would keep it from doing so.
 pub(crate) fn offset_indices(
-    m: &ir::Module,
-    id: ir::FuncId,
     f: &ir::Function,
+    ranges: &mut dianran_frontend::passes::ValueRanges,
 ) -> HashMap<ValueId, (ValueId, u32)> {
     fn walk(
         b: &ir::Block,
@@ -186,10 +185,6 @@ pub(crate) fn offset_indices(
     let mut adds = Vec::new();
     walk(&f.body, &mut consts, &mut adds);
     let mut out = HashMap::default();
-    if adds.is_empty() {
-        return out;
-    }
-    let mut ranges = dianran_frontend::passes::ValueRanges::new(m, id, f);
     for (r, x, y) in adds {
         let split = match (consts.get(&x), consts.get(&y)) {
             (None, Some(&c)) => (x, c),

@@ -246,9 +246,10 @@ fn compile_entry(
     }
     let mut lw = Lower::new(m, f, &layout, &ep.name, sm);
     lw.native_tiles = coop::tile::native(m, f, opts.tf32);
-    lw.offset_indices = lower::offset_indices(m, ep.function, f);
+    let mut ranges = dianran_frontend::passes::ValueRanges::new(m, ep.function, f);
+    lw.offset_indices = lower::offset_indices(f, &mut ranges);
     if lw.native_tiles {
-        lw.tile_ranges = Some(dianran_frontend::passes::ValueRanges::new(m, ep.function, f));
+        lw.tile_ranges = Some(ranges);
     }
     if lw.native_tiles && sm == crate::model::SM_90A {
         let used: u64 = shared.iter().map(|g| u64::from(shared_declared_bytes(m, *g))).sum();
