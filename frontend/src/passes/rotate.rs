@@ -66,12 +66,28 @@ fn pure_inst(op: &Op, size: &mut usize) -> bool {
     }
 }
 
-/// Whether `b` is an empty arm that only yields nothing / breaks with exactly `params` (the
-/// arms of a loop's header test; [`super::unroll`] reads the same shape).
-pub(super) fn is_continue_arm(b: &Block) -> bool {
+/// The loop body's instruction `k` as a header test: an `if` without results, one arm empty
+/// and the other leaving with exactly the body's params; its condition and whether the loop
+/// is left when it is true (also the test [`super::unroll`] reads).
+pub(super) fn header_test(body: &Block, k: usize) -> Option<(ValueId, bool)> {
+    let Op::If { cond, then_, else_, results } = &body.insts.get(k)?.op else { return None };
+    if !results.is_empty() {
+        return None;
+    }
+    if is_continue_arm(else_) && is_break_arm(then_, &body.params) {
+        Some((*cond, true))
+    } else if is_continue_arm(then_) && is_break_arm(else_, &body.params) {
+        Some((*cond, false))
+    } else {
+        None
+    }
+}
+
+/// Whether `b` is an empty arm that only yields nothing / breaks with exactly `params`.
+fn is_continue_arm(b: &Block) -> bool {
     b.insts.is_empty() && b.term == Terminator::Yield(Vec::new())
 }
-pub(super) fn is_break_arm(b: &Block, params: &[ValueId]) -> bool {
+fn is_break_arm(b: &Block, params: &[ValueId]) -> bool {
     b.insts.is_empty() && b.term == Terminator::Break(params.to_vec())
 }
 
@@ -87,19 +103,7 @@ fn rotated(
     let Terminator::Yield(next) = &continuing.term else { return None };
     // The first instruction that may leave the loop must be the header test.
     let k = body.insts.iter().position(|i| !i.op.blocks().is_empty() && !is_pure_if(&i.op))?;
-    let Op::If { cond, then_, else_, results: if_results } = &body.insts[k].op else {
-        return None;
-    };
-    if !if_results.is_empty() {
-        return None;
-    }
-    let exit_when_true = if is_continue_arm(else_) && is_break_arm(then_, &body.params) {
-        true
-    } else if is_continue_arm(then_) && is_break_arm(else_, &body.params) {
-        false
-    } else {
-        return None;
-    };
+    let (cond, exit_when_true) = header_test(body, k)?;
     let header = &body.insts[..k];
     let mut size = 0;
     if !header.iter().all(|i| pure_inst(&i.op, &mut size)) || size > MAX_HEADER {
@@ -107,23 +111,23 @@ fn rotated(
     }
     // The condition must be computed by the header (so that its copy in the continuing block
     // is defined there, as `break_if` requires).
-    if !header.iter().any(|i| i.result == Some(*cond) || i.op.region_results().contains(cond)) {
+    if !header.iter().any(|i| i.result == Some(cond) || i.op.region_results().contains(&cond)) {
         return None;
     }
-    let bool_ty = f.ty(*cond);
+    let bool_ty = f.ty(cond);
 
     // The guard: the header evaluated on `init`.
     let mut map: HashMap<ValueId, ValueId> =
         body.params.iter().copied().zip(init.clone()).collect();
     let guard_insts: Vec<Inst> = header.iter().map(|i| clone_inst(i, &mut map, f)).collect();
-    let guard_cond = map[cond];
+    let guard_cond = map[&cond];
 
     // The continuing block: the header evaluated on the next state, then the exit test.
     let mut map: HashMap<ValueId, ValueId> =
         body.params.iter().copied().zip(next.clone()).collect();
     let mut new_continuing = continuing.clone();
     new_continuing.insts.extend(header.iter().map(|i| clone_inst(i, &mut map, f)));
-    let tail_cond = map[cond];
+    let tail_cond = map[&cond];
     let exit = if exit_when_true {
         tail_cond
     } else {

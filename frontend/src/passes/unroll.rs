@@ -22,7 +22,7 @@
 //! most [`MAX_TRIPS`] iterations and its copies hold at most [`MAX_COPIED`] instructions in all
 //! (nested ones included), and a function grows by at most [`MAX_GROWTH`] instructions.
 
-use super::rotate::{is_break_arm, is_continue_arm};
+use super::rotate::header_test;
 use super::util::{clone_inst, collect_consts, extend_known, known_value, Subst};
 use crate::ir::*;
 use rustc_hash::FxHashMap as HashMap;
@@ -121,18 +121,8 @@ fn shape(op: &Op) -> Option<Shape<'_>> {
         return None;
     };
     let test = body.insts.iter().position(|i| !i.op.blocks().is_empty())?;
-    let Op::If { cond, then_, else_, results } = &body.insts[test].op else { return None };
-    if !results.is_empty() {
-        return None;
-    }
-    let exit_when_true = if is_continue_arm(else_) && is_break_arm(then_, &body.params) {
-        true
-    } else if is_continue_arm(then_) && is_break_arm(else_, &body.params) {
-        false
-    } else {
-        return None;
-    };
-    Some(Shape { init, body, continuing, test, cond: *cond, exit_when_true, to_continuing, next })
+    let (cond, exit_when_true) = header_test(body, test)?;
+    Some(Shape { init, body, continuing, test, cond, exit_when_true, to_continuing, next })
 }
 
 /// The instructions that replace `inst` and the values of its results, when it is a loop of
