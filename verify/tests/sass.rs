@@ -246,7 +246,8 @@ fn workgroup_matrix_gemm_loop_is_within_a_tenth_of_the_hand_tuned_one() {
 /// `--sm 90a` (docs/hopper.md): the workgroup-matrix GEMM's product is Hopper's `wgmma`, two
 /// `HGMMA.64x64x16` per 32-deep slab in the main loop (where sm_80 and sm_90 have 16 HMMA),
 /// and ptxas assembles it for sm_90a; the bias/ReLU sample, whose operands come straight from
-/// storage, has HGMMA too.
+/// storage, has HGMMA too, and stages them with `cp.async` (`LDGSTS.128`, no registers) when
+/// a run-time test finds their rows 16-byte aligned.
 #[test]
 fn workgroup_matrix_gemm_on_sm_90a_is_hgmma() {
     if tools_present().is_none() {
@@ -266,6 +267,25 @@ fn workgroup_matrix_gemm_on_sm_90a_is_hgmma() {
         assert!(!out.text.contains("mma.sync"), "{name}: no mma.sync left");
         let mix = sass::of_ptx(&out.text, sm).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(mix[0].mix.tensor > 0, "{name}: no HGMMA");
+        let copies = out.text.matches("cp.async.cg.shared.global").count();
+        let cubin = dianran_verify::ptxas::assemble(&out.text, sm)
+            .unwrap_or_else(|e| panic!("{name}: {e}"))
+            .cubin;
+        let listing = sass::disassemble(&cubin).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let kernels = sass::parse(&listing).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let ldgsts = kernels
+            .iter()
+            .flat_map(|k| &k.instructions)
+            .filter(|i| i.opcode == "LDGSTS.E.BYPASS.128")
+            .count();
+        if per_loop.is_some() {
+            // tile_gemm's operands are in workgroup memory: nothing to copy from global.
+            assert_eq!((copies, ldgsts), (0, 0), "{name}");
+        } else {
+            // A (K-major) and B (MN-major), 32 deep: two 16-byte pieces each per invocation.
+            assert_eq!((copies, ldgsts), (4, 4), "{name}");
+            assert_eq!(out.text.matches("cp.async.wait_group \t0;").count(), 1, "{name}");
+        }
         if let Some(n) = per_loop {
             let l = mix[0].main_loop().unwrap_or_else(|| panic!("{name}: no main loop"));
             assert_eq!(l.mix.tensor, n, "{name}: {l:?}");

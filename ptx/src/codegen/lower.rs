@@ -578,7 +578,7 @@ impl<'a> Lower<'a> {
 
     /// `mov.u64 d, __local_depot`: the base of the local depot.
     fn local_depot(&mut self) -> VRegId {
-        self.symbol_addr("__local_depot")
+        self.symbol_addr(super::dead_local::DEPOT)
     }
 
     /// `mov.u64 d, name`: the address of a variable.

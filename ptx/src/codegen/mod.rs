@@ -24,6 +24,7 @@ pub mod align;
 mod arith;
 mod builtins;
 mod coop;
+mod dead_local;
 mod divconst;
 mod immediates;
 mod lower;
@@ -292,6 +293,8 @@ fn compile_entry(
     let mut mf = std::mem::take(&mut lw.mf);
     let check = |mf: &MFunction, pass: &str| check_pass(mf, pass, &ep.name, f.span);
     check(&mf, "instruction selection")?;
+    let depot = if dead_local::drop_unread_stores(&mut mf) { depot } else { 0 };
+    check(&mf, "unread local stores")?;
     vectorize::vectorize(&mut mf, &lw.facts);
     check(&mf, "vectorize")?;
     packed_f16::pack_f16(&mut mf);
@@ -322,7 +325,7 @@ fn compile_entry(
     }
     entry.reqntid = Some([x.max(1), y.max(1), z.max(1)]);
     if depot > 0 {
-        entry.vars.push(VarDecl::local_bytes("__local_depot", 16, u64::from(depot)));
+        entry.vars.push(VarDecl::local_bytes(dead_local::DEPOT, 16, u64::from(depot)));
     }
     if stage_bytes > 0 {
         entry.vars.push(VarDecl::shared_bytes(

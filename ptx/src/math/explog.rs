@@ -3,12 +3,7 @@
 
 use super::coeffs::{ATANH, EXP, EXP2, LN2_HI, LN2_LO, LOG2E_HI, LOG2E_LO};
 use super::ops::{Cmp, Ops};
-use super::{horner, keep_nan_clamp, quotient, recip};
-
-/// 1.5 * 2^23. For `|v| < 2^22`, `t = RN(v + ROUND_MAGIC)` is `v` rounded to the nearest
-/// integer `j` (ties to even) plus `ROUND_MAGIC`, exactly: `t - ROUND_MAGIC` is `j` as an f32
-/// and the bits of `t` are `0x4B40_0000 + j`, so the integer needs no conversion.
-const ROUND_MAGIC: f32 = 12_582_912.0;
+use super::{horner, keep_nan_clamp, quotient, recip, ROUND_MAGIC};
 
 /// `p * 2^j` for `t = j + ROUND_MAGIC` with an integral `j` in [-151, 130], rounded once:
 /// the scale is applied in two exact halves, `2^floor(j/2)` then `2^ceil(j/2)`, so neither

@@ -40,6 +40,12 @@ pub(crate) use recip::{quotient, quotient_with, recip, sqrt};
 
 use dianran_frontend::ir::MathFunction as M;
 
+/// 1.5 * 2^23. For `|v| < 2^22`, `t = RN(v + ROUND_MAGIC)` is `v` rounded to the nearest
+/// integer `j` (ties to even) plus `ROUND_MAGIC`, exactly: `t - ROUND_MAGIC` is `j` as an f32
+/// and the bits of `t` are `0x4B40_0000 + j`, so the integer needs no conversion (`exp`'s
+/// scale and the trigonometric functions' quadrant read them).
+pub(crate) const ROUND_MAGIC: f32 = 12_582_912.0;
+
 /// `c0 + x (c1 + x (c2 + ...))` with fma steps.
 pub(crate) fn horner<O: Ops>(o: &mut O, x: O::F, c: &[f32]) -> O::F {
     let Some((&last, rest)) = c.split_last() else {

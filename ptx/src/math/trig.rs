@@ -15,8 +15,8 @@
 use super::coeffs::{
     COS, PIO2_1, PIO2_2, PIO2_2POW_M64, PIO2_3, SIN, TWO_OVER_PI, TWO_OVER_PI_BITS,
 };
-use super::horner;
 use super::ops::{Cmp, Ops};
+use super::{horner, ROUND_MAGIC};
 
 /// Below this magnitude the Cody-Waite reduction is used (CUDA's threshold).
 const CODY_WAITE_MAX: f32 = 105_615.0;
@@ -29,11 +29,15 @@ pub(crate) enum Trig {
     Tan,
 }
 
-/// Cody-Waite reduction; `(r, q)` with `q` as the bits of an integer.
+/// Cody-Waite reduction; `(r, q)` with `q` as the bits of an integer (the quadrant modulo
+/// 4 in its low bits). `j`, the integer nearest `x * TWO_OVER_PI` (below 2^17 in
+/// magnitude), is rounded by the addition of [`ROUND_MAGIC`] inside the product's `fma`, so
+/// `t`'s bits are `0x4B40_0000 + j` and serve as `q` without a conversion.
 fn reduce_small<O: Ops>(o: &mut O, x: O::F) -> [O::F; 2] {
     let k = o.cf(TWO_OVER_PI);
-    let t = o.mul(x, k);
-    let j = o.rint(t);
+    let m = o.cf(ROUND_MAGIC);
+    let t = o.fma(x, k, m);
+    let j = o.sub(t, m);
     let c1 = o.cf(-PIO2_1);
     let r = o.fma(j, c1, x);
     let c2 = o.cf(-PIO2_2);
@@ -44,9 +48,7 @@ fn reduce_small<O: Ops>(o: &mut O, x: O::F) -> [O::F; 2] {
     let zero = o.cf(0.0);
     let q0 = o.fcmp(Cmp::Eq, j, zero);
     let r = o.fsel(q0, x, r);
-    let q = o.f2i(j);
-    let qf = o.float(q);
-    [r, qf]
+    [r, t]
 }
 
 /// Payne-Hanek reduction of a finite `|x| >= 2^16` (anything else gives a meaningless

@@ -5,8 +5,8 @@
 //! immediates are built with [`Operand::imm`], [`Operand::f32`] and friends.
 
 use super::inst::{
-    AtomOp, BoolOp, CmpOp, Flag, Instruction, Layout, MemSem, Modifier, Opcode, Operand, Rounding,
-    Scope, ShflMode, TestpOp, VoteMode,
+    AtomOp, BoolOp, CacheOp, CmpOp, Flag, Instruction, Layout, MemSem, Modifier, Opcode, Operand,
+    Rounding, Scope, ShflMode, TestpOp, VoteMode,
 };
 use super::types::{Reg, StateSpace, Type};
 
@@ -428,6 +428,30 @@ pub fn wgmma_wait(n: u32) -> Instruction {
 pub fn fence_proxy_async() -> Instruction {
     let m = vec![flag(Flag::Proxy), flag(Flag::Async), flag(Flag::SharedCta)];
     Instruction::new(Opcode::Fence, m, vec![])
+}
+
+/// `cp.async.cg.shared.global [dst], [src], 16`: a 16-byte copy from global to shared
+/// memory that bypasses the registers (and L1), complete after a later
+/// `cp.async.wait_group` ([`cp_async_wait`]) of the group [`cp_async_commit`] closes.
+pub fn cp_async16(dst: Operand, src: Operand) -> Instruction {
+    let m = vec![
+        flag(Flag::Async),
+        Modifier::Cache(CacheOp::Cg),
+        Modifier::Space(StateSpace::Shared),
+        Modifier::Space(StateSpace::Global),
+    ];
+    Instruction::new(Opcode::Cp, m, vec![dst, src, Operand::Imm(16)])
+}
+
+/// `cp.async.commit_group`: the thread's copies not yet in a group become one.
+pub fn cp_async_commit() -> Instruction {
+    Instruction::new(Opcode::Cp, vec![flag(Flag::Async), flag(Flag::CommitGroup)], vec![])
+}
+
+/// `cp.async.wait_group n`: every group of the thread but the `n` most recent is complete.
+pub fn cp_async_wait(n: u32) -> Instruction {
+    let m = vec![flag(Flag::Async), flag(Flag::WaitGroup)];
+    Instruction::new(Opcode::Cp, m, vec![Operand::Imm(i64::from(n))])
 }
 
 /// `ldmatrix.sync.aligned.m8n8.xN{.trans}.shared.b16 {d..}, [addr]` (N = `d.len()`).

@@ -3,8 +3,8 @@
 //! foreign PTX read by the parser still round-trips); code generators call
 //! [`Module::validate`] in their tests and debug builds.
 
-use super::inst::{Flag, Instruction, Modifier, Opcode, Operand};
-use super::types::{RegKind, Type};
+use super::inst::{CacheOp, Flag, Instruction, Modifier, Opcode, Operand};
+use super::types::{RegKind, StateSpace, Type};
 use super::{Entry, Module, Statement};
 use crate::error::{PtxError, PtxErrorKind};
 use std::collections::HashSet;
@@ -149,7 +149,7 @@ pub fn check_instruction(i: &Instruction) -> Result<(), PtxError> {
         O::Mma => 4,
         // `wgmma.mma_async...dtype.atype.btype`; the fences and groups have none.
         O::Wgmma if i.has_flag(Flag::MmaAsync) => 3,
-        O::Wgmma => 0,
+        O::Wgmma | O::Cp => 0,
         // `dp4a.atype.btype`: one type per packed operand.
         O::Cvt | O::Set | O::Tex | O::Tld4 | O::Dp4a => 2,
         O::Bar | O::Barrier if i.has_flag(Flag::Red) => 1,
@@ -182,6 +182,7 @@ pub fn check_instruction(i: &Instruction) -> Result<(), PtxError> {
     match i.op {
         O::Ret | O::Exit | O::Trap | O::Membar | O::Fence => arity(i, 0, 0),
         O::Wgmma => wgmma(i),
+        O::Cp => cp_async(i),
         // `bar.red.and.pred d, a{, b}, {!}c`.
         O::Bar | O::Barrier if i.has_flag(Flag::Red) => {
             arity(i, 3, 4)?;
@@ -492,6 +493,47 @@ impl Module {
 /// product as one `{d..}, (descriptors..), {c..}, imm-trans-a, imm-trans-b`,
 /// `codegen::regalloc::tied`);
 /// `.wait_group` an immediate; `.fence` and `.commit_group` nothing.
+/// `cp.async.{ca,cg}.shared.global [dst], [src], size` (`.cg` copies 16 bytes, `.ca` 4, 8
+/// or 16), `cp.async.commit_group`, `cp.async.wait_group N`, `cp.async.wait_all`.
+fn cp_async(i: &Instruction) -> Result<(), PtxError> {
+    if !i.has_flag(Flag::Async) {
+        return Err(invalid(i, "only cp.async is modelled"));
+    }
+    if i.has_flag(Flag::CommitGroup) || i.has_flag(Flag::WaitAll) {
+        return arity(i, 0, 0);
+    }
+    if i.has_flag(Flag::WaitGroup) {
+        arity(i, 1, 1)?;
+        return match i.operands[0] {
+            Operand::Imm(n) if n >= 0 => Ok(()),
+            _ => Err(invalid(i, "the group count must be a non-negative immediate")),
+        };
+    }
+    arity(i, 3, 3)?;
+    let spaces: Vec<StateSpace> = i
+        .mods
+        .iter()
+        .filter_map(|m| match m {
+            Modifier::Space(s) => Some(*s),
+            _ => None,
+        })
+        .collect();
+    if spaces != [StateSpace::Shared, StateSpace::Global] {
+        return Err(invalid(i, "copies from .global to .shared (cp.async.cg.shared.global)"));
+    }
+    let cg = i.has(Modifier::Cache(CacheOp::Cg));
+    let ca = i.has(Modifier::Cache(CacheOp::Ca));
+    match (&i.operands[2], cg, ca) {
+        (Operand::Imm(16), true, false) | (Operand::Imm(4 | 8 | 16), false, true) => {}
+        _ => return Err(invalid(i, "cp.async.cg copies 16 bytes, cp.async.ca 4, 8 or 16")),
+    }
+    if is_addr(&i.operands[0]) && is_addr(&i.operands[1]) {
+        Ok(())
+    } else {
+        Err(invalid(i, "needs two memory operands [dst], [src]"))
+    }
+}
+
 fn wgmma(i: &Instruction) -> Result<(), PtxError> {
     let b64 = Some(RegKind::B64);
     let is_imm = |o: &Operand| matches!(o, Operand::Imm(_));

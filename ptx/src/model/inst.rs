@@ -47,7 +47,7 @@ named_enum! {
         Copysign => "copysign", Dp4a => "dp4a", Testp => "testp", Mma => "mma", Ldmatrix => "ldmatrix",
         Call => "call", Shf => "shf", Addc => "addc", Subc => "subc", Madc => "madc",
         Tex => "tex", Tld4 => "tld4", Txq => "txq", Suld => "suld", Sust => "sust", Suq => "suq",
-        Wgmma => "wgmma",
+        Wgmma => "wgmma", Cp => "cp",
     }
 }
 
@@ -221,17 +221,20 @@ named_enum! {
         MmaAsync => "mma_async",
         /// `.fence` (`wgmma.fence`: orders register accesses before `wgmma.mma_async`).
         WgFence => "fence",
-        /// `.commit_group` (`wgmma.commit_group`).
+        /// `.commit_group` (`wgmma.commit_group`, `cp.async.commit_group`).
         CommitGroup => "commit_group",
-        /// `.wait_group` (`wgmma.wait_group N`).
+        /// `.wait_group` (`wgmma.wait_group N`, `cp.async.wait_group N`).
         WaitGroup => "wait_group",
         /// `.proxy` (`fence.proxy.async`).
         Proxy => "proxy",
-        /// `.async` (`fence.proxy.async`: generic-proxy writes visible to the async proxy).
+        /// `.async` (`fence.proxy.async`: generic-proxy writes visible to the async proxy;
+        /// `cp.async`: a copy from global to shared memory completed by a later wait).
         Async => "async",
         /// `.shared::cta` (`fence.proxy.async.shared::cta`: the fence covers the CTA's shared
         /// memory only, `MEMBAR.ALL.CTA` where the unqualified fence is `MEMBAR.ALL.GPU`).
         SharedCta => "shared::cta",
+        /// `.wait_all` (`cp.async.wait_all`: commits and completes every copy in flight).
+        WaitAll => "wait_all",
     }
 }
 
@@ -255,6 +258,7 @@ impl Opcode {
                 | Opcode::Call
                 | Opcode::Sust
                 | Opcode::Wgmma
+                | Opcode::Cp
         )
     }
 }
@@ -339,6 +343,8 @@ bitflags::bitflags! {
         const ASYNC = 1 << 35;
         /// `.shared::cta` (`fence.proxy.async`).
         const SHARED_CTA = 1 << 36;
+        /// `.wait_all` (`cp.async.wait_all`).
+        const WAIT_ALL = 1 << 37;
     }
 }
 
@@ -537,7 +543,7 @@ impl Modifier {
         if let Some(m) = MemSem::from_name(s) {
             return Some(Modifier::Sem(m));
         }
-        if matches!(op, Opcode::Ld | Opcode::St) {
+        if matches!(op, Opcode::Ld | Opcode::St | Opcode::Cp) {
             if let Some(c) = CacheOp::from_name(s) {
                 return Some(Modifier::Cache(c));
             }

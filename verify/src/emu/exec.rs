@@ -2,7 +2,7 @@
 //! warp-collective instruction) and the register, operand and memory accessors.
 
 use super::decode::{Base, DInst, Opd, Prog};
-use super::memory::{Mem, LOCAL_WINDOW, SHARED_WINDOW};
+use super::memory::{Mem, LOCAL_WINDOW, SHARED_WINDOW, WINDOW};
 use super::num::{cvt, ftz32, int_range, int_val, mask, sext, tf32_rna, two_sum, Fmt};
 use super::{EmuError, EmuErrorKind};
 use dianran_ptx::{
@@ -39,6 +39,8 @@ pub(crate) struct Cta<'a> {
     pub prof: Option<Box<Profiler>>,
     /// `wgmma` products in flight (`super::wgmma`).
     pub wg: super::wgmma::Async,
+    /// `cp.async` copies in flight (`super::cp_async`).
+    pub cp: super::cp_async::Copies,
 }
 
 /// The counters of a profiled launch and a reusable list of one instruction's accesses.
@@ -201,6 +203,9 @@ impl Cta<'_> {
         size: usize,
         i: &DInst,
     ) -> Result<u64, EmuError> {
+        if let Some(b) = self.shared_in_flight(space, a, size) {
+            return Err(super::cp_async::dst_error(self, t, b, i));
+        }
         self.mem.load(space, a, size, t).map_err(|m| self.oob(t, i, m))
     }
 
@@ -232,7 +237,27 @@ impl Cta<'_> {
                 return Err(super::wgmma::overwrite_error(self, t, b, i));
             }
         }
+        if let Some(b) = self.shared_in_flight(space, a, size) {
+            return Err(super::cp_async::dst_error(self, t, b, i));
+        }
+        if matches!(space, StateSpace::Global | StateSpace::Generic) {
+            if let Some(b) = self.cp.in_flight_src(a, size) {
+                return Err(super::cp_async::src_error(self, t, b, i));
+            }
+        }
         self.mem.store(space, a, size, v, t).map_err(|m| self.oob(t, i, m))
+    }
+
+    /// The first byte of an access to `space` at `a` that is the destination of a `cp.async`
+    /// in flight (shared memory, directly or through the generic window).
+    fn shared_in_flight(&self, space: StateSpace, a: u64, size: usize) -> Option<u64> {
+        match space {
+            StateSpace::Shared => self.cp.in_flight_dst(a, size),
+            StateSpace::Generic if (SHARED_WINDOW..SHARED_WINDOW + WINDOW).contains(&a) => {
+                self.cp.in_flight_dst(a - SHARED_WINDOW, size)
+            }
+            _ => None,
+        }
     }
 
     fn oob(&self, t: usize, i: &DInst, m: String) -> EmuError {
@@ -291,6 +316,7 @@ impl Cta<'_> {
             Opcode::Trap => return Err(i.err(EmuErrorKind::Trap, "trap executed")),
             Opcode::Membar | Opcode::Fence => {}
             Opcode::Wgmma => super::wgmma::lane(self, t, i)?,
+            Opcode::Cp => super::cp_async::lane(self, t, i)?,
             Opcode::Activemask => {
                 // Filled in by the warp scheduler, which knows the active lanes.
                 return Err(i.unsupported());

@@ -7,7 +7,8 @@ use dianran_ptx::StateSpace;
 pub const SHARED_WINDOW: u64 = 0x1000_0000;
 /// Generic address of local offset 0 (the window is 256 MiB).
 pub const LOCAL_WINDOW: u64 = 0x2000_0000;
-const WINDOW: u64 = 0x1000_0000;
+/// The size of the shared and local windows of the generic address space.
+pub(crate) const WINDOW: u64 = 0x1000_0000;
 
 /// Global (and generic) address of the module's `.global` and `.const` variables (one
 /// region, laid out in declaration order, initialized from their initializers).

@@ -18,7 +18,9 @@
 //! bytes (see [`run`]); shared memory is per CTA and local memory per thread, each with a
 //! window in the generic address space ([`SHARED_WINDOW`], [`LOCAL_WINDOW`]); the module's
 //! `.global` and `.const` variables start with their initializers. Every access is
-//! bounds-checked. Atomics are sequential and exact.
+//! bounds-checked. Atomics are sequential and exact. `cp.async` copies from global to shared
+//! memory complete at their group's wait; an access to their bytes before it is an error
+//! (`cp_async.rs`).
 //!
 //! Device functions (`.func`, as LLVM emits them) run with `call`: every function the entry
 //! reaches has its own registers, local variables and `.param` bytes per thread, at fixed
@@ -43,6 +45,7 @@
 //! does; `div.approx`/`div.full`, `rcp.approx`, `sqrt.approx`, `rsqrt`, `ex2`, `lg2`, `sin`,
 //! `cos` and `tanh` use the correctly rounded or `std` f32 functions.
 
+mod cp_async;
 mod decode;
 mod exec;
 mod lines;
@@ -104,7 +107,8 @@ pub enum EmuErrorKind {
     StepLimit,
     /// `trap` was executed.
     Trap,
-    /// Memory an asynchronous operation still reads is overwritten (`wgmma` operands).
+    /// Memory an asynchronous operation still reads is overwritten (`wgmma` operands, the
+    /// source of a `cp.async`), or a `cp.async` destination is accessed before its wait.
     Race,
 }
 

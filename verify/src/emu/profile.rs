@@ -121,6 +121,8 @@ impl InstClass {
         match i.op {
             Opcode::Ld | Opcode::St | Opcode::Atom | Opcode::Red => InstClass::of_space(i.space),
             Opcode::Ldmatrix => InstClass::Shared,
+            // `cp.async` reads global memory (its shared write bypasses the registers).
+            Opcode::Cp => InstClass::Global,
             Opcode::Mma | Opcode::Wgmma => InstClass::Tensor,
             Opcode::Mov => InstClass::Move,
             Opcode::Cvt => InstClass::Convert,

@@ -98,8 +98,10 @@ pub(crate) fn launch(
             Box::new(Profiler { p: Profile::default(), accesses: Vec::with_capacity(32) })
         }),
         wg: Default::default(),
+        cp: Default::default(),
     };
     let uses_wgmma = prog.insts.iter().any(|i| i.op == Opcode::Wgmma);
+    let uses_cp_async = prog.insts.iter().any(|i| i.op == Opcode::Cp);
     for z in 0..grid[2] {
         for y in 0..grid[1] {
             for x in 0..grid[0] {
@@ -111,6 +113,9 @@ pub(crate) fn launch(
                 cta.cc.iter_mut().for_each(|c| *c = false);
                 if uses_wgmma {
                     cta.wg.reset(n, prog.nslots);
+                }
+                if uses_cp_async {
+                    cta.cp.reset(n);
                 }
                 run_cta(&mut cta, n, opts)?;
             }

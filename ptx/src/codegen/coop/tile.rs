@@ -75,6 +75,7 @@ fn aligned_offset((o, pow2): (Option<u32>, u32), size: u32) -> bool {
 }
 
 /// A product's memory operand: its offset and stride registers and what is known of them.
+#[derive(Clone)]
 struct Operand3 {
     off: VRegId,
     stride: VRegId,
@@ -84,9 +85,13 @@ struct Operand3 {
     row_major: bool,
     /// The largest values of the offset and the stride, when known.
     hi: (Option<u64>, Option<u64>),
+    /// Its runs of 8 elements along the stored rows are 16-byte aligned, as a run-time test
+    /// found (`wgmma` staging copies them 16 bytes at a time).
+    rows16: bool,
 }
 
 /// A product's operands and accumulator.
+#[derive(Clone)]
 struct Product {
     k: u32,
     a: Operand3,
@@ -442,6 +447,7 @@ impl Lower<'_> {
                 stride_k: self.known.constant(as_),
                 row_major: lm,
                 hi: (self.tile_hi(ao), self.tile_hi(as_)),
+                rows16: false,
             },
             b: Operand3 {
                 off: self.scalar(bo)?,
@@ -450,6 +456,7 @@ impl Lower<'_> {
                 stride_k: self.known.constant(bs),
                 row_major: rm,
                 hi: (self.tile_hi(bo), self.tile_hi(bs)),
+                rows16: false,
             },
             c,
         };
@@ -464,13 +471,24 @@ impl Lower<'_> {
         let checked = self.m.bounds_checked;
         let a_fits = !checked || self.tile_fits_static(&a, &p.a, ext(lm, 64, k));
         let b_fits = !checked || self.tile_fits_static(&b, &p.b, ext(rm, k, 64));
-        if a_fits && b_fits {
+        // On `wgmma`, the fast path also copies global operands whose rows a run-time test
+        // finds 16-byte aligned 16 bytes at a time (`cp.async`).
+        let hopper = self.sm == crate::model::SM_90A && a.elem == Scalar::F16;
+        let a_rows = if hopper { self.tile_rows16(&a, &p.a) } else { None };
+        let b_rows = if hopper { self.tile_rows16(&b, &p.b) } else { None };
+        let mut fast = p.clone();
+        fast.a.rows16 = a_rows.is_some();
+        fast.b.rows16 = b_rows.is_some();
+        let mut ok = None;
+        for q in [a_rows, b_rows].into_iter().flatten() {
+            ok = Some(self.tile_and(ok, q));
+        }
+        if a_fits && b_fits && ok.is_none() {
             return self.tile_product(&a, &b, &p, true, true);
         }
-        let mut ok = None;
         if !a_fits {
             let q = self.tile_fits(&a, &p.a, ext(lm, 64, k));
-            ok = Some(q);
+            ok = Some(self.tile_and(ok, q));
         }
         if !b_fits {
             let q = self.tile_fits(&b, &p.b, ext(rm, k, 64));
@@ -483,7 +501,7 @@ impl Lower<'_> {
         let out = self.diverge(
             ok,
             &kinds,
-            |l| l.tile_product(&a, &b, &p, true, true),
+            |l| l.tile_product(&a, &b, &fast, true, true),
             |l| match l.tile_product(&a, &b, &p, a_fits, b_fits) {
                 Ok(v) => v,
                 Err(e) => {
@@ -496,6 +514,30 @@ impl Lower<'_> {
             Some(e) => Err(e),
             None => Ok(out),
         }
+    }
+
+    /// For a global operand whose row alignment the compiler cannot prove, the run-time test
+    /// that its runs of 8 elements along the stored rows start on 16 bytes: the array's
+    /// address, the offset and the stride (in elements of 2 bytes) are all multiples of 16
+    /// bytes. `None` for other operands (workgroup arrays keep their static test).
+    fn tile_rows16(&mut self, arr: &ArrayAt, o: &Operand3) -> Option<VRegId> {
+        let known = arr.align >= 16
+            && o.stride_k.is_some_and(|s| s.is_multiple_of(8))
+            && aligned_offset(o.known, 2);
+        if known || arr.space != Space::Global || arr.size != 2 {
+            return None;
+        }
+        let base = arr.base;
+        let lo = self.def(RegKind::B32, |d| build::cvt(None, false, PT::U32, PT::U64, d, base));
+        let (off, stride) = (o.off, o.stride);
+        let x = self.def(RegKind::B32, |d| build::binary(Opcode::Or, &[], PT::B32, d, off, stride));
+        let x = self
+            .def(RegKind::B32, |d| build::binary(Opcode::Shl, &[], PT::B32, d, x, Operand::Imm(1)));
+        let x = self.def(RegKind::B32, |d| build::binary(Opcode::Or, &[], PT::B32, d, x, lo));
+        let x = self.def(RegKind::B32, |d| {
+            build::binary(Opcode::And, &[], PT::B32, d, x, Operand::Imm(15))
+        });
+        Some(self.def(RegKind::Pred, |d| build::setp(CmpOp::Eq, PT::U32, d, x, Operand::Imm(0))))
     }
 
     /// The largest value of `u32` value `v`, when the entry's value ranges know one.

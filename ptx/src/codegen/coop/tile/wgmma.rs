@@ -218,12 +218,18 @@ impl Lower<'_> {
         }
         for chunk in 0..p.k / kc {
             let base = self.tile_stage_begin(plan, stage, lid);
+            let mut copies = false;
             for st in &stagings {
                 if st.free && self.tile_vector_ok(st) {
-                    self.tile_stage_vectors(st, lid, base, kc, chunk);
+                    copies |= self.tile_stage_vectors(st, lid, base, kc, chunk);
                 } else {
                     self.tile_stage_elements(st, lid, base, kc, chunk);
                 }
+            }
+            if copies {
+                // This thread's copies are complete; the barrier below publishes them.
+                self.push(build::cp_async_commit());
+                self.push(build::cp_async_wait(0));
             }
             self.push(build::fence_proxy_async());
             self.push(build::bar_sync(0));
@@ -378,19 +384,23 @@ impl Lower<'_> {
     }
 
     /// Whether operand `st`'s 8-element runs along the staging's contiguous dimension are
-    /// 16-byte aligned in its array for every offset the compiler allows: an aligned array,
-    /// a constant stride and an offset that keep 8-element steps.
+    /// 16-byte aligned in its array: checked at run time ([`Operand3::rows16`]), or for
+    /// every offset the compiler allows (an aligned array, a constant stride and an offset
+    /// that keep 8-element steps).
     fn tile_vector_ok(&self, st: &Staging<'_>) -> bool {
-        st.arr.align >= 16
-            && st.o.stride_k.is_some_and(|s| s.is_multiple_of(8))
-            && super::aligned_offset(st.o.known, 2)
+        st.o.rows16
+            || (st.arr.align >= 16
+                && st.o.stride_k.is_some_and(|s| s.is_multiple_of(8))
+                && super::aligned_offset(st.o.known, 2))
     }
 
     /// Copies chunk `chunk` of operand `st` 16 bytes (8 elements along the staging's
     /// contiguous dimension) at a time, every element known to be inside the array: pieces
     /// `t + 128 j`, `kc / 16` per invocation. Consecutive invocations fill consecutive 16-byte
     /// chunks of a row (before the swizzle, which keeps 8 consecutive chunks in distinct
-    /// bank groups): no bank conflicts.
+    /// bank groups): no bank conflicts. From global memory each piece is one
+    /// `cp.async.cg.shared.global` (no registers, L1 bypassed; true returned: the caller
+    /// waits for them), from workgroup memory an `ld.shared.v4` and an `st.shared.v4`.
     fn tile_stage_vectors(
         &mut self,
         st: &Staging<'_>,
@@ -398,7 +408,7 @@ impl Lower<'_> {
         stage: VRegId,
         kc: u32,
         chunk: u32,
-    ) {
+    ) -> bool {
         // K-major: piece = (row r, 8-column group g) of the 64 x kc operand; MN-major:
         // (column k, 8-row group g).
         let groups = if st.k_major { kc / 8 } else { 8 };
@@ -433,18 +443,18 @@ impl Lower<'_> {
                 self.tile_index((o.off, o.stride), kj, rj, o.row_major)
             };
             let addr = self.tile_addr(st.arr, idx);
-            let v: Vec<VRegId> = (0..4).map(|_| self.mf.new_vreg(RegKind::B32)).collect();
-            self.push(build::ld_vec(sp, PT::B32, &v, Operand::addr(addr, 0)));
             // 128 pieces on is 2048 bytes on (1024 / kc rows of 2 kc bytes, or 16 columns of
             // K of 128): past the swizzle's bits, so a constant.
-            let off = st.at + layout.at(dr, dk);
-            self.push(build::st_vec(
-                crate::model::StateSpace::Shared,
-                PT::B32,
-                Operand::addr(slot, i64::from(off)),
-                &v,
-            ));
+            let dst = Operand::addr(slot, i64::from(st.at + layout.at(dr, dk)));
+            if sp == crate::model::StateSpace::Global {
+                self.push(build::cp_async16(dst, Operand::addr(addr, 0)));
+                continue;
+            }
+            let v: Vec<VRegId> = (0..4).map(|_| self.mf.new_vreg(RegKind::B32)).collect();
+            self.push(build::ld_vec(sp, PT::B32, &v, Operand::addr(addr, 0)));
+            self.push(build::st_vec(crate::model::StateSpace::Shared, PT::B32, dst, &v));
         }
+        sp == crate::model::StateSpace::Global
     }
 
     /// The unswizzled staging offset of element (`r`, `k`) (registers): [`Layout::at`].
