@@ -105,7 +105,11 @@ fn run_block(k: &Kernel, block: u32, regs: &mut [HashMap<String, u64>], bufs: &m
             None => (None, line),
         };
         if let Some(g) = guard {
-            let taken: Vec<bool> = regs.iter().map(|r| r[g] != 0).collect();
+            let (g, negated) = match g.strip_prefix('!') {
+                Some(p) => (p, true),
+                None => (g, false),
+            };
+            let taken: Vec<bool> = regs.iter().map(|r| (r[g] != 0) != negated).collect();
             assert!(taken.iter().all(|&t| t == taken[0]), "divergent branch in a block");
             if !taken[0] {
                 continue;

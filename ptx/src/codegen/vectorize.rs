@@ -216,7 +216,11 @@ fn classify(i: &Instruction, space: StateSpace, facts: &AddrFacts, keys: &mut Ke
         | Opcode::Call
         | Opcode::Ret
         | Opcode::Exit
-        | Opcode::Trap => return Class::Fence,
+        | Opcode::Trap
+        // Asynchronous copies and products read and write memory on their own schedule: no
+        // load or store moves across one (or across their waits).
+        | Opcode::Cp
+        | Opcode::Wgmma => return Class::Fence,
         Opcode::Ld | Opcode::St | Opcode::Ldmatrix => {}
         _ => return Class::Pure,
     }

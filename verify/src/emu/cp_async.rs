@@ -153,14 +153,29 @@ pub(crate) fn lane(cta: &mut Cta, t: usize, i: &DInst) -> Result<(), EmuError> {
     }
     if i.has(Flag::WaitGroup) {
         let keep = match i.opd(0)? {
-            Opd::Imm(n) => usize::try_from(*n).unwrap_or(0),
-            _ => return Err(i.unsupported()),
+            Opd::Imm(n) if *n >= 0 => usize::try_from(*n).unwrap_or(usize::MAX),
+            _ => return Err(i.err(EmuErrorKind::Unsupported, "wait_group needs a count >= 0")),
         };
         return wait(cta, t, keep, i);
     }
+    // The zero-filling (`src-size`) and `ignore-src` forms are not modelled: refused rather
+    // than run as full copies.
+    if i.ops.len() != 3 {
+        return Err(i.err(
+            EmuErrorKind::Unsupported,
+            "only cp.async [dst], [src], size is modelled (no src-size or ignore-src)",
+        ));
+    }
     let size = match i.opd(2)? {
-        Opd::Imm(n @ (4 | 8 | 16)) => *n as usize,
-        _ => return Err(i.err(EmuErrorKind::Unsupported, "cp.async copies 4, 8 or 16 bytes")),
+        Opd::Imm(16) => 16,
+        // `.cg` (L2 only) exists for 16 bytes alone.
+        Opd::Imm(n @ (4 | 8)) if !i.text.contains(".cg.") => *n as usize,
+        _ => {
+            return Err(i.err(
+                EmuErrorKind::Unsupported,
+                "cp.async.cg copies 16 bytes, cp.async.ca 4, 8 or 16",
+            ))
+        }
     };
     let dst = address(cta, t, i.opd(0)?, StateSpace::Shared, i)?;
     let src = address(cta, t, i.opd(1)?, StateSpace::Global, i)?;
@@ -296,6 +311,14 @@ mod tests {
         let e = launch(&kernel("\tst.shared.u32 [%r3+4], %r0;\n", "\tcp.async.wait_group 0;\n"))
             .expect_err("a store to the destination");
         assert_eq!(e.kind, EmuErrorKind::Race, "{e}");
+    }
+
+    #[test]
+    fn forms_the_model_lacks_are_refused() {
+        // The zero-filling form (copy 8 of the 16 bytes) would otherwise run as a full copy.
+        let text = kernel("", "\tcp.async.wait_group 0;\n").replace("[%rd4], 16", "[%rd4], 16, 8");
+        let e = launch(&text).expect_err("src-size form");
+        assert_eq!(e.kind, EmuErrorKind::Unsupported, "{e}");
     }
 
     #[test]

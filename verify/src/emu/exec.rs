@@ -49,6 +49,18 @@ pub(crate) struct Profiler {
     pub accesses: Vec<super::profile::Access>,
 }
 
+/// The shared-memory offset an access to `space` at `a` reaches, directly or through the
+/// generic window; `None` outside shared memory.
+fn shared_offset(space: StateSpace, a: u64) -> Option<u64> {
+    match space {
+        StateSpace::Shared => Some(a),
+        StateSpace::Generic if (SHARED_WINDOW..SHARED_WINDOW + WINDOW).contains(&a) => {
+            Some(a - SHARED_WINDOW)
+        }
+        _ => None,
+    }
+}
+
 fn as_f32(v: u64) -> f32 {
     f32::from_bits(v as u32)
 }
@@ -232,8 +244,8 @@ impl Cta<'_> {
         v: u64,
         i: &DInst,
     ) -> Result<(), EmuError> {
-        if space == StateSpace::Shared {
-            if let Some(b) = self.wg.overwrites(a, size) {
+        if let Some(sa) = shared_offset(space, a) {
+            if let Some(b) = self.wg.overwrites(sa, size) {
                 return Err(super::wgmma::overwrite_error(self, t, b, i));
             }
         }
@@ -251,13 +263,7 @@ impl Cta<'_> {
     /// The first byte of an access to `space` at `a` that is the destination of a `cp.async`
     /// in flight (shared memory, directly or through the generic window).
     fn shared_in_flight(&self, space: StateSpace, a: u64, size: usize) -> Option<u64> {
-        match space {
-            StateSpace::Shared => self.cp.in_flight_dst(a, size),
-            StateSpace::Generic if (SHARED_WINDOW..SHARED_WINDOW + WINDOW).contains(&a) => {
-                self.cp.in_flight_dst(a - SHARED_WINDOW, size)
-            }
-            _ => None,
-        }
+        self.cp.in_flight_dst(shared_offset(space, a)?, size)
     }
 
     fn oob(&self, t: usize, i: &DInst, m: String) -> EmuError {

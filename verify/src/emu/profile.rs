@@ -121,7 +121,15 @@ impl InstClass {
         match i.op {
             Opcode::Ld | Opcode::St | Opcode::Atom | Opcode::Red => InstClass::of_space(i.space),
             Opcode::Ldmatrix => InstClass::Shared,
-            // `cp.async` reads global memory (its shared write bypasses the registers).
+            // `cp.async` copies read global memory (their shared writes bypass the registers);
+            // its commits and waits order, as barriers do.
+            Opcode::Cp
+                if i.has(dianran_ptx::Flag::CommitGroup)
+                    || i.has(dianran_ptx::Flag::WaitGroup)
+                    || i.has(dianran_ptx::Flag::WaitAll) =>
+            {
+                InstClass::Sync
+            }
             Opcode::Cp => InstClass::Global,
             Opcode::Mma | Opcode::Wgmma => InstClass::Tensor,
             Opcode::Mov => InstClass::Move,

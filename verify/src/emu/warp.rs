@@ -555,7 +555,7 @@ fn memory_operand(i: &DInst) -> Option<(usize, u32)> {
 
 /// The state space a generic address falls in, and the address there.
 fn resolve(space: StateSpace, a: u64) -> (StateSpace, u64) {
-    const WINDOW: u64 = 0x1000_0000;
+    use super::memory::WINDOW;
     match space {
         StateSpace::Generic if (SHARED_WINDOW..SHARED_WINDOW + WINDOW).contains(&a) => {
             (StateSpace::Shared, a - SHARED_WINDOW)
