@@ -20,9 +20,9 @@
 
 use super::decode::{Base, DInst, Opd};
 use super::exec::Cta;
+use super::inflight::{Bytes, Groups};
 use super::{EmuError, EmuErrorKind};
 use dianran_ptx::{Flag, StateSpace};
-use std::collections::{HashMap, VecDeque};
 
 /// One copy: `size` bytes from global address `src` to shared address `dst`.
 #[derive(Clone, Copy, Debug)]
@@ -32,65 +32,43 @@ struct Copy {
     size: usize,
 }
 
-/// One thread's copies in flight.
-#[derive(Clone, Debug, Default)]
-struct Thread {
-    uncommitted: Vec<Copy>,
-    /// Committed groups, oldest first.
-    groups: VecDeque<Vec<Copy>>,
+impl Copy {
+    fn dst_bytes(self) -> std::ops::Range<u64> {
+        self.dst..self.dst + self.size as u64
+    }
+
+    fn src_bytes(self) -> std::ops::Range<u64> {
+        self.src..self.src + self.size as u64
+    }
 }
 
 /// The copies in flight of a CTA's threads and the bytes they cover.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Copies {
-    threads: Vec<Thread>,
+    threads: Vec<Groups<Vec<Copy>>>,
     /// Shared-memory bytes that copies in flight write, with how many copies write each.
-    dst: HashMap<u64, u32>,
+    dst: Bytes,
     /// Global bytes that copies in flight read.
-    src: HashMap<u64, u32>,
-}
-
-fn add(map: &mut HashMap<u64, u32>, a: u64, size: usize) {
-    for b in a..a + size as u64 {
-        *map.entry(b).or_insert(0) += 1;
-    }
-}
-
-fn remove(map: &mut HashMap<u64, u32>, a: u64, size: usize) {
-    for b in a..a + size as u64 {
-        if let Some(n) = map.get_mut(&b) {
-            *n -= 1;
-            if *n == 0 {
-                map.remove(&b);
-            }
-        }
-    }
-}
-
-fn first_in(map: &HashMap<u64, u32>, a: u64, size: usize) -> Option<u64> {
-    if map.is_empty() {
-        return None;
-    }
-    (a..a.saturating_add(size as u64)).find(|b| map.contains_key(b))
+    src: Bytes,
 }
 
 impl Copies {
     /// No copy in flight, for `n` threads.
     pub(crate) fn reset(&mut self, n: usize) {
         self.threads.clear();
-        self.threads.resize(n, Thread::default());
+        self.threads.resize(n, Groups::default());
         self.dst.clear();
         self.src.clear();
     }
 
     /// The first byte of the shared range [`a`, `a + size`) that a copy in flight writes.
     pub(crate) fn in_flight_dst(&self, a: u64, size: usize) -> Option<u64> {
-        first_in(&self.dst, a, size)
+        self.dst.first_in(a, size)
     }
 
     /// The first byte of the global range [`a`, `a + size`) that a copy in flight reads.
     pub(crate) fn in_flight_src(&self, a: u64, size: usize) -> Option<u64> {
-        first_in(&self.src, a, size)
+        self.src.first_in(a, size)
     }
 }
 
@@ -195,31 +173,27 @@ pub(crate) fn lane(cta: &mut Cta, t: usize, i: &DInst) -> Result<(), EmuError> {
     if let Some(b) = cta.wg.overwrites(dst, size) {
         return Err(super::wgmma::overwrite_error(cta, t, b, i));
     }
-    add(&mut cta.cp.dst, dst, size);
-    add(&mut cta.cp.src, src, size);
+    let c = Copy { dst, src, size };
+    cta.cp.dst.add(c.dst_bytes());
+    cta.cp.src.add(c.src_bytes());
     if let Some(th) = cta.cp.threads.get_mut(t) {
-        th.uncommitted.push(Copy { dst, src, size });
+        th.uncommitted.push(c);
     }
     Ok(())
 }
 
 fn commit(cta: &mut Cta, t: usize) {
     if let Some(th) = cta.cp.threads.get_mut(t) {
-        let group = std::mem::take(&mut th.uncommitted);
-        th.groups.push_back(group);
+        th.commit();
     }
 }
 
 /// Completes every group of thread `t` but the `keep` most recent, oldest first.
 fn wait(cta: &mut Cta, t: usize, keep: usize, i: &DInst) -> Result<(), EmuError> {
-    loop {
-        let Some(th) = cta.cp.threads.get_mut(t) else { return Ok(()) };
-        if th.groups.len() <= keep {
-            return Ok(());
-        }
-        for c in th.groups.pop_front().unwrap_or_default() {
-            remove(&mut cta.cp.dst, c.dst, c.size);
-            remove(&mut cta.cp.src, c.src, c.size);
+    while let Some(group) = cta.cp.threads.get_mut(t).and_then(|th| th.pop_older(keep)) {
+        for c in group {
+            cta.cp.dst.remove(c.dst_bytes());
+            cta.cp.src.remove(c.src_bytes());
             let data = cta
                 .mem
                 .bytes(StateSpace::Global, c.src, c.size, t)
@@ -231,6 +205,7 @@ fn wait(cta: &mut Cta, t: usize, keep: usize, i: &DInst) -> Result<(), EmuError>
                 .copy_from_slice(&data);
         }
     }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -48,6 +48,7 @@
 mod cp_async;
 mod decode;
 mod exec;
+mod inflight;
 mod lines;
 mod memory;
 mod num;

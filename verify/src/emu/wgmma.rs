@@ -37,25 +37,17 @@
 
 use super::decode::{DInst, Opd};
 use super::exec::Cta;
+use super::inflight::{Bytes, Groups};
 use super::num::Fmt;
 use super::{EmuError, EmuErrorKind};
 use dianran_ptx::{Flag, Rounding, StateSpace, Type};
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 
 /// Products of one thread: the register slots they write and the products' serial numbers.
 #[derive(Clone, Debug, Default)]
 struct Group {
     slots: Vec<u32>,
     products: Vec<u64>,
-}
-
-/// One thread's products in flight.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Pending {
-    /// Products not yet committed.
-    uncommitted: Group,
-    /// Committed groups, oldest first.
-    groups: VecDeque<Group>,
 }
 
 /// The shared-memory bytes one warpgroup product reads, until all its threads have waited.
@@ -70,7 +62,8 @@ struct Reads {
 /// whether it is pending.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Async {
-    threads: Vec<Pending>,
+    /// Each thread's products in flight.
+    threads: Vec<Groups<Group>>,
     /// `thread * nslots + slot`: the register belongs to a product not yet waited for.
     pending: Vec<bool>,
     /// Whether any register is pending (the register accessors test this first).
@@ -79,7 +72,7 @@ pub(crate) struct Async {
     /// number.
     reads: HashMap<u64, Reads>,
     /// Shared-memory bytes those products read, with how many of them read each.
-    read_bytes: HashMap<u64, u32>,
+    read_bytes: Bytes,
     next_product: u64,
 }
 
@@ -87,7 +80,7 @@ impl Async {
     /// No product in flight, for `n` threads of `nslots` registers.
     pub(crate) fn reset(&mut self, n: usize, nslots: usize) {
         self.threads.clear();
-        self.threads.resize(n, Pending::default());
+        self.threads.resize(n, Groups::default());
         self.pending.clear();
         self.pending.resize(n * nslots, false);
         self.any = false;
@@ -99,20 +92,15 @@ impl Async {
     /// Whether a store of `size` bytes at shared address `a` overwrites an operand of a
     /// product in flight: the first such byte.
     pub(crate) fn overwrites(&self, a: u64, size: usize) -> Option<u64> {
-        if self.read_bytes.is_empty() {
-            return None;
-        }
-        (a..a + size as u64).find(|b| self.read_bytes.contains_key(b))
+        self.read_bytes.first_in(a, size)
     }
 
     /// Thread `t` has completed the products of `g`: registers no newer product writes stop
     /// being pending, and a product all its threads have waited for releases its operands.
     fn complete(&mut self, t: usize, nslots: usize, g: Group) {
         for slot in g.slots {
-            let newer = self.threads.get(t).is_some_and(|th| {
-                th.uncommitted.slots.contains(&slot)
-                    || th.groups.iter().any(|x| x.slots.contains(&slot))
-            });
+            let newer =
+                self.threads.get(t).is_some_and(|th| th.all().any(|x| x.slots.contains(&slot)));
             if !newer {
                 if let Some(p) = self.pending.get_mut(t * nslots + slot as usize) {
                     *p = false;
@@ -125,14 +113,7 @@ impl Async {
                 r.waiting == 0
             });
             if done {
-                for b in self.reads.remove(&id).map(|r| r.bytes).unwrap_or_default() {
-                    if let Some(n) = self.read_bytes.get_mut(&b) {
-                        *n -= 1;
-                        if *n == 0 {
-                            self.read_bytes.remove(&b);
-                        }
-                    }
-                }
+                self.read_bytes.remove(self.reads.remove(&id).map(|r| r.bytes).unwrap_or_default());
             }
         }
     }
@@ -312,9 +293,7 @@ pub(crate) fn mma_async(cta: &mut Cta, i: &DInst, lo: usize) -> Result<(), EmuEr
     }
     let id = cta.wg.next_product;
     cta.wg.next_product += 1;
-    for &b in &bytes {
-        *cta.wg.read_bytes.entry(b).or_insert(0) += 1;
-    }
+    cta.wg.read_bytes.add(bytes.iter().copied());
     cta.wg.reads.insert(id, Reads { bytes, waiting: 128 });
     let nslots = cta.prog.nslots;
     for t in lo..lo + 128 {
@@ -349,15 +328,13 @@ pub(crate) fn lane(cta: &mut Cta, t: usize, i: &DInst) -> Result<(), EmuError> {
     let nslots = cta.prog.nslots;
     if i.has(Flag::CommitGroup) {
         if let Some(th) = cta.wg.threads.get_mut(t) {
-            let group = std::mem::take(&mut th.uncommitted);
-            th.groups.push_back(group);
+            th.commit();
         }
         Ok(())
     } else if i.has(Flag::WaitGroup) {
         let keep = usize::try_from(imm(i, 0)?).unwrap_or(0);
-        while cta.wg.threads.get(t).is_some_and(|th| th.groups.len() > keep) {
-            let g = cta.wg.threads.get_mut(t).and_then(|th| th.groups.pop_front());
-            cta.wg.complete(t, nslots, g.unwrap_or_default());
+        while let Some(g) = cta.wg.threads.get_mut(t).and_then(|th| th.pop_older(keep)) {
+            cta.wg.complete(t, nslots, g);
         }
         Ok(())
     } else if i.has(Flag::WgFence) {

@@ -65,6 +65,14 @@ pub(crate) fn native(m: &ir::Module, f: &ir::Function, tf32: bool) -> bool {
     walk(m, &f.body, tf32, &mut any) && any
 }
 
+/// Whether the compiler knows the runs of 8 `f16` elements along operand `o`'s stored rows
+/// start on 16 bytes for every offset it allows: an aligned array, a constant stride that
+/// is a multiple of 8 and an offset known to keep 8-element steps (otherwise `wgmma`
+/// staging tests it at run time, [`Operand3::rows16`]).
+fn rows16_known(arr: &ArrayAt, o: &Operand3) -> bool {
+    arr.align >= 16 && o.stride_k.is_some_and(|s| s.is_multiple_of(8)) && aligned_offset(o.known, 2)
+}
+
 /// Whether an element offset keeps 16-byte rows aligned (elements of `size` bytes): a
 /// constant, or a value alignment analysis knows a power of two of (`(constant, pow2)`).
 fn aligned_offset((o, pow2): (Option<u32>, u32), size: u32) -> bool {
@@ -521,10 +529,7 @@ impl Lower<'_> {
     /// address, the offset and the stride (in elements of 2 bytes) are all multiples of 16
     /// bytes. `None` for other operands (workgroup arrays keep their static test).
     fn tile_rows16(&mut self, arr: &ArrayAt, o: &Operand3) -> Option<VRegId> {
-        let known = arr.align >= 16
-            && o.stride_k.is_some_and(|s| s.is_multiple_of(8))
-            && aligned_offset(o.known, 2);
-        if known || arr.space != Space::Global || arr.size != 2 {
+        if rows16_known(arr, o) || arr.space != Space::Global || arr.size != 2 {
             return None;
         }
         let base = arr.base;

@@ -384,14 +384,10 @@ impl Lower<'_> {
     }
 
     /// Whether operand `st`'s 8-element runs along the staging's contiguous dimension are
-    /// 16-byte aligned in its array: checked at run time ([`Operand3::rows16`]), or for
-    /// every offset the compiler allows (an aligned array, a constant stride and an offset
-    /// that keep 8-element steps).
+    /// 16-byte aligned in its array: checked at run time ([`Operand3::rows16`]) or known
+    /// for every offset the compiler allows ([`super::rows16_known`]).
     fn tile_vector_ok(&self, st: &Staging<'_>) -> bool {
-        st.o.rows16
-            || (st.arr.align >= 16
-                && st.o.stride_k.is_some_and(|s| s.is_multiple_of(8))
-                && super::aligned_offset(st.o.known, 2))
+        st.o.rows16 || super::rows16_known(st.arr, st.o)
     }
 
     /// Copies chunk `chunk` of operand `st` 16 bytes (8 elements along the staging's
