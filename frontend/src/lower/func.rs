@@ -262,11 +262,28 @@ impl<'a, 'm> FnLowerer<'a, 'm> {
     /// order, at the top of the body.
     fn locals(&mut self) -> Result<(), Diagnostic> {
         let fun = self.fun;
+        // naga's own temporaries (the result of `a && b` and `a || b`) have no name; one that
+        // a `let` reads takes the `let`'s name, so that `let x = a && b;` keeps `x` once the
+        // temporary becomes a value (and printed WGSL reads back to the same names).
+        let mut let_names: HashMap<Handle<naga::LocalVariable>, String> = HashMap::default();
+        for (e, name) in &fun.named_expressions {
+            if let naga::Expression::Load { pointer } = fun.expressions[*e] {
+                if let naga::Expression::LocalVariable(l) = fun.expressions[pointer] {
+                    if fun.local_variables[l].name.is_none() {
+                        let_names.entry(l).or_insert_with(|| name.clone());
+                    }
+                }
+            }
+        }
         for (h, local) in fun.local_variables.iter() {
             let span = Span::from(fun.local_variables.get_span(h));
             let span = if span.is_unknown() { self.fn_span } else { span };
             let ty = self.cx.tl.handle(local.ty).map_err(|d| self.fix(d, span))?;
-            let name = local.name.clone().unwrap_or_else(|| format!("local{}", h.index()));
+            let name = local
+                .name
+                .clone()
+                .or_else(|| let_names.get(&h).cloned())
+                .unwrap_or_else(|| format!("local{}", h.index()));
             let id = ir::LocalId(self.out.locals.len() as u32);
             self.out.locals.push(ir::Local { name: name.clone(), ty, span });
             let ptr_ty = self

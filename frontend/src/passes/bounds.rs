@@ -630,23 +630,51 @@ impl Pass<'_> {
         if signed && !self.non_negative(values, index, facts) {
             return false;
         }
-        facts.iter().any(|f| self.fact_bounds(values, f.cond, f.holds, index, bound))
+        facts.iter().any(|f| self.fact_bounds(values, *f, index, bound, facts))
     }
 
-    /// Whether condition `c` having truth value `holds` shows `index < bound`.
+    /// Whether `fact` shows `index < bound` (the other `facts` bound the arithmetic).
     fn fact_bounds(
         &self,
         values: &[ValueData],
-        c: ValueId,
-        holds: bool,
+        fact: Fact,
         index: ValueId,
         bound: Bound,
+        facts: &[Fact],
     ) -> bool {
         let leaf = |op: &Op, holds: bool| {
-            upper_comparison(op, holds)
-                .is_some_and(|(a, b, extra)| a == index && self.at_most(values, b, bound, extra))
+            upper_comparison(op, holds).is_some_and(|(a, b, extra)| {
+                self.not_above(values, index, a, facts) && self.at_most(values, b, bound, extra)
+            })
         };
-        self.implied(c, holds, 0, &leaf)
+        self.implied(fact.cond, fact.holds, 0, &leaf)
+    }
+
+    /// Whether `index <= a` as unsigned numbers: the same value, or `x + c1` (or `x`) against
+    /// `a = x + c2` with constants `c1 <= c2` where `x + c2` cannot wrap (`x`'s upper bound
+    /// from [`Pass::upper`]): `y[3u * i]` and `y[3u * i + 1u]` under `3u * i + 2u < n`.
+    fn not_above(&self, values: &[ValueData], index: ValueId, a: ValueId, facts: &[Fact]) -> bool {
+        if index == a {
+            return true;
+        }
+        let u32t = |v: ValueId| self.types.scalar_of(values[v.index()].ty) == Some(Scalar::U32);
+        if !u32t(index) || !u32t(a) {
+            return false;
+        }
+        let plus_const = |v: ValueId| -> (ValueId, u64) {
+            if let Some(&Op::Binary(B::Add, x, y)) = self.defs.get(&v) {
+                for (x, y) in [(x, y), (y, x)] {
+                    if let Some(Op::Const(ConstValue::U32(c))) = self.defs.get(&y) {
+                        return (x, u64::from(*c));
+                    }
+                }
+            }
+            (v, 0)
+        };
+        let ((xi, ci), (xa, ca)) = (plus_const(index), plus_const(a));
+        xi == xa
+            && ci <= ca
+            && self.upper(values, xa, facts, 0).is_some_and(|m| m + ca <= u64::from(u32::MAX))
     }
 
     /// Whether `v + extra <= bound` (comparisons are of one type, so mixing signedness is
@@ -734,7 +762,7 @@ impl Pass<'_> {
             return None;
         }
         let own = self.max_of(values, v);
-        let from_facts = self.fact_max(v, facts);
+        let from_facts = self.fact_max(values, v, facts);
         let leaf = match (own, from_facts) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -781,13 +809,19 @@ impl Pass<'_> {
 
     /// The smallest constant `c` for which a fact shows `v < c` (as `c - 1`) or `v <= c`,
     /// rounded down to a multiple of a loop counter's step.
-    fn fact_max(&self, v: ValueId, facts: &[Fact]) -> Option<u64> {
+    fn fact_max(&self, values: &[ValueData], v: ValueId, facts: &[Fact]) -> Option<u64> {
         let best = std::cell::Cell::new(None::<u64>);
         let leaf = |op: &Op, holds: bool| {
-            // `v < c + extra`: at most `c + extra - 1`.
+            // `v < c + extra`: at most `c + extra - 1`, for a constant `c` or one with an
+            // upper bound of its own (`i < arrayLength(&a)`).
             if let Some((a, b, extra)) = upper_comparison(op, holds) {
-                if let (true, Some(Op::Const(ConstValue::U32(c)))) = (a == v, self.defs.get(&b)) {
-                    if let Some(m) = (u64::from(*c) + extra).checked_sub(1) {
+                let c = match self.defs.get(&b) {
+                    Some(Op::Const(ConstValue::U32(c))) => Some(u64::from(*c)),
+                    Some(Op::ArrayLength(_)) => self.max_of(values, b),
+                    _ => None,
+                };
+                if let (true, Some(c)) = (a == v, c) {
+                    if let Some(m) = (c + extra).checked_sub(1) {
                         best.set(Some(best.get().map_or(m, |b: u64| b.min(m))));
                     }
                 }
@@ -825,6 +859,16 @@ impl Pass<'_> {
                 self.invocation.get(x).and_then(|r| r.get(*c as usize)).copied()
             }
             Op::Const(_) => unsigned_const(v),
+            // A binding holds fewer than 2^32 bytes on every target (docs/bounds.md).
+            Op::ArrayLength(p) => match self.types.get(values[p.index()].ty) {
+                Type::Pointer { base, .. } => match self.types.get(*base) {
+                    Type::Array { stride, .. } if *stride > 0 => {
+                        Some(u64::from(u32::MAX) / u64::from(*stride))
+                    }
+                    _ => None,
+                },
+                _ => None,
+            },
             Op::Binary(B::And, a, b) => match (unsigned_const(*a), unsigned_const(*b)) {
                 (Some(m), _) | (_, Some(m)) => Some(m),
                 _ => None,
@@ -1075,5 +1119,32 @@ var<workgroup> s: array<f16, 2304>;
         ));
         assert_eq!(c.emitted, 3, "f[i] under i <= 8u, a[0] and a[1]: {c:?}");
         assert_eq!(c.eliminated, 1, "f[i] under i <= 7u: {c:?}");
+    }
+
+    /// `y[3i]`, `y[3i + 1]` and `y[3i + 2]` after an early return on `3i + 2 >= len(y)`:
+    /// proven when `i < arrayLength(&x)` bounds `3i + 2` below 2^32 (a binding holds fewer
+    /// than 2^32 bytes), checked when nothing does (`3i + 2` may wrap to a small number).
+    #[test]
+    fn a_guard_on_the_last_of_several_offsets_covers_the_smaller_ones() {
+        let src = |guard: &str| {
+            format!(
+                "@group(0) @binding(0) var<storage, read_write> x: array<f32>;
+@group(0) @binding(1) var<storage, read_write> y: array<f32>;
+@compute @workgroup_size(1) fn main(@builtin(global_invocation_id) g: vec3<u32>) {{
+    let i = g.x;
+    if ({guard}3u * i + 2u >= arrayLength(&y)) {{ return; }}
+    y[3u * i] = 1.0;
+    y[3u * i + 1u] = 2.0;
+    y[3u * i + 2u] = 3.0;
+}}"
+            )
+        };
+        let (t, c) = checked(&src("i >= arrayLength(&x) || "));
+        assert_eq!(c, BoundsCounts { emitted: 0, eliminated: 3 }, "{t}");
+        let (t, c) = checked(&src(""));
+        assert_eq!(c, BoundsCounts { emitted: 2, eliminated: 1 }, "{t}");
+        // A bound whose own largest value leaves room to wrap proves only the exact index.
+        let (t, c) = checked(&src("i >= 0x60000000u || "));
+        assert_eq!(c, BoundsCounts { emitted: 2, eliminated: 1 }, "{t}");
     }
 }

@@ -4,6 +4,10 @@
 //! block and in every region nested there (a loop's continuing block also sees the body's
 //! top-level instructions before the first one that may `continue`). A pure instruction (no side effects, no memory read) identical to
 //! an available one, with the same result type, is dropped and its uses read the first one.
+//! So is a load from memory that nothing changes during a dispatch: a uniform or read-only
+//! storage buffer, or immediate data. (WebGPU forbids binding one buffer both writable and
+//! read-only in a dispatch, and a shader cannot write through a `read` binding; the PTX
+//! launch ABI states the same for CUDA callers, `docs/abi.md`.)
 
 use super::util::Subst;
 use crate::ir::*;
@@ -13,14 +17,14 @@ use rustc_hash::FxHashMap as HashMap;
 /// Merges identical pure instructions in every function.
 pub fn cse(m: &mut Module) {
     for f in &mut m.functions {
-        cse_function(f);
+        cse_function(&m.types, f);
     }
 }
 
 /// Merges identical pure instructions in `f`.
-pub(crate) fn cse_function(f: &mut Function) {
+pub(crate) fn cse_function(types: &Types, f: &mut Function) {
     let mut body = std::mem::take(&mut f.body);
-    let mut c = Cse { values: &f.values, scopes: Vec::new(), subst: Subst::default() };
+    let mut c = Cse { types, values: &f.values, scopes: Vec::new(), subst: Subst::default() };
     c.scopes.push(HashMap::default());
     c.block(&mut body);
     f.body = body;
@@ -46,12 +50,29 @@ impl std::hash::Hash for OpKey {
 }
 
 struct Cse<'a> {
+    types: &'a Types,
     values: &'a [ValueData],
     scopes: Vec<HashMap<Key, ValueId>>,
     subst: Subst,
 }
 
 impl Cse<'_> {
+    /// Whether `op` loads from memory a dispatch cannot change (module doc).
+    fn invariant_load(&self, op: &Op) -> bool {
+        let Op::Load(p) = op else { return false };
+        self.values.get(p.index()).is_some_and(|d| {
+            matches!(
+                self.types.get(d.ty),
+                Type::Pointer {
+                    space: AddressSpace::Uniform
+                        | AddressSpace::Immediate
+                        | AddressSpace::Storage { writable: false },
+                    ..
+                }
+            )
+        })
+    }
+
     fn lookup(&self, k: &Key) -> Option<ValueId> {
         self.scopes.iter().rev().find_map(|s| s.get(k).copied())
     }
@@ -102,7 +123,7 @@ impl Cse<'_> {
                     }
                 }
                 Op::Inline { body, .. } => self.nested(body),
-                op if !op.has_side_effects() && !op.reads_memory() => {
+                op if !op.has_side_effects() && (!op.reads_memory() || self.invariant_load(op)) => {
                     if let Some(r) = inst.result {
                         if let Some(d) = self.values.get(r.index()) {
                             let key = (OpKey(op.clone()), d.ty);
@@ -165,5 +186,24 @@ mod tests {
         let muls = count_insts(body, &|o| matches!(o, Op::Binary(B::Multiply, ..)));
         assert_eq!(muls, 2, "the arms' multiplies do not dominate each other");
         assert_eq!(count_insts(body, &|o| matches!(o, Op::Load(_))), 2);
+    }
+
+    #[test]
+    fn loads_of_memory_a_dispatch_cannot_change_merge() {
+        let src = "struct P { a: u32, b: u32 }
+@group(0) @binding(0) var<uniform> u: P;
+@group(0) @binding(1) var<storage, read> r: array<u32>;
+@group(0) @binding(2) var<storage, read_write> w: array<u32>;
+@compute @workgroup_size(1) fn main() {
+    w[0] = u.a + r[1] + w[2];
+    w[3] = u.a + r[1] + w[2];
+}";
+        let parsed = crate::passes::testutil::parsed(src);
+        let mut m = crate::lower::lower_module(&parsed).expect("lowers");
+        crate::passes::optimize(&mut m).expect("optimizes");
+        let body = &m.functions[0].body;
+        // u.a and r[1] once each; w[2] twice (the store to w[0] comes between).
+        let loads = count_insts(body, &|o| matches!(o, Op::Load(_)));
+        assert_eq!(loads, 4, "{}", crate::text::module_text(&m));
     }
 }

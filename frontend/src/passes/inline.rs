@@ -189,8 +189,20 @@ fn renumber(b: &mut Block, rn: &mut impl FnMut(ValueId) -> ValueId, base: u32) {
 /// Afterwards stores into the caller's locals made by the callee are ordinary stores in the
 /// caller, so mem2reg can promote those locals. Regions with an early `Return` stay.
 pub(crate) fn splice_inlines(f: &mut Function) {
+    splice_inlines_except(f, &|_| false, false);
+}
+
+/// [`splice_inlines`], keeping the regions of callees `keep` names (the workgroup-matrix
+/// helpers, which the PTX backend recognizes by their region) and, with `pure_only`, of
+/// bodies that store, update atomics, synchronize or otherwise act ([`acts`]).
+pub(crate) fn splice_inlines_except(
+    f: &mut Function,
+    keep: &dyn Fn(FuncId) -> bool,
+    pure_only: bool,
+) {
+    let keep = |g: FuncId, body: &Block| keep(g) || (pure_only && acts(body));
     let mut subst = super::util::Subst::default();
-    splice_block(&mut f.body, &mut subst);
+    splice_block(&mut f.body, &mut subst, &keep);
     if !subst.is_empty() {
         subst.apply_block(&mut f.body);
     }
@@ -207,14 +219,35 @@ fn has_nested_return(b: &Block) -> bool {
     })
 }
 
-fn splice_block(b: &mut Block, subst: &mut super::util::Subst) {
+/// Whether `b` holds (at any depth) an instruction with an effect beyond its result: a
+/// store, an atomic, a barrier, a subgroup or cooperative operation, an image write.
+fn acts(b: &Block) -> bool {
+    b.insts.iter().any(|i| {
+        let blocks = i.op.blocks();
+        if blocks.is_empty() {
+            i.op.has_side_effects()
+        } else {
+            blocks.into_iter().any(acts)
+        }
+    })
+}
+
+fn splice_block(
+    b: &mut Block,
+    subst: &mut super::util::Subst,
+    keep: &dyn Fn(FuncId, &Block) -> bool,
+) {
     let old = std::mem::take(&mut b.insts);
     let mut out = Vec::with_capacity(old.len());
     for mut inst in old {
         for nb in inst.op.blocks_mut() {
-            splice_block(nb, subst);
+            splice_block(nb, subst, keep);
         }
-        if let Op::Inline { body, args, results, .. } = &mut inst.op {
+        if let Op::Inline { body, args, results, callee } = &mut inst.op {
+            if keep(*callee, body) {
+                out.push(inst);
+                continue;
+            }
             let exits: Option<Vec<ValueId>> = match &body.term {
                 Terminator::Return(v) => Some(v.iter().copied().collect()),
                 Terminator::Yield(v) => Some(v.clone()),
@@ -302,5 +335,30 @@ mod tests {
         assert_eq!(d.kind, DiagKind::Limit);
         assert_eq!(d.context.as_deref(), Some("r"));
         assert!(inline_calls(&m, FuncId(9)).is_err());
+    }
+
+    /// After inlining for the PTX backend, a helper that only reads is spliced, so its loads
+    /// of a read-only buffer merge across calls; a helper that stores keeps its region.
+    #[test]
+    fn reading_helpers_splice_and_writing_ones_stay() {
+        let src = "@group(0) @binding(0) var<storage, read> size: vec2<u32>;
+@group(0) @binding(1) var<storage, read_write> o: array<u32, 64>;
+fn index(x: u32, y: u32) -> u32 { return (y % size.y) * size.x + x % size.x; }
+fn put(at: u32, v: u32) { o[at & 63u] = v; }
+@compute @workgroup_size(1) fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+    put(0u, index(g.x, g.y) + index(g.x + 1u, g.y));
+    put(1u, 2u);
+}";
+        let parsed = crate::passes::testutil::parsed(src);
+        let mut m = crate::lower::lower_module(&parsed).expect("lowers");
+        crate::passes::optimize(&mut m).expect("optimizes");
+        let id = m.entry_points[0].function;
+        let mut f = inline_calls(&m, id).expect("inlines");
+        crate::passes::optimize_inlined(&m, id, &mut f).expect("optimizes inlined");
+        let inlines = count_insts(&f.body, &|o| matches!(o, Op::Inline { .. }));
+        assert_eq!(inlines, 2, "the two `put`s");
+        // size.x and size.y once each (before: once per `index` call).
+        assert_eq!(count_insts(&f.body, &|o| matches!(o, Op::Load(_))), 2);
+        assert_eq!(count_insts(&f.body, &|o| matches!(o, Op::Binary(B::Modulo, ..))), 3);
     }
 }

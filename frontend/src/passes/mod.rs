@@ -20,6 +20,7 @@ mod licm;
 mod mem2reg;
 mod ranges;
 mod rotate;
+mod shortcircuit;
 mod sr;
 mod unroll;
 mod util;
@@ -36,6 +37,7 @@ pub use licm::{licm, licm_function, Speculate};
 pub use mem2reg::mem2reg;
 pub use ranges::{fold_ranges, ValueRanges};
 pub use rotate::rotate_loops;
+pub use shortcircuit::flatten_short_circuits;
 pub use sr::{strength_reduce, MAX_NEW_STATE};
 pub use unroll::{unroll_loops, MAX_COPIED, MAX_TRIPS};
 pub use version::{version_loops, MAX_LOOP};
@@ -49,7 +51,8 @@ use crate::{
 /// an `if` exposes more constants once, rarely twice).
 const ROUNDS: usize = 2;
 
-/// Runs the standard pipeline (mem2reg, then fold, cse, dce twice, then licm, cse, dce),
+/// Runs the standard pipeline (mem2reg, then short-circuit flattening, fold, cse, dce twice,
+/// then licm, cse, dce),
 /// verifying the input and
 /// the output of every pass in debug builds and tests. An error is a bug in a pass
 /// (`DiagKind::Internal`), noted with the pass that produced the bad IR.
@@ -64,6 +67,8 @@ pub fn optimize(m: &mut Module) -> Result<(), Diagnostic> {
     mem2reg(m);
     check(m, "mem2reg")?;
     for _ in 0..ROUNDS {
+        flatten_short_circuits(m);
+        check(m, "flatten_short_circuits")?;
         fold(m);
         check(m, "fold")?;
         cse(m);
@@ -119,15 +124,23 @@ pub fn contract_checked(m: &mut Module) -> Result<(), Diagnostic> {
 
 /// The passes for a function with its calls inlined (function `id` of `m`, see
 /// [`inline_calls`]), for backends whose address arithmetic never faults (PTX, LLVM):
-/// [`unroll_loops`] (short counted loops become straight-line code), [`fold_ranges`] (bounds-policy clamps and guards the caller's values prove unnecessary),
+/// inlined bodies that only compute and return only at their end spliced into the caller, [`unroll_loops`] (short counted loops become straight-line code), [`fold_ranges`] (bounds-policy clamps and guards the caller's values prove unnecessary),
 /// [`merge_guards`] with pointer formation speculated, then loop invariants move with [`Speculate::Addresses`], then [`version_loops`] (bounds checks hoisted out of counted loops), [`strength_reduce`],
 /// [`rotate_loops`], CSE and DCE. In debug builds and tests the result is checked with the verifier (in a copy
 /// of `m` holding it as function `id`); an error is a bug in a pass.
 pub fn optimize_inlined(m: &Module, id: FuncId, f: &mut Function) -> Result<(), Diagnostic> {
+    // Callees that only compute (no stores, atomics or barriers) and return only at their
+    // end become straight-line code of the caller, so that CSE sees across calls
+    // (`getIndex(x, y)` reloading `size` in every call). Callees that write keep their
+    // regions: the PTX vectorizer merges a helper's stores `tile[at + k]` against its
+    // parameter `at`, which splicing would replace by the argument's own sum
+    // (`put_a(sa + 16u, v)`: measured, the GEMM main loop's four `STS.128` became fourteen
+    // stores). The workgroup-matrix helpers keep their regions too.
+    inline::splice_inlines_except(f, &|g| m.tile_helper(g).is_some(), true);
     // First, so that range folding sees each copy's constants (a reduction's `lid < 64`
     // guard then proves its `red[lid + 64]` clamp unnecessary).
     if unroll_loops(f) {
-        cse::cse_function(f);
+        cse::cse_function(&m.types, f);
         dce::dce_function(f);
     }
     if fold_ranges(m, id, f) {
@@ -143,7 +156,7 @@ pub fn optimize_inlined(m: &Module, id: FuncId, f: &mut Function) -> Result<(), 
     strength_reduce(&m.types, f);
     // After strength reduction, so that the duplicated header tests the reduced state.
     rotate_loops(f);
-    cse::cse_function(f);
+    cse::cse_function(&m.types, f);
     dce::dce_function(f);
     if cfg!(any(debug_assertions, test)) && id.index() < m.functions.len() {
         let mut copy = m.clone();

@@ -447,3 +447,44 @@ fn deeply_nested_regions() {
         Err(_) => panic!("stack overflow or panic in the passes"),
     }
 }
+
+#[test]
+fn short_circuit_operators_keep_their_values_as_logic() {
+    let src = r#"
+fn s(x: i32) -> i32 {
+    var r = 0;
+    if (x > 3 || x * 2 < -4) { r = r + 1; }
+    if (x != 0 && x * x - 3 > 20) { r = r + 10; }
+    if (x != 0 && 100 / x > 20) { r = r + 10000; }
+    if (!(x < -1) || x == -5) { r = r + 100; }
+    if (x < 9 && !(x == 2)) { r = r + 1000; }
+    return r;
+}"#;
+    let expect = |x: i32| {
+        let mut r = 0;
+        if x > 3 || x * 2 < -4 {
+            r += 1;
+        }
+        if x != 0 && x * x - 3 > 20 {
+            r += 10;
+        }
+        if x != 0 && 100 / x > 20 {
+            r += 10000;
+        }
+        if x >= -1 || x == -5 {
+            r += 100;
+        }
+        if x < 9 && x != 2 {
+            r += 1000;
+        }
+        r
+    };
+    let (m, s) = check(src, "s", &[-7, -5, -3, -2, -1, 0, 1, 2, 3, 4, 5, 9, 12], expect);
+    let t = module_text(&m);
+    // Every operator but the one whose right side divides became logic: the five guards'
+    // `if`s and that operator's remain.
+    assert_eq!(t.matches("logical_or").count(), 2, "{t}");
+    assert_eq!(t.matches("logical_and").count(), 2, "{t}");
+    assert_eq!(t.matches("= if ").count(), 6, "{t}");
+    assert_eq!(m.functions[s.index()].name, "s");
+}

@@ -870,7 +870,7 @@ impl Lower<'_> {
     }
 
     /// `pow(x, n)` for a constant `n` of 1, 2 or 3 as `x`, `x * x`, `x * x * x`, and of -1 as
-    /// `1 / x` (`rcp.approx` under `--fast-math`, else `div.rn`); `None` for any other `n`.
+    /// `1 / x` (`rcp.approx` under `--fast-math`, else `rcp.rn`, the same value as `div.rn`); `None` for any other `n`.
     fn pow_small_exponent(&mut self, x: VRegId, n: Option<f32>, fast: bool) -> Option<VRegId> {
         let mul = |l: &mut Self, a, b| l.binop(Opcode::Mul, &[RN], PT::F32, a, b);
         Some(match n? {
@@ -881,7 +881,7 @@ impl Lower<'_> {
                 mul(self, sq, x)
             }
             -1.0 if fast => self.unop(Opcode::Rcp, &[APPROX], PT::F32, x),
-            -1.0 => self.binop(Opcode::Div, &[RN], PT::F32, Operand::ImmF32(0x3F80_0000), x),
+            -1.0 => self.unop(Opcode::Rcp, &[RN], PT::F32, x),
             _ => return None,
         })
     }

@@ -33,6 +33,7 @@ mod mathops;
 mod mcheck;
 mod packed_f16;
 pub mod regalloc;
+mod slow_paths;
 mod subgroup;
 pub mod texture;
 mod triangles;
@@ -295,6 +296,8 @@ fn compile_entry(
     check(&mf, "instruction selection")?;
     let depot = if dead_local::drop_unread_stores(&mut mf) { depot } else { 0 };
     check(&mf, "unread local stores")?;
+    slow_paths::share_division_slow_path(&mut mf);
+    check(&mf, "shared division slow path")?;
     vectorize::vectorize(&mut mf, &lw.facts);
     check(&mf, "vectorize")?;
     packed_f16::pack_f16(&mut mf);

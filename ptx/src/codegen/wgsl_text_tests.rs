@@ -77,3 +77,25 @@ fn immediates_are_one_by_value_parameter_after_the_others() {
         "{text}"
     );
 }
+
+#[test]
+fn unit_numerators_are_reciprocals_unless_the_kernel_divides() {
+    let src = |extra: &str| {
+        format!(
+            "@group(0) @binding(0) var<storage, read_write> o: array<f32>;
+        @compute @workgroup_size(32) fn main(@builtin(global_invocation_id) g: vec3<u32>) {{
+            let x = o[g.x];
+            o[g.x] = 1.0 / x - (-1.0 / (x + 1.0)){extra};
+        }}"
+        )
+    };
+    // Alone, `1.0 / x` and `-1.0 / x` are `rcp.rn` (negated): ptxas's shorter expansion.
+    let text = ptx(&src(""));
+    assert_eq!(text.matches("rcp.rn.f32").count(), 2, "{text}");
+    assert!(!text.contains("div.rn"), "{text}");
+    // Beside another division they share its slow path as `div.rn.f32 d, 1.0, x`.
+    let text = ptx(&src(" + x / o[0]"));
+    assert!(!text.contains("rcp.rn"), "{text}");
+    assert_eq!(text.matches("div.rn.f32").count(), 3, "{text}");
+    assert!(text.contains("0f3F800000, "), "{text}");
+}

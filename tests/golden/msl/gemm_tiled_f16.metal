@@ -310,40 +310,20 @@ void store_c(dr_coop16_float m, uint offset, uint stride, device float* c, const
     const auto v121 = (k + 32u);
     const auto v123 = (v121 - 1u);
     const auto slabs = dr_udiv(v123, 32u);
-    bool local4;
-    if (a_in) {
-        const auto v126 = (a_piece < kq);
-        local4 = v126;
-    } else {
-        local4 = false;
-    }
+    const auto v126 = (a_piece < kq);
+    const auto local4 = (a_in && v126);
     const auto v129 = fetch_a(local4, a_idx, a, _buffer_sizes);
-    bool local6;
-    if (a_in) {
-        const auto v131 = (a_piece + 2u);
-        const auto v132 = (v131 < kq);
-        local6 = v132;
-    } else {
-        local6 = false;
-    }
+    const auto v131 = (a_piece + 2u);
+    const auto v132 = (v131 < kq);
+    const auto local6 = (a_in && v132);
     const auto v136 = (a_idx + 2u);
     const auto v137 = fetch_a(local6, v136, a, _buffer_sizes);
-    bool local8;
-    if (b_in) {
-        const auto v138 = (b_row < k);
-        local8 = v138;
-    } else {
-        local8 = false;
-    }
+    const auto v138 = (b_row < k);
+    const auto local8 = (b_in && v138);
     const auto v141 = fetch_b(local8, b_idx, b, _buffer_sizes);
-    bool local10;
-    if (b_in) {
-        const auto v143 = (b_row + 16u);
-        const auto v144 = (v143 < k);
-        local10 = v144;
-    } else {
-        local10 = false;
-    }
+    const auto v143 = (b_row + 16u);
+    const auto v144 = (v143 < k);
+    const auto local10 = (b_in && v144);
     const auto v148 = (16u * nq);
     const auto v149 = (b_idx + v148);
     const auto v150 = fetch_b(local10, v149, b, _buffer_sizes);
@@ -406,44 +386,22 @@ void store_c(dr_coop16_float m, uint offset, uint stride, device float* c, const
             const auto ai = (a_idx + kp);
             const auto v179 = (kr * nq);
             const auto bi = (b_idx + v179);
-            bool local13;
-            if (a_in) {
-                const auto v181 = (kp + a_piece);
-                const auto v182 = (v181 < kq);
-                local13 = v182;
-            } else {
-                local13 = false;
-            }
+            const auto v181 = (kp + a_piece);
+            const auto v182 = (v181 < kq);
+            const auto local13 = (a_in && v182);
             const auto v185 = fetch_a(local13, ai, a, _buffer_sizes);
-            bool local14;
-            if (a_in) {
-                const auto v186 = (kp + a_piece);
-                const auto v188 = (v186 + 2u);
-                const auto v189 = (v188 < kq);
-                local14 = v189;
-            } else {
-                local14 = false;
-            }
+            const auto v188 = (v181 + 2u);
+            const auto v189 = (v188 < kq);
+            const auto local14 = (a_in && v189);
             const auto v193 = (ai + 2u);
             const auto v194 = fetch_a(local14, v193, a, _buffer_sizes);
-            bool local15;
-            if (b_in) {
-                const auto v195 = (kr + b_row);
-                const auto v196 = (v195 < k);
-                local15 = v196;
-            } else {
-                local15 = false;
-            }
+            const auto v195 = (kr + b_row);
+            const auto v196 = (v195 < k);
+            const auto local15 = (b_in && v196);
             const auto v199 = fetch_b(local15, bi, b, _buffer_sizes);
-            bool local16;
-            if (b_in) {
-                const auto v200 = (kr + b_row);
-                const auto v202 = (v200 + 16u);
-                const auto v203 = (v202 < k);
-                local16 = v203;
-            } else {
-                local16 = false;
-            }
+            const auto v202 = (v195 + 16u);
+            const auto v203 = (v202 < k);
+            const auto local16 = (b_in && v203);
             const auto v208 = (bi + v148);
             const auto v209 = fetch_b(local16, v208, b, _buffer_sizes);
             ra0_3 = v185;
@@ -603,14 +561,9 @@ void store_c(dr_coop16_float m, uint offset, uint stride, device float* c, const
     }
     const auto v298 = (row0 + 64u);
     const auto v299 = (v298 <= m);
-    bool local17;
-    if (v299) {
-        const auto v301 = (col0 + 64u);
-        const auto v302 = (v301 <= n);
-        local17 = v302;
-    } else {
-        local17 = false;
-    }
+    const auto v301 = (col0 + 64u);
+    const auto v302 = (v301 <= n);
+    const auto local17 = (v299 && v302);
     if (local17) {
         const auto v305 = (row0 + wr);
         const auto v306 = (v305 * n);
@@ -658,13 +611,8 @@ void store_c(dr_coop16_float m, uint offset, uint stride, device float* c, const
             const auto r = (row0 + br);
             const auto col = (col0 + bc);
             const auto v360 = (r < m);
-            bool local19;
-            if (v360) {
-                const auto v361 = (col < n);
-                local19 = v361;
-            } else {
-                local19 = false;
-            }
+            const auto v361 = (col < n);
+            const auto local19 = (v360 && v361);
             if (local19) {
                 const auto v364 = (r * n);
                 const auto v365 = (v364 + col);

@@ -198,13 +198,8 @@ void _dr_wgm_store2(uint _dr_wgm_off, _dr_wgm_tile _dr_wgm_t, uint _dr_wgm_strid
         const auto r = dr_udiv(e_2, 64u);
         const auto c = dr_urem(e_2, 64u);
         const auto v37 = (r < rows);
-        bool local1;
-        if (v37) {
-            const auto v38 = (c < cols);
-            local1 = v38;
-        } else {
-            local1 = false;
-        }
+        const auto v38 = (c < cols);
+        const auto local1 = (v37 && v38);
         if (local1) {
             const auto v41 = (row0 + r);
             const auto v42 = (v41 * n);

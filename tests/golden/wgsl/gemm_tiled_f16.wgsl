@@ -200,40 +200,20 @@ fn main_(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index)
     let v121 = (k + 32u);
     let v123 = (v121 - 1u);
     let slabs = (v123 / 32u);
-    var local4: bool;
-    if a_in {
-        let v126 = (a_piece < kq);
-        local4 = v126;
-    } else {
-        local4 = false;
-    }
+    let v126 = (a_piece < kq);
+    let local4 = (a_in && v126);
     let v129 = fetch_a(local4, a_idx);
-    var local6: bool;
-    if a_in {
-        let v131 = (a_piece + 2u);
-        let v132 = (v131 < kq);
-        local6 = v132;
-    } else {
-        local6 = false;
-    }
+    let v131 = (a_piece + 2u);
+    let v132 = (v131 < kq);
+    let local6 = (a_in && v132);
     let v136 = (a_idx + 2u);
     let v137 = fetch_a(local6, v136);
-    var local8: bool;
-    if b_in {
-        let v138 = (b_row < k);
-        local8 = v138;
-    } else {
-        local8 = false;
-    }
+    let v138 = (b_row < k);
+    let local8 = (b_in && v138);
     let v141 = fetch_b(local8, b_idx);
-    var local10: bool;
-    if b_in {
-        let v143 = (b_row + 16u);
-        let v144 = (v143 < k);
-        local10 = v144;
-    } else {
-        local10 = false;
-    }
+    let v143 = (b_row + 16u);
+    let v144 = (v143 < k);
+    let local10 = (b_in && v144);
     let v148 = (16u * nq);
     let v149 = (b_idx + v148);
     let v150 = fetch_b(local10, v149);
@@ -281,44 +261,22 @@ fn main_(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index)
             let ai = (a_idx + kp);
             let v179 = (kr * nq);
             let bi = (b_idx + v179);
-            var local13: bool;
-            if a_in {
-                let v181 = (kp + a_piece);
-                let v182 = (v181 < kq);
-                local13 = v182;
-            } else {
-                local13 = false;
-            }
+            let v181 = (kp + a_piece);
+            let v182 = (v181 < kq);
+            let local13 = (a_in && v182);
             let v185 = fetch_a(local13, ai);
-            var local14: bool;
-            if a_in {
-                let v186 = (kp + a_piece);
-                let v188 = (v186 + 2u);
-                let v189 = (v188 < kq);
-                local14 = v189;
-            } else {
-                local14 = false;
-            }
+            let v188 = (v181 + 2u);
+            let v189 = (v188 < kq);
+            let local14 = (a_in && v189);
             let v193 = (ai + 2u);
             let v194 = fetch_a(local14, v193);
-            var local15: bool;
-            if b_in {
-                let v195 = (kr + b_row);
-                let v196 = (v195 < k);
-                local15 = v196;
-            } else {
-                local15 = false;
-            }
+            let v195 = (kr + b_row);
+            let v196 = (v195 < k);
+            let local15 = (b_in && v196);
             let v199 = fetch_b(local15, bi);
-            var local16: bool;
-            if b_in {
-                let v200 = (kr + b_row);
-                let v202 = (v200 + 16u);
-                let v203 = (v202 < k);
-                local16 = v203;
-            } else {
-                local16 = false;
-            }
+            let v202 = (v195 + 16u);
+            let v203 = (v202 < k);
+            let local16 = (b_in && v203);
             let v208 = (bi + v148);
             let v209 = fetch_b(local16, v208);
             ra0_2 = v185;
@@ -395,14 +353,9 @@ fn main_(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index)
     }
     let v298 = (row0 + 64u);
     let v299 = (v298 <= m);
-    var local17: bool;
-    if v299 {
-        let v301 = (col0 + 64u);
-        let v302 = (v301 <= n);
-        local17 = v302;
-    } else {
-        local17 = false;
-    }
+    let v301 = (col0 + 64u);
+    let v302 = (v301 <= n);
+    let local17 = (v299 && v302);
     if local17 {
         let v305 = (row0 + wr);
         let v306 = (v305 * n);
@@ -443,13 +396,8 @@ fn main_(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index)
             let r = (row0 + br);
             let col = (col0 + bc);
             let v360 = (r < m);
-            var local19: bool;
-            if v360 {
-                let v361 = (col < n);
-                local19 = v361;
-            } else {
-                local19 = false;
-            }
+            let v361 = (col < n);
+            let local19 = (v360 && v361);
             if local19 {
                 let v364 = (r * n);
                 let v365 = (v364 + col);

@@ -79,13 +79,8 @@ fn main_(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) 
         let r = (e_1 / 64u);
         let c = (e_1 % 64u);
         let v37 = (r < rows);
-        var local1: bool;
-        if v37 {
-            let v38 = (c < cols);
-            local1 = v38;
-        } else {
-            local1 = false;
-        }
+        let v38 = (c < cols);
+        let local1 = (v37 && v38);
         if local1 {
             let v41 = (row0 + r);
             let v42 = (v41 * n);
