@@ -227,7 +227,7 @@ impl Lower<'_> {
     /// `div.full.f32` (at most 2 ulp over the whole range, as nvcc's `--use_fast_math` makes
     /// `/`), which needs no slow-path subroutine.
     ///
-    /// A numerator of 1 or -1 makes it `rcp.rn.f32` (negated for -1): the same correctly
+    /// A numerator of 1 or -1 makes it `rcp.rn.f32` (of `-b` for -1): the same correctly
     /// rounded value for every divisor (zeros, infinities, NaN and subnormals included, and
     /// rounding to nearest is symmetric in sign), whose `ptxas` expansion is about twenty
     /// SASS instructions shorter than `div.rn`'s (`1.0 / sum` in every softmax).
@@ -239,8 +239,10 @@ impl Lower<'_> {
         match self.fconsts.get(&a).map(|c| c.to_bits()) {
             Some(0x3F80_0000) => self.unop(Opcode::Rcp, &[Rounding::Rn.into()], PT::F32, b),
             Some(0xBF80_0000) => {
-                let r = self.unop(Opcode::Rcp, &[Rounding::Rn.into()], PT::F32, b);
-                self.unop(Opcode::Neg, &[], PT::F32, r)
+                // The reciprocal of `-b` (exact) rather than the negated reciprocal: a NaN `b`
+                // then gives `div.rn`'s canonical NaN, not its negation.
+                let nb = self.unop(Opcode::Neg, &[], PT::F32, b);
+                self.unop(Opcode::Rcp, &[Rounding::Rn.into()], PT::F32, nb)
             }
             _ => self.binop(Opcode::Div, &[Rounding::Rn.into()], PT::F32, a, b),
         }

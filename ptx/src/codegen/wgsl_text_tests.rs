@@ -89,7 +89,7 @@ fn unit_numerators_are_reciprocals_unless_the_kernel_divides() {
         }}"
         )
     };
-    // Alone, `1.0 / x` and `-1.0 / x` are `rcp.rn` (negated): ptxas's shorter expansion.
+    // Alone, `1.0 / x` and `-1.0 / x` are `rcp.rn` (of `-x`): ptxas's shorter expansion.
     let text = ptx(&src(""));
     assert_eq!(text.matches("rcp.rn.f32").count(), 2, "{text}");
     assert!(!text.contains("div.rn"), "{text}");
