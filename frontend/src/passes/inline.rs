@@ -189,20 +189,13 @@ fn renumber(b: &mut Block, rn: &mut impl FnMut(ValueId) -> ValueId, base: u32) {
 /// Afterwards stores into the caller's locals made by the callee are ordinary stores in the
 /// caller, so mem2reg can promote those locals. Regions with an early `Return` stay.
 pub(crate) fn splice_inlines(f: &mut Function) {
-    splice_inlines_except(f, &|_| false, false);
+    splice_inlines_except(f, &|_, _| false);
 }
 
-/// [`splice_inlines`], keeping the regions of callees `keep` names (the workgroup-matrix
-/// helpers, which the PTX backend recognizes by their region) and, with `pure_only`, of
-/// bodies that store, update atomics, synchronize or otherwise act ([`acts`]).
-pub(crate) fn splice_inlines_except(
-    f: &mut Function,
-    keep: &dyn Fn(FuncId) -> bool,
-    pure_only: bool,
-) {
-    let keep = |g: FuncId, body: &Block| keep(g) || (pure_only && acts(body));
+/// [`splice_inlines`], keeping the regions for which `keep(callee, body)` holds.
+pub(crate) fn splice_inlines_except(f: &mut Function, keep: &dyn Fn(FuncId, &Block) -> bool) {
     let mut subst = super::util::Subst::default();
-    splice_block(&mut f.body, &mut subst, &keep);
+    splice_block(&mut f.body, &mut subst, keep);
     if !subst.is_empty() {
         subst.apply_block(&mut f.body);
     }
@@ -221,7 +214,7 @@ fn has_nested_return(b: &Block) -> bool {
 
 /// Whether `b` holds (at any depth) an instruction with an effect beyond its result: a
 /// store, an atomic, a barrier, a subgroup or cooperative operation, an image write.
-fn acts(b: &Block) -> bool {
+pub(crate) fn acts(b: &Block) -> bool {
     b.insts.iter().any(|i| {
         let blocks = i.op.blocks();
         if blocks.is_empty() {

@@ -136,7 +136,7 @@ pub fn optimize_inlined(m: &Module, id: FuncId, f: &mut Function) -> Result<(), 
     // parameter `at`, which splicing would replace by the argument's own sum
     // (`put_a(sa + 16u, v)`: measured, the GEMM main loop's four `STS.128` became fourteen
     // stores). The workgroup-matrix helpers keep their regions too.
-    inline::splice_inlines_except(f, &|g| m.tile_helper(g).is_some(), true);
+    inline::splice_inlines_except(f, &|g, body| m.tile_helper(g).is_some() || inline::acts(body));
     // First, so that range folding sees each copy's constants (a reduction's `lid < 64`
     // guard then proves its `red[lid + 64]` clamp unnecessary).
     if unroll_loops(f) {

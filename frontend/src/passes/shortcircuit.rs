@@ -26,6 +26,7 @@
 
 use crate::ir::*;
 use naga::{BinaryOperator as B, MathFunction as M, UnaryOperator as U};
+use rustc_hash::FxHashMap as HashMap;
 
 /// The most instructions (constants not counted) an arm may hold to run unconditionally.
 const MAX_ARM: usize = 8;
@@ -47,8 +48,6 @@ fn flatten_function(types: &Types, f: &mut Function) -> bool {
     f.body = body;
     changed
 }
-
-type HashMap<K, V> = rustc_hash::FxHashMap<K, V>;
 
 fn collect_bool_consts(b: &Block, out: &mut HashMap<ValueId, bool>) {
     for inst in &b.insts {
