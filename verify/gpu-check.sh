@@ -15,6 +15,10 @@
 #
 #   verify/gpu-check.sh            # samples, coop forms, precise math
 #   verify/gpu-check.sh --bench    # also the GEMM and bandwidth benchmarks (needs NVRTC)
+#   verify/gpu-check.sh --mufu    # only the special-function unit's tables (docs/math.md,
+#                                  # "Tabulating the special-function unit"): every input of
+#                                  # ex2/lg2/rcp/rsqrt/sin/cos.approx, ex2's model tests and grid,
+#                                  # written to target/mufu/ (about 2 minutes on 16 cores)
 #   verify/gpu-check.sh --prepare-llvm
 #                                  # on a machine with LLVM 19 and no GPU: write the LLVM
 #                                  # backend's PTX of every sample to target/llvm-ptx/ and stop.
@@ -54,6 +58,18 @@ if [ "$mode" = "--prepare-llvm" ]; then
             -o "$prepared/$(basename "$f" .wgsl).ptx" 2>/dev/null && n=$((n + 1))
     done
     echo "wrote $n PTX files to $prepared"
+    exit 0
+fi
+if [ "$mode" = "--mufu" ]; then
+    cargo build --release -p dianran-verify --example mufu_tables 2>&1 | tail -n 1 || exit 1
+    gpu=$(command -v nvidia-smi >/dev/null \
+        && nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader | head -n 1)
+    echo "GPU: ${gpu:-none found by nvidia-smi}; built in $((SECONDS - start)) s"
+    rm -rf target/mufu
+    timeout 480 target/release/examples/mufu_tables target/mufu || exit 1
+    [ -f target/mufu/summary.txt ] || exit 0 # skipped: no device
+    printf 'gpu: %s\n' "${gpu:-unknown}" >>target/mufu/summary.txt
+    echo "== tables in target/mufu/ ($((SECONDS - start)) s): $(ls target/mufu | tr '\n' ' ')"
     exit 0
 fi
 # One cargo step builds everything the script runs, so the parts below only execute. The

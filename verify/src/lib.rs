@@ -20,6 +20,7 @@ pub mod lavapipe_features;
 #[cfg(feature = "lavapipe")]
 mod lavapipe_textures;
 pub mod msl_check;
+pub mod mufu;
 pub mod ptxas;
 pub mod samples;
 pub mod sass;

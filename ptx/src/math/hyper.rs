@@ -1,7 +1,7 @@
 //! Hyperbolic functions and their inverses.
 
 use super::coeffs::{LN2_HI, SINH, TANH};
-use super::explog::{exp_normal, exp_scaled, log, log1p};
+use super::explog::{exp_scaled, half_exp_twice, log, log1p};
 use super::ops::{Cmp, Ops};
 use super::{keep_nan_cap, odd_poly, quotient, quotient_with, recip, sqrt};
 
@@ -49,16 +49,16 @@ const TANH_POLY_END: f32 = 0.6;
 pub(crate) fn tanh<O: Ops>(o: &mut O, x: O::F) -> O::F {
     let ax = o.abs(x);
     let p = odd_poly(o, ax, &TANH);
-    let two = o.cf(2.0);
     let ac = keep_nan_cap(o, ax, 16.0);
-    let a2 = o.mul(ac, two);
-    let e = exp_normal(o, a2);
-    let one = o.cf(1.0);
-    let d = o.add(e, one);
+    // Everything halved by exact powers of two: d = (e^(2|x|) + 1) / 2, r = 2 / (e^(2|x|) + 1),
+    // the same roundings as computing e^(2|x|) + 1 and its reciprocal, without the doubling
+    // or a constant 2 for 1 - 2r.
+    let h = half_exp_twice(o, ac);
+    let half = o.cf(0.5);
+    let d = o.add(h, half);
     let r = recip(o, d);
-    // 1 - 2r, rounded once (2r is exact).
-    let m2 = o.cf(-2.0);
-    let big = o.fma(r, m2, one);
+    let one = o.cf(1.0);
+    let big = o.sub(one, r);
     let lim = o.cf(TANH_POLY_END);
     let large = o.fcmp(Cmp::Ge, ax, lim);
     let r = o.fsel(large, big, p);
