@@ -209,6 +209,22 @@ pub enum AddressSpace {
     Immediate,
 }
 
+impl AddressSpace {
+    /// Whether nothing changes this memory while a dispatch runs: uniform buffers, read-only
+    /// storage and immediate data. WebGPU forbids binding a buffer read-only and writable in
+    /// one dispatch, and docs/abi.md asks the same of CUDA hosts, so every load from such
+    /// memory reads the same value wherever and whenever it runs (CSE merges equal loads,
+    /// LICM hoists them). The one predicate both passes read.
+    pub fn is_launch_constant(self) -> bool {
+        matches!(
+            self,
+            AddressSpace::Uniform
+                | AddressSpace::Immediate
+                | AddressSpace::Storage { writable: false }
+        )
+    }
+}
+
 /// Element type of a cooperative matrix: a shader scalar, or one byte (Dawn's `i8`/`u8`,
 /// which exist only inside matrices and are `i32`/`u32` in shader code).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -61,15 +61,7 @@ impl Cse<'_> {
     fn invariant_load(&self, op: &Op) -> bool {
         let Op::Load(p) = op else { return false };
         self.values.get(p.index()).is_some_and(|d| {
-            matches!(
-                self.types.get(d.ty),
-                Type::Pointer {
-                    space: AddressSpace::Uniform
-                        | AddressSpace::Immediate
-                        | AddressSpace::Storage { writable: false },
-                    ..
-                }
-            )
+            matches!(self.types.get(d.ty), Type::Pointer { space, .. } if space.is_launch_constant())
         })
     }
 

@@ -18,18 +18,15 @@
 //!   fixed-size pointee. [`Speculate::Addresses`] (used after inlining for the PTX and LLVM
 //!   backends, which compute addresses without checking them) lets every `Access` move.
 //! * **`arrayLength`**: a binding's size is fixed for the whole dispatch.
-//! * **Loads from `var<uniform>`** whose pointer is invariant. Uniform buffers are never
-//!   written by a kernel. The load must not fault where the original would not have run: it
-//!   moves when the pointer reaches the buffer only through struct members and constant
-//!   in-range indices of fixed-size arrays, vectors and matrices (WebGPU validates that a
-//!   uniform binding holds its whole type, and a CUDA host passes a pointer to the whole
-//!   struct per docs/ptx.md), or when the load is in the prefix.
-//! * **Loads from `var<storage, read>`**, under the same address rule, and only when the loop
-//!   contains no store, atomic, barrier, cooperative store, texture store or call. WGSL
-//!   forbids a writable binding to alias a read-only one within a dispatch, but CUDA hosts can
-//!   pass the same pointer twice; with no write and no synchronisation inside the loop, no
-//!   write of this invocation and no properly synchronised write of another one can change
-//!   the value between iterations, so the rule holds even under such aliasing.
+//! * **Loads from memory nothing changes during a dispatch** (uniform, read-only storage and
+//!   immediate data, [`AddressSpace::is_launch_constant`], the predicate CSE merges loads by)
+//!   whose pointer is invariant. WebGPU forbids a writable binding to alias a read-only one
+//!   within a dispatch, and docs/abi.md asks the same of CUDA hosts, so stores, atomics and
+//!   barriers in the loop do not matter. The load must not fault where the original would
+//!   not have run: it moves when the pointer reaches the buffer only through struct members
+//!   and constant in-range indices of fixed-size arrays, vectors and matrices (WebGPU
+//!   validates that a uniform binding holds its whole type, and a CUDA host passes a pointer
+//!   to the whole struct per docs/ptx.md), or when the load is in the prefix.
 //!
 //! Workgroup, private and function memory are never hoisted from: other invocations write
 //! workgroup memory between barriers, and mem2reg already promoted what it could of the rest.
@@ -146,27 +143,10 @@ fn may_leave(b: &Block) -> bool {
         || b.insts.iter().any(|i| i.op.blocks().into_iter().any(may_leave))
 }
 
-/// Whether the instruction writes memory other invocations or bindings might read, or
-/// synchronises with other invocations.
-fn writes_or_syncs(op: &Op) -> bool {
-    matches!(
-        op,
-        Op::Store { .. }
-            | Op::Atomic { .. }
-            | Op::AtomicCompareExchange { .. }
-            | Op::Barrier(_)
-            | Op::WorkgroupUniformLoad(_)
-            | Op::ImageStore { .. }
-            | Op::CoopStore { .. }
-            | Op::Call(..)
-    )
-}
-
-/// Facts about one loop: the values defined inside it and whether it writes or synchronises.
+/// Facts about one loop: the values defined inside it.
 #[derive(Default)]
 struct LoopFacts {
     defs: HashSet<ValueId>,
-    writes: bool,
 }
 
 impl LoopFacts {
@@ -175,7 +155,6 @@ impl LoopFacts {
         for inst in &b.insts {
             self.defs.extend(inst.result);
             self.defs.extend(inst.op.region_results().iter().copied());
-            self.writes |= writes_or_syncs(&inst.op);
             for nb in inst.op.blocks() {
                 self.scan(nb);
             }
@@ -270,12 +249,12 @@ impl Licm<'_> {
             }
             Op::ExtractDyn(..) | Op::InsertDyn { .. } => always_runs,
             Op::ArrayLength(_) => true,
-            Op::Load(p) => self.load_movable(*p, always_runs, facts),
+            Op::Load(p) => self.load_movable(*p, always_runs),
             op => !op.has_side_effects() && !op.reads_memory(),
         }
     }
 
-    fn load_movable(&self, p: ValueId, always_runs: bool, facts: &LoopFacts) -> bool {
+    fn load_movable(&self, p: ValueId, always_runs: bool) -> bool {
         let Some(pf) = self.ptrs.get(&p) else { return false };
         let atomic = self.values.get(p.index()).is_some_and(|d| {
             matches!(self.types.get(d.ty), Type::Pointer { base, .. }
@@ -284,10 +263,6 @@ impl Licm<'_> {
         if atomic || !(pf.static_in_bounds || always_runs) {
             return false;
         }
-        match pf.space {
-            Some(AddressSpace::Uniform) => true,
-            Some(AddressSpace::Storage { writable: false }) => !facts.writes,
-            _ => false,
-        }
+        pf.space.is_some_and(AddressSpace::is_launch_constant)
     }
 }

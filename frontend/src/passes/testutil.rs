@@ -610,14 +610,10 @@ impl<'a> Interp<'a> {
 
 /// Parses and validates WGSL with naga and fills a [`crate::Parsed`].
 pub(crate) fn parsed(src: &str) -> crate::Parsed {
-    use naga::valid::{Capabilities, ValidationFlags, Validator};
+    use naga::valid::{ValidationFlags, Validator};
     let module =
         naga::front::wgsl::parse_str(src).unwrap_or_else(|e| panic!("{}", e.emit_to_string(src)));
-    let caps = Capabilities::SHADER_FLOAT16
-        | Capabilities::SUBGROUP
-        | Capabilities::SUBGROUP_BARRIER
-        | Capabilities::COOPERATIVE_MATRIX;
-    let info = Validator::new(ValidationFlags::all(), caps)
+    let info = Validator::new(ValidationFlags::all(), crate::parse::CAPABILITIES)
         .validate(&module)
         .unwrap_or_else(|e| panic!("{}", e.emit_to_string(src)));
     crate::Parsed {
