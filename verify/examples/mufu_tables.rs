@@ -90,7 +90,7 @@ fn run() -> Result<(), String> {
                 write("ex2_grid.i8", &bytes)?;
             }
             let mut hist = [0u64; 5];
-            for &v in &d {
+            for &v in d.iter().filter(|&&v| v != i8::MIN) {
                 hist[(v.clamp(-2, 2) + 2) as usize] += 1;
             }
             lines.push_str(&format!(
@@ -106,8 +106,10 @@ fn run() -> Result<(), String> {
         lines.push_str(&format!("  ({:.1} s)\n", start.elapsed().as_secs_f64()));
         print!("{lines}");
         summary.push_str(&lines);
+        // After each instruction, so a run stopped by a time limit keeps what it measured.
+        write("summary.txt", summary.as_bytes())?;
     }
-    write("summary.txt", summary.as_bytes())
+    Ok(())
 }
 
 #[cfg(feature = "cuda")]

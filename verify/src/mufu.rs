@@ -316,7 +316,9 @@ impl Stats {
         if o.worst_ulp.0 > self.worst_ulp.0 {
             self.worst_ulp = o.worst_ulp;
         }
-        if o.worst_abs.0 > self.worst_abs.0 {
+        if o.worst_abs.0 > self.worst_abs.0
+            || (o.worst_abs.0.is_nan() && !self.worst_abs.0.is_nan())
+        {
             self.worst_abs = o.worst_abs;
         }
         if self.models.len() < o.models.len() {
@@ -538,7 +540,7 @@ pub fn grid_deltas(grid: &[u32], grid_bits: u32) -> (Vec<i8>, u64) {
 mod tests {
     use super::*;
 
-    /// A unit built like a table-interpolating one: `ex2` truncates its argument to 20
+    /// A unit built like a table-interpolating one: `ex2` truncates its argument to 23
     /// fractional bits and returns `2^f` rounded down, scaled; the other instructions are
     /// exact.
     struct Tabled;
@@ -551,8 +553,9 @@ mod tests {
         if x <= -126.0 {
             return 0;
         }
-        let q = (f64::from(x) * 1048576.0).floor();
-        let (i, f) = ((q / 1048576.0).floor(), q.rem_euclid(1048576.0) / 1048576.0);
+        const SCALE: f64 = 8_388_608.0; // 2^23
+        let q = (f64::from(x) * SCALE).floor();
+        let (i, f) = ((q / SCALE).floor(), q.rem_euclid(SCALE) / SCALE);
         let t = f.exp2() as f32;
         let t = if f64::from(t) > f.exp2() { f32::from_bits(t.to_bits() - 1) } else { t };
         (t * (i as f32).exp2()).to_bits()
@@ -560,7 +563,7 @@ mod tests {
 
     impl Unit for Tabled {
         fn name(&self) -> String {
-            "a 20-bit table".into()
+            "a 23-bit table".into()
         }
         fn bits(&mut self, op: Approx, base: u32, step: u32, n: u32) -> Result<Vec<u32>, String> {
             Ok((0..n)
@@ -582,22 +585,28 @@ mod tests {
 
     #[test]
     fn a_table_shaped_unit_is_recognised_and_wrong_variants_are_not() {
-        // The 20-bit table matches every variant with at least 20 bits... except where the
-        // conversion differs: truncating variants agree with a truncating unit, nearest ones
-        // do not (an input halfway up a 2^-22 cell rounds to its upper neighbour).
-        let sweep = Sweep { step: 65_537, chunk: 1 << 14, grid_bits: 22 };
+        // Against the 24-bit grid: the 23- and 24-bit truncating models reproduce the 23-bit
+        // unit (the 23-bit one reads every other grid point), the 22-bit one is too coarse,
+        // and the nearest ones round some inputs into the next cell.
+        let sweep = Sweep { step: 65_537, chunk: 1 << 20, grid_bits: 24 };
         let t = tabulate(&mut Tabled, Approx::Ex2, sweep).unwrap();
         let by = |bits, rounding| {
             let i =
                 Ex2Model::VARIANTS.iter().position(|m| *m == Ex2Model { bits, rounding }).unwrap();
             t.stats.models[i]
         };
-        let (n, bad, _) = by(22, Rounding::Floor);
-        assert!(n > 10_000, "{n} inputs predicted");
-        assert_eq!(bad, 0, "{}", report(&t));
-        assert!(by(22, Rounding::Nearest).1 > 0, "{}", report(&t));
+        for bits in [23, 24] {
+            let (n, bad, _) = by(bits, Rounding::Floor);
+            assert!(n > 10_000, "{n} inputs predicted");
+            assert_eq!(bad, 0, "{}", report(&t));
+        }
+        assert!(by(22, Rounding::Floor).1 > 0, "{}", report(&t));
+        for bits in [22, 23, 24] {
+            assert!(by(bits, Rounding::Nearest).1 > 0, "{}", report(&t));
+        }
         // A model finer than the grid predicts nothing.
-        assert_eq!(by(24, Rounding::Floor).0, 0);
+        let coarse = tabulate(&mut Tabled, Approx::Ex2, Sweep { grid_bits: 22, ..sweep }).unwrap();
+        assert_eq!(coarse.stats.models[4].0, 0, "{}", report(&coarse));
         // Rounded down, many results sit one step below the correctly rounded ones.
         assert!(t.stats.steps[1] > 0 && t.stats.steps[0] > 0, "{}", report(&t));
     }

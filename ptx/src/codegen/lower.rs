@@ -152,6 +152,93 @@ pub(crate) struct Lower<'a> {
     pub tile_stage: Option<super::coop::tile::wgmma::Stage>,
     /// Indices `x + c` (`c` a `u32` constant) that cannot wrap ([`offset_indices`]).
     pub offset_indices: HashMap<ValueId, (ValueId, u32)>,
+    /// Inner indices of `a[x >> k][x & (2^k - 1)]` ([`split_indices`]).
+    pub split_indices: HashMap<ValueId, Vec<SplitIndex>>,
+}
+
+/// `Access(Access(outer, x >> k), x & (2^k - 1))` (or `x / 2^k` and `x % 2^k`, `x` a `u32`):
+/// where the outer stride is the inner one times 2^k, the element's address is
+/// `outer + x * inner_stride`, one multiplication instead of two shifts, a mask and two
+/// (`arr[i / 4u][i % 4u]`, WebGPU's way to index an array of `vec4<u32>` as scalars).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SplitIndex {
+    /// The inner access's base (the outer access's result).
+    pub middle: ValueId,
+    /// The outer access's base.
+    pub outer: ValueId,
+    /// The index both halves come from.
+    pub x: ValueId,
+    /// The split: `x >> k` and `x & (2^k - 1)`.
+    pub k: u32,
+}
+
+/// The accesses [`SplitIndex`] describes in `f`, by inner index.
+pub(crate) fn split_indices(types: &Types, f: &ir::Function) -> HashMap<ValueId, Vec<SplitIndex>> {
+    use ir::BinaryOperator as B;
+    #[derive(Default)]
+    struct Defs {
+        consts: HashMap<ValueId, u32>,
+        /// (result, operator, x, constant operand)
+        binary: Vec<(ValueId, B, ValueId, ValueId)>,
+        access: HashMap<ValueId, (ValueId, ValueId)>,
+    }
+    fn walk(b: &ir::Block, d: &mut Defs) {
+        for i in &b.insts {
+            match (&i.op, i.result) {
+                (Op::Const(ConstValue::U32(c)), Some(r)) => {
+                    d.consts.insert(r, *c);
+                }
+                (&Op::Binary(o, x, y), Some(r)) => d.binary.push((r, o, x, y)),
+                (&Op::Access(base, idx), Some(r)) => {
+                    d.access.insert(r, (base, idx));
+                }
+                _ => {}
+            }
+            for nb in i.op.blocks() {
+                walk(nb, d);
+            }
+        }
+    }
+    let mut d = Defs::default();
+    walk(&f.body, &mut d);
+    let is_u32 = |v: ValueId| {
+        f.values
+            .get(v.index())
+            .is_some_and(|vd| matches!(types.get(vd.ty), Type::Scalar(Scalar::U32)))
+    };
+    // (x, k) of each `x >> k` / `x / 2^k` (high) and `x & (2^k - 1)` / `x % 2^k` (low).
+    let mut high = HashMap::default();
+    let mut low = HashMap::default();
+    for &(r, o, x, y) in &d.binary {
+        let Some(&c) = d.consts.get(&y) else { continue };
+        if !is_u32(r) || !is_u32(x) {
+            continue;
+        }
+        match o {
+            B::ShiftRight if (1..32).contains(&c) => {
+                high.insert(r, (x, c));
+            }
+            B::Divide if c.is_power_of_two() && c > 1 => {
+                high.insert(r, (x, c.trailing_zeros()));
+            }
+            B::And if c != 0 && c != u32::MAX && (c + 1).is_power_of_two() => {
+                low.insert(r, (x, c.trailing_ones()));
+            }
+            B::Modulo if c.is_power_of_two() && c > 1 => {
+                low.insert(r, (x, c.trailing_zeros()));
+            }
+            _ => {}
+        }
+    }
+    let mut out: HashMap<ValueId, Vec<SplitIndex>> = HashMap::default();
+    for (&_inner, &(middle, lo)) in &d.access {
+        let Some(&(x, k)) = low.get(&lo) else { continue };
+        let Some(&(outer, hi)) = d.access.get(&middle) else { continue };
+        if high.get(&hi) == Some(&(x, k)) {
+            out.entry(lo).or_default().push(SplitIndex { middle, outer, x, k });
+        }
+    }
+    out
 }
 
 /// The `u32` indices of `f` of the form `x + c` with a constant `c` whose interval `ranges`
@@ -235,6 +322,28 @@ pub(crate) fn f32_to_f16_bits(x: f32) -> u16 {
 }
 
 impl<'a> Lower<'a> {
+    /// The outer pointer and the index `x` when `p[idx]` is the inner half of a
+    /// [`SplitIndex`] (`p` the middle access's pointer) whose strides line up.
+    fn split_element(
+        &mut self,
+        p: &Ptr,
+        idx: ValueId,
+        stride: u32,
+    ) -> Result<Option<(Ptr, ValueId)>, Diagnostic> {
+        let Some(cands) = self.split_indices.get(&idx).cloned() else { return Ok(None) };
+        for s in cands {
+            if self.ptr(s.middle).map_or(true, |mid| mid.addr != p.addr) {
+                continue;
+            }
+            let outer = self.ptr(s.outer)?;
+            let outer_stride = layout::element_stride(&mut self.types, outer.pointee).map(|e| e.0);
+            if outer_stride.map(u64::from) == Some(u64::from(stride) << s.k) {
+                return Ok(Some((outer, s.x)));
+            }
+        }
+        Ok(None)
+    }
+
     pub(crate) fn new(
         m: &'a ir::Module,
         f: &'a ir::Function,
@@ -278,6 +387,7 @@ impl<'a> Lower<'a> {
             tile_warp_row: None,
             tile_ranges: None,
             offset_indices: HashMap::default(),
+            split_indices: HashMap::default(),
             tile_stage: None,
         }
     }
@@ -994,6 +1104,17 @@ impl InstLowering for Lower<'_> {
         stride: u32,
         ety: TypeId,
     ) -> Result<Ptr, Diagnostic> {
+        if let Some(addr) = self.split_element(&p, idx, stride)? {
+            let (outer, x) = addr;
+            let i = self.scalar(x)?;
+            let st = Operand::Imm(i64::from(stride));
+            let off = self.def(RegKind::B64, |d| build::mul_wide(PT::U32, d, i, st));
+            let oa = outer.addr;
+            let addr = self.def(RegKind::B64, |d| build::add(PT::S64, d, oa, off));
+            self.facts.access(addr, oa, outer.align, stride, x, &self.known);
+            let align = outer.align.min(align::lowbit(stride).saturating_mul(self.known.pow2(x)));
+            return Ok(p.element(addr, ety, align));
+        }
         let split = self.offset_indices.get(&idx).copied();
         let i = self.scalar(split.map_or(idx, |(x, _)| x))?;
         let st = Operand::Imm(i64::from(stride));

@@ -432,3 +432,30 @@ fn unused_builtin_components_are_not_computed() {
         assert!(all.contains(used), "{used} missing in\n{all}");
     }
 }
+
+/// `t[i / 4u][i % 4u]` (and `t[i >> 2u][i & 3u]`) on an array of `vec4<u32>` addresses
+/// element `i` of the flat array with one multiplication by 4 (`lower::split_indices`): no
+/// shift, no mask, no multiplication by the vector's 16 bytes. The conv1d sample uses the
+/// idiom; its agreement with the interpreter is checked on the emulator with the samples.
+#[test]
+fn split_indices_address_the_scalar_directly() {
+    for index in ["u.t[i / 4u][i % 4u]", "u.t[i >> 2u][i & 3u]"] {
+        let src = format!(
+            "struct U {{ t: array<vec4<u32>, 4> }}\n\
+             @group(0) @binding(0) var<uniform> u: U;\n\
+             @group(0) @binding(1) var<storage, read_write> out: array<u32, 16>;\n\
+             @compute @workgroup_size(16)\n\
+             fn main(@builtin(local_invocation_index) i: u32) {{\n\
+                 out[i] = {index};\n\
+             }}\n"
+        );
+        let m =
+            dianran_frontend::compile("split.wgsl", &src, &Default::default()).expect("compiles");
+        let out = compile_module(&m, &Options::default());
+        assert!(out.diagnostics.is_empty(), "{:?}", out.diagnostics);
+        let t = out.text;
+        for absent in ["shr.u32", ", 3;", ", 16;"] {
+            assert!(!t.contains(absent), "{index}: `{absent}` in\n{t}");
+        }
+    }
+}

@@ -505,8 +505,18 @@ fn removable(i: &Instruction) -> bool {
             | Opcode::Mul
             | Opcode::Mad
             | Opcode::Shl
+            | Opcode::Shr
+            | Opcode::And
+            | Opcode::Or
+            | Opcode::Xor
+            | Opcode::Not
+            | Opcode::Min
+            | Opcode::Max
+            | Opcode::Selp
+            | Opcode::Setp
             | Opcode::Mov
             | Opcode::Cvt
+            | Opcode::Cvta
     );
     let dest = match i.operands.first() {
         Some(Operand::Reg(_)) => true,

@@ -88,7 +88,7 @@ pub(crate) fn exp_scaled<O: Ops>(o: &mut O, x: O::F, k: i32) -> O::F {
 /// `h = r / 2` with its power-k coefficient scaled by 2^(k+1), and the last step adds 1/2.
 /// The scale `2^j` is one integer addition to the exponent field (`p * 2^j` is normal here;
 /// the magic number's bits leave the word in the shift). The second Cody-Waite step
-/// (`j LN2_LO`) is left out: its term is below `j * 2^-30` in `h` (`j` is at most 46), and the
+/// (`j LN2_LO`) is left out: its term is below `j * 2^-29` in `h` (`j` is at most 46), and the
 /// quotient scales the error of `e^(2a)` by `2e / (e + 1)^2`, at most 0.36 and falling as
 /// `2 / e`, so it moves `tanh` by less than 0.03 ulp (the sweeps' maximum is unchanged).
 pub(crate) fn half_exp_twice<O: Ops>(o: &mut O, a: O::F) -> O::F {
