@@ -2484,6 +2484,30 @@ fn subgroup_float_sum() {
 }
 
 #[test]
+fn subgroup_partial() {
+    // Lanes with x % 3 != 0 run the collectives; each result combines those lanes of its
+    // 32-lane subgroup alone (exact: integer sums, a float max, products of ones and twos).
+    let a: Vec<u32> = (0..64u32).map(|k| k.wrapping_mul(2_654_435_761) >> 20).collect();
+    let on = |l: usize| !a[l].is_multiple_of(3);
+    let mut want = vec![0u32; 6 * 64];
+    for l in (0..64).filter(|&l| on(l)) {
+        let group: Vec<usize> = (l / 32 * 32..l / 32 * 32 + 32).filter(|&k| on(k)).collect();
+        let before = || group.iter().filter(move |&&k| k < l).map(|&k| a[k]);
+        want[6 * l] = group.iter().map(|&k| a[k]).sum();
+        want[6 * l + 1] = before().sum::<u32>() + a[l];
+        want[6 * l + 2] = before().sum();
+        want[6 * l + 3] = group.iter().map(|&k| a[k]).max().unwrap_or(0);
+        want[6 * l + 4] = before().map(|x| x % 2 + 1).product();
+        want[6 * l + 5] = group.iter().map(|&k| a[k] as i32 - 2000).min().unwrap_or(0) as u32;
+    }
+    assert!(want.iter().any(|&w| w != 0) && (0..64).any(|l| !on(l)));
+    for exec in MATH_EXECUTORS {
+        let bufs = run_bound_on(exec, "subgroup_partial.wgsl", vec![u32_bytes(&a), zeros(4 * 384)]);
+        check_eq(&format!("subgroup_partial on {}", exec.name()), &u32s(&bufs[&(0, 1)]), &want);
+    }
+}
+
+#[test]
 fn loop_continue_skips_body_value() {
     // Iterations 0 and 2 run the body: m = (2, 0 + 2); all four run the continuing block:
     // v = (4, 0 + 1 + 2 + 3).

@@ -238,30 +238,46 @@ impl Lower<'_> {
             }
         }
         self.end_block(Term::Jump(Target { block: merge, args: vec![acc] }));
+        // The partial warp's walk is a loop (partial warps are rare; unrolled, its 32 copies
+        // cost about five SASS instructions each per component).
         self.cur = slow;
-        let mut acc = ident;
-        for src in 0..32u32 {
-            let sr = self.imm_u32(src);
-            let v = shfl_b32(self, ShflMode::Idx, x, sr, Operand::Imm(31), mask);
-            let on = self.lane_active(mask, sr);
-            let cmp = match kind {
-                C::Reduce => None,
-                C::InclusiveScan => Some(CmpOp::Le),
-                C::ExclusiveScan => Some(CmpOp::Lt),
-            };
-            let take = match cmp {
-                None => on,
-                Some(c) => {
-                    let before = self.def(RegKind::Pred, |p| build::setp(c, PT::U32, p, sr, lane));
-                    self.def(RegKind::Pred, |p| {
-                        build::binary(Opcode::And, &[], PT::Pred, p, on, before)
-                    })
-                }
-            };
-            let v = self.select(s, take, v, ident);
-            acc = apply(self, acc, v);
+        let head = self.mf.new_block();
+        let src = self.mf.new_vreg(RegKind::B32);
+        let acc_in = self.mf.new_vreg(kind_of(s));
+        if let Some(b) = self.mf.blocks.get_mut(head.0 as usize) {
+            b.params = vec![src, acc_in];
         }
-        self.end_block(Term::Jump(Target { block: merge, args: vec![acc] }));
+        let zero = self.imm_u32(0);
+        self.end_block(Term::Jump(Target { block: head, args: vec![zero, ident] }));
+        self.cur = head;
+        let v = shfl_b32(self, ShflMode::Idx, x, src, Operand::Imm(31), mask);
+        let on = self.lane_active(mask, src);
+        let cmp = match kind {
+            C::Reduce => None,
+            C::InclusiveScan => Some(CmpOp::Le),
+            C::ExclusiveScan => Some(CmpOp::Lt),
+        };
+        let take = match cmp {
+            None => on,
+            Some(c) => {
+                let before = self.def(RegKind::Pred, |p| build::setp(c, PT::U32, p, src, lane));
+                self.def(RegKind::Pred, |p| {
+                    build::binary(Opcode::And, &[], PT::Pred, p, on, before)
+                })
+            }
+        };
+        let v = self.select(s, take, v, ident);
+        let acc = apply(self, acc_in, v);
+        let next = self.binop(Opcode::Add, &[], PT::U32, src, Operand::Imm(1));
+        let more =
+            self.def(RegKind::Pred, |p| build::setp(CmpOp::Lt, PT::U32, p, next, Operand::Imm(32)));
+        // Every active lane runs the same iterations.
+        self.mf.uniform_branches.push(self.cur);
+        self.end_block(Term::Branch {
+            cond: more,
+            then_: Target { block: head, args: vec![next, acc] },
+            else_: Target { block: merge, args: vec![acc] },
+        });
         self.cur = merge;
         Ok(res)
     }
