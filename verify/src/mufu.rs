@@ -121,10 +121,24 @@ pub fn kernel(op: Approx) -> String {
 pub trait Unit {
     /// A line naming the unit for the report.
     fn name(&self) -> String;
+    /// Runs entry `entry` of `ptx` over `blocks` blocks of [`BLOCK`] threads with `params`
+    /// (the output buffer, then two `.u32` words); returns the output buffer's bytes.
+    fn launch(
+        &mut self,
+        ptx: &str,
+        entry: &str,
+        params: [Vec<u8>; 3],
+        blocks: u32,
+    ) -> Result<Vec<u8>, String>;
     /// `op` of the inputs whose bits are `base + i * step` (wrapping), `i < n`.
-    fn bits(&mut self, op: Approx, base: u32, step: u32, n: u32) -> Result<Vec<u32>, String>;
+    fn bits(&mut self, op: Approx, base: u32, step: u32, n: u32) -> Result<Vec<u32>, String> {
+        run_entry(op, "approx_bits", base, step, n, |p, e, ps, b| self.launch(p, e, ps, b))
+    }
     /// `op(k * 2^-grid_bits)` for `k` in `base..base + n` (`base + n <= 2^24`).
-    fn grid(&mut self, op: Approx, grid_bits: u32, base: u32, n: u32) -> Result<Vec<u32>, String>;
+    fn grid(&mut self, op: Approx, grid_bits: u32, base: u32, n: u32) -> Result<Vec<u32>, String> {
+        let scale = (-(grid_bits as f32)).exp2().to_bits();
+        run_entry(op, "approx_grid", base, scale, n, |p, e, ps, b| self.launch(p, e, ps, b))
+    }
 }
 
 /// Runs one of [`kernel`]'s entries through `launch(ptx, entry, params, blocks)`, which
@@ -151,8 +165,12 @@ fn run_entry(
 /// The PTX emulator: the instructions as the exact function rounded to f32 (a dry run).
 pub struct Emulator;
 
-impl Emulator {
+impl Unit for Emulator {
+    fn name(&self) -> String {
+        "PTX emulator (a dry run: it models each instruction, it does not measure one)".into()
+    }
     fn launch(
+        &mut self,
         ptx: &str,
         entry: &str,
         params: [Vec<u8>; 3],
@@ -162,19 +180,6 @@ impl Emulator {
         emu::run(ptx, entry, &mut params, [blocks, 1, 1], [BLOCK, 1, 1], &EmuOptions::default())
             .map_err(|e| e.to_string())?;
         Ok(params.swap_remove(0))
-    }
-}
-
-impl Unit for Emulator {
-    fn name(&self) -> String {
-        "PTX emulator (a dry run: it models each instruction, it does not measure one)".into()
-    }
-    fn bits(&mut self, op: Approx, base: u32, step: u32, n: u32) -> Result<Vec<u32>, String> {
-        run_entry(op, "approx_bits", base, step, n, Self::launch)
-    }
-    fn grid(&mut self, op: Approx, g: u32, base: u32, n: u32) -> Result<Vec<u32>, String> {
-        let scale = (-(g as f32)).exp2().to_bits();
-        run_entry(op, "approx_grid", base, scale, n, Self::launch)
     }
 }
 
@@ -192,8 +197,15 @@ impl Driver {
             Err("no CUDA device".into())
         }
     }
+}
 
+#[cfg(feature = "cuda")]
+impl Unit for Driver {
+    fn name(&self) -> String {
+        "CUDA driver, device 0".into()
+    }
     fn launch(
+        &mut self,
         ptx: &str,
         entry: &str,
         params: [Vec<u8>; 3],
@@ -205,20 +217,6 @@ impl Driver {
         let mut res = run_kernel(ptx, entry, &ps, [BLOCK, 1, 1], [blocks, 1, 1])
             .map_err(|e| e.to_string())?;
         Ok(res.swap_remove(0))
-    }
-}
-
-#[cfg(feature = "cuda")]
-impl Unit for Driver {
-    fn name(&self) -> String {
-        "CUDA driver, device 0".into()
-    }
-    fn bits(&mut self, op: Approx, base: u32, step: u32, n: u32) -> Result<Vec<u32>, String> {
-        run_entry(op, "approx_bits", base, step, n, Self::launch)
-    }
-    fn grid(&mut self, op: Approx, g: u32, base: u32, n: u32) -> Result<Vec<u32>, String> {
-        let scale = (-(g as f32)).exp2().to_bits();
-        run_entry(op, "approx_grid", base, scale, n, Self::launch)
     }
 }
 
@@ -564,6 +562,9 @@ mod tests {
     impl Unit for Tabled {
         fn name(&self) -> String {
             "a 23-bit table".into()
+        }
+        fn launch(&mut self, _: &str, _: &str, _: [Vec<u8>; 3], _: u32) -> Result<Vec<u8>, String> {
+            Err("a model runs no kernel".into())
         }
         fn bits(&mut self, op: Approx, base: u32, step: u32, n: u32) -> Result<Vec<u32>, String> {
             Ok((0..n)
