@@ -293,6 +293,13 @@ pub fn prepare(mut f: MFunction) -> Result<MFunction, AllocError> {
         }
     }
     f.blocks = kept;
+    // The side table names blocks too: renumber it, dropping the removed ones.
+    f.uniform_branches = f
+        .uniform_branches
+        .iter()
+        .filter_map(|b| remap.get(b.0 as usize).copied().filter(|&r| r != u32::MAX))
+        .map(BlockId)
+        .collect();
     if !f.blocks[0].params.is_empty() {
         return Err(AllocError("entry block has parameters".into()));
     }

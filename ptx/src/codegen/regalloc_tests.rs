@@ -459,3 +459,33 @@ fn tied_accumulators_take_the_fixed_registers() {
     let e = allocate(&tied_product(33), true).expect_err("33 registers");
     assert!(e.0.contains("tied accumulator"), "{}", e.0);
 }
+
+/// Removing an unreachable block renumbers the blocks after it; the uniform-branch marks
+/// follow their blocks (a stale mark printed `bra.uni` on a divergent branch).
+#[test]
+fn uniform_branch_marks_follow_renumbered_blocks() {
+    let mut f = MFunction::default();
+    let e = f.new_block();
+    let dead = f.new_block();
+    let h = f.new_block();
+    let exit = f.new_block();
+    f.blocks[e.0 as usize].term = jump(h, vec![]);
+    let x = mov_imm(&mut f, dead, 1);
+    out(&mut f, dead, x);
+    f.blocks[dead.0 as usize].term = jump(exit, vec![]);
+    let a = mov_imm(&mut f, h, 1);
+    let b = mov_imm(&mut f, h, 2);
+    let p = lt(&mut f, h, a, b);
+    out(&mut f, h, a);
+    f.blocks[h.0 as usize].term = Term::Branch {
+        cond: p,
+        then_: Target { block: exit, args: vec![] },
+        else_: Target { block: h, args: vec![] },
+    };
+    f.uniform_branches = vec![dead, h];
+    let prepared = prepare(f).expect("prepare");
+    let marked: Vec<&Term> =
+        prepared.uniform_branches.iter().map(|b| &prepared.blocks[b.0 as usize].term).collect();
+    assert_eq!(prepared.uniform_branches.len(), 1, "{:?}", prepared.uniform_branches);
+    assert!(matches!(marked[0], Term::Branch { cond, .. } if *cond == p), "{marked:?}");
+}

@@ -459,3 +459,32 @@ fn split_indices_address_the_scalar_directly() {
         }
     }
 }
+
+/// `bra.uni` only where every active lane branches alike: here the partial-warp walk's
+/// back edge (`setp.lt.u32 p, src, 32`). An `if` without `else` before the collective leaves
+/// an empty block that register allocation removes; the marks must follow the renumbering
+/// (they once landed on the data-dependent branch after it).
+#[test]
+fn uniform_branches_are_only_the_lane_walks() {
+    let src = "enable subgroups;\n\
+         @group(0) @binding(0) var<storage, read_write> d: array<f32, 64>;\n\
+         @compute @workgroup_size(64)\n\
+         fn main(@builtin(local_invocation_index) i: u32) {\n\
+             let x = d[i];\n\
+             if (x > 1.0) { d[i] = 0.0; }\n\
+             let s = subgroupAdd(x);\n\
+             if (x > 5.0) { if (s > 2.0) { d[i] = s; } }\n\
+         }\n";
+    let m = dianran_frontend::compile("uni.wgsl", src, &Default::default()).expect("compiles");
+    let out = compile_module(&m, &Options::default());
+    assert!(out.diagnostics.is_empty(), "{:?}", out.diagnostics);
+    let t = out.text;
+    let unis: Vec<&str> = t.lines().filter(|l| l.contains("bra.uni")).collect();
+    assert!(!unis.is_empty(), "no uniform branch in\n{t}");
+    for l in unis {
+        let p = l.trim().trim_start_matches('@').split_whitespace().next().unwrap_or("");
+        let def = format!("setp.lt.u32 \t{p}, ");
+        let ok = t.lines().any(|d| d.contains(&def) && d.trim_end().ends_with(", 32;"));
+        assert!(ok, "`{l}` is not a lane walk's back edge in\n{t}");
+    }
+}
