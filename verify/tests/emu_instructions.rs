@@ -612,6 +612,16 @@ fn divergent_barrier_is_a_deadlock() {
 }
 
 #[test]
+fn divergent_uniform_branch_is_reported() {
+    // Lanes below 16 and the others branch differently under `.uni`.
+    let body =
+        "\tsetp.lt.u32 %p1, %r0, 16;\n\t@%p1 bra.uni $L_end;\n\tadd.u32 %r5, %r0, 1;\n$L_end:\n";
+    let (e, text) = run_err(32, body);
+    assert_eq!(e.kind, EmuErrorKind::DivergentUniform, "{e}");
+    assert_eq!(e.line, Some(line_of(&text, "bra.uni $L_end")), "{e}");
+}
+
+#[test]
 fn undefined_register_and_member_mask() {
     let (e, text) = run_err(32, "\tadd.u32 %r5, %r50, 1;\n");
     assert_eq!(e.kind, EmuErrorKind::UndefinedRegister);

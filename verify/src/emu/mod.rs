@@ -31,8 +31,9 @@
 //! inside the function before they return.
 //!
 //! Errors name the PTX line: accesses outside any buffer, barriers that can never open,
-//! reads of registers never written, member-mask violations, unsupported instructions and
-//! runaway loops ([`EmuOptions::max_steps`]).
+//! reads of registers never written, member-mask violations, a `bra.uni` that the active
+//! threads of a warp take differently, unsupported instructions and runaway loops
+//! ([`EmuOptions::max_steps`]).
 //!
 //! Floating-point results are rounded once from the exact value in every rounding mode
 //! (`add.rz`, `fma.rm`, ..., f16 to f64; an f64 `fma` in a directed mode reads the side of
@@ -102,6 +103,9 @@ pub enum EmuErrorKind {
     UndefinedRegister,
     /// A warp-collective instruction's member mask is violated.
     MemberMask,
+    /// A branch marked `.uni` (`bra.uni`: every active thread of the warp branches alike)
+    /// that the active threads take differently; undefined behaviour on the device.
+    DivergentUniform,
     /// An instruction or form the emulator does not execute.
     Unsupported,
     /// The run took more than [`EmuOptions::max_steps`] warp instructions.

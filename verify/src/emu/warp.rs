@@ -449,6 +449,12 @@ fn run_warp(
                             }
                         }
                     });
+                    if diverged && i.op == Opcode::Bra && i.has(Flag::Uni) {
+                        return Err(i.err(
+                            EmuErrorKind::DivergentUniform,
+                            format!("bra.uni diverges: the active threads of warp {} branch differently", lo / 32),
+                        ));
+                    }
                     if diverged {
                         let r = prog.ipdom.get(pc).copied().unwrap_or(prog.insts.len());
                         let nested =
