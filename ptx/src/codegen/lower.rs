@@ -172,35 +172,50 @@ pub(crate) struct SplitIndex {
     pub k: u32,
 }
 
-/// The accesses [`SplitIndex`] describes in `f`, by inner index.
-pub(crate) fn split_indices(types: &Types, f: &ir::Function) -> HashMap<ValueId, Vec<SplitIndex>> {
-    use ir::BinaryOperator as B;
-    #[derive(Default)]
-    struct Defs {
-        consts: HashMap<ValueId, u32>,
-        /// (result, operator, x, constant operand)
-        binary: Vec<(ValueId, B, ValueId, ValueId)>,
-        access: HashMap<ValueId, (ValueId, ValueId)>,
-    }
-    fn walk(b: &ir::Block, d: &mut Defs) {
-        for i in &b.insts {
-            match (&i.op, i.result) {
-                (Op::Const(ConstValue::U32(c)), Some(r)) => {
-                    d.consts.insert(r, *c);
+/// What the index analyses read of a function, gathered in one walk: its `u32` constants,
+/// binary operations and element accesses.
+#[derive(Default)]
+pub(crate) struct IndexDefs {
+    consts: HashMap<ValueId, u32>,
+    /// (result, operator, left, right)
+    binary: Vec<(ValueId, ir::BinaryOperator, ValueId, ValueId)>,
+    /// result -> (base, index)
+    access: HashMap<ValueId, (ValueId, ValueId)>,
+}
+
+impl IndexDefs {
+    /// Walks `f` once, nested regions included.
+    pub(crate) fn of(f: &ir::Function) -> IndexDefs {
+        fn walk(b: &ir::Block, d: &mut IndexDefs) {
+            for i in &b.insts {
+                match (&i.op, i.result) {
+                    (Op::Const(ConstValue::U32(c)), Some(r)) => {
+                        d.consts.insert(r, *c);
+                    }
+                    (&Op::Binary(o, x, y), Some(r)) => d.binary.push((r, o, x, y)),
+                    (&Op::Access(base, idx), Some(r)) => {
+                        d.access.insert(r, (base, idx));
+                    }
+                    _ => {}
                 }
-                (&Op::Binary(o, x, y), Some(r)) => d.binary.push((r, o, x, y)),
-                (&Op::Access(base, idx), Some(r)) => {
-                    d.access.insert(r, (base, idx));
+                for nb in i.op.blocks() {
+                    walk(nb, d);
                 }
-                _ => {}
-            }
-            for nb in i.op.blocks() {
-                walk(nb, d);
             }
         }
+        let mut d = IndexDefs::default();
+        walk(&f.body, &mut d);
+        d
     }
-    let mut d = Defs::default();
-    walk(&f.body, &mut d);
+}
+
+/// The accesses [`SplitIndex`] describes in `f` (walked into `d`), by inner index.
+pub(crate) fn split_indices(
+    types: &Types,
+    f: &ir::Function,
+    d: &IndexDefs,
+) -> HashMap<ValueId, Vec<SplitIndex>> {
+    use ir::BinaryOperator as B;
     let is_u32 = |v: ValueId| {
         f.values
             .get(v.index())
@@ -241,38 +256,18 @@ pub(crate) fn split_indices(types: &Types, f: &ir::Function) -> HashMap<ValueId,
     out
 }
 
-/// The `u32` indices of `f` of the form `x + c` with a constant `c` whose interval `ranges`
+/// The `u32` indices of `f` (walked into `d`) of the form `x + c` with a constant `c` whose interval `ranges`
 /// (of `f`) knows, so the addition cannot wrap: an element address
 /// `base + (x + c) * stride` is then `base + x * stride` plus the constant `c * stride`, which
 /// ptxas folds into the access's immediate offset (`red[lid + 32u]` is `[r + 128]`), where
 /// the 32-bit addition before the widening would keep it from doing so.
 pub(crate) fn offset_indices(
-    f: &ir::Function,
+    d: &IndexDefs,
     ranges: &mut dianran_frontend::passes::ValueRanges,
 ) -> HashMap<ValueId, (ValueId, u32)> {
-    fn walk(
-        b: &ir::Block,
-        consts: &mut HashMap<ValueId, u32>,
-        adds: &mut Vec<(ValueId, ValueId, ValueId)>,
-    ) {
-        for i in &b.insts {
-            match (&i.op, i.result) {
-                (Op::Const(ConstValue::U32(c)), Some(r)) => {
-                    consts.insert(r, *c);
-                }
-                (&Op::Binary(ir::BinaryOperator::Add, x, y), Some(r)) => adds.push((r, x, y)),
-                _ => {}
-            }
-            for nb in i.op.blocks() {
-                walk(nb, consts, adds);
-            }
-        }
-    }
-    let mut consts = HashMap::default();
-    let mut adds = Vec::new();
-    walk(&f.body, &mut consts, &mut adds);
+    let (consts, adds) = (&d.consts, d.binary.iter().filter(|b| b.1 == ir::BinaryOperator::Add));
     let mut out = HashMap::default();
-    for (r, x, y) in adds {
+    for &(r, _, x, y) in adds {
         let split = match (consts.get(&x), consts.get(&y)) {
             (None, Some(&c)) => (x, c),
             (Some(&c), None) => (y, c),
@@ -1104,29 +1099,21 @@ impl InstLowering for Lower<'_> {
         stride: u32,
         ety: TypeId,
     ) -> Result<Ptr, Diagnostic> {
-        if let Some(addr) = self.split_element(&p, idx, stride)? {
-            let (outer, x) = addr;
-            let i = self.scalar(x)?;
-            let st = Operand::Imm(i64::from(stride));
-            let off = self.def(RegKind::B64, |d| build::mul_wide(PT::U32, d, i, st));
-            let oa = outer.addr;
-            let addr = self.def(RegKind::B64, |d| build::add(PT::S64, d, oa, off));
-            self.facts.access(addr, oa, outer.align, stride, x, &self.known);
-            let align = outer.align.min(align::lowbit(stride).saturating_mul(self.known.pow2(x)));
-            return Ok(p.element(addr, ety, align));
-        }
+        // `a[x >> k][x & (2^k - 1)]` indexes the outer array with `x` (the base and index
+        // below are then the outer access's and `x`).
+        let (base, idx) = self.split_element(&p, idx, stride)?.unwrap_or((p, idx));
         let split = self.offset_indices.get(&idx).copied();
         let i = self.scalar(split.map_or(idx, |(x, _)| x))?;
         let st = Operand::Imm(i64::from(stride));
         let off = self.def(RegKind::B64, |d| build::mul_wide(PT::U32, d, i, st));
-        let pa = p.addr;
+        let pa = base.addr;
         let mut addr = self.def(RegKind::B64, |d| build::add(PT::S64, d, pa, off));
         if let Some((_, c)) = split {
             let bytes = Operand::Imm(i64::from(c) * i64::from(stride));
             addr = self.def(RegKind::B64, |d| build::add(PT::S64, d, addr, bytes));
         }
-        self.facts.access(addr, pa, p.align, stride, idx, &self.known);
-        let align = p.align.min(align::lowbit(stride).saturating_mul(self.known.pow2(idx)));
+        self.facts.access(addr, pa, base.align, stride, idx, &self.known);
+        let align = base.align.min(align::lowbit(stride).saturating_mul(self.known.pow2(idx)));
         Ok(p.element(addr, ety, align))
     }
 

@@ -249,8 +249,9 @@ fn compile_entry(
     let mut lw = Lower::new(m, f, &layout, &ep.name, sm);
     lw.native_tiles = coop::tile::native(m, f, opts.tf32);
     let mut ranges = dianran_frontend::passes::ValueRanges::new(m, ep.function, f);
-    lw.offset_indices = lower::offset_indices(f, &mut ranges);
-    lw.split_indices = lower::split_indices(&m.types, f);
+    let index_defs = lower::IndexDefs::of(f);
+    lw.offset_indices = lower::offset_indices(&index_defs, &mut ranges);
+    lw.split_indices = lower::split_indices(&m.types, f, &index_defs);
     if lw.native_tiles {
         lw.tile_ranges = Some(ranges);
     }
@@ -297,20 +298,7 @@ fn compile_entry(
     check(&mf, "instruction selection")?;
     // What selection computed and nothing reads (the middle address of a split index,
     // `lower::split_indices`): ptxas would delete it too, but registers and the text are ours.
-    let defined: Vec<_> = mf
-        .blocks
-        .iter()
-        .flat_map(|b| &b.insts)
-        .filter(|i| i.writes_first_operand())
-        .flat_map(|i| {
-            let mut d = Vec::new();
-            if let Some(o) = i.operands.first() {
-                o.for_each_reg(&mut |r| d.push(r));
-            }
-            d
-        })
-        .collect();
-    vectorize::delete_dead(&mut mf, defined);
+    vectorize::delete_unread(&mut mf);
     check(&mf, "dead code")?;
     let depot = if dead_local::drop_unread_stores(&mut mf) { depot } else { 0 };
     check(&mf, "unread local stores")?;

@@ -529,6 +529,19 @@ fn removable(i: &Instruction) -> bool {
     pure && dest && i.guard.is_none()
 }
 
+/// Deletes every [`removable`] instruction whose results nothing reads, transitively.
+pub(crate) fn delete_unread(mf: &mut MFunction) {
+    let mut defined = Vec::new();
+    for i in mf.blocks.iter().flat_map(|b| &b.insts) {
+        i.for_each_reg_access(|r, def| {
+            if def {
+                defined.push(r);
+            }
+        });
+    }
+    delete_dead(mf, defined);
+}
+
 /// Deletes the definitions of `regs` (and transitively of their operands) when nothing reads
 /// any register they define.
 pub(crate) fn delete_dead(mf: &mut MFunction, mut work: Vec<Reg>) {

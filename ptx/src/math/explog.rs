@@ -99,8 +99,7 @@ pub(crate) fn half_exp_twice<O: Ops>(o: &mut O, a: O::F) -> O::F {
     let c1 = o.cf(-0.5 * LN2_HI);
     let h = o.fma(j, c1, a);
     // With h = r/2: 2 P(r) by Horner in h, then q = 1 + r P(r) and (1 + r q) / 2.
-    let scaled: Vec<f32> =
-        EXP.iter().enumerate().map(|(k, c)| c * (2.0f32).powi(k as i32 + 1)).collect();
+    let scaled: [f32; EXP.len()] = std::array::from_fn(|k| EXP[k] * 2.0f32.powi(k as i32 + 1));
     let p2 = horner(o, h, &scaled);
     let one = o.cf(1.0);
     let q = o.fma(p2, h, one);
@@ -155,7 +154,7 @@ fn log1p_v<O: Ops>(o: &mut O, f: O::F) -> O::F {
     let s = quotient(o, f, d);
     let z = o.mul(s, s);
     // R = 2 (a3 z + a5 z^2 + ...) = z * 2 * ATANH(z).
-    let twice: Vec<f32> = ATANH.iter().map(|c| 2.0 * c).collect();
+    let twice: [f32; ATANH.len()] = ATANH.map(|c| 2.0 * c);
     let r = horner(o, z, &twice);
     let r = o.mul(r, z);
     let h = o.cf(0.5);
